@@ -1,0 +1,22 @@
+"""Rule engines. Each game lives in its own package and exposes a ``GAME`` object that implements
+:class:`games.base.Game`. Code outside ``games/`` reaches a game only through :func:`get_game`."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from games.base import Game
+
+_GAMES = {
+    "condottiere": "games.condottiere",
+}
+
+
+def game_names() -> list[str]:
+    return sorted(_GAMES)
+
+
+def get_game(name: str) -> Game:
+    """The engine registered under ``name``; ``KeyError`` when there is none."""
+    module = import_module(_GAMES[name])
+    return module.GAME

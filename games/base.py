@@ -1,0 +1,156 @@
+"""The interface every game engine implements.
+
+A game is a *decider*: ``decide(state, seat, command) -> events`` validates a seat's command and
+returns the facts it causes (including every engine-driven step that follows, up to the next point
+where a player must decide); ``evolve(state, event) -> state`` applies one fact and never fails.
+The state of a game is the left fold of its event log through ``evolve``, starting from ``None``.
+
+Everything here is pure: no I/O, no clock, no global randomness. Randomness comes from the seed
+in the game's configuration, and its outcomes (shuffles, draws) are recorded as events, so a replay
+never re-draws anything.
+
+Nothing outside ``games/<name>/`` may assume anything about a particular game: the server, the
+archive and the workers only speak this interface.
+
+Conventions shared by all games:
+
+* Events and commands are JSON-serialisable ``dict`` objects with a ``"type"`` key; events also
+  carry ``"v"``, the schema version of that event type.
+* Seats are ``int`` from ``0`` to ``seat_count - 1``.
+* A *viewer* is a seat number, ``SPECTATOR`` (``None``: sees only public information) or ``FULL``
+  (sees everything: for finished games and for the engine's own checks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+Event = dict[str, Any]
+Command = dict[str, Any]
+Config = dict[str, Any]
+
+SPECTATOR = None
+FULL = "full"
+Viewer = int | str | None  # a seat, SPECTATOR or FULL
+
+
+class GameError(Exception):
+    """A command or configuration the rules refuse.
+
+    ``code`` is stable and machine-readable (``NOT_YOUR_TURN``); ``message`` is plain English and
+    must never reveal hidden information the caller may not see; ``rule`` names the rule ID that
+    refuses it, when there is one.
+    """
+
+    def __init__(self, code: str, message: str, rule: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"code": self.code, "message": self.message}
+        if self.rule:
+            data["rule"] = self.rule
+        return data
+
+
+class ConfigError(GameError):
+    """An invalid game configuration."""
+
+
+class CommandError(GameError):
+    """A command refused by the rules (wrong turn, card not in hand, region not allowed...)."""
+
+
+@dataclass(frozen=True)
+class LogError:
+    """The first event of a log that the rules do not accept."""
+
+    index: int  # 0-based position of the offending event in the log
+    code: str
+    message: str
+    rule: str | None = None
+    event: Event | None = field(default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "code": self.code,
+            "message": self.message,
+            "rule": self.rule,
+            "event": self.event,
+        }
+
+
+@runtime_checkable
+class Game(Protocol):
+    """One game's rules. Implementations are stateless singletons (module-level objects)."""
+
+    name: str  # stable identifier used in URLs and stored data, e.g. "condottiere"
+    title: str  # human-readable name
+
+    # -- configuration ---------------------------------------------------------------------
+    def configure(self, raw: Mapping[str, Any]) -> Config:
+        """Validate and normalise a configuration (fill defaults); raise ConfigError."""
+
+    def seat_count(self, config: Config) -> int: ...
+
+    def start(self, config: Config) -> list[Event]:
+        """The genesis events of a new game: configuration, first player, shuffles, deals...
+
+        The first event records the full normalised configuration, so a log describes itself.
+        """
+
+    # -- the decider -----------------------------------------------------------------------
+    def evolve(self, state: Any, event: Event) -> Any:
+        """Apply one event. ``state`` is ``None`` before the first event. Never fails on a valid
+        log, never mutates its input."""
+
+    def decide(self, state: Any, seat: int, command: Command) -> list[Event]:
+        """Validate ``command`` by ``seat``; return the events it causes followed by every
+        automatic event up to the next player decision. Raise CommandError to refuse."""
+
+    def legal_moves(self, state: Any, seat: int) -> list[Command]:
+        """Every command ``seat`` may send now (empty when nothing is awaited from it). ``decide``
+        accepts each of them."""
+
+    def awaiting(self, state: Any) -> list[int]:
+        """Seats from which a decision is awaited now (empty when the game is over)."""
+
+    def is_over(self, state: Any) -> bool: ...
+
+    def result(self, state: Any) -> dict[str, Any] | None:
+        """``None`` while the game runs; then at least ``{"winners": [seats], "reason": str}``
+        (``winners`` may be empty when the rules allow a game without a winner)."""
+
+    # -- information -----------------------------------------------------------------------
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+        """What ``viewer`` may see. A seat's view includes its hand and its legal moves; the
+        spectator view hides every hand; FULL shows everything."""
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        """The event as ``viewer`` may see it (a copy when anything is hidden)."""
+
+    def annotate(self, before: Any, event: Event, after: Any) -> str:
+        """One short English sentence describing the event, with the numbers that matter."""
+
+    # -- persistence and verification --------------------------------------------------------
+    def state_to_json(self, state: Any) -> dict[str, Any]: ...
+
+    def state_from_json(self, data: Mapping[str, Any]) -> Any: ...
+
+    def verify_log(self, events: Sequence[Event]) -> LogError | None:
+        """Replay ``events`` through the rules: every player event must be one the rules accept
+        at that point and every automatic event must be exactly the one the rules produce (chance
+        events such as shuffles are accepted when they are a valid outcome). Return the first
+        offending event, or ``None`` when the log is valid."""
+
+
+def fold(game: Game, events: Iterable[Event], state: Any = None) -> Any:
+    """The state after applying ``events`` to ``state`` (``None``: a new game)."""
+    evolve = game.evolve
+    for event in events:
+        state = evolve(state, event)
+    return state
