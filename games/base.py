@@ -154,3 +154,41 @@ def fold(game: Game, events: Iterable[Event], state: Any = None) -> Any:
     for event in events:
         state = evolve(state, event)
     return state
+
+
+# -- optional hooks -------------------------------------------------------------------------------
+# A game may implement any of these in addition to ``Game``; the archive (``replays/``) looks them up
+# with :func:`hook` and falls back to a generic behaviour when one is missing. They are kept out of
+# ``Game`` itself so that ``isinstance(x, Game)`` keeps meaning "can be played".
+
+
+@runtime_checkable
+class ArchiveHooks(Protocol):
+    """Optional, pure hooks used by replays, statistics and exports (added by the archive)."""
+
+    def chapters(self, events: Sequence[Event]) -> list[dict[str, Any]]:
+        """The log cut into chapters a reader steps through (battles, rounds, hands...):
+        ``[{"title": str, "start": int, "end": int}]`` where ``start``/``end`` are versions
+        (numbers of events applied): the state at ``start`` is just before the chapter and the
+        state at ``end`` is just after its conclusion. Works on a complete (FULL) log."""
+
+    def game_facts(self, events: Sequence[Event]) -> dict[str, Any]:
+        """Statistics facts of one complete game, in one pass over its events (no folding needed):
+        ``{"seats": n, "first_seat": s|None, "winners": [...], "outcome": str, "chapters": int,
+        "seat_counters": [{name: {key: n}}], "seat_totals": [{name: n}], "counters": {name:
+        {key: n}}, "detail": {...}}`` (``detail`` is game-specific and shown per game only)."""
+
+    def summarize(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+        """A compact JSON summary of ``state`` for ``viewer`` (what an export shows after a chapter)."""
+
+    def render_chapter_html(self, summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+        """An HTML fragment (inline SVG/CSS only, no scripts, no external resources) showing
+        ``summary`` at the end of ``chapter``; the text must be HTML-escaped by the game."""
+
+    def render_chapter_markdown(self, summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+        """The same as Markdown."""
+
+
+def hook(game: Game, name: str) -> Any:
+    """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`), or ``None``."""
+    return getattr(game, name, None)
