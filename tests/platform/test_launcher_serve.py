@@ -1,0 +1,121 @@
+"""``python -m launcher serve`` really starts the service: gunicorn and an RQ worker on an embedded
+Redis (issue 3, item 4), and stops everything on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+import requests
+from rq import Worker
+
+from tests.redis_server import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_service(tmp_path: Path, **env_overrides: str) -> tuple[subprocess.Popen, int, Path]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_PORT")}
+    env.update(PORT=str(port), DATA_DIR=str(tmp_path / "data"), WEB_CONCURRENCY="1", RQ_WORKERS="1")
+    env.update(env_overrides)
+    log = tmp_path / "service.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "launcher", "serve"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process, port, log
+
+
+def wait_for_health(process: subprocess.Popen, port: int, log: Path, timeout: float = 60) -> requests.Response:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the service exited early:\n{log.read_text()}"
+        try:
+            return requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=2)
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    raise AssertionError(f"no answer on port {port} within {timeout} s:\n{log.read_text()}")
+
+
+def wait_for_worker(url: str, timeout: float = 30) -> list[Worker]:
+    connection = redis.Redis.from_url(url)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            workers = Worker.all(connection=connection)
+            if workers:
+                return workers
+            time.sleep(0.1)
+        return []
+    finally:
+        connection.close()
+
+
+def stop_service(process: subprocess.Popen, log: Path) -> int:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise AssertionError(f"the service did not stop on SIGTERM:\n{log.read_text()}")
+
+
+def test_serve_runs_api_and_worker_on_embedded_redis_and_stops_cleanly(tmp_path):
+    process, port, log = start_service(tmp_path)
+    try:
+        response = wait_for_health(process, port, log)
+        assert response.status_code == 200, response.text
+
+        config = (tmp_path / "data" / "redis" / "redis.conf").read_text()
+        redis_port = int(re.search(r"^port (\d+)$", config, re.M).group(1))
+        assert redis_port != 6379
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        workers = wait_for_worker(redis_url)
+        assert workers, f"no RQ worker registered:\n{log.read_text()}"
+        assert "default" in workers[0].queue_names()
+        redis_pid = int((tmp_path / "data" / "redis" / "redis.pid").read_text())
+    finally:
+        stop_service(process, log)
+
+    # Everything stopped: the API port is closed and Redis exited (after flushing its AOF).
+    try:
+        requests.get(f"http://127.0.0.1:{port}/v1/health", timeout=1)
+        raise AssertionError("the API still answers after the launcher stopped")
+    except requests.ConnectionError:
+        pass
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(redis_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the embedded redis-server (pid {redis_pid}) outlived the launcher")
+    assert "stopping the embedded redis-server" in log.read_text()
+    assert (tmp_path / "data" / "redis" / "appendonly.aof").exists()
+
+
+def test_serve_uses_redis_url_when_set_and_starts_no_redis(tmp_path, redis_server):
+    process, port, log = start_service(tmp_path, REDIS_URL=redis_server.url)
+    try:
+        response = wait_for_health(process, port, log)
+        assert response.status_code == 200, response.text
+        assert wait_for_worker(redis_server.url), f"no RQ worker on REDIS_URL:\n{log.read_text()}"
+    finally:
+        stop_service(process, log)
+    assert not (tmp_path / "data" / "redis").exists()
+    assert f"using REDIS_URL={redis_server.url}" in log.read_text()
