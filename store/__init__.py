@@ -1,0 +1,24 @@
+"""The only package that talks to Redis (see docs/architecture.md, "Event store")."""
+
+from store.games import (
+    AppendResult,
+    ClaimResult,
+    GameStore,
+    StoredGame,
+    StreamEntry,
+    connect,
+    iter_all_events,
+)
+from store.keys import GameKeys, game_keys
+
+__all__ = [
+    "AppendResult",
+    "ClaimResult",
+    "GameKeys",
+    "GameStore",
+    "StoredGame",
+    "StreamEntry",
+    "connect",
+    "game_keys",
+    "iter_all_events",
+]

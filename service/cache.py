@@ -1,0 +1,55 @@
+"""A small per-process LRU of recently used games, so an accepted move costs one Redis round trip."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CachedGame:
+    game_id: str
+    name: str
+    version: int
+    status: str  # "active" or "finished": open games are never cached (their seats change)
+    state: Any  # engine state at ``version``; engines never mutate states, so sharing is safe
+    seat_hashes: dict[int, str]  # immutable once every seat is claimed
+    seat_kinds: dict[int, str]
+    bots: dict[int, str]
+
+
+class GameCache:
+    def __init__(self, size: int = 1024):
+        self.size = size
+        self._items: OrderedDict[str, CachedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> CachedGame | None:
+        with self._lock:
+            item = self._items.get(game_id)
+            if item is not None:
+                self._items.move_to_end(game_id)
+            return item
+
+    def put(self, item: CachedGame) -> None:
+        """Keep ``item`` unless a newer version of the game is already cached (threads race)."""
+        if self.size <= 0:
+            return
+        with self._lock:
+            current = self._items.get(item.game_id)
+            if current is not None and current.version > item.version:
+                return
+            self._items[item.game_id] = item
+            self._items.move_to_end(item.game_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._items.pop(game_id, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()

@@ -1,0 +1,86 @@
+"""Errors of the application layer. Each carries a stable machine-readable ``code``, the HTTP status
+the API answers with (the service itself knows nothing of HTTP beyond that hint), a message that
+never reveals hidden information, and optional extra members for the problem document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import GameError
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "BAD_REQUEST"
+    title = "Bad request"
+
+    def __init__(self, message: str | None = None, **extra: Any):
+        super().__init__(message or self.title)
+        self.message = message or self.title
+        self.extra = extra
+
+
+class GameNotFound(ServiceError):
+    status, code, title = 404, "GAME_NOT_FOUND", "No such game"
+
+
+class UnknownGame(ServiceError):
+    status, code, title = 422, "UNKNOWN_GAME", "No such game engine"
+
+
+class InvalidToken(ServiceError):
+    status, code, title = 401, "INVALID_TOKEN", "Missing or invalid seat token"
+
+
+class GameNotStarted(ServiceError):
+    status, code, title = 409, "GAME_NOT_STARTED", "The game has not started: seats are still free"
+
+
+class GameFull(ServiceError):
+    status, code, title = 409, "GAME_FULL", "Every seat of this game is taken"
+
+
+class SeatTaken(ServiceError):
+    status, code, title = 409, "SEAT_TAKEN", "That seat is already taken"
+
+
+class NoSuchSeat(ServiceError):
+    status, code, title = 422, "NO_SUCH_SEAT", "The game has no such seat"
+
+
+class InvalidBot(ServiceError):
+    status, code, title = 422, "UNKNOWN_BOT_LEVEL", "No such bot level"
+
+
+class NotABotSeat(ServiceError):
+    status, code, title = 403, "NOT_A_BOT_SEAT", "Only bot seats may be played without a token"
+
+
+class VersionConflict(ServiceError):
+    status, code, title = 409, "VERSION_CONFLICT", "The game has moved on since that version"
+
+    def __init__(self, current_version: int, message: str | None = None):
+        super().__init__(message, current_version=current_version)
+        self.current_version = current_version
+
+
+class IdempotencyKeyReused(ServiceError):
+    status, code, title = 422, "IDEMPOTENCY_KEY_REUSED", (
+        "This Idempotency-Key was already used with a different request"
+    )
+
+
+class Busy(ServiceError):
+    status, code, title = 503, "CONTENTION", "The game changed too often while deciding; retry"
+
+
+class RuleRefusal(ServiceError):
+    """The engine refused a command or a configuration (``GameError``): its code, message and rule
+    are passed through unchanged."""
+
+    status, title = 422, "Refused by the rules"
+
+    def __init__(self, error: GameError):
+        super().__init__(error.message, **({"rule": error.rule} if error.rule else {}))
+        self.code = error.code
+        self.error = error

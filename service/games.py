@@ -1,0 +1,661 @@
+"""Application logic of the game server: create, claim, view, move, read and follow events.
+
+No Flask here: the API and the workers (bots, archive) call these methods directly. One
+``GameService`` per process (it owns a per-process cache); build it with :meth:`GameService.from_url`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cached_property
+from typing import Any, Callable, Mapping
+
+import orjson
+
+from games import get_game
+from games.base import FULL, SPECTATOR, Game, GameError, fold
+from service import errors
+from service.bots import BOT_LEVELS
+from service.cache import CachedGame, GameCache
+from service.ids import is_game_id, new_game_id
+from service.signals import events_appended
+from store import GameStore, StoredGame, connect
+
+log = logging.getLogger(__name__)
+
+# Conventional configuration keys that decide hidden information (the shuffles): secret until the
+# game is over unless the engine says otherwise with an optional ``public_config(config)`` hook.
+SECRET_CONFIG_KEYS = ("seed", "deck_order")
+MAX_DECIDE_ATTEMPTS = 8
+MAX_EVENTS_PAGE = 500
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """32 random bytes (256 bits), URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def public_config(game: Game, config: Mapping[str, Any]) -> dict[str, Any]:
+    custom = getattr(game, "public_config", None)
+    if custom is not None:
+        return custom(config)
+    return {k: v for k, v in config.items() if k not in SECRET_CONFIG_KEYS}
+
+
+def _json(value: str | None, default: Any = None) -> Any:
+    return orjson.loads(value) if value else default
+
+
+@dataclass
+class GameView:
+    """What one viewer sees at one version. ``view`` is computed only when read (a 304 skips it)."""
+
+    game: Game
+    game_id: str
+    version: int
+    status: str
+    seat: int | None
+    state: Any
+
+    @property
+    def viewer(self) -> Any:
+        if self.seat is not None:
+            return self.seat
+        return FULL if self.status == "finished" else SPECTATOR
+
+    @property
+    def etag(self) -> str:
+        who = "spectator" if self.seat is None else f"s{self.seat}"
+        return f'"{self.version}.{who}"'
+
+    @cached_property
+    def view(self) -> dict[str, Any] | None:
+        if self.state is None:
+            return None
+        return self.game.view(self.state, self.viewer)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "version": self.version,
+            "status": self.status,
+            "seat": self.seat,
+            "view": self.view,
+        }
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    game_id: str
+    seat: int
+    name: str
+    kind: str
+    bot: str | None
+    token: str | None  # shown once; None for bot seats (only trusted workers act for them)
+    started: bool
+    version: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "seat": self.seat,
+            "name": self.name,
+            "kind": self.kind,
+            "bot": self.bot,
+            "token": self.token,
+            "started": self.started,
+            "version": self.version,
+        }
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    status_code: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class EventsPage:
+    game_id: str
+    version: int  # the game's current version
+    status: str
+    events: list[dict[str, Any]]  # [{"version": v, "event": {...}}], redacted for the viewer
+    limit: int
+
+    def to_dict(self) -> dict[str, Any]:
+        last = self.events[-1]["version"] if self.events else None
+        return {
+            "game_id": self.game_id,
+            "version": self.version,
+            "status": self.status,
+            "events": self.events,
+            "next_after": last,
+            "has_more": last is not None and last < self.version,
+        }
+
+
+@dataclass
+class _Entry:
+    """A game as this request knows it; ``fresh`` when read from Redis during this request."""
+
+    cached: CachedGame
+    fresh: bool
+
+
+class GameService:
+    def __init__(self, store: GameStore, cache_size: int = 1024):
+        self.store = store
+        self.cache = GameCache(cache_size)
+
+    @classmethod
+    def from_url(cls, url: str, cache_size: int = 1024, **redis_kwargs: Any) -> "GameService":
+        return cls(GameStore(connect(url, **redis_kwargs)), cache_size=cache_size)
+
+    # -- creating and joining ---------------------------------------------------------------------
+    def create_game(
+        self, name: str, config: Mapping[str, Any] | None = None, bots: Mapping[Any, str] | None = None
+    ) -> dict[str, Any]:
+        """Create a game (all seats free except those given to ``bots``: {seat: level}). Draws a
+        ``seed`` when the configuration has none. Returns the public summary."""
+        try:
+            game = get_game(name)
+        except KeyError:
+            raise errors.UnknownGame(f"No game engine named {name!r}") from None
+        raw = dict(config or {})
+        if raw.get("seed") is None:
+            # 52 bits: exact in every JSON implementation (JavaScript numbers included).
+            raw["seed"] = secrets.randbits(52)
+        try:
+            normalised = game.configure(raw)
+            seat_count = game.seat_count(normalised)
+        except GameError as err:
+            raise errors.RuleRefusal(err) from None
+        bot_seats = self._validate_bots(bots or {}, seat_count)
+        game_id = new_game_id()
+        stamp = now_iso()
+        meta = {
+            "game": game.name,
+            "title": game.title,
+            "status": "open",
+            "version": 0,
+            "seat_count": seat_count,
+            "config": public_config(game, normalised),
+            "created": stamp,
+            "updated": stamp,
+        }
+        self.store.create(game_id, meta, normalised)
+        self.store.index_game(game_id, game.name, "open")
+        for seat, level in sorted(bot_seats.items()):
+            self._claim(game_id, game, normalised, seat=seat, name=f"{level} bot", bot=level)
+        return self.get_summary(game_id)
+
+    def _validate_bots(self, bots: Mapping[Any, str], seat_count: int) -> dict[int, str]:
+        seats: dict[int, str] = {}
+        for key, level in bots.items():
+            try:
+                seat = int(key)
+            except (TypeError, ValueError):
+                raise errors.NoSuchSeat(f"Bot seat {key!r} is not a seat number") from None
+            if not 0 <= seat < seat_count or str(seat) != str(key).strip():
+                raise errors.NoSuchSeat(f"Bot seat {key!r} is not a seat of this game (0..{seat_count - 1})")
+            if level not in BOT_LEVELS:
+                raise errors.InvalidBot(f"Unknown bot level {level!r}", levels=sorted(BOT_LEVELS))
+            seats[seat] = level
+        return seats
+
+    def claim_seat(
+        self, game_id: str, name: str | None = None, seat: int | None = None, bot: str | None = None
+    ) -> ClaimOutcome:
+        """Claim ``seat`` (or the lowest free one) for a human ``name`` or a ``bot`` level. The claim
+        that fills the last seat starts the game (genesis events appended atomically with it)."""
+        if bot is not None and bot not in BOT_LEVELS:
+            raise errors.InvalidBot(f"Unknown bot level {bot!r}", levels=sorted(BOT_LEVELS))
+        meta = self._meta(game_id)
+        if meta["status"] != "open":
+            raise errors.GameFull()
+        if seat is not None and not 0 <= seat < int(meta["seat_count"]):
+            raise errors.NoSuchSeat(f"Seats of this game are 0..{int(meta['seat_count']) - 1}")
+        game = get_game(meta["game"])
+        config = self.store.full_config(game_id)
+        display = name if name is not None else f"{bot} bot"
+        return self._claim(game_id, game, config, seat=seat, name=display, bot=bot)
+
+    def _claim(
+        self, game_id: str, game: Game, config: Mapping[str, Any], *, seat: int | None, name: str, bot: str | None
+    ) -> ClaimOutcome:
+        token = new_token()  # bots get one too, thrown away: nobody can act for them over HTTP
+        genesis = game.start(dict(config))
+        state = fold(game, genesis)
+        stamp = now_iso()
+        result = self.store.claim(
+            game_id,
+            seat=seat,
+            name=name,
+            token_hash=hash_token(token),
+            kind="bot" if bot else "human",
+            bot=bot,
+            now=stamp,
+            genesis=genesis,
+            snapshot={"version": len(genesis), "state": game.state_to_json(state)},
+            meta_on_start=self._meta_fields(game, state, stamp, started=True),
+        )
+        if result.outcome == "not_found":
+            raise errors.GameNotFound()
+        if result.outcome in ("not_open", "full"):
+            raise errors.GameFull()
+        if result.outcome == "taken":
+            raise errors.SeatTaken(f"Seat {seat} is already taken")
+        if result.outcome == "no_such_seat":
+            raise errors.NoSuchSeat()
+        started = result.outcome == "started"
+        if started:
+            status = "finished" if game.is_over(state) else "active"
+            self.store.index_game(game_id, game.name, status)
+            loaded = self._reload(game_id)
+            self._notify(loaded.cached, genesis)
+        return ClaimOutcome(
+            game_id=game_id,
+            seat=result.seat,
+            name=name,
+            kind="bot" if bot else "human",
+            bot=bot,
+            token=None if bot else token,
+            started=started,
+            version=result.version,
+        )
+
+    @staticmethod
+    def _meta_fields(game: Game, state: Any, stamp: str, started: bool = False) -> dict[str, Any]:
+        over = game.is_over(state)
+        fields: dict[str, Any] = {
+            "status": "finished" if over else "active",
+            "updated": stamp,
+            "awaiting": game.awaiting(state),
+        }
+        if started:
+            fields["started"] = stamp
+        if over:
+            fields["finished"] = stamp
+            fields["result"] = game.result(state)
+        return fields
+
+    # -- reading ----------------------------------------------------------------------------------
+    def get_summary(self, game_id: str) -> dict[str, Any]:
+        return self._summary(game_id, self._meta(game_id))
+
+    @staticmethod
+    def _summary(game_id: str, meta: Mapping[str, str]) -> dict[str, Any]:
+        count = int(meta["seat_count"])
+        seats = []
+        for seat in range(count):
+            kind = meta.get(f"kind:{seat}")
+            seats.append(
+                {
+                    "seat": seat,
+                    "claimed": kind is not None,
+                    "name": meta.get(f"name:{seat}"),
+                    "kind": kind,
+                    "bot": meta.get(f"bot:{seat}") or None,
+                }
+            )
+        return {
+            "id": game_id,
+            "game": meta["game"],
+            "title": meta.get("title", meta["game"]),
+            "status": meta["status"],
+            "version": int(meta.get("version", 0)),
+            "seat_count": count,
+            "seats": seats,
+            "config": _json(meta.get("config"), {}),
+            "awaiting": _json(meta.get("awaiting"), []),
+            "result": _json(meta.get("result")),
+            "created": meta.get("created"),
+            "updated": meta.get("updated"),
+            "started": meta.get("started"),
+            "finished": meta.get("finished"),
+        }
+
+    def list_games(
+        self, status: str | None = None, game: str | None = None, cursor: str | None = None, limit: int = 20
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Summaries, newest first, and the cursor of the next page (None at the end)."""
+        ids = self.store.list_ids(status=status, name=game, before=cursor, limit=limit + 1)
+        more = len(ids) > limit
+        ids = ids[:limit]
+        summaries = []
+        for game_id, meta in zip(ids, self.store.metas(ids)):
+            # The index is updated after the per-game write: a crash in between leaves it stale,
+            # so the game's own metadata has the last word.
+            if meta is None or (status and meta["status"] != status):
+                continue
+            summaries.append(self._summary(game_id, meta))
+        return summaries, (ids[-1] if more and ids else None)
+
+    def get_view(self, game_id: str, token: str | None = None) -> GameView:
+        """The view of ``token``'s seat (or the spectator's without a token) at the current version."""
+        entry = self._current(game_id)
+        seat = self._seat_for_token(entry.cached, token) if token is not None else None
+        cached = entry.cached
+        return GameView(get_game(cached.name), game_id, cached.version, cached.status, seat, cached.state)
+
+    def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
+        """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
+        entry = self._current(game_id)
+        seat = self._seat_for_token(entry.cached, token) if token is not None else None
+        return seat, entry.cached
+
+    def read_events(
+        self, game_id: str, token: str | None = None, after: int = 0, limit: int = 100
+    ) -> EventsPage:
+        """Events with version > ``after`` (at most ``limit``), redacted for the token's seat or the
+        spectator; everyone sees the full log of a finished game."""
+        seat, cached = self.viewer_seat(game_id, token)
+        limit = max(1, min(limit, MAX_EVENTS_PAGE))
+        entries = self.store.read_events(game_id, after=after, limit=limit)
+        return EventsPage(
+            game_id=game_id,
+            version=cached.version,
+            status=cached.status,
+            events=self.redact_entries(cached.name, entries, seat, cached.status == "finished"),
+            limit=limit,
+        )
+
+    @staticmethod
+    def redact_entries(name: str, entries, seat: int | None, finished: bool) -> list[dict[str, Any]]:
+        game = get_game(name)
+        viewer = FULL if finished else seat
+        if viewer == FULL:
+            return [{"version": e.version, "event": e.event} for e in entries]
+        return [{"version": e.version, "event": game.redact(e.event, viewer)} for e in entries]
+
+    def wait_for_events(
+        self, game_id: str, seat: int | None, after: int, timeout: float, client=None
+    ) -> tuple[list[dict[str, Any]], str, int]:
+        """Block up to ``timeout`` seconds for events after ``after``; return them redacted for
+        ``seat`` (None: spectator), with the game's status and version once they are read."""
+        entries = self.store.wait_events(game_id, after, block_ms=max(1, int(timeout * 1000)), client=client)
+        current = self.store.status_and_version(game_id)
+        if current is None:
+            raise errors.GameNotFound()
+        status, version = current
+        meta_name = self._name_of(game_id)
+        return self.redact_entries(meta_name, entries, seat, status == "finished"), status, version
+
+    def _name_of(self, game_id: str) -> str:
+        cached = self.cache.get(game_id)
+        if cached is not None:
+            return cached.name
+        return self._meta(game_id)["game"]
+
+    # -- moving -----------------------------------------------------------------------------------
+    def submit_command(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """Decide ``command`` for the seat of ``token`` and append its events atomically.
+
+        With ``expected_version`` the move applies only at that version (else VersionConflict with
+        the current one); without it, a stale cache is refreshed from the script's answer and the
+        command re-decided. A retried ``idempotency_key`` returns the first answer unchanged."""
+
+        def resolve(cached: CachedGame) -> tuple[int, str]:
+            if token is None:
+                raise errors.InvalidToken()
+            seat = self._seat_for_token(cached, token)
+            return seat, cached.seat_hashes[seat]
+
+        return self._submit(game_id, resolve, command, expected_version, idempotency_key)
+
+    def submit_as_seat(
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """For trusted in-process callers (bot workers): act for a *bot* seat without its token."""
+
+        def resolve(cached: CachedGame) -> tuple[int, str]:
+            if cached.seat_kinds.get(seat) != "bot":
+                raise errors.NotABotSeat()
+            return seat, ""
+
+        return self._submit(game_id, resolve, command, expected_version, idempotency_key)
+
+    def _submit(
+        self,
+        game_id: str,
+        resolve: Callable[[CachedGame], tuple[int, str]],
+        command: Mapping[str, Any],
+        expected: int | None,
+        idempotency_key: str | None,
+    ) -> MoveOutcome:
+        entry = self._entry(game_id)
+        if entry.cached.status == "open":
+            resolve_open = self._reload(game_id)  # tokens of an open game are not cached
+            resolve(resolve_open.cached)
+            raise errors.GameNotStarted()
+        seat, token_hash = resolve(entry.cached)
+        idem_field = f"{seat}:{idempotency_key}" if idempotency_key else ""
+        fingerprint = hashlib.sha256(
+            orjson.dumps({"command": command, "expected_version": expected}, option=orjson.OPT_SORT_KEYS)
+        ).hexdigest()
+        game = get_game(entry.cached.name)
+
+        for _ in range(MAX_DECIDE_ATTEMPTS):
+            cached = entry.cached
+            if expected is not None and expected != cached.version:
+                if not entry.fresh:
+                    entry = self._reload(game_id)
+                    continue
+                replayed = self._replay(game_id, idem_field, fingerprint)
+                if replayed:
+                    return replayed
+                raise errors.VersionConflict(cached.version)
+            try:
+                events = game.decide(cached.state, seat, dict(command))
+            except GameError as err:
+                # A refusal decided on a cached state may be stale: only a fresh one is final.
+                if not entry.fresh:
+                    entry = self._reload(game_id)
+                    continue
+                replayed = self._replay(game_id, idem_field, fingerprint)
+                if replayed:
+                    return replayed
+                raise errors.RuleRefusal(err) from None
+            state = fold(game, events, cached.state)
+            version = cached.version + len(events)
+            stamp = now_iso()
+            meta = self._meta_fields(game, state, stamp)
+            new = CachedGame(
+                game_id=game_id,
+                name=cached.name,
+                version=version,
+                status=meta["status"],
+                state=state,
+                seat_hashes=cached.seat_hashes,
+                seat_kinds=cached.seat_kinds,
+                bots=cached.bots,
+            )
+            body = {
+                "game_id": game_id,
+                "version": version,
+                "events": [
+                    {"version": cached.version + i + 1, "event": game.redact(event, seat)}
+                    for i, event in enumerate(events)
+                ],
+                "view": GameView(game, game_id, version, new.status, seat, state).to_dict(),
+            }
+            result = self.store.append(
+                game_id,
+                expected_version=cached.version,
+                events=events,
+                snapshot={"version": version, "state": game.state_to_json(state)},
+                meta=meta,
+                seat=seat if token_hash else None,
+                token_hash=token_hash,
+                idempotency_field=idem_field,
+                fingerprint=fingerprint,
+                response={"status": 200, "body": body},
+            )
+            if result.outcome == "ok":
+                self.cache.put(new)
+                if new.status == "finished":
+                    self.store.index_game(game_id, cached.name, "finished")
+                self._notify(new, events)
+                return MoveOutcome(200, body)
+            if result.outcome == "replay":
+                return MoveOutcome(result.response["status"], result.response["body"], replayed=True)
+            if result.outcome == "idem_mismatch":
+                raise errors.IdempotencyKeyReused()
+            if result.outcome == "bad_token":
+                self.cache.drop(game_id)
+                raise errors.InvalidToken()
+            if result.outcome == "not_found":
+                self.cache.drop(game_id)
+                raise errors.GameNotFound()
+            if result.outcome == "conflict" and result.snapshot is not None:
+                if expected is not None:
+                    raise errors.VersionConflict(result.version)
+                entry = _Entry(self._from_snapshot(cached, game, result.snapshot), fresh=True)
+                self.cache.put(entry.cached)
+                continue
+            # not_active (finished meanwhile) or a conflict without snapshot: read everything again.
+            entry = self._reload(game_id)
+        raise errors.Busy()
+
+    def _replay(self, game_id: str, idem_field: str, fingerprint: str) -> MoveOutcome | None:
+        if not idem_field:
+            return None
+        stored = self.store.get_idempotent(game_id, idem_field)
+        if stored is None:
+            return None
+        if stored[0] != fingerprint:
+            raise errors.IdempotencyKeyReused()
+        return MoveOutcome(stored[1]["status"], stored[1]["body"], replayed=True)
+
+    def _notify(self, cached: CachedGame, events: list[dict[str, Any]]) -> None:
+        game = get_game(cached.name)
+        try:
+            events_appended.send(
+                self,
+                game_id=cached.game_id,
+                game=cached.name,
+                version=cached.version,
+                events=events,
+                state=cached.state,
+                finished=cached.status == "finished",
+                awaiting=game.awaiting(cached.state),
+                seat_kinds=dict(cached.seat_kinds),
+                bots=dict(cached.bots),
+            )
+        except Exception:  # noqa: BLE001 - the append is committed; a receiver must not undo the answer
+            log.exception("events_appended receiver failed for game %s v%s", cached.game_id, cached.version)
+
+    # -- loading ----------------------------------------------------------------------------------
+    def _meta(self, game_id: str) -> dict[str, str]:
+        if not is_game_id(game_id):
+            raise errors.GameNotFound()
+        meta = self.store.meta(game_id)
+        if meta is None:
+            raise errors.GameNotFound()
+        return meta
+
+    def _entry(self, game_id: str) -> _Entry:
+        """The cached game (maybe stale) or a fresh load."""
+        cached = self.cache.get(game_id)
+        if cached is not None:
+            return _Entry(cached, fresh=False)
+        return self._reload(game_id)
+
+    def _current(self, game_id: str) -> _Entry:
+        """The game at its current version: the cache when one HMGET confirms it, else a load."""
+        cached = self.cache.get(game_id)
+        if cached is not None:
+            current = self.store.status_and_version(game_id)
+            if current is None:
+                self.cache.drop(game_id)
+                raise errors.GameNotFound()
+            if current == (cached.status, cached.version):
+                return _Entry(cached, fresh=True)
+        return self._reload(game_id)
+
+    def _reload(self, game_id: str) -> _Entry:
+        if not is_game_id(game_id):
+            raise errors.GameNotFound()
+        stored = self.store.load(game_id)
+        if stored is None:
+            self.cache.drop(game_id)
+            raise errors.GameNotFound()
+        cached = self._from_stored(stored)
+        if cached.status != "open":
+            self.cache.put(cached)
+        return _Entry(cached, fresh=True)
+
+    @staticmethod
+    def _from_stored(stored: StoredGame) -> CachedGame:
+        meta = stored.meta
+        name = meta["game"]
+        state = None
+        version = 0
+        if stored.snapshot is not None:
+            state = get_game(name).state_from_json(stored.snapshot["state"])
+            version = int(stored.snapshot["version"])
+        count = int(meta["seat_count"])
+        kinds = {s: meta[f"kind:{s}"] for s in range(count) if f"kind:{s}" in meta}
+        bots = {s: meta[f"bot:{s}"] for s in range(count) if meta.get(f"bot:{s}")}
+        return CachedGame(
+            game_id=stored.game_id,
+            name=name,
+            version=version,
+            status=meta["status"],
+            state=state,
+            seat_hashes=dict(stored.seat_hashes),
+            seat_kinds=kinds,
+            bots=bots,
+        )
+
+    @staticmethod
+    def _from_snapshot(cached: CachedGame, game: Game, snapshot: Mapping[str, Any]) -> CachedGame:
+        state = game.state_from_json(snapshot["state"])
+        return CachedGame(
+            game_id=cached.game_id,
+            name=cached.name,
+            version=int(snapshot["version"]),
+            status="finished" if game.is_over(state) else "active",
+            state=state,
+            seat_hashes=cached.seat_hashes,
+            seat_kinds=cached.seat_kinds,
+            bots=cached.bots,
+        )
+
+    @staticmethod
+    def _seat_for_token(cached: CachedGame, token: str) -> int:
+        digest = hash_token(token)
+        found = None
+        for seat, stored in cached.seat_hashes.items():
+            # Every seat is compared (no early exit) in constant time per comparison.
+            if hmac.compare_digest(digest, stored):
+                found = seat
+        if found is None:
+            raise errors.InvalidToken()
+        return found

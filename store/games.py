@@ -1,0 +1,325 @@
+"""The per-game event store: streams, snapshots, metadata, seat token hashes and idempotency keys.
+
+Everything that changes a game goes through one Lua script (``store.scripts``) so it is atomic and
+costs one round trip; reads are single pipelined round trips. Values are bytes/JSON: this module
+knows nothing about any game's rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import orjson
+import redis
+
+from store import scripts
+from store.keys import (
+    INDEX_ALL,
+    STATUSES,
+    game_keys,
+    index_by_game,
+    index_by_game_status,
+    index_by_status,
+)
+
+# Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
+IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600
+
+
+def connect(url: str, **kwargs: Any) -> redis.Redis:
+    """A client for ``url`` (redis-py picks the hiredis parser when it is installed)."""
+    return redis.Redis.from_url(url, **kwargs)
+
+
+def _text(value: bytes | str | None) -> str | None:
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A consistent read of one game: metadata, seat token hashes and the latest snapshot."""
+
+    game_id: str
+    meta: dict[str, str]
+    seat_hashes: dict[int, str]
+    snapshot: dict[str, Any] | None  # {"version": n, "state": ...}; None before the game starts
+
+    @property
+    def version(self) -> int:
+        return int(self.meta.get("version", "0"))
+
+    @property
+    def status(self) -> str:
+        return self.meta["status"]
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Outcome of the append script. ``outcome`` is one of ``ok``, ``replay``, ``conflict``,
+    ``idem_mismatch``, ``bad_token``, ``not_active``, ``not_found``."""
+
+    outcome: str
+    version: int | None = None
+    snapshot: dict[str, Any] | None = None  # conflict: the current snapshot (saves a round trip)
+    response: dict[str, Any] | None = None  # replay: the response stored with the key
+    status: str | None = None  # not_active: the game's status
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """Outcome of the claim script: ``claimed``, ``started`` (this claim filled the last seat and
+    the genesis events were appended), ``taken``, ``no_such_seat``, ``full``, ``not_open``,
+    ``not_found``."""
+
+    outcome: str
+    seat: int | None = None
+    version: int = 0
+    status: str | None = None
+
+
+@dataclass(frozen=True)
+class StreamEntry:
+    version: int
+    event: dict[str, Any]
+
+
+class GameStore:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._append = client.register_script(scripts.APPEND)
+        self._claim = client.register_script(scripts.CLAIM)
+
+    # -- creation and reads -----------------------------------------------------------------
+    def create(self, game_id: str, meta: Mapping[str, Any], full_config: Mapping[str, Any]) -> None:
+        keys = game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.meta, mapping={k: _field(v) for k, v in meta.items()})
+        pipe.set(keys.config, orjson.dumps(full_config))
+        pipe.execute()
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self.redis.exists(game_keys(game_id).meta))
+
+    def load(self, game_id: str) -> StoredGame | None:
+        """Metadata, token hashes and snapshot in one round trip (MULTI/EXEC: one consistent
+        point in time, so the snapshot's version matches the metadata's)."""
+        keys = game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hgetall(keys.meta)
+        pipe.hgetall(keys.seats)
+        pipe.get(keys.snapshot)
+        meta, seats, snapshot = pipe.execute()
+        if not meta:
+            return None
+        return StoredGame(
+            game_id=game_id,
+            meta={_text(k): _text(v) for k, v in meta.items()},
+            seat_hashes={int(k): _text(v) for k, v in seats.items()},
+            snapshot=orjson.loads(snapshot) if snapshot else None,
+        )
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        raw = self.redis.hgetall(game_keys(game_id).meta)
+        return {_text(k): _text(v) for k, v in raw.items()} if raw else None
+
+    def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]:
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(game_keys(game_id).meta)
+        return [
+            {_text(k): _text(v) for k, v in raw.items()} if raw else None for raw in pipe.execute()
+        ]
+
+    def status_and_version(self, game_id: str) -> tuple[str, int] | None:
+        status, version = self.redis.hmget(game_keys(game_id).meta, "status", "version")
+        if status is None:
+            return None
+        return _text(status), int(version or 0)
+
+    def full_config(self, game_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(game_keys(game_id).config)
+        return orjson.loads(raw) if raw else None
+
+    def snapshot(self, game_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(game_keys(game_id).snapshot)
+        return orjson.loads(raw) if raw else None
+
+    # -- the event log --------------------------------------------------------------------------
+    def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StreamEntry]:
+        """Events with version > ``after``, oldest first (at most ``limit``)."""
+        raw = self.redis.xrange(game_keys(game_id).events, f"{after + 1}-1", "+", count=limit)
+        return [_entry(entry_id, fields) for entry_id, fields in raw]
+
+    def stream_length(self, game_id: str) -> int:
+        return self.redis.xlen(game_keys(game_id).events)
+
+    def wait_events(
+        self, game_id: str, after: int, block_ms: int, limit: int = 500, client: redis.Redis | None = None
+    ) -> list[StreamEntry]:
+        """Block up to ``block_ms`` for events with version > ``after`` (XREAD BLOCK). The
+        connection is held only for the duration of one call."""
+        reply = (client or self.redis).xread(
+            {game_keys(game_id).events: f"{after}-1"}, count=limit, block=block_ms
+        )
+        if not reply:
+            return []
+        # RESP2 returns [[key, entries]], RESP3 a {key: [entries]} mapping.
+        entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
+        return [_entry(entry_id, fields) for entry_id, fields in entries]
+
+    # -- changes (Lua) --------------------------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        *,
+        expected_version: int,
+        events: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+        meta: Mapping[str, Any] | None = None,
+        seat: int | None = None,
+        token_hash: str = "",
+        idempotency_field: str = "",
+        fingerprint: str = "",
+        response: Mapping[str, Any] | None = None,
+    ) -> AppendResult:
+        """Append ``events`` if the game is active at ``expected_version`` (and, with ``seat``,
+        ``token_hash`` is that seat's). One EVALSHA. ``response`` is kept under the idempotency
+        field and returned verbatim to a retry with the same fingerprint."""
+        meta_args = _flatten(meta or {})
+        args: list[Any] = [
+            "" if seat is None else str(seat),
+            token_hash,
+            idempotency_field,
+            fingerprint,
+            expected_version,
+            orjson.dumps(snapshot),
+            orjson.dumps(response) if response is not None else b"",
+            IDEMPOTENCY_TTL_SECONDS,
+            len(meta_args) // 2,
+            *meta_args,
+            *(orjson.dumps(event) for event in events),
+        ]
+        reply = self._append(keys=game_keys(game_id).for_append(), args=args)
+        outcome = _text(reply[0])
+        if outcome == "ok":
+            return AppendResult("ok", version=int(reply[1]))
+        if outcome == "conflict":
+            return AppendResult(
+                "conflict", version=int(reply[1]), snapshot=orjson.loads(reply[2]) if reply[2] else None
+            )
+        if outcome == "replay":
+            return AppendResult("replay", response=orjson.loads(reply[1]))
+        if outcome == "not_active":
+            return AppendResult("not_active", status=_text(reply[1]), version=int(reply[2]))
+        return AppendResult(outcome)
+
+    def claim(
+        self,
+        game_id: str,
+        *,
+        seat: int | None,
+        name: str,
+        token_hash: str,
+        kind: str,
+        bot: str | None,
+        now: str,
+        genesis: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+        meta_on_start: Mapping[str, Any],
+    ) -> ClaimResult:
+        """Claim ``seat`` (or the lowest free one); when it is the last free seat, append the
+        ``genesis`` events and the initial ``snapshot`` in the same atomic step."""
+        meta_args = _flatten(meta_on_start)
+        args: list[Any] = [
+            "" if seat is None else str(seat),
+            name,
+            token_hash,
+            kind,
+            bot or "",
+            now,
+            orjson.dumps(snapshot),
+            len(meta_args) // 2,
+            *meta_args,
+            *(orjson.dumps(event) for event in genesis),
+        ]
+        reply = self._claim(keys=game_keys(game_id).for_claim(), args=args)
+        outcome = _text(reply[0])
+        if outcome in ("claimed", "started"):
+            return ClaimResult(outcome, seat=int(reply[1]), version=int(reply[2]))
+        if outcome == "not_open":
+            return ClaimResult(outcome, status=_text(reply[1]))
+        return ClaimResult(outcome)
+
+    def get_idempotent(self, game_id: str, idempotency_field: str) -> tuple[str, dict[str, Any]] | None:
+        """(fingerprint, response) stored under an idempotency field, or None."""
+        raw = self.redis.hget(game_keys(game_id).idem, idempotency_field)
+        if raw is None:
+            return None
+        fingerprint, _, response = raw.partition(b"\n")
+        return fingerprint.decode(), orjson.loads(response)
+
+    # -- cross-game index ---------------------------------------------------------------------
+    def index_game(self, game_id: str, name: str, status: str) -> None:
+        """Record ``game_id`` under ``status`` (and nowhere else). Idempotent, and outside any
+        per-game script: these keys live in other Cluster slots."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(INDEX_ALL, {game_id: 0})
+        pipe.zadd(index_by_game(name), {game_id: 0})
+        for other in STATUSES:
+            if other == status:
+                pipe.zadd(index_by_status(other), {game_id: 0})
+                pipe.zadd(index_by_game_status(name, other), {game_id: 0})
+            else:
+                pipe.zrem(index_by_status(other), game_id)
+                pipe.zrem(index_by_game_status(name, other), game_id)
+        pipe.execute()
+
+    def list_ids(
+        self, *, status: str | None = None, name: str | None = None, before: str | None = None, limit: int = 20
+    ) -> list[str]:
+        """Game ids, newest first, strictly older than ``before`` (a cursor: the last id seen)."""
+        if status and name:
+            key = index_by_game_status(name, status)
+        elif status:
+            key = index_by_status(status)
+        elif name:
+            key = index_by_game(name)
+        else:
+            key = INDEX_ALL
+        start = f"({before}" if before else "+"
+        ids = self.redis.zrange(key, start, "-", desc=True, bylex=True, offset=0, num=limit)
+        return [_text(i) for i in ids]
+
+
+def _field(value: Any) -> Any:
+    if isinstance(value, (dict, list, bool)) or value is None:
+        return orjson.dumps(value)
+    return value
+
+
+def _flatten(mapping: Mapping[str, Any]) -> list[Any]:
+    flat: list[Any] = []
+    for key, value in mapping.items():
+        flat.append(key)
+        flat.append(_field(value))
+    return flat
+
+
+def _entry(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StreamEntry:
+    version = int(_text(entry_id).split("-", 1)[0])
+    raw = fields.get(b"e", fields.get("e"))
+    return StreamEntry(version=version, event=orjson.loads(raw))
+
+
+def iter_all_events(store: GameStore, game_id: str, page: int = 1000) -> Iterable[StreamEntry]:
+    """Every event of a game, paged so a long log never arrives in one reply."""
+    after = 0
+    while True:
+        batch = store.read_events(game_id, after=after, limit=page)
+        yield from batch
+        if len(batch) < page:
+            return
+        after = batch[-1].version

@@ -1,0 +1,53 @@
+"""Redis key layout. Every key of one game carries the hash tag ``{g:<id>}`` so the keys of a game
+live in one Cluster slot and one Lua script may touch them all. Cross-game indexes are plain keys
+that are never touched inside a per-game script."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GameKeys:
+    events: str  # stream: entry ID "<version>-1", field "e" = event JSON
+    snapshot: str  # string: JSON {"version": n, "state": ...}
+    meta: str  # hash: public metadata (name, public config, status, seats, version, times)
+    seats: str  # hash: seat -> sha256(token) hex
+    idem: str  # hash: "<seat>:<idempotency key>" -> "<fingerprint>\n<response JSON>"
+    config: str  # string: the full configuration (seed included): secret until the game starts
+
+    def for_append(self) -> list[str]:
+        return [self.events, self.snapshot, self.meta, self.seats, self.idem]
+
+    def for_claim(self) -> list[str]:
+        return [self.meta, self.seats, self.events, self.snapshot]
+
+
+def game_keys(game_id: str) -> GameKeys:
+    tag = f"{{g:{game_id}}}"
+    return GameKeys(
+        events=f"game:{tag}:events",
+        snapshot=f"game:{tag}:snapshot",
+        meta=f"game:{tag}:meta",
+        seats=f"game:{tag}:seats",
+        idem=f"game:{tag}:idem",
+        config=f"game:{tag}:config",
+    )
+
+
+# Cross-game index: sorted sets whose members all have score 0, ordered by member (the game id,
+# which is time-sortable), so "newest first" is ZRANGE ... BYLEX REV and a cursor is a game id.
+INDEX_ALL = "games:index:all"
+STATUSES = ("open", "active", "finished")
+
+
+def index_by_status(status: str) -> str:
+    return f"games:index:status:{status}"
+
+
+def index_by_game(name: str) -> str:
+    return f"games:index:game:{name}"
+
+
+def index_by_game_status(name: str, status: str) -> str:
+    return f"games:index:game:{name}:status:{status}"

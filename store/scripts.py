@@ -1,0 +1,115 @@
+"""The Lua scripts that change a game. Each runs atomically inside Redis and touches only the keys of
+one game (passed in KEYS, all with the game's hash tag), so they are Cluster-safe.
+
+Replies are arrays whose first element names the outcome; the caller (``store.games``) turns them
+into Python results. Lua never sees a raw token: only its SHA-256 hex.
+"""
+
+# KEYS: events, snapshot, meta, seats, idem
+# ARGV: 1 seat ('' = trusted caller, no token check), 2 token hash, 3 idempotency field ('' = none),
+#       4 fingerprint, 5 expected version, 6 snapshot JSON, 7 response JSON kept for replays,
+#       8 idempotency TTL seconds, 9 number m of meta field/value pairs, 10..9+2m pairs, then events.
+APPEND = r"""
+local seat = ARGV[1]
+if seat ~= '' then
+  local stored = redis.call('HGET', KEYS[4], seat)
+  if (not stored) or stored ~= ARGV[2] then
+    return {'bad_token'}
+  end
+end
+local idem = ARGV[3]
+if idem ~= '' then
+  local prior = redis.call('HGET', KEYS[5], idem)
+  if prior then
+    local sep = string.find(prior, '\n', 1, true)
+    if string.sub(prior, 1, sep - 1) == ARGV[4] then
+      return {'replay', string.sub(prior, sep + 1)}
+    end
+    return {'idem_mismatch'}
+  end
+end
+local meta = redis.call('HMGET', KEYS[3], 'status', 'version')
+if not meta[1] then
+  return {'not_found'}
+end
+if meta[1] ~= 'active' then
+  return {'not_active', meta[1], tonumber(meta[2] or '0')}
+end
+local current = tonumber(meta[2] or '0')
+if current ~= tonumber(ARGV[5]) then
+  return {'conflict', current, redis.call('GET', KEYS[2]) or ''}
+end
+local pairs_count = tonumber(ARGV[9])
+local first_event = 10 + 2 * pairs_count
+local version = current
+for i = first_event, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[1], version .. '-1', 'e', ARGV[i])
+end
+redis.call('SET', KEYS[2], ARGV[6])
+local fields = {'version', version}
+for i = 10, first_event - 1 do
+  fields[#fields + 1] = ARGV[i]
+end
+redis.call('HSET', KEYS[3], unpack(fields))
+if idem ~= '' then
+  redis.call('HSET', KEYS[5], idem, ARGV[4] .. '\n' .. ARGV[7])
+  redis.call('EXPIRE', KEYS[5], tonumber(ARGV[8]))
+end
+return {'ok', version}
+"""
+
+# KEYS: meta, seats, events, snapshot
+# ARGV: 1 seat ('' = the lowest free seat), 2 display name, 3 token hash, 4 kind (human/bot),
+#       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON,
+#       8 number m of meta field/value pairs written when the game starts, 9..8+2m pairs,
+#       then the genesis events.
+CLAIM = r"""
+local meta = redis.call('HMGET', KEYS[1], 'status', 'seat_count')
+if not meta[1] then
+  return {'not_found'}
+end
+if meta[1] ~= 'open' then
+  return {'not_open', meta[1]}
+end
+local count = tonumber(meta[2])
+local seat = ARGV[1]
+if seat == '' then
+  for i = 0, count - 1 do
+    if redis.call('HEXISTS', KEYS[2], tostring(i)) == 0 then
+      seat = tostring(i)
+      break
+    end
+  end
+  if seat == '' then
+    return {'full'}
+  end
+else
+  if tonumber(seat) >= count then
+    return {'no_such_seat'}
+  end
+  if redis.call('HEXISTS', KEYS[2], seat) == 1 then
+    return {'taken'}
+  end
+end
+redis.call('HSET', KEYS[2], seat, ARGV[3])
+redis.call('HSET', KEYS[1], 'name:' .. seat, ARGV[2], 'kind:' .. seat, ARGV[4],
+           'bot:' .. seat, ARGV[5], 'updated', ARGV[6])
+if redis.call('HLEN', KEYS[2]) < count then
+  return {'claimed', tonumber(seat), 0}
+end
+local pairs_count = tonumber(ARGV[8])
+local first_event = 9 + 2 * pairs_count
+local version = 0
+for i = first_event, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[3], version .. '-1', 'e', ARGV[i])
+end
+redis.call('SET', KEYS[4], ARGV[7])
+local fields = {'version', version}
+for i = 9, first_event - 1 do
+  fields[#fields + 1] = ARGV[i]
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+return {'started', tonumber(seat), version}
+"""
