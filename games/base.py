@@ -188,6 +188,9 @@ class ArchiveHooks(Protocol):
     def render_chapter_markdown(self, summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
         """The same as Markdown."""
 
+    # CSS rules the HTML fragments need, included once per page (a plain attribute).
+    render_css: str
+
 
 def hook(game: Game, name: str) -> Any:
     """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`), or ``None``."""

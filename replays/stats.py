@@ -1,0 +1,233 @@
+"""Statistics over archived games: per game, per player across the archive, and global.
+
+The game-specific part is the game's ``game_facts(events)`` hook (one pass over a game's events,
+see :class:`games.base.ArchiveHooks`); everything here is generic aggregation of those facts:
+counters are summed, win rates computed, favourites ranked. Aggregators are incremental (``add``
+one game at a time) so a job can stream a thousand logs without holding them all.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable, Mapping, Sequence
+
+from games.base import Event, Game, fold, hook
+
+FAVOURITES = 3
+LENGTH_BUCKETS = 10
+
+
+def game_facts(game: Game, events: Sequence[Event]) -> dict[str, Any]:
+    """The facts of one complete game: the game's hook, or generic facts from its result."""
+    facts_hook = hook(game, "game_facts")
+    if facts_hook is not None:
+        facts = dict(facts_hook(events))
+    else:
+        state = fold(game, events)
+        result = game.result(state) or {"winners": [], "reason": "unfinished"}
+        seats = game.seat_count(game.configure(events[0].get("config", {}))) if events else 0
+        facts = {
+            "seats": seats,
+            "first_seat": None,
+            "winners": list(result.get("winners", [])),
+            "outcome": result.get("reason", "unknown"),
+            "chapters": 1,
+            "seat_counters": [{} for _ in range(seats)],
+            "seat_totals": [{} for _ in range(seats)],
+            "counters": {},
+            "detail": {},
+        }
+    facts.setdefault("events", len(events))
+    return facts
+
+
+def _add_counters(into: dict[str, Counter], counters: Mapping[str, Mapping[str, int]]) -> None:
+    for name, counts in counters.items():
+        target = into.get(name)
+        if target is None:
+            target = into[name] = Counter()
+        target.update(counts)
+
+
+def _rate(wins: int, games: int) -> float | None:
+    return round(wins / games, 4) if games else None
+
+
+def _ranked(counter: Mapping[str, int], top: int | None = None) -> list[dict[str, Any]]:
+    items = sorted(counter.items(), key=lambda item: (-item[1], str(item[0])))
+    if top is not None:
+        items = items[:top]
+    return [{"key": key, "count": count} for key, count in items]
+
+
+class PlayerStats:
+    """Per player name, across many games."""
+
+    def __init__(self) -> None:
+        self.players: dict[str, dict[str, Any]] = {}
+
+    def add(self, names: Sequence[str | None], facts: Mapping[str, Any]) -> None:
+        winners = set(facts.get("winners") or ())
+        count = facts["seats"]
+        seat_counters = facts.get("seat_counters") or [{}] * count
+        seat_totals = facts.get("seat_totals") or [{}] * count
+        for seat in range(count):
+            name = names[seat] if seat < len(names) else None
+            if not name:
+                continue
+            entry = self.players.get(name)
+            if entry is None:
+                entry = self.players[name] = {
+                    "games": 0,
+                    "wins": 0,
+                    "by_seat": {},
+                    "by_player_count": {},
+                    "counters": {},
+                    "totals": Counter(),
+                }
+            won = seat in winners
+            entry["games"] += 1
+            entry["wins"] += won
+            for table, key in ((entry["by_seat"], seat), (entry["by_player_count"], count)):
+                row = table.setdefault(key, [0, 0])
+                row[0] += 1
+                row[1] += won
+            _add_counters(entry["counters"], seat_counters[seat])
+            entry["totals"].update(seat_totals[seat])
+
+    def result(self, only: str | None = None) -> dict[str, Any]:
+        out = {}
+        for name, entry in sorted(self.players.items()):
+            if only is not None and name != only:
+                continue
+            out[name] = {
+                "games": entry["games"],
+                "wins": entry["wins"],
+                "win_rate": _rate(entry["wins"], entry["games"]),
+                "by_seat": _rows(entry["by_seat"]),
+                "by_player_count": _rows(entry["by_player_count"]),
+                "totals": dict(sorted(entry["totals"].items())),
+                "counters": {k: dict(sorted(v.items())) for k, v in sorted(entry["counters"].items())},
+                "favourites": {
+                    k: _ranked(v, FAVOURITES) for k, v in sorted(entry["counters"].items())
+                },
+            }
+        return out
+
+
+def _rows(table: Mapping[Any, list[int]]) -> dict[str, dict[str, Any]]:
+    return {
+        str(key): {"games": games, "wins": wins, "win_rate": _rate(wins, games)}
+        for key, (games, wins) in sorted(table.items())
+    }
+
+
+class GlobalStats:
+    """Across the whole archive: first-seat advantage, contested keys, lengths, outcomes."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.outcomes: Counter = Counter()
+        self.first_seat_games = 0
+        self.first_seat_wins = 0
+        self.first_seat_expected = 0.0
+        self.seat_wins: dict[int, list[int]] = {}
+        self.counters: dict[str, Counter] = {}
+        self.chapter_lengths: list[int] = []
+        self.event_lengths: list[int] = []
+        self.by_player_count: Counter = Counter()
+
+    def add(self, facts: Mapping[str, Any]) -> None:
+        self.games += 1
+        seats = facts["seats"]
+        winners = facts.get("winners") or ()
+        self.by_player_count[seats] += 1
+        self.outcomes[facts.get("outcome") or "unknown"] += 1
+        first = facts.get("first_seat")
+        if first is not None:
+            self.first_seat_games += 1
+            self.first_seat_wins += first in winners
+            # Under no advantage the first seat wins its share of the victories of that game.
+            self.first_seat_expected += (len(winners) / seats) if seats else 0.0
+        for seat in range(seats):
+            row = self.seat_wins.setdefault(seat, [0, 0])
+            row[0] += 1
+            row[1] += seat in winners
+        _add_counters(self.counters, facts.get("counters") or {})
+        self.chapter_lengths.append(int(facts.get("chapters") or 0))
+        self.event_lengths.append(int(facts.get("events") or 0))
+
+    def result(self) -> dict[str, Any]:
+        first_rate = _rate(self.first_seat_wins, self.first_seat_games)
+        expected = (
+            round(self.first_seat_expected / self.first_seat_games, 4) if self.first_seat_games else None
+        )
+        return {
+            "games": self.games,
+            "by_player_count": {str(k): v for k, v in sorted(self.by_player_count.items())},
+            "first_seat_advantage": {
+                "games": self.first_seat_games,
+                "wins": self.first_seat_wins,
+                "win_rate": first_rate,
+                "expected_win_rate": expected,
+                "advantage": (
+                    round(first_rate - expected, 4) if first_rate is not None and expected is not None else None
+                ),
+            },
+            "win_rate_by_seat": _rows(self.seat_wins),
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "length": {
+                "chapters": distribution(self.chapter_lengths),
+                "events": distribution(self.event_lengths),
+            },
+            "counters": {name: _ranked(counts) for name, counts in sorted(self.counters.items())},
+        }
+
+
+def distribution(values: Sequence[int], buckets: int = LENGTH_BUCKETS) -> dict[str, Any]:
+    """min, max, mean, median, p90 and a histogram of at most ``buckets`` equal-width bins."""
+    if not values:
+        return {"count": 0, "min": None, "max": None, "mean": None, "median": None, "p90": None, "histogram": []}
+    ordered = sorted(values)
+    count = len(ordered)
+    low, high = ordered[0], ordered[-1]
+    width = max(1, -(-(high - low + 1) // buckets))
+    histogram: Counter = Counter((value - low) // width for value in ordered)
+    return {
+        "count": count,
+        "min": low,
+        "max": high,
+        "mean": round(sum(ordered) / count, 3),
+        "median": _percentile(ordered, 50),
+        "p90": _percentile(ordered, 90),
+        "histogram": [
+            {"from": low + i * width, "to": low + (i + 1) * width - 1, "count": histogram.get(i, 0)}
+            for i in range((high - low) // width + 1)
+        ],
+    }
+
+
+def _percentile(ordered: Sequence[int], percent: int) -> float:
+    """Nearest-rank percentile (no interpolation: the value is one that occurred)."""
+    rank = max(1, -(-percent * len(ordered) // 100))
+    return ordered[rank - 1]
+
+
+def per_game(game: Game, events: Sequence[Event], names: Sequence[str | None] = ()) -> dict[str, Any]:
+    facts = game_facts(game, events)
+    facts["players"] = [
+        {"seat": seat, "name": names[seat] if seat < len(names) else None} for seat in range(facts["seats"])
+    ]
+    return facts
+
+
+def aggregate(
+    game: Game, games: Iterable[tuple[Sequence[str | None], Sequence[Event]]]
+) -> tuple[PlayerStats, GlobalStats]:
+    """Per-player and global statistics of ``games`` (pairs of seat names and complete logs)."""
+    players, overall = PlayerStats(), GlobalStats()
+    for names, events in games:
+        facts = game_facts(game, events)
+        players.add(names, facts)
+        overall.add(facts)
+    return players, overall

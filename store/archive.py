@@ -1,0 +1,354 @@
+"""The archive of finished games: search indexes, summaries, imported games.
+
+Layout. Every archive key carries the hash tag ``{archive}``, so on Redis Cluster the indexes live
+in one slot and one script may update them all (and ZINTERSTORE may combine them); they are kept
+apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
+
+| key | type | content |
+| --- | --- | --- |
+| ``archive:{archive}:all`` | zset | game id, score = finished time (ms since the epoch) |
+| ``archive:{archive}:by:<field>:<value>`` | zset | the same, per player name (case-folded), game, ruleset, option, player count, winner name, outcome |
+| ``archive:{archive}:summary`` | hash | game id -> JSON summary (what a search returns) |
+| ``archive:{archive}:version`` | string | a counter bumped whenever a game enters: the data version that global statistics depend on |
+| ``archive:{archive}:q:<hash>`` | zset | a short-lived intersection for a multi-filter search |
+
+Entering is one Lua script and idempotent (a game already there changes nothing, the version is
+not bumped), so the signal receiver and the verify job may both call it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping, Sequence
+
+import orjson
+import redis
+
+from store.keys import game_keys
+
+TAG = "{archive}"
+PREFIX = f"archive:{TAG}"
+ALL = f"{PREFIX}:all"
+SUMMARY = f"{PREFIX}:summary"
+VERSION = f"{PREFIX}:version"
+QUERY_TTL_SECONDS = 30
+MAX_PAGE = 100
+
+FILTER_FIELDS = ("player", "game", "ruleset", "option", "players", "winner", "outcome")
+
+
+def index_key(field: str, value: Any) -> str:
+    text = str(value)
+    if field in ("player", "winner"):
+        text = text.casefold()
+    return f"{PREFIX}:by:{field}:{text}"
+
+
+# KEYS: summary, all, version, then the index keys; ARGV: 1 game id, 2 score, 3 summary JSON.
+_ENTER = r"""
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then
+  return {0, tonumber(redis.call('GET', KEYS[3]) or '0')}
+end
+for i = 2, #KEYS do
+  if i ~= 3 then
+    redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
+  end
+end
+return {1, redis.call('INCR', KEYS[3])}
+"""
+
+
+def finished_ms(value: str | float | int | None) -> int:
+    """Milliseconds since the epoch of an ISO time (or a number of seconds), now when missing."""
+    if value is None or value == "":
+        return int(time.time() * 1000)
+    if isinstance(value, (int, float)):
+        return int(value * 1000)
+    moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def build_summary(
+    *,
+    game_id: str,
+    game: str,
+    config: Mapping[str, Any],
+    players: Sequence[str | None],
+    result: Mapping[str, Any] | None,
+    version: int,
+    finished: int,
+    imported: bool = False,
+) -> dict[str, Any]:
+    options = config.get("options") or {}
+    winners = list((result or {}).get("winners") or [])
+    return {
+        "id": game_id,
+        "game": game,
+        "ruleset": config.get("ruleset"),
+        "player_count": len(players),
+        "players": list(players),
+        "options": sorted(k for k, v in options.items() if v not in (None, False)),
+        "winners": winners,
+        "winner_names": [players[s] for s in winners if s < len(players) and players[s]],
+        "outcome": (result or {}).get("reason"),
+        "version": version,
+        "finished": iso(finished),
+        "imported": imported,
+    }
+
+
+def _index_keys(summary: Mapping[str, Any]) -> list[str]:
+    keys = {index_key("game", summary["game"]), index_key("players", summary["player_count"])}
+    if summary.get("ruleset"):
+        keys.add(index_key("ruleset", summary["ruleset"]))
+    if summary.get("outcome"):
+        keys.add(index_key("outcome", summary["outcome"]))
+    keys.update(index_key("option", option) for option in summary["options"])
+    keys.update(index_key("player", name) for name in summary["players"] if name)
+    keys.update(index_key("winner", name) for name in summary["winner_names"])
+    return sorted(keys)
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class Archive:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._enter = client.register_script(_ENTER)
+
+    # -- entering --------------------------------------------------------------------------------
+    def enter(self, summary: Mapping[str, Any]) -> tuple[bool, int]:
+        """Add a finished game (idempotent). Returns (newly added, archive version)."""
+        score = finished_ms(summary["finished"])
+        keys = [SUMMARY, ALL, VERSION, *_index_keys(summary)]
+        added, version = self._enter(keys=keys, args=[summary["id"], score, orjson.dumps(summary)])
+        return bool(added), int(version)
+
+    def version(self) -> int:
+        return int(self.redis.get(VERSION) or 0)
+
+    def contains(self, game_id: str) -> bool:
+        return bool(self.redis.hexists(SUMMARY, game_id))
+
+    def summary(self, game_id: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(SUMMARY, game_id)
+        return orjson.loads(raw) if raw else None
+
+    def count(self) -> int:
+        return int(self.redis.zcard(ALL))
+
+    def ids(self, newest_first: bool = True) -> list[str]:
+        return [i.decode() if isinstance(i, bytes) else i for i in self.redis.zrange(ALL, 0, -1, desc=newest_first)]
+
+    # -- search ----------------------------------------------------------------------------------
+    def search(
+        self,
+        *,
+        filters: Mapping[str, Sequence[Any]] | None = None,
+        finished_from: int | None = None,
+        finished_to: int | None = None,
+        cursor: str | None = None,
+        limit: int = 20,
+    ) -> Page:
+        """Newest first. ``filters`` maps a field of ``FILTER_FIELDS`` to values that must all match
+        (several options, several players); dates are ms bounds (inclusive)."""
+        limit = max(1, min(limit, MAX_PAGE))
+        keys = sorted({index_key(field, value) for field, values in (filters or {}).items() for value in values})
+        key = self._combined(keys)
+        high = "+inf" if finished_to is None else finished_to
+        low = "-inf" if finished_from is None else finished_from
+        after_score, after_id = _decode_cursor(cursor) if cursor else (None, None)
+        if after_score is not None:
+            high = after_score if finished_to is None else min(after_score, finished_to)
+        found: list[tuple[str, int]] = []
+        offset = 0
+        batch = limit + 1
+        while len(found) <= limit:
+            rows = self.redis.zrange(key, high, low, desc=True, byscore=True, offset=offset, num=batch, withscores=True)
+            if not rows:
+                break
+            for member, score in rows:
+                member = member.decode() if isinstance(member, bytes) else member
+                score = int(score)
+                # Inside one score, members come in reverse lexical order: skip up to the cursor.
+                if after_score is not None and score == after_score and member >= after_id:
+                    continue
+                found.append((member, score))
+            offset += len(rows)
+            if len(rows) < batch:
+                break
+        page, more = found[:limit], len(found) > limit
+        summaries = self.redis.hmget(SUMMARY, [game_id for game_id, _ in page]) if page else []
+        items = [orjson.loads(raw) for raw in summaries if raw]
+        next_cursor = _encode_cursor(*page[-1][::-1]) if more and page else None
+        return Page(items=items, next_cursor=next_cursor)
+
+    def _combined(self, keys: list[str]) -> str:
+        if not keys:
+            return ALL
+        if len(keys) == 1:
+            return keys[0]
+        digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:24]
+        target = f"{PREFIX}:q:{digest}"
+        # The intersection is cached for a few seconds; paging through it reuses it, and a game
+        # entering meanwhile shows up at most QUERY_TTL_SECONDS later (always at the newest end).
+        if not self.redis.exists(target):
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.zinterstore(target, keys, aggregate="MAX")
+            pipe.expire(target, QUERY_TTL_SECONDS)
+            pipe.execute()
+        return target
+
+    # -- imported games --------------------------------------------------------------------------
+    def store_finished_game(
+        self,
+        game_id: str,
+        *,
+        meta: Mapping[str, Any],
+        full_config: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+    ) -> bool:
+        """Write a complete, already validated log as a finished game (an import). Refuses (False)
+        when the id exists; the whole game appears at once (MULTI/EXEC on the game's own keys)."""
+        keys = game_keys(game_id)
+        if not self.redis.hsetnx(keys.meta, "status", "importing"):
+            return False
+        pipe = self.redis.pipeline(transaction=True)
+        for version, event in enumerate(events, start=1):
+            pipe.xadd(keys.events, {"e": orjson.dumps(event)}, id=f"{version}-1")
+        pipe.set(keys.snapshot, orjson.dumps(snapshot))
+        pipe.set(keys.config, orjson.dumps(full_config))
+        pipe.hset(keys.meta, mapping={k: _field(v) for k, v in meta.items()})
+        pipe.execute()
+        return True
+
+
+def _field(value: Any) -> Any:
+    if isinstance(value, (dict, list, bool)) or value is None:
+        return orjson.dumps(value)
+    return value
+
+
+def _encode_cursor(score: int, game_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{score}:{game_id}".encode()).decode().rstrip("=")
+
+
+class BadCursor(ValueError):
+    pass
+
+
+def _decode_cursor(cursor: str) -> tuple[int, str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        score, game_id = base64.urlsafe_b64decode(padded.encode()).decode().split(":", 1)
+        return int(score), game_id
+    except Exception:
+        raise BadCursor("invalid cursor") from None
+
+
+def events_of(client: redis.Redis, game_ids: Iterable[str]) -> Iterable[tuple[str, list[dict[str, Any]]]]:
+    """The complete logs of ``game_ids`` (one XRANGE each, pipelined by batches of 50)."""
+    ids = list(game_ids)
+    loads = orjson.loads
+    for start in range(0, len(ids), 50):
+        batch = ids[start:start + 50]
+        pipe = client.pipeline(transaction=False)
+        for game_id in batch:
+            pipe.xrange(game_keys(game_id).events)
+        for game_id, entries in zip(batch, pipe.execute()):
+            yield game_id, [loads(fields[b"e"] if b"e" in fields else fields["e"]) for _, fields in entries]
+
+
+@dataclass(frozen=True)
+class GameLog:
+    """One stored game, read consistently (MULTI/EXEC): metadata, complete log and snapshot."""
+
+    game_id: str
+    meta: dict[str, str]
+    events: list[dict[str, Any]]
+    snapshot: dict[str, Any] | None
+
+    @property
+    def name(self) -> str:
+        return self.meta["game"]
+
+    @property
+    def status(self) -> str:
+        return self.meta.get("status", "")
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+    @property
+    def players(self) -> list[str | None]:
+        return [self.meta.get(f"name:{seat}") for seat in range(int(self.meta.get("seat_count") or 0))]
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        raw = self.meta.get("result")
+        return orjson.loads(raw) if raw else None
+
+    @property
+    def public_config(self) -> dict[str, Any]:
+        raw = self.meta.get("config")
+        return orjson.loads(raw) if raw else {}
+
+
+def load_log(client: redis.Redis, game_id: str) -> GameLog | None:
+    keys = game_keys(game_id)
+    pipe = client.pipeline(transaction=True)
+    pipe.hgetall(keys.meta)
+    pipe.xrange(keys.events)
+    pipe.get(keys.snapshot)
+    meta, entries, snapshot = pipe.execute()
+    if not meta:
+        return None
+    loads = orjson.loads
+    return GameLog(
+        game_id=game_id,
+        meta={k.decode(): v.decode() for k, v in meta.items()},
+        events=[loads(fields[b"e"]) for _, fields in entries],
+        snapshot=loads(snapshot) if snapshot else None,
+    )
+
+
+def game_version(client: redis.Redis, game_id: str) -> tuple[str, int] | None:
+    """(status, version) of a stored game, or None."""
+    status, version = client.hmget(game_keys(game_id).meta, "status", "version")
+    if status is None:
+        return None
+    return status.decode(), int(version or 0)
+
+
+def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
+    result = log.result
+    return build_summary(
+        game_id=log.game_id,
+        game=log.name,
+        config=log.public_config,
+        players=log.players,
+        result=result,
+        version=log.version,
+        finished=finished_ms(log.meta.get("finished")),
+        imported=imported or log.meta.get("imported") == "1",
+    )

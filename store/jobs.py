@@ -1,0 +1,168 @@
+"""Job bookkeeping for the RQ workers: deterministic job ids, job records, progress, cached results.
+
+A job is identified by what it computes and the version of the data it depends on::
+
+    job id = "<kind>-" + sha256(kind, params, data version)[:24]
+
+so identical requests share one job, and a result is reused until the data changes (a new game
+version or archive version gives a new id, hence a fresh computation). RQ runs the job under that
+same id; this module keeps the record a client reads (status, progress, error, where the result is):
+
+| key | type | content |
+| --- | --- | --- |
+| ``jobs:{jobs}:<id>`` | hash | kind, params (JSON), data_version, status, progress, attempts, created/started/finished, error (JSON), content_type, completions |
+| ``jobs:{jobs}:<id>:result`` | string | the result bytes (JSON, Markdown, HTML or NDJSON) |
+
+Records and results expire (``RESULT_TTL_SECONDS``) after the job ends, so the cache cannot grow
+without bound; an expired result is simply recomputed on the next request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import orjson
+import redis
+
+PREFIX = "jobs:{jobs}"
+RESULT_TTL_SECONDS = 24 * 3600
+STATUSES = ("queued", "started", "finished", "failed")
+
+
+def job_id(kind: str, params: Mapping[str, Any], data_version: str) -> str:
+    material = orjson.dumps({"kind": kind, "params": params, "data": data_version}, option=orjson.OPT_SORT_KEYS)
+    return f"{kind}-{hashlib.sha256(material).hexdigest()[:24]}"
+
+
+def record_key(jid: str) -> str:
+    return f"{PREFIX}:{jid}"
+
+
+def result_key(jid: str) -> str:
+    return f"{PREFIX}:{jid}:result"
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    id: str
+    kind: str
+    params: dict[str, Any]
+    data_version: str
+    status: str
+    progress: float
+    attempts: int
+    completions: int
+    created: str | None
+    started: str | None
+    finished: str | None
+    error: dict[str, Any] | None
+    content_type: str | None
+
+
+# Creates the record only when there is none or the previous attempt failed; returns 1 when the
+# caller must enqueue. KEYS: record; ARGV: kind, params JSON, data version, now.
+_CREATE = r"""
+local status = redis.call('HGET', KEYS[1], 'status')
+if status and status ~= 'failed' then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'kind', ARGV[1], 'params', ARGV[2], 'data_version', ARGV[3],
+           'status', 'queued', 'progress', '0', 'attempts', '0', 'completions', '0', 'created', ARGV[4])
+redis.call('PERSIST', KEYS[1])
+return 1
+"""
+
+
+class JobBook:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._create = client.register_script(_CREATE)
+
+    def create(self, kind: str, params: Mapping[str, Any], data_version: str) -> tuple[str, bool]:
+        """(job id, True when this call created it and must enqueue it)."""
+        jid = job_id(kind, params, data_version)
+        created = self._create(
+            keys=[record_key(jid)],
+            args=[kind, orjson.dumps(params, option=orjson.OPT_SORT_KEYS), data_version, now_iso()],
+        )
+        if not created and not self.result_exists(jid) and self.status(jid) == "finished":
+            # The result expired before the record: forget the record and compute again.
+            self.redis.delete(record_key(jid))
+            return self.create(kind, params, data_version)
+        return jid, bool(created)
+
+    def get(self, jid: str) -> JobRecord | None:
+        raw = self.redis.hgetall(record_key(jid))
+        if not raw:
+            return None
+        data = {k.decode(): v.decode() for k, v in raw.items()}
+        return JobRecord(
+            id=jid,
+            kind=data.get("kind", ""),
+            params=orjson.loads(data.get("params") or "{}"),
+            data_version=data.get("data_version", ""),
+            status=data.get("status", "queued"),
+            progress=float(data.get("progress") or 0),
+            attempts=int(data.get("attempts") or 0),
+            completions=int(data.get("completions") or 0),
+            created=data.get("created"),
+            started=data.get("started"),
+            finished=data.get("finished"),
+            error=orjson.loads(data["error"]) if data.get("error") else None,
+            content_type=data.get("content_type"),
+        )
+
+    def status(self, jid: str) -> str | None:
+        value = self.redis.hget(record_key(jid), "status")
+        return value.decode() if value else None
+
+    def started(self, jid: str) -> int:
+        """Mark an attempt as started (a re-run after a crash counts as a new attempt)."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(record_key(jid), mapping={"status": "started", "started": now_iso(), "progress": "0"})
+        pipe.hdel(record_key(jid), "error")
+        pipe.hincrby(record_key(jid), "attempts", 1)
+        return int(pipe.execute()[-1])
+
+    def progress(self, jid: str, fraction: float) -> None:
+        self.redis.hset(record_key(jid), "progress", f"{max(0.0, min(1.0, fraction)):.4f}")
+
+    def finish(self, jid: str, body: bytes, content_type: str) -> None:
+        """Store the result and mark the job finished, atomically: a crash leaves either no
+        result (the job runs again) or the whole result, never half of it."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(result_key(jid), body, ex=RESULT_TTL_SECONDS)
+        pipe.hset(
+            record_key(jid),
+            mapping={"status": "finished", "progress": "1", "finished": now_iso(), "content_type": content_type},
+        )
+        pipe.hincrby(record_key(jid), "completions", 1)
+        pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
+        pipe.execute()
+
+    def fail(self, jid: str, problem: Mapping[str, Any], final: bool) -> None:
+        """Record an error; ``final`` when no retry is left (the client then sees it)."""
+        mapping = {"error": orjson.dumps(problem)}
+        if final:
+            mapping.update(status="failed", finished=now_iso())
+        else:
+            mapping["status"] = "queued"
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(record_key(jid), mapping=mapping)
+        if final:
+            pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
+        pipe.execute()
+
+    def result(self, jid: str) -> bytes | None:
+        return self.redis.get(result_key(jid))
+
+    def result_exists(self, jid: str) -> bool:
+        return bool(self.redis.exists(result_key(jid)))
