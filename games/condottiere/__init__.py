@@ -1,0 +1,73 @@
+"""Condottiere (2006 edition and classic edition) as a pure event-sourced rule engine.
+
+``GAME`` implements :class:`games.base.Game`. Rule IDs refer to ``shared/rules/condottiere.md``;
+commands, events and views are specified in ``docs/condottiere-protocol.md``."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from games.base import LogError
+from games.condottiere import rules, views
+from games.condottiere.annotate import annotate as _annotate
+from games.condottiere.config import configure as _configure
+from games.condottiere.rules import ST_OVER, State
+from games.condottiere.serial import state_from_json as _from_json
+from games.condottiere.serial import state_to_json as _to_json
+from games.condottiere.verify import verify_log as _verify_log
+
+
+class Condottiere:
+    name = "condottiere"
+    title = "Condottiere"
+
+    def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        return _configure(raw)
+
+    def seat_count(self, config: Mapping[str, Any]) -> int:
+        return config["players"]
+
+    def start(self, config: Mapping[str, Any]) -> list[dict]:
+        return rules.start(_configure(config))
+
+    def evolve(self, state: State | None, event: dict) -> State:
+        return rules.evolve(state, event)
+
+    def decide(self, state: State, seat: int, command: dict) -> list[dict]:
+        return rules.decide(state, seat, command)
+
+    def next_automatic_event(self, state: State) -> dict | None:
+        return rules.next_automatic_event(state)
+
+    def legal_moves(self, state: State, seat: int) -> list[dict]:
+        return views.legal_moves(state, seat)
+
+    def awaiting(self, state: State) -> list[int]:
+        return [] if state is None else list(state.awaiting)
+
+    def is_over(self, state: State) -> bool:
+        return state is not None and state.step == ST_OVER
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        return None if state is None else views.result(state)
+
+    def view(self, state: State, viewer: Any) -> dict[str, Any]:
+        return views.view(state, viewer)
+
+    def redact(self, event: dict, viewer: Any) -> dict:
+        return views.redact(event, viewer)
+
+    def annotate(self, before: State | None, event: dict, after: State | None) -> str:
+        return _annotate(before, event, after)
+
+    def state_to_json(self, state: State) -> dict[str, Any]:
+        return _to_json(state)
+
+    def state_from_json(self, data: Mapping[str, Any]) -> State:
+        return _from_json(data)
+
+    def verify_log(self, events: Sequence[dict]) -> LogError | None:
+        return _verify_log(events)
+
+
+GAME = Condottiere()

@@ -1,0 +1,66 @@
+"""The map (MAP-1) and the decks (CARD-1, CARD-2, CL-1), loaded from the JSON files in ``data/``
+so that a correction is a data change. Everything here is immutable and precomputed at import."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+
+def _load(name: str) -> dict:
+    return json.loads(resources.files(__package__).joinpath("data", name).read_text("utf-8"))
+
+
+_MAP = _load("map.json")
+REGIONS: tuple[str, ...] = tuple(r["name"] for r in _MAP["regions"])
+REGION_INDEX: dict[str, int] = {name: i for i, name in enumerate(REGIONS)}
+
+# ADJACENT[i] is the bitmask of the regions bordering region i (bit j = region j).
+_adjacent = []
+for _r in _MAP["regions"]:
+    _mask = 0
+    for _other in _r["adjacent"]:
+        _mask |= 1 << REGION_INDEX[_other]
+    _adjacent.append(_mask)
+ADJACENT: tuple[int, ...] = tuple(_adjacent)
+for _i, _m in enumerate(ADJACENT):  # borders are symmetric; a data error must not load silently
+    for _j in range(len(REGIONS)):
+        if (_m >> _j) & 1 and not (ADJACENT[_j] >> _i) & 1:
+            raise ValueError(f"map.json: border {REGIONS[_i]}-{REGIONS[_j]} is not symmetric")
+_ADJ_BY_BIT = {1 << i: m for i, m in enumerate(ADJACENT)}
+
+_CARDS = _load("cards.json")
+CARD_NAMES: dict[str, str] = {code: c["name"] for code, c in _CARDS["cards"].items()}
+# Printed strength of each mercenary (CARD-3: only these are mercenaries).
+MERCENARY: dict[str, int] = {
+    code: c["strength"] for code, c in _CARDS["cards"].items() if c["mercenary"]
+}
+HIDEABLE = frozenset(_CARDS["hideable"])  # OPT-HID-1
+DECKS: dict[str, tuple[str, ...]] = {
+    ruleset: tuple(sorted(code for code, count in counts.items() for _ in range(count)))
+    for ruleset, counts in _CARDS["decks"].items()
+}
+DECK_COUNTS: dict[str, dict[str, int]] = {r: dict(c) for r, c in _CARDS["decks"].items()}
+ALL_CARDS = frozenset(CARD_NAMES)
+
+
+def largest_group(mask: int) -> int:
+    """Size of the largest connected group of the regions in ``mask`` (MAP-2)."""
+    best = 0
+    while mask:
+        frontier = mask & -mask
+        group = 0
+        while frontier:
+            group |= frontier
+            reach = 0
+            f = frontier
+            while f:
+                bit = f & -f
+                f ^= bit
+                reach |= _ADJ_BY_BIT[bit]
+            frontier = reach & mask & ~group
+        mask &= ~group
+        size = group.bit_count()
+        if size > best:
+            best = size
+    return best

@@ -1,0 +1,105 @@
+"""Validation and normalisation of a game's configuration (SET-1, options of section 8, CL-7)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from games.base import ConfigError
+from games.condottiere.board import DECK_COUNTS
+
+RULESETS = ("2006", "classic")
+OPTIONS = ("draw_after_battle", "points_target", "bigger_kingdoms", "capturing", "hidden_cards")
+# Options that exist only in the 2006 edition (section 9 lists what the classic edition offers).
+ONLY_2006 = ("draw_after_battle", "hidden_cards")
+FIELDS = ("ruleset", "players", "options", "seed", "first_condottiere", "deck_order")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError("INVALID_CONFIG", "The configuration must be an object.")
+    unknown = sorted(set(raw) - set(FIELDS) - {"deck_order_given"})
+    if unknown:
+        raise ConfigError("INVALID_CONFIG", f"Unknown configuration field(s): {', '.join(unknown)}.")
+
+    ruleset = raw.get("ruleset", "2006")
+    if ruleset is None:
+        ruleset = "2006"
+    if ruleset not in RULESETS:
+        raise ConfigError("INVALID_RULESET", 'The ruleset must be "2006" or "classic".')
+
+    players = raw.get("players")
+    if not _is_int(players) or not 2 <= players <= 6:
+        raise ConfigError("INVALID_PLAYER_COUNT", "Condottiere is played by 2 to 6 players.", "SET-1")
+
+    raw_options = raw.get("options") or {}
+    if not isinstance(raw_options, Mapping):
+        raise ConfigError("INVALID_OPTION", "options must be an object.")
+    unknown = sorted(set(raw_options) - set(OPTIONS))
+    if unknown:
+        raise ConfigError("INVALID_OPTION", f"Unknown option(s): {', '.join(unknown)}.")
+    options: dict[str, Any] = {}
+    for name in ("draw_after_battle", "bigger_kingdoms", "capturing", "hidden_cards"):
+        value = raw_options.get(name, False)
+        if value is None:
+            value = False
+        if not isinstance(value, bool):
+            raise ConfigError("INVALID_OPTION", f"Option {name} must be true or false.")
+        options[name] = value
+    target = raw_options.get("points_target")
+    if target is not None and (not _is_int(target) or not 1 <= target <= 1000):
+        raise ConfigError("INVALID_TARGET", "points_target must be null or an integer from 1 to 1000.",
+                          "OPT-POINTS-1")
+    options["points_target"] = target
+    options = {name: options[name] for name in OPTIONS}
+    if ruleset == "classic":
+        for name in ONLY_2006:
+            if options[name]:
+                raise ConfigError("OPTION_NOT_IN_RULESET",
+                                  f"Option {name} exists only in the 2006 edition.", "CL-7")
+
+    seed = raw.get("seed", 0)
+    if seed is None:
+        seed = 0
+    if not _is_int(seed):
+        raise ConfigError("INVALID_SEED", "seed must be an integer.", "RL-10")
+
+    first = raw.get("first_condottiere")
+    if first is not None and (not _is_int(first) or not 0 <= first < players):
+        raise ConfigError("INVALID_SEAT", f"first_condottiere must be a seat from 0 to {players - 1}.",
+                          "SET-2")
+
+    deck_order = raw.get("deck_order")
+    if deck_order is not None:
+        if not isinstance(deck_order, (list, tuple)) or not all(isinstance(c, str) for c in deck_order):
+            raise ConfigError("INVALID_DECK_ORDER", "deck_order must be a list of card codes.")
+        if Counter(deck_order) != Counter(DECK_COUNTS[ruleset]):
+            size = sum(DECK_COUNTS[ruleset].values())
+            raise ConfigError(
+                "INVALID_DECK_ORDER",
+                f"deck_order must hold exactly the {size} cards of the {ruleset} deck.",
+                "CL-1" if ruleset == "classic" else "CARD-1",
+            )
+        deck_order = list(deck_order)
+
+    return {
+        "ruleset": ruleset,
+        "players": players,
+        "options": options,
+        "seed": seed,
+        "first_condottiere": first,
+        "deck_order": deck_order,
+    }
+
+
+def public_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration as everybody may see it: a given deck order reveals every hand."""
+    public = dict(config)
+    public["options"] = dict(config["options"])
+    public["deck_order_given"] = config.get("deck_order") is not None
+    public["deck_order"] = None
+    return public

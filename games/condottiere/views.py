@@ -1,0 +1,204 @@
+"""What each viewer may see: views, redacted events and legal moves (OPT-HID-4, BAT-8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import FULL
+from games.condottiere.board import MERCENARY, REGIONS
+from games.condottiere.config import public_config
+from games.condottiere.rules import (
+    ST_BATTLE, ST_CHOOSE, ST_HAND, ST_KEEP, ST_OVER, State, allowed_regions, pope_regions,
+    strengths, true_lines,
+)
+
+PHASES = {ST_CHOOSE: "place_token", ST_BATTLE: "battle", ST_HAND: "hand_discard",
+          ST_KEEP: "keep_cards", ST_OVER: "over"}
+
+
+def phase(s: State) -> str:
+    # "resolving" is only seen in replays between the events of one move
+    return PHASES.get(s.step, "resolving")
+
+
+def legal_moves(s: State, seat: Any) -> list[dict]:
+    if s is None or seat not in s.awaiting:
+        return []
+    step = s.step
+    if step == ST_BATTLE:
+        moves: list[dict] = []
+        hand = s.hands[seat]
+        previous = None
+        for card in hand:  # sorted: equal codes are neighbours
+            if card == previous:
+                continue
+            previous = card
+            if card == "scarecrow":
+                moves.append({"type": "play", "card": card, "take_back": None})
+                for back in sorted({c for c in s.lines[seat] if c in MERCENARY}):
+                    moves.append({"type": "play", "card": card, "take_back": back})
+            elif card == "bishop" and not s.classic:
+                moves.append({"type": "play", "card": card, "pope": None})
+                for region in pope_regions(s):
+                    moves.append({"type": "play", "card": card, "pope": REGIONS[region]})
+            else:
+                moves.append({"type": "play", "card": card})
+        if s.down[seat]:
+            moves.append({"type": "pass", "reveal": False})
+            moves.append({"type": "pass", "reveal": True})
+        else:
+            moves.append({"type": "pass"})
+        return moves
+    if step == ST_CHOOSE:
+        moves = [{"type": "place_token", "region": REGIONS[r]} for r in allowed_regions(s, seat)]
+        if s.classic and s.declines < s.n:
+            moves.append({"type": "decline_token"})
+        return moves
+    if step == ST_HAND:
+        return [{"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}]
+    if step == ST_KEEP:
+        hand = s.hands[seat]
+        distinct = sorted(set(hand))
+        moves = [{"type": "keep_cards", "cards": []}]
+        for i, a in enumerate(distinct):
+            moves.append({"type": "keep_cards", "cards": [a]})
+            for b in distinct[i:]:
+                if a != b or hand.count(a) >= 2:
+                    moves.append({"type": "keep_cards", "cards": [a, b]})
+        return moves
+    return []
+
+
+def view(s: State, viewer: Any) -> dict[str, Any]:
+    n = s.n
+    full = viewer == FULL
+    shown = strengths(s.lines)  # OPT-HID-4: face-up cards only
+    real = strengths(true_lines(s)) if any(s.down) else shown
+    in_battle = s.step == ST_BATTLE or (s.region is not None) or s.fb is not None
+    regions_of: list[list[str]] = [[] for _ in range(n)]
+    for i, owner in enumerate(s.owners):
+        if owner is not None:
+            regions_of[owner].append(REGIONS[i])
+    players = []
+    for i in range(n):
+        sees = full or viewer == i
+        line = [{"card": c, "face_down": False} for c in s.lines[i]]
+        line.extend({"card": c if sees else None, "face_down": True} for c in s.down[i])
+        player = {
+            "seat": i,
+            "hand_size": len(s.hands[i]),
+            "passed": bool(s.passed[i]) if in_battle else False,
+            "regions": regions_of[i],
+            "line": line,
+            "strength": shown[i],
+        }
+        if sees:
+            player["true_strength"] = real[i]
+        if full:
+            player["hand"] = list(s.hands[i])
+        players.append(player)
+    battle = None
+    if s.region is not None or s.fb is not None:
+        battle = {
+            "region": None if s.region is None else REGIONS[s.region],
+            "defender": s.defender,
+            "final": s.fb is not None,
+        }
+    last_battle = None
+    if s.last_strengths is not None:
+        last_battle = {
+            "region": None if s.last_region is None else REGIONS[s.last_region],
+            "winner": s.last_winner,
+            "strengths": list(s.last_strengths),
+            "cause": s.last_cause,
+        }
+    result = _result(s)
+    out: dict[str, Any] = {
+        "game": "condottiere",
+        "config": public_config(s.config),
+        "phase": phase(s),
+        "awaiting": list(s.awaiting),
+        "turn": s.turn if s.step == ST_BATTLE else None,
+        "condottiere": s.holder,
+        "pope": None if s.pope is None else REGIONS[s.pope],
+        "battle": battle,
+        "last_battle": last_battle,
+        "regions": {REGIONS[i]: owner for i, owner in enumerate(s.owners)},
+        "players": players,
+        "deck_size": len(s.deck),
+        "discard_size": len(s.discard),
+        "winners": None if s.winners is None else list(s.winners),
+        "result": result,
+        "match": (
+            {"game_number": s.game_number, "scores": list(s.scores), "target": s.target}
+            if s.target else None
+        ),
+    }
+    if s.step == ST_CHOOSE and s.classic:
+        out["declines"] = s.declines
+    if s.step == ST_HAND:
+        out["hand_discard"] = list(s.hand_pending)
+    if full:
+        out["deck"] = list(s.deck)
+    elif isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < n:
+        out["seat"] = viewer
+        out["hand"] = list(s.hands[viewer])
+        out["legal_moves"] = legal_moves(s, viewer)
+    return out
+
+
+def _result(s: State) -> dict[str, Any] | None:
+    if s.step != ST_OVER:
+        return None
+    regions = [[] for _ in range(s.n)]
+    for i, owner in enumerate(s.owners):
+        if owner is not None:
+            regions[owner].append(REGIONS[i])
+    if s.target:
+        return {"winners": list(s.match_winners or ()), "reason": "points", "scores": list(s.scores),
+                "games": s.game_number, "game_winners": list(s.winners or ()),
+                "game_reason": s.reason, "regions": regions}
+    return {"winners": list(s.winners or ()), "reason": s.reason, "regions": regions}
+
+
+result = _result
+
+_SEAT_PRIVATE = {
+    "cards_dealt": ("cards",),
+    "cards_drawn": ("cards",),
+    "hand_discarded": ("cards",),
+    "card_taken_back": ("card",),
+    "cards_kept": ("kept", "discarded"),
+}
+
+
+def redact(event: dict, viewer: Any) -> dict:
+    if viewer == FULL:
+        return event
+    kind = event.get("type")
+    if kind == "game_started":
+        config = event.get("config") or {}
+        if config.get("deck_order") is not None:
+            redacted = dict(event)
+            redacted["config"] = public_config(config)
+            return redacted
+        return event
+    if kind == "deck_shuffled":
+        if event.get("cards") is None:
+            return event
+        redacted = dict(event)
+        redacted["cards"] = None
+        return redacted
+    if kind == "card_played":
+        if event.get("face_down") and viewer != event.get("seat"):
+            redacted = dict(event)
+            redacted["card"] = None
+            return redacted
+        return event
+    private = _SEAT_PRIVATE.get(kind)
+    if private and viewer != event.get("seat"):
+        redacted = dict(event)
+        for name in private:
+            redacted[name] = None
+        return redacted
+    return event
