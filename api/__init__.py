@@ -1,0 +1,93 @@
+"""The Flask app factory. Blueprints are registered from :data:`BLUEPRINT_MODULES`; modules listed in
+:data:`OPTIONAL_BLUEPRINT_MODULES` are registered when they exist, so another area adds its routes by
+creating ``api/<name>.py`` with a module-level ``blp`` (an :class:`api.common.Blueprint`)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from typing import Any, Mapping
+
+import flask_smorest
+from flask import Flask
+
+from api import problems
+
+BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
+OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats"]
+
+DEFAULTS: dict[str, Any] = {
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "SSE_HEARTBEAT_SECONDS": 15.0,
+    "GAME_CACHE_SIZE": 1024,
+    "API_TITLE": "Condottiere server",
+    "API_VERSION": "1",
+    "OPENAPI_VERSION": "3.1.0",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "v1/openapi.json",
+    "OPENAPI_REDOC_PATH": "docs",
+    "OPENAPI_REDOC_URL": "https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
+    "JSON_SORT_KEYS": False,
+}
+
+# Environment variables read by the factory (config passed in wins).
+ENV_SETTINGS = {
+    "REDIS_URL": str,
+    "MAX_CONTENT_LENGTH": int,
+    "SSE_HEARTBEAT_SECONDS": float,
+    "GAME_CACHE_SIZE": int,
+}
+
+
+class Api(flask_smorest.Api):
+    """Every error, flask-smorest's and webargs' included, is a problem+json document."""
+
+    def handle_http_exception(self, error):
+        return problems.from_http_exception(error)
+
+
+def _settings(config: Mapping[str, Any] | None) -> dict[str, Any]:
+    settings = dict(DEFAULTS)
+    for name, cast in ENV_SETTINGS.items():
+        if os.environ.get(name):
+            settings[name] = cast(os.environ[name])
+    settings.update(config or {})
+    return settings
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app. ``REDIS_URL`` comes from ``config`` or the environment (required), unless
+    ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
+    opened here (redis-py connects lazily)."""
+    from service import GameService
+
+    app = Flask(__name__)
+    app.config.update(_settings(config))
+    game_service = app.config.pop("GAME_SERVICE", None)
+    if game_service is None:
+        url = app.config.get("REDIS_URL")
+        if not url:
+            raise RuntimeError("REDIS_URL is not set: pass it in config or the environment")
+        game_service = GameService.from_url(url, cache_size=int(app.config["GAME_CACHE_SIZE"]))
+    app.extensions["game_service"] = game_service
+
+    api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
+    api.spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"}
+    )
+    for module_name in BLUEPRINT_MODULES:
+        api.register_blueprint(importlib.import_module(module_name).blp)
+    for module_name in OPTIONAL_BLUEPRINT_MODULES:
+        if importlib.util.find_spec(module_name) is not None:
+            api.register_blueprint(importlib.import_module(module_name).blp)
+    problems.register(app)
+    return app
+
+
+_DESCRIPTION = (
+    "Play turn-based games over HTTP. Create a game, claim seats (each claim returns a secret seat "
+    "token once), read your view with `Authorization: Bearer <token>`, submit moves, follow the "
+    "game live over Server-Sent Events. Errors are RFC 9457 `application/problem+json` documents "
+    "with a stable `code`."
+)

@@ -1,0 +1,1 @@
+"""Marshmallow schemas for the HTTP API (requests, responses, problems)."""

@@ -135,6 +135,7 @@ class EventsPage:
     status: str
     events: list[dict[str, Any]]  # [{"version": v, "event": {...}}], redacted for the viewer
     limit: int
+    seat: int | None = None  # the viewer (None: spectator)
 
     def to_dict(self) -> dict[str, Any]:
         last = self.events[-1]["version"] if self.events else None
@@ -142,6 +143,7 @@ class EventsPage:
             "game_id": self.game_id,
             "version": self.version,
             "status": self.status,
+            "seat": self.seat,
             "events": self.events,
             "next_after": last,
             "has_more": last is not None and last < self.version,
@@ -372,6 +374,7 @@ class GameService:
             status=cached.status,
             events=self.redact_entries(cached.name, entries, seat, cached.status == "finished"),
             limit=limit,
+            seat=seat,
         )
 
     @staticmethod

@@ -1,0 +1,255 @@
+"""Core game routes: create, list, summary, claim a seat, view, move, events and the live stream.
+
+Thin: parse and validate HTTP, call :class:`service.GameService`, shape the answer. Hot paths (view,
+move) serialise with orjson directly; the marshmallow response schemas document them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from flask import Response, current_app, request, url_for
+from flask.views import MethodView
+
+from api.common import Blueprint, bearer_token, json_response, service
+from api.problems import PROBLEM_MIME, ProblemError
+from schemas.games import (
+    ClaimSeatRequest,
+    ClaimSeatResponse,
+    CreateGameRequest,
+    EventsPageSchema,
+    EventsQuery,
+    GameListSchema,
+    GameSummarySchema,
+    ListGamesQuery,
+    MoveRequest,
+    MoveResponse,
+    StreamQuery,
+    ViewSchema,
+)
+from schemas.problems import ProblemSchema
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow")
+
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+_ETAG_VERSION = re.compile(r'^(?:W/)?"?(\d{1,18})(?:\.[a-z0-9]+)?"?$')
+
+SEAT_AUTH = [{"seatToken": []}]
+OPTIONAL_AUTH = [{}, {"seatToken": []}]
+
+
+def problems(*statuses: int):
+    """Document problem+json answers for ``statuses``."""
+
+    def decorate(func):
+        for status in statuses:
+            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
+        return func
+
+    return decorate
+
+
+def header_param(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": name, "in": "header", "required": False, "schema": schema or {"type": "string"}, "description": description}
+
+
+def _viewer_headers(seat: int | None) -> dict[str, str]:
+    return {
+        "Vary": "Authorization",
+        # A seat's view is private: never stored by any cache. The spectator's may be, revalidated.
+        "Cache-Control": "no-store" if seat is not None else "no-cache",
+    }
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.arguments(CreateGameRequest)
+    @blp.response(201, GameSummarySchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
+    @problems(400, 413, 415, 422)
+    def post(self, body):
+        """Create a game (seats free, except those given to bots)."""
+        summary = service().create_game(body["game"], body["config"], body["bots"])
+        location = url_for("games.Game", game_id=summary["id"])
+        return json_response(summary, 201, {"Location": location})
+
+    @blp.arguments(ListGamesQuery, location="query")
+    @blp.response(200, GameListSchema)
+    @problems(422)
+    def get(self, query):
+        """List games, newest first (cursor pagination; filters: status, game)."""
+        games, cursor = service().list_games(
+            status=query.get("status"), game=query.get("game"), cursor=query.get("cursor"), limit=query["limit"]
+        )
+        return json_response({"games": games, "next_cursor": cursor})
+
+
+@blp.route("/<string:game_id>")
+class Game(MethodView):
+    @blp.response(200, GameSummarySchema)
+    @problems(404)
+    def get(self, game_id):
+        """A game's public summary: status, version, seats (names are public), result."""
+        return json_response(service().get_summary(game_id))
+
+
+@blp.route("/<string:game_id>/seats")
+class Seats(MethodView):
+    @blp.arguments(ClaimSeatRequest)
+    @blp.response(201, ClaimSeatResponse)
+    @problems(400, 404, 409, 413, 415, 422)
+    def post(self, body, game_id):
+        """Claim a seat. The token in the answer is shown only once; the game starts when the last
+        seat is claimed."""
+        outcome = service().claim_seat(game_id, name=body.get("name"), seat=body.get("seat"), bot=body.get("bot"))
+        return json_response(
+            outcome.to_dict(),
+            201,
+            {"Location": url_for("games.Game", game_id=game_id), "Cache-Control": "no-store"},
+        )
+
+
+@blp.route("/<string:game_id>/view")
+class View(MethodView):
+    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    @problems(401, 404)
+    @blp.doc(
+        security=OPTIONAL_AUTH,
+        parameters=[header_param("If-None-Match", "An ETag from a previous view: 304 while unchanged")],
+    )
+    def get(self, game_id):
+        """The seat's view with its legal moves (Bearer token), or the spectator's (no token)."""
+        game_view = service().get_view(game_id, bearer_token())
+        headers = {"ETag": game_view.etag, **_viewer_headers(game_view.seat)}
+        if _etag_matches(request.headers.get("If-None-Match"), game_view.etag):
+            response = Response(status=304)
+            response.headers.update(headers)
+            return response
+        return json_response(game_view.to_dict(), 200, headers)
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    candidates = [c.strip() for c in header.split(",")]
+    return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)
+
+
+@blp.route("/<string:game_id>/moves")
+class Moves(MethodView):
+    @blp.arguments(MoveRequest)
+    @blp.response(200, MoveResponse, headers={"ETag": {"schema": {"type": "string"}}})
+    @problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
+    @blp.doc(
+        security=SEAT_AUTH,
+        parameters=[
+            header_param("Idempotency-Key", "Retry-safe key (1-255 visible ASCII): a retry returns the first answer"),
+            header_param("If-Match", "A view ETag or a quoted version: apply only at that version (else 412)"),
+        ],
+    )
+    def post(self, body, game_id):
+        """Submit a move for the token's seat. Answers the new version, the events it caused
+        (redacted for that seat) and the seat's new view."""
+        token = bearer_token(required=True)
+        expected = body.get("expected_version")
+        pinned = _if_match_version()
+        if pinned is not None:
+            if expected is not None and expected != pinned:
+                raise ProblemError(
+                    422, "VALIDATION_ERROR", "Invalid request", "If-Match and expected_version disagree.",
+                    errors={"json": {"expected_version": ["Differs from If-Match."]}},
+                )
+            expected = pinned
+            request._if_match_used = True
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not _IDEMPOTENCY_KEY.match(key):
+            raise ProblemError(
+                422, "VALIDATION_ERROR", "Invalid request", "Idempotency-Key must be 1-255 visible ASCII characters.",
+                errors={"headers": {"Idempotency-Key": ["1-255 visible ASCII characters."]}},
+            )
+        outcome = service().submit_command(game_id, token, body["command"], expected, key)
+        view = outcome.body["view"]
+        headers = {"Cache-Control": "no-store", "ETag": f'"{view["version"]}.s{view["seat"]}"'}
+        if outcome.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return json_response(outcome.body, outcome.status_code, headers)
+
+
+def _if_match_version() -> int | None:
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    match = _ETAG_VERSION.match(header.strip())
+    if not match:
+        raise ProblemError(
+            422, "VALIDATION_ERROR", "Invalid request", 'If-Match must be a view ETag or a quoted version such as "12".',
+            errors={"headers": {"If-Match": ["Not a version ETag."]}},
+        )
+    return int(match.group(1))
+
+
+@blp.route("/<string:game_id>/events")
+class Events(MethodView):
+    @blp.arguments(EventsQuery, location="query")
+    @blp.response(200, EventsPageSchema)
+    @problems(401, 404, 422)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, query, game_id):
+        """The event log after ``after`` (a version), redacted for the token's seat or the
+        spectator; the full log for everyone once the game is finished."""
+        page = service().read_events(game_id, bearer_token(), after=query["after"], limit=query["limit"])
+        return json_response(page.to_dict(), 200, _viewer_headers(page.seat))
+
+
+@blp.route("/<string:game_id>/stream")
+class Stream(MethodView):
+    @blp.arguments(StreamQuery, location="query")
+    @blp.response(200, description="text/event-stream: `id:` = version, `data:` = {version, event}; `event: end` when the game is over", content_type="text/event-stream")
+    @problems(401, 404, 422)
+    @blp.doc(
+        security=OPTIONAL_AUTH,
+        parameters=[header_param("Last-Event-ID", "Resume after this version", {"type": "string"})],
+    )
+    def get(self, query, game_id):
+        """Follow the game live (Server-Sent Events), redacted for the viewer; resumable."""
+        svc = service()
+        seat, cached = svc.viewer_seat(game_id, bearer_token())
+        after = query.get("after")
+        last_event_id = request.headers.get("Last-Event-ID")
+        if last_event_id is not None and last_event_id.strip():
+            if not last_event_id.strip().isdigit() or len(last_event_id.strip()) > 18:
+                raise ProblemError(
+                    422, "VALIDATION_ERROR", "Invalid request", "Last-Event-ID must be a version number.",
+                    errors={"headers": {"Last-Event-ID": ["Not a version."]}},
+                )
+            after = int(last_event_id)
+        heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
+        response = Response(
+            _sse(svc, game_id, seat, after or 0, heartbeat),
+            mimetype="text/event-stream",
+        )
+        response.headers.update(
+            {"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"}
+        )
+        return response
+
+
+def _sse(svc, game_id: str, seat: int | None, after: int, heartbeat: float):
+    """One blocking XREAD per wait (up to ``heartbeat`` seconds) on the game's stream: the Redis
+    connection goes back to the pool between waits; under gevent a waiting stream costs a greenlet."""
+    yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
+    last = after
+    while True:
+        items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat)
+        chunks = []
+        for item in items:
+            last = item["version"]
+            chunks.append(b"id: %d\ndata: %s\n\n" % (last, orjson.dumps(item)))
+        if chunks:
+            yield b"".join(chunks)
+        if status == "finished" and last >= version:
+            yield b"event: end\ndata: %s\n\n" % orjson.dumps({"status": status, "version": version})
+            return
+        if not items:
+            yield b": heartbeat\n\n"

@@ -1,0 +1,32 @@
+"""Liveness. Deliberately touches no Redis unless asked (``?deep=true``): it is the cheapest request
+the server answers, the yardstick the HTTP benchmark compares a move with."""
+
+from __future__ import annotations
+
+import redis
+from flask import request
+from flask.views import MethodView
+
+from api.common import Blueprint, json_response, service
+from schemas.games import HealthSchema
+from schemas.problems import ProblemSchema
+
+blp = Blueprint("health", __name__, url_prefix="/v1", description="Liveness and readiness")
+
+
+@blp.route("/health")
+class Health(MethodView):
+    @blp.response(200, HealthSchema)
+    @blp.alt_response(503, schema=ProblemSchema, content_type="application/problem+json", description="Redis unreachable (deep check)")
+    @blp.doc(parameters=[{"name": "deep", "in": "query", "schema": {"type": "boolean"}, "description": "Also PING Redis"}])
+    def get(self):
+        """Is the server up? (``deep=true``: and is Redis reachable?)"""
+        if request.args.get("deep", "").lower() in ("1", "true", "yes"):
+            try:
+                service().store.redis.ping()
+            except redis.RedisError:
+                from api.problems import problem_response
+
+                return problem_response(503, "REDIS_UNAVAILABLE", "Redis is unreachable")
+            return json_response({"status": "ok", "redis": "ok"})
+        return json_response({"status": "ok"})

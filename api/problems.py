@@ -1,0 +1,134 @@
+"""RFC 9457 problem details for every error the API returns, including Flask's and webargs' own
+(404/405/413/415/422...) and any unexpected exception (500, logged, never an HTML page)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping
+
+import orjson
+from flask import Response, current_app, request
+from werkzeug.exceptions import HTTPException
+
+from service.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+PROBLEM_MIME = "application/problem+json"
+PROBLEM_TYPE_PREFIX = "tag:condottiere-server,2026:problem:"
+
+# Stable codes for Flask/werkzeug's own HTTP errors.
+HTTP_CODES = {
+    400: ("BAD_REQUEST", "Bad request"),
+    401: ("UNAUTHORIZED", "Unauthorized"),
+    403: ("FORBIDDEN", "Forbidden"),
+    404: ("NOT_FOUND", "No such resource"),
+    405: ("METHOD_NOT_ALLOWED", "Method not allowed"),
+    406: ("NOT_ACCEPTABLE", "Not acceptable"),
+    409: ("CONFLICT", "Conflict"),
+    412: ("PRECONDITION_FAILED", "Precondition failed"),
+    413: ("PAYLOAD_TOO_LARGE", "Request body too large"),
+    415: ("UNSUPPORTED_MEDIA_TYPE", "Unsupported media type"),
+    422: ("VALIDATION_ERROR", "Invalid request"),
+    428: ("PRECONDITION_REQUIRED", "Precondition required"),
+    429: ("TOO_MANY_REQUESTS", "Too many requests"),
+    500: ("INTERNAL_ERROR", "Internal server error"),
+    503: ("SERVICE_UNAVAILABLE", "Service unavailable"),
+}
+
+
+class ProblemError(Exception):
+    """Raise anywhere in a view to answer with a problem document."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        title: str,
+        detail: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        **extra: Any,
+    ):
+        super().__init__(detail or title)
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.headers = dict(headers or {})
+        self.extra = extra
+
+
+def problem_type(code: str) -> str:
+    return PROBLEM_TYPE_PREFIX + code
+
+
+def problem_response(
+    status: int,
+    code: str,
+    title: str,
+    detail: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    body: dict[str, Any] = {"type": problem_type(code), "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    body["code"] = code
+    body.update(extra)
+    response = Response(orjson.dumps(body), status=status, mimetype=PROBLEM_MIME)
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+def from_problem_error(error: ProblemError) -> Response:
+    return problem_response(error.status, error.code, error.title, error.detail, error.headers, **error.extra)
+
+
+def from_service_error(error: ServiceError) -> Response:
+    headers = {}
+    if error.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="seat"'
+    status = error.status
+    if error.code == "VERSION_CONFLICT" and getattr(request, "_if_match_used", False):
+        status = 412  # the precondition came from If-Match (RFC 9110: 412 Precondition Failed)
+    detail = error.message if error.message != error.title else None
+    return problem_response(status, error.code, error.title, detail, headers, **error.extra)
+
+
+def from_http_exception(error: HTTPException) -> Response:
+    status = error.code or 500
+    code, title = HTTP_CODES.get(status, (f"HTTP_{status}", error.name))
+    extra: dict[str, Any] = {}
+    headers: dict[str, str] = {}
+    data = getattr(error, "data", None) or {}
+    messages = data.get("errors") or data.get("messages")
+    if messages is not None:
+        extra["errors"] = messages
+    if data.get("headers"):
+        headers.update(data["headers"])
+    if status == 405:
+        for key, value in error.get_headers():
+            if key.lower() == "allow":
+                headers["Allow"] = value
+    detail = None
+    if status == 413:
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        detail = f"The request body exceeds {limit} bytes." if limit else None
+    elif status == 422 and messages is not None:
+        detail = "The request does not match the schema: see errors."
+    elif status not in (500,) and error.description and not messages:
+        detail = error.description
+    return problem_response(status, code, title, detail, headers, **extra)
+
+
+def handle_unexpected(error: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.path)
+    return problem_response(500, "INTERNAL_ERROR", "Internal server error")
+
+
+def register(app) -> None:
+    app.register_error_handler(ProblemError, from_problem_error)
+    app.register_error_handler(ServiceError, from_service_error)
+    app.register_error_handler(HTTPException, from_http_exception)
+    app.register_error_handler(Exception, handle_unexpected)

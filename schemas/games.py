@@ -1,0 +1,158 @@
+"""Requests and responses of the core game routes. Engine-specific content (configs, commands,
+events, views) stays an opaque JSON object here: the engines validate it."""
+
+from __future__ import annotations
+
+import re
+
+import marshmallow as ma
+from marshmallow import ValidationError, fields, validate, validates, validates_schema
+
+from service.bots import BOT_LEVELS
+
+STATUSES = ("open", "active", "finished")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class StrictSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+
+class CreateGameRequest(StrictSchema):
+    game = fields.String(required=True, validate=validate.Length(1, 64), metadata={"example": "condottiere"})
+    config = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "Engine configuration (see the game's protocol document)"},
+    )
+    bots = fields.Dict(
+        keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,3}$")),
+        values=fields.String(validate=validate.OneOf(sorted(BOT_LEVELS))),
+        load_default=dict,
+        metadata={"description": "Seats given to bots at creation: {\"<seat>\": \"<level>\"}"},
+    )
+
+
+class ClaimSeatRequest(StrictSchema):
+    name = fields.String(validate=validate.Length(1, 40), metadata={"description": "Display name (public)"})
+    seat = fields.Integer(validate=validate.Range(0, 999), metadata={"description": "A given seat, else the lowest free one"})
+    bot = fields.String(validate=validate.OneOf(sorted(BOT_LEVELS)), metadata={"description": "Give the seat to a bot"})
+
+    @validates("name")
+    def _printable(self, value: str, **_: object) -> None:
+        if _CONTROL.search(value) or not value.strip():
+            raise ValidationError("Name must be printable and not blank.")
+
+    @validates_schema
+    def _name_or_bot(self, data: dict, **_: object) -> None:
+        if "name" not in data and "bot" not in data:
+            raise ValidationError("Give a name, or a bot level.", "name")
+
+
+class MoveRequest(StrictSchema):
+    command = fields.Dict(required=True, keys=fields.String(), metadata={"description": "The engine command"})
+    expected_version = fields.Integer(
+        validate=validate.Range(0), metadata={"description": "Apply only at this version (409 otherwise)"}
+    )
+
+
+class EventsQuery(StrictSchema):
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    after = fields.Integer(load_default=0, validate=validate.Range(0), metadata={"description": "Versions after this one"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
+
+
+class StreamQuery(StrictSchema):
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    after = fields.Integer(validate=validate.Range(0), metadata={"description": "Resume after this version (or Last-Event-ID)"})
+
+
+class ListGamesQuery(StrictSchema):
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    game = fields.String(validate=validate.Length(1, 64))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9a-hjkmnp-tv-z]{20}$"), metadata={"description": "Opaque: next_cursor of the previous page"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class SeatSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    claimed = fields.Boolean(required=True)
+    name = fields.String(allow_none=True)
+    kind = fields.String(allow_none=True, metadata={"description": "human or bot"})
+    bot = fields.String(allow_none=True)
+
+
+class GameSummarySchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    title = fields.String()
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True)
+    seat_count = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    config = fields.Dict(metadata={"description": "The public configuration (no seed while the game runs)"})
+    awaiting = fields.List(fields.Integer())
+    result = fields.Dict(allow_none=True)
+    created = fields.String(allow_none=True)
+    updated = fields.String(allow_none=True)
+    started = fields.String(allow_none=True)
+    finished = fields.String(allow_none=True)
+
+
+class GameListSchema(ma.Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_cursor = fields.String(allow_none=True)
+
+
+class ClaimSeatResponse(ma.Schema):
+    game_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    bot = fields.String(allow_none=True)
+    token = fields.String(allow_none=True, metadata={"description": "The seat's secret token, shown only here (null for bots)"})
+    started = fields.Boolean(required=True)
+    version = fields.Integer(required=True)
+
+
+class ViewSchema(ma.Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    seat = fields.Integer(allow_none=True)
+    view = fields.Dict(allow_none=True, metadata={"description": "The engine's view (null before the game starts)"})
+
+
+class VersionedEventSchema(ma.Schema):
+    version = fields.Integer(required=True)
+    event = fields.Dict(required=True)
+
+
+class MoveResponse(ma.Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(VersionedEventSchema), required=True)
+    view = fields.Nested(ViewSchema, required=True)
+
+
+class EventsPageSchema(ma.Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    seat = fields.Integer(allow_none=True, metadata={"description": "The viewer's seat (null: spectator)"})
+    events = fields.List(fields.Nested(VersionedEventSchema), required=True)
+    next_after = fields.Integer(allow_none=True)
+    has_more = fields.Boolean(required=True)
+
+
+class HealthSchema(ma.Schema):
+    status = fields.String(required=True)
+    redis = fields.String()
