@@ -1,0 +1,115 @@
+"""The archive index (store/archive.py) and job bookkeeping (store/jobs.py) on the private Redis."""
+
+from __future__ import annotations
+
+import pytest
+
+from store.archive import Archive, BadCursor, build_summary
+from store.jobs import JobBook, job_id
+
+BASE = 1_790_000_000_000  # ms
+
+
+def summary(i, players, winners, *, ruleset="2006", options=(), outcome="adjacent", finished=None, game="condottiere"):
+    return build_summary(
+        game_id=f"g{i:03d}",
+        game=game,
+        config={"ruleset": ruleset, "players": len(players), "options": {o: True for o in options}},
+        players=players,
+        result={"winners": winners, "reason": outcome},
+        version=100 + i,
+        finished=BASE + (finished if finished is not None else i) * 1000,
+    )
+
+
+def test_entering_is_idempotent_and_bumps_the_archive_version_once(redis_client):
+    archive = Archive(redis_client)
+    first = summary(1, ["Ann", "Bob"], [0])
+    assert archive.enter(first) == (True, 1)
+    assert archive.enter(first) == (False, 1)
+    assert archive.enter(summary(2, ["Ann", "Bob"], [1])) == (True, 2)
+    assert archive.count() == 2 and archive.version() == 2
+    assert archive.summary("g001")["winner_names"] == ["Ann"]
+
+
+@pytest.fixture()
+def filled(redis_client):
+    archive = Archive(redis_client)
+    archive.enter(summary(1, ["Ann", "Bob"], [0]))
+    archive.enter(summary(2, ["ann", "Cid", "Dee", "Eve"], [2], options=("capturing",), outcome="total"))
+    archive.enter(summary(3, ["Bob", "Cid", "Ann"], [1], ruleset="classic", options=("capturing", "hidden_cards")))
+    archive.enter(summary(4, ["Bob", "Cid"], [], outcome="no_winner"))
+    archive.enter(summary(5, ["Eve", "Ann", "Bob", "Cid"], [1], options=("hidden_cards",)))
+    return archive
+
+
+def ids(page):
+    return [item["id"] for item in page.items]
+
+
+def test_search_by_each_field_newest_first(filled):
+    assert ids(filled.search()) == ["g005", "g004", "g003", "g002", "g001"]
+    assert ids(filled.search(filters={"player": ["ANN"]})) == ["g005", "g003", "g002", "g001"]
+    assert ids(filled.search(filters={"ruleset": ["classic"]})) == ["g003"]
+    assert ids(filled.search(filters={"option": ["capturing"]})) == ["g003", "g002"]
+    assert ids(filled.search(filters={"option": ["capturing", "hidden_cards"]})) == ["g003"]
+    assert ids(filled.search(filters={"players": [4]})) == ["g005", "g002"]
+    assert ids(filled.search(filters={"winner": ["ann"]})) == ["g005", "g001"]
+    assert ids(filled.search(filters={"outcome": ["no_winner"]})) == ["g004"]
+    assert ids(filled.search(filters={"player": ["Ann", "Bob"], "players": [4]})) == ["g005"]
+    assert ids(filled.search(filters={"player": ["Nobody"]})) == []
+
+
+def test_search_by_date_range_is_inclusive(filled):
+    page = filled.search(finished_from=BASE + 2000, finished_to=BASE + 4000)
+    assert ids(page) == ["g004", "g003", "g002"]
+
+
+def test_cursor_pagination_visits_every_game_once_even_with_equal_finish_times(redis_client):
+    archive = Archive(redis_client)
+    for i in range(1, 12):
+        archive.enter(summary(i, ["Ann", "Bob"], [0], finished=i // 3))  # ties of 3
+    seen, cursor = [], None
+    while True:
+        page = archive.search(filters={"player": ["Ann"]}, cursor=cursor, limit=4)
+        seen += ids(page)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert sorted(seen) == [f"g{i:03d}" for i in range(1, 12)] and len(seen) == 11
+    finishes = [archive.summary(i)["finished"] for i in seen]
+    assert finishes == sorted(finishes, reverse=True)
+    with pytest.raises(BadCursor):
+        archive.search(cursor="%%%")
+
+
+def test_identical_job_requests_share_one_job_until_the_data_changes(redis_client):
+    book = JobBook(redis_client)
+    jid, created = book.create("verify", {"game_id": "g1"}, "game:finished:10")
+    assert created and jid == job_id("verify", {"game_id": "g1"}, "game:finished:10")
+    assert book.create("verify", {"game_id": "g1"}, "game:finished:10") == (jid, False)
+    other, created = book.create("verify", {"game_id": "g1"}, "game:finished:11")
+    assert created and other != jid
+
+    book.started(jid)
+    book.finish(jid, b'{"ok": true}', "application/json")
+    record = book.get(jid)
+    assert record.status == "finished" and record.progress == 1.0 and record.completions == 1
+    assert book.result(jid) == b'{"ok": true}'
+    assert book.create("verify", {"game_id": "g1"}, "game:finished:10") == (jid, False)
+
+    # A result that expired is computed again under the same id.
+    redis_client.delete(f"jobs:{{jobs}}:{jid}:result")
+    assert book.create("verify", {"game_id": "g1"}, "game:finished:10") == (jid, True)
+
+
+def test_a_failed_job_is_started_again_on_the_next_request(redis_client):
+    book = JobBook(redis_client)
+    jid, _ = book.create("export", {"game_id": "g1", "format": "html"}, "game:finished:3")
+    book.started(jid)
+    book.fail(jid, {"code": "JOB_FAILED"}, final=False)
+    assert book.get(jid).status == "queued"  # a retry is coming
+    book.fail(jid, {"code": "JOB_FAILED"}, final=True)
+    assert book.get(jid).status == "failed" and book.get(jid).error == {"code": "JOB_FAILED"}
+    assert book.create("export", {"game_id": "g1", "format": "html"}, "game:finished:3") == (jid, True)
+    assert book.get(jid).status == "queued" and book.get(jid).error is None
