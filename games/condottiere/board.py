@@ -12,14 +12,14 @@ def _load(name: str) -> dict:
 
 
 _MAP = _load("map.json")
-REGIONS: tuple[str, ...] = tuple(r["name"] for r in _MAP["regions"])
+REGIONS: tuple[str, ...] = tuple(_MAP["regions"])  # in the order of the file
 REGION_INDEX: dict[str, int] = {name: i for i, name in enumerate(REGIONS)}
 
 # ADJACENT[i] is the bitmask of the regions bordering region i (bit j = region j).
 _adjacent = []
-for _r in _MAP["regions"]:
+for _name in REGIONS:
     _mask = 0
-    for _other in _r["adjacent"]:
+    for _other in _MAP["regions"][_name]:
         _mask |= 1 << REGION_INDEX[_other]
     _adjacent.append(_mask)
 ADJACENT: tuple[int, ...] = tuple(_adjacent)
