@@ -352,3 +352,57 @@ def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
         finished=finished_ms(log.meta.get("finished")),
         imported=imported or log.meta.get("imported") == "1",
     )
+
+
+def import_finished_game(
+    client: redis.Redis,
+    *,
+    game_id: str,
+    name: str,
+    title: str,
+    public_config: Mapping[str, Any],
+    full_config: Mapping[str, Any],
+    players: Sequence[str | None],
+    events: Sequence[Mapping[str, Any]],
+    snapshot_state: Any,
+    result: Mapping[str, Any] | None,
+    now: str,
+) -> dict[str, Any] | None:
+    """Store an already validated, complete log as a finished game, list it with the other games
+    and enter it into the archive. Returns its archive summary (None when the id is taken)."""
+    from store.games import GameStore
+
+    meta: dict[str, Any] = {
+        "game": name,
+        "title": title,
+        "status": "finished",
+        "version": len(events),
+        "seat_count": len(players),
+        "config": dict(public_config),
+        "created": now,
+        "updated": now,
+        "started": now,
+        "finished": now,
+        "awaiting": [],
+        "result": dict(result) if result is not None else None,
+        "imported": 1,
+    }
+    for seat, player in enumerate(players):
+        meta[f"name:{seat}"] = player or f"Seat {seat}"
+        meta[f"kind:{seat}"] = "human"
+        meta[f"bot:{seat}"] = ""
+    archive = Archive(client)
+    stored = archive.store_finished_game(
+        game_id,
+        meta=meta,
+        full_config=full_config,
+        events=events,
+        snapshot={"version": len(events), "state": snapshot_state},
+    )
+    if not stored:
+        return None
+    GameStore(client).index_game(game_id, name, "finished")
+    log = load_log(client, game_id)
+    summary = summary_of(log, imported=True)
+    archive.enter(summary)
+    return summary

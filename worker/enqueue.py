@@ -15,7 +15,9 @@ from store.jobs import JobBook
 
 QUEUE = "default"
 JOB_TIMEOUT_SECONDS = 15 * 60
-RETRY = dict(max=3, interval=[2, 10, 30])
+# No retry interval: an interval needs a worker running with --with-scheduler to bring the job
+# back, and the Procfile worker should not depend on that; a retry starts on the next free worker.
+RETRY = dict(max=3)
 GAME_KINDS = frozenset({"verify", "game-stats", "export"})
 ARCHIVE_KINDS = frozenset({"global-stats", "player-stats", "bulk-export"})
 
@@ -107,3 +109,18 @@ def connect_signals() -> None:
 
     events_appended.connect(on_events_appended, weak=False)
     _connected = True
+
+
+def requeue_abandoned(client: redis.Redis, timestamp: float | None = None) -> list[str]:
+    """Hand back to the queue the jobs of workers that died mid-job (SIGKILL, lost machine).
+
+    This is RQ's own abandoned-job handling (``StartedJobRegistry.cleanup``): an execution whose
+    heartbeat has expired is retried while the job has retries left. Workers run it on their
+    maintenance tick; ``timestamp`` lets a caller (a test, an operator) treat heartbeats that
+    expire before it as expired now."""
+    from rq.registry import StartedJobRegistry
+
+    registry = StartedJobRegistry(QUEUE, connection=client)
+    before = set(registry.get_job_ids(cleanup=False))
+    registry.cleanup(timestamp=timestamp)
+    return sorted(before - set(registry.get_job_ids(cleanup=False)))

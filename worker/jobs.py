@@ -42,10 +42,12 @@ class JobProblem(Exception):
         self.problem = {"status": status, "code": code, "title": message, "detail": message}
 
 
+_STEP_DELAY = float(os.environ.get("ARCHIVE_JOB_STEP_DELAY") or 0)
+
+
 def _step() -> None:
-    delay = float(os.environ.get("ARCHIVE_JOB_STEP_DELAY") or 0)
-    if delay > 0:
-        time.sleep(delay)
+    if _STEP_DELAY > 0:
+        time.sleep(_STEP_DELAY)
 
 
 def _json(value: Any) -> bytes:
@@ -106,9 +108,8 @@ def _archived(client: redis.Redis, key: str, progress: Progress, share: float = 
     for done, (game_id, events) in enumerate(events_of(client, ids), start=1):
         summary = summaries.get(game_id) or {}
         yield summary, events
-        if done % 25 == 0 or done == total:
-            progress(share * done / total)
-            _step()
+        progress(share * done / total)
+        _step()
 
 
 def global_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
@@ -197,9 +198,8 @@ def bulk_export(client: redis.Redis, params: Mapping[str, Any], progress: Progre
             game, log.events, players=log.players, finished=log.finished, game_id=game_id, result=log.result
         )
         chunks.extend(export.ndjson_lines([doc]))
-        if done % 25 == 0 or done == total:
-            progress(done / total)
-            _step()
+        progress(done / total)
+        _step()
     return b"".join(chunks), "application/x-ndjson"
 
 

@@ -1,0 +1,117 @@
+"""A worker killed with SIGKILL in the middle of a job loses nothing: the job is handed back to the
+queue by RQ's abandoned-job handling and a new worker runs it to completion, once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+from rq import Queue
+from rq.job import Job
+from rq.registry import FailedJobRegistry, StartedJobRegistry
+
+from games import get_game
+from games.base import fold
+from replays import stats
+from store.archive import Archive, import_finished_game
+from store.jobs import JobBook
+from tests.api import toy_game
+from tests.archive.test_replays_generic import play_out
+from worker import enqueue
+
+toy_game.register()
+GAME = get_game("toy")
+ROOT = Path(__file__).resolve().parents[2]
+RQ = str(Path(sys.executable).with_name("rq"))
+
+
+def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
+    games = []
+    for i in range(count):
+        events = play_out(seed=100 + i, hand_size=2 + i % 3)
+        players = ["Ann", "Bob"] if i % 2 == 0 else ["Bob", "Cid"]
+        state = fold(GAME, events)
+        import_finished_game(
+            client, game_id=f"toy{i:04d}", name="toy", title=GAME.title, public_config={},
+            full_config=events[0]["config"], players=players, events=events,
+            snapshot_state=GAME.state_to_json(state), result=GAME.result(state), now="2026-11-29T12:00:00Z",
+        )
+        games.append((players, events))
+    return games
+
+
+def start_worker(url: str, *, burst: bool, delay: float) -> subprocess.Popen:
+    env = dict(os.environ, ARCHIVE_JOB_STEP_DELAY=str(delay), PYTHONPATH=str(ROOT))
+    args = [RQ, "worker", "--url", url, "--worker-class", "tests.archive.rq_support.ToyWorker",
+            "--logging_level", "WARNING", "default"]
+    if burst:
+        args.insert(2, "--burst")
+    # Its own session, so the kill takes the work horse (the forked child running the job) too,
+    # as a lost machine or an OOM-killed container would.
+    return subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_for(predicate, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+@pytest.mark.timeout(120)
+def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_client):
+    games = archive_toy_games(redis_client, 12)
+    version_before = Archive(redis_client).version()
+    jid = enqueue.start(redis_client, "global-stats", {"game": "toy"})
+    book = JobBook(redis_client)
+
+    first = start_worker(redis_server.url, burst=False, delay=0.25)
+    try:
+        # Mid-job: started, some progress made, not finished.
+        wait_for(lambda: (r := book.get(jid)) and r.status == "started" and 0 < r.progress < 0.9)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    killed = book.get(jid)
+    assert killed.status == "started" and killed.completions == 0 and book.result(jid) is None
+    assert jid in StartedJobRegistry("default", connection=redis_client).get_job_ids(cleanup=False)
+
+    # RQ's maintenance requeues an execution once its heartbeat (at least 60 s) has expired; the
+    # test moves the registry's clock forward instead of sleeping through it.
+    assert enqueue.requeue_abandoned(redis_client, timestamp=time.time() + 3600) == [jid]
+    assert jid in Queue("default", connection=redis_client).job_ids
+
+    second = start_worker(redis_server.url, burst=True, delay=0)
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 0, err.decode()
+
+    record = book.get(jid)
+    assert record.status == "finished" and record.attempts == 2 and record.completions == 1
+    assert Job.fetch(jid, connection=redis_client).get_status() == "finished"
+    assert FailedJobRegistry("default", connection=redis_client).count == 0
+    assert Archive(redis_client).version() == version_before  # nothing entered twice
+
+    expected_players, expected_global = stats.aggregate(GAME, games)
+    result = orjson.loads(book.result(jid))
+    assert result["games"] == 12 == expected_global.games
+    assert {k: v for k, v in result.items() if k not in ("game", "leaders")} == orjson.loads(
+        orjson.dumps(expected_global.result(), option=orjson.OPT_NON_STR_KEYS)
+    )
+    table = expected_players.result()
+    assert {row["name"]: row["wins"] for row in result["leaders"]} == {n: r["wins"] for n, r in table.items()}
+
+    # The same request again shares the finished job instead of computing anything.
+    assert enqueue.start(redis_client, "global-stats", {"game": "toy"}) == jid
+    assert book.get(jid).attempts == 2
