@@ -71,3 +71,6 @@ class Condottiere:
 
 
 GAME = Condottiere()
+
+# Optional archive hooks (games.base.ArchiveHooks): chapters, statistics facts, export rendering.
+__import__("games.condottiere.stats", fromlist=["x"]).attach_archive_hooks(GAME)

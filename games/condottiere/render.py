@@ -9,9 +9,7 @@ border of ``MAP-1`` is drawn as a line between two cities. Colours are the CSS v
 from __future__ import annotations
 
 import html
-import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping
 
 # Approximate positions on a 420 x 520 canvas (north up): a schematic, not a survey.
@@ -78,12 +76,15 @@ table.cd-lines tr.won td { background: #fdf3d7; }
 
 @lru_cache(maxsize=1)
 def borders() -> list[tuple[str, str]]:
-    data = json.loads((Path(__file__).parent / "data" / "map.json").read_text())
-    pairs = set()
-    for region in data["regions"]:
-        for other in region["adjacent"]:
-            pairs.add(tuple(sorted((region["name"], other))))
-    return sorted(pairs)
+    """The 34 borders of MAP-1, from the engine's map data."""
+    from games.condottiere.board import ADJACENT, REGIONS
+
+    return sorted(
+        (REGIONS[i], REGIONS[j])
+        for i, mask in enumerate(ADJACENT)
+        for j in range(len(REGIONS))
+        if j > i and (mask >> j) & 1
+    )
 
 
 def summarize(state: Any, viewer: Any) -> dict[str, Any]:
