@@ -73,4 +73,6 @@ class Condottiere:
 GAME = Condottiere()
 
 # Optional archive hooks (games.base.ArchiveHooks): chapters, statistics facts, export rendering.
-__import__("games.condottiere.stats", fromlist=["x"]).attach_archive_hooks(GAME)
+from games.condottiere.stats import attach_archive_hooks  # noqa: E402  (needs GAME defined)
+
+attach_archive_hooks(GAME)
