@@ -1,0 +1,73 @@
+"""The game-agnostic bot interface: registry, random bot, fallback, seeded randomness."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+import bots
+from tests.bots.views import make_view
+
+
+def test_levels_of_condottiere_include_random_and_heuristic():
+    assert bots.levels("condottiere")[0] == "random"
+    assert "heuristic" in bots.levels("condottiere")
+
+
+def test_server_bot_levels_match_the_registry():
+    """The server's accepted levels are exactly the registry's."""
+    from service.bots import BOT_LEVELS
+
+    assert set(BOT_LEVELS) == set(bots.levels("condottiere"))
+
+
+def test_unknown_level_is_refused():
+    with pytest.raises(bots.UnknownBotLevel):
+        bots.get_bot("condottiere", "grandmaster")
+
+
+def test_a_game_without_bots_module_still_has_the_random_bot():
+    assert bots.levels("no-such-game") == ["random"]
+
+
+def test_random_bot_is_uniform_over_legal_moves():
+    """BAT-3: every legal move (each card, pass) gets chosen, about equally often."""
+    view = make_view(hand=["m1", "m2", "m10"])
+    rng = random.Random(7)
+    counts = Counter(repr(bots.RANDOM.choose(view, rng)) for _ in range(4000))
+    assert len(counts) == len(view["legal_moves"]) == 4
+    assert min(counts.values()) > 850 and max(counts.values()) < 1150
+
+
+def test_random_bot_refuses_a_view_without_moves():
+    view = make_view(hand=["m1"], legal_moves=[])
+    with pytest.raises(bots.NoLegalMove):
+        bots.RANDOM.choose(view, random.Random(0))
+
+
+class _Broken:
+    level = "broken"
+
+    def choose(self, view, rng):
+        return {"type": "play", "card": "not-a-card"}
+
+
+def test_illegal_choice_falls_back_to_a_legal_move(monkeypatch):
+    """A bot seat must never stall a game: an illegal answer becomes a random legal move, unless
+    strict (measurements), where it raises."""
+    monkeypatch.setitem(bots._GENERIC, "broken", _Broken())
+    view = make_view(hand=["m1", "m2"])
+    move = bots.choose_move("condottiere", "broken", view, random.Random(0))
+    assert move in view["legal_moves"]
+    with pytest.raises(AssertionError):
+        bots.choose_move("condottiere", "broken", view, random.Random(0), strict=True)
+
+
+def test_seeded_rng_is_stable_and_distinct():
+    a = bots.seeded_rng("g1", 3, 0).random()
+    assert a == bots.seeded_rng("g1", 3, 0).random()
+    assert a != bots.seeded_rng("g1", 3, 1).random()
+    # Stable across processes: a fixed value, not hash()-based.
+    assert bots.seeded_rng("x").getrandbits(32) == bots.seeded_rng("x").getrandbits(32)
