@@ -1,0 +1,102 @@
+"""Engine benchmark: random full games in-process (each move drawn uniformly from the legal moves
+of an awaited seat, fixed seeds). Prints games/s, moves/s (legal_moves + decide + evolve, what a
+server or a simulator pays per move) and replayed events/s (evolve only, what a replay pays), for
+2, 4 and 6 players, with and without options, and the number of games that did not finish.
+
+    .venv/bin/python bench/engine.py [--games N] [--max-moves M]
+
+Figure to beat (issue 2): the public TypeScript engine, about 3,600 random moves/s and 22
+four-player games/s on this kind of machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from games import get_game  # noqa: E402
+
+GAME = get_game("condottiere")
+
+SETUPS = [
+    ("2006", {}),
+    ("classic", {}),
+    ("2006", {"capturing": True, "hidden_cards": True}),
+    ("2006", {"draw_after_battle": True, "bigger_kingdoms": True}),
+    ("classic", {"capturing": True, "points_target": 10}),
+]
+
+
+def play_one(config: dict, rng: random.Random, max_moves: int) -> tuple[list[dict], int, bool]:
+    decide, evolve, legal, awaiting = GAME.decide, GAME.evolve, GAME.legal_moves, GAME.awaiting
+    log = GAME.start(config)
+    state = None
+    for event in log:
+        state = evolve(state, event)
+    moves = 0
+    while not GAME.is_over(state):
+        if moves >= max_moves:
+            return log, moves, False
+        seats = awaiting(state)
+        seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+        command = rng.choice(legal(state, seat))
+        events = decide(state, seat, command)
+        for event in events:
+            state = evolve(state, event)
+        log.extend(events)
+        moves += 1
+    return log, moves, True
+
+
+def run(ruleset: str, options: dict, players: int, games: int, max_moves: int) -> dict:
+    rng = random.Random(players * 1000 + len(options))
+    logs = []
+    moves = unfinished = 0
+    started = time.perf_counter()
+    for seed in range(games):
+        config = GAME.configure({"ruleset": ruleset, "players": players, "seed": seed,
+                                 "options": options})
+        log, count, finished = play_one(config, rng, max_moves)
+        moves += count
+        unfinished += not finished
+        logs.append(log)
+    played = time.perf_counter() - started
+    events = sum(len(log) for log in logs)
+    started = time.perf_counter()
+    evolve = GAME.evolve
+    for log in logs:
+        state = None
+        for event in log:
+            state = evolve(state, event)
+    replayed = time.perf_counter() - started
+    return {
+        "games_s": games / played, "moves_s": moves / played, "events_s": events / replayed,
+        "moves_per_game": moves / games, "unfinished": unfinished,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--max-moves", type=int, default=100_000)
+    args = parser.parse_args()
+    print(f"{'ruleset':8} {'options':45} {'pl':>2} {'games/s':>8} {'moves/s':>9} "
+          f"{'replay ev/s':>11} {'moves/game':>10} {'unfinished':>10}")
+    total_unfinished = 0
+    for ruleset, options in SETUPS:
+        for players in (2, 4, 6):
+            r = run(ruleset, options, players, args.games, args.max_moves)
+            total_unfinished += r["unfinished"]
+            label = ",".join(k if v is True else f"{k}={v}" for k, v in options.items()) or "-"
+            print(f"{ruleset:8} {label:45} {players:>2} {r['games_s']:8.1f} {r['moves_s']:9.0f} "
+                  f"{r['events_s']:11.0f} {r['moves_per_game']:10.1f} {r['unfinished']:>10}")
+    print(f"games that did not finish: {total_unfinished}")
+
+
+if __name__ == "__main__":
+    main()
