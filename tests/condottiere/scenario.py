@@ -177,7 +177,8 @@ class Table:
         """Everyone whose turn comes passes until the battle ends."""
         events: list[dict] = []
         guard = 0
-        while self.phase == "battle" and self.turn is not None:
+        while (self.phase == "battle" and self.turn is not None
+               and not any(e["type"] == "battle_ended" for e in events)):
             guard += 1
             assert guard < 50
             events += self.pass_(self.turn)
@@ -187,9 +188,12 @@ class Table:
         """The holder places the token on ``region``; ``winner`` plays one mercenary, everyone
         else passes: ``winner`` takes the region (unless something else intervenes)."""
         events = self.place(region)
+        events += self.settle()
         played = False
         guard = 0
-        while self.phase == "battle" and self.turn is not None:
+        # stop at this battle's end: a final battle (VIC-4) may follow at once
+        while (self.phase == "battle" and self.turn is not None
+               and not any(e["type"] == "battle_ended" for e in events)):
             guard += 1
             assert guard < 50
             seat = self.turn
@@ -203,7 +207,24 @@ class Table:
 
     def tie_battle(self, region: str) -> list[dict]:
         """Everyone passes at once: a 0-0 tie (END-2)."""
-        return self.place(region) + self.pass_all()
+        events = self.place(region)
+        events += self.settle()
+        return events + self.pass_all()
+
+    def settle(self) -> list[dict]:
+        """Answer the decisions between battles the way that changes least: keep hands (END-7),
+        keep nothing at a round's end (RND-2)."""
+        events: list[dict] = []
+        guard = 0
+        while self.phase in ("hand_discard", "keep_cards"):
+            guard += 1
+            assert guard < 20
+            seat = self.awaiting[0]
+            if self.phase == "hand_discard":
+                events += self.do(seat, {"type": "discard_hand", "discard": False})
+            else:
+                events += self.do(seat, {"type": "keep_cards", "cards": []})
+        return events
 
     def answer_hand_discards(self, discard: bool = False) -> list[dict]:
         events: list[dict] = []

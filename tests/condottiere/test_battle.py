@@ -91,7 +91,7 @@ def test_bat_4_pass_is_final_but_line_counts():
 
 def test_bat_5_no_cards_means_automatic_pass():
     """BAT-5: a player without cards is passed by the engine, and the log says so."""
-    table = Table([["m1"] * 10, ["m2"] * 10])
+    table = Table([["m1"] * 10, ["m2"] * 8])
     table.place("Torino")
     table.card(0, "m1")
     table.pass_(1)

@@ -1,0 +1,145 @@
+"""The Redis event store: append/claim scripts, conflicts, idempotency, token checks, index."""
+
+from __future__ import annotations
+
+import pytest
+
+from store import GameStore, game_keys
+from store.metrics import calls_delta, command_calls, count_round_trips
+
+GAME = "01m8kknrfm9aaaaaaaaa"
+
+
+@pytest.fixture()
+def store(redis_client):
+    return GameStore(redis_client)
+
+
+def open_game(store: GameStore, seats: int = 2, game_id: str = GAME) -> str:
+    store.create(game_id, {"game": "toy", "status": "open", "version": 0, "seat_count": seats}, {"seed": 1})
+    return game_id
+
+
+def claim(store, seat, token_hash="h", genesis=({"type": "start"},), game_id=GAME):
+    return store.claim(
+        game_id, seat=seat, name=f"P{seat}", token_hash=token_hash, kind="human", bot=None, now="t",
+        genesis=list(genesis), snapshot={"version": len(genesis), "state": {"n": len(genesis)}},
+        meta_on_start={"status": "active"},
+    )
+
+
+def started_game(store) -> str:
+    open_game(store)
+    claim(store, 0, "hash0")
+    claim(store, 1, "hash1", genesis=[{"type": "start"}, {"type": "deal"}])
+    return GAME
+
+
+def append(store, expected, events=({"type": "x"},), **kwargs):
+    version = expected + len(events)
+    return store.append(
+        GAME, expected_version=expected, events=list(events),
+        snapshot={"version": version, "state": {"n": version}}, **kwargs,
+    )
+
+
+def test_claim_fills_seats_and_the_last_claim_appends_genesis(store, redis_client):
+    open_game(store)
+    first = claim(store, None)
+    assert (first.outcome, first.seat, first.version) == ("claimed", 0, 0)
+    assert redis_client.xlen(game_keys(GAME).events) == 0
+    assert claim(store, 0).outcome == "taken"
+    assert claim(store, 2).outcome == "no_such_seat"
+    last = claim(store, None, genesis=[{"type": "start"}, {"type": "deal"}])
+    assert (last.outcome, last.seat, last.version) == ("started", 1, 2)
+    loaded = store.load(GAME)
+    assert loaded.status == "active" and loaded.version == 2
+    assert loaded.snapshot == {"version": 2, "state": {"n": 2}}
+    assert loaded.seat_hashes == {0: "h", 1: "h"}
+    assert [e.version for e in store.read_events(GAME)] == [1, 2]
+    assert claim(store, None).outcome == "not_open"
+    assert claim(store, None, game_id="01m8kknrfm9bbbbbbbbb").outcome == "not_found"
+
+
+def test_append_writes_events_with_version_ids_snapshot_and_meta(store, redis_client):
+    started_game(store)
+    result = append(store, 2, events=[{"type": "a"}, {"type": "b"}], meta={"status": "active", "awaiting": [1]})
+    assert (result.outcome, result.version) == ("ok", 4)
+    ids = [entry_id for entry_id, _ in redis_client.xrange(game_keys(GAME).events)]
+    assert ids == [b"1-1", b"2-1", b"3-1", b"4-1"]
+    assert store.snapshot(GAME) == {"version": 4, "state": {"n": 4}}
+    meta = store.meta(GAME)
+    assert meta["version"] == "4" and meta["awaiting"] == "[1]"
+    assert [e.event["type"] for e in store.read_events(GAME, after=2)] == ["a", "b"]
+
+
+def test_stale_append_is_a_conflict_carrying_the_current_snapshot(store, redis_client):
+    started_game(store)
+    assert append(store, 2).outcome == "ok"
+    before = redis_client.xlen(game_keys(GAME).events)
+    conflict = append(store, 2)
+    assert conflict.outcome == "conflict" and conflict.version == 3
+    assert conflict.snapshot == {"version": 3, "state": {"n": 3}}
+    assert redis_client.xlen(game_keys(GAME).events) == before
+
+
+def test_append_checks_the_seat_token_hash(store, redis_client):
+    started_game(store)
+    assert append(store, 2, seat=0, token_hash="hash1").outcome == "bad_token"
+    assert append(store, 2, seat=5, token_hash="hash0").outcome == "bad_token"
+    assert redis_client.xlen(game_keys(GAME).events) == 2
+    assert append(store, 2, seat=0, token_hash="hash0").outcome == "ok"
+
+
+def test_idempotency_replays_same_fingerprint_and_refuses_another(store, redis_client):
+    started_game(store)
+    first = append(store, 2, idempotency_field="0:k", fingerprint="f1", response={"status": 200, "body": {"v": 3}})
+    assert first.outcome == "ok"
+    replay = append(store, 3, idempotency_field="0:k", fingerprint="f1", response={"status": 200, "body": {"v": 99}})
+    assert replay.outcome == "replay" and replay.response == {"status": 200, "body": {"v": 3}}
+    # Even with a stale version the retry is answered from the key, not as a conflict.
+    assert append(store, 2, idempotency_field="0:k", fingerprint="f1").outcome == "replay"
+    assert append(store, 3, idempotency_field="0:k", fingerprint="f2").outcome == "idem_mismatch"
+    assert redis_client.xlen(game_keys(GAME).events) == 3
+    assert redis_client.ttl(game_keys(GAME).idem) > 0
+    assert store.get_idempotent(GAME, "0:k") == ("f1", {"status": 200, "body": {"v": 3}})
+
+
+def test_append_to_an_open_or_missing_game_is_refused(store):
+    open_game(store)
+    result = append(store, 0)
+    assert result.outcome == "not_active" and result.status == "open"
+    assert store.append("01m8kknrfm9ccccccccc", expected_version=0, events=[{}], snapshot={}).outcome == "not_found"
+
+
+def test_all_keys_of_a_game_share_one_hash_tag(store, redis_client):
+    started_game(store)
+    append(store, 2, idempotency_field="0:k", fingerprint="f")
+    game_keys_found = [k.decode() for k in redis_client.keys("game:*")]
+    assert len(game_keys_found) == 6
+    assert all(f"{{g:{GAME}}}" in key for key in game_keys_found)
+
+
+def test_index_lists_newest_first_by_status_and_moves_between_statuses(store):
+    ids = [f"01m8kknrfm9aaaaaaaa{c}" for c in "abcde"]
+    for game_id in ids:
+        store.index_game(game_id, "toy", "open")
+    store.index_game(ids[1], "toy", "active")
+    store.index_game(ids[1], "toy", "active")  # idempotent
+    assert store.list_ids(limit=3) == ids[::-1][:3]
+    assert store.list_ids(before=ids[2], limit=10) == [ids[1], ids[0]]
+    assert store.list_ids(status="active") == [ids[1]]
+    assert ids[1] not in store.list_ids(status="open")
+    assert store.list_ids(status="open", name="toy", limit=2) == [ids[4], ids[3]]
+    assert store.list_ids(name="other") == []
+
+
+def test_an_append_is_one_round_trip_and_one_evalsha(store, redis_client):
+    started_game(store)
+    append(store, 2)  # loads the script (NOSCRIPT once) so the measured call is warm
+    before = command_calls(redis_client)
+    with count_round_trips(redis_client) as trips:
+        assert append(store, 3, events=[{"type": "a"}, {"type": "b"}], seat=0, token_hash="hash0").outcome == "ok"
+    delta = calls_delta(before, command_calls(redis_client))
+    assert trips.count == 1 and trips.names == ["EVALSHA"]
+    assert delta["evalsha"] == 1 and delta["xadd"] == 2 and delta["set"] == 1
