@@ -244,6 +244,10 @@ def to_html(game: Game, doc: Mapping[str, Any]) -> str:
     if doc.get("redacted_for"):
         banner += f" — shown as {esc(doc['redacted_for'])}: hidden cards stay hidden until the game ends"
     parts.append(f'<div class="banner{running}">{banner}</div>')
+    if doc.get("final") is not None and render is not None and doc.get("events"):
+        parts.append('<section class="chapter" id="final"><h2>Final position</h2>')
+        parts.append(render(doc["final"], {"title": "Final position", "index": -1, "players": doc.get("players") or []}))
+        parts.append("</section>")
     chapters = doc.get("chapters") or []
     if chapters:
         parts.append('<nav class="timeline">')

@@ -63,6 +63,8 @@ RENDER_CSS = """
 .cd-result { font-size: 16px; margin: 0 0 12px; }
 table.cd-lines { border-collapse: collapse; width:100%; font: 13px sans-serif; }
 table.cd-lines td { padding: 5px 6px; border-top: 1px solid #eadfc8; vertical-align: middle; }
+table.cd-lines td.cd-name { width: 120px; white-space: nowrap; }
+table.cd-lines td.cd-barcell { width: 160px; }
 table.cd-lines tr.won td { background: #fdf3d7; }
 .cd-bar { height: 12px; border-radius: 6px; min-width: 2px; display:inline-block; vertical-align: middle; }
 .cd-str { font-weight: 700; width: 34px; text-align:right; }
@@ -155,8 +157,31 @@ def map_svg(summary: Mapping[str, Any], focus: str | None = None) -> str:
     return "".join(parts)
 
 
+def _standings_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+    esc = html.escape
+    rows = []
+    players = sorted(summary.get("players") or [], key=lambda p: (-len(p.get("regions") or []), p.get("seat")))
+    winners = set(summary.get("winners") or [])
+    for player in players:
+        seat = player.get("seat")
+        regions = sorted(player.get("regions") or [])
+        won = ' class="won"' if seat in winners else ""
+        rows.append(
+            f'<tr{won}><td class="cd-name"><span class="chip" style="background:var(--seat-{seat % 6})"></span>'
+            f'{esc(_name(chapter, seat))}</td><td class="cd-str">{len(regions)}</td>'
+            f"<td>{esc(', '.join(regions)) or '—'}</td></tr>"
+        )
+    pope = f'<div class="cd-owned">The Pope stands in {esc(summary["pope"])}.</div>' if summary.get("pope") else ""
+    return (
+        '<div class="cd-chapter">' + map_svg(summary) + '<div class="cd-side"><h3>Regions held</h3>'
+        + f'<table class="cd-lines">{"".join(rows)}</table>{pope}</div></div>'
+    )
+
+
 def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
     esc = html.escape
+    if chapter.get("index") == -1:
+        return _standings_html(summary, chapter)
     strengths = chapter.get("strengths")
     players = summary.get("players") or []
     if strengths is None:
@@ -184,9 +209,9 @@ def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) 
         width = int(150 * (strength or 0) / top)
         won = ' class="won"' if seat == winner else ""
         rows.append(
-            f"<tr{won}><td>{esc(_name(chapter, seat))}</td>"
+            f'<tr{won}><td class="cd-name">{esc(_name(chapter, seat))}</td>'
             f'<td class="cd-str">{strength}</td>'
-            f'<td><span class="cd-bar" style="width:{width}px;background:var(--seat-{seat % 6})"></span></td>'
+            f'<td class="cd-barcell"><span class="cd-bar" style="width:{width}px;background:var(--seat-{seat % 6})"></span></td>'
             f"<td>{''.join(_card(c) for c in cards) or '<i>—</i>'}</td></tr>"
         )
     owned = []
