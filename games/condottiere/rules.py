@@ -908,12 +908,13 @@ def _decline_token(s: State, seat: int, command: dict) -> list[Event]:
 
 def _play(s: State, seat: int, command: dict) -> list[Event]:
     card = command.get("card")
-    if card == "scarecrow":
-        _fields(command, ("card", "take_back"))
-    elif card == "bishop" and not s.classic:
-        _fields(command, ("card", "pope"))
-    else:
-        _fields(command, ("card",))
+    _fields(command, ("card", "take_back", "pope"))
+    # A null choice that does not apply is harmless; a real one is a client's mistake.
+    if card != "scarecrow" and command.get("take_back") is not None:
+        raise CommandError("INVALID_TAKE_BACK", "Only a Scarecrow takes a card back.", "SCA-1")
+    if (card != "bishop" or s.classic) and command.get("pope") is not None:
+        raise CommandError("INVALID_POPE_REGION",
+                           "Only a Bishop of the 2006 edition moves the Pope.", "BIS-2")
     if s.step != ST_BATTLE or s.awaiting != (seat,):
         raise _not_your_turn(s, seat)
     _require(isinstance(card, str) and card in ALL_CARDS, "INVALID_COMMAND",
