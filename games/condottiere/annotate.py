@@ -157,8 +157,11 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "battle_lines_discarded":
         return f"The battle lines are discarded ({_plural(len(event.get('cards') or []), 'card')})."
     if kind == "hand_discard_offered":
-        seats = ", ".join(str(s) for s in event.get("seats") or [])
-        return f"Seats {seats} hold no mercenary and may discard their hands."
+        seats = event.get("seats") or []
+        if len(seats) == 1:
+            return f"Seat {seats[0]} holds no mercenary and may discard the hand."
+        names = ", ".join(str(s) for s in seats)
+        return f"Seats {names} hold no mercenary and may discard their hands."
     if kind == "hand_discarded":
         if not event.get("discard"):
             return f"{who} keeps the hand."
