@@ -1,0 +1,162 @@
+"""Bot seats played by the RQ job ``worker.bots.play_bot_turns`` on the private Redis, with real RQ
+workers (in-process ``SimpleWorker`` in burst mode, and one ``rq worker`` subprocess)."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rq import Queue, SimpleWorker
+
+from games import get_game
+from service import GameService
+from service.signals import events_appended
+from worker import bots as bot_worker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def service(redis_client, redis_server):
+    svc = GameService.from_url(redis_server.url)
+    bot_worker.connect_signals()
+    yield svc
+    # The signal is process-global: leave other test modules an unconnected receiver.
+    events_appended.disconnect(bot_worker.on_events_appended)
+    bot_worker._connected = False
+
+
+def run_worker(redis_client) -> None:
+    queue = Queue(bot_worker.QUEUE, connection=redis_client)
+    SimpleWorker([queue], connection=redis_client).work(burst=True)
+
+
+def state_of(service, game_id):
+    _, cached = service.viewer_seat(game_id, None)
+    return cached
+
+
+def test_all_bot_game_plays_to_the_end(service, redis_client):
+    """VIC-1: four bot seats given at creation; the job enqueued by the start plays the whole game."""
+    summary = service.create_game("condottiere", {"players": 4, "seed": 11},
+                                  bots={0: "heuristic", 1: "random", 2: "heuristic", 3: "random"})
+    game_id = summary["id"]
+    assert service.get_summary(game_id)["status"] == "active"
+    run_worker(redis_client)
+    cached = state_of(service, game_id)
+    assert cached.status == "finished"
+    game = get_game("condottiere")
+    result = game.result(cached.state)
+    assert result["winners"], result
+    # The stored log is a valid game whose fold is the stored snapshot.
+    events = [entry.event for entry in service.store.read_events(game_id, after=0, limit=100_000)]
+    assert game.verify_log(events) is None
+    from games.base import fold
+    assert game.state_to_json(fold(game, events)) == game.state_to_json(cached.state)
+
+
+def test_humans_and_bots_game_progresses(service, redis_client):
+    """BAT-2, BAT-3: a human in seat 0 and three bots; after each human move the worker plays the
+    bots until the human (or nobody: game over) is awaited again."""
+    summary = service.create_game("condottiere", {"players": 4, "seed": 5},
+                                  bots={1: "heuristic", 2: "random", 3: "heuristic"})
+    game_id = summary["id"]
+    claim = service.claim_seat(game_id, name="Ann", seat=0)
+    assert claim.started
+    game = get_game("condottiere")
+    rng = random.Random(1)
+    human_moves = 0
+    for _ in range(3000):
+        run_worker(redis_client)
+        cached = state_of(service, game_id)
+        if cached.status == "finished":
+            break
+        awaiting = game.awaiting(cached.state)
+        assert awaiting == [0] or (0 in awaiting and cached.state is not None), awaiting
+        assert all(seat not in cached.bots for seat in awaiting), "a bot is still awaited after the job"
+        view = service.get_view(game_id, claim.token).view
+        service.submit_command(game_id, claim.token, rng.choice(view["legal_moves"]),
+                               expected_version=cached.version)
+        human_moves += 1
+    assert state_of(service, game_id).status == "finished"
+    assert human_moves > 5
+
+
+def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_client):
+    """One job per (game, version); a job for an old version plays nothing twice."""
+    summary = service.create_game("condottiere", {"players": 3, "seed": 3},
+                                  bots={1: "random", 2: "random"})
+    game_id = summary["id"]
+    claim = service.claim_seat(game_id, name="Bo", seat=0)
+    version = state_of(service, game_id).version
+    # The start already enqueued the job of this version (if a bot moves first): a second is refused.
+    bot_worker.enqueue_bot_turns(redis_client, game_id, version)
+    assert bot_worker.enqueue_bot_turns(redis_client, game_id, version) is None
+    queue = Queue(bot_worker.QUEUE, connection=redis_client)
+    assert queue.count == 1
+    run_worker(redis_client)
+    after = state_of(service, game_id)
+    # Running the stale job again directly changes nothing: the human is awaited.
+    result = bot_worker.play_bot_turns(game_id, version, service=service)
+    assert result["moves"] == 0
+    assert state_of(service, game_id).version == after.version
+    assert 0 in get_game("condottiere").awaiting(after.state)
+    assert claim.token
+
+
+def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client):
+    """The bot's randomness is seeded from (game, version, seat): replaying the same game state
+    gives the same move, so racing duplicate jobs submit identical commands."""
+    summary = service.create_game("condottiere", {"players": 4, "seed": 8},
+                                  bots={s: "random" for s in range(4)})
+    game_id = summary["id"]
+    run_worker(redis_client)
+    events = [e.event for e in service.store.read_events(game_id, after=0, limit=100_000)]
+    # Replay the same creation in a second game with the same seed: the same bots play the same
+    # game only if the seeds depend on version and seat, not on the game id. They do depend on the
+    # game id, so instead check the job is a pure function of the state: re-deciding at any
+    # version gives the recorded command.
+    from bots import choose_move, seeded_rng
+    from games.base import fold
+    game = get_game("condottiere")
+    state = None
+    checked = 0
+    version = 0
+    for index, event in enumerate(events):
+        if "seat" in event and event["type"] in ("token_placed", "card_played", "passed") and not event.get("auto"):
+            seat = event["seat"]
+            view = game.view(state, seat)
+            if seat in game.awaiting(state):
+                command = choose_move("condottiere", "random", view, seeded_rng("bot", game_id, version, seat))
+                replayed = game.decide(state, seat, command)
+                assert replayed[0]["type"] == event["type"]
+                assert replayed[0].get("card") == event.get("card")
+                assert replayed[0].get("region") == event.get("region")
+                checked += 1
+        state = fold(game, [event], state)
+        version = index + 1
+    assert checked > 10
+
+
+def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, redis_server):
+    """A real ``rq worker`` subprocess on the ``bots`` queue (as the Procfile runs it) plays an
+    all-bot game to the end."""
+    summary = service.create_game("condottiere", {"players": 4, "seed": 21, "ruleset": "classic"},
+                                  bots={s: "heuristic" for s in range(4)})
+    game_id = summary["id"]
+    rq_bin = Path(sys.executable).parent / "rq"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.run(
+        [str(rq_bin), "worker", bot_worker.QUEUE, "--burst", "--url", redis_server.url],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+    )
+    assert process.returncode == 0, process.stderr[-2000:]
+    deadline = time.monotonic() + 5
+    while state_of(service, game_id).status != "finished" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state_of(service, game_id).status == "finished"
