@@ -98,7 +98,7 @@ def game_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progres
 
 def _archived(client: redis.Redis, key: str, progress: Progress, share: float = 1.0):
     """(names, events) of every archived game in index ``key``, with progress."""
-    ids = [i.decode() for i in client.zrange(key, 0, -1)]
+    ids = [i.decode() for i in client.zrange(key, 0, -1, desc=True)]
     summaries = {}
     if ids:
         for game_id, raw in zip(ids, client.hmget(SUMMARY, ids)):
@@ -135,16 +135,23 @@ def player_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progr
     game = get_game(game_name)
     players = stats.PlayerStats()
     wanted = name.casefold()
+    display = None
     for summary, events in _archived(client, index_key("player", name), progress):
         if summary.get("game") != game_name:
             continue
-        names = [n if (n and n.casefold() == wanted) else None for n in summary.get("players") or []]
+        # Names match case-insensitively ("Ann" and "ann" are one player); the result shows the
+        # spelling of the most recent game.
+        names = []
+        for seat_name in summary.get("players") or []:
+            same = bool(seat_name) and seat_name.casefold() == wanted
+            names.append(wanted if same else None)
+            if same and display is None:
+                display = seat_name
         players.add(names, stats.game_facts(game, events))
-    found = players.result()
-    row = next(iter(found.values()), None)
+    row = players.result().get(wanted)
     if row is None:
         raise JobProblem(404, "PLAYER_NOT_FOUND", f"No archived {game_name} game has a player named {name!r}")
-    row = dict(row, name=next(iter(found)), game=game_name)
+    row = dict(row, name=display or name, game=game_name)
     return _json(row), "application/json"
 
 

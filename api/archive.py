@@ -1,0 +1,371 @@
+"""The archive and replays: search finished games, import a log, replay any version, the chapter
+(battle) index, and the jobs that verify and export games.
+
+Viewer rule (replays/core.py): a finished game is public in full; a running game is shown to the
+token's seat (``Authorization: Bearer``) or to a spectator, redacted, like its live view.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import marshmallow as ma
+from flask import url_for
+from flask.views import MethodView
+from marshmallow import fields, validate
+
+from api.common import Blueprint, bearer_token, json_response, service
+from api.jobs import JobSchema, accepted
+from api.problems import PROBLEM_MIME, ProblemError
+from games import game_names, get_game
+from replays import core
+from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
+from schemas.problems import ProblemSchema
+from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log
+from worker import enqueue
+
+blp = Blueprint("archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports")
+
+OPTIONAL_AUTH = [{}, {"seatToken": []}]
+
+
+def problems(*statuses: int):
+    def decorate(func):
+        for status in statuses:
+            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
+        return func
+
+    return decorate
+
+
+def redis():
+    return service().store.redis
+
+
+# -- schemas -------------------------------------------------------------------------------------
+
+
+class StrictSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+
+class ArchiveQuery(StrictSchema):
+    class Meta:
+        unknown = ma.RAISE
+
+    player = fields.List(fields.String(validate=validate.Length(1, 64)), metadata={"description": "Player name (case-insensitive); repeat for games with all of them"})
+    game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
+    ruleset = fields.String(validate=validate.Length(1, 32), metadata={"example": "2006"})
+    option = fields.List(fields.String(validate=validate.Length(1, 64)), metadata={"description": "An option that was on (repeatable), e.g. capturing"})
+    players = fields.Integer(validate=validate.Range(1, 99), metadata={"description": "Number of players"})
+    winner = fields.String(validate=validate.Length(1, 64), metadata={"description": "A winner's name"})
+    outcome = fields.String(validate=validate.Length(1, 64), metadata={"description": "How the game was won, e.g. adjacent, total, most_regions, final_battle, no_winner"})
+    finished_from = fields.String(metadata={"description": "ISO date or date-time (inclusive)", "example": "2026-11-01"})
+    finished_to = fields.String(metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"})
+    cursor = fields.String(validate=validate.Length(1, 200))
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class ArchiveEntrySchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    ruleset = fields.String(allow_none=True)
+    player_count = fields.Integer(required=True)
+    players = fields.List(fields.String(allow_none=True), required=True)
+    options = fields.List(fields.String(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    winner_names = fields.List(fields.String(), required=True)
+    outcome = fields.String(allow_none=True)
+    version = fields.Integer(required=True)
+    finished = fields.String(required=True)
+    imported = fields.Boolean(required=True)
+
+
+class ArchivePageSchema(ma.Schema):
+    games = fields.List(fields.Nested(ArchiveEntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True)
+
+
+class ExchangeDocumentSchema(ma.Schema):
+    """The export/import format; the engine validates the events."""
+
+    class Meta:
+        unknown = ma.INCLUDE  # annotated exports (annotations, chapters...) may be imported as they are
+
+    format = fields.String(required=True, metadata={"example": FORMAT})
+    format_version = fields.Integer(required=True, metadata={"example": FORMAT_VERSION})
+    game = fields.String(required=True, metadata={"example": "condottiere"})
+    config = fields.Dict(metadata={"description": "The configuration (must agree with the first event's)"})
+    players = fields.List(fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"})
+    events = fields.List(fields.Dict(), required=True, metadata={"description": "The complete log, unredacted"})
+    result = fields.Dict(allow_none=True, metadata={"description": "Optional: checked against the replayed result"})
+
+
+class ImportedSchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.Nested(ArchiveEntrySchema, required=True)
+
+
+class ReplayQuery(StrictSchema):
+    version = fields.Integer(validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"})
+
+
+class ReplaySchema(ma.Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    last_version = fields.Integer(required=True)
+    finished = fields.Boolean(required=True)
+    viewer = fields.String(required=True, metadata={"description": "full, spectator or 'seat <n>'"})
+    state = fields.Dict(required=True, metadata={"description": "The game's view at that version"})
+
+
+class ChapterSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    index = fields.Integer(required=True)
+    title = fields.String(required=True)
+    start = fields.Integer(required=True, metadata={"description": "Version just before the chapter"})
+    end = fields.Integer(required=True, metadata={"description": "Version just after its conclusion"})
+    replay = fields.String(metadata={"description": "URL of the state at the chapter's end"})
+
+
+class ChaptersSchema(ma.Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    finished = fields.Boolean(required=True)
+    chapters = fields.List(fields.Nested(ChapterSchema), required=True)
+
+
+class ExportRequest(StrictSchema):
+    format = fields.String(
+        load_default="json",
+        validate=validate.OneOf(["log", "json", "markdown", "html"]),
+        metadata={"description": "log: the importable exchange document; json: annotated history; markdown; html: one self-contained page"},
+    )
+
+
+class BulkExportRequest(StrictSchema):
+    format = fields.String(load_default="ndjson", validate=validate.OneOf(["ndjson"]))
+    player = fields.List(fields.String(validate=validate.Length(1, 64)))
+    game = fields.String(validate=validate.Length(1, 64))
+    ruleset = fields.String(validate=validate.Length(1, 32))
+    option = fields.List(fields.String(validate=validate.Length(1, 64)))
+    players = fields.Integer(validate=validate.Range(1, 99))
+    winner = fields.String(validate=validate.Length(1, 64))
+    outcome = fields.String(validate=validate.Length(1, 64))
+    finished_from = fields.String()
+    finished_to = fields.String()
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _when(value: str | None, field: str, end_of_day: bool = False) -> int | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ProblemError(
+            422, "VALIDATION_ERROR", "Invalid request", f"{field} must be an ISO date or date-time.",
+            errors={"query": {field: ["Not an ISO date or date-time."]}},
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    ms = int(moment.timestamp() * 1000)
+    if end_of_day and len(value) == 10:  # a bare date: the whole day
+        ms += 24 * 3600 * 1000 - 1
+    return ms
+
+
+def _filters(query: dict[str, Any]) -> dict[str, list[Any]]:
+    filters: dict[str, list[Any]] = {}
+    for field in FILTER_FIELDS:
+        value = query.get(field)
+        if value is None:
+            continue
+        filters[field] = list(value) if isinstance(value, list) else [value]
+    return filters
+
+
+def _game_and_viewer(game_id: str):
+    """The stored log and the viewer the request may see it as (a wrong token is a 401)."""
+    svc = service()
+    summary = svc.get_summary(game_id)  # 404 for an unknown or malformed id
+    if summary["status"] == "open":
+        raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
+    seat, _ = svc.viewer_seat(game_id, bearer_token())
+    log = load_log(redis(), game_id)
+    if log is None:
+        raise ProblemError(404, "GAME_NOT_FOUND", "No such game")
+    return log, seat
+
+
+def _shown_events(game, log, seat):
+    if log.finished:
+        return log.events
+    return [game.redact(event, seat) for event in log.events]
+
+
+# -- archive ---------------------------------------------------------------------------------------
+
+
+@blp.route("/archive")
+class ArchiveSearch(MethodView):
+    @blp.arguments(ArchiveQuery, location="query")
+    @blp.response(200, ArchivePageSchema)
+    @problems(422)
+    def get(self, query):
+        """Search finished games, newest first: by player names, game, ruleset, options, number of
+        players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
+        try:
+            page = Archive(redis()).search(
+                filters=_filters(query),
+                finished_from=_when(query.get("finished_from"), "finished_from"),
+                finished_to=_when(query.get("finished_to"), "finished_to", end_of_day=True),
+                cursor=query.get("cursor"),
+                limit=query["limit"],
+            )
+        except BadCursor:
+            raise ProblemError(422, "INVALID_CURSOR", "Invalid cursor", "Use next_cursor from a previous page.") from None
+        return json_response({"games": page.items, "next_cursor": page.next_cursor}, 200, {"Cache-Control": "no-cache"})
+
+
+@blp.route("/archive/import")
+class ArchiveImport(MethodView):
+    @blp.arguments(ExchangeDocumentSchema)
+    @blp.response(201, ImportedSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
+    @problems(400, 413, 415, 422)
+    def post(self, body):
+        """Import a complete log (the ``log`` export of this or another instance, or one written
+        down from a table). It is replayed through the rules; an invalid log is refused (422) with
+        the first offending event's ``index`` and the ``rule`` it breaks. A valid one becomes a
+        finished game of the archive."""
+        try:
+            checked = validate_import(body)
+        except ImportRefused as refused:
+            details = refused.to_dict()
+            code = details.pop("code")
+            message = details.pop("message")
+            raise ProblemError(422, code, "The log was refused", message, **details) from None
+        from service.games import now_iso, public_config
+        from service.ids import new_game_id
+
+        game = checked["game"]
+        game_id = new_game_id()
+        summary = import_finished_game(
+            redis(),
+            game_id=game_id,
+            name=game.name,
+            title=game.title,
+            public_config=public_config(game, checked["config"]),
+            full_config=checked["config"],
+            players=checked["players"],
+            events=checked["events"],
+            snapshot_state=game.state_to_json(checked["state"]),
+            result=checked["result"],
+            now=now_iso(),
+        )
+        if summary is None:  # a 50-bit random id collided: practically never
+            raise ProblemError(503, "TRY_AGAIN", "Try again")
+        return json_response(
+            {"id": game_id, "game": summary}, 201, {"Location": url_for("games.Game", game_id=game_id)}
+        )
+
+
+# -- replay ----------------------------------------------------------------------------------------
+
+
+@blp.route("/games/<string:game_id>/replay")
+class Replay(MethodView):
+    @blp.arguments(ReplayQuery, location="query")
+    @blp.response(200, ReplaySchema)
+    @problems(401, 404, 409, 422)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, query, game_id):
+        """The state at any version: complete once the game is over; while it runs, the token's
+        seat view (or the spectator's)."""
+        log, seat = _game_and_viewer(game_id)
+        game = get_game(log.name)
+        version = query.get("version")
+        if version is not None and version > log.version:
+            raise ProblemError(
+                422, "VERSION_OUT_OF_RANGE", "No such version", f"Versions of this game are 0..{log.version}.",
+                last_version=log.version,
+            )
+        replay = core.replay_at(game, log.events, version, seat, finished=log.finished)
+        headers = {"Cache-Control": "public, max-age=3600" if log.finished else "no-store", "Vary": "Authorization"}
+        return json_response({"game_id": game_id, **replay}, 200, headers)
+
+
+@blp.route("/games/<string:game_id>/battles")
+class Battles(MethodView):
+    @blp.response(200, ChaptersSchema)
+    @problems(401, 404, 409)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, game_id):
+        """The chapter index (for Condottiere: battle by battle) with each chapter's start and end
+        versions, region, winner and strengths; step through them with ``/replay?version=``."""
+        log, seat = _game_and_viewer(game_id)
+        game = get_game(log.name)
+        chapters = core.chapters(game, _shown_events(game, log, seat))
+        for chapter in chapters:
+            chapter["replay"] = url_for("archive.Replay", game_id=game_id, version=chapter["end"])
+        headers = {"Cache-Control": "no-store" if not log.finished else "public, max-age=3600", "Vary": "Authorization"}
+        return json_response(
+            {"game_id": game_id, "version": log.version, "finished": log.finished, "chapters": chapters}, 200, headers
+        )
+
+
+# -- jobs ------------------------------------------------------------------------------------------
+
+
+@blp.route("/games/<string:game_id>/verify")
+class Verify(MethodView):
+    @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
+    @problems(404, 409)
+    def post(self, game_id):
+        """Verify a game (job): replay its log through the rules and compare the fold with the
+        stored snapshot. A divergence is reported in the result, never fixed."""
+        summary = service().get_summary(game_id)
+        if summary["status"] == "open":
+            raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
+        return accepted(enqueue.start(redis(), "verify", {"game_id": game_id}))
+
+
+@blp.route("/games/<string:game_id>/exports")
+class Exports(MethodView):
+    @blp.arguments(ExportRequest)
+    @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
+    @problems(400, 401, 404, 409, 415, 422)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def post(self, body, game_id):
+        """Export a game (job) as the importable log, an annotated JSON history, Markdown or one
+        self-contained HTML page. A running game's export is redacted for the token's seat (or the
+        spectator)."""
+        log, seat = _game_and_viewer(game_id)
+        viewer = "full" if log.finished else ("spectator" if seat is None else seat)
+        return accepted(enqueue.start(redis(), "export", {"game_id": game_id, "format": body["format"], "viewer": viewer}))
+
+
+@blp.route("/exports/bulk")
+class BulkExport(MethodView):
+    @blp.arguments(BulkExportRequest)
+    @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
+    @problems(400, 415, 422)
+    def post(self, body):
+        """Export many finished games (job) as NDJSON, one importable log per line; the same
+        filters as the archive search (at most 10,000 games, newest first)."""
+        params = {
+            "format": body["format"],
+            "filters": _filters(body),
+            "finished_from": _when(body.get("finished_from"), "finished_from"),
+            "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
+        }
+        return accepted(enqueue.start(redis(), "bulk-export", params))
+
+
+enqueue.connect_signals()

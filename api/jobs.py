@@ -1,0 +1,130 @@
+"""Job resources: status, progress, the link to the result or the error (problem+json), and the
+result itself. Jobs are started by the archive, replay and statistics routes (202 + Location)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from flask import Response, url_for
+from flask.views import MethodView
+from marshmallow import fields
+
+from api.common import Blueprint, json_response, service
+from api.problems import PROBLEM_MIME, ProblemError, problem_response
+from schemas.problems import ProblemSchema
+from store.jobs import JobBook, JobRecord
+
+blp = Blueprint("jobs", __name__, url_prefix="/v1/jobs", description="Background jobs: verify, statistics, exports")
+
+JOB_ID_PATTERN = r"^[a-z-]{1,20}-[0-9a-f]{24}$"
+
+
+class JobSchema(ma.Schema):
+    id = fields.String(required=True)
+    kind = fields.String(
+        required=True,
+        metadata={"enum": ["verify", "game-stats", "player-stats", "global-stats", "export", "bulk-export"]},
+    )
+    status = fields.String(required=True, metadata={"enum": ["queued", "started", "finished", "failed"]})
+    progress = fields.Float(required=True, metadata={"description": "0 to 1"})
+    attempts = fields.Integer(required=True, metadata={"description": "Runs started (a retry or a re-run after a crash adds one)"})
+    params = fields.Dict(required=True)
+    data_version = fields.String(required=True, metadata={"description": "The data the result depends on"})
+    created = fields.String(allow_none=True)
+    started = fields.String(allow_none=True)
+    finished = fields.String(allow_none=True)
+    result = fields.String(allow_none=True, metadata={"description": "URL of the result once finished"})
+    content_type = fields.String(allow_none=True)
+    error = fields.Nested(ProblemSchema, allow_none=True, metadata={"description": "problem+json of a failed job"})
+
+
+def book() -> JobBook:
+    return JobBook(service().store.redis)
+
+
+def job_document(record: JobRecord) -> dict[str, Any]:
+    finished = record.status == "finished"
+    return {
+        "id": record.id,
+        "kind": record.kind,
+        "status": record.status,
+        "progress": record.progress,
+        "attempts": record.attempts,
+        "params": record.params,
+        "data_version": record.data_version,
+        "created": record.created,
+        "started": record.started,
+        "finished": record.finished,
+        "result": url_for("jobs.JobResult", job_id=record.id) if finished else None,
+        "content_type": record.content_type if finished else None,
+        "error": _problem(record.error) if record.status == "failed" and record.error else None,
+    }
+
+
+def _problem(error: dict[str, Any]) -> dict[str, Any]:
+    from api.problems import problem_type
+
+    code = error.get("code", "JOB_FAILED")
+    body = {"type": problem_type(code), "title": error.get("title", "The job failed"), "status": error.get("status", 500), "code": code}
+    if error.get("detail"):
+        body["detail"] = error["detail"]
+    return body
+
+
+def accepted(job_id: str) -> Response:
+    """202 Accepted pointing at the job resource (also when the job is already finished: the
+    resource then links to the cached result)."""
+    record = book().get(job_id)
+    location = url_for("jobs.Job", job_id=job_id)
+    return json_response(job_document(record), 202, {"Location": location, "Cache-Control": "no-store"})
+
+
+def _record_or_404(job_id: str) -> JobRecord:
+    import re
+
+    record = book().get(job_id) if re.match(JOB_ID_PATTERN, job_id) else None
+    if record is None:
+        raise ProblemError(404, "JOB_NOT_FOUND", "No such job", "Unknown job id (results expire after a day).")
+    return record
+
+
+@blp.route("/<string:job_id>")
+class Job(MethodView):
+    @blp.response(200, JobSchema)
+    @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_MIME)
+    def get(self, job_id):
+        """A job: status, progress, the link to its result, or its error as problem+json."""
+        record = _record_or_404(job_id)
+        return json_response(job_document(record), 200, {"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:job_id>/result")
+class JobResult(MethodView):
+    @blp.response(
+        200,
+        description="The result: application/json, text/markdown, text/html or application/x-ndjson",
+        content_type="application/json",
+    )
+    @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_MIME)
+    @blp.alt_response(409, schema=ProblemSchema, content_type=PROBLEM_MIME, description="JOB_NOT_FINISHED")
+    def get(self, job_id):
+        """The job's result once it is finished (the failure's problem document if it failed)."""
+        record = _record_or_404(job_id)
+        if record.status == "failed":
+            error = _problem(record.error or {})
+            extra = {k: v for k, v in error.items() if k not in ("type", "title", "status", "code", "detail")}
+            return problem_response(error["status"], error["code"], error["title"], error.get("detail"), **extra)
+        body = book().result(job_id) if record.status == "finished" else None
+        if body is None:
+            raise ProblemError(
+                409, "JOB_NOT_FINISHED", "The job has not finished", f"Status: {record.status}.",
+                headers={"Retry-After": "1", "Location": url_for("jobs.Job", job_id=job_id)},
+            )
+        response = Response(body, status=200, content_type=record.content_type or "application/octet-stream")
+        response.headers["Cache-Control"] = "private, max-age=60"
+        if record.content_type and not record.content_type.startswith("application/json"):
+            extension = {"text/markdown": "md", "text/html": "html", "application/x-ndjson": "ndjson"}
+            kind = record.content_type.split(";")[0]
+            response.headers["Content-Disposition"] = f'inline; filename="{job_id}.{extension.get(kind, "bin")}"'
+        return response

@@ -1,0 +1,146 @@
+"""Statistics: per game, per player across the archive, global. Each is computed by a job on the
+data version it depends on (the game's version, the archive's version): a request answers ``200``
+with the result when it is already computed for the current data, else ``202`` with the job's
+``Location`` (identical requests share that job)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask import Response, url_for
+from flask.views import MethodView
+from marshmallow import fields, validate
+
+from api.common import Blueprint, service
+from api.jobs import JobSchema, accepted, book
+from api.problems import PROBLEM_MIME, ProblemError
+from games import game_names
+from schemas.problems import ProblemSchema
+from worker import enqueue
+
+blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
+
+
+def problems(*statuses: int):
+    def decorate(func):
+        for status in statuses:
+            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
+        return func
+
+    return decorate
+
+
+class StatsQuery(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    game = fields.String(load_default="condottiere", validate=validate.Length(1, 64))
+
+
+class GameStatsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    seats = fields.Integer(required=True)
+    first_seat = fields.Integer(allow_none=True)
+    winners = fields.List(fields.Integer(), required=True)
+    outcome = fields.String(required=True)
+    chapters = fields.Integer(required=True, metadata={"description": "Battles fought"})
+    events = fields.Integer(required=True)
+    seat_counters = fields.List(fields.Dict(), metadata={"description": "Per seat: regions_taken, cards_played..."})
+    seat_totals = fields.List(fields.Dict(), metadata={"description": "Per seat: battles, battles_won, regions_taken..."})
+    counters = fields.Dict()
+    detail = fields.Dict(metadata={"description": "battles (region, strengths, winner, cards), cards (played, battles won/lost)"})
+
+
+class PlayerStatsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    name = fields.String(required=True)
+    game = fields.String(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(allow_none=True)
+    by_seat = fields.Dict(metadata={"description": "seat -> games, wins, win_rate"})
+    by_player_count = fields.Dict(metadata={"description": "number of players -> games, wins, win_rate"})
+    totals = fields.Dict()
+    counters = fields.Dict(metadata={"description": "regions_taken, cards_played"})
+    favourites = fields.Dict(metadata={"description": "top 3 of each counter"})
+
+
+class GlobalStatsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    game = fields.String(required=True)
+    games = fields.Integer(required=True)
+    first_seat_advantage = fields.Dict(required=True)
+    win_rate_by_seat = fields.Dict(required=True)
+    outcomes = fields.Dict(required=True, metadata={"description": "How games are won"})
+    length = fields.Dict(required=True, metadata={"description": "Distributions of battles and events per game"})
+    counters = fields.Dict(required=True, metadata={"description": "contested_regions, captured_regions, cards_played..."})
+    leaders = fields.List(fields.Dict())
+
+
+def _result_or_accepted(job_id: str) -> Response:
+    record = book().get(job_id)
+    body = book().result(job_id) if record is not None and record.status == "finished" else None
+    if body is None:
+        return accepted(job_id)
+    response = Response(body, status=200, content_type="application/json")
+    response.headers["Content-Location"] = url_for("jobs.JobResult", job_id=job_id)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _game_name(query) -> str:
+    if query["game"] not in game_names():
+        raise ProblemError(422, "UNKNOWN_GAME", "No such game engine", f"Games: {', '.join(game_names())}.")
+    return query["game"]
+
+
+ACCEPTED = {"Location": {"schema": {"type": "string"}, "description": "The job computing it"}}
+
+
+@blp.route("/stats/global")
+class GlobalStats(MethodView):
+    @blp.arguments(StatsQuery, location="query")
+    @blp.response(200, GlobalStatsSchema)
+    @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
+    @problems(422)
+    def get(self, query):
+        """Across the archive: first-seat advantage, win rate by seat, most contested regions, game
+        length distribution, how games are won, leaders."""
+        name = _game_name(query)
+        return _result_or_accepted(enqueue.start(service().store.redis, "global-stats", {"game": name}))
+
+
+@blp.route("/stats/players/<string:name>")
+class PlayerStats(MethodView):
+    @blp.arguments(StatsQuery, location="query")
+    @blp.response(200, PlayerStatsSchema)
+    @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
+    @problems(422)
+    def get(self, query, name):
+        """One player (by name, case-insensitive) across the archive: games, wins, win rate by seat
+        and by number of players, regions taken, favourite regions, card usage."""
+        if not 1 <= len(name) <= 64:
+            raise ProblemError(422, "VALIDATION_ERROR", "Invalid request", "A name has 1 to 64 characters.")
+        game = _game_name(query)
+        return _result_or_accepted(
+            enqueue.start(service().store.redis, "player-stats", {"name": name.casefold(), "game": game})
+        )
+
+
+@blp.route("/games/<string:game_id>/stats")
+class GameStats(MethodView):
+    @blp.response(200, GameStatsSchema)
+    @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
+    @problems(404, 409)
+    def get(self, game_id):
+        """One finished game: battles (who won what with which strength), cards played by kind and
+        how the battles that used them ended, regions taken."""
+        summary = service().get_summary(game_id)
+        if summary["status"] != "finished":
+            raise ProblemError(409, "GAME_NOT_FINISHED", "Statistics are computed for finished games only")
+        return _result_or_accepted(enqueue.start(service().store.redis, "game-stats", {"game_id": game_id}))
