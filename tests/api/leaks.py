@@ -1,0 +1,79 @@
+"""Leak checkers for the security tests: given a message a seat received and the FULL state of the
+game at that message's version (from folding the stored log), report any hidden information of
+another seat it carries. Two independent checks:
+
+* literal (toy game: every card code is unique, so another seat's hidden card code appearing
+  anywhere in the message text is a leak);
+* structural (Condottiere: cards are interchangeable codes, so the check follows the protocol:
+  other seats' hands absent, face-down cards null, private event fields null for other seats,
+  one's own hand exactly the one in the FULL state).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+import orjson
+
+# Condottiere events whose listed fields are private to the event's seat (``None``: to nobody).
+PRIVATE_EVENT_FIELDS = {
+    "deck_shuffled": (None, ("cards",)),
+    "cards_dealt": ("seat", ("cards",)),
+    "cards_drawn": ("seat", ("cards",)),
+    "hand_discarded": ("seat", ("cards",)),
+    "cards_kept": ("seat", ("kept", "discarded")),
+    "card_taken_back": ("seat", ("card",)),
+}
+
+
+def text_of(message: Any) -> str:
+    return message if isinstance(message, str) else orjson.dumps(message).decode()
+
+
+def literal_leaks(message: Any, hidden: Iterable[str]) -> list[str]:
+    text = text_of(message)
+    return [card for card in hidden if re.search(rf'"{re.escape(card)}"', text)]
+
+
+def event_leaks(event: dict, seat: int) -> list[str]:
+    """Structural check of one Condottiere event as redacted for ``seat``."""
+    problems = []
+    kind = event.get("type")
+    if kind in PRIVATE_EVENT_FIELDS:
+        owner_field, fields = PRIVATE_EVENT_FIELDS[kind]
+        owner = event.get(owner_field) if owner_field else None
+        if owner != seat:
+            for name in fields:
+                if event.get(name) is not None:
+                    problems.append(f"{kind} of seat {owner}: {name}={event.get(name)!r}")
+    if kind == "card_played" and event.get("face_down") and event.get("seat") != seat and event.get("card") is not None:
+        problems.append(f"face-down card of seat {event.get('seat')}: {event['card']!r}")
+    if kind == "game_started" and (event.get("config") or {}).get("deck_order"):
+        problems.append("deck order in game_started")
+    return problems
+
+
+def view_leaks(view: dict, seat: int | None, full_view: dict) -> list[str]:
+    """Structural check of a Condottiere view for ``seat`` against the FULL view at that version."""
+    problems = []
+    for player in view.get("players", []):
+        if player["seat"] == seat:
+            continue
+        if "hand" in player:
+            problems.append(f"hand of seat {player['seat']} in the view")
+        for slot in player.get("line", []):
+            if slot.get("face_down") and slot.get("card") is not None:
+                problems.append(f"face-down card of seat {player['seat']} in the view")
+        if "true_strength" in player:
+            problems.append(f"true strength of seat {player['seat']} in the view")
+    if "deck" in view or "deck_order" in view:
+        problems.append("deck order in the view")
+    if seat is None:
+        if "hand" in view:
+            problems.append("a hand in the spectator's view")
+    else:
+        own = sorted(full_view["players"][seat].get("hand", []))
+        if sorted(view.get("hand", [])) != own:
+            problems.append(f"seat {seat}'s hand differs from the FULL state: {view.get('hand')} != {own}")
+    return problems
