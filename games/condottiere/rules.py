@@ -460,6 +460,10 @@ STEPS = (
 
 
 def settle(s: State) -> State:
+    if s.midmove is not None:  # the rest of a move's own events must come first
+        s.pending = None
+        s.awaiting = ()
+        return s
     steps = STEPS
     while True:
         r = steps[s.step](s)
@@ -510,6 +514,7 @@ def new_state(config: dict, game_number: int = 1, scores=None, prev: State | Non
     s.awaiting = ()
     s.queue = ()
     s.deal_next = ST_CHOOSE
+    s.midmove = None
     s.region = None
     s.defender = None
     s.fb = None
@@ -611,6 +616,17 @@ def _token_declined(s: State, e: Event) -> None:
 def _card_played(s: State, e: Event) -> None:
     seat = e["seat"]
     card = e["card"]
+    # Which of the move's own events completes it (see _play): until then nobody is awaited.
+    if s.down[seat]:
+        s.midmove = "cards_revealed"
+    elif card == "bishop" and not s.classic:
+        s.midmove = "pope_placed"
+    elif card == "scarecrow":
+        s.midmove = "cards_discarded"
+    elif card in ("winter", "spring"):
+        opposite = "spring" if card == "winter" else "winter"
+        if any(opposite in line for line in s.lines):
+            s.midmove = "cards_discarded"
     s.hands = _set(s.hands, seat, _remove_one(s.hands[seat], card))
     if e.get("face_down"):
         s.down = _set(s.down, seat, s.down[seat] + (card,))
@@ -640,11 +656,15 @@ def _cards_discarded(s: State, e: Event) -> None:
         gone.append(item["card"])
     s.lines = tuple(lines)
     s.discard = s.discard + tuple(gone)
+    if s.midmove == "cards_discarded":
+        s.midmove = None
 
 
 def _pope_placed(s: State, e: Event) -> None:
     region = e["region"]
     s.pope = None if region is None else REGION_INDEX[region]
+    if s.midmove == "pope_placed":
+        s.midmove = None
 
 
 def _cards_revealed(s: State, e: Event) -> None:
@@ -654,10 +674,17 @@ def _cards_revealed(s: State, e: Event) -> None:
         down = _remove_one(down, card)
     s.down = _set(s.down, seat, down)
     s.lines = _set(s.lines, seat, s.lines[seat] + tuple(e["cards"]))
+    cause = e.get("cause")
+    if cause == "pass":
+        s.midmove = "passed"
+    elif cause == "next_card" and s.midmove == "cards_revealed":
+        s.midmove = None
 
 
 def _passed(s: State, e: Event) -> None:
     seat = e["seat"]
+    if s.midmove == "passed":
+        s.midmove = None
     if e.get("final", True):
         s.passed = _set(s.passed, seat, True)
     turn = next_turn(s, seat)

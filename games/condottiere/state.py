@@ -19,6 +19,8 @@ FIELDS = (
     # the automatic-step machine: the current step, the automatic event it will emit (or None),
     # the seats awaited; queue of (seat, count) deals or draws and the step after the deals
     "step", "pending", "awaiting", "queue", "deal_next",
+    # inside one move's own events: the event type that completes the move (None between moves)
+    "midmove",
     # the current battle
     "region", "defender", "fb", "part", "passed", "defender_played", "turn", "end_cause",
     "concluding",

@@ -135,6 +135,8 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
         i += len(produced)
     if state is None:
         return LogError(0, "EMPTY_LOG", "The log is empty.")
+    if state.midmove is not None:
+        return LogError(total, "INCOMPLETE_LOG", "The log stops in the middle of a move.")
     if state.pending is not None:
         return LogError(total, "INCOMPLETE_LOG",
                         "The log stops before the automatic events that must follow its last move.")

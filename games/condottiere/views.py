@@ -18,6 +18,8 @@ PHASES = {ST_CHOOSE: "place_token", ST_BATTLE: "battle", ST_HAND: "hand_discard"
 
 def phase(s: State) -> str:
     # "resolving" is only seen in replays between the events of one move
+    if s.midmove is not None:
+        return "resolving"
     return PHASES.get(s.step, "resolving")
 
 
