@@ -11,6 +11,7 @@ simulation seed and the game's index, so the same call plays the same games.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -175,3 +176,94 @@ def format_rates(rates: Mapping[str, WinRate], records: Sequence[GameRecord]) ->
         reasons[record.reason or "none"] = reasons.get(record.reason or "none", 0) + 1
     lines.append("  endings: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
     return "\n".join(lines)
+
+
+# -- through the HTTP API -------------------------------------------------------------------------
+
+def play_http_game(client, game_name: str, config: Mapping[str, Any], levels: Sequence[str], seed: Any, *,
+                   index: int = 0, server_bots: bool = False, verify: bool = True,
+                   timeout: float = 600.0) -> GameRecord:
+    """One game through the API. Client-side bots (default): the simulator claims every seat as a
+    player named after its bot and plays each seat from that seat's ``/view`` with its own token,
+    exactly as a third-party client would. ``server_bots``: the seats are the server's bot seats
+    and the server's RQ worker plays them; the simulator only follows the SSE stream to the end.
+
+    ``verify``: the finished game's full log must replay through the rules (``verify_log``) and its
+    fold must give the view the server shows for the finished game.
+    """
+    from games.base import FULL
+
+    started = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    game = get_game(game_name)
+    moves = 0
+    if server_bots:
+        summary = client.create_game(config, game=game_name, bots=dict(enumerate(levels)))
+        game_id = summary["id"]
+        for item in client.stream(game_id, read_timeout=timeout):
+            if item.event == "end" or time.monotonic() > deadline:
+                break
+        final = client.view(game_id)
+        moves = sum(1 for e in client.all_events(game_id) if "seat" in e["event"] and not e["event"].get("auto"))
+    else:
+        summary = client.create_game(config, game=game_name)
+        game_id = summary["id"]
+        tokens = {}
+        for seat, level in enumerate(levels):
+            tokens[seat] = client.claim_seat(game_id, name=f"{level} {seat}", seat=seat)["token"]
+        rngs = [seeded_rng("simulate-http", seed, index, seat) for seat in range(len(levels))]
+        current = client.view(game_id, tokens[0])
+        while current["status"] != "finished":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"game {game_id} not finished after {timeout} s")
+            awaiting = current["view"]["awaiting"]
+            seat = awaiting[0]
+            seat_view = current if current["seat"] == seat else client.view(game_id, tokens[seat])
+            command = choose_move(game_name, levels[seat], seat_view["view"], rngs[seat], strict=True)
+            answer = client.move(game_id, tokens[seat], command, expected_version=seat_view["version"])
+            moves += 1
+            current = answer["view"]  # the mover's view after the move: same shape as GET /view
+        final = client.view(game_id)
+    events = [item["event"] for item in client.all_events(game_id)]
+    if verify:
+        problem = game.verify_log(events)
+        if problem is not None:
+            raise AssertionError(f"game {game_id}: log does not verify: {problem.to_dict()}")
+        folded = fold(game, events)
+        if json.loads(json.dumps(game.view(folded, FULL))) != final["view"]:
+            raise AssertionError(f"game {game_id}: fold of the log differs from the server's view")
+    result = final["view"].get("result") or {}
+    winners = final["view"].get("winners") or result.get("winners") or []
+    return GameRecord(index=index, config=dict(config), levels=list(levels), winners=list(winners),
+                      reason=result.get("reason"), moves=moves, events=events, game_id=game_id,
+                      seconds=time.perf_counter() - started)
+
+
+def simulate_http(server: str | None, game_name: str, base_config: Mapping[str, Any], lineup: Sequence[str],
+                  games: int, *, seed: int = 0, rotate: bool = True, concurrency: int = 1,
+                  server_bots: bool = False, verify: bool = True, timeout: float = 600.0,
+                  on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    """``games`` games through the API at ``server``, ``concurrency`` at a time (threads, one HTTP
+    session each)."""
+    from concurrent.futures import ThreadPoolExecutor
+    import threading
+
+    from cli.client import ApiClient
+
+    local = threading.local()
+
+    def one(index: int) -> GameRecord:
+        if not hasattr(local, "client"):
+            local.client = ApiClient(server)
+        levels = rotated(lineup, index) if rotate else list(lineup)
+        config = game_config(base_config, len(lineup), seed_for(seed, index))
+        return play_http_game(local.client, game_name, config, levels, seed, index=index,
+                              server_bots=server_bots, verify=verify, timeout=timeout)
+
+    records: list[GameRecord] = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        for record in pool.map(one, range(games)):
+            records.append(record)
+            if on_game:
+                on_game(record)
+    return records

@@ -1,0 +1,1 @@
+"""The command-line client (entry point ``condottiere``) and its HTTP client."""

@@ -1,0 +1,227 @@
+"""A small HTTP client for the game server's public API (what any third-party client would do).
+
+Used by the command-line client and by the simulator's HTTP mode; it only speaks the documented
+routes, so it doubles as a check that the API is usable from outside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+import requests
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+
+def default_server() -> str:
+    return os.environ.get("CONDOTTIERE_SERVER", DEFAULT_SERVER)
+
+
+class ApiError(Exception):
+    """A problem+json answer (RFC 9457) from the server."""
+
+    def __init__(self, status: int, problem: Mapping[str, Any]):
+        self.status = status
+        self.problem = dict(problem)
+        self.code = problem.get("code")
+        detail = problem.get("detail") or problem.get("title") or ""
+        super().__init__(f"HTTP {status} {self.code or ''}: {detail}".strip())
+
+
+@dataclass
+class SseEvent:
+    event: str
+    data: Any
+    id: str | None
+
+
+class ApiClient:
+    def __init__(self, server: str | None = None, *, timeout: float = 30.0,
+                 session: requests.Session | None = None):
+        self.server = (server or default_server()).rstrip("/")
+        self.timeout = timeout
+        self.session = session or requests.Session()
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _url(self, path: str) -> str:
+        return f"{self.server}{path}"
+
+    @staticmethod
+    def _headers(token: str | None = None, **extra: str) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        headers.update({k.replace("_", "-"): v for k, v in extra.items() if v is not None})
+        return headers
+
+    def _check(self, response: requests.Response) -> requests.Response:
+        if response.status_code >= 400:
+            try:
+                problem = response.json()
+            except ValueError:
+                problem = {"detail": response.text[:500]}
+            raise ApiError(response.status_code, problem if isinstance(problem, dict) else {})
+        return response
+
+    def request(self, method: str, path: str, *, token: str | None = None, json_body: Any = None,
+                params: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None,
+                **kwargs: Any) -> requests.Response:
+        all_headers = self._headers(token)
+        all_headers.update(headers or {})
+        response = self.session.request(method, self._url(path), json=json_body, params=params,
+                                        headers=all_headers, timeout=kwargs.pop("timeout", self.timeout),
+                                        **kwargs)
+        return self._check(response)
+
+    # -- games -----------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        return self.request("GET", "/v1/health").json()
+
+    def create_game(self, config: Mapping[str, Any], *, game: str = "condottiere",
+                    bots: Mapping[int | str, str] | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"game": game, "config": dict(config)}
+        if bots:
+            body["bots"] = {str(seat): level for seat, level in bots.items()}
+        return self.request("POST", "/v1/games", json_body=body).json()
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/games/{game_id}").json()
+
+    def list_games(self, **params: Any) -> dict[str, Any]:
+        return self.request("GET", "/v1/games", params=params).json()
+
+    def claim_seat(self, game_id: str, *, name: str | None = None, seat: int | None = None,
+                   bot: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {}
+        if name is not None:
+            body["name"] = name
+        if seat is not None:
+            body["seat"] = seat
+        if bot is not None:
+            body["bot"] = bot
+        return self.request("POST", f"/v1/games/{game_id}/seats", json_body=body).json()
+
+    def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:
+        return self.request("GET", f"/v1/games/{game_id}/view", token=token).json()
+
+    def move(self, game_id: str, token: str, command: Mapping[str, Any], *,
+             expected_version: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"command": dict(command)}
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
+        return self.request("POST", f"/v1/games/{game_id}/moves", token=token, json_body=body,
+                            headers=headers).json()
+
+    def events(self, game_id: str, token: str | None = None, *, after: int = 0,
+               limit: int | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"after": after}
+        if limit is not None:
+            params["limit"] = limit
+        return self.request("GET", f"/v1/games/{game_id}/events", token=token, params=params).json()
+
+    def all_events(self, game_id: str, token: str | None = None, *, after: int = 0) -> list[dict[str, Any]]:
+        """Every event after ``after`` visible to the caller, as ``{"version", "event"}`` items,
+        following the pagination."""
+        collected: list[dict[str, Any]] = []
+        while True:
+            page = self.events(game_id, token, after=after)
+            items = page.get("events") or []
+            collected.extend(items)
+            if not items or not page.get("has_more"):
+                return collected
+            after = page.get("next_after") or items[-1]["version"]
+
+    def stream(self, game_id: str, token: str | None = None, *, last_event_id: int | str | None = None,
+               read_timeout: float | None = 60.0) -> Iterator[SseEvent]:
+        """Server-sent events of the game (``text/event-stream``), parsed."""
+        headers = self._headers(token, Last_Event_ID=str(last_event_id) if last_event_id is not None else None)
+        headers["Accept"] = "text/event-stream"
+        response = self.session.get(self._url(f"/v1/games/{game_id}/stream"), headers=headers,
+                                    stream=True, timeout=(self.timeout, read_timeout))
+        self._check(response)
+        with response:
+            yield from parse_sse(response.iter_lines(decode_unicode=True))
+
+    # -- archive (the ARCHIVE engineer's routes) --------------------------------------------
+
+    def export_log(self, game_id: str, token: str | None = None, *, format: str = "log",
+                   timeout: float = 30.0) -> Any:
+        """The game exported in ``format`` by the server's export job (``POST .../exports``, then
+        the job's result). For the ``log`` format, when the server has no export route or no
+        archive worker answers within ``timeout``, the same exchange document is built here from
+        the events the caller may see (``GET .../events``)."""
+        summary = self.game(game_id)  # 404 for an unknown game, before anything else
+        try:
+            job = self.request("POST", f"/v1/games/{game_id}/exports", token=token,
+                               json_body={"format": format}).json()
+        except ApiError as error:
+            if format == "log" and error.status in (404, 405):
+                return self._local_log(game_id, token, summary)
+            raise
+        deadline = time.monotonic() + timeout
+        # A job has no event stream: poll its resource, gently.
+        while job.get("status") not in ("finished", "failed"):
+            if time.monotonic() > deadline:
+                if format == "log":
+                    return self._local_log(game_id, token, summary)
+                raise TimeoutError(f"export job {job.get('id')} did not finish in {timeout} s")
+            time.sleep(0.2)
+            job = self.request("GET", f"/v1/jobs/{job['id']}").json()
+        if job["status"] == "failed":
+            raise ApiError(500, job.get("error") or {"detail": "export job failed"})
+        result = self.request("GET", f"/v1/jobs/{job['id']}/result")
+        if "json" in (result.headers.get("Content-Type") or ""):
+            return result.json()
+        return result.text
+
+    def _local_log(self, game_id: str, token: str | None, summary: Mapping[str, Any]) -> dict[str, Any]:
+        from games import get_game
+        from replays.export import export_log
+
+        game = get_game(summary["game"])
+        current = self.view(game_id, token)
+        events = [item["event"] for item in self.all_events(game_id, token)]
+        players = [seat.get("name") for seat in summary.get("seats") or []]
+        finished = summary["status"] == "finished"
+        return export_log(game, events, players=players, finished=finished,
+                          viewer=current.get("seat"), game_id=game_id, result=summary.get("result"))
+
+    def import_log(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        return self.request("POST", "/v1/archive/import", json_body=document).json()
+
+
+def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:
+    """Parse the text/event-stream format (WHATWG HTML, "server-sent events")."""
+    event, data, last_id = "message", [], None
+    for line in lines:
+        if line is None:
+            continue
+        if line == "":
+            if data:
+                text = "\n".join(data)
+                try:
+                    payload: Any = json.loads(text)
+                except ValueError:
+                    payload = text
+                yield SseEvent(event, payload, last_id)
+            event, data = "message", []
+            continue
+        if line.startswith(":"):
+            continue  # a comment: keep-alive
+        field, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if field == "event":
+            event = value
+        elif field == "data":
+            data.append(value)
+        elif field == "id":
+            last_id = value

@@ -1,0 +1,421 @@
+"""``condottiere``: the command-line client of the game server.
+
+    condottiere play --players 4 --bots heuristic        # a new game against three bots
+    condottiere new --players 3 --ruleset classic --capturing --bots 1=heuristic,2=random
+    condottiere join GAME --name Ann                     # prints the seat token (shown once)
+    condottiere play GAME --token TOKEN                  # play (or resume) a seat
+    condottiere watch GAME                               # follow a game live (SSE)
+    condottiere show GAME | list
+    condottiere simulate --games 200 [--http [--server-bots]]
+    condottiere export GAME -o game.json | import game.json
+
+The server is ``--server`` or ``$CONDOTTIERE_SERVER`` (default http://127.0.0.1:8000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from typing import Any, Callable, Mapping, TextIO
+
+from cli.client import ApiClient, ApiError, default_server
+from cli.display import describe_event, render_view
+
+GAME = "condottiere"
+
+
+# -- configuration from flags ---------------------------------------------------------------------
+
+def _add_config_flags(parser: argparse.ArgumentParser, players_default: int | None = 4) -> None:
+    parser.add_argument("--players", type=int, default=players_default, help="2 to 6 (default %(default)s)")
+    parser.add_argument("--ruleset", choices=["2006", "classic"], default="2006")
+    parser.add_argument("--draw-after-battle", action="store_true", help="OPT-DRAW (2006 only)")
+    parser.add_argument("--points", type=int, metavar="TARGET", help="play a match for points (OPT-POINTS)")
+    parser.add_argument("--bigger-kingdoms", action="store_true", help="OPT-BIG")
+    parser.add_argument("--capturing", action="store_true", help="OPT-CAP / CL-7")
+    parser.add_argument("--hidden-cards", action="store_true", help="OPT-HID (2006 only)")
+    parser.add_argument("--seed", type=int, help="fix the shuffles (default: drawn by the server)")
+
+
+def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.draw_after_battle:
+        options["draw_after_battle"] = True
+    if args.points is not None:
+        options["points_target"] = args.points
+    if args.bigger_kingdoms:
+        options["bigger_kingdoms"] = True
+    if args.capturing:
+        options["capturing"] = True
+    if args.hidden_cards:
+        options["hidden_cards"] = True
+    config: dict[str, Any] = {"ruleset": args.ruleset, "players": args.players}
+    if options:
+        config["options"] = options
+    if args.seed is not None:
+        config["seed"] = args.seed
+    return config
+
+
+def parse_bots(spec: str | None, players: int, first_free: int = 1) -> dict[int, str]:
+    """``heuristic`` (every seat from ``first_free``), ``heuristic,random`` (seats from
+    ``first_free`` in order) or ``1=heuristic,3=random`` (explicit seats)."""
+    if not spec:
+        return {}
+    parts = [p.strip() for p in spec.split(",") if p.strip()]
+    if all("=" in p for p in parts):
+        return {int(seat): level for seat, level in (p.split("=", 1) for p in parts)}
+    if any("=" in p for p in parts):
+        raise ValueError("--bots: use either levels or seat=level pairs, not both")
+    if len(parts) == 1:
+        return {seat: parts[0] for seat in range(first_free, players)}
+    return {first_free + i: level for i, level in enumerate(parts)}
+
+
+# -- playing --------------------------------------------------------------------------------------
+
+def seat_names(summary: Mapping[str, Any]) -> dict[int, str]:
+    return {s["seat"]: s["name"] for s in summary.get("seats") or [] if s.get("name")}
+
+
+def wait_for_change(client: ApiClient, game_id: str, token: str | None, version: int,
+                    timeout: float = 300.0) -> None:
+    """Block until the game moves past ``version`` (SSE: no polling)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            for item in client.stream(game_id, token, last_event_id=version, read_timeout=min(60.0, timeout)):
+                if item.event in ("message", "end"):
+                    return
+        except ApiError:
+            raise
+        except Exception:  # noqa: BLE001 - a dropped stream: reconnect (resumes after ``version``)
+            time.sleep(0.5)
+
+
+def ask_move(view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO) -> dict[str, Any] | None:
+    """Prompt until a valid move number; None when the input ends or the player quits."""
+    moves = view.get("legal_moves") or []
+    while True:
+        out.write(f"Your move [1-{len(moves)}] (q to quit): ")
+        out.flush()
+        line = read_line()
+        if line == "":
+            return None
+        answer = line.strip().lower()
+        if answer in ("q", "quit", "exit"):
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(moves):
+            return dict(moves[int(answer) - 1])
+        out.write(f"Please type a number from 1 to {len(moves)}.\n")
+
+
+def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
+              read_line: Callable[[], str], auto: str | None = None, seed: int = 0,
+              quiet: bool = False) -> int:
+    """Play one seat to the end of the game. Returns the exit status (0: game over)."""
+    from bots import choose_move
+
+    names = seat_names(client.game(game_id))
+    rng = random.Random(seed)
+    seen = 0
+    while True:
+        current = client.view(game_id, token)
+        view = current["view"] or {}
+        if not quiet and current["version"] > seen:
+            for item in client.all_events(game_id, token, after=seen):
+                out.write("  " + describe_event(item["event"], names) + "\n")
+        seen = current["version"]
+        me = current["seat"]
+        if current["status"] == "finished":
+            out.write("\n" + render_view(view, names) + "\n")
+            return 0
+        if me in (view.get("awaiting") or []):
+            out.write("\n" + render_view(view, names) + "\n")
+            if auto:
+                move = choose_move(GAME, auto, view, rng)
+            else:
+                move = ask_move(view, read_line, out)
+                if move is None:
+                    out.write(f"\nLeaving the game. Resume with: condottiere play {game_id} --token {token}\n")
+                    return 1
+            try:
+                client.move(game_id, token, move, expected_version=current["version"])
+            except ApiError as error:
+                out.write(f"Move refused: {error}\n")
+            continue
+        if not quiet:
+            waiting = ", ".join(names.get(s, f"seat {s}") for s in view.get("awaiting") or [])
+            out.write(f"... waiting for {waiting}\n")
+        wait_for_change(client, game_id, token, current["version"])
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+def cmd_new(args, client: ApiClient, out: TextIO) -> int:
+    config = config_from_args(args)
+    bots = parse_bots(args.bots, args.players, first_free=0 if args.all_bots else 1)
+    summary = client.create_game(config, bots=bots)
+    out.write(f"{summary['id']}\n")
+    if not args.quiet:
+        out.write(f"Created {summary['title']} game {summary['id']} ({args.players} players, "
+                  f"{args.ruleset} rules); bots: {bots or 'none'}; status {summary['status']}.\n"
+                  f"Join with: condottiere join {summary['id']} --name YOUR_NAME\n")
+    return 0
+
+
+def cmd_join(args, client: ApiClient, out: TextIO) -> int:
+    claim = client.claim_seat(args.game, name=args.name, seat=args.seat, bot=args.bot)
+    if claim.get("token"):
+        out.write(f"seat {claim['seat']} token {claim['token']}\n")
+        out.write(f"Play with: condottiere play {args.game} --token {claim['token']}\n")
+    else:
+        out.write(f"seat {claim['seat']} is now a {claim.get('bot')} bot\n")
+    return 0
+
+
+def cmd_play(args, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int:
+    if args.game:
+        if not args.token:
+            raise SystemExit("play GAME needs --token (from 'condottiere join')")
+        game_id, token = args.game, args.token
+    else:
+        config = config_from_args(args)
+        bots = parse_bots(args.bots or "heuristic", args.players, first_free=1)
+        summary = client.create_game(config, bots=bots)
+        game_id = summary["id"]
+        claim = client.claim_seat(game_id, name=args.name, seat=0)
+        token = claim["token"]
+        out.write(f"Game {game_id}: you are seat 0 ({args.name}). "
+                  f"Resume with: condottiere play {game_id} --token {token}\n")
+        if not claim.get("started"):
+            out.write("Waiting for the other seats to be claimed...\n")
+    return play_loop(client, game_id, token, out=out, read_line=read_line, auto=args.auto,
+                     seed=args.auto_seed, quiet=args.quiet)
+
+
+def cmd_watch(args, client: ApiClient, out: TextIO) -> int:
+    summary = client.game(args.game)
+    names = seat_names(summary)
+    last = args.after
+    out.write(f"Watching {summary['title']} game {args.game} ({summary['status']}), from version {last}.\n")
+    out.flush()
+    while True:
+        for item in client.stream(args.game, args.token, last_event_id=last):
+            if item.event == "end":
+                if args.board:
+                    out.write(render_view(client.view(args.game, args.token)["view"] or {}, names) + "\n")
+                out.write(f"Game over at version {item.data.get('version')}.\n")
+                return 0
+            if isinstance(item.data, Mapping) and "event" in item.data:
+                last = item.data.get("version", last)
+                out.write(f"{last:>5}  {describe_event(item.data['event'], names)}\n")
+                out.flush()
+                if args.board and item.data["event"].get("type") == "battle_ended":
+                    out.write(render_view(client.view(args.game, args.token)["view"] or {}, names) + "\n")
+
+
+def cmd_show(args, client: ApiClient, out: TextIO) -> int:
+    summary = client.game(args.game)
+    current = client.view(args.game, args.token)
+    out.write(f"{summary['title']} game {args.game}: {summary['status']}, version {summary['version']}\n")
+    for seat in summary.get("seats") or []:
+        kind = seat.get("bot") and f"{seat['bot']} bot" or seat.get("kind") or "free"
+        out.write(f"  seat {seat['seat']}: {seat.get('name') or '-'} ({kind})\n")
+    if current.get("view"):
+        out.write("\n" + render_view(current["view"], seat_names(summary)) + "\n")
+    return 0
+
+
+def cmd_list(args, client: ApiClient, out: TextIO) -> int:
+    params = {"status": args.status} if args.status else {}
+    page = client.list_games(limit=args.limit, **params)
+    for game in page.get("games") or []:
+        names = ", ".join(s.get("name") or "-" for s in game.get("seats") or [])
+        out.write(f"{game['id']}  {game['status']:<8} v{game['version']:<5} {names}\n")
+    return 0
+
+
+def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
+    from bots.simulate import format_rates, simulate, simulate_http, win_rates
+
+    config = config_from_args(args)
+    config.pop("seed", None)
+    config.pop("players", None)
+    lineup = [level.strip() for level in args.lineup.split(",") if level.strip()]
+    if args.players and args.players != len(lineup):
+        if len(lineup) == 1:
+            lineup = lineup * args.players
+        else:
+            raise SystemExit(f"--lineup names {len(lineup)} bots for --players {args.players}")
+
+    def progress(record) -> None:
+        if args.verbose:
+            where = f" {record.game_id}" if record.game_id else ""
+            out.write(f"game {record.index + 1}{where}: winners {record.winning_levels() or 'none'} "
+                      f"({record.reason}, {record.moves} moves)\n")
+            out.flush()
+
+    started = time.perf_counter()
+    if args.http or args.server_bots:
+        records = simulate_http(client.server, GAME, config, lineup, args.games, seed=args.seed or 0,
+                                rotate=not args.no_rotate, concurrency=args.concurrency,
+                                server_bots=args.server_bots, on_game=progress)
+    else:
+        records = simulate(GAME, config, lineup, args.games, seed=args.seed or 0,
+                           rotate=not args.no_rotate, keep_events=args.archive, on_game=progress)
+        if args.archive:
+            imported = 0
+            from games import get_game
+            from replays.export import export_log
+
+            game = get_game(GAME)
+            for record in records:
+                result = game.result(_fold(game, record.events))
+                doc = export_log(game, record.events, players=[f"{lvl} bot" for lvl in record.levels],
+                                 finished=True, result=result)
+                client.import_log(doc)
+                imported += 1
+            out.write(f"{imported} games imported into the archive of {client.server}\n")
+    out.write(f"{GAME}, {args.ruleset} rules, {len(lineup)} players, lineup {','.join(lineup)}"
+              f"{' (seats rotated)' if not args.no_rotate else ''}; {time.perf_counter() - started:.1f} s\n")
+    out.write(format_rates(win_rates(records), records) + "\n")
+    return 0
+
+
+def _fold(game, events):
+    from games.base import fold
+
+    return fold(game, events)
+
+
+def cmd_export(args, client: ApiClient, out: TextIO) -> int:
+    document = client.export_log(args.game, args.token, format=args.format, timeout=args.wait)
+    text = document if isinstance(document, str) else json.dumps(document, indent=1)
+    if args.output and args.output != "-":
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        out.write(f"Exported game {args.game} to {args.output}\n")
+    else:
+        out.write(text + "\n")
+    return 0
+
+
+def cmd_import(args, client: ApiClient, out: TextIO) -> int:
+    with open(args.file, encoding="utf-8") as handle:
+        document = json.load(handle)
+    answer = client.import_log(document)
+    out.write(f"Imported as game {answer.get('id')}\n")
+    return 0
+
+
+# -- entry point ----------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--server", default=None,
+                        help="server URL (default $CONDOTTIERE_SERVER or http://127.0.0.1:8000)")
+    parser = argparse.ArgumentParser(prog="condottiere", description="Play Condottiere against bots, "
+                                     "watch games and simulate bot matches.", parents=[common])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    new = sub.add_parser("new", parents=[common], help="create a game")
+    _add_config_flags(new)
+    new.add_argument("--bots", help="heuristic | heuristic,random,... (seats 1..) | 1=heuristic,2=random")
+    new.add_argument("--all-bots", action="store_true", help="with one level: bots in every seat, 0 included")
+    new.add_argument("--quiet", action="store_true", help="print only the game id")
+
+    join = sub.add_parser("join", parents=[common], help="claim a seat (prints its token)")
+    join.add_argument("game")
+    join.add_argument("--name")
+    join.add_argument("--seat", type=int)
+    join.add_argument("--bot", help="fill the seat with a bot of this level instead")
+
+    play = sub.add_parser("play", parents=[common], help="play in the terminal (a new game against bots, or GAME --token)")
+    play.add_argument("game", nargs="?")
+    play.add_argument("--token")
+    play.add_argument("--name", default="You")
+    _add_config_flags(play)
+    play.add_argument("--bots", help="bot levels for the other seats (default heuristic)")
+    play.add_argument("--auto", metavar="LEVEL", help="let a bot of LEVEL play your seat (demo, tests)")
+    play.add_argument("--auto-seed", type=int, default=0)
+    play.add_argument("--quiet", action="store_true", help="do not print the events between your turns")
+
+    watch = sub.add_parser("watch", parents=[common], help="follow a game live")
+    watch.add_argument("game")
+    watch.add_argument("--token", help="watch as your seat (your hand is shown in events)")
+    watch.add_argument("--after", type=int, default=0, help="start after this version")
+    watch.add_argument("--board", action="store_true", help="redraw the board after each battle and at the end")
+
+    show = sub.add_parser("show", parents=[common], help="show a game's seats and board")
+    show.add_argument("game")
+    show.add_argument("--token")
+
+    games = sub.add_parser("list", parents=[common], help="list games")
+    games.add_argument("--status", choices=["open", "active", "finished"])
+    games.add_argument("--limit", type=int, default=20)
+
+    sim = sub.add_parser("simulate", parents=[common], help="play N bot games and print win rates")
+    _add_config_flags(sim, players_default=None)
+    sim.add_argument("--games", type=int, default=100)
+    sim.add_argument("--lineup", default="heuristic,random,random,random", help="one bot level per seat")
+    sim.add_argument("--no-rotate", action="store_true", help="keep every level in its seat")
+    sim.add_argument("--http", action="store_true", help="play through the server's API (client-side bots)")
+    sim.add_argument("--server-bots", action="store_true", help="through the API, with the server's bot seats (needs an RQ worker on 'bots')")
+    sim.add_argument("--concurrency", type=int, default=1, help="HTTP games at a time")
+    sim.add_argument("--archive", action="store_true", help="in-process games: import them into the server's archive")
+    sim.add_argument("--verbose", action="store_true")
+
+    export = sub.add_parser("export", parents=[common], help="export a game's log")
+    export.add_argument("game")
+    export.add_argument("--token", help="a running game: export what your seat may see")
+    export.add_argument("--format", choices=["log", "json", "markdown", "html"], default="log")
+    export.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the export job")
+    export.add_argument("-o", "--output", help="file (default: standard output)")
+
+    imp = sub.add_parser("import", parents=[common], help="import a game log into the archive")
+    imp.add_argument("file")
+    return parser
+
+
+def main(argv: list[str] | None = None, *, out: TextIO | None = None,
+         read_line: Callable[[], str] | None = None) -> int:
+    out = out or sys.stdout
+    read_line = read_line or sys.stdin.readline
+    args = build_parser().parse_args(argv)
+    client = ApiClient(args.server or default_server())
+    try:
+        if args.command == "new":
+            return cmd_new(args, client, out)
+        if args.command == "join":
+            return cmd_join(args, client, out)
+        if args.command == "play":
+            return cmd_play(args, client, out, read_line)
+        if args.command == "watch":
+            return cmd_watch(args, client, out)
+        if args.command == "show":
+            return cmd_show(args, client, out)
+        if args.command == "list":
+            return cmd_list(args, client, out)
+        if args.command == "simulate":
+            return cmd_simulate(args, client, out)
+        if args.command == "export":
+            return cmd_export(args, client, out)
+        if args.command == "import":
+            return cmd_import(args, client, out)
+    except ApiError as error:
+        sys.stderr.write(f"condottiere: {error}\n")
+        return 2
+    except (OSError, ValueError) as error:  # connection refused, bad file, bad flag value
+        sys.stderr.write(f"condottiere: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
