@@ -118,7 +118,7 @@ class ReplaySchema(ma.Schema):
     last_version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
     viewer = fields.String(required=True, metadata={"description": "full, spectator or 'seat <n>'"})
-    state = fields.Dict(required=True, metadata={"description": "The game's view at that version"})
+    state = fields.Dict(required=True, allow_none=True, metadata={"description": "The game's view at that version (null at version 0)"})
 
 
 class ChapterSchema(ma.Schema):
@@ -215,7 +215,7 @@ def _shown_events(game, log, seat):
 
 @blp.route("/archive")
 class ArchiveSearch(MethodView):
-    @blp.arguments(ArchiveQuery, location="query")
+    @blp.arguments(ArchiveQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, ArchivePageSchema)
     @problems(422)
     def get(self, query):
@@ -281,7 +281,7 @@ class ArchiveImport(MethodView):
 
 @blp.route("/games/<string:game_id>/replay")
 class Replay(MethodView):
-    @blp.arguments(ReplayQuery, location="query")
+    @blp.arguments(ReplayQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, ReplaySchema)
     @problems(401, 404, 409, 422)
     @blp.doc(security=OPTIONAL_AUTH)

@@ -104,7 +104,7 @@ ACCEPTED = {"Location": {"schema": {"type": "string"}, "description": "The job c
 
 @blp.route("/stats/global")
 class GlobalStats(MethodView):
-    @blp.arguments(StatsQuery, location="query")
+    @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, GlobalStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
     @problems(422)
@@ -117,7 +117,7 @@ class GlobalStats(MethodView):
 
 @blp.route("/stats/players/<string:name>")
 class PlayerStats(MethodView):
-    @blp.arguments(StatsQuery, location="query")
+    @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, PlayerStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
     @problems(422)

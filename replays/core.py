@@ -66,7 +66,8 @@ def replay_at(
         "last_version": last,
         "finished": finished,
         "viewer": _viewer_label(seen_by),
-        "state": game.view(state, seen_by),
+        # Version 0 is the empty log: there is no game state yet to view.
+        "state": game.view(state, seen_by) if version > 0 else None,
     }
 
 

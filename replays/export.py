@@ -140,7 +140,10 @@ def to_markdown(game: Game, doc: Mapping[str, Any]) -> str:
     if doc.get("redacted_for"):
         lines.append(f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)")
     config = doc.get("config") or {}
-    lines.append(f"- **Configuration:** `{orjson.dumps(config).decode()}`")
+    shown = {k: v for k, v in config.items() if k != "deck_order"}
+    if config.get("deck_order"):
+        shown["deck_order"] = f"given ({len(config['deck_order'])} cards)"
+    lines.append(f"- **Configuration:** `{orjson.dumps(shown).decode()}`")
     lines.append("")
     annotations = doc.get("annotations") or []
     previous_end = 0

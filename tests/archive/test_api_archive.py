@@ -1,0 +1,329 @@
+"""The archive, replay, job and statistics routes through the Flask app, on the private Redis,
+with jobs run by a real RQ worker in this process."""
+
+from __future__ import annotations
+
+import copy
+
+import orjson
+import pytest
+
+from games import get_game
+from games.base import fold
+from replays import export
+from tests.archive.scenarios import three_adjacent_game
+
+CONDOTTIERE = get_game("condottiere")
+NAMES = ["Ann", "Bob", "Cid", "Dee"]
+
+
+def exchange(log=None, players=NAMES):
+    log = log or three_adjacent_game()
+    state = fold(CONDOTTIERE, log)
+    return export.export_log(CONDOTTIERE, log, players=players, finished=True, result=CONDOTTIERE.result(state))
+
+
+def imported(client, log=None, players=NAMES) -> str:
+    response = client.post("/v1/archive/import", json=exchange(log, players))
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]
+
+
+class ToyTable:
+    def __init__(self, client, names=("Ann", "Bob")):
+        created = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 2, "seed": 3}})
+        self.client, self.id = client, created.get_json()["id"]
+        self.tokens = [
+            client.post(f"/v1/games/{self.id}/seats", json={"name": n}).get_json()["token"] for n in names
+        ]
+
+    def auth(self, seat):
+        return {"Authorization": f"Bearer {self.tokens[seat]}"}
+
+    def view(self, seat):
+        return self.client.get(f"/v1/games/{self.id}/view", headers=self.auth(seat)).get_json()["view"]
+
+    def play_one(self):
+        view = self.view(0)
+        seat = view["awaiting"][0]
+        move = self.view(seat)["legal_moves"][0]
+        response = self.client.post(f"/v1/games/{self.id}/moves", json={"command": move}, headers=self.auth(seat))
+        assert response.status_code == 200, response.get_json()
+
+    def finish(self):
+        while self.view(0)["awaiting"]:
+            self.play_one()
+
+
+def follow(client, response, run_jobs):
+    """Run the queued jobs, then read the job resource and its result."""
+    assert response.status_code == 202, response.get_json()
+    location = response.headers["Location"]
+    run_jobs()
+    job = client.get(location).get_json()
+    assert job["status"] == "finished", job
+    result = client.get(job["result"])
+    assert result.status_code == 200
+    return job, result
+
+
+def test_import_stores_a_finished_public_game_in_the_archive(client):
+    game_id = imported(client)
+    summary = client.get(f"/v1/games/{game_id}").get_json()
+    assert summary["status"] == "finished" and summary["result"]["winners"] == [0]
+    assert [s["name"] for s in summary["seats"]] == NAMES
+    page = client.get("/v1/archive?player=ann&outcome=adjacent").get_json()
+    assert [g["id"] for g in page["games"]] == [game_id]
+    assert page["games"][0]["winner_names"] == ["Ann"] and page["games"][0]["imported"] is True
+    events = client.get(f"/v1/games/{game_id}/events?limit=500").get_json()["events"]
+    dealt = [e["event"] for e in events if e["event"]["type"] == "cards_dealt"]
+    assert all(d["cards"] for d in dealt)  # a finished game's log is public, hands included
+
+
+def test_import_refuses_an_invalid_log_with_the_first_offending_event_and_changes_nothing(client, redis_client):
+    doc = exchange()
+    plays = [i for i, e in enumerate(doc["events"]) if e["type"] == "card_played"]
+    # Seat 0 opens battle 1 with a Bishop it does not hold (its hand is mercenaries and a Heroine).
+    doc["events"][plays[0]] = dict(doc["events"][plays[0]], card="bishop")
+    keys_before = sorted(redis_client.keys("*"))
+    response = client.post("/v1/archive/import", json=doc)
+    assert response.status_code == 422
+    body = response.get_json()
+    assert response.headers["Content-Type"] == "application/problem+json"
+    assert body["index"] == plays[0] and body["code"] == "CARD_NOT_IN_HAND", body
+    assert body["event"] == doc["events"][plays[0]] and "rule" in body
+    assert sorted(redis_client.keys("*")) == keys_before
+
+
+def _last(kind, events):
+    return max(i for i, e in enumerate(events) if e["type"] == kind)
+
+
+@pytest.mark.parametrize(
+    "mutate, code",
+    [
+        # Stopped where a player must decide (before the last battle's token placement).
+        (lambda d: d.update(events=d["events"][: _last("token_placed", d["events"])]), "LOG_INCOMPLETE"),
+        # Stopped in the middle of the engine's own automatic events: the engine's verify_log says so.
+        (lambda d: d.update(events=d["events"][:-3]), "INCOMPLETE_LOG"),
+        (lambda d: d.update(result={"winners": [2], "reason": "adjacent"}), "RESULT_MISMATCH"),
+        (lambda d: d.update(players=["Ann"]), "INVALID_PLAYERS"),
+        (lambda d: d.update(game="chess"), "UNKNOWN_GAME"),
+    ],
+)
+def test_import_refusals_are_problem_documents(client, mutate, code):
+    doc = exchange()
+    mutate(doc)
+    response = client.post("/v1/archive/import", json=doc)
+    assert response.status_code == 422 and response.get_json()["code"] == code
+
+
+def test_import_of_a_malformed_body_is_a_4xx(client):
+    assert client.post("/v1/archive/import", data="{", content_type="application/json").status_code == 400
+    assert client.post("/v1/archive/import", json={"format": "game-log"}).status_code == 422
+    assert client.post("/v1/archive/import", json=[1, 2]).status_code == 422
+
+
+def test_replay_and_battles_of_a_finished_game(client):
+    game_id = imported(client)
+    battles = client.get(f"/v1/games/{game_id}/battles").get_json()
+    assert [c["region"] for c in battles["chapters"]] == ["Torino", "Milano", "Genova", "Milano"]
+    second = battles["chapters"][1]
+    replay = client.get(second["replay"]).get_json()
+    assert replay["version"] == second["end"] and replay["viewer"] == "full"
+    assert replay["state"]["regions"]["Torino"] == 0
+    assert all("hand" in p for p in replay["state"]["players"])  # finished: complete
+    start = client.get(f"/v1/games/{game_id}/replay?version=0").get_json()
+    assert start["version"] == 0 and start["state"] is None
+    bad = client.get(f"/v1/games/{game_id}/replay?version=100000")
+    assert bad.status_code == 422 and bad.get_json()["code"] == "VERSION_OUT_OF_RANGE"
+    assert client.get("/v1/games/0000000000000000000z/replay").status_code == 404
+
+
+def test_replay_of_a_running_game_is_redacted_for_the_viewer(client):
+    table = ToyTable(client)
+    table.play_one()
+    spectator = client.get(f"/v1/games/{table.id}/replay?version=3").get_json()
+    assert spectator["finished"] is False and spectator["viewer"] == "spectator"
+    assert all("hand" not in p for p in spectator["state"]["players"])
+    mine = client.get(f"/v1/games/{table.id}/replay?version=3", headers=table.auth(1)).get_json()
+    assert mine["viewer"] == "seat 1" and len(mine["state"]["hand"]) == 2
+    wrong = client.get(f"/v1/games/{table.id}/replay", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+
+
+def test_a_game_that_ends_enters_the_archive_with_a_verify_job(client, run_jobs):
+    table = ToyTable(client)
+    table.finish()
+    page = client.get("/v1/archive?game=toy").get_json()
+    assert [g["id"] for g in page["games"]] == [table.id]
+    assert page["games"][0]["players"] == ["Ann", "Bob"]
+    # The verify job was queued when the game ended; asking again shares it.
+    response = client.post(f"/v1/games/{table.id}/verify")
+    job, result = follow(client, response, run_jobs)
+    assert job["kind"] == "verify" and job["attempts"] == 1
+    report = result.get_json()
+    assert report["ok"] is True and report["snapshot"]["matches"] is True and report["archived"] is True
+    again = client.post(f"/v1/games/{table.id}/verify")
+    assert again.headers["Location"] == response.headers["Location"]
+
+
+def test_verify_reports_a_divergent_snapshot_and_leaves_it(client, redis_client, run_jobs):
+    game_id = imported(client)
+    key = f"game:{{g:{game_id}}}:snapshot"
+    snapshot = orjson.loads(redis_client.get(key))
+    tampered = copy.deepcopy(snapshot)
+    tampered["version"] = snapshot["version"]
+    stored_state = tampered["state"]
+    # Change one value deep in the stored state (whatever its layout): the first integer found.
+    path = _first_int_path(stored_state)
+    _set(stored_state, path, _get(stored_state, path) + 1)
+    redis_client.set(key, orjson.dumps(tampered))
+    _, result = follow(client, client.post(f"/v1/games/{game_id}/verify"), run_jobs)
+    report = result.get_json()
+    assert report["ok"] is False and report["snapshot"]["matches"] is False
+    assert report["snapshot"]["differences"][0]["path"] == "/" + "/".join(map(str, path))
+    assert orjson.loads(redis_client.get(key)) == tampered  # reported, never fixed
+
+
+def _first_int_path(node, path=()):
+    if isinstance(node, bool):
+        return None
+    if isinstance(node, int):
+        return path
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        found = _first_int_path(value, path + (key,))
+        if found is not None:
+            return found
+    return None
+
+
+def _get(node, path):
+    for key in path:
+        node = node[key]
+    return node
+
+
+def _set(node, path, value):
+    _get(node, path[:-1])[path[-1]] = value
+
+
+def test_exports_in_every_format_and_the_log_round_trips(client, run_jobs):
+    game_id = imported(client)
+    _, html = follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "html"}), run_jobs)
+    page = html.get_data(as_text=True)
+    assert html.headers["Content-Type"].startswith("text/html")
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 5  # final position + 4 battles
+    assert "<script" not in page and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "Ann (seat 0)" in page and "Battle 3: Genova" in page
+
+    _, md = follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "markdown"}), run_jobs)
+    text = md.get_data(as_text=True)
+    assert "## Battle 4: Milano" in text and "| Ann 🏆 | 5 | 5 |" in text
+
+    _, annotated = follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "json"}), run_jobs)
+    doc = annotated.get_json()
+    assert len(doc["annotations"]) == len(doc["events"]) == doc["version"]
+    assert [c["summary"]["regions"]["Genova"] for c in doc["chapters"]] == [None, None, 0, 0]
+
+    _, log = follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "log"}), run_jobs)
+    again = client.post("/v1/archive/import", json=log.get_json())
+    assert again.status_code == 201
+    copy_id = again.get_json()["id"]
+    first = client.get(f"/v1/games/{game_id}/events?limit=500").get_json()["events"]
+    second = client.get(f"/v1/games/{copy_id}/events?limit=500").get_json()["events"]
+    assert first == second
+
+
+def test_export_of_a_running_game_is_redacted_for_the_requesting_viewer(client, run_jobs):
+    table = ToyTable(client)
+    table.play_one()
+    _, spectator = follow(client, client.post(f"/v1/games/{table.id}/exports", json={"format": "log"}), run_jobs)
+    doc = spectator.get_json()
+    assert doc["redacted_for"] == "spectator" and doc["result"] is None
+    assert [e["cards"] for e in doc["events"] if e["type"] == "cards_dealt"] == [None, None]
+    response = client.post(f"/v1/games/{table.id}/exports", json={"format": "log"}, headers=table.auth(1))
+    _, seat1 = follow(client, response, run_jobs)
+    dealt = {e["seat"]: e["cards"] for e in seat1.get_json()["events"] if e["type"] == "cards_dealt"}
+    assert dealt[0] is None and len(dealt[1]) == 2
+    # An export of a running game cannot be imported.
+    assert client.post("/v1/archive/import", json=seat1.get_json()).get_json()["code"] == "REDACTED_LOG"
+
+
+def test_identical_requests_share_a_job_and_new_data_gives_a_new_one(client, run_jobs):
+    table = ToyTable(client)
+    first = client.post(f"/v1/games/{table.id}/exports", json={"format": "json"})
+    second = client.post(f"/v1/games/{table.id}/exports", json={"format": "json"})
+    assert first.status_code == second.status_code == 202
+    assert first.headers["Location"] == second.headers["Location"]
+    not_yet = client.get(first.get_json()["result"] or first.headers["Location"] + "/result")
+    assert not_yet.status_code == 409 and not_yet.get_json()["code"] == "JOB_NOT_FINISHED"
+    table.play_one()
+    third = client.post(f"/v1/games/{table.id}/exports", json={"format": "json"})
+    assert third.headers["Location"] != first.headers["Location"]
+
+
+def test_statistics_answer_202_then_200_from_the_cache_until_the_archive_changes(client, run_jobs):
+    imported(client)
+    imported(client, players=["Bob", "Cid", "Dee", "Ann"])
+    started = client.get("/v1/stats/global?game=condottiere")
+    assert started.status_code == 202
+    run_jobs()
+    done = client.get("/v1/stats/global?game=condottiere")
+    assert done.status_code == 200
+    body = done.get_json()
+    assert body["games"] == 2 and body["first_seat_advantage"]["wins"] == 2
+    assert body["counters"]["contested_regions"][0] == {"key": "Milano", "count": 4}
+
+    player = client.get("/v1/stats/players/ANN")
+    assert player.status_code == 202
+    run_jobs()
+    ann = client.get("/v1/stats/players/ann").get_json()
+    assert ann["name"] == "Ann" and ann["games"] == 2 and ann["wins"] == 1
+    assert ann["by_seat"]["0"] == {"games": 1, "wins": 1, "win_rate": 1.0}
+
+    imported(client)  # the archive changed: the cached figures are recomputed
+    assert client.get("/v1/stats/global?game=condottiere").status_code == 202
+    run_jobs()
+    assert client.get("/v1/stats/global?game=condottiere").get_json()["games"] == 3
+
+
+def test_game_statistics_and_unknown_things(client, run_jobs):
+    game_id = imported(client)
+    assert client.get(f"/v1/games/{game_id}/stats").status_code == 202
+    run_jobs()
+    facts = client.get(f"/v1/games/{game_id}/stats").get_json()
+    assert facts["detail"]["cards"]["m4"]["lost"] == 2 and facts["players"][0]["name"] == "Ann"
+    assert client.get("/v1/stats/global?game=chess").get_json()["code"] == "UNKNOWN_GAME"
+    assert client.get("/v1/jobs/verify-" + "0" * 24).status_code == 404
+    assert client.get("/v1/jobs/../../etc").status_code == 404
+    missing = client.get("/v1/stats/players/Zed")
+    run_jobs()
+    job = client.get(missing.headers["Location"]).get_json()
+    assert job["status"] == "failed" and job["error"]["code"] == "PLAYER_NOT_FOUND"
+    result = client.get(job["id"].join(["/v1/jobs/", "/result"]))
+    assert result.status_code == 404 and result.get_json()["code"] == "PLAYER_NOT_FOUND"
+
+
+def test_archive_search_validation_and_bulk_export(client, run_jobs):
+    ids = [imported(client), imported(client, players=["Bob", "Cid", "Dee", "Eve"])]
+    assert client.get("/v1/archive?cursor=zzz").get_json()["code"] == "INVALID_CURSOR"
+    assert client.get("/v1/archive?finished_from=yesterday").status_code == 422
+    assert client.get("/v1/archive?colour=red").status_code == 422
+    page = client.get("/v1/archive?limit=1").get_json()
+    assert len(page["games"]) == 1 and page["next_cursor"]
+    rest = client.get(f"/v1/archive?limit=1&cursor={page['next_cursor']}").get_json()
+    assert {page["games"][0]["id"], rest["games"][0]["id"]} == set(ids) and rest["next_cursor"] is None
+    today = page["games"][0]["finished"][:10]
+    assert len(client.get(f"/v1/archive?finished_from={today}&finished_to={today}").get_json()["games"]) == 2
+    assert client.get("/v1/archive?finished_to=2000-01-01").get_json()["games"] == []
+
+    _, result = follow(client, client.post("/v1/exports/bulk", json={"player": ["eve"]}), run_jobs)
+    assert result.headers["Content-Type"] == "application/x-ndjson"
+    lines = result.get_data().splitlines()
+    assert len(lines) == 1 and orjson.loads(lines[0])["id"] == ids[1]
+    _, everything = follow(client, client.post("/v1/exports/bulk", json={}), run_jobs)
+    docs = [orjson.loads(line) for line in everything.get_data().splitlines()]
+    assert sorted(d["id"] for d in docs) == sorted(ids)
+    assert all(export.validate_import(d)["result"]["winners"] == [0] for d in docs)
