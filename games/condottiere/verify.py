@@ -127,7 +127,9 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
         except CommandError as error:
             return LogError(i, error.code, error.message, error.rule, e)
         for k, expected in enumerate(produced):
-            actual = events[i + k] if i + k < total else None
+            if i + k >= total:
+                return LogError(total, "INCOMPLETE_LOG", "The log stops in the middle of a move.")
+            actual = events[i + k]
             if actual != expected:
                 return LogError(i + k, "EVENT_MISMATCH",
                                 f"The move produces {expected['type']} here.", None, actual)

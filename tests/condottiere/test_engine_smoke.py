@@ -156,3 +156,265 @@ def test_legal_moves_are_all_accepted():
             for seat in GAME.awaiting(state):
                 for command in GAME.legal_moves(state, seat):
                     GAME.decide(state, seat, command)
+
+
+# -- the engine's own rulings (docs/rulings.md, RL-X...) -------------------------------------------
+from games.condottiere.board import DECK_COUNTS  # noqa: E402
+
+_FILL = ("m1", "m2", "m3", "m4", "m5", "m6", "m10", "heroine", "courtesan", "drummer", "surrender",
+         "scarecrow", "bishop", "winter", "spring")
+
+
+class Scene:
+    """A game with exact starting hands (deck_order: seat s gets cards[10*s:10*s+10])."""
+
+    def __init__(self, hands, ruleset="2006", options=None, first=0, seed=1):
+        pool = Counter(DECK_COUNTS[ruleset])
+        for hand in hands:
+            pool -= Counter(hand)
+        spare = [c for c in _FILL for _ in range(pool[c])]
+        deal = 7 if (options or {}).get("draw_after_battle") else 10
+        deck = []
+        for hand in hands:
+            deck += list(hand) + [spare.pop(0) for _ in range(deal - len(hand))]
+        self.deck = deck + spare
+        self.config = GAME.configure({"ruleset": ruleset, "players": len(hands), "seed": seed,
+                                      "first_condottiere": first, "options": options or {},
+                                      "deck_order": self.deck})
+        self.log = GAME.start(self.config)
+        self.state = fold(GAME, self.log)
+
+    def do(self, seat, command):
+        events = GAME.decide(self.state, seat, command)
+        self.state = fold(GAME, events, self.state)
+        self.log += events
+        return events
+
+    def view(self, viewer=FULL):
+        return GAME.view(self.state, viewer)
+
+    def place(self, region):
+        return self.do(self.view()["condottiere"], {"type": "place_token", "region": region})
+
+    def win(self, region, winner):
+        """The holder chooses ``region``; ``winner`` plays his highest mercenary, others pass."""
+        events = self.place(region)
+        events += self.answer()
+        played = False
+        while self.view()["phase"] == "battle":
+            seat = self.view()["turn"]
+            if seat == winner and not played:
+                hand = self.view(seat)["hand"]
+                card = max((c for c in hand if c.startswith("m")), key=lambda c: int(c[1:]))
+                events += self.do(seat, {"type": "play", "card": card})
+                played = True
+            else:
+                events += self.do(seat, {"type": "pass"})
+        return events
+
+    def answer(self):
+        events = []
+        while self.view()["phase"] in ("hand_discard", "keep_cards"):
+            seat = GAME.awaiting(self.state)[0]
+            if self.view()["phase"] == "hand_discard":
+                events += self.do(seat, {"type": "discard_hand", "discard": False})
+            else:
+                events += self.do(seat, {"type": "keep_cards", "cards": []})
+        return events
+
+    def types(self, events):
+        return [e["type"] for e in events]
+
+
+def test_rl_x3_both_thresholds_count_as_adjacent_and_earn_the_bonus():
+    """RL-X3, VIC-1, OPT-POINTS-1: five regions of which three adjacent: reason adjacent, +5."""
+    scene = Scene([["m10"] * 8, [], [], []], options={"points_target": 100})
+    for region in ("Siena", "Napoli", "Torino", "Milano"):
+        scene.win(region, 0)
+    assert not any(e["type"] == "game_won" for e in scene.log)
+    events = scene.win("Venezia", 0)  # Torino-Milano-Venezia: 3 adjacent, and 5 in total
+    won = next(e for e in events if e["type"] == "game_won")
+    assert won["winners"] == [0] and won["reason"] == "adjacent"
+    scored = next(e for e in events if e["type"] == "game_scored")
+    assert scored["gained"] == [10, 0, 0, 0]
+
+
+def test_rl_x6_reveal_comes_before_the_pass():
+    """RL-X6, OPT-HID-2: a pass that reveals records the reveal first, then the pass."""
+    scene = Scene([["m5"], []], options={"hidden_cards": True})
+    scene.place("Torino")
+    scene.do(0, {"type": "play", "card": "m5"})
+    scene.do(1, {"type": "pass"})
+    assert {"type": "pass", "reveal": True} in GAME.legal_moves(scene.state, 0)
+    events = scene.do(0, {"type": "pass", "reveal": True})
+    assert scene.types(events)[:2] == ["cards_revealed", "passed"]
+    assert events[0]["cause"] == "pass" and events[0]["cards"] == ["m5"]
+
+
+def test_rl_x5_shown_strength_ignores_face_down_cards():
+    """RL-X5, OPT-HID-4, DRU-1: a face-down Drummer doubles nothing in the shown strength; the
+    owner's true_strength counts it."""
+    scene = Scene([["m5", "drummer"], []], options={"hidden_cards": True})
+    scene.place("Torino")
+    scene.do(0, {"type": "play", "card": "m5"})
+    scene.do(1, {"type": "pass"})
+    scene.do(0, {"type": "play", "card": "drummer"})  # turns the m5 face up (OPT-HID-2)
+    spectator = GAME.view(scene.state, SPECTATOR)["players"][0]
+    own = GAME.view(scene.state, 0)["players"][0]
+    assert spectator["strength"] == 5 and "true_strength" not in spectator
+    assert own["strength"] == 5 and own["true_strength"] == 10
+
+
+def _round_end_scene(ruleset):
+    # Seat 0 holds no mercenary; seat 1 spends 8 of his 10 mercenaries winning Torino.
+    specials = ["courtesan"] * 10 if ruleset == "2006" else ["scarecrow"] * 10
+    scene = Scene([specials, ["m1"] * 10], ruleset=ruleset)
+    scene.place("Torino")
+    scene.do(0, {"type": "pass"})
+    for _ in range(8):
+        scene.do(1, {"type": "play", "card": "m1"})
+    scene.do(1, {"type": "pass"})
+    assert scene.view()["regions"]["Torino"] == 1
+    scene.place("Milano")  # END-7 follows the choice (RL-3): seat 0 may discard
+    assert scene.view()["phase"] == "hand_discard" and GAME.awaiting(scene.state) == [0]
+    return scene
+
+
+def test_rl_x10_last_holder_with_two_cards_is_still_asked():
+    """RL-X10, RND-1, RND-2: the only player holding cards (two) chooses what to keep."""
+    scene = _round_end_scene("2006")
+    events = scene.do(0, {"type": "discard_hand", "discard": True})
+    assert events[-1]["type"] == "round_ended" and events[-1]["holder"] == 1
+    assert scene.view()["phase"] == "keep_cards" and GAME.awaiting(scene.state) == [1]
+    events = scene.do(1, {"type": "keep_cards", "cards": ["m1"]})
+    assert events[0]["kept"] == ["m1"] and events[0]["discarded"] == ["m1"]
+    hands = [p["hand_size"] for p in scene.view()["players"]]
+    assert hands == [10, 11]  # RND-3: up to 10, plus one for Torino
+
+
+def test_rl_x11_classic_last_holder_discards_automatically():
+    """RL-X11, CL-6: classic: the last holder's cards are discarded by the engine, recorded."""
+    scene = _round_end_scene("classic")
+    events = scene.do(0, {"type": "discard_hand", "discard": True})
+    kinds = scene.types(events)
+    at = kinds.index("round_ended")
+    auto = events[at + 1]
+    assert auto["type"] == "hand_discarded" and auto["auto"] is True and auto["seat"] == 1
+    assert auto["cards"] == ["m1", "m1"]
+    assert [p["hand_size"] for p in scene.view()["players"]] == [10, 12]  # 10 + 2 per region
+
+
+def test_rl_x12_no_hand_discard_before_the_first_battle():
+    """RL-X12, END-7: a hand without mercenary at the start is not offered a discard."""
+    scene = Scene([["courtesan"] * 10, []])
+    events = scene.place("Torino")
+    assert scene.types(events) == ["token_placed"]
+    assert scene.view()["phase"] == "battle"
+
+
+def test_rl_x13_bishop_without_mercenaries_and_pope_on_the_same_region():
+    """RL-X13, BIS-1, BIS-2: no mercenary in play: only the Bishop is discarded; the Pope may be
+    placed again where it lies."""
+    scene = Scene([["bishop", "bishop", "heroine"], []])
+    scene.place("Torino")
+    events = scene.do(0, {"type": "play", "card": "bishop", "pope": "Roma"})
+    assert events[1]["cards"] == [{"seat": 0, "card": "bishop"}]
+    assert events[2] == {"type": "pope_placed", "v": 1, "seat": 0, "region": "Roma"}
+    scene.do(1, {"type": "pass"})
+    assert {"type": "play", "card": "bishop", "pope": "Roma"} in GAME.legal_moves(scene.state, 0)
+    scene.do(0, {"type": "play", "card": "bishop", "pope": "Roma"})
+    assert scene.view()["pope"] == "Roma"
+
+
+def test_rl_x15_defender_without_cards_passes_freely_until_rl_4():
+    """RL-X15, OPT-CAP-2, RL-4, BAT-5: a defender with no cards is passed automatically, freely
+    while others still play, finally once everyone else has passed."""
+    scene = Scene([[], ["m1"] * 10, ["m10"]], options={"capturing": True})
+    scene.place("Torino")
+    scene.do(0, {"type": "pass"})
+    for _ in range(10):
+        scene.do(1, {"type": "play", "card": "m1"})
+        if scene.view()["turn"] == 2:
+            scene.do(2, {"type": "pass"})
+    assert scene.view()["regions"]["Torino"] == 1
+    scene.place("Milano")  # seat 1 (the winner) chooses; he has no cards left
+    scene.answer()
+    assert scene.log[-1]["type"] == "passed" and scene.log[-1]["auto"] is True
+    scene.do(2, {"type": "play", "card": "m10"})
+    scene.do(0, {"type": "pass"})
+    scene.do(2, {"type": "pass"})
+    assert scene.view()["regions"]["Milano"] == 2 and scene.view()["condottiere"] == 2
+    scene.place("Torino")  # seat 1 defends Torino with no cards
+    assert scene.view()["battle"]["defender"] == 1
+    scene.do(2, {"type": "play", "card": "m1" if "m1" in scene.view(2)["hand"] else
+                 scene.view(2)["hand"][0]})
+    events = scene.do(0, {"type": "pass"})
+    free = [e for e in events if e["type"] == "passed" and e["seat"] == 1]
+    assert free and free[0]["auto"] is True and free[0]["final"] is False
+    events = scene.do(2, {"type": "pass"})
+    final = [e for e in events if e["type"] == "passed" and e["seat"] == 1]
+    assert final and final[0]["final"] is True
+    assert any(e["type"] == "battle_ended" for e in events)
+
+
+def test_rl_x4_classic_capture_bishop_gives_the_token_to_the_defender():
+    """RL-X4, CL-3, CL-7: a Bishop in a classic capture battle: no victor, the defender keeps the
+    city and receives the token."""
+    scene = Scene([[], ["m6"], ["bishop"]], ruleset="classic", options={"capturing": True})
+    scene.win("Torino", 1)
+    assert scene.view()["condottiere"] == 1
+    scene.do(1, {"type": "decline_token"})
+    assert scene.view()["condottiere"] == 2
+    scene.place("Torino")
+    scene.answer()
+    events = scene.do(2, {"type": "play", "card": "bishop"})
+    ended = next(e for e in events if e["type"] == "battle_ended")
+    assert ended["winner"] is None and ended["cause"] == "bishop"
+    token = next(e for e in events if e["type"] == "token_passed")
+    assert token["seat"] == 1 and token["cause"] == "defender"
+    assert scene.view()["regions"]["Torino"] == 1
+
+
+def test_rl_x7_later_games_of_a_match_are_shuffled_and_start_left_of_the_first():
+    """RL-X7, RL-8: game 2 of a points match gets a fresh shuffle (not the configured deck order)
+    and starts with the left neighbour of game 1's first Condottiere."""
+    scene = Scene([["m10"] * 6, [], [], []], options={"points_target": 100}, first=0)
+    for region in ("Torino", "Venezia", "Lucca", "Siena", "Napoli"):
+        scene.win(region, 0)
+    kinds = scene.types(scene.log)
+    assert kinds.count("game_started") == 2
+    second = kinds.index("game_started", 1)
+    assert scene.log[second]["game_number"] == 2 and scene.log[second]["scores"] == [5, 0, 0, 0]
+    assert scene.log[second + 1] == {"type": "first_condottiere_chosen", "v": 1, "seat": 1,
+                                     "drawn": False}
+    shuffled = scene.log[second + 2]
+    assert shuffled["reason"] == "start" and shuffled["cards"] != scene.deck
+    assert Counter(shuffled["cards"]) == Counter(scene.deck)
+    assert GAME.verify_log(scene.log) is None
+
+
+def test_rl_x16_the_most_recent_copy_leaves_the_line():
+    """RL-X16, SCA-1: the Scarecrow takes back the most recently played of two equal cards."""
+    scene = Scene([["m5", "m3", "m5", "scarecrow"], []])
+    scene.place("Torino")
+    for card in ("m5", "m3", "m5"):
+        scene.do(0, {"type": "play", "card": card})
+        if scene.view()["turn"] == 1:
+            scene.do(1, {"type": "pass"})
+    scene.do(0, {"type": "play", "card": "scarecrow", "take_back": "m5"})
+    assert [c["card"] for c in scene.view()["players"][0]["line"]] == ["m5", "m3"]
+
+
+def test_a_state_between_the_events_of_one_move_awaits_nobody():
+    """BAT-3, RL-6: folding only part of a move's events gives a state that awaits nobody, and
+    verify_log calls a log cut there incomplete."""
+    scene = Scene([["m5", "m6"], []], options={"hidden_cards": True})
+    scene.place("Torino")
+    scene.do(0, {"type": "play", "card": "m5"})
+    scene.do(1, {"type": "pass"})
+    events = scene.do(0, {"type": "play", "card": "m6"})
+    assert scene.types(events) == ["card_played", "cards_revealed"]
+    partial = fold(GAME, scene.log[:-1])
+    assert GAME.awaiting(partial) == [] and GAME.view(partial, FULL)["phase"] == "resolving"
+    error = GAME.verify_log(scene.log[:-1])
+    assert error is not None and error.code == "INCOMPLETE_LOG"
