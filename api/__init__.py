@@ -9,10 +9,15 @@ import importlib.util
 import os
 from typing import Any, Mapping
 
+import http
+
 import flask_smorest
-from flask import Flask
+import yaml
+from flask import Flask, Response
+from flask_smorest.utils import prepare_response
 
 from api import problems
+from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
 OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats"]
@@ -41,10 +46,33 @@ ENV_SETTINGS = {
 
 
 class Api(flask_smorest.Api):
-    """Every error, flask-smorest's and webargs' included, is a problem+json document."""
+    """Every error, flask-smorest's and webargs' included, is a problem+json document, and the
+    OpenAPI document says so (the stock default responses are application/json)."""
+
+    ERROR_SCHEMA = ProblemSchema
 
     def handle_http_exception(self, error):
         return problems.from_http_exception(error)
+
+    def _register_redoc_rule(self, blueprint):
+        # The docs blueprint ("api-docs") also serves the document as YAML next to the JSON.
+        super()._register_redoc_rule(blueprint)
+        blueprint.add_url_rule("/v1/openapi.yaml", endpoint="openapi_yaml", view_func=self._openapi_yaml)
+
+    def _openapi_yaml(self):
+        text = yaml.safe_dump(self.spec.to_dict(), sort_keys=False, allow_unicode=True, width=100)
+        return Response(text, mimetype="application/yaml")
+
+    def _register_responses(self):
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, problems.PROBLEM_MIME)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, problems.PROBLEM_MIME)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
 
 def _settings(config: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ class CreateGameRequest(StrictSchema):
     )
     bots = fields.Dict(
         keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,3}$")),
-        values=fields.String(validate=validate.OneOf(sorted(BOT_LEVELS))),
+        values=fields.String(validate=validate.Length(1, 32), metadata={"examples": sorted(BOT_LEVELS)}),
         load_default=dict,
         metadata={"description": "Seats given to bots at creation: {\"<seat>\": \"<level>\"}"},
     )
@@ -37,7 +37,10 @@ class CreateGameRequest(StrictSchema):
 class ClaimSeatRequest(StrictSchema):
     name = fields.String(validate=validate.Length(1, 40), metadata={"description": "Display name (public)"})
     seat = fields.Integer(validate=validate.Range(0, 999), metadata={"description": "A given seat, else the lowest free one"})
-    bot = fields.String(validate=validate.OneOf(sorted(BOT_LEVELS)), metadata={"description": "Give the seat to a bot"})
+    bot = fields.String(
+        validate=validate.Length(1, 32),
+        metadata={"description": "Give the seat to a bot of this level (levels depend on the game)", "examples": sorted(BOT_LEVELS)},
+    )
 
     @validates("name")
     def _printable(self, value: str, **_: object) -> None:

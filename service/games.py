@@ -20,7 +20,7 @@ import orjson
 from games import get_game
 from games.base import FULL, SPECTATOR, Game, GameError, fold
 from service import errors
-from service.bots import BOT_LEVELS
+from service.bots import bot_levels
 from service.cache import CachedGame, GameCache
 from service.ids import is_game_id, new_game_id
 from service.signals import events_appended
@@ -186,7 +186,7 @@ class GameService:
             seat_count = game.seat_count(normalised)
         except GameError as err:
             raise errors.RuleRefusal(err) from None
-        bot_seats = self._validate_bots(bots or {}, seat_count)
+        bot_seats = self._validate_bots(game.name, bots or {}, seat_count)
         game_id = new_game_id()
         stamp = now_iso()
         meta = {
@@ -205,8 +205,10 @@ class GameService:
             self._claim(game_id, game, normalised, seat=seat, name=f"{level} bot", bot=level)
         return self.get_summary(game_id)
 
-    def _validate_bots(self, bots: Mapping[Any, str], seat_count: int) -> dict[int, str]:
+    @staticmethod
+    def _validate_bots(name: str, bots: Mapping[Any, str], seat_count: int) -> dict[int, str]:
         seats: dict[int, str] = {}
+        levels = bot_levels(name) if bots else []
         for key, level in bots.items():
             try:
                 seat = int(key)
@@ -214,8 +216,8 @@ class GameService:
                 raise errors.NoSuchSeat(f"Bot seat {key!r} is not a seat number") from None
             if not 0 <= seat < seat_count or str(seat) != str(key).strip():
                 raise errors.NoSuchSeat(f"Bot seat {key!r} is not a seat of this game (0..{seat_count - 1})")
-            if level not in BOT_LEVELS:
-                raise errors.InvalidBot(f"Unknown bot level {level!r}", levels=sorted(BOT_LEVELS))
+            if level not in levels:
+                raise errors.InvalidBot(f"No bot level {level!r} for {name}", levels=levels)
             seats[seat] = level
         return seats
 
@@ -224,9 +226,11 @@ class GameService:
     ) -> ClaimOutcome:
         """Claim ``seat`` (or the lowest free one) for a human ``name`` or a ``bot`` level. The claim
         that fills the last seat starts the game (genesis events appended atomically with it)."""
-        if bot is not None and bot not in BOT_LEVELS:
-            raise errors.InvalidBot(f"Unknown bot level {bot!r}", levels=sorted(BOT_LEVELS))
         meta = self._meta(game_id)
+        if bot is not None:
+            levels = bot_levels(meta["game"])
+            if bot not in levels:
+                raise errors.InvalidBot(f"No bot level {bot!r} for {meta['game']}", levels=levels)
         if meta["status"] != "open":
             raise errors.GameFull()
         if seat is not None and not 0 <= seat < int(meta["seat_count"]):

@@ -60,7 +60,7 @@ def test_claim_needs_a_name_or_bot(client):
     assert_problem(client.post(f"/v1/games/{game_id}/seats", json={}), 422, "VALIDATION_ERROR")
     assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"name": "\x00"}), 422, "VALIDATION_ERROR")
     assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"name": "x" * 41}), 422, "VALIDATION_ERROR")
-    assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"bot": "godlike"}), 422, "VALIDATION_ERROR")
+    assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"bot": "godlike"}), 422, "UNKNOWN_BOT_LEVEL")
 
 
 @pytest.mark.parametrize("game_id", ["01m8kknrfm9aaaaaaaaa", "nope", "UPPERCASE00000000000", "x" * 300])

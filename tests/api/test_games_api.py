@@ -51,12 +51,16 @@ def test_claim_a_taken_or_missing_seat(client):
 
 
 def test_bot_seats_at_creation_and_by_claim(client):
-    body = client.post("/v1/games", json={"game": "toy", "bots": {"1": "heuristic"}}).get_json()
-    assert body["seats"][1] == {"seat": 1, "claimed": True, "name": "heuristic bot", "kind": "bot", "bot": "heuristic"}
+    body = client.post("/v1/games", json={"game": "toy", "bots": {"1": "random"}}).get_json()
+    assert body["seats"][1] == {"seat": 1, "claimed": True, "name": "random bot", "kind": "bot", "bot": "random"}
     claim = client.post(f"/v1/games/{body['id']}/seats", json={"bot": "random"}).get_json()
     assert claim["kind"] == "bot" and claim["token"] is None and claim["started"] is True
-    bad = client.post("/v1/games", json={"game": "toy", "bots": {"1": "godlike"}})
-    assert bad.status_code == 422 and bad.get_json()["code"] == "VALIDATION_ERROR"
+    # Levels come from the bots registry, per game: the toy game has no heuristic bot.
+    bad = client.post("/v1/games", json={"game": "toy", "bots": {"1": "heuristic"}})
+    assert bad.status_code == 422 and bad.get_json()["code"] == "UNKNOWN_BOT_LEVEL"
+    assert bad.get_json()["levels"] == ["random"]
+    heuristic = client.post("/v1/games", json={"game": "condottiere", "config": {"players": 3}, "bots": {"2": "heuristic"}})
+    assert heuristic.status_code == 201 and heuristic.get_json()["seats"][2]["bot"] == "heuristic"
     bad_seat = client.post("/v1/games", json={"game": "toy", "bots": {"7": "random"}})
     assert bad_seat.status_code == 422 and bad_seat.get_json()["code"] == "NO_SUCH_SEAT"
 
