@@ -316,7 +316,8 @@ def cmd_import(args, client: ApiClient, out: TextIO) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--server", default=None,
+    # SUPPRESS: a subcommand's copy of the flag must not reset one given before the subcommand.
+    common.add_argument("--server", default=argparse.SUPPRESS,
                         help="server URL (default $CONDOTTIERE_SERVER or http://127.0.0.1:8000)")
     parser = argparse.ArgumentParser(prog="condottiere", description="Play Condottiere against bots, "
                                      "watch games and simulate bot matches.", parents=[common])
@@ -386,7 +387,7 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None,
     out = out or sys.stdout
     read_line = read_line or sys.stdin.readline
     args = build_parser().parse_args(argv)
-    client = ApiClient(args.server or default_server())
+    client = ApiClient(getattr(args, "server", None) or default_server())
     try:
         if args.command == "new":
             return cmd_new(args, client, out)

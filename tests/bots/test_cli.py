@@ -1,0 +1,202 @@
+"""The command-line client against a live test server (werkzeug thread + real RQ bot worker on the
+private Redis): create, join, play a full game with scripted stdin, watch (SSE), simulate, export
+and import. And the display on constructed views."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+
+import pytest
+
+from cli.client import ApiClient, parse_sse
+from cli.display import describe_event, describe_move, render_view
+from cli.main import main, parse_bots
+from tests.bots.live import LiveServer
+from tests.bots.views import make_view
+
+
+@pytest.fixture(scope="module")
+def live(redis_server):
+    redis_server.client().flushall()
+    server = LiveServer(redis_server.url)
+    yield server
+    server.stop()
+
+
+def run(argv, stdin_lines=None):
+    out = io.StringIO()
+    lines = iter(stdin_lines or [])
+    code = main(argv, out=out, read_line=lambda: next(lines, ""))
+    return code, out.getvalue()
+
+
+# -- display on constructed views -----------------------------------------------------------------
+
+def test_bat_8_display_shows_map_lines_strengths_hand_and_numbered_moves():
+    """BAT-8: every battle line with its strength; the map with owners; the viewer's hand; the
+    legal moves numbered in order."""
+    view = make_view(hand=["m10", "heroine", "m1"], owners={"Milano": 0, "Roma": 2}, region="Torino",
+                     lines={0: ["m5"], 1: ["m6", {"card": None, "face_down": True}], 2: [], 3: []},
+                     passed={3}, pope="Napoli")
+    view["players"][0]["strength"] = 5
+    view["players"][1]["strength"] = 6
+    text = render_view(view, {0: "Ann", 1: "heuristic bot"})
+    assert "Milano  [0]" in text and "Roma    [2]" in text and "Torino  [ ]" in text
+    assert "*" in text.split("Torino")[0].splitlines()[-1]  # the battle marker is on Torino
+    assert "PNapoli" in text
+    assert "0 Ann (you)" in text and "1 heuristic bot" in text
+    assert "strength 5" in text and "line: 5" in text
+    assert "line: 6 [face down]" in text
+    assert "[passed]" in text
+    assert "Your hand: 1 10 Heroine" in text
+    assert " 1) play Heroine" in text and " 2) play 1" in text and " 3) play 10" in text and " 4) pass" in text
+    assert "In the battle for Torino; to play: 0 Ann." in text
+
+
+def test_opt_hid_4_display_shows_own_face_down_card_and_true_strength():
+    """OPT-HID-4: the owner sees his face-down card and both strengths."""
+    view = make_view(options={"hidden_cards": True}, hand=["m1"],
+                     lines={0: [{"card": "m10", "face_down": True}]})
+    view["players"][0]["strength"] = 0
+    view["players"][0]["true_strength"] = 10
+    text = render_view(view)
+    assert "10 (face down)" in text
+    assert "0 shown, 10 true" in text
+    assert "options: hidden_cards" in text
+
+
+def test_display_move_and_event_descriptions():
+    """SCA-1, BIS-2, END-7, RND-2, CL-5: every kind of command reads as a sentence."""
+    assert describe_move({"type": "play", "card": "scarecrow", "take_back": "m5"}) == "play Scarecrow, take back 5"
+    assert describe_move({"type": "play", "card": "bishop", "pope": None}) == "play Bishop, Pope off the board"
+    assert describe_move({"type": "discard_hand", "discard": True}) == "discard your whole hand"
+    assert describe_move({"type": "keep_cards", "cards": ["m10", "heroine"]}) == "keep 10, Heroine"
+    assert describe_move({"type": "decline_token"}).startswith("decline the token")
+    assert describe_event({"type": "card_played", "seat": 1, "card": None, "face_down": True}) == \
+        "seat 1 plays a card face down."
+    assert describe_event({"type": "battle_ended", "region": "Roma", "strengths": [3, 9], "winner": 1,
+                           "cause": "all_passed"}) == \
+        "Battle for Roma ends (all_passed): seat 1 wins. Strengths: seat 0: 3, seat 1: 9."
+
+
+def test_parse_sse_handles_ids_events_comments_and_multiline_data():
+    lines = [": hello", "retry: 3000", "", "id: 4", 'data: {"version": 4,', 'data: "event": {}}', "",
+             "event: end", 'data: {"status": "finished"}', ""]
+    items = list(parse_sse(iter(lines)))
+    assert [(i.event, i.id) for i in items] == [("message", "4"), ("end", "4")]
+    assert items[0].data == {"version": 4, "event": {}}
+
+
+def test_parse_bots_forms():
+    assert parse_bots("heuristic", 4) == {1: "heuristic", 2: "heuristic", 3: "heuristic"}
+    assert parse_bots("heuristic,random", 4) == {1: "heuristic", 2: "random"}
+    assert parse_bots("0=random,3=heuristic", 4) == {0: "random", 3: "heuristic"}
+
+
+# -- against the live server ----------------------------------------------------------------------
+
+def test_play_a_full_game_in_the_terminal_against_bots_with_scripted_input(live):
+    """SET-4, BAT-3, VIC-1: a human plays a whole game from the terminal by typing move numbers
+    ("1" every time: always the first legal move) against three heuristic bots played by the RQ
+    worker; the game ends and the final board is shown."""
+    code, text = run(["--server", live.url, "play", "--players", "4", "--seed", "3", "--name", "Ann",
+                      "--bots", "heuristic"], stdin_lines=["1\n"] * 5000)
+    assert code == 0, text[-3000:]
+    assert "Your move [1-" in text
+    assert "Game over" in text
+    assert "Map (owner seat in brackets" in text
+    assert "heuristic bot" in text
+
+
+def test_play_rejects_bad_input_and_quits_on_q(live):
+    """A wrong number re-prompts; 'q' leaves with the resume command."""
+    code, text = run(["--server", live.url, "play", "--players", "3", "--seed", "4", "--bots", "random"],
+                     stdin_lines=["99\n", "abc\n", "q\n"])
+    assert code == 1
+    assert text.count("Please type a number") == 2
+    assert "Resume with: condottiere play" in text
+
+
+def test_new_join_and_auto_play_with_options(live):
+    """OPT-CAP-1, OPT-HID-1, CL-5: a classic game with capturing created with 'new', the human seat
+    claimed with 'join', then played to the end by 'play --auto heuristic'."""
+    code, text = run(["--server", live.url, "new", "--players", "3", "--ruleset", "classic",
+                      "--capturing", "--bots", "1=random,2=heuristic", "--seed", "9", "--quiet"])
+    assert code == 0
+    game_id = text.strip()
+    code, text = run(["--server", live.url, "join", game_id, "--name", "Bea"])
+    assert code == 0
+    token = text.split("token ")[1].split()[0]
+    code, text = run(["--server", live.url, "play", game_id, "--token", token, "--auto", "heuristic", "--quiet"])
+    assert code == 0, text[-2000:]
+    assert "Game over" in text
+    code, text = run(["--server", live.url, "show", game_id])
+    assert code == 0 and "finished" in text and "Bea (human)" in text
+    summary = ApiClient(live.url).game(game_id)
+    assert summary["config"]["ruleset"] == "classic"
+    assert summary["config"]["options"]["capturing"] is True
+
+
+def test_watch_follows_an_all_bot_game_live_to_the_end(live):
+    """The watch command follows the SSE stream while the worker plays an all-bot game."""
+    code, text = run(["--server", live.url, "new", "--players", "4", "--bots", "heuristic", "--all-bots",
+                      "--seed", "12", "--quiet"])
+    game_id = text.strip()
+    result = {}
+
+    def watch():
+        result["code"], result["text"] = run(["--server", live.url, "watch", game_id, "--board"])
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert result["code"] == 0
+    assert "places the Condottiere token" in result["text"]
+    assert "Game over at version" in result["text"]
+    # The spectator never sees a dealt hand while watching.
+    assert "is dealt 10 cards:" not in result["text"]
+
+
+def test_simulate_in_process_and_over_http(live):
+    """The simulate command: in-process, through the API with client-side bots, and with the
+    server's bot seats."""
+    code, text = run(["--server", live.url, "simulate", "--games", "8", "--seed", "1"])
+    assert code == 0 and "8 games" in text and "heuristic" in text
+    code, text = run(["--server", live.url, "simulate", "--games", "3", "--http", "--players", "3",
+                      "--lineup", "heuristic,random,random", "--concurrency", "3"])
+    assert code == 0, text
+    assert "3 games" in text
+    code, text = run(["--server", live.url, "simulate", "--games", "2", "--server-bots", "--players", "2",
+                      "--lineup", "heuristic,random"])
+    assert code == 0, text
+    assert "2 games" in text
+
+
+def test_export_and_import_a_finished_game(live, tmp_path):
+    """A finished game's log is exported to a file and imported back into the archive."""
+    code, text = run(["--server", live.url, "new", "--players", "2", "--bots", "random", "--all-bots",
+                      "--seed", "5", "--quiet"])
+    game_id = text.strip()
+    client = ApiClient(live.url)
+    for item in client.stream(game_id):
+        if item.event == "end":
+            break
+    target = tmp_path / "game.json"
+    code, text = run(["--server", live.url, "export", game_id, "-o", str(target), "--wait", "3"])
+    assert code == 0, text
+    document = json.loads(target.read_text())
+    assert document["format"] == "game-log" and document["events"]
+    code, text = run(["--server", live.url, "import", str(target)])
+    assert code == 0, text
+    imported = text.split("game ")[1].strip()
+    assert client.game(imported)["status"] == "finished"
+    assert client.game(imported)["version"] == len(document["events"])
+
+
+def test_api_errors_are_reported_not_raised(live, capsys):
+    code, _ = run(["--server", live.url, "show", "0000000000000000000z"])
+    assert code == 2
+    assert "HTTP 404" in capsys.readouterr().err
