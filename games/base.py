@@ -188,6 +188,10 @@ class ArchiveHooks(Protocol):
     def render_chapter_markdown(self, summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
         """The same as Markdown."""
 
+    def annotator_for(self, events: Sequence[Event], viewer: Viewer) -> Any:
+        """A function ``(before, event, after) -> str`` annotating ``events`` for ``viewer`` (not
+        FULL) without revealing anything hidden from it; ``before``/``after`` are complete states."""
+
     # CSS rules the HTML fragments need, included once per page (a plain attribute).
     render_css: str
 

@@ -88,9 +88,10 @@ def annotated_history(
     summaries: dict[int, dict[str, Any]] = {}
     state = None
     evolve = game.evolve
+    sentence = _annotator(game, events, seen_by)
     for position, event in enumerate(events):
         after = evolve(state, event)
-        sentences.append(_sentence(game, state, event, after, seen_by))
+        sentences.append(sentence(state, event, after))
         state = after
         if position + 1 in ends:
             summaries[position + 1] = summarize(game, state, seen_by)
@@ -104,13 +105,20 @@ def annotated_history(
     return doc
 
 
-def _sentence(game: Game, before: Any, event: Event, after: Any, viewer: Viewer) -> str:
+def _annotator(game: Game, events: Sequence[Event], viewer: Viewer):
+    """``(before, event, after) -> sentence`` as ``viewer`` may read it.
+
+    ``game.annotate`` sees complete states, and its sentences may quote what they show (a strength
+    counting a face-down card). For anyone but FULL, the game's ``annotator_for`` hook decides
+    what is safe; without one, the redacted event is annotated without any state, so no sentence
+    can carry a hidden card."""
     if viewer == FULL:
-        return game.annotate(before, event, after)
-    shown = game.redact(event, viewer)
-    # The engine annotates what the event says; an event with hidden parts is annotated as its
-    # redacted form, so no sentence can carry a card the viewer may not see.
-    return game.annotate(before, shown, after)
+        return game.annotate
+    custom = hook(game, "annotator_for")
+    if custom is not None:
+        return custom(events, viewer)
+    redact, annotate = game.redact, game.annotate
+    return lambda before, event, after: annotate(None, redact(event, viewer), None)
 
 
 # -- Markdown --------------------------------------------------------------------------------

@@ -119,6 +119,17 @@ def summarize(state: Any, viewer: Any) -> dict[str, Any]:
     }
 
 
+def annotator_for(events: Any, viewer: Any):
+    """Sentences for a viewer of a running game: the engine's sentence for the redacted event. The
+    engine quotes only public figures (strengths count face-up cards, OPT-HID-4), which
+    tests/archive/test_export_security.py checks by comparing exports of games that differ only in
+    a face-down card."""
+    from games.condottiere import GAME
+
+    redact, annotate = GAME.redact, GAME.annotate
+    return lambda before, event, after: annotate(before, redact(event, viewer), after)
+
+
 def _name(chapter: Mapping[str, Any], seat: Any) -> str:
     names = chapter.get("players") or []
     if isinstance(seat, int) and seat < len(names) and names[seat]:

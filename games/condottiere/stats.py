@@ -256,4 +256,5 @@ def attach_archive_hooks(game: Any) -> Any:
     game.render_chapter_html = render.render_chapter_html
     game.render_chapter_markdown = render.render_chapter_markdown
     game.render_css = render.RENDER_CSS
+    game.annotator_for = render.annotator_for
     return game
