@@ -161,6 +161,8 @@ def test_legal_moves_are_all_accepted():
 # -- the engine's own rulings (docs/rulings.md, RL-X...) -------------------------------------------
 from games.condottiere.board import DECK_COUNTS  # noqa: E402
 
+_STRENGTH = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6, "m10": 10, "heroine": 10,
+             "courtesan": 1}
 _FILL = ("m1", "m2", "m3", "m4", "m5", "m6", "m10", "heroine", "courtesan", "drummer", "surrender",
          "scarecrow", "bishop", "winter", "spring")
 
@@ -201,11 +203,11 @@ class Scene:
         events = self.place(region)
         events += self.answer()
         played = False
-        while self.view()["phase"] == "battle":
+        while self.view()["phase"] == "battle" and "battle_ended" not in self.types(events):
             seat = self.view()["turn"]
             if seat == winner and not played:
                 hand = self.view(seat)["hand"]
-                card = max((c for c in hand if c.startswith("m")), key=lambda c: int(c[1:]))
+                card = max((c for c in hand if c in _STRENGTH), key=_STRENGTH.get)
                 events += self.do(seat, {"type": "play", "card": card})
                 played = True
             else:
@@ -418,3 +420,122 @@ def test_a_state_between_the_events_of_one_move_awaits_nobody():
     assert GAME.awaiting(partial) == [] and GAME.view(partial, FULL)["phase"] == "resolving"
     error = GAME.verify_log(scene.log[:-1])
     assert error is not None and error.code == "INCOMPLETE_LOG"
+
+
+# Six players: every region conquered, seats 0 and 1 tied on 4 regions, nobody with 3 adjacent.
+TWO_LEADERS = [["Venezia", "Ancona", "Genova", "Napoli"], ["Firenze", "Milano", "Lucca", "Ferrara"],
+               ["Siena", "Roma", "Parma"], ["Modena", "Bologna"], ["Mantova", "Torino"],
+               ["Spoleto", "Urbino"]]
+
+
+def _conquer(scene, assignment):
+    order = [(r, s) for s, regions in enumerate(assignment) for r in regions]
+    order.sort(key=lambda item: item[1] == 1)  # seat 1 wins last: holds the token
+    for region, seat in order:
+        scene.win(region, seat)
+
+
+def test_rl_x9_shared_final_battle_victory_earns_no_bonus():
+    """RL-X9, VIC-3, VIC-4, OPT-POINTS-1: a game shared after a tied final battle scores regions
+    only."""
+    scene = Scene([[]] * 6, options={"points_target": 100})
+    _conquer(scene, TWO_LEADERS)
+    started = scene.log[-1] if scene.log[-1]["type"] == "final_battle_started" else None
+    assert any(e["type"] == "final_battle_started" for e in scene.log)
+    assert started is None or started["seats"] == [0, 1]
+    while scene.view()["phase"] == "battle":
+        scene.do(scene.view()["turn"], {"type": "pass"})
+    won = next(e for e in scene.log if e["type"] == "game_won")
+    assert won["winners"] == [0, 1] and won["reason"] == "final_battle"
+    scored = next(e for e in scene.log if e["type"] == "game_scored")
+    assert scored["gained"] == [4, 4, 3, 2, 2, 2]
+
+
+def test_rl_x14_classic_bishop_in_the_final_battle_means_no_winner():
+    """RL-X14, CL-2, CL-3: a classic Bishop ends the final battle without victor: no winner."""
+    for seed in range(60):
+        scene = Scene([[]] * 6, ruleset="classic", seed=seed)
+        _conquer(scene, TWO_LEADERS)
+        assert scene.view()["battle"]["final"] is True
+        turn = scene.view()["turn"]
+        if "bishop" in scene.view(turn)["hand"]:
+            break
+    else:
+        pytest.fail("no seed dealt a Bishop to the first player of the final battle")
+    assert [p["hand_size"] for p in scene.view()["players"]] == [18, 18, 0, 0, 0, 0]  # CL-2
+    events = scene.do(turn, {"type": "play", "card": "bishop"})
+    ended = next(e for e in events if e["type"] == "battle_ended")
+    assert ended["winner"] is None and ended["region"] is None
+    won = next(e for e in events if e["type"] == "game_won")
+    assert won["winners"] == [] and won["reason"] == "no_winner"
+    assert GAME.result(scene.state)["winners"] == []
+
+
+SEED_X8 = 0  # game 2 is shuffled from the seed: one where seat 1 holds enough strength cards
+
+
+def test_rl_x8_match_tie_break_final_battle():
+    """RL-X8, OPT-POINTS-2, VIC-4, RL-8: tied at the top after the target: a final battle between
+    the tied players, 10 + 1 per region of the last game, the token holder first; a tie shares."""
+    scene = Scene([["m10"] * 5, ["m10"], [], []], options={"points_target": 6}, seed=SEED_X8)
+    scene.win("Genova", 1)
+    for region in ("Torino", "Venezia", "Lucca", "Siena", "Napoli"):
+        scene.win(region, 0)
+    assert next(e for e in scene.log if e["type"] == "game_scored")["scores"] == [5, 1, 0, 0]
+    assert scene.view()["condottiere"] == 1  # RL-8: left of game 1's first (seat 0)
+    scene.win("Genova", 0)
+    for region in ("Torino", "Venezia", "Lucca", "Siena", "Napoli"):
+        scene.win(region, 1)
+    last_scores = [e for e in scene.log if e["type"] == "game_scored"][-1]
+    assert last_scores["scores"] == [6, 6, 0, 0]
+    started = next(e for e in scene.log if e["type"] == "final_battle_started")
+    assert started == {"type": "final_battle_started", "v": 1, "seats": [0, 1], "first": 1}
+    assert [p["hand_size"] for p in scene.view()["players"]] == [11, 15, 0, 0]
+    assert scene.view()["turn"] == 1
+    scene.do(1, {"type": "pass"})
+    events = scene.do(0, {"type": "pass"})
+    assert events[-1] == {"type": "match_won", "v": 1, "winners": [0, 1], "scores": [6, 6, 0, 0]}
+    assert GAME.result(scene.state)["winners"] == [0, 1]
+
+
+def _crafted(state, **changes):
+    data = json.loads(json.dumps(GAME.state_to_json(state)))
+    data.update(changes)
+    return GAME.state_from_json(data)
+
+
+def test_rl_x2_capture_game_ends_when_the_holder_has_no_region_to_choose():
+    """RL-X2, END-5, VIC-3, OPT-CAP-1: with capturing, the game ends by most regions only when
+    the token holder may choose no region (his own and the Pope's are all that is left)."""
+    scene = Scene([[], [], []], options={"capturing": True})
+    data = GAME.state_to_json(scene.state)
+    region_count = len(data["owners"])
+    owners = [0] * region_count
+    owners[5] = 1  # seat 1 holds one region: seat 0 may attack it
+    state = _crafted(scene.state, owners=owners, pope=None)
+    assert GAME.awaiting(state) == [0]
+    assert GAME.legal_moves(state, 0) == [{"type": "place_token", "region": "Ferrara"}]
+    owners[5] = 0
+    state = _crafted(scene.state, owners=owners, pope=5)
+    assert GAME.awaiting(state) == []
+    won = GAME.next_automatic_event(state)
+    assert won["type"] == "game_won" and won["winners"] == [0] and won["reason"] == "most_regions"
+
+
+def test_rl_x1_nothing_left_to_draw():
+    """RL-X1, OPT-DRAW-2, RL-7: deck and discard pile empty: nobody draws, the game goes on."""
+    scene = Scene([["m5"], [], []], options={"draw_after_battle": True})
+    state = scene.state
+    data = GAME.state_to_json(state)
+    hands = data["hands"]
+    hands[2] = sorted(hands[2] + data["deck"] + data["discard"])  # every spare card to seat 2
+    state = _crafted(state, hands=hands, deck=[], discard=[])
+    scene.state = state
+    scene.place("Torino")
+    scene.do(0, {"type": "play", "card": "m5"})
+    scene.do(1, {"type": "pass"})
+    scene.do(2, {"type": "pass"})
+    events = scene.do(0, {"type": "pass"})
+    kinds = scene.types(events)
+    assert "battle_ended" in kinds and "cards_drawn" not in kinds and "deck_shuffled" not in kinds
+    assert scene.view()["phase"] == "place_token" and GAME.awaiting(scene.state) == [0]
