@@ -242,9 +242,10 @@ def play_http_game(client, game_name: str, config: Mapping[str, Any], levels: Se
 def simulate_http(server: str | None, game_name: str, base_config: Mapping[str, Any], lineup: Sequence[str],
                   games: int, *, seed: int = 0, rotate: bool = True, concurrency: int = 1,
                   server_bots: bool = False, verify: bool = True, timeout: float = 600.0,
-                  on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+                  on_game: Callable[[GameRecord], None] | None = None,
+                  client_factory: Callable[[], Any] | None = None) -> list[GameRecord]:
     """``games`` games through the API at ``server``, ``concurrency`` at a time (threads, one HTTP
-    session each)."""
+    client each; ``client_factory`` builds them, e.g. with response hooks for a soak test)."""
     from concurrent.futures import ThreadPoolExecutor
     import threading
 
@@ -254,7 +255,7 @@ def simulate_http(server: str | None, game_name: str, base_config: Mapping[str, 
 
     def one(index: int) -> GameRecord:
         if not hasattr(local, "client"):
-            local.client = ApiClient(server)
+            local.client = client_factory() if client_factory else ApiClient(server)
         levels = rotated(lineup, index) if rotate else list(lineup)
         config = game_config(base_config, len(lineup), seed_for(seed, index))
         return play_http_game(local.client, game_name, config, levels, seed, index=index,
