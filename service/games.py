@@ -522,7 +522,7 @@ class GameService:
                 token_hash=token_hash,
                 idempotency_field=idem_field,
                 fingerprint=fingerprint,
-                response={"status": 200, "body": body},
+                response={"status": 200, "body": body} if idem_field else None,
             )
             if result.outcome == "ok":
                 self.cache.put(new)

@@ -196,7 +196,7 @@ class GameStore:
             fingerprint,
             expected_version,
             orjson.dumps(snapshot),
-            orjson.dumps(response) if response is not None else b"",
+            orjson.dumps(response) if response is not None and idempotency_field else b"",
             IDEMPOTENCY_TTL_SECONDS,
             len(meta_args) // 2,
             *meta_args,
