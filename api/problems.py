@@ -75,7 +75,8 @@ def problem_response(
         body["detail"] = detail
     body["code"] = code
     body.update(extra)
-    response = Response(orjson.dumps(body), status=status, mimetype=PROBLEM_MIME)
+    # Validation messages of list fields are keyed by index (ints): OPT_NON_STR_KEYS, or a 500.
+    response = Response(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype=PROBLEM_MIME)
     for key, value in (headers or {}).items():
         response.headers[key] = value
     return response
