@@ -30,13 +30,18 @@ def server(app):
     thread.join(timeout=5)
 
 
-def new_table(base: str, hand_size: int) -> tuple[str, list[str]]:
-    game_id = requests.post(f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": hand_size}}).json()["id"]
-    tokens = [requests.post(f"{base}/v1/games/{game_id}/seats", json={"name": n}).json()["token"] for n in ("A", "B")]
+def new_table(base: str, hand_size: int = 3, game: str = "toy", config: dict | None = None) -> tuple[str, list[str]]:
+    config = config if config is not None else {"hand_size": hand_size}
+    created = requests.post(f"{base}/v1/games", json={"game": game, "config": config}).json()
+    game_id = created["id"]
+    tokens = [
+        requests.post(f"{base}/v1/games/{game_id}/seats", json={"name": f"P{s}"}).json()["token"]
+        for s in range(created["seat_count"])
+    ]
     return game_id, tokens
 
 
-def assert_log_consistent(redis_client, game_id: str) -> list[dict]:
+def assert_log_consistent(redis_client, game_id: str, engine=TOY) -> list[dict]:
     keys = game_keys(game_id)
     entries = redis_client.xrange(keys.events)
     versions = [int(entry_id.split(b"-")[0]) for entry_id, _ in entries]
@@ -44,18 +49,18 @@ def assert_log_consistent(redis_client, game_id: str) -> list[dict]:
     events = [orjson.loads(fields[b"e"]) for _, fields in entries]
     snapshot = orjson.loads(redis_client.get(keys.snapshot))
     assert int(redis_client.hget(keys.meta, "version")) == snapshot["version"] == len(events)
-    assert TOY.state_to_json(fold(TOY, events)) == snapshot["state"]
+    assert engine.state_to_json(fold(engine, events)) == snapshot["state"]
     return events
 
 
-def hammer(base: str, game_id: str, tokens: list[str], pinned: bool, results: list, seed: int) -> None:
+def hammer(base, game_id, tokens, pinned, results, seed, stop_at=10_000) -> None:
     rng = random.Random(seed)
     session = requests.Session()
     for _ in range(200):
         spectator = session.get(f"{base}/v1/games/{game_id}/view").json()
-        if spectator["status"] == "finished":
+        if spectator["status"] == "finished" or spectator["version"] >= stop_at:
             return
-        seat = spectator["view"]["turn"]
+        seat = rng.choice(spectator["view"]["awaiting"])
         view = session.get(f"{base}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()
         moves = view["view"]["legal_moves"]
         if not moves:
@@ -118,3 +123,33 @@ def test_concurrent_retries_with_one_idempotency_key_apply_once(server, redis_cl
     assert sum(1 for _, replayed, _ in answers if replayed != "true") == 1
     assert len({orjson.dumps(body, option=orjson.OPT_SORT_KEYS) for _, _, body in answers}) == 1
     assert len(assert_log_consistent(redis_client, game_id)) == 4
+
+
+CONDOTTIERE_REFUSALS = {"NOT_YOUR_TURN", "CARD_NOT_IN_HAND", "REGION_NOT_ALLOWED", "ALREADY_PASSED", "GAME_OVER",
+                        "NOT_ELIGIBLE", "INVALID_TAKE_BACK", "INVALID_POPE_REGION", "CANNOT_DECLINE", "TOO_MANY_CARDS",
+                        "INVALID_COMMAND", "UNKNOWN_REGION"}
+
+
+@pytest.mark.parametrize("pinned", [True, False], ids=["expected_version", "unpinned"])
+def test_condottiere_conflicting_moves_keep_the_log_whole(server, redis_client, pinned):
+    """The same with Condottiere (4 seats, hidden cards), for the first ~80 versions."""
+    engine = get_game("condottiere")
+    game_id, tokens = new_table(server, game="condottiere", config={"players": 4, "options": {"hidden_cards": True}})
+    results: list = []
+    threads = [
+        threading.Thread(target=hammer, args=(server, game_id, tokens, pinned, results, seed, 80)) for seed in range(CLIENTS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    accepted = [body for status, body, _ in results if status == 200]
+    refused = {(status, body["code"]) for status, body, _ in results if status != 200}
+    if pinned:
+        assert refused <= {(409, "VERSION_CONFLICT")}
+    else:
+        assert {status for status, _ in refused} <= {422} and {code for _, code in refused} <= CONDOTTIERE_REFUSALS
+    events = assert_log_consistent(redis_client, game_id, engine)
+    genesis = len(engine.start(engine.configure(events[0]["config"])))
+    owned = sorted(e["version"] for body in accepted for e in body["events"])
+    assert owned == list(range(genesis + 1, len(events) + 1))
