@@ -7,6 +7,7 @@ import logging
 from typing import Any, Mapping
 
 import orjson
+import redis
 from flask import Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
@@ -123,6 +124,13 @@ def from_http_exception(error: HTTPException) -> Response:
     return problem_response(status, code, title, detail, headers, **extra)
 
 
+def handle_redis_unavailable(error: redis.RedisError) -> Response:
+    log.error("redis unavailable on %s %s: %s", request.method, request.path, error)
+    return problem_response(
+        503, "STORE_UNAVAILABLE", "The game store is unavailable", "Retry shortly.", {"Retry-After": "1"}
+    )
+
+
 def handle_unexpected(error: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.path)
     return problem_response(500, "INTERNAL_ERROR", "Internal server error")
@@ -132,4 +140,8 @@ def register(app) -> None:
     app.register_error_handler(ProblemError, from_problem_error)
     app.register_error_handler(ServiceError, from_service_error)
     app.register_error_handler(HTTPException, from_http_exception)
+    # Connection trouble is not a bug of ours: 503 with Retry-After (a move either committed or
+    # not; the client retries with its Idempotency-Key). Other Redis errors stay 500s.
+    app.register_error_handler(redis.ConnectionError, handle_redis_unavailable)
+    app.register_error_handler(redis.TimeoutError, handle_redis_unavailable)
     app.register_error_handler(Exception, handle_unexpected)
