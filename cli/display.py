@@ -83,8 +83,9 @@ def _line(player: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
-    """The whole table as text: header, map, battle lines, the viewer's hand and numbered moves."""
+def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None, *, moves: bool = True) -> str:
+    """The whole table as text: header, map, battle lines, the viewer's hand and (``moves``) the
+    numbered legal moves."""
     config = view.get("config") or {}
     me = view.get("seat")
     out: list[str] = []
@@ -162,7 +163,7 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
                    f"regions {len(owned)}{': ' + ', '.join(owned) if owned else ''}"
                    f"{'  [' + ', '.join(flags) + ']' if flags else ''}")
         if phase == "battle" or player.get("line"):
-            out.append(f"      strength {strength_text:<12} line: {_line(player)}")
+            out.append(f"      strength {strength_text:<16} line: {_line(player)}")
 
     # -- result
     if view.get("winners") is not None:
@@ -181,12 +182,12 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         out.append("")
         hand = view.get("hand") or []
         out.append("Your hand: " + (" ".join(card_name(c) for c in sorted_cards(hand)) or "(empty)"))
-        moves = view.get("legal_moves") or []
-        if moves:
+        legal = view.get("legal_moves") or []
+        if legal and moves:
             out.append("Your moves:")
-            for number, move in enumerate(moves, 1):
+            for number, move in enumerate(legal, 1):
                 out.append(f"  {number:>2}) {describe_move(move)}")
-        elif view.get("winners") is None:
+        elif not legal and view.get("winners") is None:
             out.append("Nothing to do: waiting for the others.")
     return "\n".join(out)
 

@@ -22,7 +22,7 @@ import time
 from typing import Any, Callable, Mapping, TextIO
 
 from cli.client import ApiClient, ApiError, default_server
-from cli.display import describe_event, render_view
+from cli.display import card_name, describe_event, describe_move, render_view
 
 GAME = "condottiere"
 
@@ -96,11 +96,30 @@ def wait_for_change(client: ApiClient, game_id: str, token: str | None, version:
             time.sleep(0.5)
 
 
-def ask_move(view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO) -> dict[str, Any] | None:
-    """Prompt until a valid move number; None when the input ends or the player quits."""
-    moves = view.get("legal_moves") or []
+def group_moves(moves: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """Legal moves grouped so a card with sub-choices (the Bishop's Pope region, the Scarecrow's
+    take-back) is one entry of the first menu, its variants a second menu; order is kept."""
+    groups: dict[tuple, list[Mapping[str, Any]]] = {}
+    for move in moves:
+        if move.get("type") == "play" and ("pope" in move or "take_back" in move):
+            key = ("play", move.get("card"))
+        else:
+            key = ("single", len(groups))
+        groups.setdefault(key, []).append(move)
+    return list(groups.values())
+
+
+def _group_label(group: list[Mapping[str, Any]]) -> str:
+    if len(group) == 1:
+        return describe_move(group[0])
+    card = group[0].get("card")
+    then = "where the Pope goes" if card == "bishop" else "what to take back"
+    return f"play {card_name(card)} (then choose {then})"
+
+
+def _prompt_number(count: int, prompt: str, read_line: Callable[[], str], out: TextIO) -> int | None:
     while True:
-        out.write(f"Your move [1-{len(moves)}] (q to quit): ")
+        out.write(f"{prompt} [1-{count}] (q to quit): ")
         out.flush()
         line = read_line()
         if line == "":
@@ -108,9 +127,27 @@ def ask_move(view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO)
         answer = line.strip().lower()
         if answer in ("q", "quit", "exit"):
             return None
-        if answer.isdigit() and 1 <= int(answer) <= len(moves):
-            return dict(moves[int(answer) - 1])
-        out.write(f"Please type a number from 1 to {len(moves)}.\n")
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer) - 1
+        out.write(f"Please type a number from 1 to {count}.\n")
+
+
+def ask_move(view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO) -> dict[str, Any] | None:
+    """Prompt until a valid move; None when the input ends or the player quits."""
+    groups = group_moves(list(view.get("legal_moves") or []))
+    out.write("Your moves:\n")
+    for number, group in enumerate(groups, 1):
+        out.write(f"  {number:>2}) {_group_label(group)}\n")
+    choice = _prompt_number(len(groups), "Your move", read_line, out)
+    if choice is None:
+        return None
+    group = groups[choice]
+    if len(group) == 1:
+        return dict(group[0])
+    for number, move in enumerate(group, 1):
+        out.write(f"  {number:>2}) {describe_move(move)}\n")
+    variant = _prompt_number(len(group), "Which one", read_line, out)
+    return None if variant is None else dict(group[variant])
 
 
 def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
@@ -128,13 +165,14 @@ def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
         if not quiet and current["version"] > seen:
             for item in client.all_events(game_id, token, after=seen):
                 out.write("  " + describe_event(item["event"], names) + "\n")
-        seen = current["version"]
+                seen = max(seen, item["version"])  # may run past the view's version: bots are fast
+        seen = max(seen, current["version"])
         me = current["seat"]
         if current["status"] == "finished":
             out.write("\n" + render_view(view, names) + "\n")
             return 0
         if me in (view.get("awaiting") or []):
-            out.write("\n" + render_view(view, names) + "\n")
+            out.write("\n" + render_view(view, names, moves=bool(auto)) + "\n")
             if auto:
                 move = choose_move(GAME, auto, view, rng)
             else:

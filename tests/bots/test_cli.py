@@ -47,7 +47,7 @@ def test_bat_8_display_shows_map_lines_strengths_hand_and_numbered_moves():
     assert "*" in text.split("Torino")[0].splitlines()[-1]  # the battle marker is on Torino
     assert "PNapoli" in text
     assert "0 Ann (you)" in text and "1 heuristic bot" in text
-    assert "strength 5" in text and "line: 5" in text
+    assert "strength 5 " in text and "line: 5" in text
     assert "line: 6 [face down]" in text
     assert "[passed]" in text
     assert "Your hand: 1 10 Heroine" in text
@@ -200,3 +200,25 @@ def test_api_errors_are_reported_not_raised(live, capsys):
     code, _ = run(["--server", live.url, "show", "0000000000000000000z"])
     assert code == 2
     assert "HTTP 404" in capsys.readouterr().err
+
+
+def test_bis_2_sca_1_menu_groups_a_cards_sub_choices():
+    """BIS-2, SCA-1: the Bishop's 18 Pope choices are one entry of the menu and a second question,
+    so the first menu stays short; the answer is the exact legal move."""
+    from cli.main import ask_move
+
+    moves = [{"type": "play", "card": "bishop", "pope": p} for p in (None, "Roma", "Napoli")]
+    moves += [{"type": "play", "card": "scarecrow", "take_back": t} for t in (None, "m5")]
+    moves += [{"type": "play", "card": "m1"}, {"type": "pass"}]
+    view = make_view(hand=["bishop", "scarecrow", "m1"], lines={0: ["m5"]}, legal_moves=moves)
+    out = io.StringIO()
+    answers = iter(["1\n", "3\n"])
+    assert ask_move(view, lambda: next(answers, ""), out) == {"type": "play", "card": "bishop", "pope": "Napoli"}
+    menu = out.getvalue()
+    assert "1) play Bishop (then choose where the Pope goes)" in menu
+    assert "2) play Scarecrow (then choose what to take back)" in menu
+    assert "4) pass" in menu
+    assert "3) play Bishop, Pope to Napoli" in menu
+    answers = iter(["2\n", "2\n"])
+    assert ask_move(view, lambda: next(answers, ""), io.StringIO()) == \
+        {"type": "play", "card": "scarecrow", "take_back": "m5"}
