@@ -26,6 +26,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "SSE_HEARTBEAT_SECONDS": 15.0,
     "GAME_CACHE_SIZE": 1024,
+    # Seconds before a Redis call is given up (503): a hung Redis must not hang requests forever.
+    # Streams use their own pool whose timeout exceeds the heartbeat (their XREAD blocks that long).
+    "REDIS_SOCKET_TIMEOUT": 10.0,
     "API_TITLE": "Condottiere server",
     "API_VERSION": "1",
     "OPENAPI_VERSION": "3.1.0",
@@ -42,6 +45,7 @@ ENV_SETTINGS = {
     "MAX_CONTENT_LENGTH": int,
     "SSE_HEARTBEAT_SECONDS": float,
     "GAME_CACHE_SIZE": int,
+    "REDIS_SOCKET_TIMEOUT": float,
 }
 
 
@@ -89,16 +93,28 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
     opened here (redis-py connects lazily)."""
     from service import GameService
+    from store import connect
 
     app = Flask(__name__)
     app.config.update(_settings(config))
     game_service = app.config.pop("GAME_SERVICE", None)
+    url = app.config.get("REDIS_URL")
     if game_service is None:
-        url = app.config.get("REDIS_URL")
         if not url:
             raise RuntimeError("REDIS_URL is not set: pass it in config or the environment")
-        game_service = GameService.from_url(url, cache_size=int(app.config["GAME_CACHE_SIZE"]))
+        game_service = GameService.from_url(
+            url,
+            cache_size=int(app.config["GAME_CACHE_SIZE"]),
+            socket_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
+            socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
+        )
     app.extensions["game_service"] = game_service
+    if url:
+        app.extensions["stream_redis"] = connect(
+            url,
+            socket_timeout=float(app.config["SSE_HEARTBEAT_SECONDS"]) + float(app.config["REDIS_SOCKET_TIMEOUT"]),
+            socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
+        )
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
     api.spec.components.security_scheme(
