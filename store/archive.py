@@ -10,6 +10,7 @@ apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
 | ``archive:{archive}:by:<field>:<value>`` | zset | the same, per player name (case-folded), game, ruleset, option, player count, winner name, outcome |
 | ``archive:{archive}:summary`` | hash | game id -> JSON summary (what a search returns) |
 | ``archive:{archive}:version`` | string | a counter bumped whenever a game enters: the data version that global statistics depend on |
+| ``archive:{archive}:facts`` | hash | game id -> JSON statistics facts (``replays.stats``), kept once computed: a finished game never changes |
 | ``archive:{archive}:q:<hash>`` | zset | a short-lived intersection for a multi-filter search |
 
 Entering is one Lua script and idempotent (a game already there changes nothing, the version is
@@ -35,6 +36,7 @@ PREFIX = f"archive:{TAG}"
 ALL = f"{PREFIX}:all"
 SUMMARY = f"{PREFIX}:summary"
 VERSION = f"{PREFIX}:version"
+FACTS = f"{PREFIX}:facts"
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
 

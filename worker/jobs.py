@@ -20,7 +20,7 @@ from rq import get_current_job
 from games import get_game
 from games.base import FULL
 from replays import core, export, stats
-from store.archive import SUMMARY, Archive, events_of, index_key, load_log, summary_of
+from store.archive import FACTS, SUMMARY, Archive, events_of, index_key, load_log, summary_of
 from store.jobs import JobBook
 
 Progress = Callable[[float], None]
@@ -96,28 +96,50 @@ def game_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progres
     return _json(facts), "application/json"
 
 
-def _archived(client: redis.Redis, key: str, progress: Progress, share: float = 1.0):
-    """(names, events) of every archived game in index ``key``, with progress."""
+def _archived(client: redis.Redis, key: str, game_name: str, progress: Progress):
+    """(summary, facts) of every archived game of ``game_name`` in index ``key``, newest first.
+
+    A finished game's facts never change, so they are kept (``FACTS``, without the per-game
+    ``detail``) the first time they are computed: statistics recomputed after a new game enters
+    the archive read one small record per known game and the log of the new one only."""
     ids = [i.decode() for i in client.zrange(key, 0, -1, desc=True)]
-    summaries = {}
-    if ids:
-        for game_id, raw in zip(ids, client.hmget(SUMMARY, ids)):
-            if raw:
-                summaries[game_id] = orjson.loads(raw)
+    if not ids:
+        return
+    game = get_game(game_name)
+    summaries = {game_id: orjson.loads(raw) for game_id, raw in zip(ids, client.hmget(SUMMARY, ids)) if raw}
+    ids = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game_name]
+    known = dict(zip(ids, client.hmget(FACTS, ids))) if ids else {}
+    missing = [game_id for game_id in ids if known.get(game_id) is None]
     total = max(1, len(ids))
-    for done, (game_id, events) in enumerate(events_of(client, ids), start=1):
-        summary = summaries.get(game_id) or {}
-        yield summary, events
-        progress(share * done / total)
+    done = 0
+    for game_id in ids:
+        raw = known.get(game_id)
+        if raw is not None:
+            done += 1
+            yield summaries[game_id], orjson.loads(raw)
+    if done:
+        progress(done / total)
+    fresh: dict[str, bytes] = {}
+    for game_id, events in events_of(client, missing):
+        facts = stats.game_facts(game, events)
+        facts.pop("detail", None)
+        fresh[game_id] = orjson.dumps(facts, option=orjson.OPT_NON_STR_KEYS)
+        done += 1
+        yield summaries[game_id], facts
+        progress(done / total)
         _step()
+        if len(fresh) >= 200:
+            client.hset(FACTS, mapping=fresh)
+            fresh = {}
+    if fresh:
+        client.hset(FACTS, mapping=fresh)
 
 
 def global_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
     name = params["game"]
-    game = get_game(name)
+    get_game(name)  # the API accepts registered game names only
     players, overall = stats.PlayerStats(), stats.GlobalStats()
-    for summary, events in _archived(client, index_key("game", name), progress):
-        facts = stats.game_facts(game, events)
+    for summary, facts in _archived(client, index_key("game", name), name, progress):
         players.add(summary.get("players") or [], facts)
         overall.add(facts)
     table = players.result()
@@ -132,13 +154,11 @@ def global_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progr
 
 def player_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
     name, game_name = params["name"], params["game"]
-    game = get_game(game_name)
+    get_game(game_name)
     players = stats.PlayerStats()
     wanted = name.casefold()
     display = None
-    for summary, events in _archived(client, index_key("player", name), progress):
-        if summary.get("game") != game_name:
-            continue
+    for summary, facts in _archived(client, index_key("player", name), game_name, progress):
         # Names match case-insensitively ("Ann" and "ann" are one player); the result shows the
         # spelling of the most recent game.
         names = []
@@ -147,7 +167,7 @@ def player_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progr
             names.append(wanted if same else None)
             if same and display is None:
                 display = seat_name
-        players.add(names, stats.game_facts(game, events))
+        players.add(names, facts)
     row = players.result().get(wanted)
     if row is None:
         raise JobProblem(404, "PLAYER_NOT_FOUND", f"No archived {game_name} game has a player named {name!r}")
