@@ -95,6 +95,7 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     contested: dict[str, int] = {}
     captured: dict[str, int] = {}
     causes: dict[str, int] = {}
+    game_endings: dict[str, int] = {}
     cards_total: dict[str, int] = {}
     card_battles: dict[str, int] = {}
     card_battles_won: dict[str, int] = {}
@@ -201,6 +202,7 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             games_played += 1
             winners = list(event.get("winners") or [])
             outcome = event.get("reason") or "unknown"
+            game_endings[outcome] = game_endings.get(outcome, 0) + 1
             regions = event.get("regions")
             if regions is not None:
                 held = _held(regions, seats)
@@ -210,7 +212,10 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             match_winners = list(event.get("winners") or [])
 
     if match_winners is not None:
+        # A points match (OPT-POINTS) is decided by the scores; each game's ending is counted in
+        # game_endings.
         winners = match_winners
+        outcome = "points"
     return {
         "seats": seats,
         "first_seat": first_seat,
@@ -224,6 +229,7 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "contested_regions": contested,
             "captured_regions": captured,
             "battle_endings": causes,
+            "game_endings": game_endings,
             "cards_played": cards_total,
             "battles_with_card": card_battles,
             "battles_won_with_card": card_battles_won,

@@ -46,6 +46,7 @@ def test_per_game_facts_of_the_three_adjacent_game():
     assert [t["regions_held_at_end"] for t in facts["seat_totals"]] == [3, 0, 0, 0]
     assert facts["counters"]["contested_regions"] == {"Torino": 1, "Milano": 2, "Genova": 1}
     assert facts["counters"]["battle_endings"] == {"all_passed": 4}
+    assert facts["counters"]["game_endings"] == {"adjacent": 1}
     assert facts["counters"]["captured_regions"] == {}
     battles = facts["detail"]["battles"]
     assert [(b["region"], b["winner"], b["winning_strength"]) for b in battles] == [

@@ -55,6 +55,8 @@ def test_archive_handles_any_complete_game(config, seed):
     facts = stats.game_facts(GAME, events)
     result = GAME.result(state)
     assert facts["chapters"] == len(ended) and sorted(facts["winners"]) == sorted(result["winners"])
+    assert facts["outcome"] == result["reason"]
+    assert sum(facts["counters"]["game_endings"].values()) == sum(1 for e in events if e["type"] == "game_won")
     assert sum(t["battles_won"] for t in facts["seat_totals"]) == sum(
         1 for i in ended if events[i]["winner"] is not None
     )
