@@ -227,7 +227,7 @@ class Stream(MethodView):
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         stream_client = current_app.extensions.get("stream_redis")
         response = Response(
-            _sse(svc, game_id, seat, after or 0, heartbeat, stream_client),
+            _sse(svc, game_id, cached.name, seat, after or 0, heartbeat, stream_client),
             mimetype="text/event-stream",
         )
         response.headers.update(
@@ -236,13 +236,13 @@ class Stream(MethodView):
         return response
 
 
-def _sse(svc, game_id: str, seat: int | None, after: int, heartbeat: float, client=None):
+def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: float, client=None):
     """One blocking XREAD per wait (up to ``heartbeat`` seconds) on the game's stream: the Redis
     connection goes back to the pool between waits; under gevent a waiting stream costs a greenlet."""
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     last = after
     while True:
-        items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, client=client)
+        items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, client=client, name=name)
         chunks = []
         for item in items:
             last = item["version"]

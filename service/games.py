@@ -390,17 +390,18 @@ class GameService:
         return [{"version": e.version, "event": game.redact(e.event, viewer)} for e in entries]
 
     def wait_for_events(
-        self, game_id: str, seat: int | None, after: int, timeout: float, client=None
+        self, game_id: str, seat: int | None, after: int, timeout: float, client=None, name: str | None = None
     ) -> tuple[list[dict[str, Any]], str, int]:
         """Block up to ``timeout`` seconds for events after ``after``; return them redacted for
-        ``seat`` (None: spectator), with the game's status and version once they are read."""
+        ``seat`` (None: spectator), with the game's status and version once they are read (events
+        read while the game runs are redacted even if it finishes meanwhile)."""
         entries = self.store.wait_events(game_id, after, block_ms=max(1, int(timeout * 1000)), client=client)
         current = self.store.status_and_version(game_id)
         if current is None:
             raise errors.GameNotFound()
         status, version = current
-        meta_name = self._name_of(game_id)
-        return self.redact_entries(meta_name, entries, seat, status == "finished"), status, version
+        name = name or self._name_of(game_id)
+        return self.redact_entries(name, entries, seat, status == "finished"), status, version
 
     def _name_of(self, game_id: str) -> str:
         cached = self.cache.get(game_id)

@@ -197,3 +197,32 @@ def test_moves_before_the_game_starts(client):
     assert response.status_code == 409 and response.get_json()["code"] == "GAME_NOT_STARTED"
     view = client.get(f"/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
     assert view["status"] == "open" and view["view"] is None and view["seat"] == 0
+
+
+def test_pinned_retry_with_idempotency_key_is_replayed_not_a_conflict(table):
+    card = table.view(0)["view"]["hand"][0]
+    first = table.move(0, {"type": "play", "card": card}, expected_version=3, headers={"Idempotency-Key": "pin"})
+    assert first.status_code == 200
+    table.client.get(f"/v1/games/{table.id}/view")  # the cache is current (version 4)
+    retry = table.move(0, {"type": "play", "card": card}, expected_version=3, headers={"Idempotency-Key": "pin"})
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json() == first.get_json()
+    via_if_match = table.move(0, {"type": "play", "card": card}, headers={"Idempotency-Key": "pin", "If-Match": '"3"'})
+    assert via_if_match.status_code == 200 and via_if_match.get_json() == first.get_json()
+
+
+def test_a_refused_move_is_decided_again_on_retry(table):
+    """Only applied moves are remembered under their key: a refused one wrote nothing."""
+    refused = table.move(1, {"type": "pass"}, headers={"Idempotency-Key": "early"})
+    assert refused.status_code == 422 and refused.get_json()["code"] == "NOT_YOUR_TURN"
+    assert table.move(0, {"type": "pass"}).status_code == 200
+    retried = table.move(1, {"type": "pass"}, headers={"Idempotency-Key": "early"})
+    assert retried.status_code == 200 and "Idempotent-Replayed" not in retried.headers
+
+
+def test_summary_and_list_show_whose_turn_it_is(table):
+    summary = table.client.get(f"/v1/games/{table.id}").get_json()
+    assert summary["awaiting"] == [0] and summary["started"] and summary["finished"] is None
+    table.move(0, {"type": "pass"})
+    listed = table.client.get("/v1/games").get_json()["games"][0]
+    assert listed["id"] == table.id and listed["awaiting"] == [1] and listed["version"] == 4
