@@ -11,7 +11,8 @@ from tests.condottiere.scenario import GAME, REGIONS, Table, battle_end, normali
 def discarded(events, cause):
     found = [e for e in events if e["type"] == "cards_discarded" and e["cause"] == cause]
     assert found, f"no cards_discarded event with cause {cause}"
-    return sorted((d["seat"], d["card"]) for e in found for d in e["cards"])
+    # the Bishop/Scarecrow itself may or may not be listed: only the cards it hit matter here
+    return sorted((d["seat"], d["card"]) for e in found for d in e["cards"] if d["card"] != cause)
 
 
 def test_str_1_sum_of_mercenaries_heroines_courtesans():
@@ -154,6 +155,10 @@ def test_sca_1_scarecrow_takes_back_own_mercenary_only():
     events = table.card(0, "scarecrow", take_back="m6")
     back = [e for e in events if e["type"] == "card_taken_back"]
     assert back and back[0]["seat"] == 0 and back[0]["card"] == "m6"
+    # what went back to a hand is that player's secret (protocol: card_taken_back)
+    assert GAME.redact(back[0], 1)["card"] is None
+    assert GAME.redact(back[0], SPECTATOR)["card"] is None
+    assert GAME.redact(back[0], 0)["card"] == "m6"
     assert table.line(0) == ["heroine"]
     assert "m6" in table.hand(0)
     assert "scarecrow" not in table.line(0)

@@ -192,9 +192,18 @@ def check_views(state: Any, config: dict, total: int) -> dict:
             assert seen.get("hand") is None
         else:
             assert seen["legal_moves"] == GAME.legal_moves(state, viewer)
-    if not hidden_mode and full["phase"] == "battle":
-        lines = [[e["card"] for e in p["line"]] for p in full["players"]]
-        assert [p["strength"] for p in full["players"]] == expected_strengths(lines), lines
+    assert full["awaiting"] == list(GAME.awaiting(state))
+    if full["phase"] == "battle":
+        # OPT-HID-4: the shown strength counts face-up cards only; the owner's true strength all
+        shown = [[e["card"] for e in p["line"] if not e["face_down"]] for p in full["players"]]
+        assert [p["strength"] for p in full["players"]] == expected_strengths(shown), shown
+        if hidden_mode and any(e["face_down"] for p in full["players"] for e in p["line"]):
+            every = [[e["card"] for e in p["line"]] for p in full["players"]]
+            truth = expected_strengths(every)
+            for seat in range(n):
+                mine = GAME.view(state, seat)["players"][seat]
+                if any(e["face_down"] for e in full["players"][seat]["line"]):
+                    assert mine["true_strength"] == truth[seat]
     return full
 
 
@@ -460,3 +469,67 @@ def test_seeded_random_games_are_reproducible(ruleset, players):
     first, _ = play_random_game(config, random.Random(5), checks=False)
     second, _ = play_random_game(config, random.Random(5), checks=False)
     assert first == second
+
+
+# -- bad input -------------------------------------------------------------------------------------
+
+FIELDS = ["type", "card", "region", "take_back", "pope", "reveal", "discard", "cards", "seat", "x"]
+TYPES = ["place_token", "decline_token", "play", "pass", "discard_hand", "keep_cards", "PLAY",
+         "", "resign"]
+CODES = sorted(set(DECKS["2006"]))
+junk_values = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 120), st.floats(allow_nan=True),
+    st.text(max_size=6), st.sampled_from(CODES + list(REGIONS) + TYPES),
+    st.lists(st.sampled_from(CODES + [None, 3]), max_size=4),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+junk_commands = st.one_of(
+    st.dictionaries(st.sampled_from(FIELDS), junk_values, max_size=4),
+    st.fixed_dictionaries({"type": st.sampled_from(TYPES)},
+                          optional={k: junk_values for k in FIELDS if k != "type"}),
+    st.none(), st.text(max_size=5), st.lists(st.integers(), max_size=2), st.integers(),
+)
+REFUSAL_CODES = {"GAME_OVER", "NOT_YOUR_TURN", "UNKNOWN_COMMAND", "INVALID_COMMAND",
+                 "CARD_NOT_IN_HAND", "REGION_NOT_ALLOWED", "UNKNOWN_REGION", "INVALID_TAKE_BACK",
+                 "INVALID_POPE_REGION", "CANNOT_DECLINE", "NOT_ELIGIBLE", "TOO_MANY_CARDS",
+                 "ALREADY_PASSED", "INVALID_SEAT"}
+
+
+def _matches_a_legal_move(command: Any, legal: list[dict]) -> bool:
+    if not isinstance(command, dict):
+        return False
+    for move in legal:
+        if move["type"] == command.get("type") and set(command) <= set(move) | {"reveal"} and all(
+                command[k] == move[k] for k in command if k in move):
+            return True
+    return False
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs(), seed=st.integers(0, 2**31 - 1), stop=st.integers(0, 300),
+       commands=st.lists(junk_commands, min_size=1, max_size=8),
+       seats=st.lists(st.integers(-1, 7), min_size=1, max_size=8))
+def test_bad_commands_are_refused_with_a_code_and_change_nothing(config, seed, stop, commands, seats):
+    """BAT-3 and every refusal: malformed or illegal commands raise CommandError with a documented
+    code (never another exception) and leave the state as it was; a command is accepted only when
+    it is one of the legal moves."""
+    rng = random.Random(seed)
+    state = fold(GAME, GAME.start(config))
+    for _ in range(stop):
+        if GAME.is_over(state):
+            break
+        seat = rng.choice(GAME.awaiting(state))
+        state = fold(GAME, GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat))), state)
+    before = json.dumps(GAME.state_to_json(state), sort_keys=True)
+    for command, seat in zip(commands, seats * 8):
+        snapshot = copy.deepcopy(command)
+        try:
+            GAME.decide(state, seat, command)
+        except CommandError as error:
+            assert error.code in REFUSAL_CODES, error.code
+            assert isinstance(error.message, str) and error.message
+        else:
+            legal = GAME.legal_moves(state, seat) if 0 <= seat < config["players"] else []
+            assert _matches_a_legal_move(command, legal), (seat, command, legal)
+        assert command == snapshot or command != command  # NaN compares unequal to itself
+        assert json.dumps(GAME.state_to_json(state), sort_keys=True) == before
