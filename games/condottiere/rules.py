@@ -441,7 +441,8 @@ def st_match(s: State):
         if len(top) == 1:
             return ev("match_won", winners=top, scores=list(scores))
         return ev("final_battle_started", seats=top, first=first_from(s.holder, top, s.n))
-    return ev("game_started", config=s.config, game_number=s.game_number + 1, scores=list(scores))
+    return ev("game_started", config=_config_copy(s.config), game_number=s.game_number + 1,
+              scores=list(scores))
 
 
 def st_fb_shuffle(s: State):
@@ -481,8 +482,18 @@ def settle(s: State) -> State:
 # ---------------------------------------------------------------------------------------------
 # evolve
 
+def _config_copy(config: dict) -> dict:
+    """A copy that shares nothing mutable with ``config`` (events and states must not alias)."""
+    copy = dict(config)
+    copy["options"] = dict(config["options"])
+    if config.get("deck_order") is not None:
+        copy["deck_order"] = list(config["deck_order"])
+    return copy
+
+
 def new_state(config: dict, game_number: int = 1, scores=None, prev: State | None = None) -> State:
     s = object.__new__(State)
+    config = _config_copy(config)
     n = config["players"]
     options = config["options"]
     s.config = config
