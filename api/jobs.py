@@ -86,7 +86,20 @@ def _record_or_404(job_id: str) -> JobRecord:
     record = book().get(job_id) if re.match(JOB_ID_PATTERN, job_id) else None
     if record is None:
         raise ProblemError(404, "JOB_NOT_FOUND", "No such job", "Unknown job id (results expire after a day).")
+    if record.status in ("queued", "started") and _rq_gave_up(job_id):
+        # RQ failed the job outside our code (it could not even start it, or gave up on an
+        # abandoned run with no retry left): say so instead of "queued" forever.
+        book().fail(job_id, {"status": 500, "code": "JOB_FAILED", "title": "The job failed"}, final=True)
+        record = book().get(job_id)
     return record
+
+
+def _rq_gave_up(job_id: str) -> bool:
+    from rq.job import JobStatus
+
+    from worker.enqueue import rq_status
+
+    return rq_status(service().store.redis, job_id) in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
 
 
 @blp.route("/<string:job_id>")

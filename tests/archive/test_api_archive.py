@@ -327,3 +327,18 @@ def test_archive_search_validation_and_bulk_export(client, run_jobs):
     docs = [orjson.loads(line) for line in everything.get_data().splitlines()]
     assert sorted(d["id"] for d in docs) == sorted(ids)
     assert all(export.validate_import(d)["result"]["winners"] == [0] for d in docs)
+
+
+def test_a_job_rq_gave_up_on_is_reported_failed_not_queued_forever(client, redis_client):
+    from rq.job import Job
+
+    game_id = imported(client)
+    response = client.post(f"/v1/games/{game_id}/verify")
+    job_id = response.get_json()["id"]
+    rq_job = Job.fetch(job_id, connection=redis_client)
+    rq_job.set_status("failed")  # as after an abandoned run with no retry left
+    job = client.get(response.headers["Location"]).get_json()
+    assert job["status"] == "failed" and job["error"]["code"] == "JOB_FAILED"
+    # Asking again starts a fresh attempt under the same id.
+    again = client.post(f"/v1/games/{game_id}/verify")
+    assert again.get_json()["id"] == job_id and again.get_json()["status"] == "queued"
