@@ -350,10 +350,18 @@ def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
         config=log.public_config,
         players=log.players,
         result=result,
-        version=log.version,
+        version=int(log.meta.get("version") or log.version),
         finished=finished_ms(log.meta.get("finished")),
         imported=imported or log.meta.get("imported") == "1",
     )
+
+
+def load_meta(client: redis.Redis, game_id: str) -> GameLog | None:
+    """A game's metadata only (``events`` left empty): enough for its archive summary."""
+    meta = client.hgetall(game_keys(game_id).meta)
+    if not meta:
+        return None
+    return GameLog(game_id=game_id, meta={k.decode(): v.decode() for k, v in meta.items()}, events=[], snapshot=None)
 
 
 def import_finished_game(

@@ -87,10 +87,10 @@ def on_events_appended(sender: Any, **kwargs: Any) -> None:
     if not kwargs.get("finished"):
         return
     client = sender.store.redis
-    from store.archive import load_log, summary_of
+    from store.archive import load_meta, summary_of
 
     game_id = kwargs["game_id"]
-    log = load_log(client, game_id)
+    log = load_meta(client, game_id)
     if log is None or not log.finished:
         return
     Archive(client).enter(summary_of(log))
