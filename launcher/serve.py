@@ -3,8 +3,8 @@
 Environment (see README.md, "Configuration"):
 ``REDIS_URL`` use this Redis and start none; ``DATA_DIR`` where the embedded Redis keeps its data
 (default ``./var``; the server lives in ``$DATA_DIR/redis``); ``REDIS_PORT`` its port (default: a
-free one); ``REDIS_APPENDFSYNC`` ``everysec`` (default) or ``always``; ``RQ_WORKERS`` how many
-worker processes (default 1); ``PORT``/``HOST``/``WEB_CONCURRENCY`` go to gunicorn.
+free one); ``REDIS_APPENDFSYNC`` ``everysec`` (default) or ``always``; ``RQ_WORKERS`` and
+``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and ``bots`` (default 1 each); ``PORT``/``HOST``/``WEB_CONCURRENCY`` go to gunicorn.
 """
 
 from __future__ import annotations
@@ -64,7 +64,10 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
 
         env = child_environment(redis_url)
         processes = parse_procfile(procfile.read_text()).processes
-        concurrency = {"worker": int(os.environ.get("RQ_WORKERS") or 1)}
+        concurrency = {
+            "worker": int(os.environ.get("RQ_WORKERS") or 1),
+            "bots": int(os.environ.get("BOT_WORKERS") or 1),
+        }
         manager = Manager()
         for process in expand_processes(processes, concurrency=concurrency, env=env):
             manager.add_process(

@@ -1,0 +1,34 @@
+"""The OpenAPI document, generated from the flask-smorest app: the routes and the marshmallow
+schemas are the one source of truth, ``openapi.yaml`` at the root is its committed rendering
+(``./run openapi`` rewrites it; a test fails when it is stale)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+# Building the app never talks to Redis (clients connect lazily), but the URL must still name no
+# real server: generating the document must not depend on, or touch, any Redis.
+UNUSED_REDIS_URL = "redis://127.0.0.1:1/0"
+
+
+def build_app(redis_url: str = UNUSED_REDIS_URL):
+    from api import create_app
+
+    return create_app({"REDIS_URL": redis_url, "TESTING": True})
+
+
+def smorest_api(app):
+    """The flask-smorest ``Api`` registered on ``app`` (the one without a config prefix)."""
+    return app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+
+
+def spec_dict(app=None) -> dict[str, Any]:
+    app = app or build_app()
+    with app.app_context():
+        return smorest_api(app).spec.to_dict()
+
+
+def spec_yaml(app=None) -> str:
+    return yaml.safe_dump(spec_dict(app), sort_keys=False, allow_unicode=True, width=100)
