@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import marshmallow as ma
-from flask import url_for
+from flask import request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
@@ -208,6 +208,16 @@ def _shown_events(game, log, seat):
     if log.finished:
         return log.events
     return [game.redact(event, seat) for event in log.events]
+
+
+# A whole log is far larger than a move: a long points match runs to a few hundred kilobytes.
+IMPORT_MAX_BYTES = 8 * 1024 * 1024
+
+
+@blp.before_request
+def _larger_bodies_for_imports():
+    if request.endpoint == "archive.ArchiveImport":
+        request.max_content_length = IMPORT_MAX_BYTES
 
 
 # -- archive ---------------------------------------------------------------------------------------

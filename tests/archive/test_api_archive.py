@@ -342,3 +342,19 @@ def test_a_job_rq_gave_up_on_is_reported_failed_not_queued_forever(client, redis
     # Asking again starts a fresh attempt under the same id.
     again = client.post(f"/v1/games/{game_id}/verify")
     assert again.get_json()["id"] == job_id and again.get_json()["status"] == "queued"
+
+
+def test_import_takes_logs_larger_than_a_move_body_but_not_unbounded(client):
+    from tests.archive.test_random_games import random_game
+
+    events, state = random_game({"ruleset": "2006", "players": 5, "options": {"draw_after_battle": True}}, 3)
+    doc = export.export_log(CONDOTTIERE, events, players=list("ABCDE"), finished=True, result=CONDOTTIERE.result(state))
+    body = orjson.dumps(doc)
+    assert len(body) > 64 * 1024 or len(events) > 400
+    response = client.post("/v1/archive/import", data=body + b" " * 70_000, content_type="application/json")
+    assert response.status_code == 201, response.get_json()
+    huge = client.post("/v1/archive/import", data=b" " * (9 * 1024 * 1024), content_type="application/json")
+    assert huge.status_code == 413 and huge.get_json()["code"] == "PAYLOAD_TOO_LARGE"
+    # Other routes keep the small limit.
+    other = client.post("/v1/games", data=b" " * 70_000, content_type="application/json")
+    assert other.status_code == 413
