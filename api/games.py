@@ -64,7 +64,7 @@ def _viewer_headers(seat: int | None) -> dict[str, str]:
 
 @blp.route("")
 class Games(MethodView):
-    @blp.arguments(CreateGameRequest)
+    @blp.arguments(CreateGameRequest())
     @blp.response(201, GameSummarySchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
     @problems(400, 413, 415, 422)
     def post(self, body):
@@ -73,7 +73,7 @@ class Games(MethodView):
         location = url_for("games.Game", game_id=summary["id"])
         return json_response(summary, 201, {"Location": location})
 
-    @blp.arguments(ListGamesQuery, location="query")
+    @blp.arguments(ListGamesQuery(), location="query")
     @blp.response(200, GameListSchema)
     @problems(422)
     def get(self, query):
@@ -95,7 +95,7 @@ class Game(MethodView):
 
 @blp.route("/<string:game_id>/seats")
 class Seats(MethodView):
-    @blp.arguments(ClaimSeatRequest)
+    @blp.arguments(ClaimSeatRequest())
     @blp.response(201, ClaimSeatResponse)
     @problems(400, 404, 409, 413, 415, 422)
     def post(self, body, game_id):
@@ -138,7 +138,7 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 
 @blp.route("/<string:game_id>/moves")
 class Moves(MethodView):
-    @blp.arguments(MoveRequest)
+    @blp.arguments(MoveRequest())
     @blp.response(200, MoveResponse, headers={"ETag": {"schema": {"type": "string"}}})
     @problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
     @blp.doc(
@@ -191,7 +191,7 @@ def _if_match_version() -> int | None:
 
 @blp.route("/<string:game_id>/events")
 class Events(MethodView):
-    @blp.arguments(EventsQuery, location="query")
+    @blp.arguments(EventsQuery(), location="query")
     @blp.response(200, EventsPageSchema)
     @problems(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
@@ -204,7 +204,7 @@ class Events(MethodView):
 
 @blp.route("/<string:game_id>/stream")
 class Stream(MethodView):
-    @blp.arguments(StreamQuery, location="query")
+    @blp.arguments(StreamQuery(), location="query")
     @blp.response(200, description="text/event-stream: `id:` = version, `data:` = {version, event}; `event: end` when the game is over", content_type="text/event-stream")
     @problems(401, 404, 422)
     @blp.doc(

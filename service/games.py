@@ -393,8 +393,8 @@ class GameService:
         self, game_id: str, seat: int | None, after: int, timeout: float, client=None, name: str | None = None
     ) -> tuple[list[dict[str, Any]], str, int]:
         """Block up to ``timeout`` seconds for events after ``after``; return them redacted for
-        ``seat`` (None: spectator), with the game's status and version once they are read (events
-        read while the game runs are redacted even if it finishes meanwhile)."""
+        ``seat`` (None: spectator), with the game's status and version once they are read (if the
+        game is finished by then, the whole log is public and nothing is redacted)."""
         entries = self.store.wait_events(game_id, after, block_ms=max(1, int(timeout * 1000)), client=client)
         current = self.store.status_and_version(game_id)
         if current is None:
