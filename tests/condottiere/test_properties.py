@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from collections import Counter
 from typing import Any
 
@@ -189,8 +190,9 @@ def check_views(state: Any, config: dict, total: int) -> dict:
                     e["face_down"] for e in truth["line"])
             assert mine["strength"] == truth["strength"]
         if viewer is SPECTATOR:
-            assert seen.get("hand") is None
+            assert seen.get("hand") is None and seen.get("seat") is None
         else:
+            assert seen["seat"] == viewer
             assert seen["legal_moves"] == GAME.legal_moves(state, viewer)
     assert full["awaiting"] == list(GAME.awaiting(state))
     if full["phase"] == "battle":
@@ -229,6 +231,7 @@ class Checker:
         assert GAME.redact(event, FULL) == event
         sentence = GAME.annotate(before, event, after)
         assert isinstance(sentence, str) and sentence.strip()
+        self.check_annotation_secrecy(before, event, after)
         kind = event["type"]
         if kind == "battle_ended" and before is not None:
             full = GAME.view(before, FULL)
@@ -256,6 +259,23 @@ class Checker:
             assert best >= self.config["options"]["points_target"] or not event["winners"]
             for w in event["winners"]:
                 assert scores[w] == best
+
+    def check_annotation_secrecy(self, before: Any, event: dict, after: Any) -> None:
+        """An annotation of a redacted event names no card the viewer may not see."""
+        kind = event["type"]
+        if kind == "card_played" and event["face_down"]:
+            secret = [event["card"]]
+        elif kind in ("cards_dealt", "cards_drawn", "hand_discarded") and event["cards"]:
+            secret = list(event["cards"])
+        elif kind == "card_taken_back":
+            secret = [event["card"]]
+        else:
+            return
+        other = (event["seat"] + 1) % self.n
+        text = GAME.annotate(before, GAME.redact(event, other), after)
+        for card in secret:
+            name = f"Mercenary {PRINTED[card]}" if card in PRINTED else card.capitalize()
+            assert not re.search(rf"\b{re.escape(name)}\b", text), (kind, text)
 
     def check_game_won(self, before: Any, event: dict) -> None:
         self.last_game_won = event
