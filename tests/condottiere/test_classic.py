@@ -271,3 +271,18 @@ def test_cl_7_bigger_kingdoms_and_points():
     assert match["winners"] == [2]
     assert normalise_per_seat(match["scores"], 4)[2] >= 4
     assert GAME.is_over(table.state)
+
+
+def test_cl_6_classic_hand_discard_then_round_end():
+    """CL-6 / END-7: classic hands without mercenaries may be discarded; if that leaves one player
+    holding cards the round ends: his cards are discarded too and everyone is dealt 10 + 2 per
+    region."""
+    table = Table([["m5"], ["scarecrow"] * 10], ruleset=CLASSIC)
+    table.win_battle("Torino", 0, card="m5")
+    table.place("Milano")
+    assert table.phase == "hand_discard" and table.awaiting == [1]
+    table.do(1, {"type": "discard_hand", "discard": True})
+    assert table.last("round_ended")["holder"] == 0
+    assert table.phase == "battle"
+    assert [table.hand_size(s) for s in range(2)] == [12, 10]
+    assert table.total_cards() == 96

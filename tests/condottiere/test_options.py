@@ -405,3 +405,20 @@ def test_rl_6_bishop_ignores_its_own_players_face_down_mercenary():
     assert kinds.index("cards_discarded") < kinds.index("cards_revealed")
     assert table.line(0, SPECTATOR) == ["m1", "m10"]
     assert table.strengths(SPECTATOR) == [11, 0]
+
+
+def test_opt_hid_3_surrender_reveals_and_counts_face_down_cards():
+    """OPT-HID-3 / SUR-1: a Surrender ends the battle; face-down cards are revealed and counted
+    before the strongest line is found."""
+    table = Table([["m2", "surrender"], ["m10"]], options=HID)
+    table.place("Torino")
+    table.card(0, "m2")
+    table.card(1, "m10")
+    assert table.strengths(SPECTATOR) == [0, 0]
+    events = table.card(0, "surrender")  # turns seat 0's m2 up; seat 1's m10 is still down
+    end = battle_end(events)
+    assert end["cause"] == "surrender"
+    assert normalise_per_seat(end["strengths"], 2) == [2, 10]
+    assert end["winner"] == 1 and table.owner("Torino") == 1
+    revealed = [(e["seat"], e["cards"]) for e in events if e["type"] == "cards_revealed"]
+    assert (1, ["m10"]) in revealed

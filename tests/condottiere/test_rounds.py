@@ -92,3 +92,22 @@ def test_rnd_4_winner_with_no_cards_takes_token_then_can_only_pass():
     assert table.turn == 1
     assert table.legal(0) == []
     assert not GAME.is_over(table.state)
+
+
+def test_rnd_1_hand_discards_can_end_the_round():
+    """RND-1 / END-7: the round-end check comes after the hand discards: when the discards
+    leave a single player with cards, the round ends and he keeps at most two."""
+    table = Table([["m5"], ["scarecrow"] * 10, ["courtesan"] * 10])
+    table.win_battle("Torino", 0, card="m5")
+    table.place("Milano")
+    assert table.phase == "hand_discard"
+    table.do(2, {"type": "discard_hand", "discard": True})
+    assert not table.events_of("round_ended")
+    table.do(1, {"type": "discard_hand", "discard": True})
+    assert table.last("round_ended")["holder"] == 0
+    assert table.phase == "keep_cards" and table.awaiting == [0]
+    table.do(0, {"type": "keep_cards", "cards": ["m1", "m1"]})
+    # RND-3: seat 0 kept two, is dealt up to 10, +1 for Torino
+    assert [table.hand_size(s) for s in range(3)] == [11, 10, 10]
+    assert table.phase == "battle" and table.view()["battle"]["region"] == "Milano"
+    assert table.total_cards() == 110
