@@ -464,14 +464,29 @@ def test_verify_log_accepts_a_game_and_pinpoints_tampering(config, seed, pick):
             tampered[index]["card"] = missing[pick % len(missing)]
             error = GAME.verify_log(tampered)
             assert error is not None and error.index == index, (index, error)
+            assert error.code == "CARD_NOT_IN_HAND", error
+
+    # a redacted deal (what another seat sees) is not a valid log entry
+    index = deals[(pick // 7) % len(deals)]
+    tampered = copy.deepcopy(log)
+    tampered[index] = GAME.redact(tampered[index], SPECTATOR)
+    error = GAME.verify_log(tampered)
+    assert error is not None and error.index == index, (index, error)
+
+    # a log cut inside one move's events misses the automatic events that must follow
+    boundaries = play_random_game.last_checker.boundaries
+    inside = [b + 1 for b, nxt in zip(boundaries, boundaries[1:] + [len(log)]) if nxt - b > 1]
+    if inside:
+        cut = inside[pick % len(inside)]
+        error = GAME.verify_log(log[:cut])
+        assert error is not None and error.code == "INCOMPLETE_LOG" and error.index == cut, error
 
     # a log cut at a decision point is a valid unfinished game; an event after the end is not
-    boundaries = play_random_game.last_checker.boundaries
     cut = boundaries[len(boundaries) // 2]
     assert GAME.verify_log(log[:cut]) is None
     extra = copy.deepcopy(log) + [{"type": "passed", "v": 1, "seat": 0, "auto": False, "final": True}]
     error = GAME.verify_log(extra)
-    assert error is not None and error.index == len(log)
+    assert error is not None and error.index == len(log) and error.code == "GAME_OVER", error
 
 
 def test_map_1_independent_adjacency_used_by_the_properties():
