@@ -97,9 +97,11 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def public_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The configuration as everybody may see it: a given deck order reveals every hand."""
+    """The configuration as everybody may see it while the game runs: a given deck order reveals
+    every hand, and so does the seed (every shuffle is drawn from it)."""
     public = dict(config)
     public["options"] = dict(config["options"])
     public["deck_order_given"] = config.get("deck_order") is not None
     public["deck_order"] = None
+    public["seed"] = None
     return public

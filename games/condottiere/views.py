@@ -117,7 +117,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
     result = _result(s)
     out: dict[str, Any] = {
         "game": "condottiere",
-        "config": public_config(s.config),
+        "config": _full_config(s.config) if full else public_config(s.config),
         "phase": phase(s),
         "awaiting": list(s.awaiting),
         "turn": s.turn if s.step == ST_BATTLE else None,
@@ -147,6 +147,15 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         out["hand"] = list(s.hands[viewer])
         out["legal_moves"] = legal_moves(s, viewer)
     return out
+
+
+def _full_config(config: dict) -> dict[str, Any]:
+    full = dict(config)
+    full["options"] = dict(config["options"])
+    full["deck_order_given"] = config.get("deck_order") is not None
+    if config.get("deck_order") is not None:
+        full["deck_order"] = list(config["deck_order"])
+    return full
 
 
 def _result(s: State) -> dict[str, Any] | None:
@@ -179,8 +188,9 @@ def redact(event: dict, viewer: Any) -> dict:
         return event
     kind = event.get("type")
     if kind == "game_started":
-        config = event.get("config") or {}
-        if config.get("deck_order") is not None:
+        config = event.get("config")
+        if isinstance(config, dict) and (config.get("deck_order") is not None
+                                         or config.get("seed") is not None):
             redacted = dict(event)
             redacted["config"] = public_config(config)
             return redacted

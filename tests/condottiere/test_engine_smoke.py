@@ -145,6 +145,24 @@ def test_views_and_events_hide_other_hands():
                     assert all(c["card"] is None for c in player["line"] if c["face_down"])
 
 
+def test_seed_and_deck_order_stay_secret_until_the_end():
+    """RL-10, OPT-HID-4: every shuffle derives from the seed and a deck order reveals every hand:
+    neither reaches a seat or a spectator (views, redacted game_started); FULL shows both."""
+    seed = 987_654_321_012_345
+    config = GAME.configure({"players": 3, "seed": seed})
+    ordered = GAME.configure({"players": 3, "seed": seed,
+                              "deck_order": GAME.start(config)[2]["cards"]})
+    for cfg in (config, ordered):
+        log = GAME.start(cfg)
+        state = fold(GAME, log)
+        for viewer in (0, 1, 2, SPECTATOR):
+            text = json.dumps([GAME.view(state, viewer), [GAME.redact(e, viewer) for e in log]])
+            assert str(seed) not in text
+            assert '"deck_order": null' in text
+        assert GAME.view(state, FULL)["config"]["seed"] == seed
+        assert GAME.redact(log[0], FULL)["config"] == cfg
+
+
 def test_legal_moves_are_all_accepted():
     """BAT-3, SCA-1, BIS-2, END-7, RND-2, CL-5: every legal move of every awaited seat is accepted
     by decide, along whole random games."""
