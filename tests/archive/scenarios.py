@@ -34,3 +34,23 @@ def three_adjacent_game() -> list[dict]:
     table.place("Milano", 3)
     table.play_lines({0: ["m5"]}, then_pass=True)
     return table.log
+
+
+# OPT-CAP-1: seat 1 takes Torino from seat 0.
+#   1 Torino: 0 plays m10, the others pass                     -> seat 0 takes Torino
+#   2 Milano: 0 m2, 1 m6                                       -> seat 1 takes Milano, gets the token
+#   3 Torino (defended by seat 0): 1 m10, 0 m3                 -> seat 1 takes Torino from seat 0
+CAPTURE_HANDS = [["m10", "m2", "m3"], ["m6", "m10"], [], []]
+
+
+def capture_game() -> list[dict]:
+    table = Table(CAPTURE_HANDS, players=4, first=0, options={"capturing": True})
+    table.place("Torino", 0)
+    table.play_lines({0: ["m10"]}, then_pass=True)
+    table.settle()
+    table.place("Milano", 0)
+    table.play_lines({0: ["m2"], 1: ["m6"]}, then_pass=True)
+    table.settle()
+    table.place("Torino", 1)
+    table.play_lines({1: ["m10"], 0: ["m3"]}, then_pass=True)
+    return table.log

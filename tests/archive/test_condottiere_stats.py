@@ -97,3 +97,23 @@ def test_player_and_global_statistics_over_two_archived_games():
     assert result["length"]["chapters"]["min"] == 4 == result["length"]["chapters"]["max"]
     assert result["length"]["events"]["median"] == len(log)
     assert result["win_rate_by_seat"]["0"] == {"games": 2, "wins": 2, "win_rate": 1.0}
+
+
+def test_opt_cap_1_a_captured_region_counts_as_taken_by_the_winner_and_lost_by_the_defender():
+    from tests.archive.scenarios import capture_game
+
+    log = capture_game()
+    facts = stats.game_facts(GAME, log)
+    assert facts["seat_counters"][1]["regions_taken"] == {"Milano": 1, "Torino": 1}
+    assert facts["seat_counters"][0]["regions_taken"] == {"Torino": 1}
+    assert [t["regions_lost"] for t in facts["seat_totals"]] == [1, 0, 0, 0]
+    assert [t["regions_taken"] for t in facts["seat_totals"]] == [1, 2, 0, 0]
+    assert facts["counters"]["captured_regions"] == {"Torino": 1}
+    assert facts["counters"]["contested_regions"] == {"Torino": 2, "Milano": 1}
+    third = facts["detail"]["battles"][2]
+    assert (third["defender"], third["winner"], third["taken_from"], third["strengths"]) == (0, 1, 0, [3, 10, 0, 0])
+    assert facts["winners"] == [] and facts["outcome"] == "unfinished"  # the game goes on
+    chapters = core.chapters(GAME, log)
+    assert chapters[2]["title"] == "Battle 3: Torino (defended by seat 0)"
+    after = core.replay_at(GAME, log, chapters[2]["end"], None)["state"]
+    assert after["regions"]["Torino"] == 1 and after["regions"]["Milano"] == 1
