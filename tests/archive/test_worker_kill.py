@@ -58,7 +58,7 @@ def start_worker(url: str, *, burst: bool, delay: float) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def wait_for(predicate, timeout: float = 30.0):
+def wait_for(predicate, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
