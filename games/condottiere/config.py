@@ -36,7 +36,9 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
     if not _is_int(players) or not 2 <= players <= 6:
         raise ConfigError("INVALID_PLAYER_COUNT", "Condottiere is played by 2 to 6 players.", "SET-1")
 
-    raw_options = raw.get("options") or {}
+    raw_options = raw.get("options")
+    if raw_options is None:
+        raw_options = {}
     if not isinstance(raw_options, Mapping):
         raise ConfigError("INVALID_OPTION", "options must be an object.")
     unknown = sorted(set(raw_options) - set(OPTIONS))

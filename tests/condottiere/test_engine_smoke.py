@@ -557,3 +557,77 @@ def test_rl_x1_nothing_left_to_draw():
     kinds = scene.types(events)
     assert "battle_ended" in kinds and "cards_drawn" not in kinds and "deck_shuffled" not in kinds
     assert scene.view()["phase"] == "place_token" and GAME.awaiting(scene.state) == [0]
+
+
+def test_malformed_commands_are_refused_with_a_command_error():
+    """BAT-3 (and every command): whatever a client sends, decide answers a CommandError with a
+    stable code, never another exception, and never changes the state."""
+    from games.base import CommandError
+
+    values = [None, True, 0, -1, 7, 1.5, "", "m5", "scarecrow", "bishop", "Roma", "Atlantis",
+              [], ["m5"], ["m5", "m5", "m5"], [None], {}, {"a": 1}]
+    keys = ["card", "take_back", "pope", "region", "reveal", "discard", "cards", "extra"]
+    types = ["play", "pass", "place_token", "decline_token", "discard_hand", "keep_cards", "nope",
+             None, 3]
+    rng = random.Random(99)
+    for ruleset, options in (("2006", {"hidden_cards": True, "capturing": True}), ("classic", {})):
+        log, _, _ = random_game(ruleset, options, 3, 41)
+        state = None
+        for i, event in enumerate(log):
+            state = GAME.evolve(state, event)
+            if i % 5:
+                continue
+            before = GAME.state_to_json(state)
+            for _ in range(20):
+                command = {"type": rng.choice(types)}
+                for key in rng.sample(keys, rng.randint(0, 3)):
+                    command[key] = rng.choice(values)
+                seat = rng.choice([0, 1, 2, 3, -1, None, "0", True])
+                try:
+                    GAME.decide(state, seat, command)
+                except CommandError as error:
+                    assert error.code and error.code.isupper()
+            assert GAME.state_to_json(state) == before
+        for junk in (None, [], "pass", 5):
+            with pytest.raises(CommandError):
+                GAME.decide(state, 0, junk)
+
+
+def test_malformed_configurations_are_refused_with_a_config_error():
+    """SET-1, CL-7, OPT-POINTS-1: configure answers a ConfigError with a stable code for anything
+    malformed, and normalises a valid configuration idempotently."""
+    from games.base import ConfigError
+
+    cases = {
+        "INVALID_CONFIG": [None, [], "x", {"players": 3, "colour": "red"}],
+        "INVALID_PLAYER_COUNT": [{}, {"players": 1}, {"players": 7}, {"players": 4.0},
+                                 {"players": True}, {"players": "4"}],
+        "INVALID_RULESET": [{"players": 3, "ruleset": "2020"}, {"players": 3, "ruleset": ["2006"]}],
+        "INVALID_OPTION": [{"players": 3, "options": []}, {"players": 3, "options": {"fog": True}},
+                           {"players": 3, "options": {"capturing": "yes"}}],
+        "INVALID_TARGET": [{"players": 3, "options": {"points_target": 0}},
+                           {"players": 3, "options": {"points_target": True}},
+                           {"players": 3, "options": {"points_target": "20"}}],
+        "OPTION_NOT_IN_RULESET": [{"players": 3, "ruleset": "classic",
+                                   "options": {"hidden_cards": True}},
+                                  {"players": 3, "ruleset": "classic",
+                                   "options": {"draw_after_battle": True}}],
+        "INVALID_SEED": [{"players": 3, "seed": 1.5}, {"players": 3, "seed": "12"}],
+        "INVALID_SEAT": [{"players": 3, "first_condottiere": 3},
+                         {"players": 3, "first_condottiere": -1}],
+        "INVALID_DECK_ORDER": [{"players": 3, "deck_order": ["m1"] * 110},
+                               {"players": 3, "deck_order": "m1"},
+                               {"players": 3, "ruleset": "classic",
+                                "deck_order": sorted(DECK_COUNTS["2006"])}],
+    }
+    for code, raws in cases.items():
+        for raw in raws:
+            with pytest.raises(ConfigError) as info:
+                GAME.configure(raw)
+            assert info.value.code == code, (raw, info.value.code)
+    config = GAME.configure({"players": 5, "ruleset": "classic",
+                             "options": {"capturing": True, "points_target": 20}})
+    assert GAME.configure(config) == config
+    assert config["options"] == {"draw_after_battle": False, "points_target": 20,
+                                 "bigger_kingdoms": False, "capturing": True,
+                                 "hidden_cards": False}
