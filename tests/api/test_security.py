@@ -317,11 +317,6 @@ def test_toy_seed_is_secret_while_the_game_runs(client):
     assert seed_exposures(client, game, seed) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE: games/condottiere shows config.seed in game_started (redacted) and in views; the "
-    "shuffles are Random(f'{seed}/{n}'), so any seat can recompute every hand (report to the lead)",
-)
 def test_condottiere_seed_is_secret_while_the_game_runs(client):
     seed = 987_654_321_012
     game = start(client, "condottiere", {"players": 3, "seed": seed})
