@@ -23,9 +23,9 @@ def test_bat_1_token_only_on_free_regions_without_pope():
     assert table.refuse_code(holder, {"type": "place_token", "region": "Napoli"}) == "REGION_NOT_ALLOWED"
     assert table.refuse_code(holder, {"type": "place_token", "region": "Paris"}) == "UNKNOWN_REGION"
     assert table.refuse_code(holder, {"type": "place_token", "region": "torino"}) == "UNKNOWN_REGION"
-    assert table.refuse_code(holder, {"type": "place_token"}) in ("INVALID_COMMAND", "UNKNOWN_REGION")
-    assert table.refuse_code(holder, {"type": "place_token", "region": 3}) in ("INVALID_COMMAND",
-                                                                               "UNKNOWN_REGION")
+    assert table.refuse_code(holder, {"type": "place_token"}) == "INVALID_COMMAND"
+    assert table.refuse_code(holder, {"type": "place_token", "region": 3}) == "INVALID_COMMAND"
+    assert table.refuse_code(holder, {"type": "place_token", "region": "Roma", "x": 1}) == "INVALID_COMMAND"
     table.place("Torino")
     assert table.view()["battle"]["region"] == "Torino"
 
@@ -50,8 +50,7 @@ def test_bat_3_play_face_up_or_pass_and_refusals():
     assert table.refuse_code(1, {"type": "play", "card": "m2"}) == "NOT_YOUR_TURN"
     assert table.refuse_code(1, {"type": "pass"}) == "NOT_YOUR_TURN"
     assert table.refuse_code(0, {"type": "play", "card": "m10"}) == "CARD_NOT_IN_HAND"
-    assert table.refuse_code(0, {"type": "play", "card": "dragon"}) in ("INVALID_COMMAND",
-                                                                        "CARD_NOT_IN_HAND")
+    assert table.refuse_code(0, {"type": "play", "card": "dragon"}) == "INVALID_COMMAND"
     assert table.refuse_code(0, {"type": "play"}) == "INVALID_COMMAND"
     assert table.refuse_code(0, {"type": "fly"}) == "UNKNOWN_COMMAND"
     assert table.refuse_code(0, {"type": "place_token", "region": "Roma"}) in (
@@ -81,7 +80,7 @@ def test_bat_4_pass_is_final_but_line_counts():
     assert table.turn == 1
     table.card(1, "m3")
     assert table.turn == 1, "the passed seat is skipped"
-    assert table.refuse_code(0, {"type": "play", "card": "m1"}) in ("NOT_YOUR_TURN", "ALREADY_PASSED")
+    assert table.refuse_code(0, {"type": "play", "card": "m1"}) == "ALREADY_PASSED"
     events = table.pass_(1)
     end = battle_end(events)
     assert normalise_per_seat(end["strengths"], 2) == [10, 5]

@@ -306,9 +306,7 @@ def test_set_4_first_condottiere_places_the_token():
     legal = table.legal(1)
     assert sorted(m["region"] for m in legal) == sorted(REGIONS)
     assert table.refuse_code(0, {"type": "place_token", "region": "Milano"}) == "NOT_YOUR_TURN"
-    assert table.refuse_code(1, {"type": "play", "card": "m1"}) in ("INVALID_COMMAND",
-                                                                   "NOT_YOUR_TURN",
-                                                                   "UNKNOWN_COMMAND")
+    assert table.refuse_code(1, {"type": "play", "card": "m1"}) == "NOT_YOUR_TURN"
     events = table.place("Milano")
     placed = [e for e in events if e["type"] == "token_placed"]
     assert placed == [{"type": "token_placed", "v": placed[0]["v"], "seat": 1, "region": "Milano",

@@ -147,14 +147,12 @@ def test_end_7_hand_discard_for_hands_without_mercenaries():
     assert offered and sorted(offered[0]["seats"]) == [1, 2]
     assert table.phase == "hand_discard"
     assert sorted(table.awaiting) == [1, 2]
-    assert table.refuse_code(0, {"type": "discard_hand", "discard": True}) in ("NOT_ELIGIBLE",
-                                                                             "NOT_YOUR_TURN")
+    assert table.refuse_code(0, {"type": "discard_hand", "discard": True}) == "NOT_ELIGIBLE"
     assert sorted(map(str, table.legal(2))) == sorted(map(str, [
         {"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}]))
     table.do(2, {"type": "discard_hand", "discard": True})
     assert table.awaiting == [1]
-    assert table.refuse_code(2, {"type": "discard_hand", "discard": False}) in ("NOT_ELIGIBLE",
-                                                                              "NOT_YOUR_TURN")
+    assert table.refuse_code(2, {"type": "discard_hand", "discard": False}) == "NOT_ELIGIBLE"
     table.do(1, {"type": "discard_hand", "discard": False})
     answers = {e["seat"]: e for e in table.events_of("hand_discarded")}
     assert answers[2]["discard"] is True and sorted(answers[2]["cards"]) == sorted(specials_2)
