@@ -153,3 +153,25 @@ def test_condottiere_conflicting_moves_keep_the_log_whole(server, redis_client, 
     genesis = len(engine.start(engine.configure(events[0]["config"])))
     owned = sorted(e["version"] for body in accepted for e in body["events"])
     assert owned == list(range(genesis + 1, len(events) + 1))
+
+
+def test_concurrent_claims_fill_each_seat_once_and_start_once(server, redis_client):
+    game_id = requests.post(f"{server}/v1/games", json={"game": "toy"}).json()["id"]
+    answers: list = []
+    barrier = threading.Barrier(CLIENTS)
+
+    def claim(index):
+        barrier.wait()
+        response = requests.post(f"{server}/v1/games/{game_id}/seats", json={"name": f"P{index}"})
+        answers.append((response.status_code, response.json()))
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    won = [body for status, body in answers if status == 201]
+    assert sorted(body["seat"] for body in won) == [0, 1]
+    assert sum(body["started"] for body in won) == 1
+    assert {(status, body["code"]) for status, body in answers if status != 201} <= {(409, "GAME_FULL"), (409, "SEAT_TAKEN")}
+    assert len(assert_log_consistent(redis_client, game_id)) == 3

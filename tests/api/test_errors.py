@@ -141,3 +141,14 @@ def test_refused_requests_change_nothing_in_redis(table, redis_client):
     ]
     assert all(400 <= r.status_code < 500 for r in refused), [r.status_code for r in refused]
     assert redis_dump(redis_client) == before
+
+
+def test_versions_beyond_any_log_are_422_not_500(table):
+    """Regression (schemathesis): 2**64 as a version used to reach Redis as a stream ID."""
+    huge = 2**64
+    assert_problem(table.client.get(f"/v1/games/{table.id}/events?after={huge}"), 422, "VALIDATION_ERROR")
+    assert_problem(table.client.get(f"/v1/games/{table.id}/stream?after={huge}"), 422, "VALIDATION_ERROR")
+    assert_problem(table.move(0, {"type": "pass"}, expected_version=huge), 422, "VALIDATION_ERROR")
+    assert_problem(table.move(0, {"type": "pass"}, headers={"If-Match": f'"{huge}"'}), 422, "VALIDATION_ERROR")
+    last = table.client.get(f"/v1/games/{table.id}/events?after={2**53 - 1}")
+    assert last.status_code == 200 and last.get_json()["events"] == []
