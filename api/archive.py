@@ -22,7 +22,7 @@ from games import game_names, get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
 from schemas.problems import ProblemSchema
-from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log
+from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from worker import enqueue
 
 blp = Blueprint("archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports")
@@ -191,14 +191,15 @@ def _filters(query: dict[str, Any]) -> dict[str, list[Any]]:
     return filters
 
 
-def _game_and_viewer(game_id: str):
-    """The stored log and the viewer the request may see it as (a wrong token is a 401)."""
+def _game_and_viewer(game_id: str, events: bool = True):
+    """The stored game (its log unless ``events`` is false) and the viewer the request may see it
+    as (a wrong token is a 401)."""
     svc = service()
     summary = svc.get_summary(game_id)  # 404 for an unknown or malformed id
     if summary["status"] == "open":
         raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
     seat, _ = svc.viewer_seat(game_id, bearer_token())
-    log = load_log(redis(), game_id)
+    log = load_log(redis(), game_id) if events else load_meta(redis(), game_id)
     if log is None:
         raise ProblemError(404, "GAME_NOT_FOUND", "No such game")
     return log, seat
@@ -356,7 +357,7 @@ class Exports(MethodView):
         """Export a game (job) as the importable log, an annotated JSON history, Markdown or one
         self-contained HTML page. A running game's export is redacted for the token's seat (or the
         spectator)."""
-        log, seat = _game_and_viewer(game_id)
+        log, seat = _game_and_viewer(game_id, events=False)
         viewer = "full" if log.finished else ("spectator" if seat is None else seat)
         return accepted(enqueue.start(redis(), "export", {"game_id": game_id, "format": body["format"], "viewer": viewer}))
 

@@ -358,3 +358,35 @@ def test_import_takes_logs_larger_than_a_move_body_but_not_unbounded(client):
     # Other routes keep the small limit.
     other = client.post("/v1/games", data=b" " * 70_000, content_type="application/json")
     assert other.status_code == 413
+
+
+def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client):
+    """rq Retry: an unexpected error (here a corrupt stored event) is retried; once the cause is
+    gone the retry finishes the job; while retries remain the job reads as queued, not failed."""
+    from rq import SimpleWorker
+
+    game_id = imported(client)
+    stream = f"game:{{g:{game_id}}}:events"
+    bad_entry = redis_client.xadd(stream, {"e": b"{corrupt"}, id="999999-1")
+    response = client.post(f"/v1/games/{game_id}/exports", json={"format": "json"})
+    worker = SimpleWorker(["default"], connection=redis_client)
+    worker.work(burst=True, max_jobs=1, logging_level="CRITICAL")
+    job = client.get(response.headers["Location"]).get_json()
+    assert job["status"] == "queued" and job["attempts"] == 1  # a retry is on its way
+    redis_client.xdel(stream, bad_entry)
+    worker.work(burst=True, logging_level="CRITICAL")
+    job = client.get(response.headers["Location"]).get_json()
+    assert job["status"] == "finished" and job["attempts"] == 2
+    assert len(client.get(job["result"]).get_json()["annotations"]) == client.get(f"/v1/games/{game_id}").get_json()["version"]
+
+
+def test_a_job_that_keeps_failing_ends_failed_after_its_retries(client, redis_client, run_jobs):
+    game_id = imported(client)
+    redis_client.xadd(f"game:{{g:{game_id}}}:events", {"e": b"{corrupt"}, id="999999-1")
+    response = client.post(f"/v1/games/{game_id}/verify")
+    run_jobs()
+    job = client.get(response.headers["Location"]).get_json()
+    assert job["status"] == "failed" and job["attempts"] == 4  # the first run and 3 retries
+    assert job["error"]["code"] == "JOB_FAILED" and job["error"]["status"] == 500
+    result = client.get(response.headers["Location"] + "/result")
+    assert result.status_code == 500 and result.headers["Content-Type"] == "application/problem+json"
