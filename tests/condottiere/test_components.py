@@ -358,3 +358,39 @@ def test_config_deck_order_hidden_from_players_in_game_started():
         assert "deck_order" not in GAME.view(table.state, viewer)["config"] or GAME.view(
             table.state, viewer)["config"]["deck_order"] is None
     assert started["config"]["deck_order"] == table.deck_order, "redact mutated its input"
+
+
+def _chain_game(a: str, b: str, x: str) -> bool:
+    """Seat 0 of 4 wins a, b, x in that order; is the game over (3 adjacent, VIC-1)?"""
+    table = Table([], players=4)
+    for region in (a, b, x):
+        assert not GAME.is_over(table.state)
+        table.win_battle(region, 0)
+    return GAME.is_over(table.state)
+
+
+def test_map_1_every_border_of_the_table_joins_a_kingdom():
+    """MAP-1 / MAP-2 / VIC-1, behaviourally: for each of the 34 borders a-b, winning a, b and a
+    neighbour x of b (not of a) makes a chain of 3 and ends the game."""
+    edges = sorted({tuple(sorted((a, b))) for a, ns in BORDERS.items() for b in ns})
+    assert len(edges) == 34
+    for a, b in edges:
+        x = next(r for r in BORDERS[b] if r != a and r not in BORDERS[a])  \
+            if any(r != a and r not in BORDERS[a] for r in BORDERS[b]) else None
+        if x is None:  # b's other neighbours all border a too: use a's side
+            a, b = b, a
+            x = next(r for r in BORDERS[b] if r != a)
+        assert _chain_game(a, b, x), f"the border {a}-{b} does not count"
+
+
+def test_map_1_non_neighbours_do_not_join():
+    """MAP-1 / MAP-2: two regions without a border, with a neighbour of one of them, are not
+    3 adjacent regions."""
+    for a in REGIONS:
+        for b in REGIONS:
+            if a >= b or b in BORDERS[a]:
+                continue
+            x = next((r for r in BORDERS[b] if r not in BORDERS[a] and r != a), None)
+            if x is None:
+                continue
+            assert not _chain_game(a, b, x), f"{a} and {b} are treated as neighbours"
