@@ -96,7 +96,7 @@ class Game(MethodView):
 @blp.route("/<string:game_id>/seats")
 class Seats(MethodView):
     @blp.arguments(ClaimSeatRequest())
-    @blp.response(201, ClaimSeatResponse)
+    @blp.response(201, ClaimSeatResponse, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
     @problems(400, 404, 409, 413, 415, 422)
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
@@ -119,7 +119,8 @@ class View(MethodView):
         parameters=[header_param("If-None-Match", "An ETag from a previous view: 304 while unchanged")],
     )
     def get(self, game_id):
-        """The seat's view with its legal moves (Bearer token), or the spectator's (no token)."""
+        """The seat's view with its legal moves (Bearer token), or the spectator's (no token).
+        Once the game is finished the spectator's view shows everything (hands included)."""
         game_view = service().get_view(game_id, bearer_token())
         headers = {"ETag": game_view.etag, **_viewer_headers(game_view.seat)}
         if _etag_matches(request.headers.get("If-None-Match"), game_view.etag):
@@ -139,7 +140,17 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 @blp.route("/<string:game_id>/moves")
 class Moves(MethodView):
     @blp.arguments(MoveRequest())
-    @blp.response(200, MoveResponse, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.response(
+        200,
+        MoveResponse,
+        headers={
+            "ETag": {"schema": {"type": "string"}, "description": "ETag of the seat's new view"},
+            "Idempotent-Replayed": {
+                "schema": {"type": "string", "enum": ["true"]},
+                "description": "Present on a retry answered from its Idempotency-Key (nothing applied again)",
+            },
+        },
+    )
     @problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
     @blp.doc(
         security=SEAT_AUTH,
