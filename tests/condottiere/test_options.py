@@ -422,3 +422,22 @@ def test_opt_hid_3_surrender_reveals_and_counts_face_down_cards():
     assert end["winner"] == 1 and table.owner("Torino") == 1
     revealed = [(e["seat"], e["cards"]) for e in events if e["type"] == "cards_revealed"]
     assert (1, ["m10"]) in revealed
+
+
+def test_opt_points_1_each_game_starts_afresh():
+    """OPT-POINTS-1 / PIECE-2: a new game of a match starts with an empty board and the Pope off
+    it; the scores carry over."""
+    table = Table([["bishop"]], players=4, options={"points_target": 30})
+    table.place("Firenze")
+    table.card(0, "bishop", pope="Milano")
+    table.play_lines({0: ["m1"]}, then_pass=True)
+    assert table.view()["pope"] == "Milano"
+    for region in ("Siena", "Roma"):
+        table.win_battle(region, 0)
+    assert table.last("game_won")["reason"] == "adjacent"
+    view = table.view()
+    assert view["match"]["game_number"] == 2
+    assert view["pope"] is None
+    assert all(owner is None for owner in view["regions"].values())
+    assert normalise_per_seat(view["match"]["scores"], 4) == [8, 0, 0, 0]
+    assert "Milano" in {m["region"] for m in table.legal(table.holder)}

@@ -110,3 +110,20 @@ def test_rnd_1_hand_discards_can_end_the_round():
     assert [table.hand_size(s) for s in range(3)] == [11, 10, 10]
     assert table.phase == "battle" and table.view()["battle"]["region"] == "Milano"
     assert table.total_cards() == 110
+
+
+def test_rnd_1_nobody_holds_cards_round_ends_without_keeping():
+    """RND-1 / RND-3: both players play out their hands: nobody holds cards, nobody keeps any,
+    everyone is dealt 10 (+1 per region)."""
+    table = Table([["m10"] * 8 + ["m6"] * 2, ["m1"] * 10])
+    table.place("Bologna")
+    for _ in range(10):
+        table.card(0, table.hand(0)[0])
+        table.card(1, "m1")
+    assert table.owner("Bologna") == 0
+    table.place("Roma")
+    assert table.last("round_ended")["holder"] is None
+    assert not table.events_of("cards_kept")
+    assert table.phase == "battle"
+    assert [table.hand_size(s) for s in range(2)] == [11, 10]
+    assert table.view()["deck_size"] == 110 - 21
