@@ -141,9 +141,11 @@ def _result_line(doc: Mapping[str, Any]) -> str:
 
 def to_markdown(game: Game, doc: Mapping[str, Any]) -> str:
     render = hook(game, "render_chapter_markdown")
-    lines = [f"# {doc.get('title') or game.title} — game {doc.get('id') or ''}".rstrip(" —"), ""]
-    lines.append(f"- **Players:** " + ", ".join(_player_name(doc, s) for s in range(len(doc.get("players") or []))))
-    lines.append(f"- **Result:** {_result_line(doc)}")
+    title = doc.get("title") or game.title
+    lines = [f"# {title} — game {doc['id']}" if doc.get("id") else f"# {title}", ""]
+    players = ", ".join(_player_name(doc, s) for s in range(len(doc.get("players") or [])))
+    lines.append(f"- **Players:** {_md_escape(players)}")
+    lines.append(f"- **Result:** {_md_escape(_result_line(doc))}")
     lines.append(f"- **Events:** {doc.get('version')}")
     if doc.get("redacted_for"):
         lines.append(f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)")
@@ -179,7 +181,8 @@ def to_markdown(game: Game, doc: Mapping[str, Any]) -> str:
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    """Text made inert in Markdown renderers that pass HTML through."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
 
 
 # -- HTML ------------------------------------------------------------------------------------

@@ -241,6 +241,11 @@ def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) 
     )
 
 
+def _md_name(chapter: Mapping[str, Any], seat: Any) -> str:
+    """A player's name made inert in Markdown (no table break, no HTML)."""
+    return _name(chapter, seat).replace("|", "\\|").replace("<", "&lt;").replace("*", "\\*")
+
+
 def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
     strengths = chapter.get("strengths") or [p.get("strength") or 0 for p in summary.get("players") or []]
     winner = chapter.get("winner")
@@ -250,7 +255,7 @@ def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, An
         if winner is None:
             lines.append(f"**No winner.**" + (f" {region} stays free." if region else ""))
         else:
-            lines.append(f"**{_name(chapter, winner)} wins {region or 'the final battle'}** with strength {strengths[winner]}.")
+            lines.append(f"**{_md_name(chapter, winner)} wins {region or 'the final battle'}** with strength {strengths[winner]}.")
         lines.append("")
     lines.append("| player | strength | cards played |")
     lines.append("| --- | ---: | --- |")
@@ -259,7 +264,7 @@ def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, An
         cards = cards_by_seat.get(str(seat)) or []
         shown = ", ".join(CARD_NAMES.get(c, "?") if c else "?" for c in cards) or "—"
         mark = " 🏆" if seat == winner else ""
-        lines.append(f"| {_name(chapter, seat)}{mark} | {strength} | {shown} |")
+        lines.append(f"| {_md_name(chapter, seat)}{mark} | {strength} | {shown} |")
     owners = summary.get("regions") or {}
     held: dict[Any, list[str]] = {}
     for city, owner in owners.items():
@@ -268,7 +273,7 @@ def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, An
     if held:
         lines.append("")
         lines.append(
-            "Regions: " + "; ".join(f"{_name(chapter, s)}: {', '.join(sorted(c))}" for s, c in sorted(held.items()))
+            "Regions: " + "; ".join(f"{_md_name(chapter, s)}: {', '.join(sorted(c))}" for s, c in sorted(held.items()))
         )
     if summary.get("pope"):
         lines.append(f"The Pope is in {summary['pope']}.")
