@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from games.base import FULL, SPECTATOR, ConfigError, fold
 from tests.condottiere.scenario import (
@@ -336,6 +337,11 @@ def test_configuration_defaults_are_filled():
     ({"players": 4, "seed": 1, "options": {"points_target": 0}}, "INVALID_TARGET"),
     ({"players": 4, "seed": 1, "options": {"points_target": -5}}, "INVALID_TARGET"),
     ({"players": 4, "seed": 1, "options": {"points_target": "20"}}, "INVALID_TARGET"),
+    ({"players": 4, "seed": "1"}, "INVALID_SEED"),
+    ({"players": 4, "seed": 1, "colour": "red"}, "INVALID_CONFIG"),
+    ({"players": 4, "seed": 1, "options": {"fog_of_war": True}}, "INVALID_OPTION"),
+    ({"players": 4, "seed": 1, "options": {"capturing": "yes"}}, "INVALID_OPTION"),
+    (["players", 4], "INVALID_CONFIG"),
 ])
 def test_invalid_configurations_are_refused_with_codes(raw, code):
     """SET-1, OPT-POINTS-1, CL-7: invalid configurations raise ConfigError with a stable code."""
@@ -394,3 +400,30 @@ def test_map_1_non_neighbours_do_not_join():
             if x is None:
                 continue
             assert not _chain_game(a, b, x), f"{a} and {b} are treated as neighbours"
+
+
+@settings(max_examples=150, deadline=None)
+@given(raw=st.one_of(
+    st.dictionaries(st.sampled_from(["ruleset", "players", "options", "seed", "first_condottiere",
+                                     "deck_order", "extra"]),
+                    st.one_of(st.none(), st.booleans(), st.integers(-2, 8), st.text(max_size=8),
+                              st.sampled_from(["2006", "classic"]),
+                              st.dictionaries(st.sampled_from(["draw_after_battle", "points_target",
+                                                               "bigger_kingdoms", "capturing",
+                                                               "hidden_cards", "x"]),
+                                              st.one_of(st.none(), st.booleans(),
+                                                        st.integers(-1, 40), st.text(max_size=3))),
+                              st.lists(st.sampled_from(sorted(DECK_2006)), max_size=5))),
+    st.none(), st.integers(), st.text(max_size=4)))
+def test_set_1_any_configuration_is_accepted_or_refused_with_a_code(raw):
+    """SET-1 and the configuration contract: any input either normalises (idempotently, to a
+    game that starts) or raises ConfigError with a stable code; never another exception."""
+    try:
+        config = GAME.configure(raw)
+    except ConfigError as error:
+        assert error.code.isupper() and error.message
+        return
+    assert 2 <= config["players"] <= 6 and config["ruleset"] in ("2006", "classic")
+    assert GAME.configure(config) == config
+    events = GAME.start(config)
+    assert events[0]["type"] == "game_started"
