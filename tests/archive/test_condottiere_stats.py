@@ -117,3 +117,16 @@ def test_opt_cap_1_a_captured_region_counts_as_taken_by_the_winner_and_lost_by_t
     assert chapters[2]["title"] == "Battle 3: Torino (defended by seat 0)"
     after = core.replay_at(GAME, log, chapters[2]["end"], None)["state"]
     assert after["regions"]["Torino"] == 1 and after["regions"]["Milano"] == 1
+
+
+def test_player_names_cannot_inject_markup_into_exports():
+    from games.base import fold
+    from replays import export
+
+    log = three_adjacent_game()
+    names = ["<script>alert(1)</script>", "A|B", "*Cid*", "Dee"]
+    doc = export.annotated_history(GAME, log, players=names, finished=True, game_id="g", result=GAME.result(fold(GAME, log)))
+    page = export.to_html(GAME, doc)
+    assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    markdown = export.to_markdown(GAME, doc)
+    assert "<script" not in markdown and "| A\\|B |" in markdown and "\\*Cid\\*" in markdown
