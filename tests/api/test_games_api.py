@@ -149,7 +149,10 @@ def test_idempotency_keys_are_per_seat(table):
 def test_events_page_is_redacted_for_the_viewer_and_paged(table):
     client = table.client
     hand0 = table.view(0)["view"]["hand"]
-    as_bob = client.get(f"/v1/games/{table.id}/events", headers=table.auth(1)).get_json()
+    response = client.get(f"/v1/games/{table.id}/events", headers=table.auth(1))
+    assert response.headers["Cache-Control"] == "no-store" and response.headers["Vary"] == "Authorization"
+    as_bob = response.get_json()
+    assert as_bob["seat"] == 1
     assert [e["version"] for e in as_bob["events"]] == [1, 2, 3]
     assert as_bob["events"][1]["event"]["cards"] is None and as_bob["events"][1]["event"]["count"] == 3
     as_ann = client.get(f"/v1/games/{table.id}/events", headers=table.auth(0)).get_json()

@@ -70,3 +70,18 @@ def test_query_after_resumes_and_spectators_see_no_hand(client):
     response.close()
     assert [m.id for m in data] == [2, 3]
     assert all(m.data["event"]["cards"] is None for m in data)
+
+
+def test_a_stream_opened_before_the_start_delivers_the_genesis(client):
+    game_id = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 1}}).get_json()["id"]
+    ann = client.post(f"/v1/games/{game_id}/seats", json={"name": "Ann"}).get_json()["token"]
+    response = stream(client, game_id, headers={"Authorization": f"Bearer {ann}"})
+    timer = threading.Timer(0.3, lambda: client.post(f"/v1/games/{game_id}/seats", json={"name": "Bob"}))
+    timer.start()
+    messages = read_messages(response.response, stop=lambda m: m.id == 3)
+    data = [m for m in messages if m.data is not None and m.id is not None]
+    response.close()
+    timer.join()
+    assert [m.id for m in data] == [1, 2, 3]
+    assert data[1].data["event"]["cards"] is not None  # Ann's own cards
+    assert data[2].data["event"]["cards"] is None  # Bob's

@@ -1,0 +1,86 @@
+"""The live stream under the production server: gunicorn with the gevent worker (gunicorn.conf.py).
+Many followers of one game each hold a blocking XREAD; every one of them must receive every event
+while moves are played, and the stream must end with the game."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.redis_server import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLLOWERS = 30
+
+
+@pytest.fixture()
+def gunicorn(redis_server, redis_client):
+    port = free_port()
+    env = dict(os.environ, REDIS_URL=redis_server.url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
+    env["PYTHONPATH"] = str(ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}",
+         "tests.api.gevent_app:app"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            requests.get(f"{base}/v1/health", timeout=1)
+            break
+        except requests.ConnectionError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(process.stderr.read().decode()[-2000:])
+            time.sleep(0.1)
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_many_streams_under_gevent_each_get_every_event(gunicorn):
+    base = gunicorn
+    game = requests.post(f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 10}}).json()
+    tokens = [requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"]
+    received: dict[int, list[int]] = {}
+    ended: dict[int, bool] = {}
+
+    def follow(index: int) -> None:
+        ids = received.setdefault(index, [])
+        headers = {"Authorization": f"Bearer {tokens[index % 2]}"} if index % 3 else {}
+        with requests.get(f"{base}/v1/games/{game['id']}/stream", headers=headers, stream=True, timeout=30) as response:
+            for line in response.iter_lines():
+                if line.startswith(b"id: "):
+                    ids.append(int(line[4:]))
+                elif line == b"event: end":
+                    ended[index] = True
+                    return
+
+    threads = [threading.Thread(target=follow, args=(i,), daemon=True) for i in range(FOLLOWERS)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.5)  # every follower is waiting in XREAD before the first move
+    while True:
+        view = requests.get(f"{base}/v1/games/{game['id']}/view").json()
+        if view["status"] == "finished":
+            break
+        seat = view["view"]["turn"]
+        hand = requests.get(f"{base}/v1/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["view"]["hand"]
+        moved = requests.post(
+            f"{base}/v1/games/{game['id']}/moves", json={"command": {"type": "play", "card": hand[0]}},
+            headers={"Authorization": f"Bearer {tokens[seat]}"},
+        )
+        assert moved.status_code == 200
+    for thread in threads:
+        thread.join(timeout=30)
+    final = view["version"]
+    assert final == 23
+    assert all(ended.get(i) for i in range(FOLLOWERS)), "every stream ends with the game"
+    assert all(received[i] == list(range(1, final + 1)) for i in range(FOLLOWERS))
