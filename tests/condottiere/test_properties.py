@@ -568,3 +568,62 @@ def test_bad_commands_are_refused_with_a_code_and_change_nothing(config, seed, s
             assert _matches_a_legal_move(command, legal), (seat, command, legal)
         assert command == snapshot or command != command  # NaN compares unequal to itself
         assert json.dumps(GAME.state_to_json(state), sort_keys=True) == before
+
+
+def _candidate_commands(config: dict, hand: list[str]) -> list[dict]:
+    codes = sorted(DECKS[config["ruleset"]])
+    regions = list(REGIONS)
+    out: list[dict] = [{"type": "pass"}, {"type": "pass", "reveal": False}, {"type": "pass", "reveal": True},
+                       {"type": "decline_token"}, {"type": "discard_hand", "discard": True},
+                       {"type": "discard_hand", "discard": False}]
+    for code in codes:
+        out.append({"type": "play", "card": code})
+    for back in list(PRINTED) + ["heroine", "drummer", None]:
+        out.append({"type": "play", "card": "scarecrow", "take_back": back})
+    for pope in regions + [None]:
+        out.append({"type": "play", "card": "bishop", "pope": pope})
+    for region in regions:
+        out.append({"type": "place_token", "region": region})
+    kinds = sorted(set(hand)) + ["m10", "heroine"]
+    out.append({"type": "keep_cards", "cards": []})
+    for i, a in enumerate(kinds):
+        out.append({"type": "keep_cards", "cards": [a]})
+        for b in kinds[i:]:
+            out.append({"type": "keep_cards", "cards": [a, b]})
+    out.append({"type": "keep_cards", "cards": (hand + ["m1", "m1", "m1"])[:3]})
+    return out
+
+
+def _canonical(command: dict) -> str:
+    """Optional choices sent as null equal their absence (protocol: Commands)."""
+    data = {k: v for k, v in command.items() if not (k in ("take_back", "pope") and v is None)}
+    if data.get("type") == "pass" and data.get("reveal") is False:
+        data.pop("reveal")
+    if data.get("type") == "keep_cards":
+        data["cards"] = sorted(data["cards"])
+    return json.dumps(data, sort_keys=True)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs(), seed=st.integers(0, 2**31 - 1))
+def test_legal_moves_are_exactly_the_accepted_commands(config, seed):
+    """BAT-3, SCA-1, BIS-2, BAT-1, END-7, RND-2, CL-5: at every decision point of a random game,
+    the commands ``decide`` accepts (among every card, region and choice) are exactly the legal
+    moves, so a client can play from ``legal_moves`` alone."""
+    rng = random.Random(seed)
+    state = fold(GAME, GAME.start(config))
+    decisions = 0
+    while not GAME.is_over(state) and decisions < 400:
+        decisions += 1
+        seat = rng.choice(GAME.awaiting(state))
+        legal = GAME.legal_moves(state, seat)
+        hand = GAME.view(state, seat)["hand"]
+        accepted = set()
+        for command in _candidate_commands(config, hand):
+            try:
+                GAME.decide(state, seat, copy.deepcopy(command))
+            except CommandError:
+                continue
+            accepted.add(_canonical(command))
+        assert accepted == {_canonical(m) for m in legal}, (seat, GAME.view(state, FULL)["phase"])
+        state = fold(GAME, GAME.decide(state, seat, rng.choice(legal)), state)
