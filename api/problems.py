@@ -91,6 +91,8 @@ def from_service_error(error: ServiceError) -> Response:
     headers = {}
     if error.status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="seat"'
+    elif error.status == 503:
+        headers["Retry-After"] = "1"
     status = error.status
     if error.code == "VERSION_CONFLICT" and getattr(request, "_if_match_used", False):
         status = 412  # the precondition came from If-Match (RFC 9110: 412 Precondition Failed)
