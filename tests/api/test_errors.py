@@ -152,3 +152,14 @@ def test_versions_beyond_any_log_are_422_not_500(table):
     assert_problem(table.move(0, {"type": "pass"}, headers={"If-Match": f'"{huge}"'}), 422, "VALIDATION_ERROR")
     last = table.client.get(f"/v1/games/{table.id}/events?after={2**53 - 1}")
     assert last.status_code == 200 and last.get_json()["events"] == []
+
+
+def test_endless_contention_is_a_503_with_retry_after(table, redis_client, monkeypatch):
+    import service.games
+
+    monkeypatch.setattr(service.games, "MAX_DECIDE_ATTEMPTS", 0)
+    before = redis_dump(redis_client)
+    response = table.move(0, {"type": "pass"})
+    assert_problem(response, 503, "CONTENTION")
+    assert response.headers["Retry-After"] == "1"
+    assert redis_dump(redis_client) == before
