@@ -222,3 +222,18 @@ def test_bis_2_sca_1_menu_groups_a_cards_sub_choices():
     answers = iter(["2\n", "2\n"])
     assert ask_move(view, lambda: next(answers, ""), io.StringIO()) == \
         {"type": "play", "card": "scarecrow", "take_back": "m5"}
+
+
+def test_simulate_in_process_games_into_the_archive(live):
+    """In-process simulated games are imported into the server's archive (the import route replays
+    and verifies each log)."""
+    client = ApiClient(live.url)
+    before = len(client.request("GET", "/v1/archive", params={"limit": 100}).json()["games"])
+    code, text = run(["--server", live.url, "simulate", "--games", "2", "--players", "3",
+                      "--lineup", "heuristic,random,random", "--archive", "--seed", "3"])
+    assert code == 0, text
+    assert "2 games imported into the archive" in text
+    games = client.request("GET", "/v1/archive", params={"limit": 100}).json()["games"]
+    imported = [g for g in games if g["imported"]]
+    assert len(games) - before >= 2 and len(imported) >= 2
+    assert {"heuristic bot", "random bot"} <= set(imported[0]["players"])
