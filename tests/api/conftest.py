@@ -5,7 +5,11 @@ import pytest
 from api import create_app
 from tests.api import toy_game
 
-toy_game.register()
+
+@pytest.fixture(autouse=True)
+def toy_registered():
+    with toy_game.registered():
+        yield
 
 
 @pytest.fixture()

@@ -20,29 +20,36 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLLOWERS = 30
 
 
-@pytest.fixture()
-def gunicorn(redis_server, redis_client):
+def start_gunicorn(redis_url: str, log) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = dict(os.environ, REDIS_URL=redis_server.url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
+    env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
     env["PYTHONPATH"] = str(ROOT)
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}",
          "tests.api.gevent_app:app"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
     )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            requests.get(f"{base}/v1/health", timeout=1)
-            break
-        except requests.ConnectionError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(process.stderr.read().decode()[-2000:])
-            time.sleep(0.1)
-    yield base
-    process.terminate()
-    process.wait(timeout=10)
+    return process, f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture()
+def gunicorn(redis_server, redis_client, tmp_path):
+    log_path = tmp_path / "gunicorn.log"
+    with open(log_path, "wb") as log:
+        process, base = start_gunicorn(redis_server.url, log)
+        deadline = time.monotonic() + 60  # a loaded 2-core machine can be slow to boot a worker
+        while True:
+            try:
+                requests.get(f"{base}/v1/health", timeout=1)
+                break
+            except requests.RequestException:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    process.kill()
+                    raise RuntimeError(log_path.read_text()[-3000:])
+                time.sleep(0.1)
+        yield base
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def test_many_streams_under_gevent_each_get_every_event(gunicorn):

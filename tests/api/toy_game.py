@@ -9,6 +9,7 @@ once per game (the turn moves on). The game ends when both hands are empty; the 
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
 from typing import Any, Mapping
 
 from games.base import FULL, CommandError, ConfigError, LogError, fold
@@ -194,7 +195,22 @@ GAME = ToyGame()
 
 
 def register() -> None:
-    """Make ``games.get_game("toy")`` find this engine (tests only)."""
+    """Make ``games.get_game("toy")`` find this engine (for a process of its own, e.g. gunicorn)."""
     import games
 
     games._GAMES.setdefault(NAME, __name__)
+
+
+@contextmanager
+def registered():
+    """The toy engine is registered only while the block runs, so tests of other areas never see
+    a game they do not know in ``games.game_names()``."""
+    import games
+
+    added = NAME not in games._GAMES
+    games._GAMES.setdefault(NAME, __name__)
+    try:
+        yield GAME
+    finally:
+        if added:
+            games._GAMES.pop(NAME, None)
