@@ -143,3 +143,29 @@ def test_an_append_is_one_round_trip_and_one_evalsha(store, redis_client):
     delta = calls_delta(before, command_calls(redis_client))
     assert trips.count == 1 and trips.names == ["EVALSHA"]
     assert delta["evalsha"] == 1 and delta["xadd"] == 2 and delta["set"] == 1
+
+
+def test_iter_all_events_pages_through_a_long_log(store):
+    from store import iter_all_events
+
+    started_game(store)
+    for version in range(2, 27):
+        assert append(store, version).outcome == "ok"
+    versions = [entry.version for entry in iter_all_events(store, GAME, page=4)]
+    assert versions == list(range(1, 28))
+
+
+def test_wait_events_blocks_until_an_append_or_the_timeout(store):
+    import threading
+    import time
+
+    started_game(store)
+    start = time.monotonic()
+    assert store.wait_events(GAME, after=2, block_ms=150) == []
+    assert time.monotonic() - start >= 0.14
+    assert [e.version for e in store.wait_events(GAME, after=0, block_ms=150)] == [1, 2]
+    timer = threading.Timer(0.1, append, args=(store, 2))
+    timer.start()
+    woken = store.wait_events(GAME, after=2, block_ms=5000)
+    timer.join()
+    assert [e.version for e in woken] == [3]
