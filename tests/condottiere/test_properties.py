@@ -627,3 +627,82 @@ def test_legal_moves_are_exactly_the_accepted_commands(config, seed):
             accepted.add(_canonical(command))
         assert accepted == {_canonical(m) for m in legal}, (seat, GAME.view(state, FULL)["phase"])
         state = fold(GAME, GAME.decide(state, seat, rng.choice(legal)), state)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs(ruleset="2006"), seed=st.integers(0, 2**31 - 1), secret_seat=st.integers(0, 5))
+def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat):
+    """Non-interference (hidden information, OPT-HID-4, RL-10): two games that differ only by one
+    card in a seat's hand (swapped with the bottom card of the deck) look exactly the same to
+    every other seat and to spectators (views, redacted events, annotations) as long as that card
+    stays in the hand."""
+    n = config["players"]
+    secret_seat %= n
+    base = fold(GAME, GAME.start(config))
+    full = GAME.view(base, FULL)
+    size = full["players"][0]["hand_size"]
+    # the exact initial deck, from the recorded deals (seat blocks, top first) and the rest
+    dealt = [e for e in GAME.start(config) if e["type"] == "cards_dealt"]
+    order = [c for e in dealt for c in e["cards"]] + list(full["deck"])
+    hand = order[secret_seat * size:(secret_seat + 1) * size]
+    x_index = next((i for i, c in enumerate(hand) if c in PRINTED), None)
+    y_index = next((i for i in range(len(order) - 1, n * size - 1, -1)
+                    if order[i] in PRINTED and order[i] != hand[x_index or 0]), None)
+    if x_index is None or y_index is None:
+        return
+    x_index += secret_seat * size
+    secret = order[x_index]
+    other = list(order)
+    other[x_index], other[y_index] = other[y_index], other[x_index]
+    raw = {k: v for k, v in config.items() if k != "deck_order"}
+    config_a = GAME.configure({**raw, "deck_order": order})
+    config_b = GAME.configure({**raw, "deck_order": other})
+    viewers = [v for v in range(n) if v != secret_seat] + [SPECTATOR]
+
+    def look(state, events, before):
+        seen = []
+        for viewer in viewers:
+            seen.append(GAME.view(state, viewer))
+            seen.append([GAME.redact(e, viewer) for e in events])
+        return seen
+
+    log_a, log_b = GAME.start(config_a), GAME.start(config_b)
+    state_a, state_b = fold(GAME, log_a), fold(GAME, log_b)
+    assert look(state_a, log_a, None) == look(state_b, log_b, None)
+    rng = random.Random(seed)
+    for _ in range(150):
+        if GAME.is_over(state_a):
+            break
+        # stop before the swapped bottom card could be drawn (OPT-DRAW): it would then be seen
+        if GAME.view(state_a, FULL)["deck_size"] <= len(order) - y_index + 10 * n:
+            break
+        seat = rng.choice(GAME.awaiting(state_a))
+        moves = [m for m in GAME.legal_moves(state_a, seat)
+                 if not (seat == secret_seat and secret in (m.get("card"), *(m.get("cards") or [])))]
+        if not moves:
+            break
+        move = rng.choice(moves)
+        events_a = GAME.decide(state_a, seat, copy.deepcopy(move))
+        events_b = GAME.decide(state_b, seat, copy.deepcopy(move))
+        stop = any(e["type"] in ("round_ended", "deck_shuffled", "final_battle_started",
+                                 "game_won", "hand_discarded")
+                   for e in events_a)
+        before_a, before_b = state_a, state_b
+        state_a, state_b = fold(GAME, events_a, state_a), fold(GAME, events_b, state_b)
+        if stop:
+            break
+        seen_a, seen_b = look(state_a, events_a, before_a), look(state_b, events_b, before_b)
+        if seen_a != seen_b:
+            diffs = []
+            for i, (a, b) in enumerate(zip(seen_a, seen_b)):
+                if a != b:
+                    if isinstance(a, dict):
+                        diffs.append((i, {k: (a.get(k), b.get(k)) for k in set(a) | set(b)
+                                          if a.get(k) != b.get(k)}))
+                    else:
+                        diffs.append((i, [(x, y) for x, y in zip(a, b) if x != y]))
+            raise AssertionError(f"{secret_seat=} {secret=} {move=} {diffs}")
+        for e_a, e_b in zip(events_a, events_b):
+            for viewer in viewers:
+                assert GAME.annotate(before_a, GAME.redact(e_a, viewer), state_a) == \
+                    GAME.annotate(before_b, GAME.redact(e_b, viewer), state_b)
