@@ -1,0 +1,514 @@
+"""HTTP benchmark: many full Condottiere games at once against gunicorn, and the health endpoint
+on the same server with the same client concurrency, in one run (issue 3, item 8).
+
+    ./run bench                         # or: .venv/bin/python bench/http_bench.py --help
+    ./run bench --clients 16 --seconds 15 --players 4
+
+Unless ``--url`` is given it starts its own server: an embedded redis-server (the launcher's, with
+the production settings: AOF on, ``appendfsync everysec``) in a temporary directory on a free
+port (never 6379) and gunicorn with ``gunicorn.conf.py`` (gevent workers) on a free port.
+
+Phases, each bounded in time: warm-up; health (every client thread loops ``GET /v1/health``);
+games (every client thread plays whole games one after the other: create, claim every seat, then
+until the game is over: the awaited seat GETs its view and POSTs a uniformly random legal move);
+health again. The health rate is the mean of the two health phases, so drift on a shared machine
+counts against neither side.
+
+Figures: accepted moves/s, p50/p99 latency of the move POST (and of the view GET), Redis
+commands per accepted move (``INFO commandstats`` deltas over the games phase divided by accepted
+moves; EVALSHA shown apart), health requests/s, and the ratio moves/s / health req/s. Every move
+of the games phase costs the client two requests (view, move), the health loop one: the ratio
+compares a whole move cycle with the cheapest request, as the issue asks.
+
+The client uses ``http.client`` keep-alive connections (one per thread) rather than ``requests``:
+its per-request CPU is a fraction of ``requests``' and the client shares the machine's cores with
+the server, so a lighter client measures more of the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import redis  # noqa: E402
+
+from launcher.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+
+
+class HttpError(Exception):
+    def __init__(self, method: str, path: str, status: int, body: bytes):
+        super().__init__(f"{method} {path} -> {status}: {body[:300]!r}")
+        self.status = status
+        self.body = body
+
+
+class Client:
+    """One keep-alive connection; reconnects when the server closes it."""
+
+    def __init__(self, base_url: str):
+        parts = urlsplit(base_url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.connection: http.client.HTTPConnection | None = None
+
+    def _connect(self) -> http.client.HTTPConnection:
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        connection.connect()
+        connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return connection
+
+    def request(self, method: str, path: str, body=None, token: str | None = None) -> tuple[int, bytes]:
+        headers = {"Accept": "application/json"}
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in (1, 2):
+            if self.connection is None:
+                self.connection = self._connect()
+            try:
+                self.connection.request(method, path, body=payload, headers=headers)
+                response = self.connection.getresponse()
+                data = response.read()
+                if response.will_close:
+                    self.close()
+                return response.status, data
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # A keep-alive connection the server closed between two requests: retry once on a
+                # new one (only safe because the benchmark never sends a request twice otherwise).
+                self.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def json(self, method: str, path: str, body=None, token: str | None = None, expect=(200, 201)):
+        status, data = self.request(method, path, body, token)
+        if status not in expect:
+            raise HttpError(method, path, status, data)
+        return json.loads(data) if data else None
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+@dataclass
+class Tally:
+    moves: int = 0
+    games: int = 0
+    move_latencies: list[float] = field(default_factory=list)
+    view_latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def play_one_game(
+    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float, mark=lambda label: None
+) -> bool:
+    """Create a game, claim its seats, play random legal moves until it ends (or the deadline).
+    Returns whether the game reached its end."""
+    created = client.json(
+        "POST",
+        "/v1/games",
+        {"game": "condottiere", "config": {"players": players, "seed": rng.randrange(2**31)}},
+        expect=(201,),
+    )
+    game_id = created["id"]
+    tokens: dict[int, str] = {}
+    for index in range(players):
+        claimed = client.json("POST", f"/v1/games/{game_id}/seats", {"name": f"bench{index}"}, expect=(201,))
+        tokens[claimed["seat"]] = claimed["token"]
+
+    seat = min(tokens)
+    while time.monotonic() < deadline:
+        mark("view")
+        started = time.perf_counter()
+        answer = client.json("GET", f"/v1/games/{game_id}/view", token=tokens[seat])
+        tally.view_latencies.append(time.perf_counter() - started)
+        mark("idle")
+        view = answer["view"]
+        if answer["status"] == "finished":
+            tally.games += 1
+            return True
+        if seat not in view["awaiting"]:
+            # The view of a seat with nothing to do (the turn moved on): fetch the awaited seat's.
+            seat = view["awaiting"][0]
+            continue
+        command = rng.choice(view["legal_moves"])
+        mark("move")
+        started = time.perf_counter()
+        moved = client.json(
+            "POST",
+            f"/v1/games/{game_id}/moves",
+            {"command": command, "expected_version": answer["version"]},
+            token=tokens[seat],
+        )
+        tally.move_latencies.append(time.perf_counter() - started)
+        mark("idle")
+        tally.moves += 1
+        awaiting = moved["view"]["view"]["awaiting"]
+        if awaiting and seat not in awaiting:
+            seat = awaiting[0]
+    return False
+
+
+def run_threads(clients: int, target) -> list:
+    results = [None] * clients
+    errors: list[BaseException] = []
+
+    def runner(index: int) -> None:
+        try:
+            results[index] = target(index)
+        except BaseException as exc:  # reported after the phase
+            errors.append(exc)
+
+    threads = [threading.Thread(target=runner, args=(i,), daemon=True) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def health_phase(base_url: str, clients: int, seconds: float) -> tuple[int, float]:
+    def loop(index: int) -> int:
+        client = Client(base_url)
+        count = 0
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                status, _ = client.request("GET", "/v1/health")
+                if status != 200:
+                    raise HttpError("GET", "/v1/health", status, b"")
+                count += 1
+        finally:
+            client.close()
+        return count
+
+    started = time.perf_counter()
+    counts = run_threads(clients, loop)
+    return sum(counts), time.perf_counter() - started
+
+
+def games_phase(base_url: str, clients: int, seconds: float, players: list[int], max_games: int, seed: int):
+    tallies = [Tally() for _ in range(clients)]
+    games_started = [0]
+    lock = threading.Lock()
+
+    def loop(index: int) -> Tally:
+        client = Client(base_url)
+        rng = random.Random(seed * 1000 + index)
+        tally = tallies[index]
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                with lock:
+                    if games_started[0] >= max_games:
+                        break
+                    games_started[0] += 1
+                try:
+                    play_one_game(client, rng.choice(players), rng, tally, deadline)
+                except HttpError as exc:
+                    tally.errors.append(str(exc))
+                    if len(tally.errors) > 5:
+                        raise
+        finally:
+            client.close()
+        return tally
+
+    started = time.perf_counter()
+    run_threads(clients, loop)
+    elapsed = time.perf_counter() - started
+    total = Tally()
+    for tally in tallies:
+        total.moves += tally.moves
+        total.games += tally.games
+        total.move_latencies += tally.move_latencies
+        total.view_latencies += tally.view_latencies
+        total.errors += tally.errors
+    return total, elapsed
+
+
+def round_trips(base_url: str, redis_url: str, players: int, seed: int) -> dict[str, collections.Counter]:
+    """Play one game with one client under MONITOR; ECHO markers sent between requests attribute
+    every command Redis receives to the request that caused it. Top-level commands are round trips
+    (or members of one pipeline); commands a Lua script runs are listed apart ("lua")."""
+    marker = redis.Redis.from_url(redis_url)
+    monitor_client = redis.Redis.from_url(redis_url)
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    requests_seen: collections.Counter = collections.Counter()
+    ready = threading.Event()
+
+    def watch() -> None:
+        segment = "idle"
+        with monitor_client.monitor() as monitor:
+            ready.set()
+            while True:
+                command = monitor.next_command()
+                words = command["command"].split(" ")
+                name = words[0].lower()
+                if name == "echo" and words[1].startswith("bench:"):
+                    label = words[1].removeprefix("bench:")
+                    if label == "stop":
+                        return
+                    segment = label
+                    requests_seen[segment] += 1
+                    continue
+                kind = "lua" if command["client_type"] == "lua" else "top"
+                counts[segment][(kind, name)] += 1
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    ready.wait(5)
+    client = Client(base_url)
+    tally = Tally()
+    try:
+        play_one_game(client, players, random.Random(seed), tally, time.monotonic() + 60,
+                      mark=lambda label: marker.echo(f"bench:{label}"))
+    finally:
+        marker.echo("bench:stop")
+        watcher.join(10)
+        client.close()
+        marker.close()
+        monitor_client.close()
+    return {segment: (counter, requests_seen[segment]) for segment, counter in counts.items()}
+
+
+def commandstats(client: redis.Redis) -> dict[str, int]:
+    stats = client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of one process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+class CpuMeter:
+    """CPU seconds spent by the gunicorn master and workers, by Redis and by this client process,
+    between ``start`` and ``stop``: the cost of a phase, whatever else the machine is doing."""
+
+    def __init__(self, server_pid: int | None, redis_client: redis.Redis | None):
+        self.server_pids = [server_pid, *children_of(server_pid)] if server_pid else []
+        self.redis_client = redis_client
+
+    def sample(self) -> dict[str, float]:
+        sample = {"client": time.process_time()}
+        if self.server_pids:
+            sample["web"] = sum(process_cpu_seconds(pid) for pid in self.server_pids)
+        if self.redis_client is not None:
+            info = self.redis_client.info("cpu")
+            sample["redis"] = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+        return sample
+
+    @staticmethod
+    def delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+        return {key: after[key] - before[key] for key in before}
+
+
+def format_cpu(cost: dict[str, float], count: int, unit: str) -> str:
+    return ", ".join(f"{key} {value / count * 1000:.3f} ms" for key, value in cost.items()) + f" of CPU per {unit}"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+class Server:
+    """gunicorn on its own embedded Redis, both on free ports, both stopped by ``stop``."""
+
+    def __init__(self, web_workers: int, fsync: str):
+        self.tmp = Path(tempfile.mkdtemp(prefix="http-bench-"))
+        self.redis = EmbeddedRedis(self.tmp / "redis", appendfsync=fsync)
+        self.port = free_port()
+        self.web_workers = web_workers
+        self.process: subprocess.Popen | None = None
+        self.log = self.tmp / "gunicorn.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "Server":
+        self.redis.start()
+        env = dict(os.environ)
+        env.update(
+            REDIS_URL=self.redis.url,
+            PORT=str(self.port),
+            HOST="127.0.0.1",
+            WEB_CONCURRENCY=str(self.web_workers),
+        )
+        env.pop("BIND", None)
+        gunicorn = Path(sys.executable).parent / "gunicorn"
+        self.process = subprocess.Popen(
+            [str(gunicorn), "--config", str(ROOT / "gunicorn.conf.py"), "api:create_app()"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        client = Client(self.url)
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited:\n{self.log.read_text()}")
+            try:
+                if client.request("GET", "/v1/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn not ready:\n{self.log.read_text()}")
+            client.close()
+            time.sleep(0.1)
+        client.close()
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.redis.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=16, help="client threads, each one connection (16)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of the games phase (15)")
+    parser.add_argument("--health-seconds", type=float, default=5.0, help="length of each health phase (5)")
+    parser.add_argument("--players", default="4", help="comma-separated player counts to draw from (4)")
+    parser.add_argument("--max-games", type=int, default=2000, help="stop the games phase after this many games")
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn workers when the bench starts the server (2)")
+    parser.add_argument("--fsync", default="everysec", choices=("always", "everysec", "no"), help="AOF policy of the bench's Redis")
+    parser.add_argument("--url", help="benchmark this running server instead of starting one")
+    parser.add_argument("--redis-url", help="with --url: the server's Redis, for command counts (never a shared one)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    players = [int(p) for p in args.players.split(",")]
+
+    server = None
+    if args.url:
+        base_url, redis_url = args.url.rstrip("/"), args.redis_url
+    else:
+        server = Server(args.web_workers, args.fsync).start()
+        base_url, redis_url = server.url, server.redis.url
+    stats_client = redis.Redis.from_url(redis_url) if redis_url else None
+    try:
+        print(f"server {base_url}, redis {redis_url or '(not given)'}, {args.clients} client threads, "
+              f"{os.cpu_count()} cores, players {players}", flush=True)
+        games_phase(base_url, min(args.clients, 4), 2.0, players, 8, args.seed + 99)  # warm-up
+
+        meter = CpuMeter(server.process.pid if server else None, stats_client)
+        cpu0 = meter.sample()
+        health_before, health_elapsed_before = health_phase(base_url, args.clients, args.health_seconds)
+        cpu1 = meter.sample()
+        before = commandstats(stats_client) if stats_client else {}
+        tally, elapsed = games_phase(base_url, args.clients, args.seconds, players, args.max_games, args.seed)
+        after = commandstats(stats_client) if stats_client else {}
+        cpu2 = meter.sample()
+        health_after, health_elapsed_after = health_phase(base_url, args.clients, args.health_seconds)
+        cpu3 = meter.sample()
+        health_cpu = {k: v + w for (k, v), w in zip(meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values())}
+        games_cpu = meter.delta(cpu1, cpu2)
+
+        health_rate = (health_before / health_elapsed_before + health_after / health_elapsed_after) / 2
+        move_rate = tally.moves / elapsed
+        print(f"games phase: {elapsed:.1f} s, {tally.games} games finished, {tally.moves} accepted moves, "
+              f"{len(tally.errors)} errors")
+        for error in tally.errors[:5]:
+            print(f"  error: {error}")
+        print(f"moves/s: {move_rate:.0f}")
+        print(f"move POST latency: p50 {percentile(tally.move_latencies, 0.5) * 1000:.2f} ms, "
+              f"p99 {percentile(tally.move_latencies, 0.99) * 1000:.2f} ms")
+        print(f"view GET latency:  p50 {percentile(tally.view_latencies, 0.5) * 1000:.2f} ms, "
+              f"p99 {percentile(tally.view_latencies, 0.99) * 1000:.2f} ms")
+        if stats_client and tally.moves:
+            deltas = {name: after.get(name, 0) - before.get(name, 0) for name in after}
+            deltas.pop("info", None)  # our own INFO calls
+            total = sum(deltas.values())
+            print(f"redis commands per accepted move (games phase, all requests incl. create/claim/view): "
+                  f"{total / tally.moves:.2f}")
+            print(f"  EVALSHA per accepted move: {deltas.get('evalsha', 0) / tally.moves:.3f}, "
+                  f"EVAL per accepted move: {deltas.get('eval', 0) / tally.moves:.3f}")
+            top = sorted(((calls, name) for name, calls in deltas.items() if calls), reverse=True)
+            print("  by command: " + ", ".join(f"{name} {calls / tally.moves:.3f}" for calls, name in top[:12]))
+        print(f"health req/s: {health_rate:.0f} (before {health_before / health_elapsed_before:.0f}, "
+              f"after {health_after / health_elapsed_after:.0f})")
+        print(f"ratio moves/s / health req/s: {move_rate / health_rate:.3f}")
+        if tally.moves:
+            print("cost of a health request: " + format_cpu(health_cpu, health_before + health_after, "request"))
+            print("cost of a move (its view GET and move POST, plus create/claim): "
+                  + format_cpu(games_cpu, tally.moves, "accepted move"))
+            if "web" in games_cpu and health_cpu.get("web"):
+                web_move = games_cpu["web"] / tally.moves
+                web_health = health_cpu["web"] / (health_before + health_after)
+                print(f"server CPU ratio health request / move: {web_health / web_move:.3f} "
+                      f"(per request of the move cycle: {2 * web_health / web_move:.3f})")
+        print(f"ratio (move POST + view GET)/s / health req/s: {2 * move_rate / health_rate:.3f}")
+        if redis_url:
+            sample = round_trips(base_url, redis_url, players[0], args.seed + 7)
+            print("redis commands per request, one game under MONITOR (top = sent by the web process):")
+            for segment in ("view", "move"):
+                counter, seen = sample.get(segment, (collections.Counter(), 0))
+                if not seen:
+                    continue
+                top = {name: calls for (kind, name), calls in counter.items() if kind == "top"}
+                lua = {name: calls for (kind, name), calls in counter.items() if kind == "lua"}
+                print(f"  {segment} ({seen} requests): top-level {sum(top.values()) / seen:.2f} per request "
+                      f"[{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(top.items()))}]; inside scripts "
+                      f"{sum(lua.values()) / seen:.2f} [{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(lua.items()))}]")
+        return 1 if tally.errors else 0
+    finally:
+        if stats_client:
+            stats_client.close()
+        if server:
+            server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
