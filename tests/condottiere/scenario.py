@@ -299,3 +299,29 @@ def battle_end(events: Iterable[dict]) -> dict:
     ended = [e for e in events if e["type"] == "battle_ended"]
     assert ended, "the battle did not end"
     return ended[-1]
+
+
+def conquer(table: Table, assignment, last_winner: int | None = None, skip: str | None = None):
+    """Each seat wins its regions, one battle each; ``last_winner`` wins the last battle."""
+    order = [(region, seat) for seat, regions in enumerate(assignment) for region in regions
+             if region != skip]
+    if last_winner is not None:
+        order.sort(key=lambda item: item[1] == last_winner)
+    for region, seat in order:
+        assert not GAME.is_over(table.state), f"over before {region}"
+        table.win_battle(region, seat)
+
+
+def three_regions_then_round_end(ruleset: str) -> Table:
+    """2 players: seat 0 wins three scattered regions, then seat 1 plays out his whole hand and
+    wins a fourth: only seat 0 (7 cards) holds cards: the round ends."""
+    table = Table([], players=2, ruleset=ruleset)
+    for region in ("Torino", "Siena", "Ancona"):
+        table.win_battle(region, 0)
+    table.place("Venezia")
+    table.pass_(0)
+    for _ in range(10):
+        table.card(1, table.hand(1)[0])
+    assert table.owner("Venezia") == 1
+    assert table.hand_size(0) == 7
+    return table

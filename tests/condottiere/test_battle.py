@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from games.base import FULL, SPECTATOR
 from tests.condottiere.scenario import GAME, Table, battle_end, normalise_per_seat
 

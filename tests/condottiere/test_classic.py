@@ -8,10 +8,10 @@ import pytest
 
 from games.base import FULL, ConfigError, fold
 from tests.condottiere.scenario import (
+    conquer, three_regions_then_round_end,
     DECK_CLASSIC, GAME, MERCENARIES, REGIONS, Table, battle_end, build_deck, largest_connected,
     make_config, normalise_per_seat,
 )
-from tests.condottiere.test_victory import conquer
 
 CLASSIC = "classic"
 # all 17 regions, nobody with 3 adjacent (4 players)
@@ -155,21 +155,6 @@ def test_rl_9_after_everyone_declined_the_next_must_choose():
     assert table.refuse_code(0, {"type": "decline_token"}) == "CANNOT_DECLINE"
     table.place("Napoli", seat=0)
     assert table.phase == "battle"
-
-
-def three_regions_then_round_end(ruleset: str) -> Table:
-    """2 players: seat 0 wins three scattered regions, then seat 1 plays out his whole hand and
-    wins a fourth: only seat 0 (7 cards) holds cards: the round ends."""
-    table = Table([], players=2, ruleset=ruleset)
-    for region in ("Torino", "Siena", "Ancona"):
-        table.win_battle(region, 0)
-    table.place("Venezia")
-    table.pass_(0)
-    for _ in range(10):
-        table.card(1, table.hand(1)[0])
-    assert table.owner("Venezia") == 1
-    assert table.hand_size(0) == 7
-    return table
 
 
 def test_cl_6_round_end_cards_discarded_deal_ten_plus_two_per_region():

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from games.base import FULL, SPECTATOR, ConfigError, fold
 from tests.condottiere.scenario import (
-    BORDERS, DECK_2006, DECK_CLASSIC, GAME, REGIONS, Table, build_deck, largest_connected,
+    BORDERS, DECK_2006, GAME, REGIONS, Table, build_deck, largest_connected,
     make_config,
 )
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from games.base import SPECTATOR
-from tests.condottiere.scenario import GAME, Table, battle_end, normalise_per_seat
-from tests.condottiere.test_classic import three_regions_then_round_end
+from tests.condottiere.scenario import (
+    GAME, Table, battle_end, normalise_per_seat, three_regions_then_round_end,
+)
 
 
 def test_ex_1_winter():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.base import FULL, SPECTATOR
+from games.base import SPECTATOR
 from tests.condottiere.scenario import GAME, MERCENARIES, PRINTED, Table, battle_end, normalise_per_seat
 
 DRAW = {"draw_after_battle": True}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.condottiere.scenario import (
+    conquer,
     GAME, MERCENARIES, PRINTED, REGIONS, Table, largest_connected,
 )
 
@@ -17,17 +18,6 @@ SOLE_LEADER = [["Modena", "Torino", "Urbino", "Napoli"], ["Firenze", "Ferrara", 
 TWO_LEADERS = [["Venezia", "Ancona", "Genova", "Napoli"], ["Firenze", "Milano", "Lucca", "Ferrara"],
                ["Siena", "Roma", "Parma"], ["Modena", "Bologna"], ["Mantova", "Torino"],
                ["Spoleto", "Urbino"]]
-
-
-def conquer(table: Table, assignment, last_winner: int | None = None, skip: str | None = None):
-    """Each seat wins its regions, one battle each; ``last_winner`` wins the last battle."""
-    order = [(region, seat) for seat, regions in enumerate(assignment) for region in regions
-             if region != skip]
-    if last_winner is not None:
-        order.sort(key=lambda item: item[1] == last_winner)
-    for region, seat in order:
-        assert not GAME.is_over(table.state), f"over before {region}"
-        table.win_battle(region, seat)
 
 
 @pytest.mark.parametrize("assignment", [SOLE_LEADER, TWO_LEADERS])
