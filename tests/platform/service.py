@@ -61,11 +61,16 @@ def wait_for_worker(url: str, count: int = 1, timeout: float = 30) -> list[Worke
         connection.close()
 
 
-def stop_service(process: subprocess.Popen, log: Path) -> int:
+def stop_service(process: subprocess.Popen, log: Path, ctrl_c: bool = False) -> int:
+    """SIGTERM to the launcher, or (``ctrl_c``) SIGINT to its whole process group, as a terminal's
+    Ctrl-C does."""
     if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
+        if ctrl_c:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGTERM)
     try:
         return process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        raise AssertionError(f"the service did not stop on SIGTERM:\n{log.read_text()}")
+        raise AssertionError(f"the service did not stop:\n{log.read_text()}")

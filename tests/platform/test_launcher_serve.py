@@ -12,7 +12,7 @@ import requests
 from tests.platform.service import start_service, stop_service, wait_for_health, wait_for_worker
 
 
-def test_serve_runs_api_and_worker_on_embedded_redis_and_stops_cleanly(tmp_path):
+def test_serve_runs_api_and_workers_on_embedded_redis_and_stops_cleanly_on_ctrl_c(tmp_path):
     process, port, log = start_service(tmp_path)
     try:
         response = wait_for_health(process, port, log)
@@ -29,7 +29,8 @@ def test_serve_runs_api_and_worker_on_embedded_redis_and_stops_cleanly(tmp_path)
         assert queues == [("bots",), ("default", "bots")], f"{queues}\n{log.read_text()}"
         redis_pid = int((tmp_path / "data" / "redis" / "redis.pid").read_text())
     finally:
-        stop_service(process, log)
+        returncode = stop_service(process, log, ctrl_c=True)
+    assert returncode == 128 + 2, log.read_text()  # honcho's answer to SIGINT
 
     # Everything stopped: the API port is closed and Redis exited (after flushing its AOF).
     try:
@@ -50,13 +51,14 @@ def test_serve_runs_api_and_worker_on_embedded_redis_and_stops_cleanly(tmp_path)
     assert (tmp_path / "data" / "redis" / "appendonly.aof").exists()
 
 
-def test_serve_uses_redis_url_when_set_and_starts_no_redis(tmp_path, redis_server):
+def test_serve_uses_redis_url_when_set_starts_no_redis_and_stops_on_sigterm(tmp_path, redis_server):
     process, port, log = start_service(tmp_path, REDIS_URL=redis_server.url)
     try:
         response = wait_for_health(process, port, log)
         assert response.status_code == 200, response.text
         assert wait_for_worker(redis_server.url), f"no RQ worker on REDIS_URL:\n{log.read_text()}"
     finally:
-        stop_service(process, log)
+        returncode = stop_service(process, log)
+    assert returncode == 128 + 15, log.read_text()  # honcho's answer to SIGTERM
     assert not (tmp_path / "data" / "redis").exists()
     assert f"using REDIS_URL={redis_server.url}" in log.read_text()
