@@ -39,9 +39,10 @@ log = logging.getLogger(__name__)
 QUEUE = "bots"
 JOB_TIMEOUT_SECONDS = 10 * 60
 ENQUEUE_MARKER_TTL_SECONDS = 15 * 60
-# A bound on one job's work: far above any real game (a long Condottiere game is ~2,000 moves),
-# so only a bug (a game that never ends) hits it; the job then re-enqueues itself.
-MAX_MOVES_PER_JOB = 5_000
+# A bound on one job's work, far above any real game (the longest simulated matches for points
+# take a few thousand moves): only a game whose bots never end it would reach it, and then the job
+# stops rather than burn a worker forever (a warning is logged).
+MAX_MOVES_PER_JOB = 20_000
 # Optional pause before each bot move, so humans watching can follow (seconds; default none).
 MOVE_DELAY_SECONDS = float(os.environ.get("BOT_MOVE_DELAY") or 0)
 
@@ -174,9 +175,9 @@ def play_bot_turns(game_id: str, version: int | None = None, *, service: GameSer
                 log.warning("bot move refused in %s at v%s: %s", game_id, cached.version, command)
                 continue
             moves += 1
-        # Far too many moves for one job: hand over to a fresh job rather than run forever.
         _, cached = service.viewer_seat(game_id, None)
-        enqueue_bot_turns(service.store.redis, game_id, cached.version)
-        return {"moves": moves, "version": cached.version, "status": cached.status}
+        log.warning("bot job for %s stopped after %s moves at v%s: a game that does not end?",
+                    game_id, moves, cached.version)
+        return {"moves": moves, "version": cached.version, "status": "stopped"}
     finally:
         _playing.reset(token)

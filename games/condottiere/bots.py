@@ -303,6 +303,13 @@ class HeuristicBot:
         return dict(moves[index])
 
     @staticmethod
+    def _player(view, seat: int) -> Mapping[str, Any]:
+        for player in view.get("players") or []:
+            if player.get("seat") == seat:
+                return player
+        return {}
+
+    @staticmethod
     def _hand_power(hand: Sequence[str]) -> float:
         return sum(KEEP_VALUE.get(card, 2.0) for card in hand)
 
@@ -330,7 +337,13 @@ class HeuristicBot:
             mine = position.value(me, region)
             owner = position.owners.get(region)
             if owner is not None and owner != me:
-                # Capturing (OPT-CAP-1): the defender fights with the advantage of free passes.
+                # Capturing (OPT-CAP-1): the defender fights with the advantage of free passes, so
+                # attack only with a hand clearly stronger than his; a weak attack just hands him
+                # the token back (and two weak players could trade attacks forever).
+                defender_power = self._player(view, owner).get("hand_size", 0) * OPP_CARD_ESTIMATE
+                if self._hand_power(view.get("hand") or []) < 1.3 * defender_power + 4:
+                    scores.append(-10.0)
+                    continue
                 mine *= 0.8
                 threat = position.value(owner, region) + position.threat(region, me)[0] * 0.3
                 scores.append(mine * min(strong, 1.2) + 0.6 * threat * min(strong, 1.2) - 0.1)
@@ -454,6 +467,7 @@ class HeuristicBot:
         state = self._battle_state(view)
         me = view["seat"]
         win_gain, none_gain, lose_gain, _ = self._stakes(view, position, state)
+        scarcity = self._scarcity(state)
         scores = []
         for move in moves:
             kind = move.get("type")
@@ -477,13 +491,48 @@ class HeuristicBot:
             after = state.play(move, ruleset, hidden)
             p_win, p_none = self._win_chances(after, i_stay=True)
             score = p_win * win_gain + p_none * none_gain + (1 - p_win - p_none) * lose_gain
-            score -= CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(card, 2.0)
+            score -= scarcity * (CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(card, 2.0))
             if card == "scarecrow" and move.get("take_back"):
-                score += CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(move["take_back"], 0.0)
+                score += scarcity * (CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(move["take_back"], 0.0))
             if card == "bishop" and "pope" in move:
                 score += self._pope_score(position, me, move.get("pope"))
             scores.append(score)
-        return self._best(moves, scores, rng)
+        chosen = self._best(moves, scores, rng)
+        if chosen.get("type") == "pass":
+            return self._unstall(view, state, moves) or chosen
+        return chosen
+
+    def _unstall(self, view, state: Battle, moves):
+        """Never let a battle nobody fought end without a winner when the bot can take it: if every
+        opponent is out, no line has any strength and the region is free, the cheapest card with
+        strength wins it. Without this, players who all hoard their cards could pass battle after
+        battle forever (nothing changes when nobody wins)."""
+        battle = view.get("battle") or {}
+        defender = battle.get("defender")
+        me = state.me
+        if defender is not None and (defender == me or state.hand_sizes.get(defender, 0) > 0):
+            return None  # a defender with cards may still answer (OPT-CAP-2): no sure win
+        if any(self._active(state, s) for s in state.lines if s != me):
+            return None
+        if any(state.strength(s) > 0 for s in state.lines):
+            return None
+        cheapest = None
+        for move in moves:
+            card = move.get("card")
+            if move.get("type") == "play" and (card in MERCENARY_STRENGTH or card in ("heroine", "courtesan")):
+                if cheapest is None or KEEP_VALUE.get(card, 0) < KEEP_VALUE.get(cheapest["card"], 0):
+                    cheapest = move
+        return dict(cheapest) if cheapest else None
+
+    @staticmethod
+    def _scarcity(state: Battle) -> float:
+        """How much a card kept for later is worth (1.0: fully). A card is worth keeping only for
+        battles where opponents still have cards to contest it: when they hold few cards compared
+        with the bot, later battles are cheap to win, and hoarding would only stall the game
+        (everybody passing, nobody winning, forever)."""
+        mine = max(1, len(state.hand))
+        theirs = sum(size for seat, size in state.hand_sizes.items() if seat != state.me)
+        return min(1.0, theirs / (2.0 * mine))
 
     @staticmethod
     def _pope_score(position: Position, me: int, region: str | None) -> float:
@@ -499,8 +548,9 @@ class HeuristicBot:
         hand = view.get("hand") or []
         # Only hands without a mercenary are eligible: strength can come only from Heroines and
         # Courtesans; a Heroine or a Surrender can still take a region, the rest rarely does.
-        useful = 10 * hand.count("heroine") + hand.count("courtesan") + 4 * hand.count("surrender") \
-            + 3 * hand.count("bishop")
+        strength = 10 * hand.count("heroine") + hand.count("courtesan")
+        # Surrender and Bishop help only a line that has strength of its own.
+        useful = strength + (4 * hand.count("surrender") + 3 * hand.count("bishop") if strength else 0)
         discard = useful < 8
         for move in moves:
             if bool(move.get("discard")) == discard:

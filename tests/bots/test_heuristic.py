@@ -217,3 +217,28 @@ def test_heuristic_is_deterministic_for_a_seed(seed):
     view = make_view(hand=["m1", "m2", "m3", "m10", "heroine"], region="Modena",
                      lines={0: ["m2"], 1: ["m3"], 2: [], 3: []})
     assert HEURISTIC.choose(view, random.Random(seed)) == HEURISTIC.choose(view, random.Random(seed))
+
+
+def test_end_2_never_lets_an_unfought_battle_end_without_winner():
+    """END-2, BAT-6: every opponent has passed and nobody played: the bot takes the region with its
+    cheapest card with strength, even a far-away one, so hoarding can never stall the game."""
+    view = make_view(hand=["m10", "m10", "m4", "surrender"], region="Napoli",
+                     lines={0: [], 1: [], 2: [], 3: []}, passed={1, 2, 3}, hand_sizes={1: 0, 2: 1, 3: 0})
+    assert choose(view) == {"type": "play", "card": "m4"}
+
+
+def test_end_7_discards_surrenders_without_strength():
+    """END-7: Surrenders and a Bishop with no strength card cannot take a region: discard."""
+    moves = [{"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}]
+    view = make_view(phase="hand_discard", hand=["surrender", "surrender", "bishop"], legal_moves=moves)
+    assert choose(view) == {"type": "discard_hand", "discard": True}
+
+
+def test_opt_cap_1_no_weak_attack_on_a_defended_region():
+    """OPT-CAP-1, OPT-CAP-3: with a weak hand against a defender holding many cards, the bot fights
+    for a free region instead of attacking (a failed attack gives the defender the token)."""
+    view = make_view(phase="place_token", options={"capturing": True}, hand=["m1", "m2"],
+                     owners={"Roma": 1, "Siena": 1, "Milano": 0}, hand_sizes={1: 9, 2: 2, 3: 2})
+    view["legal_moves"] = [{"type": "place_token", "region": r} for r in ("Firenze", "Roma", "Napoli", "Torino")]
+    move = choose(view)
+    assert move["region"] != "Roma"
