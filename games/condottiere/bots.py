@@ -379,14 +379,13 @@ class HeuristicBot:
         me = view["seat"]
         battle = view.get("battle") or {}
         region = battle.get("region")
-        fighters = [s for s in state.lines if s == me or s in self._fighters(view)]
         if battle.get("final") or region is None:
             return FINAL_BATTLE_STAKES, FINAL_BATTLE_STAKES * 0.5, -FINAL_BATTLE_STAKES, None
         defender = battle.get("defender")
         leader = self._likely_winner(state, me)
         if defender == me:
             lost = REGION_SCALE * position.value(me, region)
-            taker = leader if leader is not None else position.threat(region, me, fighters)[1]
+            taker = leader if leader is not None else position.threat(region, me)[1]
             taken = REGION_SCALE * position.value(taker, region) if taker is not None else 0.0
             return 0.0, 0.0, -(lost + taken), leader
         win = REGION_SCALE * position.value(me, region)
@@ -397,10 +396,6 @@ class HeuristicBot:
         else:
             lose = -REGION_SCALE * position.value(leader, region)
         return win, 0.0, lose, leader
-
-    @staticmethod
-    def _fighters(view) -> set[int]:
-        return {p["seat"] for p in view["players"]}
 
     def _likely_winner(self, state: Battle, me: int) -> int | None:
         best, who = -1.0, None
