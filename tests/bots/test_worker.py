@@ -7,6 +7,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from rq import Queue, SimpleWorker
 
 from games import get_game
 from service import GameService
+from service import errors as service_errors
 from service.signals import events_appended
 from worker import bots as bot_worker
 
@@ -160,3 +162,52 @@ def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, red
     while state_of(service, game_id).status != "finished" and time.monotonic() < deadline:
         time.sleep(0.05)
     assert state_of(service, game_id).status == "finished"
+
+
+def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, redis_server):
+    """Two workers running the bot job of the same game at once (a duplicate that slipped through,
+    or a retry) never double a move: expected versions and per-version idempotency keys make one
+    win each version; the log verifies and its fold equals the stored snapshot."""
+    summary = service.create_game("condottiere", {"players": 4, "seed": 33},
+                                  bots={s: "heuristic" for s in range(4)})
+    game_id = summary["id"]
+    Queue(bot_worker.QUEUE, connection=redis_client).empty()  # run the jobs by hand, twice at once
+    results = []
+
+    collisions = []
+    start = threading.Barrier(2)
+
+    def job():
+        own = GameService.from_url(redis_server.url)  # a separate worker: its own cache and pool
+        submit = own.submit_as_seat
+
+        def counting_submit(*args, **kwargs):
+            try:
+                outcome = submit(*args, **kwargs)
+            except service_errors.VersionConflict:
+                collisions.append("conflict")
+                raise
+            if outcome.replayed:
+                collisions.append("replayed")
+            return outcome
+
+        own.submit_as_seat = counting_submit
+        start.wait()
+        results.append(bot_worker.play_bot_turns(game_id, 0, service=own))
+
+    threads = [threading.Thread(target=job) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert all(r["status"] == "finished" for r in results), results
+    cached = state_of(service, game_id)
+    game = get_game("condottiere")
+    events = [e.event for e in service.store.read_events(game_id, after=0, limit=100_000)]
+    assert game.verify_log(events) is None
+    from games.base import fold
+    assert game.state_to_json(fold(game, events)) == game.state_to_json(cached.state)
+    played = sum(1 for e in events if e["type"] in ("card_played", "token_placed") or
+                 (e["type"] == "passed" and not e.get("auto")))
+    assert sum(r["moves"] for r in results) >= played  # replays count as moves of the loser
+    assert collisions, "the two jobs never met: the test did not race"
