@@ -351,7 +351,8 @@ def test_invalid_configurations_are_refused_with_codes(raw, code):
 
 
 def test_config_deck_order_hidden_from_players_in_game_started():
-    """RL-10 / OPT-HID: the configured deck order is in the log but redacted for every seat."""
+    """RL-10: the configured deck order and the seed are in the log but redacted for every seat
+    and spectators (either one reveals every hand)."""
     table = Table([["m10"]], players=2)
     started = table.log[0]
     assert started["type"] == "game_started"
@@ -359,6 +360,8 @@ def test_config_deck_order_hidden_from_players_in_game_started():
     for viewer in (0, 1, SPECTATOR):
         redacted = GAME.redact(started, viewer)
         assert redacted["config"]["deck_order"] is None
+        assert redacted["config"]["seed"] is None
+        assert GAME.view(table.state, viewer)["config"].get("seed") is None
         assert redacted["config"].get("deck_order_given") is True or redacted.get(
             "deck_order_given") is True
         assert "deck_order" not in GAME.view(table.state, viewer)["config"] or GAME.view(

@@ -105,8 +105,9 @@ def expected_redaction(event: dict, viewer: Any) -> dict:
     kind = e["type"]
     own = viewer is not None and e.get("seat") == viewer
     if kind == "game_started":
-        if e["config"].get("deck_order") is not None:
-            e["config"]["deck_order"] = None
+        # the seed or the deck order would reveal every hand (protocol: game_started)
+        e["config"]["deck_order"] = None
+        e["config"]["seed"] = None
     elif kind == "deck_shuffled":
         e["cards"] = None
     elif kind in ("cards_dealt", "cards_drawn", "hand_discarded") and not own:
@@ -136,6 +137,9 @@ def check_redaction(event: dict, viewer: Any) -> None:
         if key == "config":
             assert redacted["config"].get("deck_order") == expected["config"].get("deck_order"), \
                 (event["type"], viewer)
+            assert redacted["config"].get("seed") == expected["config"].get("seed"), viewer
+            public = {k: v for k, v in expected["config"].items() if k not in ("seed", "deck_order")}
+            assert {k: redacted["config"].get(k) for k in public} == public
         else:
             assert redacted.get(key) == expected.get(key), (event["type"], key, viewer, redacted)
     # everything else is public and must be kept (counts may be added)
@@ -169,6 +173,7 @@ def check_views(state: Any, config: dict, total: int) -> dict:
         assert seen["phase"] == full["phase"] and seen["awaiting"] == full["awaiting"]
         assert seen["regions"] == full["regions"]
         assert "deck_order" not in seen["config"] or seen["config"]["deck_order"] is None
+        assert seen["config"].get("seed") is None, "the seed reveals every shuffle"
         for seat, (mine, truth) in enumerate(zip(seen["players"], full["players"])):
             assert mine["hand_size"] == truth["hand_size"]
             if seat == viewer:
