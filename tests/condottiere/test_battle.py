@@ -163,3 +163,23 @@ def test_refused_command_after_game_over_is_game_over():
     for seat in range(4):
         assert table.legal(seat) == []
         assert table.refuse_code(seat, {"type": "pass"}) == "GAME_OVER"
+
+
+def test_bat_8_annotations_announce_strengths():
+    """BAT-8 (issue 2, item 6): the sentence for a played card and for a battle's end gives the
+    strengths; the one for a won region names region and seat."""
+    table = Table([["m10", "winter"], ["m6"], ["m4"]])
+    table.place("Milano")
+    state = table.state
+    events = table.play_lines({0: ["m10"], 1: ["m6"], 2: ["m4"]}, then_pass=True)
+    sentences = []
+    for event in events:
+        after = GAME.evolve(state, event)
+        sentences.append((event["type"], GAME.annotate(state, event, after)))
+        state = after
+    played = [text for kind, text in sentences if kind == "card_played"]
+    assert "10, 6, 4" in played[-1]
+    ended = [text for kind, text in sentences if kind == "battle_ended"][0]
+    assert "Milano" in ended and "10, 6, 4" in ended
+    won = [text for kind, text in sentences if kind == "region_won"][0]
+    assert "Milano" in won and "0" in won
