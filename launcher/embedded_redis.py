@@ -161,17 +161,28 @@ class EmbeddedRedis:
             self._lock_fd = None
 
     def _refuse_if_server_alive(self) -> None:
+        """A pid file names a live redis-server: another server still owns the data (say, one a
+        killed launcher left behind where the kernel cannot tie its life to ours). A pid file of
+        a dead process, or of a pid since reused by something else, is stale."""
         try:
             pid = int(self.pid_path.read_text().strip())
         except (FileNotFoundError, ValueError):
             return
         try:
             os.kill(pid, 0)
+            alive = True
         except ProcessLookupError:
+            alive = False
+        except PermissionError:
+            alive = True
+        if alive:
+            try:
+                alive = b"redis-server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                pass  # no /proc (not Linux): trust the pid
+        if not alive:
             self.pid_path.unlink(missing_ok=True)
             return
-        except PermissionError:
-            pass
         raise DataDirectoryBusy(
             f"a redis-server (pid {pid}) still runs on {self.data_dir}; stop it first"
         )

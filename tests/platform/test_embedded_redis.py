@@ -85,3 +85,23 @@ def test_configured_port_and_fsync_policy(tmp_path):
 def test_unknown_fsync_policy_is_refused(tmp_path):
     with pytest.raises(ValueError):
         EmbeddedRedis(tmp_path / "redis", appendfsync="sometimes")
+
+
+def test_a_stale_pid_file_does_not_block_a_start(tmp_path):
+    data_dir = tmp_path / "redis"
+    data_dir.mkdir()
+    (data_dir / "redis.pid").write_text(str(os.getpid()))  # alive, but not a redis-server
+    with EmbeddedRedis(data_dir) as server:
+        assert server.client().ping()
+
+
+def test_a_redis_server_left_running_on_the_data_directory_blocks_a_second_one(tmp_path):
+    data_dir = tmp_path / "redis"
+    first = EmbeddedRedis(data_dir).start()
+    try:
+        first._unlock()  # as if its launcher had died: only the pid file is left to tell
+        with pytest.raises(DataDirectoryBusy, match="still runs"):
+            EmbeddedRedis(data_dir).start()
+        assert first.client().ping()  # and the running one was left alone
+    finally:
+        first.stop()
