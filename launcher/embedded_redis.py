@@ -9,7 +9,8 @@ process, and the append-only file switched on.
 Durability: ``appendonly yes`` with ``appendfsync everysec`` (the default here). Redis writes the
 AOF to the kernel before it answers a command, so a move the client saw accepted survives a crash
 or ``kill -9`` of Redis or of the whole service; only an operating-system crash or a power cut can
-lose the last second or so. ``REDIS_APPENDFSYNC=always`` closes that window at the price of one
+lose the last second or so (two on a disk so slow that Redis postpones writes behind a running
+fsync). ``REDIS_APPENDFSYNC=always`` closes that window at the price of one
 disk flush per event-loop pass (group commit), which on ordinary disks costs more than the rest of
 a move.
 """
