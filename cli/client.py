@@ -199,7 +199,8 @@ class ApiClient:
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:
-    """Parse the text/event-stream format (WHATWG HTML, "server-sent events")."""
+    """Parse the text/event-stream format (WHATWG HTML, "server-sent events"). Comments come out as
+    ``event == "comment"`` items; everything else as the spec dispatches it."""
     event, data, last_id = "message", [], None
     for line in lines:
         if line is None:
@@ -215,7 +216,9 @@ def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:
             event, data = "message", []
             continue
         if line.startswith(":"):
-            continue  # a comment: keep-alive
+            # A comment (the server's heartbeat): surfaced so a reader can check its own deadline.
+            yield SseEvent("comment", line[1:].strip(), last_id)
+            continue
         field, _, value = line.partition(":")
         if value.startswith(" "):
             value = value[1:]

@@ -25,6 +25,7 @@ from cli.client import ApiClient, ApiError, default_server
 from cli.display import card_name, describe_event, describe_move, render_view
 
 GAME = "condottiere"
+BOT_PATIENCE_SECONDS = 30.0
 
 
 # -- configuration from flags ---------------------------------------------------------------------
@@ -82,18 +83,22 @@ def seat_names(summary: Mapping[str, Any]) -> dict[int, str]:
 
 
 def wait_for_change(client: ApiClient, game_id: str, token: str | None, version: int,
-                    timeout: float = 300.0) -> None:
-    """Block until the game moves past ``version`` (SSE: no polling)."""
+                    timeout: float = 300.0) -> bool:
+    """Block until the game moves past ``version`` (SSE: no polling); False after ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            for item in client.stream(game_id, token, last_event_id=version, read_timeout=min(60.0, timeout)):
+            for item in client.stream(game_id, token, last_event_id=version,
+                                      read_timeout=max(1.0, min(60.0, deadline - time.monotonic()))):
                 if item.event in ("message", "end"):
-                    return
+                    return True
+                if time.monotonic() > deadline:
+                    return False
         except ApiError:
             raise
-        except Exception:  # noqa: BLE001 - a dropped stream: reconnect (resumes after ``version``)
-            time.sleep(0.5)
+        except Exception:  # noqa: BLE001 - a dropped or timed-out stream: reconnect (resumes after ``version``)
+            time.sleep(0.2)
+    return False
 
 
 def group_moves(moves: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
@@ -156,7 +161,10 @@ def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
     """Play one seat to the end of the game. Returns the exit status (0: game over)."""
     from bots import choose_move
 
-    names = seat_names(client.game(game_id))
+    summary = client.game(game_id)
+    names = seat_names(summary)
+    bot_seats = {s["seat"] for s in summary.get("seats") or [] if s.get("bot")}
+    warned = False
     rng = random.Random(seed)
     seen = 0
     while True:
@@ -188,7 +196,11 @@ def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
         if not quiet:
             waiting = ", ".join(names.get(s, f"seat {s}") for s in view.get("awaiting") or [])
             out.write(f"... waiting for {waiting}\n")
-        wait_for_change(client, game_id, token, current["version"])
+        if not wait_for_change(client, game_id, token, current["version"], timeout=BOT_PATIENCE_SECONDS):
+            if bot_seats & set(view.get("awaiting") or []) and not warned:
+                out.write("(No bot move for a while: bot seats are played by the server's RQ worker on "
+                          "the 'bots' queue. Is it running?)\n")
+                warned = True
 
 
 # -- commands -------------------------------------------------------------------------------------

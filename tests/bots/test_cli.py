@@ -85,8 +85,8 @@ def test_parse_sse_handles_ids_events_comments_and_multiline_data():
     lines = [": hello", "retry: 3000", "", "id: 4", 'data: {"version": 4,', 'data: "event": {}}', "",
              "event: end", 'data: {"status": "finished"}', ""]
     items = list(parse_sse(iter(lines)))
-    assert [(i.event, i.id) for i in items] == [("message", "4"), ("end", "4")]
-    assert items[0].data == {"version": 4, "event": {}}
+    assert [(i.event, i.id) for i in items] == [("comment", None), ("message", "4"), ("end", "4")]
+    assert items[1].data == {"version": 4, "event": {}}
 
 
 def test_parse_bots_forms():
@@ -237,3 +237,4 @@ def test_simulate_in_process_games_into_the_archive(live):
     imported = [g for g in games if g["imported"]]
     assert len(games) - before >= 2 and len(imported) >= 2
     assert {"heuristic bot", "random bot"} <= set(imported[0]["players"])
+

@@ -1,0 +1,37 @@
+"""The terminal client when no RQ worker plays the bots (its own module: the other CLI tests run a
+worker on the same Redis for the whole module)."""
+
+from __future__ import annotations
+
+import io
+import threading
+
+from cli.client import ApiClient
+from tests.bots.live import LiveServer
+
+
+def test_play_hints_at_a_missing_bot_worker(redis_server, monkeypatch):
+    """SET-2: the bot holds the first token but no RQ worker plays bots: the terminal says why
+    nothing happens instead of hanging silently."""
+    import cli.main as cli_main
+
+    monkeypatch.setattr(cli_main, "BOT_PATIENCE_SECONDS", 0.5)
+    server = LiveServer(redis_server.url, worker=False)
+    try:
+        client = ApiClient(server.url)
+        game_id = client.create_game({"players": 2, "first_condottiere": 1, "seed": 1}, bots={1: "random"})["id"]
+        token = client.claim_seat(game_id, name="Ann", seat=0)["token"]
+        out = io.StringIO()
+        def play():
+            try:
+                cli_main.play_loop(client, game_id, token, out=out, read_line=lambda: "")
+            except OSError:
+                pass  # the server is stopped under it at the end of the test
+
+        thread = threading.Thread(target=play, daemon=True)
+        thread.start()
+        thread.join(timeout=3)
+        assert "Is it running?" in out.getvalue()
+    finally:
+        server.stop()
+    thread.join(timeout=10)
