@@ -140,6 +140,15 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None,
         out.append(f"In {where}; to play: {seat_label(turn, names)}.")
     elif awaiting:
         out.append("Waiting for: " + ", ".join(seat_label(s, names) for s in awaiting) + ".")
+    last = view.get("last_battle")
+    if last:
+        where = last.get("region") or "the final battle"
+        winner = last.get("winner")
+        strengths = last.get("strengths")
+        shown = ", ".join(str(v) for v in strengths) if isinstance(strengths, list) else ""
+        out.append(f"Last battle: {where}, {seat_label(winner, names) + ' won' if winner is not None else 'nobody won'}"
+                   f"{' (' + str(last.get('cause')) + ')' if last.get('cause') not in (None, 'all_passed') else ''}"
+                   f"{'; strengths by seat ' + shown if shown else ''}.")
     out.append(f"Deck {view.get('deck_size', '?')} cards, discard pile {view.get('discard_size', '?')}.")
 
     # -- players and battle lines

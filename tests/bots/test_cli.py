@@ -53,6 +53,8 @@ def test_bat_8_display_shows_map_lines_strengths_hand_and_numbered_moves():
     assert "Your hand: 1 10 Heroine" in text
     assert " 1) play Heroine" in text and " 2) play 1" in text and " 3) play 10" in text and " 4) pass" in text
     assert "In the battle for Torino; to play: 0 Ann." in text
+    view["last_battle"] = {"region": "Roma", "winner": 2, "strengths": [3, 0, 12, 1], "cause": "surrender"}
+    assert "Last battle: Roma, seat 2 won (surrender); strengths by seat 3, 0, 12, 1." in render_view(view)
 
 
 def test_opt_hid_4_display_shows_own_face_down_card_and_true_strength():
