@@ -255,7 +255,8 @@ def games_phase(base_url: str, clients: int, seconds: float, players: list[int],
 def round_trips(base_url: str, redis_url: str, players: int, seed: int) -> dict[str, collections.Counter]:
     """Play one game with one client under MONITOR; ECHO markers sent between requests attribute
     every command Redis receives to the request that caused it. Top-level commands are round trips
-    (or members of one pipeline); commands a Lua script runs are listed apart ("lua")."""
+    (or members of one pipeline); commands a Lua script runs are listed apart ("lua"). Exact when
+    the bench runs its own server (no RQ workers); with --url, workers' commands mix in."""
     marker = redis.Redis.from_url(redis_url)
     monitor_client = redis.Redis.from_url(redis_url)
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
