@@ -463,6 +463,10 @@ class HeuristicBot:
         me = view["seat"]
         win_gain, none_gain, lose_gain, _ = self._stakes(view, position, state)
         scarcity = self._scarcity(state)
+        # The chance to win with the line as it is (the bot staying in): a card taken back by a
+        # Scarecrow is worth its keep value only where the battle is being lost; taking back the
+        # 10 that is winning it would just waste the Scarecrow.
+        p_now, _ = self._win_chances(state, i_stay=True)
         scores = []
         for move in moves:
             kind = move.get("type")
@@ -488,7 +492,8 @@ class HeuristicBot:
             score = p_win * win_gain + p_none * none_gain + (1 - p_win - p_none) * lose_gain
             score -= scarcity * (CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(card, 2.0))
             if card == "scarecrow" and move.get("take_back"):
-                score += scarcity * (CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(move["take_back"], 0.0))
+                recovered = CARD_BASE_COST + COST_FACTOR * KEEP_VALUE.get(move["take_back"], 0.0)
+                score += scarcity * recovered * (1.0 - p_now)
             if card == "bishop" and "pope" in move:
                 score += self._pope_score(position, me, move.get("pope"))
             scores.append(score)
