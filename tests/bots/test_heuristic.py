@@ -242,3 +242,13 @@ def test_opt_cap_1_no_weak_attack_on_a_defended_region():
     view["legal_moves"] = [{"type": "place_token", "region": r} for r in ("Firenze", "Roma", "Napoli", "Torino")]
     move = choose(view)
     assert move["region"] != "Roma"
+
+
+def test_sca_1_no_scarecrow_on_the_ten_that_is_winning():
+    """SCA-1: alone in the battle and ahead with a 10, the bot passes: taking the 10 back would
+    waste the Scarecrow and risk the region."""
+    moves = [{"type": "play", "card": "scarecrow", "take_back": c} for c in (None, "m10")]
+    moves += [{"type": "play", "card": "drummer"}, {"type": "pass"}]
+    view = make_view(hand=["scarecrow", "drummer"], owners={"Milano": 0}, region="Torino",
+                     lines={0: ["m10"], 1: ["m4"], 2: [], 3: []}, passed={1, 2, 3}, legal_moves=moves)
+    assert choose(view) == {"type": "pass"}
