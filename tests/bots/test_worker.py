@@ -211,3 +211,29 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, 
                  (e["type"] == "passed" and not e.get("auto")))
     assert sum(r["moves"] for r in results) >= played  # replays count as moves of the loser
     assert collisions, "the two jobs never met: the test did not race"
+
+
+def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch):
+    """OPT-HID-4: the job hands the bot its seat's view (what a client in that seat gets), never
+    the full state: no other hand, no deck order, no other seat's face-down card."""
+    seen = []
+    real_choose = bot_worker.choose_move
+
+    def spy(game_name, level, view, rng, **kwargs):
+        seen.append(view)
+        return real_choose(game_name, level, view, rng, **kwargs)
+
+    monkeypatch.setattr(bot_worker, "choose_move", spy)
+    summary = service.create_game("condottiere", {"players": 3, "seed": 4, "options": {"hidden_cards": True}},
+                                  bots={s: "heuristic" for s in range(3)})
+    run_worker(redis_client)
+    assert service.get_summary(summary["id"])["status"] == "finished"
+    assert len(seen) > 20
+    for view in seen:
+        me = view["seat"]
+        assert "deck" not in view
+        assert view["config"].get("seed") is None
+        for player in view["players"]:
+            if player["seat"] != me:
+                assert "hand" not in player
+                assert all(slot["card"] is None for slot in player["line"] if slot["face_down"])
