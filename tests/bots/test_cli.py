@@ -240,3 +240,16 @@ def test_simulate_in_process_games_into_the_archive(live):
     assert len(games) - before >= 2 and len(imported) >= 2
     assert {"heuristic bot", "random bot"} <= set(imported[0]["players"])
 
+
+
+def test_join_a_bot_into_an_open_game(live):
+    """A seat claimed for a bot after creation ({"bot": "random"}) is played like one given at
+    creation: the human's auto-played game reaches its end."""
+    code, text = run(["--server", live.url, "new", "--players", "2", "--seed", "17", "--quiet"])
+    game_id = text.strip()
+    code, text = run(["--server", live.url, "join", game_id, "--bot", "random", "--seat", "1"])
+    assert code == 0 and "seat 1 is now a random bot" in text
+    code, text = run(["--server", live.url, "join", game_id, "--name", "Cid"])
+    token = text.split("token ")[1].split()[0]
+    code, text = run(["--server", live.url, "play", game_id, "--token", token, "--auto", "random", "--quiet"])
+    assert code == 0 and "Game over" in text
