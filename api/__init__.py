@@ -126,6 +126,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if importlib.util.find_spec(module_name) is not None:
             api.register_blueprint(importlib.import_module(module_name).blp)
     problems.register(app)
+    # Bot seats: every accepted append may leave a bot awaited; its receiver enqueues the RQ job
+    # that plays it (worker/bots.py, BOTS area). Connected here so the web process only enqueues.
+    from worker.bots import connect_signals as connect_bot_signals
+
+    connect_bot_signals()
     return app
 
 
