@@ -237,3 +237,25 @@ def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch)
             if player["seat"] != me:
                 assert "hand" not in player
                 assert all(slot["card"] is None for slot in player["line"] if slot["face_down"])
+
+
+def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
+    """The web process wires the receiver (api.create_app): a game created over HTTP with bot seats
+    gets its bot job enqueued without anything else connected, and a worker plays it out."""
+    from api import create_app
+
+    events_appended.disconnect(bot_worker.on_events_appended)
+    bot_worker._connected = False
+    app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
+    try:
+        created = app.test_client().post("/v1/games", json={
+            "game": "condottiere", "config": {"players": 2, "seed": 2}, "bots": {"0": "random", "1": "heuristic"}})
+        assert created.status_code == 201, created.get_json()
+        queue = Queue(bot_worker.QUEUE, connection=redis_client)
+        assert queue.count == 1
+        run_worker(redis_client)
+        summary = app.test_client().get(f"/v1/games/{created.get_json()['id']}").get_json()
+        assert summary["status"] == "finished"
+    finally:
+        events_appended.disconnect(bot_worker.on_events_appended)
+        bot_worker._connected = False
