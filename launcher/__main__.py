@@ -8,6 +8,8 @@ import signal
 import sys
 from pathlib import Path
 
+from launcher.embedded_redis import DataDirectoryBusy
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m launcher", description=__doc__)
@@ -24,7 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     openapi.add_argument("--output", type=Path, default=None)
 
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except DataDirectoryBusy as error:
+        print(f"launcher: {error}", file=sys.stderr)
+        return 1
 
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         from launcher.serve import PROJECT_ROOT, serve as run_serve
 

@@ -9,6 +9,7 @@ import time
 
 import requests
 
+from launcher.embedded_redis import EmbeddedRedis
 from tests.platform.service import start_service, stop_service, wait_for_health, wait_for_worker
 
 
@@ -62,3 +63,14 @@ def test_serve_uses_redis_url_when_set_starts_no_redis_and_stops_on_sigterm(tmp_
     assert returncode == 128 + 15, log.read_text()  # honcho's answer to SIGTERM
     assert not (tmp_path / "data" / "redis").exists()
     assert f"using REDIS_URL={redis_server.url}" in log.read_text()
+
+
+def test_a_second_service_on_the_same_data_directory_is_refused_plainly(tmp_path):
+    with EmbeddedRedis(tmp_path / "data" / "redis") as first:
+        process, port, log = start_service(tmp_path)
+        returncode = process.wait(timeout=60)
+        assert first.client().ping()  # the first one is untouched
+    assert returncode == 1
+    output = log.read_text()
+    assert "in use by another launcher" in output
+    assert "Traceback" not in output
