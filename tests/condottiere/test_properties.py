@@ -471,6 +471,21 @@ def test_verify_log_accepts_a_game_and_pinpoints_tampering(config, seed, pick):
             assert error is not None and error.index == index, (index, error)
             assert error.code == "CARD_NOT_IN_HAND", error
 
+    # chance events must be valid outcomes: a shuffle that is not a permutation of the right cards,
+    # a first Condottiere who is not a seat
+    shuffles = [i for i, e in enumerate(log) if e["type"] == "deck_shuffled"]
+    index = shuffles[pick % len(shuffles)]
+    tampered = copy.deepcopy(log)
+    cards = tampered[index]["cards"]
+    cards[-1] = next(c for c in codes if c != cards[-1])
+    error = GAME.verify_log(tampered)
+    assert error is not None and error.index == index, (index, error)
+    first = next(i for i, e in enumerate(log) if e["type"] == "first_condottiere_chosen")
+    tampered = copy.deepcopy(log)
+    tampered[first]["seat"] = config["players"]
+    error = GAME.verify_log(tampered)
+    assert error is not None and error.index == first, error
+
     # a redacted deal (what another seat sees) is not a valid log entry
     index = deals[(pick // 7) % len(deals)]
     tampered = copy.deepcopy(log)
