@@ -149,8 +149,10 @@ def test_rl_9_after_everyone_declined_the_next_must_choose():
     """RL-9: when every player has declined in turn since the last battle, the next must choose."""
     table = Table([], players=3, ruleset=CLASSIC, first=0)
     for seat in (0, 1, 2):
+        assert table.spectator()["declines"] == seat
         table.do(seat, {"type": "decline_token"})
     assert table.awaiting == [0]
+    assert table.spectator()["declines"] == 3
     assert {"type": "decline_token"} not in table.legal(0)
     assert table.refuse_code(0, {"type": "decline_token"}) == "CANNOT_DECLINE"
     table.place("Napoli", seat=0)

@@ -147,6 +147,7 @@ def test_end_7_hand_discard_for_hands_without_mercenaries():
     assert offered and sorted(offered[0]["seats"]) == [1, 2]
     assert table.phase == "hand_discard"
     assert sorted(table.awaiting) == [1, 2]
+    assert sorted(table.spectator()["hand_discard"]) == [1, 2]
     assert table.refuse_code(0, {"type": "discard_hand", "discard": True}) == "NOT_ELIGIBLE"
     assert sorted(map(str, table.legal(2))) == sorted(map(str, [
         {"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}]))
