@@ -161,11 +161,14 @@ def win_rates(records: Sequence[GameRecord]) -> dict[str, WinRate]:
     return rates
 
 
-def format_rates(rates: Mapping[str, WinRate], records: Sequence[GameRecord]) -> str:
+def format_rates(rates: Mapping[str, WinRate], records: Sequence[GameRecord],
+                 wall_seconds: float | None = None) -> str:
+    """The figures as text. ``wall_seconds``: elapsed time of the whole run (games played at once
+    overlap, so the sum of their durations would understate the rate)."""
     lines = []
     no_winner = sum(1 for r in records if not r.winners)
     moves = sum(r.moves for r in records)
-    seconds = sum(r.seconds for r in records)
+    seconds = wall_seconds if wall_seconds is not None else sum(r.seconds for r in records)
     lines.append(f"{len(records)} games, {moves} moves, {no_winner} without a winner"
                  + (f", {moves / seconds:,.0f} moves/s" if seconds else ""))
     for level, rate in sorted(rates.items()):

@@ -330,9 +330,10 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
                 client.import_log(doc)
                 imported += 1
             out.write(f"{imported} games imported into the archive of {client.server}\n")
+    elapsed = time.perf_counter() - started
     out.write(f"{GAME}, {args.ruleset} rules, {len(lineup)} players, lineup {','.join(lineup)}"
-              f"{' (seats rotated)' if not args.no_rotate else ''}; {time.perf_counter() - started:.1f} s\n")
-    out.write(format_rates(win_rates(records), records) + "\n")
+              f"{' (seats rotated)' if not args.no_rotate else ''}; {elapsed:.1f} s\n")
+    out.write(format_rates(win_rates(records), records, wall_seconds=elapsed) + "\n")
     return 0
 
 
