@@ -1,6 +1,6 @@
 """A live test server for the CLI and HTTP simulator tests: the real app (``api.create_app``) served
 by werkzeug in a thread, the bot receiver connected in this (web) process, and a real ``rq worker``
-subprocess on the ``bots`` queue, all on the private Redis."""
+subprocess on the ``bots`` and ``default`` queues, all on the private Redis."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ class LiveServer:
             rq_bin = Path(sys.executable).parent / "rq"
             env = dict(os.environ, PYTHONPATH=str(ROOT))
             self.worker = subprocess.Popen(
-                [str(rq_bin), "worker", bot_worker.QUEUE, "--url", redis_url,
+                # Like the Procfile's worker: bot turns and the archive's jobs (exports...).
+                [str(rq_bin), "worker", bot_worker.QUEUE, "default", "--url", redis_url,
                  "--worker-class", "rq.worker.SimpleWorker"],
                 cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )

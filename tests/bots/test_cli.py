@@ -177,8 +177,13 @@ def test_simulate_in_process_and_over_http(live):
     assert "2 games" in text
 
 
-def test_export_and_import_a_finished_game(live, tmp_path):
-    """A finished game's log is exported to a file and imported back into the archive."""
+def test_export_and_import_a_finished_game(live, tmp_path, monkeypatch):
+    """A finished game's log is exported to a file (through the server's export job) and imported
+    back into the archive."""
+    def no_fallback(*args, **kwargs):
+        raise AssertionError("the export job did not answer: the local fallback was used")
+
+    monkeypatch.setattr(ApiClient, "_local_log", no_fallback)
     code, text = run(["--server", live.url, "new", "--players", "2", "--bots", "random", "--all-bots",
                       "--seed", "5", "--quiet"])
     game_id = text.strip()
@@ -187,7 +192,7 @@ def test_export_and_import_a_finished_game(live, tmp_path):
         if item.event == "end":
             break
     target = tmp_path / "game.json"
-    code, text = run(["--server", live.url, "export", game_id, "-o", str(target), "--wait", "3"])
+    code, text = run(["--server", live.url, "export", game_id, "-o", str(target), "--wait", "30"])
     assert code == 0, text
     document = json.loads(target.read_text())
     assert document["format"] == "game-log" and document["events"]
@@ -253,3 +258,30 @@ def test_join_a_bot_into_an_open_game(live):
     token = text.split("token ")[1].split()[0]
     code, text = run(["--server", live.url, "play", game_id, "--token", token, "--auto", "random", "--quiet"])
     assert code == 0 and "Game over" in text
+
+
+def test_export_without_archive_routes_builds_the_log_from_events(live, monkeypatch):
+    """A server without the export route (404): the client builds the same exchange document from
+    the events it may see; a finished game's log is complete and importable."""
+    from cli.client import ApiError
+
+    code, text = run(["--server", live.url, "new", "--players", "2", "--bots", "random", "--all-bots",
+                      "--seed", "8", "--quiet"])
+    game_id = text.strip()
+    client = ApiClient(live.url)
+    for item in client.stream(game_id):
+        if item.event == "end":
+            break
+    real_request = ApiClient.request
+
+    def no_exports(self, method, path, **kwargs):
+        if path.endswith("/exports"):
+            raise ApiError(404, {"code": "NOT_FOUND"})
+        return real_request(self, method, path, **kwargs)
+
+    monkeypatch.setattr(ApiClient, "request", no_exports)
+    document = client.export_log(game_id)
+    assert document["format"] == "game-log" and "redacted_for" not in document
+    assert len(document["events"]) == client.game(game_id)["version"]
+    monkeypatch.setattr(ApiClient, "request", real_request)
+    assert client.import_log(document)["game"]["imported"] is True
