@@ -170,6 +170,11 @@ def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
     while True:
         current = client.view(game_id, token)
         view = current["view"] or {}
+        if current["status"] != "open" and len(names) < len(summary.get("seats") or []):
+            # Seats claimed after we looked (the game was still open): learn their names.
+            summary = client.game(game_id)
+            names = seat_names(summary)
+            bot_seats = {s["seat"] for s in summary.get("seats") or [] if s.get("bot")}
         if not quiet and current["version"] > seen:
             for item in client.all_events(game_id, token, after=seen):
                 out.write("  " + describe_event(item["event"], names) + "\n")

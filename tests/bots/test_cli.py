@@ -285,3 +285,27 @@ def test_export_without_archive_routes_builds_the_log_from_events(live, monkeypa
     assert len(document["events"]) == client.game(game_id)["version"]
     monkeypatch.setattr(ApiClient, "request", real_request)
     assert client.import_log(document)["game"]["imported"] is True
+
+
+def test_play_waits_for_an_open_game_to_start(live):
+    """SET-1: a player who joins first waits (over SSE) until the last seat is claimed, then plays;
+    the names of seats claimed later are shown."""
+    client = ApiClient(live.url)
+    game_id = client.create_game({"players": 2, "seed": 23})["id"]
+    token = client.claim_seat(game_id, name="Dee", seat=0)["token"]
+    result = {}
+
+    def play():
+        result["code"], result["text"] = run(["--server", live.url, "play", game_id, "--token", token,
+                                              "--auto", "random"])
+
+    thread = threading.Thread(target=play)
+    thread.start()
+    import time
+    time.sleep(0.5)
+    assert thread.is_alive()  # nothing to play yet: the game is open
+    client.claim_seat(game_id, bot="heuristic", seat=1)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert result["code"] == 0 and "Game over" in result["text"]
+    assert "1 heuristic bot" in result["text"]
