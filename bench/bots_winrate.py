@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lineup", default="heuristic,random,random,random")
     args = parser.parse_args(argv)
     lineup = args.lineup.split(",")
+    timings = _time_heuristic_decisions()
     for title, config in RULESETS.items():
         started = time.perf_counter()
         records = simulate("condottiere", config, lineup, args.games, seed=args.seed)
@@ -38,7 +39,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{title}: {', '.join(lineup)}; seats rotated; seed {args.seed}; {elapsed:.1f} s")
         print(format_rates(win_rates(records), records))
         print()
+    if timings:
+        timings.sort()
+        print(f"heuristic bot: {len(timings)} decisions, median {timings[len(timings) // 2] * 1000:.2f} ms, "
+              f"99th percentile {timings[int(len(timings) * 0.99)] * 1000:.2f} ms per decision")
     return 0
+
+
+def _time_heuristic_decisions() -> list[float]:
+    """Wrap the heuristic bot so each decision's duration is recorded (what a bot worker spends
+    per move, before the service call)."""
+    from games.condottiere.bots import HEURISTIC, HeuristicBot
+
+    timings: list[float] = []
+    choose = HeuristicBot.choose
+
+    def timed(view, rng):
+        started = time.perf_counter()
+        try:
+            return choose(HEURISTIC, view, rng)
+        finally:
+            timings.append(time.perf_counter() - started)
+
+    HEURISTIC.choose = timed
+    return timings
 
 
 if __name__ == "__main__":
