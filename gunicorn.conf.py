@@ -7,8 +7,8 @@ open stream would pin a whole process; a gevent worker multiplexes thousands of 
 
 Of gunicorn's two gevent workers we run ``gevent_pywsgi`` (gevent's own HTTP server inside
 gunicorn's process management) rather than ``gevent`` (gunicorn's HTTP parser on gevent): in
-``bench/http_bench.py`` it spent about a fifth less server CPU per request, health checks and
-moves alike. ``GUNICORN_WORKER_CLASS=gevent`` switches back.
+``bench/http_bench.py`` it spent about a fifth less server CPU per health request and a tenth less
+per move (figures in README.md). ``GUNICORN_WORKER_CLASS=gevent`` switches back.
 """
 
 import multiprocessing
