@@ -4,7 +4,8 @@ Environment (see README.md, "Configuration"):
 ``REDIS_URL`` use this Redis and start none; ``DATA_DIR`` where the embedded Redis keeps its data
 (default ``./var``; the server lives in ``$DATA_DIR/redis``); ``REDIS_PORT`` its port (default: a
 free one); ``REDIS_APPENDFSYNC`` ``everysec`` (default) or ``always``; ``RQ_WORKERS`` and
-``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and ``bots`` (default 1 each); ``PORT``/``HOST``/``WEB_CONCURRENCY`` go to gunicorn.
+``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and ``bots`` (default 1 each);
+``PORT``, ``HOST`` and ``WEB_CONCURRENCY`` go to gunicorn.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from launcher.embedded_redis import EmbeddedRedis
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _exit_on_sigterm(signum, frame):
-    # Until honcho installs its own handlers, a SIGTERM must still unwind through ``finally``
-    # so the embedded Redis is stopped cleanly.
+def _exit_on_signal(signum, frame):
+    # Until honcho installs its own handlers, SIGTERM or Ctrl-C must still unwind through
+    # ``finally`` (so the embedded Redis is stopped cleanly), quietly: no traceback.
     raise SystemExit(128 + signum)
 
 
@@ -40,7 +41,8 @@ def child_environment(redis_url: str) -> dict[str, str]:
 
 
 def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    signal.signal(signal.SIGINT, _exit_on_signal)
     embedded: EmbeddedRedis | None = None
     try:
         redis_url = os.environ.get("REDIS_URL")
