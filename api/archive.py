@@ -17,26 +17,16 @@ from marshmallow import fields, validate
 
 from api.common import Blueprint, bearer_token, json_response, service
 from api.jobs import JobSchema, accepted
-from api.problems import PROBLEM_MIME, ProblemError
+from api.problems import ProblemError
 from games import game_names, get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
-from schemas.problems import ProblemSchema
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from worker import enqueue
 
 blp = Blueprint("archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports")
 
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
-
-
-def problems(*statuses: int):
-    def decorate(func):
-        for status in statuses:
-            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
-        return func
-
-    return decorate
 
 
 def redis():
@@ -228,7 +218,7 @@ def _larger_bodies_for_imports():
 class ArchiveSearch(MethodView):
     @blp.arguments(ArchiveQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, ArchivePageSchema)
-    @problems(422)
+    @blp.problems(422)
     def get(self, query):
         """Search finished games, newest first: by player names, game, ruleset, options, number of
         players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
@@ -249,7 +239,7 @@ class ArchiveSearch(MethodView):
 class ArchiveImport(MethodView):
     @blp.arguments(ExchangeDocumentSchema)
     @blp.response(201, ImportedSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
-    @problems(400, 413, 415, 422)
+    @blp.problems(400, 413, 415, 422)
     def post(self, body):
         """Import a complete log (the ``log`` export of this or another instance, or one written
         down from a table). It is replayed through the rules; an invalid log is refused (422) with
@@ -294,7 +284,7 @@ class ArchiveImport(MethodView):
 class Replay(MethodView):
     @blp.arguments(ReplayQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, ReplaySchema)
-    @problems(401, 404, 409, 422)
+    @blp.problems(401, 404, 409, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, query, game_id):
         """The state at any version: complete once the game is over; while it runs, the token's
@@ -315,7 +305,7 @@ class Replay(MethodView):
 @blp.route("/games/<string:game_id>/battles")
 class Battles(MethodView):
     @blp.response(200, ChaptersSchema)
-    @problems(401, 404, 409)
+    @blp.problems(401, 404, 409)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, game_id):
         """The chapter index (for Condottiere: battle by battle) with each chapter's start and end
@@ -337,7 +327,7 @@ class Battles(MethodView):
 @blp.route("/games/<string:game_id>/verify")
 class Verify(MethodView):
     @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
-    @problems(404, 409)
+    @blp.problems(404, 409)
     def post(self, game_id):
         """Verify a game (job): replay its log through the rules and compare the fold with the
         stored snapshot. A divergence is reported in the result, never fixed."""
@@ -351,7 +341,7 @@ class Verify(MethodView):
 class Exports(MethodView):
     @blp.arguments(ExportRequest)
     @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
-    @problems(400, 401, 404, 409, 415, 422)
+    @blp.problems(400, 401, 404, 409, 415, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     def post(self, body, game_id):
         """Export a game (job) as the importable log, an annotated JSON history, Markdown or one
@@ -366,7 +356,7 @@ class Exports(MethodView):
 class BulkExport(MethodView):
     @blp.arguments(BulkExportRequest)
     @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
-    @problems(400, 415, 422)
+    @blp.problems(400, 415, 422)
     def post(self, body):
         """Export many finished games (job) as NDJSON, one importable log per line; the same
         filters as the archive search (at most 10,000 games, newest first)."""

@@ -14,7 +14,8 @@ from flask import Response, current_app, request
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
-from api.problems import ProblemError
+from api.problems import PROBLEM_MIME, ProblemError
+from schemas.problems import ProblemSchema
 from service import GameService
 
 JSON_MIME = "application/json"
@@ -43,6 +44,16 @@ class StrictJSONParser(FlaskParser):
 
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = StrictJSONParser()
+
+    def problems(self, *statuses: int):
+        """Document problem+json answers for ``statuses``."""
+
+        def decorate(func):
+            for status in statuses:
+                func = self.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
+            return func
+
+        return decorate
 
 
 def service() -> GameService:

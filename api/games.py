@@ -13,7 +13,7 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from api.common import Blueprint, bearer_token, json_response, service
-from api.problems import PROBLEM_MIME, ProblemError
+from api.problems import ProblemError
 from schemas.games import (
     ClaimSeatRequest,
     ClaimSeatResponse,
@@ -28,7 +28,6 @@ from schemas.games import (
     StreamQuery,
     ViewSchema,
 )
-from schemas.problems import ProblemSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow")
 
@@ -37,17 +36,6 @@ _ETAG_VERSION = re.compile(r'^(?:W/)?"?(\d{1,18})(?:\.[a-z0-9]+)?"?$')
 
 SEAT_AUTH = [{"seatToken": []}]
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
-
-
-def problems(*statuses: int):
-    """Document problem+json answers for ``statuses``."""
-
-    def decorate(func):
-        for status in statuses:
-            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
-        return func
-
-    return decorate
 
 
 def header_param(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -66,7 +54,7 @@ def _viewer_headers(seat: int | None) -> dict[str, str]:
 class Games(MethodView):
     @blp.arguments(CreateGameRequest())
     @blp.response(201, GameSummarySchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
-    @problems(400, 413, 415, 422)
+    @blp.problems(400, 413, 415, 422)
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
         summary = service().create_game(body["game"], body["config"], body["bots"])
@@ -75,7 +63,7 @@ class Games(MethodView):
 
     @blp.arguments(ListGamesQuery(), location="query")
     @blp.response(200, GameListSchema)
-    @problems(422)
+    @blp.problems(422)
     def get(self, query):
         """List games, newest first (cursor pagination; filters: status, game)."""
         games, cursor = service().list_games(
@@ -87,7 +75,7 @@ class Games(MethodView):
 @blp.route("/<string:game_id>")
 class Game(MethodView):
     @blp.response(200, GameSummarySchema)
-    @problems(404)
+    @blp.problems(404)
     def get(self, game_id):
         """A game's public summary: status, version, seats (names are public), result."""
         return json_response(service().get_summary(game_id))
@@ -97,7 +85,7 @@ class Game(MethodView):
 class Seats(MethodView):
     @blp.arguments(ClaimSeatRequest())
     @blp.response(201, ClaimSeatResponse, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
-    @problems(400, 404, 409, 413, 415, 422)
+    @blp.problems(400, 404, 409, 413, 415, 422)
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed."""
@@ -113,7 +101,7 @@ class Seats(MethodView):
 class View(MethodView):
     @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified (If-None-Match)")
-    @problems(401, 404)
+    @blp.problems(401, 404)
     @blp.doc(
         security=OPTIONAL_AUTH,
         parameters=[header_param("If-None-Match", "An ETag from a previous view: 304 while unchanged")],
@@ -151,7 +139,7 @@ class Moves(MethodView):
             },
         },
     )
-    @problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
+    @blp.problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
     @blp.doc(
         security=SEAT_AUTH,
         parameters=[
@@ -204,7 +192,7 @@ def _if_match_version() -> int | None:
 class Events(MethodView):
     @blp.arguments(EventsQuery(), location="query")
     @blp.response(200, EventsPageSchema)
-    @problems(401, 404, 422)
+    @blp.problems(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, query, game_id):
         """The event log after ``after`` (a version), redacted for the token's seat or the
@@ -217,7 +205,7 @@ class Events(MethodView):
 class Stream(MethodView):
     @blp.arguments(StreamQuery(), location="query")
     @blp.response(200, description="text/event-stream: `id:` = version, `data:` = {version, event}; `event: end` when the game is over", content_type="text/event-stream")
-    @problems(401, 404, 422)
+    @blp.problems(401, 404, 422)
     @blp.doc(
         security=OPTIONAL_AUTH,
         parameters=[header_param("Last-Event-ID", "Resume after this version", {"type": "string"})],

@@ -12,21 +12,11 @@ from marshmallow import fields, validate
 
 from api.common import Blueprint, service
 from api.jobs import JobSchema, accepted, book
-from api.problems import PROBLEM_MIME, ProblemError
+from api.problems import ProblemError
 from games import game_names
-from schemas.problems import ProblemSchema
 from worker import enqueue
 
 blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
-
-
-def problems(*statuses: int):
-    def decorate(func):
-        for status in statuses:
-            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
-        return func
-
-    return decorate
 
 
 class StatsQuery(ma.Schema):
@@ -107,7 +97,7 @@ class GlobalStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, GlobalStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
-    @problems(422)
+    @blp.problems(422)
     def get(self, query):
         """Across the archive: first-seat advantage, win rate by seat, most contested regions, game
         length distribution, how games are won, leaders."""
@@ -120,7 +110,7 @@ class PlayerStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, PlayerStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
-    @problems(422)
+    @blp.problems(422)
     def get(self, query, name):
         """One player (by name, case-insensitive) across the archive: games, wins, win rate by seat
         and by number of players, regions taken, favourite regions, card usage."""
@@ -136,7 +126,7 @@ class PlayerStats(MethodView):
 class GameStats(MethodView):
     @blp.response(200, GameStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
-    @problems(404, 409)
+    @blp.problems(404, 409)
     def get(self, game_id):
         """One finished game: battles (who won what with which strength), cards played by kind and
         how the battles that used them ended, regions taken."""
