@@ -16,8 +16,19 @@ should only enqueue work (RQ jobs), never do it inline.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from blinker import Namespace
 
 _signals = Namespace()
 
 events_appended = _signals.signal("events-appended")
+
+
+def connect_receiver(receiver: Callable[..., Any]) -> None:
+    """Connect ``receiver`` to ``events_appended`` for the life of the process.
+
+    Idempotent: blinker keeps one connection per receiver, so a receiver connected again (at
+    import, by ``create_app``, by a worker) still runs once per append. Held strongly
+    (``weak=False``) so it stays connected however it was defined."""
+    events_appended.connect(receiver, weak=False)

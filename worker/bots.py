@@ -101,18 +101,11 @@ def on_events_appended(sender: Any, **kwargs: Any) -> None:
     enqueue_bot_turns(sender.store.redis, game_id, int(kwargs["version"]))
 
 
-_connected = False
-
-
 def connect_signals() -> None:
-    """Connect the receiver once per process (the web process and every worker process)."""
-    global _connected
-    if _connected:
-        return
-    from service.signals import events_appended
+    """Connect the receiver (idempotent) in every process that appends: the web process and every worker."""
+    from service.signals import connect_receiver
 
-    events_appended.connect(on_events_appended, weak=False)
-    _connected = True
+    connect_receiver(on_events_appended)
 
 
 _services: dict[Any, GameService] = {}

@@ -97,18 +97,11 @@ def on_events_appended(sender: Any, **kwargs: Any) -> None:
     start(client, "verify", {"game_id": game_id})
 
 
-_connected = False
-
-
 def connect_signals() -> None:
-    """Connect the receiver once per process (blinker keeps a strong reference)."""
-    global _connected
-    if _connected:
-        return
-    from service.signals import events_appended
+    """Connect the receiver for the life of this process (idempotent)."""
+    from service.signals import connect_receiver
 
-    events_appended.connect(on_events_appended, weak=False)
-    _connected = True
+    connect_receiver(on_events_appended)
 
 
 def requeue_abandoned(client: redis.Redis, timestamp: float | None = None) -> list[str]:

@@ -51,4 +51,3 @@ class LiveServer:
         self.http.shutdown()
         self.thread.join(timeout=5)
         events_appended.disconnect(bot_worker.on_events_appended)
-        bot_worker._connected = False

@@ -30,7 +30,6 @@ def service(redis_client, redis_server):
     yield svc
     # The signal is process-global: leave other test modules an unconnected receiver.
     events_appended.disconnect(bot_worker.on_events_appended)
-    bot_worker._connected = False
 
 
 def run_worker(redis_client) -> None:
@@ -245,7 +244,6 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
     from api import create_app
 
     events_appended.disconnect(bot_worker.on_events_appended)
-    bot_worker._connected = False
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
     try:
         created = app.test_client().post("/v1/games", json={
@@ -258,4 +256,3 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
         assert summary["status"] == "finished"
     finally:
         events_appended.disconnect(bot_worker.on_events_appended)
-        bot_worker._connected = False
