@@ -21,6 +21,7 @@ from api.problems import ProblemError
 from games import game_names, get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
+from schemas.common import StrictSchema
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from worker import enqueue
 
@@ -36,15 +37,7 @@ def redis():
 # -- schemas -------------------------------------------------------------------------------------
 
 
-class StrictSchema(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
-
-
 class ArchiveQuery(StrictSchema):
-    class Meta:
-        unknown = ma.RAISE
-
     player = fields.List(fields.String(validate=validate.Length(1, 64)), metadata={"description": "Player name (case-insensitive); repeat for games with all of them"})
     game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     ruleset = fields.String(validate=validate.Length(1, 32), metadata={"example": "2006"})

@@ -14,15 +14,13 @@ from api.common import Blueprint, service
 from api.jobs import JobSchema, accepted, book
 from api.problems import ProblemError
 from games import game_names
+from schemas.common import StrictSchema
 from worker import enqueue
 
 blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
 
 
-class StatsQuery(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
-
+class StatsQuery(StrictSchema):
     game = fields.String(load_default="condottiere", validate=validate.Length(1, 64))
 
 

@@ -8,15 +8,11 @@ import re
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates, validates_schema
 
+from schemas.common import StrictSchema
 from service.bots import BOT_LEVELS
 
 STATUSES = ("open", "active", "finished")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-class StrictSchema(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
 
 
 class CreateGameRequest(StrictSchema):
