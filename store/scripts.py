@@ -5,11 +5,32 @@ Replies are arrays whose first element names the outcome; the caller (``store.ga
 into Python results. Lua never sees a raw token: only its SHA-256 hex.
 """
 
+# Shared by both scripts: appends the events (from ARGV[first_pair + 2m] to the end) to the stream
+# as the versions after ``version`` (stream id ``<version>-1``), stores the snapshot, and writes
+# ``version`` and the m meta field/value pairs (m in ARGV[first_pair - 1], the pairs from
+# ARGV[first_pair]). Returns the new version.
+_WRITE_EVENTS = r"""
+local function write_events(events_key, snapshot_key, meta_key, version, snapshot, first_pair)
+  local first_event = first_pair + 2 * tonumber(ARGV[first_pair - 1])
+  for i = first_event, #ARGV do
+    version = version + 1
+    redis.call('XADD', events_key, version .. '-1', 'e', ARGV[i])
+  end
+  redis.call('SET', snapshot_key, snapshot)
+  local fields = {'version', version}
+  for i = first_pair, first_event - 1 do
+    fields[#fields + 1] = ARGV[i]
+  end
+  redis.call('HSET', meta_key, unpack(fields))
+  return version
+end
+"""
+
 # KEYS: events, snapshot, meta, seats, idem
 # ARGV: 1 seat ('' = trusted caller, no token check), 2 token hash, 3 idempotency field ('' = none),
 #       4 fingerprint, 5 expected version, 6 snapshot JSON, 7 response JSON kept for replays,
 #       8 idempotency TTL seconds, 9 number m of meta field/value pairs, 10..9+2m pairs, then events.
-APPEND = r"""
+APPEND = _WRITE_EVENTS + r"""
 local seat = ARGV[1]
 if seat ~= '' then
   local stored = redis.call('HGET', KEYS[4], seat)
@@ -39,19 +60,7 @@ local current = tonumber(meta[2] or '0')
 if current ~= tonumber(ARGV[5]) then
   return {'conflict', current, redis.call('GET', KEYS[2]) or ''}
 end
-local pairs_count = tonumber(ARGV[9])
-local first_event = 10 + 2 * pairs_count
-local version = current
-for i = first_event, #ARGV do
-  version = version + 1
-  redis.call('XADD', KEYS[1], version .. '-1', 'e', ARGV[i])
-end
-redis.call('SET', KEYS[2], ARGV[6])
-local fields = {'version', version}
-for i = 10, first_event - 1 do
-  fields[#fields + 1] = ARGV[i]
-end
-redis.call('HSET', KEYS[3], unpack(fields))
+local version = write_events(KEYS[1], KEYS[2], KEYS[3], current, ARGV[6], 10)
 if idem ~= '' then
   redis.call('HSET', KEYS[5], idem, ARGV[4] .. '\n' .. ARGV[7])
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[8]))
@@ -64,7 +73,7 @@ return {'ok', version}
 #       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON,
 #       8 number m of meta field/value pairs written when the game starts, 9..8+2m pairs,
 #       then the genesis events.
-CLAIM = r"""
+CLAIM = _WRITE_EVENTS + r"""
 local meta = redis.call('HMGET', KEYS[1], 'status', 'seat_count')
 if not meta[1] then
   return {'not_found'}
@@ -98,18 +107,6 @@ redis.call('HSET', KEYS[1], 'name:' .. seat, ARGV[2], 'kind:' .. seat, ARGV[4],
 if redis.call('HLEN', KEYS[2]) < count then
   return {'claimed', tonumber(seat), 0}
 end
-local pairs_count = tonumber(ARGV[8])
-local first_event = 9 + 2 * pairs_count
-local version = 0
-for i = first_event, #ARGV do
-  version = version + 1
-  redis.call('XADD', KEYS[3], version .. '-1', 'e', ARGV[i])
-end
-redis.call('SET', KEYS[4], ARGV[7])
-local fields = {'version', version}
-for i = 9, first_event - 1 do
-  fields[#fields + 1] = ARGV[i]
-end
-redis.call('HSET', KEYS[1], unpack(fields))
+local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[7], 9)
 return {'started', tonumber(seat), version}
 """
