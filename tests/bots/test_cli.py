@@ -8,21 +8,10 @@ import io
 import json
 import threading
 
-import pytest
-
 from cli.client import ApiClient, parse_sse
 from cli.display import describe_event, describe_move, render_view
 from cli.main import main, parse_bots
-from tests.bots.live import LiveServer
 from tests.bots.views import make_view
-
-
-@pytest.fixture(scope="module")
-def live(redis_server):
-    redis_server.client().flushall()
-    server = LiveServer(redis_server.url)
-    yield server
-    server.stop()
 
 
 def run(argv, stdin_lines=None):

@@ -14,18 +14,9 @@ from cli.client import ApiClient
 from games import get_game
 from games.base import fold
 from service import GameService
-from tests.bots.live import LiveServer
 
 GAMES = 12
 CONCURRENCY = 6
-
-
-@pytest.fixture(scope="module")
-def live(redis_server):
-    redis_server.client().flushall()
-    server = LiveServer(redis_server.url)
-    yield server
-    server.stop()
 
 
 class Recorder:
