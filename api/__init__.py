@@ -4,12 +4,12 @@ creating ``api/<name>.py`` with a module-level ``blp`` (an :class:`api.common.Bl
 
 from __future__ import annotations
 
+import http
 import importlib
 import importlib.util
 import os
-from typing import Any, Mapping
-
-import http
+from collections.abc import Mapping
+from typing import Any
 
 import flask_smorest
 import yaml
@@ -112,13 +112,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if url:
         app.extensions["stream_redis"] = connect(
             url,
-            socket_timeout=float(app.config["SSE_HEARTBEAT_SECONDS"]) + float(app.config["REDIS_SOCKET_TIMEOUT"]),
+            socket_timeout=float(app.config["SSE_HEARTBEAT_SECONDS"])
+            + float(app.config["REDIS_SOCKET_TIMEOUT"]),
             socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
         )
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
     api.spec.components.security_scheme(
-        "seatToken", {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"}
+        "seatToken",
+        {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"},
     )
     for module_name in BLUEPRINT_MODULES:
         api.register_blueprint(importlib.import_module(module_name).blp)

@@ -7,7 +7,7 @@ token's seat (``Authorization: Bearer``) or to a spectator, redacted, like its l
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import marshmallow as ma
@@ -18,14 +18,16 @@ from marshmallow import fields, validate
 from api.common import Blueprint, bearer_token, json_response, service
 from api.jobs import JobSchema, accepted
 from api.problems import ProblemError
-from games import game_names, get_game
+from games import get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
 from schemas.common import StrictSchema
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from worker import enqueue
 
-blp = Blueprint("archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports")
+blp = Blueprint(
+    "archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports"
+)
 
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
 
@@ -38,15 +40,30 @@ def redis():
 
 
 class ArchiveQuery(StrictSchema):
-    player = fields.List(fields.String(validate=validate.Length(1, 64)), metadata={"description": "Player name (case-insensitive); repeat for games with all of them"})
+    player = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        metadata={"description": "Player name (case-insensitive); repeat for games with all of them"},
+    )
     game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     ruleset = fields.String(validate=validate.Length(1, 32), metadata={"example": "2006"})
-    option = fields.List(fields.String(validate=validate.Length(1, 64)), metadata={"description": "An option that was on (repeatable), e.g. capturing"})
+    option = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        metadata={"description": "An option that was on (repeatable), e.g. capturing"},
+    )
     players = fields.Integer(validate=validate.Range(1, 99), metadata={"description": "Number of players"})
     winner = fields.String(validate=validate.Length(1, 64), metadata={"description": "A winner's name"})
-    outcome = fields.String(validate=validate.Length(1, 64), metadata={"description": "How the game was won, e.g. adjacent, total, most_regions, final_battle, no_winner"})
-    finished_from = fields.String(metadata={"description": "ISO date or date-time (inclusive)", "example": "2026-11-01"})
-    finished_to = fields.String(metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"})
+    outcome = fields.String(
+        validate=validate.Length(1, 64),
+        metadata={
+            "description": "How the game was won, e.g. adjacent, total, most_regions, final_battle, no_winner"
+        },
+    )
+    finished_from = fields.String(
+        metadata={"description": "ISO date or date-time (inclusive)", "example": "2026-11-01"}
+    )
+    finished_to = fields.String(
+        metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"}
+    )
     cursor = fields.String(validate=validate.Length(1, 200))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 
@@ -81,9 +98,15 @@ class ExchangeDocumentSchema(ma.Schema):
     format_version = fields.Integer(required=True, metadata={"example": FORMAT_VERSION})
     game = fields.String(required=True, metadata={"example": "condottiere"})
     config = fields.Dict(metadata={"description": "The configuration (must agree with the first event's)"})
-    players = fields.List(fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"})
-    events = fields.List(fields.Dict(), required=True, metadata={"description": "The complete log, unredacted"})
-    result = fields.Dict(allow_none=True, metadata={"description": "Optional: checked against the replayed result"})
+    players = fields.List(
+        fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
+    )
+    events = fields.List(
+        fields.Dict(), required=True, metadata={"description": "The complete log, unredacted"}
+    )
+    result = fields.Dict(
+        allow_none=True, metadata={"description": "Optional: checked against the replayed result"}
+    )
 
 
 class ImportedSchema(ma.Schema):
@@ -92,7 +115,9 @@ class ImportedSchema(ma.Schema):
 
 
 class ReplayQuery(StrictSchema):
-    version = fields.Integer(validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"})
+    version = fields.Integer(
+        validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"}
+    )
 
 
 class ReplaySchema(ma.Schema):
@@ -101,7 +126,11 @@ class ReplaySchema(ma.Schema):
     last_version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
     viewer = fields.String(required=True, metadata={"description": "full, spectator or 'seat <n>'"})
-    state = fields.Dict(required=True, allow_none=True, metadata={"description": "The game's view at that version (null at version 0)"})
+    state = fields.Dict(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The game's view at that version (null at version 0)"},
+    )
 
 
 class ChapterSchema(ma.Schema):
@@ -126,7 +155,9 @@ class ExportRequest(StrictSchema):
     format = fields.String(
         load_default="json",
         validate=validate.OneOf(["log", "json", "markdown", "html"]),
-        metadata={"description": "log: the importable exchange document; json: annotated history; markdown; html: one self-contained page"},
+        metadata={
+            "description": "log: the importable exchange document; json: annotated history; markdown; html: one self-contained page"
+        },
     )
 
 
@@ -153,11 +184,14 @@ def _when(value: str | None, field: str, end_of_day: bool = False) -> int | None
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise ProblemError(
-            422, "VALIDATION_ERROR", "Invalid request", f"{field} must be an ISO date or date-time.",
+            422,
+            "VALIDATION_ERROR",
+            "Invalid request",
+            f"{field} must be an ISO date or date-time.",
             errors={"query": {field: ["Not an ISO date or date-time."]}},
         ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     ms = int(moment.timestamp() * 1000)
     if end_of_day and len(value) == 10:  # a bare date: the whole day
         ms += 24 * 3600 * 1000 - 1
@@ -224,14 +258,22 @@ class ArchiveSearch(MethodView):
                 limit=query["limit"],
             )
         except BadCursor:
-            raise ProblemError(422, "INVALID_CURSOR", "Invalid cursor", "Use next_cursor from a previous page.") from None
-        return json_response({"games": page.items, "next_cursor": page.next_cursor}, 200, {"Cache-Control": "no-cache"})
+            raise ProblemError(
+                422, "INVALID_CURSOR", "Invalid cursor", "Use next_cursor from a previous page."
+            ) from None
+        return json_response(
+            {"games": page.items, "next_cursor": page.next_cursor}, 200, {"Cache-Control": "no-cache"}
+        )
 
 
 @blp.route("/archive/import")
 class ArchiveImport(MethodView):
     @blp.arguments(ExchangeDocumentSchema)
-    @blp.response(201, ImportedSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
+    @blp.response(
+        201,
+        ImportedSchema,
+        headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
+    )
     @blp.problems(400, 413, 415, 422)
     def post(self, body):
         """Import a complete log (the ``log`` export of this or another instance, or one written
@@ -287,11 +329,17 @@ class Replay(MethodView):
         version = query.get("version")
         if version is not None and version > log.version:
             raise ProblemError(
-                422, "VERSION_OUT_OF_RANGE", "No such version", f"Versions of this game are 0..{log.version}.",
+                422,
+                "VERSION_OUT_OF_RANGE",
+                "No such version",
+                f"Versions of this game are 0..{log.version}.",
                 last_version=log.version,
             )
         replay = core.replay_at(game, log.events, version, seat, finished=log.finished)
-        headers = {"Cache-Control": "public, max-age=3600" if log.finished else "no-store", "Vary": "Authorization"}
+        headers = {
+            "Cache-Control": "public, max-age=3600" if log.finished else "no-store",
+            "Vary": "Authorization",
+        }
         return json_response({"game_id": game_id, **replay}, 200, headers)
 
 
@@ -308,9 +356,14 @@ class Battles(MethodView):
         chapters = core.chapters(game, _shown_events(game, log, seat))
         for chapter in chapters:
             chapter["replay"] = url_for("archive.Replay", game_id=game_id, version=chapter["end"])
-        headers = {"Cache-Control": "no-store" if not log.finished else "public, max-age=3600", "Vary": "Authorization"}
+        headers = {
+            "Cache-Control": "no-store" if not log.finished else "public, max-age=3600",
+            "Vary": "Authorization",
+        }
         return json_response(
-            {"game_id": game_id, "version": log.version, "finished": log.finished, "chapters": chapters}, 200, headers
+            {"game_id": game_id, "version": log.version, "finished": log.finished, "chapters": chapters},
+            200,
+            headers,
         )
 
 
@@ -319,7 +372,9 @@ class Battles(MethodView):
 
 @blp.route("/games/<string:game_id>/verify")
 class Verify(MethodView):
-    @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
+    @blp.response(
+        202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
+    )
     @blp.problems(404, 409)
     def post(self, game_id):
         """Verify a game (job): replay its log through the rules and compare the fold with the
@@ -333,7 +388,9 @@ class Verify(MethodView):
 @blp.route("/games/<string:game_id>/exports")
 class Exports(MethodView):
     @blp.arguments(ExportRequest)
-    @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
+    @blp.response(
+        202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
+    )
     @blp.problems(400, 401, 404, 409, 415, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     def post(self, body, game_id):
@@ -342,13 +399,17 @@ class Exports(MethodView):
         spectator)."""
         log, seat = _game_and_viewer(game_id, events=False)
         viewer = "full" if log.finished else ("spectator" if seat is None else seat)
-        return accepted(enqueue.start(redis(), "export", {"game_id": game_id, "format": body["format"], "viewer": viewer}))
+        return accepted(
+            enqueue.start(redis(), "export", {"game_id": game_id, "format": body["format"], "viewer": viewer})
+        )
 
 
 @blp.route("/exports/bulk")
 class BulkExport(MethodView):
     @blp.arguments(BulkExportRequest)
-    @blp.response(202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}})
+    @blp.response(
+        202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
+    )
     @blp.problems(400, 415, 422)
     def post(self, body):
         """Export many finished games (job) as NDJSON, one importable log per line; the same

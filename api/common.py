@@ -6,7 +6,8 @@ request bodies get the same errors (415, MALFORMED_JSON, VALIDATION_ERROR)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import flask_smorest
 import orjson
@@ -39,7 +40,9 @@ class StrictJSONParser(FlaskParser):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as err:
-            raise ProblemError(400, "MALFORMED_JSON", "Malformed JSON", f"The body is not valid JSON: {err}") from None
+            raise ProblemError(
+                400, "MALFORMED_JSON", "Malformed JSON", f"The body is not valid JSON: {err}"
+            ) from None
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -67,7 +70,10 @@ def bearer_token(required: bool = False) -> str | None:
     if header is None:
         if required:
             raise ProblemError(
-                401, "INVALID_TOKEN", "Missing or invalid seat token", "Send Authorization: Bearer <seat token>.",
+                401,
+                "INVALID_TOKEN",
+                "Missing or invalid seat token",
+                "Send Authorization: Bearer <seat token>.",
                 headers={"WWW-Authenticate": 'Bearer realm="seat"'},
             )
         return None
@@ -75,7 +81,10 @@ def bearer_token(required: bool = False) -> str | None:
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 256:
         raise ProblemError(
-            401, "INVALID_TOKEN", "Missing or invalid seat token", "Use Authorization: Bearer <seat token>.",
+            401,
+            "INVALID_TOKEN",
+            "Missing or invalid seat token",
+            "Use Authorization: Bearer <seat token>.",
             headers={"WWW-Authenticate": 'Bearer realm="seat", error="invalid_token"'},
         )
     return token

@@ -29,7 +29,9 @@ from schemas.games import (
     ViewSchema,
 )
 
-blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow")
+blp = Blueprint(
+    "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
+)
 
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _ETAG_VERSION = re.compile(r'^(?:W/)?"?(\d{1,18})(?:\.[a-z0-9]+)?"?$')
@@ -39,7 +41,13 @@ OPTIONAL_AUTH = [{}, {"seatToken": []}]
 
 
 def header_param(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"name": name, "in": "header", "required": False, "schema": schema or {"type": "string"}, "description": description}
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "schema": schema or {"type": "string"},
+        "description": description,
+    }
 
 
 def _viewer_headers(seat: int | None) -> dict[str, str]:
@@ -53,7 +61,11 @@ def _viewer_headers(seat: int | None) -> dict[str, str]:
 @blp.route("")
 class Games(MethodView):
     @blp.arguments(CreateGameRequest())
-    @blp.response(201, GameSummarySchema, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
+    @blp.response(
+        201,
+        GameSummarySchema,
+        headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
+    )
     @blp.problems(400, 413, 415, 422)
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
@@ -67,7 +79,10 @@ class Games(MethodView):
     def get(self, query):
         """List games, newest first (cursor pagination; filters: status, game)."""
         games, cursor = service().list_games(
-            status=query.get("status"), game=query.get("game"), cursor=query.get("cursor"), limit=query["limit"]
+            status=query.get("status"),
+            game=query.get("game"),
+            cursor=query.get("cursor"),
+            limit=query["limit"],
         )
         return json_response({"games": games, "next_cursor": cursor})
 
@@ -84,12 +99,18 @@ class Game(MethodView):
 @blp.route("/<string:game_id>/seats")
 class Seats(MethodView):
     @blp.arguments(ClaimSeatRequest())
-    @blp.response(201, ClaimSeatResponse, headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}})
+    @blp.response(
+        201,
+        ClaimSeatResponse,
+        headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
+    )
     @blp.problems(400, 404, 409, 413, 415, 422)
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed."""
-        outcome = service().claim_seat(game_id, name=body.get("name"), seat=body.get("seat"), bot=body.get("bot"))
+        outcome = service().claim_seat(
+            game_id, name=body.get("name"), seat=body.get("seat"), bot=body.get("bot")
+        )
         return json_response(
             outcome.to_dict(),
             201,
@@ -143,8 +164,12 @@ class Moves(MethodView):
     @blp.doc(
         security=SEAT_AUTH,
         parameters=[
-            header_param("Idempotency-Key", "Retry-safe key (1-255 visible ASCII): a retry returns the first answer"),
-            header_param("If-Match", "A view ETag or a quoted version: apply only at that version (else 412)"),
+            header_param(
+                "Idempotency-Key", "Retry-safe key (1-255 visible ASCII): a retry returns the first answer"
+            ),
+            header_param(
+                "If-Match", "A view ETag or a quoted version: apply only at that version (else 412)"
+            ),
         ],
     )
     def post(self, body, game_id):
@@ -156,7 +181,10 @@ class Moves(MethodView):
         if pinned is not None:
             if expected is not None and expected != pinned:
                 raise ProblemError(
-                    422, "VALIDATION_ERROR", "Invalid request", "If-Match and expected_version disagree.",
+                    422,
+                    "VALIDATION_ERROR",
+                    "Invalid request",
+                    "If-Match and expected_version disagree.",
                     errors={"json": {"expected_version": ["Differs from If-Match."]}},
                 )
             expected = pinned
@@ -164,7 +192,10 @@ class Moves(MethodView):
         key = request.headers.get("Idempotency-Key")
         if key is not None and not _IDEMPOTENCY_KEY.match(key):
             raise ProblemError(
-                422, "VALIDATION_ERROR", "Invalid request", "Idempotency-Key must be 1-255 visible ASCII characters.",
+                422,
+                "VALIDATION_ERROR",
+                "Invalid request",
+                "Idempotency-Key must be 1-255 visible ASCII characters.",
                 errors={"headers": {"Idempotency-Key": ["1-255 visible ASCII characters."]}},
             )
         outcome = service().submit_command(game_id, token, body["command"], expected, key)
@@ -182,7 +213,10 @@ def _if_match_version() -> int | None:
     match = _ETAG_VERSION.match(header.strip())
     if not match:
         raise ProblemError(
-            422, "VALIDATION_ERROR", "Invalid request", 'If-Match must be a view ETag or a quoted version such as "12".',
+            422,
+            "VALIDATION_ERROR",
+            "Invalid request",
+            'If-Match must be a view ETag or a quoted version such as "12".',
             errors={"headers": {"If-Match": ["Not a version ETag."]}},
         )
     return int(match.group(1))
@@ -204,7 +238,11 @@ class Events(MethodView):
 @blp.route("/<string:game_id>/stream")
 class Stream(MethodView):
     @blp.arguments(StreamQuery(), location="query")
-    @blp.response(200, description="text/event-stream: `id:` = version, `data:` = {version, event}; `event: end` when the game is over", content_type="text/event-stream")
+    @blp.response(
+        200,
+        description="text/event-stream: `id:` = version, `data:` = {version, event}; `event: end` when the game is over",
+        content_type="text/event-stream",
+    )
     @blp.problems(401, 404, 422)
     @blp.doc(
         security=OPTIONAL_AUTH,
@@ -219,7 +257,10 @@ class Stream(MethodView):
         if last_event_id is not None and last_event_id.strip():
             if not last_event_id.strip().isdigit() or len(last_event_id.strip()) > 18:
                 raise ProblemError(
-                    422, "VALIDATION_ERROR", "Invalid request", "Last-Event-ID must be a version number.",
+                    422,
+                    "VALIDATION_ERROR",
+                    "Invalid request",
+                    "Last-Event-ID must be a version number.",
                     errors={"headers": {"Last-Event-ID": ["Not a version."]}},
                 )
             after = int(last_event_id)

@@ -17,8 +17,17 @@ blp = Blueprint("health", __name__, url_prefix="/v1", description="Liveness and 
 @blp.route("/health")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
-    @blp.alt_response(503, schema=ProblemSchema, content_type="application/problem+json", description="Redis unreachable (deep check)")
-    @blp.doc(parameters=[{"name": "deep", "in": "query", "schema": {"type": "boolean"}, "description": "Also PING Redis"}])
+    @blp.alt_response(
+        503,
+        schema=ProblemSchema,
+        content_type="application/problem+json",
+        description="Redis unreachable (deep check)",
+    )
+    @blp.doc(
+        parameters=[
+            {"name": "deep", "in": "query", "schema": {"type": "boolean"}, "description": "Also PING Redis"}
+        ]
+    )
     def get(self):
         """Is the server up? (``deep=true``: and is Redis reachable?)"""
         if request.args.get("deep", "").lower() in ("1", "true", "yes"):

@@ -15,7 +15,9 @@ from api.problems import PROBLEM_MIME, ProblemError, problem_response
 from schemas.problems import ProblemSchema
 from store.jobs import JobBook, JobRecord
 
-blp = Blueprint("jobs", __name__, url_prefix="/v1/jobs", description="Background jobs: verify, statistics, exports")
+blp = Blueprint(
+    "jobs", __name__, url_prefix="/v1/jobs", description="Background jobs: verify, statistics, exports"
+)
 
 JOB_ID_PATTERN = r"^[a-z-]{1,20}-[0-9a-f]{24}$"
 
@@ -28,7 +30,9 @@ class JobSchema(ma.Schema):
     )
     status = fields.String(required=True, metadata={"enum": ["queued", "started", "finished", "failed"]})
     progress = fields.Float(required=True, metadata={"description": "0 to 1"})
-    attempts = fields.Integer(required=True, metadata={"description": "Runs started (a retry or a re-run after a crash adds one)"})
+    attempts = fields.Integer(
+        required=True, metadata={"description": "Runs started (a retry or a re-run after a crash adds one)"}
+    )
     params = fields.Dict(required=True)
     data_version = fields.String(required=True, metadata={"description": "The data the result depends on"})
     created = fields.String(allow_none=True)
@@ -36,7 +40,9 @@ class JobSchema(ma.Schema):
     finished = fields.String(allow_none=True)
     result = fields.String(allow_none=True, metadata={"description": "URL of the result once finished"})
     content_type = fields.String(allow_none=True)
-    error = fields.Nested(ProblemSchema, allow_none=True, metadata={"description": "problem+json of a failed job"})
+    error = fields.Nested(
+        ProblemSchema, allow_none=True, metadata={"description": "problem+json of a failed job"}
+    )
 
 
 def book() -> JobBook:
@@ -66,7 +72,12 @@ def _problem(error: dict[str, Any]) -> dict[str, Any]:
     from api.problems import problem_type
 
     code = error.get("code", "JOB_FAILED")
-    body = {"type": problem_type(code), "title": error.get("title", "The job failed"), "status": error.get("status", 500), "code": code}
+    body = {
+        "type": problem_type(code),
+        "title": error.get("title", "The job failed"),
+        "status": error.get("status", 500),
+        "code": code,
+    }
     if error.get("detail"):
         body["detail"] = error["detail"]
     return body
@@ -85,7 +96,9 @@ def _record_or_404(job_id: str) -> JobRecord:
 
     record = book().get(job_id) if re.match(JOB_ID_PATTERN, job_id) else None
     if record is None:
-        raise ProblemError(404, "JOB_NOT_FOUND", "No such job", "Unknown job id (results expire after a day).")
+        raise ProblemError(
+            404, "JOB_NOT_FOUND", "No such job", "Unknown job id (results expire after a day)."
+        )
     if record.status in ("queued", "started") and _rq_gave_up(job_id):
         # RQ failed the job outside our code (it could not even start it, or gave up on an
         # abandoned run with no retry left): say so instead of "queued" forever.
@@ -99,7 +112,11 @@ def _rq_gave_up(job_id: str) -> bool:
 
     from worker.enqueue import rq_status
 
-    return rq_status(service().store.redis, job_id) in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
+    return rq_status(service().store.redis, job_id) in (
+        JobStatus.FAILED,
+        JobStatus.STOPPED,
+        JobStatus.CANCELED,
+    )
 
 
 @blp.route("/<string:job_id>")
@@ -127,11 +144,16 @@ class JobResult(MethodView):
         if record.status == "failed":
             error = _problem(record.error or {})
             extra = {k: v for k, v in error.items() if k not in ("type", "title", "status", "code", "detail")}
-            return problem_response(error["status"], error["code"], error["title"], error.get("detail"), **extra)
+            return problem_response(
+                error["status"], error["code"], error["title"], error.get("detail"), **extra
+            )
         body = book().result(job_id) if record.status == "finished" else None
         if body is None:
             raise ProblemError(
-                409, "JOB_NOT_FINISHED", "The job has not finished", f"Status: {record.status}.",
+                409,
+                "JOB_NOT_FINISHED",
+                "The job has not finished",
+                f"Status: {record.status}.",
                 headers={"Retry-After": "1", "Location": url_for("jobs.Job", job_id=job_id)},
             )
         response = Response(body, status=200, content_type=record.content_type or "application/octet-stream")
@@ -139,5 +161,7 @@ class JobResult(MethodView):
         if record.content_type and not record.content_type.startswith("application/json"):
             extension = {"text/markdown": "md", "text/html": "html", "application/x-ndjson": "ndjson"}
             kind = record.content_type.split(";")[0]
-            response.headers["Content-Disposition"] = f'inline; filename="{job_id}.{extension.get(kind, "bin")}"'
+            response.headers["Content-Disposition"] = (
+                f'inline; filename="{job_id}.{extension.get(kind, "bin")}"'
+            )
         return response

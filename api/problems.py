@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 import redis
@@ -77,7 +78,9 @@ def problem_response(
     body["code"] = code
     body.update(extra)
     # Validation messages of list fields are keyed by index (ints): OPT_NON_STR_KEYS, or a 500.
-    response = Response(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype=PROBLEM_MIME)
+    response = Response(
+        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype=PROBLEM_MIME
+    )
     for key, value in (headers or {}).items():
         response.headers[key] = value
     return response

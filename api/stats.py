@@ -34,10 +34,18 @@ class GameStatsSchema(ma.Schema):
     outcome = fields.String(required=True)
     chapters = fields.Integer(required=True, metadata={"description": "Battles fought"})
     events = fields.Integer(required=True)
-    seat_counters = fields.List(fields.Dict(), metadata={"description": "Per seat: regions_taken, cards_played..."})
-    seat_totals = fields.List(fields.Dict(), metadata={"description": "Per seat: battles, battles_won, regions_taken..."})
+    seat_counters = fields.List(
+        fields.Dict(), metadata={"description": "Per seat: regions_taken, cards_played..."}
+    )
+    seat_totals = fields.List(
+        fields.Dict(), metadata={"description": "Per seat: battles, battles_won, regions_taken..."}
+    )
     counters = fields.Dict()
-    detail = fields.Dict(metadata={"description": "battles (region, strengths, winner, cards), cards (played, battles won/lost)"})
+    detail = fields.Dict(
+        metadata={
+            "description": "battles (region, strengths, winner, cards), cards (played, battles won/lost)"
+        }
+    )
 
 
 class PlayerStatsSchema(ma.Schema):
@@ -65,8 +73,12 @@ class GlobalStatsSchema(ma.Schema):
     first_seat_advantage = fields.Dict(required=True)
     win_rate_by_seat = fields.Dict(required=True)
     outcomes = fields.Dict(required=True, metadata={"description": "How games are won"})
-    length = fields.Dict(required=True, metadata={"description": "Distributions of battles and events per game"})
-    counters = fields.Dict(required=True, metadata={"description": "contested_regions, captured_regions, cards_played..."})
+    length = fields.Dict(
+        required=True, metadata={"description": "Distributions of battles and events per game"}
+    )
+    counters = fields.Dict(
+        required=True, metadata={"description": "contested_regions, captured_regions, cards_played..."}
+    )
     leaders = fields.List(fields.Dict())
 
 

@@ -42,7 +42,9 @@ def random_game(rng: random.Random) -> tuple[list[dict], object]:
     if ruleset == "2006":
         options["hidden_cards"] = rng.random() < 0.2
         options["draw_after_battle"] = rng.random() < 0.2
-    config = GAME.configure({"players": players, "ruleset": ruleset, "options": options, "seed": rng.getrandbits(40)})
+    config = GAME.configure(
+        {"players": players, "ruleset": ruleset, "options": options, "seed": rng.getrandbits(40)}
+    )
     events = GAME.start(config)
     state = fold(GAME, events)
     while not GAME.is_over(state):
@@ -64,7 +66,9 @@ def best(repeat: int, func):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
@@ -81,10 +85,16 @@ def main() -> None:
             total_events += len(events)
             players = rng.sample(NAMES, GAME.seat_count(events[0]["config"]))
             import_finished_game(
-                client, game_id=f"bench{i:05d}", name=GAME.name, title=GAME.title,
+                client,
+                game_id=f"bench{i:05d}",
+                name=GAME.name,
+                title=GAME.title,
                 public_config={k: v for k, v in events[0]["config"].items() if k != "seed"},
-                full_config=events[0]["config"], players=players, events=events,
-                snapshot_state=GAME.state_to_json(state), result=GAME.result(state),
+                full_config=events[0]["config"],
+                players=players,
+                events=events,
+                snapshot_state=GAME.state_to_json(state),
+                result=GAME.result(state),
                 now="2026-11-29T12:00:00Z",
             )
         generated = time.perf_counter() - started
@@ -137,14 +147,26 @@ def main() -> None:
         warm_time, warm_body = best(args.repeat, statistics_warm)
         assert warm_body == body
         assert read_events == total_events == replayed
-        print(f"archive: {args.games} games, {total_events} events "
-              f"({total_events / args.games:.0f} per game), generated and stored in {generated:.1f} s")
-        print(f"read logs from Redis:   {read_time * 1000:8.1f} ms  ({total_events / read_time:,.0f} events/s)")
-        print(f"global statistics:      {stats_time * 1000:8.1f} ms  ({total_events / stats_time:,.0f} events/s)")
+        print(
+            f"archive: {args.games} games, {total_events} events "
+            f"({total_events / args.games:.0f} per game), generated and stored in {generated:.1f} s"
+        )
+        print(
+            f"read logs from Redis:   {read_time * 1000:8.1f} ms  ({total_events / read_time:,.0f} events/s)"
+        )
+        print(
+            f"global statistics:      {stats_time * 1000:8.1f} ms  ({total_events / stats_time:,.0f} events/s)"
+        )
         print(f"ratio stats / read:     {stats_time / read_time:8.2f}  (aim: <= 2.0)")
-        print(f"global statistics, facts cached: {warm_time * 1000:8.1f} ms  (after a new game enters the archive)")
-        print(f"replay (read + fold):   {replay_time * 1000:8.1f} ms  ({total_events / replay_time:,.0f} events replayed/s)")
-        print(f"fold only (in memory):  {fold_time * 1000:8.1f} ms  ({total_events / fold_time:,.0f} events replayed/s)")
+        print(
+            f"global statistics, facts cached: {warm_time * 1000:8.1f} ms  (after a new game enters the archive)"
+        )
+        print(
+            f"replay (read + fold):   {replay_time * 1000:8.1f} ms  ({total_events / replay_time:,.0f} events replayed/s)"
+        )
+        print(
+            f"fold only (in memory):  {fold_time * 1000:8.1f} ms  ({total_events / fold_time:,.0f} events replayed/s)"
+        )
         print(f"result size: {len(body):,} bytes of JSON")
     finally:
         server.stop()

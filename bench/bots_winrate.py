@@ -41,8 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
     if timings:
         timings.sort()
-        print(f"heuristic bot: {len(timings)} decisions, median {timings[len(timings) // 2] * 1000:.2f} ms, "
-              f"99th percentile {timings[int(len(timings) * 0.99)] * 1000:.2f} ms per decision")
+        print(
+            f"heuristic bot: {len(timings)} decisions, median {timings[len(timings) // 2] * 1000:.2f} ms, "
+            f"99th percentile {timings[int(len(timings) * 0.99)] * 1000:.2f} ms per decision"
+        )
     return 0
 
 

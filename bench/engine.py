@@ -65,8 +65,7 @@ def run(ruleset: str, options: dict, players: int, games: int, max_moves: int) -
     wall = time.perf_counter()
     started = time.process_time()
     for seed in range(games):
-        config = GAME.configure({"ruleset": ruleset, "players": players, "seed": seed,
-                                 "options": options})
+        config = GAME.configure({"ruleset": ruleset, "players": players, "seed": seed, "options": options})
         log, count, finished = play_one(config, rng, max_moves)
         moves += count
         unfinished += not finished
@@ -82,9 +81,12 @@ def run(ruleset: str, options: dict, players: int, games: int, max_moves: int) -
             state = evolve(state, event)
     replayed = time.process_time() - started
     return {
-        "games_s": games / played, "moves_s": moves / played, "events_s": events / replayed,
+        "games_s": games / played,
+        "moves_s": moves / played,
+        "events_s": events / replayed,
         "wall_moves_s": moves / wall,
-        "moves_per_game": moves / games, "unfinished": unfinished,
+        "moves_per_game": moves / games,
+        "unfinished": unfinished,
     }
 
 
@@ -93,19 +95,25 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--max-moves", type=int, default=100_000)
     args = parser.parse_args()
-    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
-          f"{args.games} games per line; rates per CPU second")
-    print(f"{'ruleset':8} {'options':45} {'pl':>2} {'games/s':>8} {'moves/s':>9} "
-          f"{'replay ev/s':>11} {'moves/game':>10} {'unfinished':>10} {'wall moves/s':>12}")
+    print(
+        f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+        f"{args.games} games per line; rates per CPU second"
+    )
+    print(
+        f"{'ruleset':8} {'options':45} {'pl':>2} {'games/s':>8} {'moves/s':>9} "
+        f"{'replay ev/s':>11} {'moves/game':>10} {'unfinished':>10} {'wall moves/s':>12}"
+    )
     total_unfinished = 0
     for ruleset, options in SETUPS:
         for players in (2, 4, 6):
             r = run(ruleset, options, players, args.games, args.max_moves)
             total_unfinished += r["unfinished"]
             label = ",".join(k if v is True else f"{k}={v}" for k, v in options.items()) or "-"
-            print(f"{ruleset:8} {label:45} {players:>2} {r['games_s']:8.1f} {r['moves_s']:9.0f} "
-                  f"{r['events_s']:11.0f} {r['moves_per_game']:10.1f} {r['unfinished']:>10} "
-                  f"{r['wall_moves_s']:12.0f}")
+            print(
+                f"{ruleset:8} {label:45} {players:>2} {r['games_s']:8.1f} {r['moves_s']:9.0f} "
+                f"{r['events_s']:11.0f} {r['moves_per_game']:10.1f} {r['unfinished']:>10} "
+                f"{r['wall_moves_s']:12.0f}"
+            )
     print(f"games that did not finish: {total_unfinished}")
 
 

@@ -36,7 +36,6 @@ import random
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -287,8 +286,14 @@ def round_trips(base_url: str, redis_url: str, players: int, seed: int) -> dict[
     client = Client(base_url)
     tally = Tally()
     try:
-        play_one_game(client, players, random.Random(seed), tally, time.monotonic() + 60,
-                      mark=lambda label: marker.echo(f"bench:{label}"))
+        play_one_game(
+            client,
+            players,
+            random.Random(seed),
+            tally,
+            time.monotonic() + 60,
+            mark=lambda label: marker.echo(f"bench:{label}"),
+        )
     finally:
         marker.echo("bench:stop")
         watcher.join(10)
@@ -345,7 +350,10 @@ class CpuMeter:
 
 
 def format_cpu(cost: dict[str, float], count: int, unit: str) -> str:
-    return ", ".join(f"{key} {value / count * 1000:.3f} ms" for key, value in cost.items()) + f" of CPU per {unit}"
+    return (
+        ", ".join(f"{key} {value / count * 1000:.3f} ms" for key, value in cost.items())
+        + f" of CPU per {unit}"
+    )
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -370,7 +378,7 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         self.redis.start()
         env = dict(os.environ)
         env.update(
@@ -423,11 +431,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=15.0, help="length of the games phase (15)")
     parser.add_argument("--health-seconds", type=float, default=5.0, help="length of each health phase (5)")
     parser.add_argument("--players", default="4", help="comma-separated player counts to draw from (4)")
-    parser.add_argument("--max-games", type=int, default=2000, help="stop the games phase after this many games")
-    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn workers when the bench starts the server (2)")
-    parser.add_argument("--fsync", default="everysec", choices=("always", "everysec", "no"), help="AOF policy of the bench's Redis")
+    parser.add_argument(
+        "--max-games", type=int, default=2000, help="stop the games phase after this many games"
+    )
+    parser.add_argument(
+        "--web-workers", type=int, default=2, help="gunicorn workers when the bench starts the server (2)"
+    )
+    parser.add_argument(
+        "--fsync",
+        default="everysec",
+        choices=("always", "everysec", "no"),
+        help="AOF policy of the bench's Redis",
+    )
     parser.add_argument("--url", help="benchmark this running server instead of starting one")
-    parser.add_argument("--redis-url", help="with --url: the server's Redis, for command counts (never a shared one)")
+    parser.add_argument(
+        "--redis-url", help="with --url: the server's Redis, for command counts (never a shared one)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
@@ -440,8 +459,11 @@ def main(argv: list[str] | None = None) -> int:
         base_url, redis_url = server.url, server.redis.url
     stats_client = redis.Redis.from_url(redis_url) if redis_url else None
     try:
-        print(f"server {base_url}, redis {redis_url or '(not given)'}, {args.clients} client threads, "
-              f"{os.cpu_count()} cores, players {players}", flush=True)
+        print(
+            f"server {base_url}, redis {redis_url or '(not given)'}, {args.clients} client threads, "
+            f"{os.cpu_count()} cores, players {players}",
+            flush=True,
+        )
         games_phase(base_url, min(args.clients, 4), 2.0, players, 8, args.seed + 99)  # warm-up
 
         meter = CpuMeter(server.process.pid if server else None, stats_client)
@@ -454,42 +476,64 @@ def main(argv: list[str] | None = None) -> int:
         cpu2 = meter.sample()
         health_after, health_elapsed_after = health_phase(base_url, args.clients, args.health_seconds)
         cpu3 = meter.sample()
-        health_cpu = {k: v + w for (k, v), w in zip(meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values())}
+        health_cpu = {
+            k: v + w for (k, v), w in zip(meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values())
+        }
         games_cpu = meter.delta(cpu1, cpu2)
 
         health_rate = (health_before / health_elapsed_before + health_after / health_elapsed_after) / 2
         move_rate = tally.moves / elapsed
-        print(f"games phase: {elapsed:.1f} s, {tally.games} games finished, {tally.moves} accepted moves, "
-              f"{len(tally.errors)} errors")
+        print(
+            f"games phase: {elapsed:.1f} s, {tally.games} games finished, {tally.moves} accepted moves, "
+            f"{len(tally.errors)} errors"
+        )
         for error in tally.errors[:5]:
             print(f"  error: {error}")
         print(f"moves/s: {move_rate:.0f}")
-        print(f"move POST latency: p50 {percentile(tally.move_latencies, 0.5) * 1000:.2f} ms, "
-              f"p99 {percentile(tally.move_latencies, 0.99) * 1000:.2f} ms")
-        print(f"view GET latency:  p50 {percentile(tally.view_latencies, 0.5) * 1000:.2f} ms, "
-              f"p99 {percentile(tally.view_latencies, 0.99) * 1000:.2f} ms")
+        print(
+            f"move POST latency: p50 {percentile(tally.move_latencies, 0.5) * 1000:.2f} ms, "
+            f"p99 {percentile(tally.move_latencies, 0.99) * 1000:.2f} ms"
+        )
+        print(
+            f"view GET latency:  p50 {percentile(tally.view_latencies, 0.5) * 1000:.2f} ms, "
+            f"p99 {percentile(tally.view_latencies, 0.99) * 1000:.2f} ms"
+        )
         if stats_client and tally.moves:
             deltas = {name: after.get(name, 0) - before.get(name, 0) for name in after}
             deltas.pop("info", None)  # our own INFO calls
             total = sum(deltas.values())
-            print(f"redis commands per accepted move (games phase, all requests incl. create/claim/view): "
-                  f"{total / tally.moves:.2f}")
-            print(f"  EVALSHA per accepted move: {deltas.get('evalsha', 0) / tally.moves:.3f}, "
-                  f"EVAL per accepted move: {deltas.get('eval', 0) / tally.moves:.3f}")
+            print(
+                f"redis commands per accepted move (games phase, all requests incl. create/claim/view): "
+                f"{total / tally.moves:.2f}"
+            )
+            print(
+                f"  EVALSHA per accepted move: {deltas.get('evalsha', 0) / tally.moves:.3f}, "
+                f"EVAL per accepted move: {deltas.get('eval', 0) / tally.moves:.3f}"
+            )
             top = sorted(((calls, name) for name, calls in deltas.items() if calls), reverse=True)
-            print("  by command: " + ", ".join(f"{name} {calls / tally.moves:.3f}" for calls, name in top[:12]))
-        print(f"health req/s: {health_rate:.0f} (before {health_before / health_elapsed_before:.0f}, "
-              f"after {health_after / health_elapsed_after:.0f})")
+            print(
+                "  by command: " + ", ".join(f"{name} {calls / tally.moves:.3f}" for calls, name in top[:12])
+            )
+        print(
+            f"health req/s: {health_rate:.0f} (before {health_before / health_elapsed_before:.0f}, "
+            f"after {health_after / health_elapsed_after:.0f})"
+        )
         print(f"ratio moves/s / health req/s: {move_rate / health_rate:.3f}")
         if tally.moves:
-            print("cost of a health request: " + format_cpu(health_cpu, health_before + health_after, "request"))
-            print("cost of a move (its view GET and move POST, plus create/claim): "
-                  + format_cpu(games_cpu, tally.moves, "accepted move"))
+            print(
+                "cost of a health request: " + format_cpu(health_cpu, health_before + health_after, "request")
+            )
+            print(
+                "cost of a move (its view GET and move POST, plus create/claim): "
+                + format_cpu(games_cpu, tally.moves, "accepted move")
+            )
             if "web" in games_cpu and health_cpu.get("web"):
                 web_move = games_cpu["web"] / tally.moves
                 web_health = health_cpu["web"] / (health_before + health_after)
-                print(f"server CPU ratio health request / move: {web_health / web_move:.3f} "
-                      f"(per request of the move cycle: {2 * web_health / web_move:.3f})")
+                print(
+                    f"server CPU ratio health request / move: {web_health / web_move:.3f} "
+                    f"(per request of the move cycle: {2 * web_health / web_move:.3f})"
+                )
         print(f"ratio (move POST + view GET)/s / health req/s: {2 * move_rate / health_rate:.3f}")
         if redis_url:
             sample = round_trips(base_url, redis_url, players[0], args.seed + 7)
@@ -500,9 +544,11 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 top = {name: calls for (kind, name), calls in counter.items() if kind == "top"}
                 lua = {name: calls for (kind, name), calls in counter.items() if kind == "lua"}
-                print(f"  {segment} ({seen} requests): top-level {sum(top.values()) / seen:.2f} per request "
-                      f"[{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(top.items()))}]; inside scripts "
-                      f"{sum(lua.values()) / seen:.2f} [{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(lua.items()))}]")
+                print(
+                    f"  {segment} ({seen} requests): top-level {sum(top.values()) / seen:.2f} per request "
+                    f"[{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(top.items()))}]; inside scripts "
+                    f"{sum(lua.values()) / seen:.2f} [{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(lua.items()))}]"
+                )
         return 1 if tally.errors else 0
     finally:
         if stats_client:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import random
+from collections.abc import Mapping
 from importlib import import_module
-from typing import Any, Mapping, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 Command = dict[str, Any]
 View = Mapping[str, Any]
@@ -84,8 +85,9 @@ def get_bot(game_name: str, level: str) -> Bot:
     return bot
 
 
-def choose_move(game_name: str, level: str, view: View, rng: random.Random, *,
-                strict: bool = False) -> Command:
+def choose_move(
+    game_name: str, level: str, view: View, rng: random.Random, *, strict: bool = False
+) -> Command:
     """The move of bot ``level`` for ``view``; always one of ``view["legal_moves"]``.
 
     A game-specific bot that fails or answers an illegal move falls back to the random bot, so a

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from bots import choose_move, get_bot, seeded_rng
 from games import get_game
@@ -51,9 +52,17 @@ def game_config(base: Mapping[str, Any], players: int, seed: int) -> dict[str, A
     return config
 
 
-def play_game(game_name: str, config: Mapping[str, Any], levels: Sequence[str], seed: Any, *,
-              keep_events: bool = False, strict: bool = True, max_moves: int = 50_000,
-              index: int = 0) -> GameRecord:
+def play_game(
+    game_name: str,
+    config: Mapping[str, Any],
+    levels: Sequence[str],
+    seed: Any,
+    *,
+    keep_events: bool = False,
+    strict: bool = True,
+    max_moves: int = 50_000,
+    index: int = 0,
+) -> GameRecord:
     """Play one game in-process between bots ``levels[seat]`` and return its record.
 
     ``strict``: a bot that fails or answers an illegal move raises (instead of the random fallback
@@ -86,21 +95,38 @@ def play_game(game_name: str, config: Mapping[str, Any], levels: Sequence[str], 
         if moves > max_moves:
             raise RuntimeError(f"game did not end within {max_moves} moves")
     result = game.result(state) or {}
-    return GameRecord(index=index, config=dict(normalised), levels=list(levels),
-                      winners=list(result.get("winners") or []), reason=result.get("reason"),
-                      moves=moves, events=log, seconds=time.perf_counter() - started)
+    return GameRecord(
+        index=index,
+        config=dict(normalised),
+        levels=list(levels),
+        winners=list(result.get("winners") or []),
+        reason=result.get("reason"),
+        moves=moves,
+        events=log,
+        seconds=time.perf_counter() - started,
+    )
 
 
-def simulate(game_name: str, base_config: Mapping[str, Any], lineup: Sequence[str], games: int, *,
-             seed: int = 0, rotate: bool = True, keep_events: bool = False, strict: bool = True,
-             on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+def simulate(
+    game_name: str,
+    base_config: Mapping[str, Any],
+    lineup: Sequence[str],
+    games: int,
+    *,
+    seed: int = 0,
+    rotate: bool = True,
+    keep_events: bool = False,
+    strict: bool = True,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
     """``games`` in-process games of ``lineup`` (one bot level per seat), seats rotated per game."""
     records = []
     for index in range(games):
         levels = rotated(lineup, index) if rotate else list(lineup)
         config = game_config(base_config, len(lineup), seed_for(seed, index))
-        record = play_game(game_name, config, levels, seed, keep_events=keep_events,
-                           strict=strict, index=index)
+        record = play_game(
+            game_name, config, levels, seed, keep_events=keep_events, strict=strict, index=index
+        )
         records.append(record)
         if on_game:
             on_game(record)
@@ -112,6 +138,7 @@ def seed_for(seed: int, index: int) -> int:
 
 
 # -- statistics -----------------------------------------------------------------------------------
+
 
 @dataclass
 class WinRate:
@@ -161,19 +188,24 @@ def win_rates(records: Sequence[GameRecord]) -> dict[str, WinRate]:
     return rates
 
 
-def format_rates(rates: Mapping[str, WinRate], records: Sequence[GameRecord],
-                 wall_seconds: float | None = None) -> str:
+def format_rates(
+    rates: Mapping[str, WinRate], records: Sequence[GameRecord], wall_seconds: float | None = None
+) -> str:
     """The figures as text. ``wall_seconds``: elapsed time of the whole run (games played at once
     overlap, so the sum of their durations would understate the rate)."""
     lines = []
     no_winner = sum(1 for r in records if not r.winners)
     moves = sum(r.moves for r in records)
     seconds = wall_seconds if wall_seconds is not None else sum(r.seconds for r in records)
-    lines.append(f"{len(records)} games, {moves} moves, {no_winner} without a winner"
-                 + (f", {moves / seconds:,.0f} moves/s" if seconds else ""))
+    lines.append(
+        f"{len(records)} games, {moves} moves, {no_winner} without a winner"
+        + (f", {moves / seconds:,.0f} moves/s" if seconds else "")
+    )
     for level, rate in sorted(rates.items()):
-        lines.append(f"  {level:<10} won {rate.wins:>5} of {rate.seats:>5} seats = {rate.rate:6.1%} "
-                     f"(95% CI {rate.low:.1%} .. {rate.high:.1%}; shared victories {rate.shared})")
+        lines.append(
+            f"  {level:<10} won {rate.wins:>5} of {rate.seats:>5} seats = {rate.rate:6.1%} "
+            f"(95% CI {rate.low:.1%} .. {rate.high:.1%}; shared victories {rate.shared})"
+        )
     reasons: dict[str, int] = {}
     for record in records:
         reasons[record.reason or "none"] = reasons.get(record.reason or "none", 0) + 1
@@ -183,9 +215,19 @@ def format_rates(rates: Mapping[str, WinRate], records: Sequence[GameRecord],
 
 # -- through the HTTP API -------------------------------------------------------------------------
 
-def play_http_game(client, game_name: str, config: Mapping[str, Any], levels: Sequence[str], seed: Any, *,
-                   index: int = 0, server_bots: bool = False, verify: bool = True,
-                   timeout: float = 600.0) -> GameRecord:
+
+def play_http_game(
+    client,
+    game_name: str,
+    config: Mapping[str, Any],
+    levels: Sequence[str],
+    seed: Any,
+    *,
+    index: int = 0,
+    server_bots: bool = False,
+    verify: bool = True,
+    timeout: float = 600.0,
+) -> GameRecord:
     """One game through the API. Client-side bots (default): the simulator claims every seat as a
     player named after its bot and plays each seat from that seat's ``/view`` with its own token,
     exactly as a third-party client would. ``server_bots``: the seats are the server's bot seats
@@ -207,7 +249,9 @@ def play_http_game(client, game_name: str, config: Mapping[str, Any], levels: Se
             if item.event == "end" or time.monotonic() > deadline:
                 break
         final = client.view(game_id)
-        moves = sum(1 for e in client.all_events(game_id) if "seat" in e["event"] and not e["event"].get("auto"))
+        moves = sum(
+            1 for e in client.all_events(game_id) if "seat" in e["event"] and not e["event"].get("auto")
+        )
     else:
         summary = client.create_game(config, game=game_name)
         game_id = summary["id"]
@@ -237,20 +281,39 @@ def play_http_game(client, game_name: str, config: Mapping[str, Any], levels: Se
             raise AssertionError(f"game {game_id}: fold of the log differs from the server's view")
     result = final["view"].get("result") or {}
     winners = final["view"].get("winners") or result.get("winners") or []
-    return GameRecord(index=index, config=dict(config), levels=list(levels), winners=list(winners),
-                      reason=result.get("reason"), moves=moves, events=events, game_id=game_id,
-                      seconds=time.perf_counter() - started)
+    return GameRecord(
+        index=index,
+        config=dict(config),
+        levels=list(levels),
+        winners=list(winners),
+        reason=result.get("reason"),
+        moves=moves,
+        events=events,
+        game_id=game_id,
+        seconds=time.perf_counter() - started,
+    )
 
 
-def simulate_http(server: str | None, game_name: str, base_config: Mapping[str, Any], lineup: Sequence[str],
-                  games: int, *, seed: int = 0, rotate: bool = True, concurrency: int = 1,
-                  server_bots: bool = False, verify: bool = True, timeout: float = 600.0,
-                  on_game: Callable[[GameRecord], None] | None = None,
-                  client_factory: Callable[[], Any] | None = None) -> list[GameRecord]:
+def simulate_http(
+    server: str | None,
+    game_name: str,
+    base_config: Mapping[str, Any],
+    lineup: Sequence[str],
+    games: int,
+    *,
+    seed: int = 0,
+    rotate: bool = True,
+    concurrency: int = 1,
+    server_bots: bool = False,
+    verify: bool = True,
+    timeout: float = 600.0,
+    on_game: Callable[[GameRecord], None] | None = None,
+    client_factory: Callable[[], Any] | None = None,
+) -> list[GameRecord]:
     """``games`` games through the API at ``server``, ``concurrency`` at a time (threads, one HTTP
     client each; ``client_factory`` builds them, e.g. with response hooks for a soak test)."""
-    from concurrent.futures import ThreadPoolExecutor
     import threading
+    from concurrent.futures import ThreadPoolExecutor
 
     from cli.client import ApiClient
 
@@ -261,8 +324,17 @@ def simulate_http(server: str | None, game_name: str, base_config: Mapping[str, 
             local.client = client_factory() if client_factory else ApiClient(server)
         levels = rotated(lineup, index) if rotate else list(lineup)
         config = game_config(base_config, len(lineup), seed_for(seed, index))
-        return play_http_game(local.client, game_name, config, levels, seed, index=index,
-                              server_bots=server_bots, verify=verify, timeout=timeout)
+        return play_http_game(
+            local.client,
+            game_name,
+            config,
+            levels,
+            seed,
+            index=index,
+            server_bots=server_bots,
+            verify=verify,
+            timeout=timeout,
+        )
 
     records: list[GameRecord] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:

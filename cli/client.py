@@ -10,8 +10,9 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import requests
 
@@ -41,8 +42,9 @@ class SseEvent:
 
 
 class ApiClient:
-    def __init__(self, server: str | None = None, *, timeout: float = 30.0,
-                 session: requests.Session | None = None):
+    def __init__(
+        self, server: str | None = None, *, timeout: float = 30.0, session: requests.Session | None = None
+    ):
         self.server = (server or default_server()).rstrip("/")
         self.timeout = timeout
         self.session = session or requests.Session()
@@ -69,14 +71,28 @@ class ApiClient:
             raise ApiError(response.status_code, problem if isinstance(problem, dict) else {})
         return response
 
-    def request(self, method: str, path: str, *, token: str | None = None, json_body: Any = None,
-                params: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None,
-                **kwargs: Any) -> requests.Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json_body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> requests.Response:
         all_headers = self._headers(token)
         all_headers.update(headers or {})
-        response = self.session.request(method, self._url(path), json=json_body, params=params,
-                                        headers=all_headers, timeout=kwargs.pop("timeout", self.timeout),
-                                        **kwargs)
+        response = self.session.request(
+            method,
+            self._url(path),
+            json=json_body,
+            params=params,
+            headers=all_headers,
+            timeout=kwargs.pop("timeout", self.timeout),
+            **kwargs,
+        )
         return self._check(response)
 
     # -- games -----------------------------------------------------------------------------
@@ -84,8 +100,13 @@ class ApiClient:
     def health(self) -> dict[str, Any]:
         return self.request("GET", "/v1/health").json()
 
-    def create_game(self, config: Mapping[str, Any], *, game: str = "condottiere",
-                    bots: Mapping[int | str, str] | None = None) -> dict[str, Any]:
+    def create_game(
+        self,
+        config: Mapping[str, Any],
+        *,
+        game: str = "condottiere",
+        bots: Mapping[int | str, str] | None = None,
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"game": game, "config": dict(config)}
         if bots:
             body["bots"] = {str(seat): level for seat, level in bots.items()}
@@ -97,8 +118,9 @@ class ApiClient:
     def list_games(self, **params: Any) -> dict[str, Any]:
         return self.request("GET", "/v1/games", params=params).json()
 
-    def claim_seat(self, game_id: str, *, name: str | None = None, seat: int | None = None,
-                   bot: str | None = None) -> dict[str, Any]:
+    def claim_seat(
+        self, game_id: str, *, name: str | None = None, seat: int | None = None, bot: str | None = None
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {}
         if name is not None:
             body["name"] = name
@@ -111,17 +133,26 @@ class ApiClient:
     def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         return self.request("GET", f"/v1/games/{game_id}/view", token=token).json()
 
-    def move(self, game_id: str, token: str, command: Mapping[str, Any], *,
-             expected_version: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
+    def move(
+        self,
+        game_id: str,
+        token: str,
+        command: Mapping[str, Any],
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"command": dict(command)}
         if expected_version is not None:
             body["expected_version"] = expected_version
         headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
-        return self.request("POST", f"/v1/games/{game_id}/moves", token=token, json_body=body,
-                            headers=headers).json()
+        return self.request(
+            "POST", f"/v1/games/{game_id}/moves", token=token, json_body=body, headers=headers
+        ).json()
 
-    def events(self, game_id: str, token: str | None = None, *, after: int = 0,
-               limit: int | None = None) -> dict[str, Any]:
+    def events(
+        self, game_id: str, token: str | None = None, *, after: int = 0, limit: int | None = None
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {"after": after}
         if limit is not None:
             params["limit"] = limit
@@ -139,29 +170,43 @@ class ApiClient:
                 return collected
             after = page.get("next_after") or items[-1]["version"]
 
-    def stream(self, game_id: str, token: str | None = None, *, last_event_id: int | str | None = None,
-               read_timeout: float | None = 60.0) -> Iterator[SseEvent]:
+    def stream(
+        self,
+        game_id: str,
+        token: str | None = None,
+        *,
+        last_event_id: int | str | None = None,
+        read_timeout: float | None = 60.0,
+    ) -> Iterator[SseEvent]:
         """Server-sent events of the game (``text/event-stream``), parsed."""
-        headers = self._headers(token, Last_Event_ID=str(last_event_id) if last_event_id is not None else None)
+        headers = self._headers(
+            token, Last_Event_ID=str(last_event_id) if last_event_id is not None else None
+        )
         headers["Accept"] = "text/event-stream"
-        response = self.session.get(self._url(f"/v1/games/{game_id}/stream"), headers=headers,
-                                    stream=True, timeout=(self.timeout, read_timeout))
+        response = self.session.get(
+            self._url(f"/v1/games/{game_id}/stream"),
+            headers=headers,
+            stream=True,
+            timeout=(self.timeout, read_timeout),
+        )
         self._check(response)
         with response:
             yield from parse_sse(response.iter_lines(decode_unicode=True))
 
     # -- archive (the ARCHIVE engineer's routes) --------------------------------------------
 
-    def export_log(self, game_id: str, token: str | None = None, *, format: str = "log",
-                   timeout: float = 30.0) -> Any:
+    def export_log(
+        self, game_id: str, token: str | None = None, *, format: str = "log", timeout: float = 30.0
+    ) -> Any:
         """The game exported in ``format`` by the server's export job (``POST .../exports``, then
         the job's result). For the ``log`` format, when the server has no export route or no
         archive worker answers within ``timeout``, the same exchange document is built here from
         the events the caller may see (``GET .../events``)."""
         summary = self.game(game_id)  # 404 for an unknown game, before anything else
         try:
-            job = self.request("POST", f"/v1/games/{game_id}/exports", token=token,
-                               json_body={"format": format}).json()
+            job = self.request(
+                "POST", f"/v1/games/{game_id}/exports", token=token, json_body={"format": format}
+            ).json()
         except ApiError as error:
             if format == "log" and error.status in (404, 405):
                 return self._local_log(game_id, token, summary)
@@ -191,8 +236,15 @@ class ApiClient:
         events = [item["event"] for item in self.all_events(game_id, token)]
         players = [seat.get("name") for seat in summary.get("seats") or []]
         finished = summary["status"] == "finished"
-        return export_log(game, events, players=players, finished=finished,
-                          viewer=current.get("seat"), game_id=game_id, result=summary.get("result"))
+        return export_log(
+            game,
+            events,
+            players=players,
+            finished=finished,
+            viewer=current.get("seat"),
+            game_id=game_id,
+            result=summary.get("result"),
+        )
 
     def import_log(self, document: Mapping[str, Any]) -> dict[str, Any]:
         return self.request("POST", "/v1/archive/import", json_body=document).json()

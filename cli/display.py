@@ -7,7 +7,8 @@ viewer may see: nothing else is available to it.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 # The board read north to south, west to east, so the grid looks like the map (MAP-1).
 MAP_ROWS = [
@@ -20,9 +21,21 @@ MAP_ROWS = [
 ]
 
 CARD_NAMES = {
-    "m1": "1", "m2": "2", "m3": "3", "m4": "4", "m5": "5", "m6": "6", "m10": "10",
-    "winter": "Winter", "spring": "Spring", "bishop": "Bishop", "courtesan": "Courtesan",
-    "drummer": "Drummer", "heroine": "Heroine", "scarecrow": "Scarecrow", "surrender": "Surrender",
+    "m1": "1",
+    "m2": "2",
+    "m3": "3",
+    "m4": "4",
+    "m5": "5",
+    "m6": "6",
+    "m10": "10",
+    "winter": "Winter",
+    "spring": "Spring",
+    "bishop": "Bishop",
+    "courtesan": "Courtesan",
+    "drummer": "Drummer",
+    "heroine": "Heroine",
+    "scarecrow": "Scarecrow",
+    "surrender": "Surrender",
 }
 _CARD_ORDER = list(CARD_NAMES)
 
@@ -83,7 +96,9 @@ def _line(player: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None, *, moves: bool = True) -> str:
+def render_view(
+    view: Mapping[str, Any], names: Mapping[int, str] | None = None, *, moves: bool = True
+) -> str:
     """The whole table as text: header, map, battle lines, the viewer's hand and (``moves``) the
     numbered legal moves."""
     config = view.get("config") or {}
@@ -95,8 +110,10 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None,
     out.append(header)
     match = view.get("match")
     if match:
-        out.append(f"Match game {match.get('game_number')}, scores {match.get('scores')}, "
-                   f"target {match.get('target')}")
+        out.append(
+            f"Match game {match.get('game_number')}, scores {match.get('scores')}, "
+            f"target {match.get('target')}"
+        )
 
     # -- map
     regions: Mapping[str, Any] = view.get("regions") or {}
@@ -146,9 +163,11 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None,
         winner = last.get("winner")
         strengths = last.get("strengths")
         shown = ", ".join(str(v) for v in strengths) if isinstance(strengths, list) else ""
-        out.append(f"Last battle: {where}, {seat_label(winner, names) + ' won' if winner is not None else 'nobody won'}"
-                   f"{' (' + str(last.get('cause')) + ')' if last.get('cause') not in (None, 'all_passed') else ''}"
-                   f"{'; strengths by seat ' + shown if shown else ''}.")
+        out.append(
+            f"Last battle: {where}, {seat_label(winner, names) + ' won' if winner is not None else 'nobody won'}"
+            f"{' (' + str(last.get('cause')) + ')' if last.get('cause') not in (None, 'all_passed') else ''}"
+            f"{'; strengths by seat ' + shown if shown else ''}."
+        )
     out.append(f"Deck {view.get('deck_size', '?')} cards, discard pile {view.get('discard_size', '?')}.")
 
     # -- players and battle lines
@@ -168,9 +187,11 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None,
         else:
             strength_text = str(strength)
         owned = player.get("regions") or []
-        out.append(f"{pointer} {who:<20} hand {player.get('hand_size', 0):>2}  "
-                   f"regions {len(owned)}{': ' + ', '.join(owned) if owned else ''}"
-                   f"{'  [' + ', '.join(flags) + ']' if flags else ''}")
+        out.append(
+            f"{pointer} {who:<20} hand {player.get('hand_size', 0):>2}  "
+            f"regions {len(owned)}{': ' + ', '.join(owned) if owned else ''}"
+            f"{'  [' + ', '.join(flags) + ']' if flags else ''}"
+        )
         if phase == "battle" or player.get("line"):
             out.append(f"      strength {strength_text:<16} line: {_line(player)}")
 
@@ -180,8 +201,12 @@ def render_view(view: Mapping[str, Any], names: Mapping[int, str] | None = None,
         winners = view.get("winners") or []
         if winners:
             out.append("")
-            out.append("Game over. Winner: " + ", ".join(seat_label(s, names) for s in winners)
-                       + (f" ({result.get('reason')})" if result.get("reason") else "") + ".")
+            out.append(
+                "Game over. Winner: "
+                + ", ".join(seat_label(s, names) for s in winners)
+                + (f" ({result.get('reason')})" if result.get("reason") else "")
+                + "."
+            )
         else:
             out.append("")
             out.append("Game over without a winner.")
@@ -265,7 +290,11 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = N
     if kind == "battle_lines_discarded":
         return "The battle lines are discarded."
     if kind == "hand_discard_offered":
-        return "Hand discard offered to " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
+        return (
+            "Hand discard offered to "
+            + ", ".join(seat_label(s, names) for s in event.get("seats") or [])
+            + "."
+        )
     if kind == "hand_discarded":
         return f"{who} {'discards' if event.get('discard') else 'keeps'} the hand."
     if kind == "round_ended":
@@ -274,12 +303,16 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = N
         kept = event.get("kept")
         return f"{who} keeps {_cards(kept) if kept else str(event.get('kept_count', 'some')) + ' card(s)'}."
     if kind == "final_battle_started":
-        return "Final battle between " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
+        return (
+            "Final battle between " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
+        )
     if kind == "game_won":
         winners = event.get("winners") or []
         if not winners:
             return "The game ends without a winner."
-        return "Game won by " + ", ".join(seat_label(s, names) for s in winners) + f" ({event.get('reason')})."
+        return (
+            "Game won by " + ", ".join(seat_label(s, names) for s in winners) + f" ({event.get('reason')})."
+        )
     if kind == "game_scored":
         return f"Scores: {event.get('scores')} (gained {event.get('gained')})."
     if kind == "match_won":

@@ -19,7 +19,8 @@ import json
 import random
 import sys
 import time
-from typing import Any, Callable, Mapping, TextIO
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from cli.client import ApiClient, ApiError, default_server
 from cli.display import card_name, describe_event, describe_move, render_view
@@ -29,6 +30,7 @@ BOT_PATIENCE_SECONDS = 30.0
 
 
 # -- configuration from flags ---------------------------------------------------------------------
+
 
 def _add_config_flags(parser: argparse.ArgumentParser, players_default: int | None = 4) -> None:
     parser.add_argument("--players", type=int, default=players_default, help="2 to 6 (default %(default)s)")
@@ -78,18 +80,24 @@ def parse_bots(spec: str | None, players: int, first_free: int = 1) -> dict[int,
 
 # -- playing --------------------------------------------------------------------------------------
 
+
 def seat_names(summary: Mapping[str, Any]) -> dict[int, str]:
     return {s["seat"]: s["name"] for s in summary.get("seats") or [] if s.get("name")}
 
 
-def wait_for_change(client: ApiClient, game_id: str, token: str | None, version: int,
-                    timeout: float = 300.0) -> bool:
+def wait_for_change(
+    client: ApiClient, game_id: str, token: str | None, version: int, timeout: float = 300.0
+) -> bool:
     """Block until the game moves past ``version`` (SSE: no polling); False after ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            for item in client.stream(game_id, token, last_event_id=version,
-                                      read_timeout=max(1.0, min(60.0, deadline - time.monotonic()))):
+            for item in client.stream(
+                game_id,
+                token,
+                last_event_id=version,
+                read_timeout=max(1.0, min(60.0, deadline - time.monotonic())),
+            ):
                 if item.event in ("message", "end"):
                     return True
                 if time.monotonic() > deadline:
@@ -155,9 +163,17 @@ def ask_move(view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO)
     return None if variant is None else dict(group[variant])
 
 
-def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
-              read_line: Callable[[], str], auto: str | None = None, seed: int = 0,
-              quiet: bool = False) -> int:
+def play_loop(
+    client: ApiClient,
+    game_id: str,
+    token: str,
+    *,
+    out: TextIO,
+    read_line: Callable[[], str],
+    auto: str | None = None,
+    seed: int = 0,
+    quiet: bool = False,
+) -> int:
     """Play one seat to the end of the game. Returns the exit status (0: game over)."""
     from bots import choose_move
 
@@ -191,7 +207,9 @@ def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
             else:
                 move = ask_move(view, read_line, out)
                 if move is None:
-                    out.write(f"\nLeaving the game. Resume with: condottiere play {game_id} --token {token}\n")
+                    out.write(
+                        f"\nLeaving the game. Resume with: condottiere play {game_id} --token {token}\n"
+                    )
                     return 1
             try:
                 client.move(game_id, token, move, expected_version=current["version"])
@@ -203,12 +221,15 @@ def play_loop(client: ApiClient, game_id: str, token: str, *, out: TextIO,
             out.write(f"... waiting for {waiting}\n")
         if not wait_for_change(client, game_id, token, current["version"], timeout=BOT_PATIENCE_SECONDS):
             if bot_seats & set(view.get("awaiting") or []) and not warned:
-                out.write("(No bot move for a while: bot seats are played by the server's RQ worker on "
-                          "the 'bots' queue. Is it running?)\n")
+                out.write(
+                    "(No bot move for a while: bot seats are played by the server's RQ worker on "
+                    "the 'bots' queue. Is it running?)\n"
+                )
                 warned = True
 
 
 # -- commands -------------------------------------------------------------------------------------
+
 
 def cmd_new(args, client: ApiClient, out: TextIO) -> int:
     config = config_from_args(args)
@@ -216,9 +237,11 @@ def cmd_new(args, client: ApiClient, out: TextIO) -> int:
     summary = client.create_game(config, bots=bots)
     out.write(f"{summary['id']}\n")
     if not args.quiet:
-        out.write(f"Created {summary['title']} game {summary['id']} ({args.players} players, "
-                  f"{args.ruleset} rules); bots: {bots or 'none'}; status {summary['status']}.\n"
-                  f"Join with: condottiere join {summary['id']} --name YOUR_NAME\n")
+        out.write(
+            f"Created {summary['title']} game {summary['id']} ({args.players} players, "
+            f"{args.ruleset} rules); bots: {bots or 'none'}; status {summary['status']}.\n"
+            f"Join with: condottiere join {summary['id']} --name YOUR_NAME\n"
+        )
     return 0
 
 
@@ -244,12 +267,22 @@ def cmd_play(args, client: ApiClient, out: TextIO, read_line: Callable[[], str])
         game_id = summary["id"]
         claim = client.claim_seat(game_id, name=args.name, seat=0)
         token = claim["token"]
-        out.write(f"Game {game_id}: you are seat 0 ({args.name}). "
-                  f"Resume with: condottiere play {game_id} --token {token}\n")
+        out.write(
+            f"Game {game_id}: you are seat 0 ({args.name}). "
+            f"Resume with: condottiere play {game_id} --token {token}\n"
+        )
         if not claim.get("started"):
             out.write("Waiting for the other seats to be claimed...\n")
-    return play_loop(client, game_id, token, out=out, read_line=read_line, auto=args.auto,
-                     seed=args.auto_seed, quiet=args.quiet)
+    return play_loop(
+        client,
+        game_id,
+        token,
+        out=out,
+        read_line=read_line,
+        auto=args.auto,
+        seed=args.auto_seed,
+        quiet=args.quiet,
+    )
 
 
 def cmd_watch(args, client: ApiClient, out: TextIO) -> int:
@@ -310,18 +343,37 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
     def progress(record) -> None:
         if args.verbose:
             where = f" {record.game_id}" if record.game_id else ""
-            out.write(f"game {record.index + 1}{where}: winners {record.winning_levels() or 'none'} "
-                      f"({record.reason}, {record.moves} moves)\n")
+            out.write(
+                f"game {record.index + 1}{where}: winners {record.winning_levels() or 'none'} "
+                f"({record.reason}, {record.moves} moves)\n"
+            )
             out.flush()
 
     started = time.perf_counter()
     if args.http or args.server_bots:
-        records = simulate_http(client.server, GAME, config, lineup, args.games, seed=args.seed or 0,
-                                rotate=not args.no_rotate, concurrency=args.concurrency,
-                                server_bots=args.server_bots, on_game=progress)
+        records = simulate_http(
+            client.server,
+            GAME,
+            config,
+            lineup,
+            args.games,
+            seed=args.seed or 0,
+            rotate=not args.no_rotate,
+            concurrency=args.concurrency,
+            server_bots=args.server_bots,
+            on_game=progress,
+        )
     else:
-        records = simulate(GAME, config, lineup, args.games, seed=args.seed or 0,
-                           rotate=not args.no_rotate, keep_events=args.archive, on_game=progress)
+        records = simulate(
+            GAME,
+            config,
+            lineup,
+            args.games,
+            seed=args.seed or 0,
+            rotate=not args.no_rotate,
+            keep_events=args.archive,
+            on_game=progress,
+        )
         if args.archive:
             imported = 0
             from games import get_game
@@ -330,14 +382,21 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
             game = get_game(GAME)
             for record in records:
                 result = game.result(_fold(game, record.events))
-                doc = export_log(game, record.events, players=[f"{lvl} bot" for lvl in record.levels],
-                                 finished=True, result=result)
+                doc = export_log(
+                    game,
+                    record.events,
+                    players=[f"{lvl} bot" for lvl in record.levels],
+                    finished=True,
+                    result=result,
+                )
                 client.import_log(doc)
                 imported += 1
             out.write(f"{imported} games imported into the archive of {client.server}\n")
     elapsed = time.perf_counter() - started
-    out.write(f"{GAME}, {args.ruleset} rules, {len(lineup)} players, lineup {','.join(lineup)}"
-              f"{' (seats rotated)' if not args.no_rotate else ''}; {elapsed:.1f} s\n")
+    out.write(
+        f"{GAME}, {args.ruleset} rules, {len(lineup)} players, lineup {','.join(lineup)}"
+        f"{' (seats rotated)' if not args.no_rotate else ''}; {elapsed:.1f} s\n"
+    )
     out.write(format_rates(win_rates(records), records, wall_seconds=elapsed) + "\n")
     return 0
 
@@ -370,13 +429,20 @@ def cmd_import(args, client: ApiClient, out: TextIO) -> int:
 
 # -- entry point ----------------------------------------------------------------------------------
 
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: a subcommand's copy of the flag must not reset one given before the subcommand.
-    common.add_argument("--server", default=argparse.SUPPRESS,
-                        help="server URL (default $CONDOTTIERE_SERVER or http://127.0.0.1:8000)")
-    parser = argparse.ArgumentParser(prog="condottiere", description="Play Condottiere against bots, "
-                                     "watch games and simulate bot matches.", parents=[common])
+    common.add_argument(
+        "--server",
+        default=argparse.SUPPRESS,
+        help="server URL (default $CONDOTTIERE_SERVER or http://127.0.0.1:8000)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="condottiere",
+        description="Play Condottiere against bots, watch games and simulate bot matches.",
+        parents=[common],
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     new = sub.add_parser("new", parents=[common], help="create a game")
@@ -391,7 +457,9 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--seat", type=int)
     join.add_argument("--bot", help="fill the seat with a bot of this level instead")
 
-    play = sub.add_parser("play", parents=[common], help="play in the terminal (a new game against bots, or GAME --token)")
+    play = sub.add_parser(
+        "play", parents=[common], help="play in the terminal (a new game against bots, or GAME --token)"
+    )
     play.add_argument("game", nargs="?")
     play.add_argument("--token")
     play.add_argument("--name", default="You")
@@ -405,7 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("game")
     watch.add_argument("--token", help="watch as your seat (your hand is shown in events)")
     watch.add_argument("--after", type=int, default=0, help="start after this version")
-    watch.add_argument("--board", action="store_true", help="redraw the board after each battle and at the end")
+    watch.add_argument(
+        "--board", action="store_true", help="redraw the board after each battle and at the end"
+    )
 
     show = sub.add_parser("show", parents=[common], help="show a game's seats and board")
     show.add_argument("game")
@@ -421,9 +491,15 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--lineup", default="heuristic,random,random,random", help="one bot level per seat")
     sim.add_argument("--no-rotate", action="store_true", help="keep every level in its seat")
     sim.add_argument("--http", action="store_true", help="play through the server's API (client-side bots)")
-    sim.add_argument("--server-bots", action="store_true", help="through the API, with the server's bot seats (needs an RQ worker on 'bots')")
+    sim.add_argument(
+        "--server-bots",
+        action="store_true",
+        help="through the API, with the server's bot seats (needs an RQ worker on 'bots')",
+    )
     sim.add_argument("--concurrency", type=int, default=1, help="HTTP games at a time")
-    sim.add_argument("--archive", action="store_true", help="in-process games: import them into the server's archive")
+    sim.add_argument(
+        "--archive", action="store_true", help="in-process games: import them into the server's archive"
+    )
     sim.add_argument("--verbose", action="store_true")
 
     export = sub.add_parser("export", parents=[common], help="export a game's log")
@@ -438,8 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None, *, out: TextIO | None = None,
-         read_line: Callable[[], str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, *, out: TextIO | None = None, read_line: Callable[[], str] | None = None
+) -> int:
     out = out or sys.stdout
     read_line = read_line or sys.stdin.readline
     args = build_parser().parse_args(argv)

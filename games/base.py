@@ -23,8 +23,9 @@ Conventions shared by all games:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 Event = dict[str, Any]
 Command = dict[str, Any]

@@ -15,7 +15,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m launcher", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    serve = commands.add_parser("serve", help="gunicorn and the RQ workers (Procfile), embedded Redis if REDIS_URL is unset")
+    serve = commands.add_parser(
+        "serve", help="gunicorn and the RQ workers (Procfile), embedded Redis if REDIS_URL is unset"
+    )
     serve.add_argument("--procfile", type=Path, default=None)
 
     redis_cmd = commands.add_parser("redis", help="only the embedded Redis, in the foreground")
@@ -35,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
-        from launcher.serve import PROJECT_ROOT, serve as run_serve
+        from launcher.serve import PROJECT_ROOT
+        from launcher.serve import serve as run_serve
 
         return run_serve(args.procfile or PROJECT_ROOT / "Procfile")
 
@@ -45,7 +48,9 @@ def _run(args: argparse.Namespace) -> int:
 
         data_dir = args.data_dir or Path(os.environ.get("DATA_DIR") or PROJECT_ROOT / "var") / "redis"
         port = args.port or (int(os.environ["REDIS_PORT"]) if os.environ.get("REDIS_PORT") else None)
-        server = EmbeddedRedis(data_dir, port=port, appendfsync=os.environ.get("REDIS_APPENDFSYNC", "everysec"))
+        server = EmbeddedRedis(
+            data_dir, port=port, appendfsync=os.environ.get("REDIS_APPENDFSYNC", "everysec")
+        )
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         with server:
             print(f"REDIS_URL={server.url}  (data in {server.data_dir}; Ctrl-C stops it)", flush=True)

@@ -184,11 +184,9 @@ class EmbeddedRedis:
         if not alive:
             self.pid_path.unlink(missing_ok=True)
             return
-        raise DataDirectoryBusy(
-            f"a redis-server (pid {pid}) still runs on {self.data_dir}; stop it first"
-        )
+        raise DataDirectoryBusy(f"a redis-server (pid {pid}) still runs on {self.data_dir}; stop it first")
 
-    def start(self, timeout: float = 15.0) -> "EmbeddedRedis":
+    def start(self, timeout: float = 15.0) -> EmbeddedRedis:
         self._lock()
         try:
             self._refuse_if_server_alive()
@@ -245,7 +243,7 @@ class EmbeddedRedis:
     def client(self, **kwargs) -> redis.Redis:
         return redis.Redis.from_url(self.url, **kwargs)
 
-    def __enter__(self) -> "EmbeddedRedis":
+    def __enter__(self) -> EmbeddedRedis:
         return self.start()
 
     def __exit__(self, *exc_info) -> None:

@@ -11,7 +11,8 @@ complete (``FULL``) picture. :func:`effective_viewer` is the single place that d
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from games.base import FULL, Event, Game, Viewer, fold, hook
 
@@ -142,9 +143,7 @@ def verify(
         snap_version = int(snapshot.get("version", -1))
         entry: dict[str, Any] = {"version": snap_version, "matches": False, "differences": []}
         if snap_version != len(events):
-            entry["differences"].append(
-                {"path": "version", "log": len(events), "snapshot": snap_version}
-            )
+            entry["differences"].append({"path": "version", "log": len(events), "snapshot": snap_version})
         else:
             folded = _json_roundtrip(game.state_to_json(fold(game, events)))
             stored = _json_roundtrip(snapshot.get("state"))

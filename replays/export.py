@@ -16,15 +16,15 @@ module only frames it.
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import orjson
 
 from games import game_names, get_game
 from games.base import FULL, Event, Game, GameError, Viewer, hook
-
+from replays.core import _viewer_label, effective_viewer, summarize
 from replays.core import chapters as chapter_index
-from replays.core import effective_viewer, summarize, _viewer_label
 
 FORMAT = "game-log"
 FORMAT_VERSION = 1
@@ -148,7 +148,9 @@ def to_markdown(game: Game, doc: Mapping[str, Any]) -> str:
     lines.append(f"- **Result:** {_md_escape(_result_line(doc))}")
     lines.append(f"- **Events:** {doc.get('version')}")
     if doc.get("redacted_for"):
-        lines.append(f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)")
+        lines.append(
+            f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)"
+        )
     config = doc.get("config") or {}
     shown = {k: v for k, v in config.items() if k != "deck_order"}
     if config.get("deck_order"):
@@ -260,7 +262,11 @@ def to_html(game: Game, doc: Mapping[str, Any]) -> str:
     parts.append(f'<div class="banner{running}">{banner}</div>')
     if doc.get("final") is not None and render is not None and doc.get("events"):
         parts.append('<section class="chapter" id="final"><h2>Final position</h2>')
-        parts.append(render(doc["final"], {"title": "Final position", "index": -1, "players": doc.get("players") or []}))
+        parts.append(
+            render(
+                doc["final"], {"title": "Final position", "index": -1, "players": doc.get("players") or []}
+            )
+        )
         parts.append("</section>")
     chapters = doc.get("chapters") or []
     if chapters:
@@ -288,10 +294,14 @@ def to_html(game: Game, doc: Mapping[str, Any]) -> str:
         heading = "After the last battle" if chapters else "Events"
         parts.append(f'<section class="chapter"><h2>{heading}</h2>')
         if not chapters and doc.get("final") is not None and render is not None:
-            parts.append(render(doc["final"], {"title": heading, "index": 0, "players": doc.get("players") or []}))
+            parts.append(
+                render(doc["final"], {"title": heading, "index": 0, "players": doc.get("players") or []})
+            )
         parts.append(_events_html(annotations, previous_end, len(annotations), open_=True))
         parts.append("</section>")
-    parts.append(f"<footer>Exported in format {esc(str(doc.get('format')))} v{doc.get('format_version')}.</footer>")
+    parts.append(
+        f"<footer>Exported in format {esc(str(doc.get('format')))} v{doc.get('format_version')}.</footer>"
+    )
     parts.append("</main></body></html>")
     return "\n".join(parts)
 
@@ -333,8 +343,15 @@ def ndjson_lines(documents: Iterable[Mapping[str, Any]]) -> Iterable[bytes]:
 class ImportRefused(Exception):
     """An import the archive refuses; ``index``/``rule`` locate the first offending event."""
 
-    def __init__(self, code: str, message: str, *, index: int | None = None, rule: str | None = None,
-                 event: Event | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        index: int | None = None,
+        rule: str | None = None,
+        event: Event | None = None,
+    ):
         super().__init__(message)
         self.code = code
         self.message = message
@@ -383,23 +400,30 @@ def validate_import(doc: Any) -> dict[str, Any]:
     except GameError as error:
         raise ImportRefused(error.code, error.message, index=0, rule=error.rule) from None
     except Exception:
-        raise ImportRefused("INVALID_EVENT", "the first event must record a valid configuration", index=0) from None
+        raise ImportRefused(
+            "INVALID_EVENT", "the first event must record a valid configuration", index=0
+        ) from None
     declared_config = doc.get("config")
     if declared_config not in (None, {}):
         try:
-            same = isinstance(declared_config, Mapping) and game.configure(
-                _without_deck(declared_config, config)
-            ) == config
+            same = (
+                isinstance(declared_config, Mapping)
+                and game.configure(_without_deck(declared_config, config)) == config
+            )
         except Exception:
             same = False
         if not same:
-            raise ImportRefused("CONFIG_MISMATCH", "config differs from the configuration recorded in the log")
+            raise ImportRefused(
+                "CONFIG_MISMATCH", "config differs from the configuration recorded in the log"
+            )
     seats = game.seat_count(config)
     players = doc.get("players")
     if players is None:
         players = [None] * seats
-    if not isinstance(players, list) or len(players) != seats or not all(
-        p is None or (isinstance(p, str) and 0 < len(p) <= 64) for p in players
+    if (
+        not isinstance(players, list)
+        or len(players) != seats
+        or not all(p is None or (isinstance(p, str) and 0 < len(p) <= 64) for p in players)
     ):
         raise ImportRefused("INVALID_PLAYERS", f"players must be a list of {seats} names (or nulls)")
     try:
@@ -421,7 +445,14 @@ def validate_import(doc: Any) -> dict[str, Any]:
         or ("reason" in declared and declared["reason"] != result.get("reason"))
     ):
         raise ImportRefused("RESULT_MISMATCH", "the declared result is not the one the log reaches")
-    return {"game": game, "config": config, "players": players, "events": events, "result": result, "state": state}
+    return {
+        "game": game,
+        "config": config,
+        "players": players,
+        "events": events,
+        "result": result,
+        "state": state,
+    }
 
 
 def _without_deck(declared: Mapping[str, Any], recorded: Mapping[str, Any]) -> Mapping[str, Any]:

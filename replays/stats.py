@@ -9,7 +9,8 @@ one game at a time) so a job can stream a thousand logs without holding them all
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from games.base import Event, Game, fold, hook
 
@@ -108,9 +109,7 @@ class PlayerStats:
                 "by_player_count": _rows(entry["by_player_count"]),
                 "totals": dict(sorted(entry["totals"].items())),
                 "counters": {k: dict(sorted(v.items())) for k, v in sorted(entry["counters"].items())},
-                "favourites": {
-                    k: _ranked(v, FAVOURITES) for k, v in sorted(entry["counters"].items())
-                },
+                "favourites": {k: _ranked(v, FAVOURITES) for k, v in sorted(entry["counters"].items())},
             }
         return out
 
@@ -171,7 +170,9 @@ class GlobalStats:
                 "win_rate": first_rate,
                 "expected_win_rate": expected,
                 "advantage": (
-                    round(first_rate - expected, 4) if first_rate is not None and expected is not None else None
+                    round(first_rate - expected, 4)
+                    if first_rate is not None and expected is not None
+                    else None
                 ),
             },
             "win_rate_by_seat": _rows(self.seat_wins),
@@ -187,7 +188,15 @@ class GlobalStats:
 def distribution(values: Sequence[int], buckets: int = LENGTH_BUCKETS) -> dict[str, Any]:
     """min, max, mean, median, p90 and a histogram of at most ``buckets`` equal-width bins."""
     if not values:
-        return {"count": 0, "min": None, "max": None, "mean": None, "median": None, "p90": None, "histogram": []}
+        return {
+            "count": 0,
+            "min": None,
+            "max": None,
+            "mean": None,
+            "median": None,
+            "p90": None,
+            "histogram": [],
+        }
     ordered = sorted(values)
     count = len(ordered)
     low, high = ordered[0], ordered[-1]

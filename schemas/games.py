@@ -26,16 +26,21 @@ class CreateGameRequest(StrictSchema):
         keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,3}$")),
         values=fields.String(validate=validate.Length(1, 32), metadata={"examples": sorted(BOT_LEVELS)}),
         load_default=dict,
-        metadata={"description": "Seats given to bots at creation: {\"<seat>\": \"<level>\"}"},
+        metadata={"description": 'Seats given to bots at creation: {"<seat>": "<level>"}'},
     )
 
 
 class ClaimSeatRequest(StrictSchema):
     name = fields.String(validate=validate.Length(1, 40), metadata={"description": "Display name (public)"})
-    seat = fields.Integer(validate=validate.Range(0, 999), metadata={"description": "A given seat, else the lowest free one"})
+    seat = fields.Integer(
+        validate=validate.Range(0, 999), metadata={"description": "A given seat, else the lowest free one"}
+    )
     bot = fields.String(
         validate=validate.Length(1, 32),
-        metadata={"description": "Give the seat to a bot of this level (levels depend on the game)", "examples": sorted(BOT_LEVELS)},
+        metadata={
+            "description": "Give the seat to a bot of this level (levels depend on the game)",
+            "examples": sorted(BOT_LEVELS),
+        },
     )
 
     @validates("name")
@@ -57,7 +62,8 @@ MAX_VERSION = 2**53 - 1
 class MoveRequest(StrictSchema):
     command = fields.Dict(required=True, keys=fields.String(), metadata={"description": "The engine command"})
     expected_version = fields.Integer(
-        validate=validate.Range(0, MAX_VERSION), metadata={"description": "Apply only at this version (409 otherwise)"}
+        validate=validate.Range(0, MAX_VERSION),
+        metadata={"description": "Apply only at this version (409 otherwise)"},
     )
 
 
@@ -65,7 +71,11 @@ class EventsQuery(StrictSchema):
     class Meta:
         unknown = ma.EXCLUDE
 
-    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_VERSION), metadata={"description": "Versions after this one"})
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(0, MAX_VERSION),
+        metadata={"description": "Versions after this one"},
+    )
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
 
 
@@ -73,7 +83,10 @@ class StreamQuery(StrictSchema):
     class Meta:
         unknown = ma.EXCLUDE
 
-    after = fields.Integer(validate=validate.Range(0, MAX_VERSION), metadata={"description": "Resume after this version (or Last-Event-ID)"})
+    after = fields.Integer(
+        validate=validate.Range(0, MAX_VERSION),
+        metadata={"description": "Resume after this version (or Last-Event-ID)"},
+    )
 
 
 class ListGamesQuery(StrictSchema):
@@ -82,7 +95,10 @@ class ListGamesQuery(StrictSchema):
 
     status = fields.String(validate=validate.OneOf(STATUSES))
     game = fields.String(validate=validate.Length(1, 64))
-    cursor = fields.String(validate=validate.Regexp(r"^[0-9a-hjkmnp-tv-z]{20}$"), metadata={"description": "Opaque: next_cursor of the previous page"})
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[0-9a-hjkmnp-tv-z]{20}$"),
+        metadata={"description": "Opaque: next_cursor of the previous page"},
+    )
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 
 
@@ -122,7 +138,9 @@ class ClaimSeatResponse(ma.Schema):
     name = fields.String(required=True)
     kind = fields.String(required=True)
     bot = fields.String(allow_none=True)
-    token = fields.String(allow_none=True, metadata={"description": "The seat's secret token, shown only here (null for bots)"})
+    token = fields.String(
+        allow_none=True, metadata={"description": "The seat's secret token, shown only here (null for bots)"}
+    )
     started = fields.Boolean(required=True)
     version = fields.Integer(required=True)
 
@@ -132,7 +150,9 @@ class ViewSchema(ma.Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     seat = fields.Integer(allow_none=True)
-    view = fields.Dict(allow_none=True, metadata={"description": "The engine's view (null before the game starts)"})
+    view = fields.Dict(
+        allow_none=True, metadata={"description": "The engine's view (null before the game starts)"}
+    )
 
 
 class VersionedEventSchema(ma.Schema):

@@ -65,8 +65,10 @@ class VersionConflict(ServiceError):
 
 
 class IdempotencyKeyReused(ServiceError):
-    status, code, title = 422, "IDEMPOTENCY_KEY_REUSED", (
-        "This Idempotency-Key was already used with a different request"
+    status, code, title = (
+        422,
+        "IDEMPOTENCY_KEY_REUSED",
+        ("This Idempotency-Key was already used with a different request"),
     )
 
 

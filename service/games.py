@@ -10,10 +10,11 @@ import hashlib
 import hmac
 import logging
 import secrets
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import orjson
 
@@ -36,7 +37,7 @@ MAX_EVENTS_PAGE = 500
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def hash_token(token: str) -> str:
@@ -164,7 +165,7 @@ class GameService:
         self.cache = GameCache(cache_size)
 
     @classmethod
-    def from_url(cls, url: str, cache_size: int = 1024, **redis_kwargs: Any) -> "GameService":
+    def from_url(cls, url: str, cache_size: int = 1024, **redis_kwargs: Any) -> GameService:
         return cls(GameStore(connect(url, **redis_kwargs)), cache_size=cache_size)
 
     # -- creating and joining ---------------------------------------------------------------------
@@ -241,7 +242,14 @@ class GameService:
         return self._claim(game_id, game, config, seat=seat, name=display, bot=bot)
 
     def _claim(
-        self, game_id: str, game: Game, config: Mapping[str, Any], *, seat: int | None, name: str, bot: str | None
+        self,
+        game_id: str,
+        game: Game,
+        config: Mapping[str, Any],
+        *,
+        seat: int | None,
+        name: str,
+        bot: str | None,
     ) -> ClaimOutcome:
         token = new_token()  # bots get one too, thrown away: nobody can act for them over HTTP
         genesis = game.start(dict(config))

@@ -16,7 +16,8 @@ should only enqueue work (RQ jobs), never do it inline.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from blinker import Namespace
 

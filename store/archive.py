@@ -22,9 +22,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 import redis
@@ -72,12 +73,12 @@ def finished_ms(value: str | float | int | None) -> int:
         return int(value * 1000)
     moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)
 
 
 def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
 def build_summary(
@@ -154,7 +155,10 @@ class Archive:
         return int(self.redis.zcard(ALL))
 
     def ids(self, newest_first: bool = True) -> list[str]:
-        return [i.decode() if isinstance(i, bytes) else i for i in self.redis.zrange(ALL, 0, -1, desc=newest_first)]
+        return [
+            i.decode() if isinstance(i, bytes) else i
+            for i in self.redis.zrange(ALL, 0, -1, desc=newest_first)
+        ]
 
     # -- search ----------------------------------------------------------------------------------
     def search(
@@ -169,7 +173,9 @@ class Archive:
         """Newest first. ``filters`` maps a field of ``FILTER_FIELDS`` to values that must all match
         (several options, several players); dates are ms bounds (inclusive)."""
         limit = max(1, min(limit, MAX_PAGE))
-        keys = sorted({index_key(field, value) for field, values in (filters or {}).items() for value in values})
+        keys = sorted(
+            {index_key(field, value) for field, values in (filters or {}).items() for value in values}
+        )
         key = self._combined(keys)
         high = "+inf" if finished_to is None else finished_to
         low = "-inf" if finished_from is None else finished_from
@@ -180,7 +186,9 @@ class Archive:
         offset = 0
         batch = limit + 1
         while len(found) <= limit:
-            rows = self.redis.zrange(key, high, low, desc=True, byscore=True, offset=offset, num=batch, withscores=True)
+            rows = self.redis.zrange(
+                key, high, low, desc=True, byscore=True, offset=offset, num=batch, withscores=True
+            )
             if not rows:
                 break
             for member, score in rows:
@@ -268,7 +276,7 @@ def events_of(client: redis.Redis, game_ids: Iterable[str]) -> Iterable[tuple[st
     ids = list(game_ids)
     loads = orjson.loads
     for start in range(0, len(ids), 50):
-        batch = ids[start:start + 50]
+        batch = ids[start : start + 50]
         pipe = client.pipeline(transaction=False)
         for game_id in batch:
             pipe.xrange(game_keys(game_id).events)
@@ -361,7 +369,9 @@ def load_meta(client: redis.Redis, game_id: str) -> GameLog | None:
     meta = client.hgetall(game_keys(game_id).meta)
     if not meta:
         return None
-    return GameLog(game_id=game_id, meta={k.decode(): v.decode() for k, v in meta.items()}, events=[], snapshot=None)
+    return GameLog(
+        game_id=game_id, meta={k.decode(): v.decode() for k, v in meta.items()}, events=[], snapshot=None
+    )
 
 
 def import_finished_game(

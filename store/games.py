@@ -7,8 +7,9 @@ knows nothing about any game's rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import orjson
 import redis
@@ -129,9 +130,7 @@ class GameStore:
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(game_keys(game_id).meta)
-        return [
-            {_text(k): _text(v) for k, v in raw.items()} if raw else None for raw in pipe.execute()
-        ]
+        return [{_text(k): _text(v) for k, v in raw.items()} if raw else None for raw in pipe.execute()]
 
     def status_and_version(self, game_id: str) -> tuple[str, int] | None:
         status, version = self.redis.hmget(game_keys(game_id).meta, "status", "version")
@@ -278,7 +277,12 @@ class GameStore:
         pipe.execute()
 
     def list_ids(
-        self, *, status: str | None = None, name: str | None = None, before: str | None = None, limit: int = 20
+        self,
+        *,
+        status: str | None = None,
+        name: str | None = None,
+        before: str | None = None,
+        limit: int = 20,
     ) -> list[str]:
         """Game ids, newest first, strictly older than ``before`` (a cursor: the last id seen)."""
         if status and name:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import orjson
 import redis
@@ -33,7 +34,9 @@ STATUSES = ("queued", "started", "finished", "failed")
 
 
 def job_id(kind: str, params: Mapping[str, Any], data_version: str) -> str:
-    material = orjson.dumps({"kind": kind, "params": params, "data": data_version}, option=orjson.OPT_SORT_KEYS)
+    material = orjson.dumps(
+        {"kind": kind, "params": params, "data": data_version}, option=orjson.OPT_SORT_KEYS
+    )
     return f"{kind}-{hashlib.sha256(material).hexdigest()[:24]}"
 
 
@@ -142,7 +145,12 @@ class JobBook:
         pipe.set(result_key(jid), body, ex=RESULT_TTL_SECONDS)
         pipe.hset(
             record_key(jid),
-            mapping={"status": "finished", "progress": "1", "finished": now_iso(), "content_type": content_type},
+            mapping={
+                "status": "finished",
+                "progress": "1",
+                "finished": now_iso(),
+                "content_type": content_type,
+            },
         )
         pipe.hincrby(record_key(jid), "completions", 1)
         pipe.expire(record_key(jid), RESULT_TTL_SECONDS)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import redis
 from redis.connection import AbstractConnection
@@ -42,8 +42,12 @@ def count_round_trips(client: redis.Redis) -> Iterator[RoundTrips]:
 
     def counting(self, command, check_health=True):
         if (getattr(self, "host", None), getattr(self, "port", None)) == target:
-            packed = command.encode() if isinstance(command, str) else b"".join(
-                c if isinstance(c, (bytes, bytearray, memoryview)) else str(c).encode() for c in command
+            packed = (
+                command.encode()
+                if isinstance(command, str)
+                else b"".join(
+                    c if isinstance(c, (bytes, bytearray, memoryview)) else str(c).encode() for c in command
+                )
             )
             names = [m.group(1).decode().upper() for m in _COMMAND_NAME.finditer(bytes(packed))]
             with counter._lock:
@@ -64,7 +68,9 @@ def command_calls(client: redis.Redis) -> dict[str, int]:
     return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
 
 
-def calls_delta(before: dict[str, int], after: dict[str, int], ignore: tuple[str, ...] = ("info",)) -> dict[str, int]:
+def calls_delta(
+    before: dict[str, int], after: dict[str, int], ignore: tuple[str, ...] = ("info",)
+) -> dict[str, int]:
     """Commands run between two :func:`command_calls` snapshots (the INFO calls themselves ignored)."""
     delta = {}
     for name, calls in after.items():

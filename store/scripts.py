@@ -30,7 +30,9 @@ end
 # ARGV: 1 seat ('' = trusted caller, no token check), 2 token hash, 3 idempotency field ('' = none),
 #       4 fingerprint, 5 expected version, 6 snapshot JSON, 7 response JSON kept for replays,
 #       8 idempotency TTL seconds, 9 number m of meta field/value pairs, 10..9+2m pairs, then events.
-APPEND = _WRITE_EVENTS + r"""
+APPEND = (
+    _WRITE_EVENTS
+    + r"""
 local seat = ARGV[1]
 if seat ~= '' then
   local stored = redis.call('HGET', KEYS[4], seat)
@@ -67,13 +69,16 @@ if idem ~= '' then
 end
 return {'ok', version}
 """
+)
 
 # KEYS: meta, seats, events, snapshot
 # ARGV: 1 seat ('' = the lowest free seat), 2 display name, 3 token hash, 4 kind (human/bot),
 #       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON,
 #       8 number m of meta field/value pairs written when the game starts, 9..8+2m pairs,
 #       then the genesis events.
-CLAIM = _WRITE_EVENTS + r"""
+CLAIM = (
+    _WRITE_EVENTS
+    + r"""
 local meta = redis.call('HMGET', KEYS[1], 'status', 'seat_count')
 if not meta[1] then
   return {'not_found'}
@@ -110,3 +115,4 @@ end
 local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[7], 9)
 return {'started', tonumber(seat), version}
 """
+)

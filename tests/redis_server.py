@@ -7,7 +7,6 @@ system's ``redis-server`` when there is one, else the one bundled with ``redisli
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -41,11 +40,16 @@ class PrivateRedis:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         args = [
             redis_server_binary(),
-            "--port", str(self.port),
-            "--bind", "127.0.0.1",
-            "--save", "",
-            "--appendonly", "no",
-            "--dir", self.dir,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            self.dir,
             *extra_args,
         ]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

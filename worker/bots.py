@@ -128,7 +128,9 @@ def _connection() -> redis.Redis:
     return redis.Redis.from_url(os.environ["REDIS_URL"])
 
 
-def play_bot_turns(game_id: str, version: int | None = None, *, service: GameService | None = None) -> dict[str, Any]:
+def play_bot_turns(
+    game_id: str, version: int | None = None, *, service: GameService | None = None
+) -> dict[str, Any]:
     """Play every due bot move of ``game_id`` until a human is awaited or the game is over.
 
     ``version`` is the version that triggered the job (informational: the job always acts on the
@@ -158,7 +160,10 @@ def play_bot_turns(game_id: str, version: int | None = None, *, service: GameSer
                 time.sleep(MOVE_DELAY_SECONDS)
             try:
                 service.submit_as_seat(
-                    game_id, seat, command, expected_version=cached.version,
+                    game_id,
+                    seat,
+                    command,
+                    expected_version=cached.version,
                     idempotency_key=f"bot:{cached.version}:{seat}",
                 )
             except service_errors.VersionConflict:
@@ -169,8 +174,12 @@ def play_bot_turns(game_id: str, version: int | None = None, *, service: GameSer
                 continue
             moves += 1
         _, cached = service.viewer_seat(game_id, None)
-        log.warning("bot job for %s stopped after %s moves at v%s: a game that does not end?",
-                    game_id, moves, cached.version)
+        log.warning(
+            "bot job for %s stopped after %s moves at v%s: a game that does not end?",
+            game_id,
+            moves,
+            cached.version,
+        )
         return {"moves": moves, "version": cached.version, "status": "stopped"}
     finally:
         _playing.reset(token)

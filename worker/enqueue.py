@@ -3,7 +3,8 @@ on RQ with retries. Used by the API and by the game-finished signal receiver."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import redis
 from rq import Queue, Retry

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import orjson
 import redis
@@ -147,7 +148,8 @@ def global_stats(client: redis.Redis, params: Mapping[str, Any], progress: Progr
     body = overall.result()
     body["game"] = name
     body["leaders"] = [
-        {"name": n, "games": row["games"], "wins": row["wins"], "win_rate": row["win_rate"]} for n, row in leaders
+        {"name": n, "games": row["games"], "wins": row["wins"], "win_rate": row["win_rate"]}
+        for n, row in leaders
     ]
     return _json(body), "application/json"
 

@@ -5,7 +5,8 @@ commands, events and views are specified in ``docs/condottiere-protocol.md``."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from games.base import LogError
 from games.condottiere import rules, views

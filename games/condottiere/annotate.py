@@ -52,8 +52,10 @@ def annotate(before: Any, event: dict, after: Any) -> str:
         extra = f" with {', '.join(options)}" if options else ""
         number = event.get("game_number", 1)
         prefix = f"Game {number} of the match" if number and number > 1 else "A game"
-        return (f"{prefix} of Condottiere ({config.get('ruleset')} edition) starts for "
-                f"{config.get('players')} players{extra}.")
+        return (
+            f"{prefix} of Condottiere ({config.get('ruleset')} edition) starts for "
+            f"{config.get('players')} players{extra}."
+        )
     if kind == "first_condottiere_chosen":
         how = "drawn at random" if event.get("drawn") else "chosen"
         return f"{who} is {how} as the first Condottiere."
@@ -122,8 +124,11 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             return f"{who} keeps the Pope off the board."
         return f"{who} places the Pope on {region}: no battle may be fought there."
     if kind == "cards_revealed":
-        why = {"next_card": "on playing another card", "pass": "on passing",
-               "battle_end": "as the battle ends"}.get(event.get("cause"), "")
+        why = {
+            "next_card": "on playing another card",
+            "pass": "on passing",
+            "battle_end": "as the battle ends",
+        }.get(event.get("cause"), "")
         return f"{who} reveals {_cards(event.get('cards'))} {why}.".replace(" .", ".")
     if kind == "passed":
         if event.get("auto"):
@@ -136,8 +141,7 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "battle_ended":
         values = ", ".join(str(x) for x in event.get("strengths") or [])
         where = event.get("region") or "the final battle"
-        cause = {"surrender": " after a Surrender", "bishop": " by the Bishop"}.get(
-            event.get("cause"), "")
+        cause = {"surrender": " after a Surrender", "bishop": " by the Bishop"}.get(event.get("cause"), "")
         winner = event.get("winner")
         outcome = f"seat {winner} wins" if winner is not None else "nobody wins"
         return f"The battle for {where} ends{cause}: strengths {values}; {outcome}."
@@ -150,9 +154,12 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             count = f" ({_plural(k, 'region')} now)"
         return f"{who} takes {event.get('region')}{tail}{count}."
     if kind == "token_passed":
-        why = {"courtesans": "for the most Courtesans", "winner": "as the winner",
-               "defender": "as the defender", "left_neighbour": "as the left neighbour"}.get(
-            event.get("cause"), "")
+        why = {
+            "courtesans": "for the most Courtesans",
+            "winner": "as the winner",
+            "defender": "as the defender",
+            "left_neighbour": "as the left neighbour",
+        }.get(event.get("cause"), "")
         return f"{who} receives the Condottiere token {why}.".replace(" .", ".")
     if kind == "battle_lines_discarded":
         return f"The battle lines are discarded ({_plural(len(event.get('cards') or []), 'card')})."
@@ -178,8 +185,10 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "cards_kept":
         kept = event.get("kept")
         if kept is None:
-            return (f"{who} keeps {_plural(event.get('kept_count', 0), 'card')} and discards "
-                    f"{event.get('discarded_count', 0)}.")
+            return (
+                f"{who} keeps {_plural(event.get('kept_count', 0), 'card')} and discards "
+                f"{event.get('discarded_count', 0)}."
+            )
         return f"{who} keeps {_cards(kept)} and discards {_cards(event.get('discarded'))}."
     if kind == "final_battle_started":
         seats = ", ".join(str(s) for s in event.get("seats") or [])

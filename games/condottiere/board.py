@@ -32,9 +32,7 @@ _ADJ_BY_BIT = {1 << i: m for i, m in enumerate(ADJACENT)}
 _CARDS = _load("cards.json")
 CARD_NAMES: dict[str, str] = {code: c["name"] for code, c in _CARDS["cards"].items()}
 # Printed strength of each mercenary (CARD-3: only these are mercenaries).
-MERCENARY: dict[str, int] = {
-    code: c["strength"] for code, c in _CARDS["cards"].items() if c["mercenary"]
-}
+MERCENARY: dict[str, int] = {code: c["strength"] for code, c in _CARDS["cards"].items() if c["mercenary"]}
 HIDEABLE = frozenset(_CARDS["hideable"])  # OPT-HID-1
 DECKS: dict[str, tuple[str, ...]] = {
     ruleset: tuple(sorted(code for code, count in counts.items() for _ in range(count)))

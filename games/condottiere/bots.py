@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from games.condottiere.board import ADJACENT, MERCENARY, REGIONS
 
@@ -44,22 +45,34 @@ HIDDEN_KINDS = set(MERCENARY_STRENGTH) | {"drummer", "heroine", "courtesan"}
 # What a card in hand is worth for a later battle of the round, in strength points. Specials are
 # valued by what they typically swing; Surrender and Bishop can decide a battle on their own.
 KEEP_VALUE = {
-    "m1": 1.0, "m2": 2.0, "m3": 3.0, "m4": 4.0, "m5": 5.0, "m6": 6.0, "m10": 10.0,
-    "heroine": 10.5, "courtesan": 1.2, "winter": 4.0, "spring": 4.0, "drummer": 5.0,
-    "bishop": 6.5, "scarecrow": 2.5, "surrender": 6.0,
+    "m1": 1.0,
+    "m2": 2.0,
+    "m3": 3.0,
+    "m4": 4.0,
+    "m5": 5.0,
+    "m6": 6.0,
+    "m10": 10.0,
+    "heroine": 10.5,
+    "courtesan": 1.2,
+    "winter": 4.0,
+    "spring": 4.0,
+    "drummer": 5.0,
+    "bishop": 6.5,
+    "scarecrow": 2.5,
+    "surrender": 6.0,
 }
 
 # Tuning constants, chosen by simulation (200 four-player games per setting and ruleset against
 # three random bots, seed 777): spending cards sparingly pays. Win rates moved from 74%/78%
 # (2006/classic) with scale 30, cost 0.45, reserve 0.6 to 88%/88% with the values below.
-REGION_SCALE = 20.0      # strength points per unit of progress towards a victory
-WIN_BONUS = 3.0          # extra progress units for a region that wins the game at once
-COST_FACTOR = 0.65       # share of a card's keep value lost when it is spent now
-CARD_BASE_COST = 0.3     # every card is staying power for the rest of the round
+REGION_SCALE = 20.0  # strength points per unit of progress towards a victory
+WIN_BONUS = 3.0  # extra progress units for a region that wins the game at once
+COST_FACTOR = 0.65  # share of a card's keep value lost when it is spent now
+CARD_BASE_COST = 0.3  # every card is staying power for the rest of the round
 OPP_CARD_ESTIMATE = 3.5  # what an unknown card an opponent may still play adds on average
 HIDDEN_CARD_ESTIMATE = 4.0  # an opponent's face-down card (OPT-HID-4), unknown
-OWN_RESERVE_WEIGHT = 0.35 # how much of its best remaining cards the bot counts on adding
-OPP_RESERVE_CARDS = 2    # an opponent still in the battle is assumed to add this many cards
+OWN_RESERVE_WEIGHT = 0.35  # how much of its best remaining cards the bot counts on adding
+OPP_RESERVE_CARDS = 2  # an opponent still in the battle is assumed to add this many cards
 FINAL_BATTLE_STAKES = 100.0
 
 
@@ -68,6 +81,7 @@ def _printed(card: str | None) -> int:
 
 
 # -- the map and victory thresholds ---------------------------------------------------------------
+
 
 def largest_group(regions: set[str]) -> int:
     """Size of the largest connected group of ``regions`` (MAP-2)."""
@@ -96,7 +110,7 @@ class Thresholds:
     total: int | None  # classic: no total-count victory (CL-2)
 
     @classmethod
-    def of(cls, config: Mapping[str, Any]) -> "Thresholds":
+    def of(cls, config: Mapping[str, Any]) -> Thresholds:
         players = config.get("players", 4)
         options = config.get("options") or {}
         small = players <= 3
@@ -161,6 +175,7 @@ class Position:
 
 # -- battle lines and strength (STR-1, STR-2) -----------------------------------------------------
 
+
 @dataclass
 class Slot:
     card: str | None  # None: an opponent's face-down card (unknown)
@@ -178,11 +193,16 @@ class Battle:
     no_victor: bool = False  # classic Bishop (CL-3)
     hand: list[str] = field(default_factory=list)
 
-    def copy(self) -> "Battle":
+    def copy(self) -> Battle:
         return Battle(
             lines={s: [Slot(x.card, x.face_down) for x in line] for s, line in self.lines.items()},
-            passed=dict(self.passed), hand_sizes=dict(self.hand_sizes), me=self.me,
-            defender=self.defender, over=self.over, no_victor=self.no_victor, hand=list(self.hand),
+            passed=dict(self.passed),
+            hand_sizes=dict(self.hand_sizes),
+            me=self.me,
+            defender=self.defender,
+            over=self.over,
+            no_victor=self.no_victor,
+            hand=list(self.hand),
         )
 
     def _in_play(self, card: str) -> bool:
@@ -217,7 +237,7 @@ class Battle:
                 total += 1
         return total
 
-    def play(self, command: Mapping[str, Any], ruleset: str, hidden: bool) -> "Battle":
+    def play(self, command: Mapping[str, Any], ruleset: str, hidden: bool) -> Battle:
         """The battle after ``self.me`` plays ``command`` (a ``play`` command)."""
         after = self.copy()
         card = command["card"]
@@ -235,8 +255,9 @@ class Battle:
             if ruleset == "classic":
                 after.over = after.no_victor = True
             else:
-                highest = max((_printed(s.card) for l in after.lines.values() for s in l
-                               if not s.face_down), default=0)
+                highest = max(
+                    (_printed(s.card) for l in after.lines.values() for s in l if not s.face_down), default=0
+                )
                 if highest:
                     after._discard(lambda slot: not slot.face_down and _printed(slot.card) == highest)
         elif card == "scarecrow":
@@ -272,6 +293,7 @@ class Battle:
 
 
 # -- the bot --------------------------------------------------------------------------------------
+
 
 class HeuristicBot:
     level = "heuristic"
@@ -366,12 +388,20 @@ class HeuristicBot:
         hand_sizes: dict[int, int] = {}
         for player in view["players"]:
             seat = player["seat"]
-            lines[seat] = [Slot(slot.get("card"), bool(slot.get("face_down"))) for slot in player.get("line") or []]
+            lines[seat] = [
+                Slot(slot.get("card"), bool(slot.get("face_down"))) for slot in player.get("line") or []
+            ]
             passed[seat] = bool(player.get("passed"))
             hand_sizes[seat] = player.get("hand_size", 0)
         battle = view.get("battle") or {}
-        return Battle(lines=lines, passed=passed, hand_sizes=hand_sizes, me=me,
-                      defender=battle.get("defender"), hand=list(view.get("hand") or []))
+        return Battle(
+            lines=lines,
+            passed=passed,
+            hand_sizes=hand_sizes,
+            me=me,
+            defender=battle.get("defender"),
+            hand=list(view.get("hand") or []),
+        )
 
     def _stakes(self, view, position: Position, state: Battle) -> tuple[float, float, float, int | None]:
         """(gain if I win, gain if nobody wins, gain if the leading opponent wins, that opponent)
@@ -472,8 +502,11 @@ class HeuristicBot:
             kind = move.get("type")
             if kind == "pass":
                 after = state.copy()
-                stays = me == state.defender and not state.lines.get(me) and any(
-                    self._active(state, s) for s in state.lines if s != me)
+                stays = (
+                    me == state.defender
+                    and not state.lines.get(me)
+                    and any(self._active(state, s) for s in state.lines if s != me)
+                )
                 if not stays:
                     after.passed[me] = True
                 p_win, p_none = self._win_chances(after, i_stay=stays)
@@ -519,7 +552,9 @@ class HeuristicBot:
         cheapest = None
         for move in moves:
             card = move.get("card")
-            if move.get("type") == "play" and (card in MERCENARY_STRENGTH or card in ("heroine", "courtesan")):
+            if move.get("type") == "play" and (
+                card in MERCENARY_STRENGTH or card in ("heroine", "courtesan")
+            ):
                 if cheapest is None or KEEP_VALUE.get(card, 0) < KEEP_VALUE.get(cheapest["card"], 0):
                     cheapest = move
         return dict(cheapest) if cheapest else None
@@ -560,6 +595,7 @@ class HeuristicBot:
     def _keep_cards(self, moves):
         def kept_value(move):
             return sum(KEEP_VALUE.get(card, 0.0) for card in move.get("cards") or [])
+
         return dict(max(moves, key=kept_value))
 
 

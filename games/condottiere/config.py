@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from games.base import ConfigError
 from games.condottiere.board import DECK_COUNTS
@@ -54,15 +55,17 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
         options[name] = value
     target = raw_options.get("points_target")
     if target is not None and (not _is_int(target) or not 1 <= target <= 1000):
-        raise ConfigError("INVALID_TARGET", "points_target must be null or an integer from 1 to 1000.",
-                          "OPT-POINTS-1")
+        raise ConfigError(
+            "INVALID_TARGET", "points_target must be null or an integer from 1 to 1000.", "OPT-POINTS-1"
+        )
     options["points_target"] = target
     options = {name: options[name] for name in OPTIONS}
     if ruleset == "classic":
         for name in ONLY_2006:
             if options[name]:
-                raise ConfigError("OPTION_NOT_IN_RULESET",
-                                  f"Option {name} exists only in the 2006 edition.", "CL-7")
+                raise ConfigError(
+                    "OPTION_NOT_IN_RULESET", f"Option {name} exists only in the 2006 edition.", "CL-7"
+                )
 
     seed = raw.get("seed", 0)
     if seed is None:
@@ -72,8 +75,9 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
 
     first = raw.get("first_condottiere")
     if first is not None and (not _is_int(first) or not 0 <= first < players):
-        raise ConfigError("INVALID_SEAT", f"first_condottiere must be a seat from 0 to {players - 1}.",
-                          "SET-2")
+        raise ConfigError(
+            "INVALID_SEAT", f"first_condottiere must be a seat from 0 to {players - 1}.", "SET-2"
+        )
 
     deck_order = raw.get("deck_order")
     if deck_order is not None:

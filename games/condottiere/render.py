@@ -9,8 +9,9 @@ border of ``MAP-1`` is drawn as a line between two cities. Colours are the CSS v
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 # Approximate positions on a 420 x 520 canvas (north up): a schematic, not a survey.
 CITY_XY: dict[str, tuple[int, int]] = {
@@ -43,9 +44,21 @@ _COAST = (
 )
 
 CARD_NAMES = {
-    "m1": "1", "m2": "2", "m3": "3", "m4": "4", "m5": "5", "m6": "6", "m10": "10",
-    "winter": "Winter", "spring": "Spring", "bishop": "Bishop", "courtesan": "Courtesan",
-    "drummer": "Drummer", "heroine": "Heroine", "scarecrow": "Scarecrow", "surrender": "Surrender",
+    "m1": "1",
+    "m2": "2",
+    "m3": "3",
+    "m4": "4",
+    "m5": "5",
+    "m6": "6",
+    "m10": "10",
+    "winter": "Winter",
+    "spring": "Spring",
+    "bishop": "Bishop",
+    "courtesan": "Courtesan",
+    "drummer": "Drummer",
+    "heroine": "Heroine",
+    "scarecrow": "Scarecrow",
+    "surrender": "Surrender",
 }
 
 RENDER_CSS = """
@@ -171,7 +184,9 @@ def map_svg(summary: Mapping[str, Any], focus: str | None = None) -> str:
 def _standings_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
     esc = html.escape
     rows = []
-    players = sorted(summary.get("players") or [], key=lambda p: (-len(p.get("regions") or []), p.get("seat")))
+    players = sorted(
+        summary.get("players") or [], key=lambda p: (-len(p.get("regions") or []), p.get("seat"))
+    )
     winners = set(summary.get("winners") or [])
     for player in players:
         seat = player.get("seat")
@@ -182,9 +197,15 @@ def _standings_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> s
             f'{esc(_name(chapter, seat))}</td><td class="cd-str">{len(regions)}</td>'
             f"<td>{esc(', '.join(regions)) or '—'}</td></tr>"
         )
-    pope = f'<div class="cd-owned">The Pope stands in {esc(summary["pope"])}.</div>' if summary.get("pope") else ""
+    pope = (
+        f'<div class="cd-owned">The Pope stands in {esc(summary["pope"])}.</div>'
+        if summary.get("pope")
+        else ""
+    )
     return (
-        '<div class="cd-chapter">' + map_svg(summary) + '<div class="cd-side"><h3>Regions held</h3>'
+        '<div class="cd-chapter">'
+        + map_svg(summary)
+        + '<div class="cd-side"><h3>Regions held</h3>'
         + f'<table class="cd-lines">{"".join(rows)}</table>{pope}</div></div>'
     )
 
@@ -204,7 +225,9 @@ def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) 
         if winner is None:
             outcome = "No winner" + (f": {esc(region)} stays free" if region else "")
         else:
-            outcome = f"<b>{esc(_name(chapter, winner))}</b> wins" + (f" {esc(region)}" if region else " the final battle")
+            outcome = f"<b>{esc(_name(chapter, winner))}</b> wins" + (
+                f" {esc(region)}" if region else " the final battle"
+            )
             if isinstance(winner, int) and winner < len(strengths):
                 outcome += f" with strength {strengths[winner]}"
         if chapter.get("cause") and chapter["cause"] != "all_passed":
@@ -215,7 +238,9 @@ def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) 
     lines_by_seat = {p.get("seat"): p for p in players}
     for seat, strength in enumerate(strengths):
         line = (lines_by_seat.get(seat) or {}).get("line") or []
-        played = chapter.get("cards", {}).get(str(seat)) if isinstance(chapter.get("cards"), Mapping) else None
+        played = (
+            chapter.get("cards", {}).get(str(seat)) if isinstance(chapter.get("cards"), Mapping) else None
+        )
         cards = played if played is not None else line
         width = int(150 * (strength or 0) / top)
         won = ' class="won"' if seat == winner else ""
@@ -253,9 +278,11 @@ def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, An
     lines = []
     if "winner" in chapter:
         if winner is None:
-            lines.append(f"**No winner.**" + (f" {region} stays free." if region else ""))
+            lines.append("**No winner.**" + (f" {region} stays free." if region else ""))
         else:
-            lines.append(f"**{_md_name(chapter, winner)} wins {region or 'the final battle'}** with strength {strengths[winner]}.")
+            lines.append(
+                f"**{_md_name(chapter, winner)} wins {region or 'the final battle'}** with strength {strengths[winner]}."
+            )
         lines.append("")
     lines.append("| player | strength | cards played |")
     lines.append("| --- | ---: | --- |")
@@ -273,7 +300,8 @@ def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, An
     if held:
         lines.append("")
         lines.append(
-            "Regions: " + "; ".join(f"{_md_name(chapter, s)}: {', '.join(sorted(c))}" for s, c in sorted(held.items()))
+            "Regions: "
+            + "; ".join(f"{_md_name(chapter, s)}: {', '.join(sorted(c))}" for s, c in sorted(held.items()))
         )
     if summary.get("pope"):
         lines.append(f"The Pope is in {summary['pope']}.")

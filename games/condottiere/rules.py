@@ -38,9 +38,26 @@ NREG = len(REGIONS)
 # ---------------------------------------------------------------------------------------------
 # Steps of the automatic machine
 (
-    ST_FIRST, ST_SHUFFLE_START, ST_DEAL, ST_CHOOSE, ST_LINES, ST_OFFER, ST_HAND, ST_ROUND, ST_KEEP,
-    ST_ROUND_SHUFFLE, ST_START, ST_BATTLE, ST_REGION, ST_TOKEN, ST_VICTORY, ST_DRAW, ST_SCORE,
-    ST_MATCH, ST_FB_SHUFFLE, ST_OVER,
+    ST_FIRST,
+    ST_SHUFFLE_START,
+    ST_DEAL,
+    ST_CHOOSE,
+    ST_LINES,
+    ST_OFFER,
+    ST_HAND,
+    ST_ROUND,
+    ST_KEEP,
+    ST_ROUND_SHUFFLE,
+    ST_START,
+    ST_BATTLE,
+    ST_REGION,
+    ST_TOKEN,
+    ST_VICTORY,
+    ST_DRAW,
+    ST_SCORE,
+    ST_MATCH,
+    ST_FB_SHUFFLE,
+    ST_OVER,
 ) = range(20)
 
 
@@ -61,6 +78,7 @@ def ev(type_: str, **fields: Any) -> Event:
 # ---------------------------------------------------------------------------------------------
 # Small helpers over tuples
 
+
 def _set(t: tuple, i: int, value: Any) -> tuple:
     items = list(t)
     items[i] = value
@@ -71,7 +89,7 @@ def _remove_one(t: tuple, card: str) -> tuple:
     """Remove one copy of ``card`` (the last one: cards of one kind are interchangeable)."""
     for i in range(len(t) - 1, -1, -1):
         if t[i] == card:
-            return t[:i] + t[i + 1:]
+            return t[:i] + t[i + 1 :]
     return t
 
 
@@ -207,6 +225,7 @@ def hand_limit(s: State, seat: int) -> int:
 # Step functions: return an event / a Chance (to emit), a tuple of seats (awaited), or None after
 # moving ``s.step`` on (``s`` is a fresh copy that settle may change).
 
+
 def st_first(s: State):
     if s.game_number > 1:  # RL-8
         return ev("first_condottiere_chosen", seat=(s.prev_first + 1) % s.n, drawn=False)
@@ -255,21 +274,14 @@ def st_choose(s: State):
 
 def st_lines(s: State):
     if any(s.lines) or any(s.down):  # END-6
-        cards = [
-            {"seat": i, "card": c}
-            for i in range(s.n)
-            for c in s.lines[i] + s.down[i]
-        ]
+        cards = [{"seat": i, "card": c} for i in range(s.n) for c in s.lines[i] + s.down[i]]
         return ev("battle_lines_discarded", cards=cards)
     s.step = ST_START if s.draw else ST_OFFER
     return None
 
 
 def st_offer(s: State):
-    eligible = [
-        i for i, hand in enumerate(s.hands)
-        if hand and not any(c in MERCENARY for c in hand)
-    ]
+    eligible = [i for i, hand in enumerate(s.hands) if hand and not any(c in MERCENARY for c in hand)]
     if eligible:  # END-7
         return ev("hand_discard_offered", seats=eligible)
     s.step = ST_ROUND
@@ -296,8 +308,7 @@ def st_keep(s: State):
     if seat is not None and s.hands[seat]:
         if s.classic:  # CL-6: that player's cards are discarded
             hand = s.hands[seat]
-            return ev("hand_discarded", seat=seat, discard=True, cards=list(hand), count=len(hand),
-                      auto=True)
+            return ev("hand_discarded", seat=seat, discard=True, cards=list(hand), count=len(hand), auto=True)
         return (seat,)  # RND-2
     s.step = ST_ROUND_SHUFFLE
     return None
@@ -362,11 +373,14 @@ def st_region(s: State):
             winners = [i for i in range(s.n) if s.part[i] and values[i] == best]
         if s.fb == "match":
             return ev("match_won", winners=winners, scores=list(s.scores))
-        return ev("game_won", winners=winners, reason="final_battle" if winners else "no_winner",
-                  regions=regions_by_seat(s))
+        return ev(
+            "game_won",
+            winners=winners,
+            reason="final_battle" if winners else "no_winner",
+            regions=regions_by_seat(s),
+        )
     if winner is not None and s.owners[s.region] != winner:
-        return ev("region_won", seat=winner, region=REGIONS[s.region],
-                  **{"from": s.owners[s.region]})
+        return ev("region_won", seat=winner, region=REGIONS[s.region], **{"from": s.owners[s.region]})
     s.step = ST_TOKEN
     return None
 
@@ -441,8 +455,9 @@ def st_match(s: State):
         if len(top) == 1:
             return ev("match_won", winners=top, scores=list(scores))
         return ev("final_battle_started", seats=top, first=first_from(s.holder, top, s.n))
-    return ev("game_started", config=_config_copy(s.config), game_number=s.game_number + 1,
-              scores=list(scores))
+    return ev(
+        "game_started", config=_config_copy(s.config), game_number=s.game_number + 1, scores=list(scores)
+    )
 
 
 def st_fb_shuffle(s: State):
@@ -454,9 +469,26 @@ def st_over(s: State):
 
 
 STEPS = (
-    st_first, st_shuffle_start, st_deal, st_choose, st_lines, st_offer, st_hand, st_round, st_keep,
-    st_round_shuffle, st_start, st_battle, st_region, st_token, st_victory, st_draw, st_score,
-    st_match, st_fb_shuffle, st_over,
+    st_first,
+    st_shuffle_start,
+    st_deal,
+    st_choose,
+    st_lines,
+    st_offer,
+    st_hand,
+    st_round,
+    st_keep,
+    st_round_shuffle,
+    st_start,
+    st_battle,
+    st_region,
+    st_token,
+    st_victory,
+    st_draw,
+    st_score,
+    st_match,
+    st_fb_shuffle,
+    st_over,
 )
 
 
@@ -481,6 +513,7 @@ def settle(s: State) -> State:
 
 # ---------------------------------------------------------------------------------------------
 # evolve
+
 
 def _config_copy(config: dict) -> dict:
     """A copy that shares nothing mutable with ``config`` (events and states must not alias)."""
@@ -577,9 +610,7 @@ def _deck_shuffled(s: State, e: Event) -> None:
         s.deal_next = ST_CHOOSE
     elif reason == "round":  # RND-3, CL-6
         per_region = 2 if s.classic else 1
-        s.queue = tuple(
-            (i, max(0, 10 - len(s.hands[i])) + per_region * region_count(s, i)) for i in range(n)
-        )
+        s.queue = tuple((i, max(0, 10 - len(s.hands[i])) + per_region * region_count(s, i)) for i in range(n))
         s.deal_next = ST_START
     else:  # final_battle: every card was gathered (VIC-4, CL-2)
         per_region = 2 if s.classic else 1
@@ -593,7 +624,7 @@ def _cards_dealt(s: State, e: Event) -> None:
     seat = e["seat"]
     cards = e["cards"]
     s.hands = _set(s.hands, seat, _hand_add(s.hands[seat], cards))
-    s.deck = s.deck[len(cards):]
+    s.deck = s.deck[len(cards) :]
     s.queue = s.queue[1:]
 
 
@@ -601,7 +632,7 @@ def _cards_drawn(s: State, e: Event) -> None:
     seat = e["seat"]
     cards = e["cards"]
     s.hands = _set(s.hands, seat, _hand_add(s.hands[seat], cards))
-    s.deck = s.deck[len(cards):]
+    s.deck = s.deck[len(cards) :]
     queue = s.queue
     if queue:
         left = queue[0][1] - len(cards)
@@ -832,6 +863,7 @@ def evolve(s: State | None, e: Event) -> State:
 # ---------------------------------------------------------------------------------------------
 # Chance and automatic events
 
+
 def shuffle_source(s: State, reason: str) -> list[str]:
     """The cards a shuffle for ``reason`` gathers, in a canonical (sorted) order."""
     if reason in ("start", "final_battle"):
@@ -878,6 +910,7 @@ def run_automatic(s: State, out: list[Event]) -> State:
 # ---------------------------------------------------------------------------------------------
 # Commands
 
+
 def _require(condition: bool, code: str, message: str, rule: str | None = None) -> None:
     if not condition:
         raise CommandError(code, message, rule)
@@ -893,7 +926,7 @@ def command_events(s: State, seat: Any, command: Any) -> list[Event]:
     """Validate ``command`` by ``seat`` and return the events it causes directly (without the
     automatic events that follow)."""
     if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-        raise CommandError("INVALID_COMMAND", "A command is an object with a string \"type\".")
+        raise CommandError("INVALID_COMMAND", 'A command is an object with a string "type".')
     if s is None:
         raise CommandError("GAME_NOT_STARTED", "The game has not started.")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s.n:
@@ -937,10 +970,13 @@ def _decline_token(s: State, seat: int, command: dict) -> list[Event]:
     _fields(command, ())
     if s.step != ST_CHOOSE or s.awaiting != (seat,):
         raise _not_your_turn(s, seat)
-    _require(s.classic, "CANNOT_DECLINE", "Only the classic edition lets the token holder decline.",
-             "CL-5")
-    _require(s.declines < s.n, "CANNOT_DECLINE",
-             "Every player has declined since the last battle: you must choose.", "RL-9")
+    _require(s.classic, "CANNOT_DECLINE", "Only the classic edition lets the token holder decline.", "CL-5")
+    _require(
+        s.declines < s.n,
+        "CANNOT_DECLINE",
+        "Every player has declined since the last battle: you must choose.",
+        "RL-9",
+    )
     return [ev("token_declined", seat=seat, to=(seat + 1) % s.n)]
 
 
@@ -951,12 +987,12 @@ def _play(s: State, seat: int, command: dict) -> list[Event]:
     if card != "scarecrow" and command.get("take_back") is not None:
         raise CommandError("INVALID_TAKE_BACK", "Only a Scarecrow takes a card back.", "SCA-1")
     if (card != "bishop" or s.classic) and command.get("pope") is not None:
-        raise CommandError("INVALID_POPE_REGION",
-                           "Only a Bishop of the 2006 edition moves the Pope.", "BIS-2")
+        raise CommandError(
+            "INVALID_POPE_REGION", "Only a Bishop of the 2006 edition moves the Pope.", "BIS-2"
+        )
     if s.step != ST_BATTLE or s.awaiting != (seat,):
         raise _not_your_turn(s, seat)
-    _require(isinstance(card, str) and card in ALL_CARDS, "INVALID_COMMAND",
-             "card must be a card code.")
+    _require(isinstance(card, str) and card in ALL_CARDS, "INVALID_COMMAND", "card must be a card code.")
     hand = s.hands[seat]
     _require(card in hand, "CARD_NOT_IN_HAND", "You do not hold that card.", "BAT-3")
     face_down = s.hid and card in HIDEABLE  # OPT-HID-1
@@ -973,20 +1009,29 @@ def _play(s: State, seat: int, command: dict) -> list[Event]:
     elif card == "scarecrow":  # SCA-1, OPT-HID-5
         take = command.get("take_back")
         if take is not None:
-            _require(isinstance(take, str) and take in MERCENARY and take in lines[seat],
-                     "INVALID_TAKE_BACK",
-                     "The Scarecrow takes back only a face-up Mercenary from your own line.",
-                     "SCA-1")
+            _require(
+                isinstance(take, str) and take in MERCENARY and take in lines[seat],
+                "INVALID_TAKE_BACK",
+                "The Scarecrow takes back only a face-up Mercenary from your own line.",
+                "SCA-1",
+            )
             events.append(ev("card_taken_back", seat=seat, card=take))
-        events.append(ev("cards_discarded", cause="scarecrow",
-                         cards=[{"seat": seat, "card": "scarecrow"}]))
+        events.append(ev("cards_discarded", cause="scarecrow", cards=[{"seat": seat, "card": "scarecrow"}]))
     elif card == "bishop" and not s.classic:  # BIS-1, BIS-2, OPT-HID-5, OPT-CAP-4, RL-2
         pope = command.get("pope")
         if pope is not None:
-            _require(isinstance(pope, str) and pope in REGION_INDEX, "INVALID_POPE_REGION",
-                     "pope must be a region name or null.", "BIS-2")
-            _require(REGION_INDEX[pope] in pope_regions(s), "INVALID_POPE_REGION",
-                     f"The Pope cannot go to {pope}: a player controls it.", "BIS-2")
+            _require(
+                isinstance(pope, str) and pope in REGION_INDEX,
+                "INVALID_POPE_REGION",
+                "pope must be a region name or null.",
+                "BIS-2",
+            )
+            _require(
+                REGION_INDEX[pope] in pope_regions(s),
+                "INVALID_POPE_REGION",
+                f"The Pope cannot go to {pope}: a player controls it.",
+                "BIS-2",
+            )
         top = 0
         for line in lines:
             for c in line:
@@ -994,10 +1039,7 @@ def _play(s: State, seat: int, command: dict) -> list[Event]:
                 if value is not None and value > top:
                     top = value
         gone = [
-            {"seat": i, "card": c}
-            for i in range(s.n)
-            for c in lines[i]
-            if top and MERCENARY.get(c) == top
+            {"seat": i, "card": c} for i in range(s.n) for c in lines[i] if top and MERCENARY.get(c) == top
         ]
         gone.append({"seat": seat, "card": "bishop"})
         events.append(ev("cards_discarded", cause="bishop", cards=gone))
@@ -1012,12 +1054,10 @@ def _pass(s: State, seat: int, command: dict) -> list[Event]:
     if s.step != ST_BATTLE or s.awaiting != (seat,):
         raise _not_your_turn(s, seat)
     reveal = command.get("reveal", False)
-    _require(isinstance(reveal, bool) or reveal is None, "INVALID_COMMAND",
-             "reveal must be true or false.")
+    _require(isinstance(reveal, bool) or reveal is None, "INVALID_COMMAND", "reveal must be true or false.")
     events = []
     if reveal:  # OPT-HID-2
-        _require(bool(s.down[seat]), "INVALID_COMMAND", "You have no face-down card to reveal.",
-                 "OPT-HID-2")
+        _require(bool(s.down[seat]), "INVALID_COMMAND", "You have no face-down card to reveal.", "OPT-HID-2")
         events.append(ev("cards_revealed", seat=seat, cards=list(s.down[seat]), cause="pass"))
     events.append(ev("passed", seat=seat, auto=False, final=is_final_pass(s, seat)))
     return events
@@ -1027,9 +1067,12 @@ def _discard_hand(s: State, seat: int, command: dict) -> list[Event]:
     _fields(command, ("discard",))
     if s.step != ST_HAND:
         raise _not_your_turn(s, seat)
-    _require(seat in s.hand_pending, "NOT_ELIGIBLE",
-             "You may not discard your hand now (you hold a Mercenary, no card, or answered).",
-             "END-7")
+    _require(
+        seat in s.hand_pending,
+        "NOT_ELIGIBLE",
+        "You may not discard your hand now (you hold a Mercenary, no card, or answered).",
+        "END-7",
+    )
     discard = command.get("discard")
     _require(isinstance(discard, bool), "INVALID_COMMAND", "discard must be true or false.")
     cards = list(s.hands[seat]) if discard else []
@@ -1041,16 +1084,27 @@ def _keep_cards(s: State, seat: int, command: dict) -> list[Event]:
     if s.step != ST_KEEP or s.awaiting != (seat,):
         raise _not_your_turn(s, seat)
     cards = command.get("cards")
-    _require(isinstance(cards, list) and all(isinstance(c, str) for c in cards),
-             "INVALID_COMMAND", "cards must be a list of card codes.")
+    _require(
+        isinstance(cards, list) and all(isinstance(c, str) for c in cards),
+        "INVALID_COMMAND",
+        "cards must be a list of card codes.",
+    )
     _require(len(cards) <= 2, "TOO_MANY_CARDS", "You may keep at most two cards.", "RND-2")
     rest = list(s.hands[seat])
     for c in cards:
         _require(c in rest, "CARD_NOT_IN_HAND", "You do not hold those cards.", "RND-2")
         rest.remove(c)
     kept = sorted(cards)
-    return [ev("cards_kept", seat=seat, kept=kept, discarded=rest, kept_count=len(kept),
-               discarded_count=len(rest))]
+    return [
+        ev(
+            "cards_kept",
+            seat=seat,
+            kept=kept,
+            discarded=rest,
+            kept_count=len(kept),
+            discarded_count=len(rest),
+        )
+    ]
 
 
 COMMANDS = {

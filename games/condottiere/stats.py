@@ -9,7 +9,8 @@ about as cheap as reading the logs.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 # Events that belong to the conclusion of a battle (END-1..END-4): a chapter ends after the last of
 # them, so its end state shows the new owner and who holds the token.
@@ -145,7 +146,9 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             causes[cause] = causes.get(cause, 0) + 1
             battle["strengths"] = strengths
             battle["winner"] = winner
-            battle["winning_strength"] = strengths[winner] if winner is not None and winner < len(strengths) else None
+            battle["winning_strength"] = (
+                strengths[winner] if winner is not None and winner < len(strengths) else None
+            )
             battle["cause"] = cause
             battle["cards"] = {str(s): cards for s, cards in enumerate(played) if cards}
             for seat in battle["participants"]:
@@ -161,7 +164,9 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 seat_totals[seat]["cards_played"] += len(cards)
                 ending = "no_winner" if winner is None else ("won" if winner == seat else "lost")
                 for card in set(cards):
-                    row = card_outcomes.setdefault(card, {"played": 0, "battles": 0, "won": 0, "lost": 0, "no_winner": 0})
+                    row = card_outcomes.setdefault(
+                        card, {"played": 0, "battles": 0, "won": 0, "lost": 0, "no_winner": 0}
+                    )
                     row["battles"] += 1
                     row[ending] += 1
                     card_battles[card] = card_battles.get(card, 0) + 1
@@ -192,7 +197,14 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 seats = int(config.get("players") or 0)
                 seat_counters = [{"regions_taken": {}, "cards_played": {}} for _ in range(seats)]
                 seat_totals = [
-                    {"battles": 0, "battles_won": 0, "regions_taken": 0, "regions_lost": 0, "cards_played": 0, "regions_held_at_end": 0}
+                    {
+                        "battles": 0,
+                        "battles_won": 0,
+                        "regions_taken": 0,
+                        "regions_lost": 0,
+                        "cards_played": 0,
+                        "regions_held_at_end": 0,
+                    }
                     for _ in range(seats)
                 ]
         elif kind == "first_condottiere_chosen":
@@ -244,7 +256,11 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def _held(regions: Any, seats: int) -> list[int]:
     """``game_won.regions`` per seat: a list (or dict) of region lists or of counts."""
-    values = [regions.get(str(s), regions.get(s)) for s in range(seats)] if isinstance(regions, Mapping) else list(regions)
+    values = (
+        [regions.get(str(s), regions.get(s)) for s in range(seats)]
+        if isinstance(regions, Mapping)
+        else list(regions)
+    )
     held = []
     for value in values[:seats]:
         held.append(len(value) if isinstance(value, (list, tuple)) else int(value or 0))

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from games.base import CommandError, ConfigError, LogError
 from games.condottiere.config import configure
 from games.condottiere.rules import (
-    ST_OVER, Chance, command_events, evolve, next_automatic_event, shuffle_source,
+    ST_OVER,
+    Chance,
+    command_events,
+    evolve,
+    next_automatic_event,
+    shuffle_source,
 )
 
 _PLAYER_EVENTS = {
-    "token_placed", "token_declined", "card_played", "cards_revealed", "passed",
-    "hand_discarded", "cards_kept",
+    "token_placed",
+    "token_declined",
+    "card_played",
+    "cards_revealed",
+    "passed",
+    "hand_discarded",
+    "cards_kept",
 }
 
 
@@ -27,7 +38,7 @@ def command_of(events: Sequence[dict], i: int) -> dict | None:
         return {"type": "decline_token"}
     if kind == "card_played":
         command = {"type": "play", "card": e.get("card")}
-        following = events[i + 1:i + 4]
+        following = events[i + 1 : i + 4]
         if e.get("card") == "scarecrow":
             command["take_back"] = None
             if following and following[0].get("type") == "card_taken_back":
@@ -79,8 +90,13 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
     while i < total:
         e = events[i]
         if not isinstance(e, dict) or not isinstance(e.get("type"), str):
-            return LogError(i, "MALFORMED_EVENT", "An event is an object with a string type.", None,
-                            e if isinstance(e, dict) else None)
+            return LogError(
+                i,
+                "MALFORMED_EVENT",
+                "An event is an object with a string type.",
+                None,
+                e if isinstance(e, dict) else None,
+            )
         if e.get("v") != 1:
             return LogError(i, "UNSUPPORTED_VERSION", "Only version 1 events are known.", None, e)
         if state is None:
@@ -93,11 +109,14 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             if config != e.get("config"):
                 return LogError(i, "INVALID_CONFIG", "The configuration is not normalised.", None, e)
             n = config["players"]
-            if e.get("game_number") != 1 or e.get("scores") != [0] * n or set(e) != {
-                "type", "v", "config", "game_number", "scores"
-            }:
-                return LogError(i, "EVENT_MISMATCH", "The first game starts as game 1 with no points.",
-                                None, e)
+            if (
+                e.get("game_number") != 1
+                or e.get("scores") != [0] * n
+                or set(e) != {"type", "v", "config", "game_number", "scores"}
+            ):
+                return LogError(
+                    i, "EVENT_MISMATCH", "The first game starts as game 1 with no points.", None, e
+                )
             state = evolve(None, e)
             i += 1
             continue
@@ -112,16 +131,21 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             else:
                 expected = next_automatic_event(state)
                 if e != expected:
-                    return LogError(i, "EVENT_MISMATCH",
-                                    f"The rules produce {expected['type']} here, not {e['type']}.",
-                                    None, e)
+                    return LogError(
+                        i,
+                        "EVENT_MISMATCH",
+                        f"The rules produce {expected['type']} here, not {e['type']}.",
+                        None,
+                        e,
+                    )
             state = evolve(state, e)
             i += 1
             continue
         command = command_of(events, i) if e["type"] in _PLAYER_EVENTS else None
         if command is None:
-            return LogError(i, "UNEXPECTED_EVENT",
-                            f"A player decision is awaited here, not {e['type']}.", None, e)
+            return LogError(
+                i, "UNEXPECTED_EVENT", f"A player decision is awaited here, not {e['type']}.", None, e
+            )
         try:
             produced = command_events(state, e.get("seat"), command)
         except CommandError as error:
@@ -131,8 +155,9 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
                 return LogError(total, "INCOMPLETE_LOG", "The log stops in the middle of a move.")
             actual = events[i + k]
             if actual != expected:
-                return LogError(i + k, "EVENT_MISMATCH",
-                                f"The move produces {expected['type']} here.", None, actual)
+                return LogError(
+                    i + k, "EVENT_MISMATCH", f"The move produces {expected['type']} here.", None, actual
+                )
             state = evolve(state, expected)
         i += len(produced)
     if state is None:
@@ -140,6 +165,9 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
     if state.midmove is not None:
         return LogError(total, "INCOMPLETE_LOG", "The log stops in the middle of a move.")
     if state.pending is not None:
-        return LogError(total, "INCOMPLETE_LOG",
-                        "The log stops before the automatic events that must follow its last move.")
+        return LogError(
+            total,
+            "INCOMPLETE_LOG",
+            "The log stops before the automatic events that must follow its last move.",
+        )
     return None

@@ -8,12 +8,25 @@ from games.base import FULL
 from games.condottiere.board import MERCENARY, REGIONS
 from games.condottiere.config import public_config
 from games.condottiere.rules import (
-    ST_BATTLE, ST_CHOOSE, ST_HAND, ST_KEEP, ST_OVER, State, allowed_regions, pope_regions,
-    strengths, true_lines,
+    ST_BATTLE,
+    ST_CHOOSE,
+    ST_HAND,
+    ST_KEEP,
+    ST_OVER,
+    State,
+    allowed_regions,
+    pope_regions,
+    strengths,
+    true_lines,
 )
 
-PHASES = {ST_CHOOSE: "place_token", ST_BATTLE: "battle", ST_HAND: "hand_discard",
-          ST_KEEP: "keep_cards", ST_OVER: "over"}
+PHASES = {
+    ST_CHOOSE: "place_token",
+    ST_BATTLE: "battle",
+    ST_HAND: "hand_discard",
+    ST_KEEP: "keep_cards",
+    ST_OVER: "over",
+}
 
 
 def phase(s: State) -> str:
@@ -132,8 +145,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         "winners": None if s.winners is None else list(s.winners),
         "result": result,
         "match": (
-            {"game_number": s.game_number, "scores": list(s.scores), "target": s.target}
-            if s.target else None
+            {"game_number": s.game_number, "scores": list(s.scores), "target": s.target} if s.target else None
         ),
     }
     if s.step == ST_CHOOSE and s.classic:
@@ -166,9 +178,15 @@ def _result(s: State) -> dict[str, Any] | None:
         if owner is not None:
             regions[owner].append(REGIONS[i])
     if s.target:
-        return {"winners": list(s.match_winners or ()), "reason": "points", "scores": list(s.scores),
-                "games": s.game_number, "game_winners": list(s.winners or ()),
-                "game_reason": s.reason, "regions": regions}
+        return {
+            "winners": list(s.match_winners or ()),
+            "reason": "points",
+            "scores": list(s.scores),
+            "games": s.game_number,
+            "game_winners": list(s.winners or ()),
+            "game_reason": s.reason,
+            "regions": regions,
+        }
     return {"winners": list(s.winners or ()), "reason": s.reason, "regions": regions}
 
 
@@ -189,8 +207,9 @@ def redact(event: dict, viewer: Any) -> dict:
     kind = event.get("type")
     if kind == "game_started":
         config = event.get("config")
-        if isinstance(config, dict) and (config.get("deck_order") is not None
-                                         or config.get("seed") is not None):
+        if isinstance(config, dict) and (
+            config.get("deck_order") is not None or config.get("seed") is not None
+        ):
             redacted = dict(event)
             redacted["config"] = public_config(config)
             return redacted

@@ -34,7 +34,10 @@ class Table:
     """A started toy game: its id and the seats' tokens."""
 
     def __init__(self, client, hand_size: int = 3, seed: int = 7, first: int = 0):
-        created = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": hand_size, "seed": seed, "first": first}})
+        created = client.post(
+            "/v1/games",
+            json={"game": "toy", "config": {"hand_size": hand_size, "seed": seed, "first": first}},
+        )
         assert created.status_code == 201, created.get_json()
         self.client = client
         self.id = created.get_json()["id"]
@@ -55,7 +58,9 @@ class Table:
 
     def move(self, seat: int, command: dict, **kwargs):
         headers = {**self.auth(seat), **kwargs.pop("headers", {})}
-        return self.client.post(f"/v1/games/{self.id}/moves", json={"command": command, **kwargs}, headers=headers)
+        return self.client.post(
+            f"/v1/games/{self.id}/moves", json={"command": command, **kwargs}, headers=headers
+        )
 
 
 @pytest.fixture()

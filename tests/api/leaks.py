@@ -12,7 +12,8 @@ another seat it carries. Two independent checks:
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import orjson
 
@@ -47,7 +48,12 @@ def event_leaks(event: dict, seat: int) -> list[str]:
             for name in fields:
                 if event.get(name) is not None:
                     problems.append(f"{kind} of seat {owner}: {name}={event.get(name)!r}")
-    if kind == "card_played" and event.get("face_down") and event.get("seat") != seat and event.get("card") is not None:
+    if (
+        kind == "card_played"
+        and event.get("face_down")
+        and event.get("seat") != seat
+        and event.get("card") is not None
+    ):
         problems.append(f"face-down card of seat {event.get('seat')}: {event['card']!r}")
     if kind == "game_started" and (event.get("config") or {}).get("deck_order"):
         problems.append("deck order in game_started")

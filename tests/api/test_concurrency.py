@@ -30,7 +30,9 @@ def server(app):
     thread.join(timeout=5)
 
 
-def new_table(base: str, hand_size: int = 3, game: str = "toy", config: dict | None = None) -> tuple[str, list[str]]:
+def new_table(
+    base: str, hand_size: int = 3, game: str = "toy", config: dict | None = None
+) -> tuple[str, list[str]]:
     config = config if config is not None else {"hand_size": hand_size}
     created = requests.post(f"{base}/v1/games", json={"game": game, "config": config}).json()
     game_id = created["id"]
@@ -61,7 +63,9 @@ def hammer(base, game_id, tokens, pinned, results, seed, stop_at=10_000) -> None
         if spectator["status"] == "finished" or spectator["version"] >= stop_at:
             return
         seat = rng.choice(spectator["view"]["awaiting"])
-        view = session.get(f"{base}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()
+        view = session.get(
+            f"{base}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}
+        ).json()
         moves = view["view"]["legal_moves"]
         if not moves:
             continue
@@ -79,7 +83,8 @@ def test_conflicting_moves_exactly_one_wins_each_version(server, redis_client, p
     game_id, tokens = new_table(server, hand_size=8)
     results: list = []
     threads = [
-        threading.Thread(target=hammer, args=(server, game_id, tokens, pinned, results, seed)) for seed in range(CLIENTS)
+        threading.Thread(target=hammer, args=(server, game_id, tokens, pinned, results, seed))
+        for seed in range(CLIENTS)
     ]
     for thread in threads:
         thread.start()
@@ -87,7 +92,11 @@ def test_conflicting_moves_exactly_one_wins_each_version(server, redis_client, p
         thread.join(timeout=120)
     accepted = [body for status, body, _ in results if status == 200]
     refused = [(status, body["code"]) for status, body, _ in results if status != 200]
-    allowed = {(409, "VERSION_CONFLICT")} if pinned else {(422, "NOT_YOUR_TURN"), (422, "CARD_NOT_IN_HAND"), (422, "ALREADY_PASSED"), (422, "GAME_OVER")}
+    allowed = (
+        {(409, "VERSION_CONFLICT")}
+        if pinned
+        else {(422, "NOT_YOUR_TURN"), (422, "CARD_NOT_IN_HAND"), (422, "ALREADY_PASSED"), (422, "GAME_OVER")}
+    )
     assert set(refused) <= allowed, set(refused) - allowed
     assert refused, "the clients did conflict"
 
@@ -110,7 +119,11 @@ def test_concurrent_retries_with_one_idempotency_key_apply_once(server, redis_cl
 
     def send():
         barrier.wait()
-        response = requests.post(f"{server}/v1/games/{game_id}/moves", json={"command": {"type": "play", "card": card}}, headers=headers)
+        response = requests.post(
+            f"{server}/v1/games/{game_id}/moves",
+            json={"command": {"type": "play", "card": card}},
+            headers=headers,
+        )
         answers.append((response.status_code, response.headers.get("Idempotent-Replayed"), response.json()))
 
     threads = [threading.Thread(target=send) for _ in range(CLIENTS)]
@@ -125,19 +138,33 @@ def test_concurrent_retries_with_one_idempotency_key_apply_once(server, redis_cl
     assert len(assert_log_consistent(redis_client, game_id)) == 4
 
 
-CONDOTTIERE_REFUSALS = {"NOT_YOUR_TURN", "CARD_NOT_IN_HAND", "REGION_NOT_ALLOWED", "ALREADY_PASSED", "GAME_OVER",
-                        "NOT_ELIGIBLE", "INVALID_TAKE_BACK", "INVALID_POPE_REGION", "CANNOT_DECLINE", "TOO_MANY_CARDS",
-                        "INVALID_COMMAND", "UNKNOWN_REGION"}
+CONDOTTIERE_REFUSALS = {
+    "NOT_YOUR_TURN",
+    "CARD_NOT_IN_HAND",
+    "REGION_NOT_ALLOWED",
+    "ALREADY_PASSED",
+    "GAME_OVER",
+    "NOT_ELIGIBLE",
+    "INVALID_TAKE_BACK",
+    "INVALID_POPE_REGION",
+    "CANNOT_DECLINE",
+    "TOO_MANY_CARDS",
+    "INVALID_COMMAND",
+    "UNKNOWN_REGION",
+}
 
 
 @pytest.mark.parametrize("pinned", [True, False], ids=["expected_version", "unpinned"])
 def test_condottiere_conflicting_moves_keep_the_log_whole(server, redis_client, pinned):
     """The same with Condottiere (4 seats, hidden cards), for the first ~80 versions."""
     engine = get_game("condottiere")
-    game_id, tokens = new_table(server, game="condottiere", config={"players": 4, "options": {"hidden_cards": True}})
+    game_id, tokens = new_table(
+        server, game="condottiere", config={"players": 4, "options": {"hidden_cards": True}}
+    )
     results: list = []
     threads = [
-        threading.Thread(target=hammer, args=(server, game_id, tokens, pinned, results, seed, 80)) for seed in range(CLIENTS)
+        threading.Thread(target=hammer, args=(server, game_id, tokens, pinned, results, seed, 80))
+        for seed in range(CLIENTS)
     ]
     for thread in threads:
         thread.start()
@@ -148,7 +175,9 @@ def test_condottiere_conflicting_moves_keep_the_log_whole(server, redis_client, 
     if pinned:
         assert refused <= {(409, "VERSION_CONFLICT")}
     else:
-        assert {status for status, _ in refused} <= {422} and {code for _, code in refused} <= CONDOTTIERE_REFUSALS
+        assert {status for status, _ in refused} <= {422} and {
+            code for _, code in refused
+        } <= CONDOTTIERE_REFUSALS
     events = assert_log_consistent(redis_client, game_id, engine)
     genesis = len(engine.start(engine.configure(events[0]["config"])))
     owned = sorted(e["version"] for body in accepted for e in body["events"])
@@ -173,5 +202,8 @@ def test_concurrent_claims_fill_each_seat_once_and_start_once(server, redis_clie
     won = [body for status, body in answers if status == 201]
     assert sorted(body["seat"] for body in won) == [0, 1]
     assert sum(body["started"] for body in won) == 1
-    assert {(status, body["code"]) for status, body in answers if status != 201} <= {(409, "GAME_FULL"), (409, "SEAT_TAKEN")}
+    assert {(status, body["code"]) for status, body in answers if status != 201} <= {
+        (409, "GAME_FULL"),
+        (409, "SEAT_TAKEN"),
+    }
     assert len(assert_log_consistent(redis_client, game_id)) == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import Table, redis_dump
+from tests.api.conftest import redis_dump
 
 PROBLEM = "application/problem+json"
 
@@ -41,7 +41,9 @@ def test_oversized_body_is_413_problem(client):
 
 
 def test_unknown_fields_and_wrong_types_are_422_with_field_errors(client):
-    body = assert_problem(client.post("/v1/games", json={"game": "toy", "colour": "red"}), 422, "VALIDATION_ERROR")
+    body = assert_problem(
+        client.post("/v1/games", json={"game": "toy", "colour": "red"}), 422, "VALIDATION_ERROR"
+    )
     assert "colour" in body["errors"]["json"]
     body = assert_problem(client.post("/v1/games", json={"game": 12}), 422, "VALIDATION_ERROR")
     assert "game" in body["errors"]["json"]
@@ -50,7 +52,9 @@ def test_unknown_fields_and_wrong_types_are_422_with_field_errors(client):
 
 
 def test_engine_config_errors_pass_through(client):
-    body = assert_problem(client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 0}}), 422, "INVALID_HAND_SIZE")
+    body = assert_problem(
+        client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 0}}), 422, "INVALID_HAND_SIZE"
+    )
     assert body["rule"] == "TOY-1"
     assert_problem(client.post("/v1/games", json={"game": "chess"}), 422, "UNKNOWN_GAME")
 
@@ -59,8 +63,12 @@ def test_claim_needs_a_name_or_bot(client):
     game_id = client.post("/v1/games", json={"game": "toy"}).get_json()["id"]
     assert_problem(client.post(f"/v1/games/{game_id}/seats", json={}), 422, "VALIDATION_ERROR")
     assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"name": "\x00"}), 422, "VALIDATION_ERROR")
-    assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"name": "x" * 41}), 422, "VALIDATION_ERROR")
-    assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"bot": "godlike"}), 422, "UNKNOWN_BOT_LEVEL")
+    assert_problem(
+        client.post(f"/v1/games/{game_id}/seats", json={"name": "x" * 41}), 422, "VALIDATION_ERROR"
+    )
+    assert_problem(
+        client.post(f"/v1/games/{game_id}/seats", json={"bot": "godlike"}), 422, "UNKNOWN_BOT_LEVEL"
+    )
 
 
 @pytest.mark.parametrize("game_id", ["01m8kknrfm9aaaaaaaaa", "nope", "UPPERCASE00000000000", "x" * 300])
@@ -71,7 +79,11 @@ def test_unknown_game_is_404_everywhere(client, game_id):
         ("get", "/events", {}),
         ("get", "/stream", {}),
         ("post", "/seats", {"json": {"name": "Ann"}}),
-        ("post", "/moves", {"json": {"command": {"type": "pass"}}, "headers": {"Authorization": "Bearer abc"}}),
+        (
+            "post",
+            "/moves",
+            {"json": {"command": {"type": "pass"}}, "headers": {"Authorization": "Bearer abc"}},
+        ),
     ]:
         response = getattr(client, method)(f"/v1/games/{game_id}{path}", **kwargs)
         assert_problem(response, 404, "GAME_NOT_FOUND")
@@ -86,8 +98,15 @@ def test_unknown_route_and_method(client):
 
 def test_missing_or_bad_token_is_401_with_www_authenticate(table):
     client = table.client
-    for headers in [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}, {"Authorization": "Bearer "}]:
-        response = client.post(f"/v1/games/{table.id}/moves", json={"command": {"type": "pass"}}, headers=headers)
+    for headers in [
+        {},
+        {"Authorization": "Bearer not-a-token"},
+        {"Authorization": "Basic abc"},
+        {"Authorization": "Bearer "},
+    ]:
+        response = client.post(
+            f"/v1/games/{table.id}/moves", json={"command": {"type": "pass"}}, headers=headers
+        )
         assert_problem(response, 401, "INVALID_TOKEN")
         assert response.headers["WWW-Authenticate"].startswith("Bearer")
     for path in ("/view", "/events", "/stream"):
@@ -101,7 +120,9 @@ def test_bad_query_parameters_are_422(table):
     assert_problem(client.get(f"/v1/games/{table.id}/events?after=-1"), 422, "VALIDATION_ERROR")
     assert_problem(client.get(f"/v1/games/{table.id}/events?after=abc"), 422, "VALIDATION_ERROR")
     assert_problem(client.get("/v1/games?cursor=zz"), 422, "VALIDATION_ERROR")
-    assert_problem(client.get(f"/v1/games/{table.id}/stream", headers={"Last-Event-ID": "x"}), 422, "VALIDATION_ERROR")
+    assert_problem(
+        client.get(f"/v1/games/{table.id}/stream", headers={"Last-Event-ID": "x"}), 422, "VALIDATION_ERROR"
+    )
 
 
 def test_bad_idempotency_key_is_422(table):
@@ -123,7 +144,9 @@ def test_unexpected_exception_is_a_500_problem_and_logged(app, client, caplog, m
 def test_refused_requests_change_nothing_in_redis(table, redis_client):
     client = table.client
     card = client.get(f"/v1/games/{table.id}/view", headers=table.auth(0)).get_json()["view"]["hand"][0]
-    assert table.move(0, {"type": "play", "card": card}, headers={"Idempotency-Key": "first"}).status_code == 200
+    assert (
+        table.move(0, {"type": "play", "card": card}, headers={"Idempotency-Key": "first"}).status_code == 200
+    )
     before = redis_dump(redis_client)
     refused = [
         table.move(0, {"type": "pass"}),  # not your turn
@@ -132,9 +155,19 @@ def test_refused_requests_change_nothing_in_redis(table, redis_client):
         table.move(1, {"type": "pass"}, expected_version=1),  # stale
         table.move(1, {"type": "pass"}, headers={"If-Match": '"1"'}),  # stale If-Match
         table.move(0, {"type": "pass"}, headers={"Idempotency-Key": "first"}),  # key reused
-        client.post(f"/v1/games/{table.id}/moves", json={"command": {"type": "pass"}}, headers={"Authorization": "Bearer x"}),
-        client.post(f"/v1/games/{table.id}/moves", json={"command": {"type": "pass"}, "extra": 1}, headers=table.auth(1)),
-        client.post(f"/v1/games/{table.id}/moves", data=b"{", content_type="application/json", headers=table.auth(1)),
+        client.post(
+            f"/v1/games/{table.id}/moves",
+            json={"command": {"type": "pass"}},
+            headers={"Authorization": "Bearer x"},
+        ),
+        client.post(
+            f"/v1/games/{table.id}/moves",
+            json={"command": {"type": "pass"}, "extra": 1},
+            headers=table.auth(1),
+        ),
+        client.post(
+            f"/v1/games/{table.id}/moves", data=b"{", content_type="application/json", headers=table.auth(1)
+        ),
         client.post(f"/v1/games/{table.id}/seats", json={"name": "Late"}),
         client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 99}}),
         client.post("/v1/games", json={"game": "toy", "bots": {"0": "random", "5": "random"}}),
@@ -149,7 +182,9 @@ def test_versions_beyond_any_log_are_422_not_500(table):
     assert_problem(table.client.get(f"/v1/games/{table.id}/events?after={huge}"), 422, "VALIDATION_ERROR")
     assert_problem(table.client.get(f"/v1/games/{table.id}/stream?after={huge}"), 422, "VALIDATION_ERROR")
     assert_problem(table.move(0, {"type": "pass"}, expected_version=huge), 422, "VALIDATION_ERROR")
-    assert_problem(table.move(0, {"type": "pass"}, headers={"If-Match": f'"{huge}"'}), 422, "VALIDATION_ERROR")
+    assert_problem(
+        table.move(0, {"type": "pass"}, headers={"If-Match": f'"{huge}"'}), 422, "VALIDATION_ERROR"
+    )
     last = table.client.get(f"/v1/games/{table.id}/events?after={2**53 - 1}")
     assert last.status_code == 200 and last.get_json()["events"] == []
 

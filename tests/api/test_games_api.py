@@ -52,14 +52,22 @@ def test_claim_a_taken_or_missing_seat(client):
 
 def test_bot_seats_at_creation_and_by_claim(client):
     body = client.post("/v1/games", json={"game": "toy", "bots": {"1": "random"}}).get_json()
-    assert body["seats"][1] == {"seat": 1, "claimed": True, "name": "random bot", "kind": "bot", "bot": "random"}
+    assert body["seats"][1] == {
+        "seat": 1,
+        "claimed": True,
+        "name": "random bot",
+        "kind": "bot",
+        "bot": "random",
+    }
     claim = client.post(f"/v1/games/{body['id']}/seats", json={"bot": "random"}).get_json()
     assert claim["kind"] == "bot" and claim["token"] is None and claim["started"] is True
     # Levels come from the bots registry, per game: the toy game has no heuristic bot.
     bad = client.post("/v1/games", json={"game": "toy", "bots": {"1": "heuristic"}})
     assert bad.status_code == 422 and bad.get_json()["code"] == "UNKNOWN_BOT_LEVEL"
     assert bad.get_json()["levels"] == ["random"]
-    heuristic = client.post("/v1/games", json={"game": "condottiere", "config": {"players": 3}, "bots": {"2": "heuristic"}})
+    heuristic = client.post(
+        "/v1/games", json={"game": "condottiere", "config": {"players": 3}, "bots": {"2": "heuristic"}}
+    )
     assert heuristic.status_code == 201 and heuristic.get_json()["seats"][2]["bot"] == "heuristic"
     bad_seat = client.post("/v1/games", json={"game": "toy", "bots": {"7": "random"}})
     assert bad_seat.status_code == 422 and bad_seat.get_json()["code"] == "NO_SUCH_SEAT"
@@ -70,7 +78,11 @@ def test_seat_view_has_hand_and_legal_moves_spectator_has_neither(table):
     assert seat["seat"] == 0 and seat["status"] == "active"
     assert len(seat["view"]["hand"]) == 3 and seat["view"]["legal_moves"]
     spectator = table.view()
-    assert spectator["seat"] is None and "hand" not in spectator["view"] and "legal_moves" not in spectator["view"]
+    assert (
+        spectator["seat"] is None
+        and "hand" not in spectator["view"]
+        and "legal_moves" not in spectator["view"]
+    )
 
 
 def test_view_etag_and_304(table):
@@ -96,7 +108,9 @@ def test_move_answers_version_events_and_new_view(table):
     assert response.status_code == 200
     body = response.get_json()
     assert body["version"] == 4
-    assert body["events"] == [{"version": 4, "event": {"type": "card_played", "v": 1, "seat": 0, "card": card}}]
+    assert body["events"] == [
+        {"version": 4, "event": {"type": "card_played", "v": 1, "seat": 0, "card": card}}
+    ]
     assert body["view"]["version"] == 4 and card not in body["view"]["view"]["hand"]
     assert response.headers["ETag"] == '"4.s0"'
     assert table.view(1)["view"]["turn"] == 1
@@ -141,7 +155,9 @@ def test_idempotent_retry_returns_the_first_answer(table, redis_client):
 
 def test_idempotency_keys_are_per_seat(table):
     card = table.view(0)["view"]["hand"][0]
-    assert table.move(0, {"type": "play", "card": card}, headers={"Idempotency-Key": "same"}).status_code == 200
+    assert (
+        table.move(0, {"type": "play", "card": card}, headers={"Idempotency-Key": "same"}).status_code == 200
+    )
     other = table.move(1, {"type": "pass"}, headers={"Idempotency-Key": "same"})
     assert other.status_code == 200 and "Idempotent-Replayed" not in other.headers
 
@@ -169,7 +185,9 @@ def test_finished_game_log_is_public(client):
     final = table.move(1, {"type": "play", "card": table.view(1)["view"]["hand"][0]})
     assert final.status_code == 200 and final.get_json()["view"]["status"] == "finished"
     log = client.get(f"/v1/games/{table.id}/events").get_json()
-    assert log["status"] == "finished" and all(e["event"].get("cards") is not None for e in log["events"] if e["event"]["type"] == "cards_dealt")
+    assert log["status"] == "finished" and all(
+        e["event"].get("cards") is not None for e in log["events"] if e["event"]["type"] == "cards_dealt"
+    )
     summary = client.get(f"/v1/games/{table.id}").get_json()
     assert summary["status"] == "finished" and summary["result"]["winners"]
     over = table.move(0, {"type": "pass"})
@@ -196,7 +214,11 @@ def test_list_games_newest_first_with_cursor_and_filters(client):
 def test_moves_before_the_game_starts(client):
     game_id = client.post("/v1/games", json={"game": "toy"}).get_json()["id"]
     token = client.post(f"/v1/games/{game_id}/seats", json={"name": "Ann"}).get_json()["token"]
-    response = client.post(f"/v1/games/{game_id}/moves", json={"command": {"type": "pass"}}, headers={"Authorization": f"Bearer {token}"})
+    response = client.post(
+        f"/v1/games/{game_id}/moves",
+        json={"command": {"type": "pass"}},
+        headers={"Authorization": f"Bearer {token}"},
+    )
     assert response.status_code == 409 and response.get_json()["code"] == "GAME_NOT_STARTED"
     view = client.get(f"/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
     assert view["status"] == "open" and view["view"] is None and view["seat"] == 0
@@ -204,13 +226,19 @@ def test_moves_before_the_game_starts(client):
 
 def test_pinned_retry_with_idempotency_key_is_replayed_not_a_conflict(table):
     card = table.view(0)["view"]["hand"][0]
-    first = table.move(0, {"type": "play", "card": card}, expected_version=3, headers={"Idempotency-Key": "pin"})
+    first = table.move(
+        0, {"type": "play", "card": card}, expected_version=3, headers={"Idempotency-Key": "pin"}
+    )
     assert first.status_code == 200
     table.client.get(f"/v1/games/{table.id}/view")  # the cache is current (version 4)
-    retry = table.move(0, {"type": "play", "card": card}, expected_version=3, headers={"Idempotency-Key": "pin"})
+    retry = table.move(
+        0, {"type": "play", "card": card}, expected_version=3, headers={"Idempotency-Key": "pin"}
+    )
     assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
     assert retry.get_json() == first.get_json()
-    via_if_match = table.move(0, {"type": "play", "card": card}, headers={"Idempotency-Key": "pin", "If-Match": '"3"'})
+    via_if_match = table.move(
+        0, {"type": "play", "card": card}, headers={"Idempotency-Key": "pin", "If-Match": '"3"'}
+    )
     assert via_if_match.status_code == 200 and via_if_match.get_json() == first.get_json()
 
 

@@ -25,9 +25,20 @@ def start_gunicorn(redis_url: str, log) -> tuple[subprocess.Popen, str]:
     env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
     env["PYTHONPATH"] = str(ROOT)
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}",
-         "tests.api.gevent_app:app"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            "gunicorn.conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "tests.api.gevent_app:app",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
     )
     return process, f"http://127.0.0.1:{port}"
 
@@ -55,14 +66,18 @@ def gunicorn(redis_server, redis_client, tmp_path):
 def test_many_streams_under_gevent_each_get_every_event(gunicorn):
     base = gunicorn
     game = requests.post(f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 10}}).json()
-    tokens = [requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"]
+    tokens = [
+        requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"
+    ]
     received: dict[int, list[int]] = {}
     ended: dict[int, bool] = {}
 
     def follow(index: int) -> None:
         ids = received.setdefault(index, [])
         headers = {"Authorization": f"Bearer {tokens[index % 2]}"} if index % 3 else {}
-        with requests.get(f"{base}/v1/games/{game['id']}/stream", headers=headers, stream=True, timeout=30) as response:
+        with requests.get(
+            f"{base}/v1/games/{game['id']}/stream", headers=headers, stream=True, timeout=30
+        ) as response:
             for line in response.iter_lines():
                 if line.startswith(b"id: "):
                     ids.append(int(line[4:]))
@@ -79,9 +94,12 @@ def test_many_streams_under_gevent_each_get_every_event(gunicorn):
         if view["status"] == "finished":
             break
         seat = view["view"]["turn"]
-        hand = requests.get(f"{base}/v1/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["view"]["hand"]
+        hand = requests.get(
+            f"{base}/v1/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}
+        ).json()["view"]["hand"]
         moved = requests.post(
-            f"{base}/v1/games/{game['id']}/moves", json={"command": {"type": "play", "card": hand[0]}},
+            f"{base}/v1/games/{game['id']}/moves",
+            json={"command": {"type": "play", "card": hand[0]}},
             headers={"Authorization": f"Bearer {tokens[seat]}"},
         )
         assert moved.status_code == 200

@@ -35,14 +35,22 @@ def test_stale_cache_costs_a_conflict_and_a_retry_not_a_wrong_answer(app, client
     hand0 = table.view(0)["view"]["hand"]
     hand1 = table.view(1)["view"]["hand"]  # this process caches version 3
     for seat, card in ((0, hand0[0]), (1, hand1[0])):
-        moved = other.post(f"/v1/games/{table.id}/moves", json={"command": {"type": "play", "card": card}}, headers=table.auth(seat))
+        moved = other.post(
+            f"/v1/games/{table.id}/moves",
+            json={"command": {"type": "play", "card": card}},
+            headers=table.auth(seat),
+        )
         assert moved.status_code == 200
     with count_round_trips(redis_client) as trips:
         response = table.move(0, {"type": "play", "card": hand0[1]})
     assert response.status_code == 200 and response.get_json()["version"] == 6
     assert trips.names == ["EVALSHA", "EVALSHA"]
 
-    other.post(f"/v1/games/{table.id}/moves", json={"command": {"type": "play", "card": hand1[1]}}, headers=table.auth(1))
+    other.post(
+        f"/v1/games/{table.id}/moves",
+        json={"command": {"type": "play", "card": hand1[1]}},
+        headers=table.auth(1),
+    )
     with count_round_trips(redis_client) as trips:
         response = table.move(0, {"type": "play", "card": hand0[2]})  # stale cache: "not your turn"
     assert response.status_code == 200 and response.get_json()["version"] == 8

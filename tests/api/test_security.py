@@ -50,7 +50,9 @@ def test_tokens_are_stored_only_as_sha256(client, redis_client):
     for token in table.tokens:
         assert token.encode() not in everything
     stored = redis_client.hgetall(game_keys(table.id).seats)
-    assert stored == {str(s).encode(): hashlib.sha256(t.encode()).hexdigest().encode() for s, t in enumerate(table.tokens)}
+    assert stored == {
+        str(s).encode(): hashlib.sha256(t.encode()).hexdigest().encode() for s, t in enumerate(table.tokens)
+    }
 
 
 def test_a_token_acts_only_for_its_own_seat_and_game(client):
@@ -131,7 +133,9 @@ def errors_from(game: Game, rng: random.Random, seat: int, version: int, cards: 
     other = (seat + 1) % len(game.tokens)
     for who in (seat, other):
         response = game.client.post(
-            f"/v1/games/{game.id}/moves", json={"command": {"type": "play", "card": card}}, headers=game.auth(who)
+            f"/v1/games/{game.id}/moves",
+            json={"command": {"type": "play", "card": card}},
+            headers=game.auth(who),
         )
         body = response.get_json()
         if response.status_code == 422:
@@ -173,12 +177,16 @@ def play(game: Game, rng: random.Random, seats_followed: list, cards: list[str])
         if rng.random() < 0.15:
             reader = rng.choice(range(len(game.tokens)))
             after = rng.randrange(0, version + 1)
-            page = client.get(f"/v1/games/{game.id}/events?after={after}&limit=50", headers=game.auth(reader)).get_json()
+            page = client.get(
+                f"/v1/games/{game.id}/events?after={after}&limit=50", headers=game.auth(reader)
+            ).get_json()
             assert page["status"] == "active"
             for item in page["events"]:
                 game.received.append(Received(reader, "events", item["version"], item["event"]))
         moved = client.post(
-            f"/v1/games/{game.id}/moves", json={"command": rng.choice(view["view"]["legal_moves"])}, headers=game.auth(seat)
+            f"/v1/games/{game.id}/moves",
+            json={"command": rng.choice(view["view"]["legal_moves"])},
+            headers=game.auth(seat),
         )
         assert moved.status_code == 200, moved.get_json()
         body = moved.get_json()
@@ -197,7 +205,9 @@ def play(game: Game, rng: random.Random, seats_followed: list, cards: list[str])
 def full_states(client, game_id: str, name: str) -> list:
     """FULL state after each version, from a fold of the stored (finished, public) log."""
     engine = get_game(name)
-    events = [item["event"] for item in client.get(f"/v1/games/{game_id}/events?limit=500").get_json()["events"]]
+    events = [
+        item["event"] for item in client.get(f"/v1/games/{game_id}/events?limit=500").get_json()["events"]
+    ]
     page_after = len(events)
     while True:
         more = client.get(f"/v1/games/{game_id}/events?after={page_after}&limit=500").get_json()["events"]
@@ -239,7 +249,23 @@ def test_toy_games_never_leak_a_hidden_card(client, seed):
     assert {"view", "move", "sse", "events", "error"} <= kinds and checked > 50
 
 
-CONDOTTIERE_CARDS = ["m1", "m2", "m3", "m4", "m5", "m6", "m10", "winter", "spring", "bishop", "courtesan", "drummer", "heroine", "scarecrow", "surrender"]
+CONDOTTIERE_CARDS = [
+    "m1",
+    "m2",
+    "m3",
+    "m4",
+    "m5",
+    "m6",
+    "m10",
+    "winter",
+    "spring",
+    "bishop",
+    "courtesan",
+    "drummer",
+    "heroine",
+    "scarecrow",
+    "surrender",
+]
 CARD_WORD = r"\b(?:" + "|".join(CONDOTTIERE_CARDS) + r")\b"
 
 CONDOTTIERE_GAMES = [

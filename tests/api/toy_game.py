@@ -9,8 +9,9 @@ once per game (the turn moves on). The game ends when both hands are empty; the 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Any, Mapping
+from typing import Any
 
 from games.base import FULL, CommandError, ConfigError, LogError, fold
 
@@ -84,8 +85,11 @@ class ToyGame:
         return new
 
     def _over(self, state) -> bool:
-        return state is not None and not state["hands"][0] and not state["hands"][1] and bool(
-            state["played"][0] or state["played"][1]
+        return (
+            state is not None
+            and not state["hands"][0]
+            and not state["hands"][1]
+            and bool(state["played"][0] or state["played"][1])
         )
 
     def decide(self, state, seat, command):

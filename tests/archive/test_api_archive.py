@@ -20,7 +20,9 @@ NAMES = ["Ann", "Bob", "Cid", "Dee"]
 def exchange(log=None, players=NAMES):
     log = log or three_adjacent_game()
     state = fold(CONDOTTIERE, log)
-    return export.export_log(CONDOTTIERE, log, players=players, finished=True, result=CONDOTTIERE.result(state))
+    return export.export_log(
+        CONDOTTIERE, log, players=players, finished=True, result=CONDOTTIERE.result(state)
+    )
 
 
 def imported(client, log=None, players=NAMES) -> str:
@@ -47,7 +49,9 @@ class ToyTable:
         view = self.view(0)
         seat = view["awaiting"][0]
         move = self.view(seat)["legal_moves"][0]
-        response = self.client.post(f"/v1/games/{self.id}/moves", json={"command": move}, headers=self.auth(seat))
+        response = self.client.post(
+            f"/v1/games/{self.id}/moves", json={"command": move}, headers=self.auth(seat)
+        )
         assert response.status_code == 200, response.get_json()
 
     def finish(self):
@@ -80,7 +84,9 @@ def test_import_stores_a_finished_public_game_in_the_archive(client):
     assert all(d["cards"] for d in dealt)  # a finished game's log is public, hands included
 
 
-def test_import_refuses_an_invalid_log_with_the_first_offending_event_and_changes_nothing(client, redis_client):
+def test_import_refuses_an_invalid_log_with_the_first_offending_event_and_changes_nothing(
+    client, redis_client
+):
     doc = exchange()
     plays = [i for i, e in enumerate(doc["events"]) if e["type"] == "card_played"]
     # Seat 0 opens battle 1 with a Bishop it does not hold (its hand is mercenaries and a Heroine).
@@ -222,7 +228,9 @@ def test_exports_in_every_format_and_the_log_round_trips(client, run_jobs):
     text = md.get_data(as_text=True)
     assert "## Battle 4: Milano" in text and "| Ann 🏆 | 5 | 5 |" in text
 
-    _, annotated = follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "json"}), run_jobs)
+    _, annotated = follow(
+        client, client.post(f"/v1/games/{game_id}/exports", json={"format": "json"}), run_jobs
+    )
     doc = annotated.get_json()
     assert len(doc["annotations"]) == len(doc["events"]) == doc["version"]
     assert [c["summary"]["regions"]["Genova"] for c in doc["chapters"]] == [None, None, 0, 0]
@@ -239,7 +247,9 @@ def test_exports_in_every_format_and_the_log_round_trips(client, run_jobs):
 def test_export_of_a_running_game_is_redacted_for_the_requesting_viewer(client, run_jobs):
     table = ToyTable(client)
     table.play_one()
-    _, spectator = follow(client, client.post(f"/v1/games/{table.id}/exports", json={"format": "log"}), run_jobs)
+    _, spectator = follow(
+        client, client.post(f"/v1/games/{table.id}/exports", json={"format": "log"}), run_jobs
+    )
     doc = spectator.get_json()
     assert doc["redacted_for"] == "spectator" and doc["result"] is None
     assert [e["cards"] for e in doc["events"] if e["type"] == "cards_dealt"] == [None, None]
@@ -348,7 +358,9 @@ def test_import_takes_logs_larger_than_a_move_body_but_not_unbounded(client):
     from tests.archive.test_random_games import random_game
 
     events, state = random_game({"ruleset": "2006", "players": 5, "options": {"draw_after_battle": True}}, 3)
-    doc = export.export_log(CONDOTTIERE, events, players=list("ABCDE"), finished=True, result=CONDOTTIERE.result(state))
+    doc = export.export_log(
+        CONDOTTIERE, events, players=list("ABCDE"), finished=True, result=CONDOTTIERE.result(state)
+    )
     body = orjson.dumps(doc)
     assert len(body) > 64 * 1024 or len(events) > 400
     response = client.post("/v1/archive/import", data=body + b" " * 70_000, content_type="application/json")
@@ -377,7 +389,10 @@ def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client):
     worker.work(burst=True, logging_level="CRITICAL")
     job = client.get(response.headers["Location"]).get_json()
     assert job["status"] == "finished" and job["attempts"] == 2
-    assert len(client.get(job["result"]).get_json()["annotations"]) == client.get(f"/v1/games/{game_id}").get_json()["version"]
+    assert (
+        len(client.get(job["result"]).get_json()["annotations"])
+        == client.get(f"/v1/games/{game_id}").get_json()["version"]
+    )
 
 
 def test_a_job_that_keeps_failing_ends_failed_after_its_retries(client, redis_client, run_jobs):

@@ -15,7 +15,10 @@ def test_chapters_are_the_four_battles_end_1_to_end_4():
     log = three_adjacent_game()
     chapters = core.chapters(GAME, log)
     assert [c["title"] for c in chapters] == [
-        "Battle 1: Torino", "Battle 2: Milano", "Battle 3: Genova", "Battle 4: Milano",
+        "Battle 1: Torino",
+        "Battle 2: Milano",
+        "Battle 3: Genova",
+        "Battle 4: Milano",
     ]
     assert [c["winner"] for c in chapters] == [0, None, 0, 0]
     assert [c["strengths"] for c in chapters] == [[10, 4, 0, 2], [6, 6, 1, 0], [10, 4, 0, 1], [5, 0, 0, 0]]
@@ -50,7 +53,10 @@ def test_per_game_facts_of_the_three_adjacent_game():
     assert facts["counters"]["captured_regions"] == {}
     battles = facts["detail"]["battles"]
     assert [(b["region"], b["winner"], b["winning_strength"]) for b in battles] == [
-        ("Torino", 0, 10), ("Milano", None, None), ("Genova", 0, 10), ("Milano", 0, 5),
+        ("Torino", 0, 10),
+        ("Milano", None, None),
+        ("Genova", 0, 10),
+        ("Milano", 0, 5),
     ]
     assert [b["chooser"] for b in battles] == [0, 0, 1, 3]
     cards = facts["detail"]["cards"]
@@ -77,22 +83,35 @@ def test_player_and_global_statistics_over_two_archived_games():
     assert table["Ann"]["counters"]["regions_taken"] == {"Genova": 1, "Milano": 1, "Torino": 1}
     # Ann played seat 0's cards once and seat 3's once: m10, m6, heroine, m5 + m2, courtesan.
     assert table["Ann"]["counters"]["cards_played"] == {
-        "courtesan": 1, "heroine": 1, "m10": 1, "m2": 1, "m5": 1, "m6": 1,
+        "courtesan": 1,
+        "heroine": 1,
+        "m10": 1,
+        "m2": 1,
+        "m5": 1,
+        "m6": 1,
     }
     assert table["Bob"]["totals"]["battles_won"] == 3 and table["Cid"]["wins"] == 0
     assert table["Bob"]["counters"]["cards_played"]["m4"] == 2  # seat 1 in game 1
     assert table["Ann"]["favourites"]["regions_taken"] == [
-        {"key": "Genova", "count": 1}, {"key": "Milano", "count": 1}, {"key": "Torino", "count": 1},
+        {"key": "Genova", "count": 1},
+        {"key": "Milano", "count": 1},
+        {"key": "Torino", "count": 1},
     ]
 
     result = overall.result()
     assert result["games"] == 2
     assert result["first_seat_advantage"] == {
-        "games": 2, "wins": 2, "win_rate": 1.0, "expected_win_rate": 0.25, "advantage": 0.75,
+        "games": 2,
+        "wins": 2,
+        "win_rate": 1.0,
+        "expected_win_rate": 0.25,
+        "advantage": 0.75,
     }
     assert result["outcomes"] == {"adjacent": 2}
     assert result["counters"]["contested_regions"] == [
-        {"key": "Milano", "count": 4}, {"key": "Genova", "count": 2}, {"key": "Torino", "count": 2},
+        {"key": "Milano", "count": 4},
+        {"key": "Genova", "count": 2},
+        {"key": "Torino", "count": 2},
     ]
     assert result["length"]["chapters"]["min"] == 4 == result["length"]["chapters"]["max"]
     assert result["length"]["events"]["median"] == len(log)
@@ -111,7 +130,12 @@ def test_opt_cap_1_a_captured_region_counts_as_taken_by_the_winner_and_lost_by_t
     assert facts["counters"]["captured_regions"] == {"Torino": 1}
     assert facts["counters"]["contested_regions"] == {"Torino": 2, "Milano": 1}
     third = facts["detail"]["battles"][2]
-    assert (third["defender"], third["winner"], third["taken_from"], third["strengths"]) == (0, 1, 0, [3, 10, 0, 0])
+    assert (third["defender"], third["winner"], third["taken_from"], third["strengths"]) == (
+        0,
+        1,
+        0,
+        [3, 10, 0, 0],
+    )
     assert facts["winners"] == [] and facts["outcome"] == "unfinished"  # the game goes on
     chapters = core.chapters(GAME, log)
     assert chapters[2]["title"] == "Battle 3: Torino (defended by seat 0)"
@@ -125,7 +149,9 @@ def test_player_names_cannot_inject_markup_into_exports():
 
     log = three_adjacent_game()
     names = ["<script>alert(1)</script>", "A|B", "*Cid*", "Dee"]
-    doc = export.annotated_history(GAME, log, players=names, finished=True, game_id="g", result=GAME.result(fold(GAME, log)))
+    doc = export.annotated_history(
+        GAME, log, players=names, finished=True, game_id="g", result=GAME.result(fold(GAME, log))
+    )
     page = export.to_html(GAME, doc)
     assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     markdown = export.to_markdown(GAME, doc)

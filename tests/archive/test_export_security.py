@@ -27,7 +27,9 @@ def running_game(hidden_card: str) -> list[dict]:
 
 
 def documents(log, viewer):
-    doc = export.annotated_history(GAME, log, players=["Ann", "Bob", "Cid"], finished=False, viewer=viewer, game_id="g")
+    doc = export.annotated_history(
+        GAME, log, players=["Ann", "Bob", "Cid"], finished=False, viewer=viewer, game_id="g"
+    )
     return orjson.dumps(doc), export.to_html(GAME, doc), export.to_markdown(GAME, doc)
 
 

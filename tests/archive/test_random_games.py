@@ -37,7 +37,11 @@ def random_game(config, seed):
     return events, state
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c['ruleset']}-{c['players']}-{'-'.join(sorted(c['options'])) or 'plain'}")
+@pytest.mark.parametrize(
+    "config",
+    CONFIGS,
+    ids=lambda c: f"{c['ruleset']}-{c['players']}-{'-'.join(sorted(c['options'])) or 'plain'}",
+)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_archive_handles_any_complete_game(config, seed):
     events, state = random_game(config, seed)
@@ -56,7 +60,9 @@ def test_archive_handles_any_complete_game(config, seed):
     result = GAME.result(state)
     assert facts["chapters"] == len(ended) and sorted(facts["winners"]) == sorted(result["winners"])
     assert facts["outcome"] == result["reason"]
-    assert sum(facts["counters"]["game_endings"].values()) == sum(1 for e in events if e["type"] == "game_won")
+    assert sum(facts["counters"]["game_endings"].values()) == sum(
+        1 for e in events if e["type"] == "game_won"
+    )
     assert sum(t["battles_won"] for t in facts["seat_totals"]) == sum(
         1 for i in ended if events[i]["winner"] is not None
     )
@@ -69,7 +75,9 @@ def test_archive_handles_any_complete_game(config, seed):
     page = export.to_html(GAME, doc)
     assert page.count('<section class="chapter"') >= len(chapters)
     assert export.to_markdown(GAME, doc).count("\n## ") >= len(chapters)
-    checked = export.validate_import(export.export_log(GAME, events, players=names, finished=True, result=result))
+    checked = export.validate_import(
+        export.export_log(GAME, events, players=names, finished=True, result=result)
+    )
     assert checked["result"] == result
     # Verify: the fold equals a snapshot taken live.
     report = core.verify(GAME, events, {"version": len(events), "state": GAME.state_to_json(state)})

@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from games import get_game
-from games.base import FULL, fold
+from games.base import fold
 from replays import core, export, stats
 from tests.api import toy_game
 
@@ -134,8 +134,11 @@ def test_import_accepts_a_complete_valid_log():
         (lambda d: d.update(events=[]), "INVALID_EXPORT", None),
         (lambda d: d.update(players=["Ann"]), "INVALID_PLAYERS", None),
         (lambda d: d.update(redacted_for="seat 0"), "REDACTED_LOG", None),
-        (lambda d: d["events"].__setitem__(5, {"type": "card_played", "v": 1, "seat": 1, "card": "c999"}),
-         "INVALID_EVENT", 5),
+        (
+            lambda d: d["events"].__setitem__(5, {"type": "card_played", "v": 1, "seat": 1, "card": "c999"}),
+            "INVALID_EVENT",
+            5,
+        ),
         (lambda d: d["events"].__setitem__(2, "not an event"), "INVALID_EVENT", 2),
         (lambda d: d.update(events=d["events"][:-1]), "LOG_INCOMPLETE", None),
         (lambda d: d.update(result={"winners": [5], "reason": "total"}), "RESULT_MISMATCH", None),
@@ -154,15 +157,48 @@ def test_import_refuses_with_the_first_offending_event(mutate, code, index):
 def test_player_and_global_aggregation_on_hand_made_facts():
     """Known answers computed by hand: three games of Ann and Bob (plus Cid in a 3-seat game)."""
     games = [
-        (["Ann", "Bob"], {"seats": 2, "first_seat": 0, "winners": [0], "outcome": "total", "chapters": 4,
-                          "events": 20, "seat_counters": [{"won": {"x": 2}}, {"won": {"y": 1}}],
-                          "seat_totals": [{"points": 5}, {"points": 3}], "counters": {"hot": {"x": 2, "y": 1}}}),
-        (["Bob", "Ann"], {"seats": 2, "first_seat": 0, "winners": [0], "outcome": "total", "chapters": 6,
-                          "events": 30, "seat_counters": [{"won": {"x": 1}}, {}],
-                          "seat_totals": [{"points": 4}, {"points": 4}], "counters": {"hot": {"x": 1}}}),
-        (["Ann", "Cid", "Bob"], {"seats": 3, "first_seat": 1, "winners": [1, 2], "outcome": "tie",
-                                 "chapters": 9, "events": 50, "seat_counters": [{}, {}, {"won": {"z": 3}}],
-                                 "seat_totals": [{}, {}, {"points": 1}], "counters": {"hot": {"z": 3}}}),
+        (
+            ["Ann", "Bob"],
+            {
+                "seats": 2,
+                "first_seat": 0,
+                "winners": [0],
+                "outcome": "total",
+                "chapters": 4,
+                "events": 20,
+                "seat_counters": [{"won": {"x": 2}}, {"won": {"y": 1}}],
+                "seat_totals": [{"points": 5}, {"points": 3}],
+                "counters": {"hot": {"x": 2, "y": 1}},
+            },
+        ),
+        (
+            ["Bob", "Ann"],
+            {
+                "seats": 2,
+                "first_seat": 0,
+                "winners": [0],
+                "outcome": "total",
+                "chapters": 6,
+                "events": 30,
+                "seat_counters": [{"won": {"x": 1}}, {}],
+                "seat_totals": [{"points": 4}, {"points": 4}],
+                "counters": {"hot": {"x": 1}},
+            },
+        ),
+        (
+            ["Ann", "Cid", "Bob"],
+            {
+                "seats": 3,
+                "first_seat": 1,
+                "winners": [1, 2],
+                "outcome": "tie",
+                "chapters": 9,
+                "events": 50,
+                "seat_counters": [{}, {}, {"won": {"z": 3}}],
+                "seat_totals": [{}, {}, {"points": 1}],
+                "counters": {"hot": {"z": 3}},
+            },
+        ),
     ]
     players, overall = stats.PlayerStats(), stats.GlobalStats()
     for names, facts in games:
@@ -185,10 +221,18 @@ def test_player_and_global_aggregation_on_hand_made_facts():
     # First seat won games 1 and 2 and game 3 (seat 1 first, a winner): 3/3; expected share
     # 1/2 + 1/2 + 2/3 over 3 games = 0.5556.
     assert result["first_seat_advantage"] == {
-        "games": 3, "wins": 3, "win_rate": 1.0, "expected_win_rate": 0.5556, "advantage": 0.4444,
+        "games": 3,
+        "wins": 3,
+        "win_rate": 1.0,
+        "expected_win_rate": 0.5556,
+        "advantage": 0.4444,
     }
     assert result["outcomes"] == {"tie": 1, "total": 2}
-    assert result["counters"]["hot"] == [{"key": "x", "count": 3}, {"key": "z", "count": 3}, {"key": "y", "count": 1}]
+    assert result["counters"]["hot"] == [
+        {"key": "x", "count": 3},
+        {"key": "z", "count": 3},
+        {"key": "y", "count": 1},
+    ]
     assert result["length"]["chapters"]["min"] == 4 and result["length"]["chapters"]["max"] == 9
     assert result["length"]["chapters"]["median"] == 6 and result["length"]["events"]["mean"] == 33.333
     assert sum(b["count"] for b in result["length"]["events"]["histogram"]) == 3

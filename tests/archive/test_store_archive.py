@@ -10,7 +10,9 @@ from store.jobs import JobBook, job_id
 BASE = 1_790_000_000_000  # ms
 
 
-def summary(i, players, winners, *, ruleset="2006", options=(), outcome="adjacent", finished=None, game="condottiere"):
+def summary(
+    i, players, winners, *, ruleset="2006", options=(), outcome="adjacent", finished=None, game="condottiere"
+):
     return build_summary(
         game_id=f"g{i:03d}",
         game=game,
@@ -37,7 +39,9 @@ def filled(redis_client):
     archive = Archive(redis_client)
     archive.enter(summary(1, ["Ann", "Bob"], [0]))
     archive.enter(summary(2, ["ann", "Cid", "Dee", "Eve"], [2], options=("capturing",), outcome="total"))
-    archive.enter(summary(3, ["Bob", "Cid", "Ann"], [1], ruleset="classic", options=("capturing", "hidden_cards")))
+    archive.enter(
+        summary(3, ["Bob", "Cid", "Ann"], [1], ruleset="classic", options=("capturing", "hidden_cards"))
+    )
     archive.enter(summary(4, ["Bob", "Cid"], [], outcome="no_winner"))
     archive.enter(summary(5, ["Eve", "Ann", "Bob", "Cid"], [1], options=("hidden_cards",)))
     return archive

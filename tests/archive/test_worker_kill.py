@@ -38,9 +38,17 @@ def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
         players = ["Ann", "Bob"] if i % 2 == 0 else ["Bob", "Cid"]
         state = fold(GAME, events)
         import_finished_game(
-            client, game_id=f"toy{i:04d}", name="toy", title=GAME.title, public_config={},
-            full_config=events[0]["config"], players=players, events=events,
-            snapshot_state=GAME.state_to_json(state), result=GAME.result(state), now="2026-11-29T12:00:00Z",
+            client,
+            game_id=f"toy{i:04d}",
+            name="toy",
+            title=GAME.title,
+            public_config={},
+            full_config=events[0]["config"],
+            players=players,
+            events=events,
+            snapshot_state=GAME.state_to_json(state),
+            result=GAME.result(state),
+            now="2026-11-29T12:00:00Z",
         )
         games.append((players, events))
     return games
@@ -48,14 +56,24 @@ def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
 
 def start_worker(url: str, *, burst: bool, delay: float) -> subprocess.Popen:
     env = dict(os.environ, ARCHIVE_JOB_STEP_DELAY=str(delay), PYTHONPATH=str(ROOT))
-    args = [RQ, "worker", "--url", url, "--worker-class", "tests.archive.rq_support.ToyWorker",
-            "--logging_level", "WARNING", "default"]
+    args = [
+        RQ,
+        "worker",
+        "--url",
+        url,
+        "--worker-class",
+        "tests.archive.rq_support.ToyWorker",
+        "--logging_level",
+        "WARNING",
+        "default",
+    ]
     if burst:
         args.insert(2, "--burst")
     # Its own session, so the kill takes the work horse (the forked child running the job) too,
     # as a lost machine or an OOM-killed container would.
-    return subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        args, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
 
 
 def wait_for(predicate, timeout: float = 60.0):

@@ -33,9 +33,20 @@ class LiveServer:
             env = dict(os.environ, PYTHONPATH=str(ROOT))
             self.worker = subprocess.Popen(
                 # Like the Procfile's worker: bot turns and the archive's jobs (exports...).
-                [str(rq_bin), "worker", bot_worker.QUEUE, "default", "--url", redis_url,
-                 "--worker-class", "rq.worker.SimpleWorker"],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                [
+                    str(rq_bin),
+                    "worker",
+                    bot_worker.QUEUE,
+                    "default",
+                    "--url",
+                    redis_url,
+                    "--worker-class",
+                    "rq.worker.SimpleWorker",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
 
     def stop(self) -> None:

@@ -23,12 +23,18 @@ def run(argv, stdin_lines=None):
 
 # -- display on constructed views -----------------------------------------------------------------
 
+
 def test_bat_8_display_shows_map_lines_strengths_hand_and_numbered_moves():
     """BAT-8: every battle line with its strength; the map with owners; the viewer's hand; the
     legal moves numbered in order."""
-    view = make_view(hand=["m10", "heroine", "m1"], owners={"Milano": 0, "Roma": 2}, region="Torino",
-                     lines={0: ["m5"], 1: ["m6", {"card": None, "face_down": True}], 2: [], 3: []},
-                     passed={3}, pope="Napoli")
+    view = make_view(
+        hand=["m10", "heroine", "m1"],
+        owners={"Milano": 0, "Roma": 2},
+        region="Torino",
+        lines={0: ["m5"], 1: ["m6", {"card": None, "face_down": True}], 2: [], 3: []},
+        passed={3},
+        pope="Napoli",
+    )
     view["players"][0]["strength"] = 5
     view["players"][1]["strength"] = 6
     text = render_view(view, {0: "Ann", 1: "heuristic bot"})
@@ -40,7 +46,9 @@ def test_bat_8_display_shows_map_lines_strengths_hand_and_numbered_moves():
     assert "line: 6 [face down]" in text
     assert "[passed]" in text
     assert "Your hand: 1 10 Heroine" in text
-    assert " 1) play Heroine" in text and " 2) play 1" in text and " 3) play 10" in text and " 4) pass" in text
+    assert (
+        " 1) play Heroine" in text and " 2) play 1" in text and " 3) play 10" in text and " 4) pass" in text
+    )
     assert "In the battle for Torino; to play: 0 Ann." in text
     view["last_battle"] = {"region": "Roma", "winner": 2, "strengths": [3, 0, 12, 1], "cause": "surrender"}
     assert "Last battle: Roma, seat 2 won (surrender); strengths by seat 3, 0, 12, 1." in render_view(view)
@@ -48,8 +56,9 @@ def test_bat_8_display_shows_map_lines_strengths_hand_and_numbered_moves():
 
 def test_opt_hid_4_display_shows_own_face_down_card_and_true_strength():
     """OPT-HID-4: the owner sees his face-down card and both strengths."""
-    view = make_view(options={"hidden_cards": True}, hand=["m1"],
-                     lines={0: [{"card": "m10", "face_down": True}]})
+    view = make_view(
+        options={"hidden_cards": True}, hand=["m1"], lines={0: [{"card": "m10", "face_down": True}]}
+    )
     view["players"][0]["strength"] = 0
     view["players"][0]["true_strength"] = 10
     text = render_view(view)
@@ -60,21 +69,47 @@ def test_opt_hid_4_display_shows_own_face_down_card_and_true_strength():
 
 def test_display_move_and_event_descriptions():
     """SCA-1, BIS-2, END-7, RND-2, CL-5: every kind of command reads as a sentence."""
-    assert describe_move({"type": "play", "card": "scarecrow", "take_back": "m5"}) == "play Scarecrow, take back 5"
-    assert describe_move({"type": "play", "card": "bishop", "pope": None}) == "play Bishop, Pope off the board"
+    assert (
+        describe_move({"type": "play", "card": "scarecrow", "take_back": "m5"})
+        == "play Scarecrow, take back 5"
+    )
+    assert (
+        describe_move({"type": "play", "card": "bishop", "pope": None}) == "play Bishop, Pope off the board"
+    )
     assert describe_move({"type": "discard_hand", "discard": True}) == "discard your whole hand"
     assert describe_move({"type": "keep_cards", "cards": ["m10", "heroine"]}) == "keep 10, Heroine"
     assert describe_move({"type": "decline_token"}).startswith("decline the token")
-    assert describe_event({"type": "card_played", "seat": 1, "card": None, "face_down": True}) == \
-        "seat 1 plays a card face down."
-    assert describe_event({"type": "battle_ended", "region": "Roma", "strengths": [3, 9], "winner": 1,
-                           "cause": "all_passed"}) == \
-        "Battle for Roma ends (all_passed): seat 1 wins. Strengths: seat 0: 3, seat 1: 9."
+    assert (
+        describe_event({"type": "card_played", "seat": 1, "card": None, "face_down": True})
+        == "seat 1 plays a card face down."
+    )
+    assert (
+        describe_event(
+            {
+                "type": "battle_ended",
+                "region": "Roma",
+                "strengths": [3, 9],
+                "winner": 1,
+                "cause": "all_passed",
+            }
+        )
+        == "Battle for Roma ends (all_passed): seat 1 wins. Strengths: seat 0: 3, seat 1: 9."
+    )
 
 
 def test_parse_sse_handles_ids_events_comments_and_multiline_data():
-    lines = [": hello", "retry: 3000", "", "id: 4", 'data: {"version": 4,', 'data: "event": {}}', "",
-             "event: end", 'data: {"status": "finished"}', ""]
+    lines = [
+        ": hello",
+        "retry: 3000",
+        "",
+        "id: 4",
+        'data: {"version": 4,',
+        'data: "event": {}}',
+        "",
+        "event: end",
+        'data: {"status": "finished"}',
+        "",
+    ]
     items = list(parse_sse(iter(lines)))
     assert [(i.event, i.id) for i in items] == [("comment", None), ("message", "4"), ("end", "4")]
     assert items[1].data == {"version": 4, "event": {}}
@@ -88,12 +123,27 @@ def test_parse_bots_forms():
 
 # -- against the live server ----------------------------------------------------------------------
 
+
 def test_play_a_full_game_in_the_terminal_against_bots_with_scripted_input(live):
     """SET-4, BAT-3, VIC-1: a human plays a whole game from the terminal by typing move numbers
     ("1" every time: always the first legal move) against three heuristic bots played by the RQ
     worker; the game ends and the final board is shown."""
-    code, text = run(["--server", live.url, "play", "--players", "4", "--seed", "3", "--name", "Ann",
-                      "--bots", "heuristic"], stdin_lines=["1\n"] * 5000)
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "play",
+            "--players",
+            "4",
+            "--seed",
+            "3",
+            "--name",
+            "Ann",
+            "--bots",
+            "heuristic",
+        ],
+        stdin_lines=["1\n"] * 5000,
+    )
     assert code == 0, text[-3000:]
     assert "Your move [1-" in text
     assert "Game over" in text
@@ -103,8 +153,10 @@ def test_play_a_full_game_in_the_terminal_against_bots_with_scripted_input(live)
 
 def test_play_rejects_bad_input_and_quits_on_q(live):
     """A wrong number re-prompts; 'q' leaves with the resume command."""
-    code, text = run(["--server", live.url, "play", "--players", "3", "--seed", "4", "--bots", "random"],
-                     stdin_lines=["99\n", "abc\n", "q\n"])
+    code, text = run(
+        ["--server", live.url, "play", "--players", "3", "--seed", "4", "--bots", "random"],
+        stdin_lines=["99\n", "abc\n", "q\n"],
+    )
     assert code == 1
     assert text.count("Please type a number") == 2
     assert "Resume with: condottiere play" in text
@@ -113,14 +165,31 @@ def test_play_rejects_bad_input_and_quits_on_q(live):
 def test_new_join_and_auto_play_with_options(live):
     """OPT-CAP-1, OPT-HID-1, CL-5: a classic game with capturing created with 'new', the human seat
     claimed with 'join', then played to the end by 'play --auto heuristic'."""
-    code, text = run(["--server", live.url, "new", "--players", "3", "--ruleset", "classic",
-                      "--capturing", "--bots", "1=random,2=heuristic", "--seed", "9", "--quiet"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "new",
+            "--players",
+            "3",
+            "--ruleset",
+            "classic",
+            "--capturing",
+            "--bots",
+            "1=random,2=heuristic",
+            "--seed",
+            "9",
+            "--quiet",
+        ]
+    )
     assert code == 0
     game_id = text.strip()
     code, text = run(["--server", live.url, "join", game_id, "--name", "Bea"])
     assert code == 0
     token = text.split("token ")[1].split()[0]
-    code, text = run(["--server", live.url, "play", game_id, "--token", token, "--auto", "heuristic", "--quiet"])
+    code, text = run(
+        ["--server", live.url, "play", game_id, "--token", token, "--auto", "heuristic", "--quiet"]
+    )
     assert code == 0, text[-2000:]
     assert "Game over" in text
     code, text = run(["--server", live.url, "show", game_id])
@@ -132,8 +201,21 @@ def test_new_join_and_auto_play_with_options(live):
 
 def test_watch_follows_an_all_bot_game_live_to_the_end(live):
     """The watch command follows the SSE stream while the worker plays an all-bot game."""
-    code, text = run(["--server", live.url, "new", "--players", "4", "--bots", "heuristic", "--all-bots",
-                      "--seed", "12", "--quiet"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "new",
+            "--players",
+            "4",
+            "--bots",
+            "heuristic",
+            "--all-bots",
+            "--seed",
+            "12",
+            "--quiet",
+        ]
+    )
     game_id = text.strip()
     result = {}
 
@@ -156,12 +238,38 @@ def test_simulate_in_process_and_over_http(live):
     server's bot seats."""
     code, text = run(["--server", live.url, "simulate", "--games", "8", "--seed", "1"])
     assert code == 0 and "8 games" in text and "heuristic" in text
-    code, text = run(["--server", live.url, "simulate", "--games", "3", "--http", "--players", "3",
-                      "--lineup", "heuristic,random,random", "--concurrency", "3"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "simulate",
+            "--games",
+            "3",
+            "--http",
+            "--players",
+            "3",
+            "--lineup",
+            "heuristic,random,random",
+            "--concurrency",
+            "3",
+        ]
+    )
     assert code == 0, text
     assert "3 games" in text
-    code, text = run(["--server", live.url, "simulate", "--games", "2", "--server-bots", "--players", "2",
-                      "--lineup", "heuristic,random"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "simulate",
+            "--games",
+            "2",
+            "--server-bots",
+            "--players",
+            "2",
+            "--lineup",
+            "heuristic,random",
+        ]
+    )
     assert code == 0, text
     assert "2 games" in text
 
@@ -169,12 +277,26 @@ def test_simulate_in_process_and_over_http(live):
 def test_export_and_import_a_finished_game(live, tmp_path, monkeypatch):
     """A finished game's log is exported to a file (through the server's export job) and imported
     back into the archive."""
+
     def no_fallback(*args, **kwargs):
         raise AssertionError("the export job did not answer: the local fallback was used")
 
     monkeypatch.setattr(ApiClient, "_local_log", no_fallback)
-    code, text = run(["--server", live.url, "new", "--players", "2", "--bots", "random", "--all-bots",
-                      "--seed", "5", "--quiet"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "new",
+            "--players",
+            "2",
+            "--bots",
+            "random",
+            "--all-bots",
+            "--seed",
+            "5",
+            "--quiet",
+        ]
+    )
     game_id = text.strip()
     client = ApiClient(live.url)
     for item in client.stream(game_id):
@@ -209,15 +331,22 @@ def test_bis_2_sca_1_menu_groups_a_cards_sub_choices():
     view = make_view(hand=["bishop", "scarecrow", "m1"], lines={0: ["m5"]}, legal_moves=moves)
     out = io.StringIO()
     answers = iter(["1\n", "3\n"])
-    assert ask_move(view, lambda: next(answers, ""), out) == {"type": "play", "card": "bishop", "pope": "Napoli"}
+    assert ask_move(view, lambda: next(answers, ""), out) == {
+        "type": "play",
+        "card": "bishop",
+        "pope": "Napoli",
+    }
     menu = out.getvalue()
     assert "1) play Bishop (then choose where the Pope goes)" in menu
     assert "2) play Scarecrow (then choose what to take back)" in menu
     assert "4) pass" in menu
     assert "3) play Bishop, Pope to Napoli" in menu
     answers = iter(["2\n", "2\n"])
-    assert ask_move(view, lambda: next(answers, ""), io.StringIO()) == \
-        {"type": "play", "card": "scarecrow", "take_back": "m5"}
+    assert ask_move(view, lambda: next(answers, ""), io.StringIO()) == {
+        "type": "play",
+        "card": "scarecrow",
+        "take_back": "m5",
+    }
 
 
 def test_simulate_in_process_games_into_the_archive(live):
@@ -225,15 +354,28 @@ def test_simulate_in_process_games_into_the_archive(live):
     and verifies each log)."""
     client = ApiClient(live.url)
     before = len(client.request("GET", "/v1/archive", params={"limit": 100}).json()["games"])
-    code, text = run(["--server", live.url, "simulate", "--games", "2", "--players", "3",
-                      "--lineup", "heuristic,random,random", "--archive", "--seed", "3"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "simulate",
+            "--games",
+            "2",
+            "--players",
+            "3",
+            "--lineup",
+            "heuristic,random,random",
+            "--archive",
+            "--seed",
+            "3",
+        ]
+    )
     assert code == 0, text
     assert "2 games imported into the archive" in text
     games = client.request("GET", "/v1/archive", params={"limit": 100}).json()["games"]
     imported = [g for g in games if g["imported"]]
     assert len(games) - before >= 2 and len(imported) >= 2
     assert {"heuristic bot", "random bot"} <= set(imported[0]["players"])
-
 
 
 def test_join_a_bot_into_an_open_game(live):
@@ -254,8 +396,21 @@ def test_export_without_archive_routes_builds_the_log_from_events(live, monkeypa
     the events it may see; a finished game's log is complete and importable."""
     from cli.client import ApiError
 
-    code, text = run(["--server", live.url, "new", "--players", "2", "--bots", "random", "--all-bots",
-                      "--seed", "8", "--quiet"])
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "new",
+            "--players",
+            "2",
+            "--bots",
+            "random",
+            "--all-bots",
+            "--seed",
+            "8",
+            "--quiet",
+        ]
+    )
     game_id = text.strip()
     client = ApiClient(live.url)
     for item in client.stream(game_id):
@@ -285,12 +440,14 @@ def test_play_waits_for_an_open_game_to_start(live):
     result = {}
 
     def play():
-        result["code"], result["text"] = run(["--server", live.url, "play", game_id, "--token", token,
-                                              "--auto", "random"])
+        result["code"], result["text"] = run(
+            ["--server", live.url, "play", game_id, "--token", token, "--auto", "random"]
+        )
 
     thread = threading.Thread(target=play)
     thread.start()
     import time
+
     time.sleep(0.5)
     assert thread.is_alive()  # nothing to play yet: the game is open
     client.claim_seat(game_id, bot="heuristic", seat=1)

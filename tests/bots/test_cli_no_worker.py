@@ -19,9 +19,12 @@ def test_play_hints_at_a_missing_bot_worker(redis_server, monkeypatch):
     server = LiveServer(redis_server.url, worker=False)
     try:
         client = ApiClient(server.url)
-        game_id = client.create_game({"players": 2, "first_condottiere": 1, "seed": 1}, bots={1: "random"})["id"]
+        game_id = client.create_game({"players": 2, "first_condottiere": 1, "seed": 1}, bots={1: "random"})[
+            "id"
+        ]
         token = client.claim_seat(game_id, name="Ann", seat=0)["token"]
         out = io.StringIO()
+
         def play():
             try:
                 cli_main.play_loop(client, game_id, token, out=out, read_line=lambda: "")

@@ -25,7 +25,9 @@ def test_wilson_interval_known_values():
 def test_simulation_is_reproducible():
     a = simulate("condottiere", {}, ["heuristic", "random", "random"], 4, seed=99)
     b = simulate("condottiere", {}, ["heuristic", "random", "random"], 4, seed=99)
-    assert [(r.winners, r.moves, r.config["seed"]) for r in a] == [(r.winners, r.moves, r.config["seed"]) for r in b]
+    assert [(r.winners, r.moves, r.config["seed"]) for r in a] == [
+        (r.winners, r.moves, r.config["seed"]) for r in b
+    ]
     c = simulate("condottiere", {}, ["heuristic", "random", "random"], 4, seed=100)
     assert [r.config["seed"] for r in a] != [r.config["seed"] for r in c]
 
@@ -41,7 +43,11 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("config, players", CONFIGS, ids=[f"{c['ruleset']}-{p}p-{sorted(c.get('options', {}))}" for c, p in CONFIGS])
+@pytest.mark.parametrize(
+    "config, players",
+    CONFIGS,
+    ids=[f"{c['ruleset']}-{p}p-{sorted(c.get('options', {}))}" for c, p in CONFIGS],
+)
 def test_heuristic_bot_always_moves_legally_and_games_end(config, players):
     """VIC-1, VIC-3, CL-2, CL-5, OPT-CAP-1, OPT-HID-1, OPT-DRAW-1, OPT-POINTS-1, OPT-BIG-1: in
     strict mode a bot's illegal or failing move raises, so a finished game proves every choice of
@@ -49,8 +55,14 @@ def test_heuristic_bot_always_moves_legally_and_games_end(config, players):
     bring the game to an end; the recorded log verifies."""
     game = get_game("condottiere")
     lineup = ["heuristic"] * players
-    record = play_game("condottiere", {**config, "players": players, "seed": players * 7}, lineup,
-                       seed=1, keep_events=True, strict=True)
+    record = play_game(
+        "condottiere",
+        {**config, "players": players, "seed": players * 7},
+        lineup,
+        seed=1,
+        keep_events=True,
+        strict=True,
+    )
     assert record.reason is not None
     assert game.verify_log(record.events) is None
     state = fold(game, record.events)

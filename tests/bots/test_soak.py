@@ -36,6 +36,7 @@ class Recorder:
             session = requests.Session()
             session.hooks["response"].append(self.hook)
             return ApiClient(url, session=session)
+
         return make
 
 
@@ -49,20 +50,41 @@ def assert_fold_equals_snapshot(service: GameService, game_id: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("config, lineup, server_bots", [
-    ({"ruleset": "2006"}, ["heuristic", "random", "random", "random"], False),
-    ({"ruleset": "classic", "options": {"capturing": True}}, ["heuristic", "heuristic", "random"], False),
-    ({"ruleset": "2006", "options": {"hidden_cards": True, "draw_after_battle": True}},
-     ["heuristic", "random", "heuristic", "random", "random"], False),
-    ({"ruleset": "2006", "options": {"capturing": True}}, ["heuristic", "random", "heuristic", "random"], True),
-], ids=["2006-client-bots", "classic-capturing", "hidden-draw-5p", "server-bots"])
+@pytest.mark.parametrize(
+    "config, lineup, server_bots",
+    [
+        ({"ruleset": "2006"}, ["heuristic", "random", "random", "random"], False),
+        ({"ruleset": "classic", "options": {"capturing": True}}, ["heuristic", "heuristic", "random"], False),
+        (
+            {"ruleset": "2006", "options": {"hidden_cards": True, "draw_after_battle": True}},
+            ["heuristic", "random", "heuristic", "random", "random"],
+            False,
+        ),
+        (
+            {"ruleset": "2006", "options": {"capturing": True}},
+            ["heuristic", "random", "heuristic", "random"],
+            True,
+        ),
+    ],
+    ids=["2006-client-bots", "classic-capturing", "hidden-draw-5p", "server-bots"],
+)
 def test_soak_concurrent_bot_games_through_the_api(live, redis_server, config, lineup, server_bots):
     """VIC-1, CL-2, OPT-CAP-1, OPT-HID-1, OPT-DRAW-1: concurrent bot games through the API finish,
     without a single 5xx, and their logs verify."""
     recorder = Recorder()
-    records = simulate_http(live.url, "condottiere", config, lineup, GAMES if not server_bots else 6,
-                            seed=7, concurrency=CONCURRENCY, server_bots=server_bots, verify=True,
-                            timeout=300, client_factory=recorder.client_factory(live.url))
+    records = simulate_http(
+        live.url,
+        "condottiere",
+        config,
+        lineup,
+        GAMES if not server_bots else 6,
+        seed=7,
+        concurrency=CONCURRENCY,
+        server_bots=server_bots,
+        verify=True,
+        timeout=300,
+        client_factory=recorder.client_factory(live.url),
+    )
     assert not recorder.server_errors, recorder.server_errors[:5]
     assert all(record.winners or record.reason for record in records)
     service = GameService.from_url(redis_server.url)

@@ -44,8 +44,11 @@ def state_of(service, game_id):
 
 def test_all_bot_game_plays_to_the_end(service, redis_client):
     """VIC-1: four bot seats given at creation; the job enqueued by the start plays the whole game."""
-    summary = service.create_game("condottiere", {"players": 4, "seed": 11},
-                                  bots={0: "heuristic", 1: "random", 2: "heuristic", 3: "random"})
+    summary = service.create_game(
+        "condottiere",
+        {"players": 4, "seed": 11},
+        bots={0: "heuristic", 1: "random", 2: "heuristic", 3: "random"},
+    )
     game_id = summary["id"]
     assert service.get_summary(game_id)["status"] == "active"
     run_worker(redis_client)
@@ -58,14 +61,16 @@ def test_all_bot_game_plays_to_the_end(service, redis_client):
     events = [entry.event for entry in service.store.read_events(game_id, after=0, limit=100_000)]
     assert game.verify_log(events) is None
     from games.base import fold
+
     assert game.state_to_json(fold(game, events)) == game.state_to_json(cached.state)
 
 
 def test_humans_and_bots_game_progresses(service, redis_client):
     """BAT-2, BAT-3: a human in seat 0 and three bots; after each human move the worker plays the
     bots until the human (or nobody: game over) is awaited again."""
-    summary = service.create_game("condottiere", {"players": 4, "seed": 5},
-                                  bots={1: "heuristic", 2: "random", 3: "heuristic"})
+    summary = service.create_game(
+        "condottiere", {"players": 4, "seed": 5}, bots={1: "heuristic", 2: "random", 3: "heuristic"}
+    )
     game_id = summary["id"]
     claim = service.claim_seat(game_id, name="Ann", seat=0)
     assert claim.started
@@ -81,8 +86,9 @@ def test_humans_and_bots_game_progresses(service, redis_client):
         assert awaiting == [0] or (0 in awaiting and cached.state is not None), awaiting
         assert all(seat not in cached.bots for seat in awaiting), "a bot is still awaited after the job"
         view = service.get_view(game_id, claim.token).view
-        service.submit_command(game_id, claim.token, rng.choice(view["legal_moves"]),
-                               expected_version=cached.version)
+        service.submit_command(
+            game_id, claim.token, rng.choice(view["legal_moves"]), expected_version=cached.version
+        )
         human_moves += 1
     assert state_of(service, game_id).status == "finished"
     assert human_moves > 5
@@ -90,8 +96,7 @@ def test_humans_and_bots_game_progresses(service, redis_client):
 
 def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_client):
     """One job per (game, version); a job for an old version plays nothing twice."""
-    summary = service.create_game("condottiere", {"players": 3, "seed": 3},
-                                  bots={1: "random", 2: "random"})
+    summary = service.create_game("condottiere", {"players": 3, "seed": 3}, bots={1: "random", 2: "random"})
     game_id = summary["id"]
     claim = service.claim_seat(game_id, name="Bo", seat=0)
     version = state_of(service, game_id).version
@@ -113,8 +118,9 @@ def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_
 def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client):
     """The bot's randomness is seeded from (game, version, seat): replaying the same game state
     gives the same move, so racing duplicate jobs submit identical commands."""
-    summary = service.create_game("condottiere", {"players": 4, "seed": 8},
-                                  bots={s: "random" for s in range(4)})
+    summary = service.create_game(
+        "condottiere", {"players": 4, "seed": 8}, bots={s: "random" for s in range(4)}
+    )
     game_id = summary["id"]
     run_worker(redis_client)
     events = [e.event for e in service.store.read_events(game_id, after=0, limit=100_000)]
@@ -124,16 +130,23 @@ def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client)
     # version gives the recorded command.
     from bots import choose_move, seeded_rng
     from games.base import fold
+
     game = get_game("condottiere")
     state = None
     checked = 0
     version = 0
     for index, event in enumerate(events):
-        if "seat" in event and event["type"] in ("token_placed", "card_played", "passed") and not event.get("auto"):
+        if (
+            "seat" in event
+            and event["type"] in ("token_placed", "card_played", "passed")
+            and not event.get("auto")
+        ):
             seat = event["seat"]
             view = game.view(state, seat)
             if seat in game.awaiting(state):
-                command = choose_move("condottiere", "random", view, seeded_rng("bot", game_id, version, seat))
+                command = choose_move(
+                    "condottiere", "random", view, seeded_rng("bot", game_id, version, seat)
+                )
                 replayed = game.decide(state, seat, command)
                 assert replayed[0]["type"] == event["type"]
                 assert replayed[0].get("card") == event.get("card")
@@ -147,14 +160,21 @@ def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client)
 def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, redis_server):
     """A real ``rq worker`` subprocess on the ``bots`` queue (as the Procfile runs it) plays an
     all-bot game to the end."""
-    summary = service.create_game("condottiere", {"players": 4, "seed": 21, "ruleset": "classic"},
-                                  bots={s: "heuristic" for s in range(4)})
+    summary = service.create_game(
+        "condottiere",
+        {"players": 4, "seed": 21, "ruleset": "classic"},
+        bots={s: "heuristic" for s in range(4)},
+    )
     game_id = summary["id"]
     rq_bin = Path(sys.executable).parent / "rq"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.run(
         [str(rq_bin), "worker", bot_worker.QUEUE, "--burst", "--url", redis_server.url],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert process.returncode == 0, process.stderr[-2000:]
     deadline = time.monotonic() + 5
@@ -167,8 +187,9 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, 
     """Two workers running the bot job of the same game at once (a duplicate that slipped through,
     or a retry) never double a move: expected versions and per-version idempotency keys make one
     win each version; the log verifies and its fold equals the stored snapshot."""
-    summary = service.create_game("condottiere", {"players": 4, "seed": 33},
-                                  bots={s: "heuristic" for s in range(4)})
+    summary = service.create_game(
+        "condottiere", {"players": 4, "seed": 33}, bots={s: "heuristic" for s in range(4)}
+    )
     game_id = summary["id"]
     Queue(bot_worker.QUEUE, connection=redis_client).empty()  # run the jobs by hand, twice at once
     results = []
@@ -205,9 +226,13 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, 
     events = [e.event for e in service.store.read_events(game_id, after=0, limit=100_000)]
     assert game.verify_log(events) is None
     from games.base import fold
+
     assert game.state_to_json(fold(game, events)) == game.state_to_json(cached.state)
-    played = sum(1 for e in events if e["type"] in ("card_played", "token_placed") or
-                 (e["type"] == "passed" and not e.get("auto")))
+    played = sum(
+        1
+        for e in events
+        if e["type"] in ("card_played", "token_placed") or (e["type"] == "passed" and not e.get("auto"))
+    )
     assert sum(r["moves"] for r in results) >= played  # replays count as moves of the loser
     assert collisions, "the two jobs never met: the test did not race"
 
@@ -223,8 +248,11 @@ def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch)
         return real_choose(game_name, level, view, rng, **kwargs)
 
     monkeypatch.setattr(bot_worker, "choose_move", spy)
-    summary = service.create_game("condottiere", {"players": 3, "seed": 4, "options": {"hidden_cards": True}},
-                                  bots={s: "heuristic" for s in range(3)})
+    summary = service.create_game(
+        "condottiere",
+        {"players": 3, "seed": 4, "options": {"hidden_cards": True}},
+        bots={s: "heuristic" for s in range(3)},
+    )
     run_worker(redis_client)
     assert service.get_summary(summary["id"])["status"] == "finished"
     assert len(seen) > 20
@@ -246,8 +274,14 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
     events_appended.disconnect(bot_worker.on_events_appended)
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
     try:
-        created = app.test_client().post("/v1/games", json={
-            "game": "condottiere", "config": {"players": 2, "seed": 2}, "bots": {"0": "random", "1": "heuristic"}})
+        created = app.test_client().post(
+            "/v1/games",
+            json={
+                "game": "condottiere",
+                "config": {"players": 2, "seed": 2},
+                "bots": {"0": "random", "1": "heuristic"},
+            },
+        )
         assert created.status_code == 201, created.get_json()
         queue = Queue(bot_worker.QUEUE, connection=redis_client)
         assert queue.count == 1

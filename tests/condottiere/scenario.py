@@ -13,17 +13,26 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import pytest
 
 from games import get_game
 from games.base import FULL, SPECTATOR, CommandError, fold
 from tests.condottiere.spec import (  # noqa: F401  (re-exported for the tests)
-    BORDERS, DECK_2006, DECK_CLASSIC, DECKS, MERCENARIES, PRINTED, REGIONS, largest_connected,
+    BORDERS,
+    DECK_2006,
+    DECK_CLASSIC,
+    DECKS,
+    MERCENARIES,
+    PRINTED,
+    REGIONS,
+    largest_connected,
 )
 
 GAME = get_game("condottiere")
+
 
 def deal_size(ruleset: str = "2006", options: Mapping[str, Any] | None = None) -> int:
     return 7 if (options or {}).get("draw_after_battle") else 10
@@ -31,13 +40,33 @@ def deal_size(ruleset: str = "2006", options: Mapping[str, Any] | None = None) -
 
 # Order in which spare cards fill unspecified hand slots and the rest of the deck: plain
 # mercenaries first so that filler cards trigger no special effect unless a test asks for one.
-_FILL_ORDER = ("m1", "m2", "m3", "m4", "m5", "m6", "m10", "heroine", "surrender", "courtesan",
-               "drummer", "scarecrow", "bishop", "winter", "spring")
+_FILL_ORDER = (
+    "m1",
+    "m2",
+    "m3",
+    "m4",
+    "m5",
+    "m6",
+    "m10",
+    "heroine",
+    "surrender",
+    "courtesan",
+    "drummer",
+    "scarecrow",
+    "bishop",
+    "winter",
+    "spring",
+)
 
 
-def build_deck(hands: Sequence[Sequence[str]], ruleset: str = "2006", players: int | None = None,
-               options: Mapping[str, Any] | None = None, deck_next: Sequence[str] = (),
-               fill_hands: bool = True) -> list[str]:
+def build_deck(
+    hands: Sequence[Sequence[str]],
+    ruleset: str = "2006",
+    players: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    deck_next: Sequence[str] = (),
+    fill_hands: bool = True,
+) -> list[str]:
     """A valid full deck order giving ``hands[s]`` to seat s, then ``deck_next`` on top of the rest.
 
     Hands shorter than the deal are completed from the spare cards (mercenaries first) unless
@@ -70,11 +99,15 @@ def build_deck(hands: Sequence[Sequence[str]], ruleset: str = "2006", players: i
     return deck
 
 
-def make_config(players: int, ruleset: str = "2006", options: Mapping[str, Any] | None = None,
-                seed: int = 7, first: int | None = 0, deck_order: Sequence[str] | None = None
-                ) -> dict[str, Any]:
-    raw: dict[str, Any] = {"ruleset": ruleset, "players": players, "seed": seed,
-                           "first_condottiere": first}
+def make_config(
+    players: int,
+    ruleset: str = "2006",
+    options: Mapping[str, Any] | None = None,
+    seed: int = 7,
+    first: int | None = 0,
+    deck_order: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    raw: dict[str, Any] = {"ruleset": ruleset, "players": players, "seed": seed, "first_condottiere": first}
     if options:
         raw["options"] = dict(options)
     if deck_order is not None:
@@ -107,17 +140,22 @@ def state_json(state: Any) -> str:
 class Table:
     """One game built from exact hands, with the helpers the rule tests need."""
 
-    def __init__(self, hands: Sequence[Sequence[str]] = (), players: int | None = None,
-                 ruleset: str = "2006", options: Mapping[str, Any] | None = None,
-                 first: int | None = 0, deck_next: Sequence[str] = (), seed: int = 7,
-                 fill_hands: bool = True):
+    def __init__(
+        self,
+        hands: Sequence[Sequence[str]] = (),
+        players: int | None = None,
+        ruleset: str = "2006",
+        options: Mapping[str, Any] | None = None,
+        first: int | None = 0,
+        deck_next: Sequence[str] = (),
+        seed: int = 7,
+        fill_hands: bool = True,
+    ):
         self.players = players or len(hands)
         self.ruleset = ruleset
         self.options = dict(options or {})
-        self.deck_order = build_deck(hands, ruleset, self.players, self.options, deck_next,
-                                     fill_hands)
-        self.config = make_config(self.players, ruleset, self.options, seed, first,
-                                  self.deck_order)
+        self.deck_order = build_deck(hands, ruleset, self.players, self.options, deck_next, fill_hands)
+        self.config = make_config(self.players, ruleset, self.options, seed, first, self.deck_order)
         self.log: list[dict] = list(GAME.start(self.config))
         self.state = fold(GAME, self.log)
 
@@ -177,8 +215,11 @@ class Table:
         """Everyone whose turn comes passes until the battle ends."""
         events: list[dict] = []
         guard = 0
-        while (self.phase == "battle" and self.turn is not None
-               and not any(e["type"] == "battle_ended" for e in events)):
+        while (
+            self.phase == "battle"
+            and self.turn is not None
+            and not any(e["type"] == "battle_ended" for e in events)
+        ):
             guard += 1
             assert guard < 50
             events += self.pass_(self.turn)
@@ -192,8 +233,11 @@ class Table:
         played = False
         guard = 0
         # stop at this battle's end: a final battle (VIC-4) may follow at once
-        while (self.phase == "battle" and self.turn is not None
-               and not any(e["type"] == "battle_ended" for e in events)):
+        while (
+            self.phase == "battle"
+            and self.turn is not None
+            and not any(e["type"] == "battle_ended" for e in events)
+        ):
             guard += 1
             assert guard < 50
             seat = self.turn
@@ -291,8 +335,11 @@ class Table:
 
 
 def count_cards(view: Mapping[str, Any]) -> int:
-    return (view["deck_size"] + view["discard_size"]
-            + sum(p["hand_size"] + len(p["line"]) for p in view["players"]))
+    return (
+        view["deck_size"]
+        + view["discard_size"]
+        + sum(p["hand_size"] + len(p["line"]) for p in view["players"])
+    )
 
 
 def battle_end(events: Iterable[dict]) -> dict:
@@ -303,8 +350,9 @@ def battle_end(events: Iterable[dict]) -> dict:
 
 def conquer(table: Table, assignment, last_winner: int | None = None, skip: str | None = None):
     """Each seat wins its regions, one battle each; ``last_winner`` wins the last battle."""
-    order = [(region, seat) for seat, regions in enumerate(assignment) for region in regions
-             if region != skip]
+    order = [
+        (region, seat) for seat, regions in enumerate(assignment) for region in regions if region != skip
+    ]
     if last_winner is not None:
         order.sort(key=lambda item: item[1] == last_winner)
     for region, seat in order:

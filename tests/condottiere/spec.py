@@ -3,17 +3,40 @@ engine (so the tests can catch a wrong table in the engine's data)."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 # Card counts written down from the rules (CARD-1, CARD-2, CL-1), independently of the engine's data.
 DECK_2006: dict[str, int] = {
-    "m1": 10, "m2": 8, "m3": 8, "m4": 8, "m5": 8, "m6": 8, "m10": 8,
-    "winter": 3, "spring": 3, "bishop": 6, "courtesan": 12, "drummer": 6,
-    "heroine": 3, "scarecrow": 16, "surrender": 3,
+    "m1": 10,
+    "m2": 8,
+    "m3": 8,
+    "m4": 8,
+    "m5": 8,
+    "m6": 8,
+    "m10": 8,
+    "winter": 3,
+    "spring": 3,
+    "bishop": 6,
+    "courtesan": 12,
+    "drummer": 6,
+    "heroine": 3,
+    "scarecrow": 16,
+    "surrender": 3,
 }
 DECK_CLASSIC: dict[str, int] = {
-    "m1": 15, "m2": 8, "m3": 8, "m4": 8, "m5": 8, "m6": 8, "m10": 8,
-    "winter": 3, "drummer": 6, "scarecrow": 15, "heroine": 3, "surrender": 3, "bishop": 3,
+    "m1": 15,
+    "m2": 8,
+    "m3": 8,
+    "m4": 8,
+    "m5": 8,
+    "m6": 8,
+    "m10": 8,
+    "winter": 3,
+    "drummer": 6,
+    "scarecrow": 15,
+    "heroine": 3,
+    "surrender": 3,
+    "bishop": 3,
 }
 DECKS = {"2006": DECK_2006, "classic": DECK_CLASSIC}
 MERCENARIES = ("m1", "m2", "m3", "m4", "m5", "m6", "m10")

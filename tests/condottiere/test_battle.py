@@ -52,7 +52,10 @@ def test_bat_3_play_face_up_or_pass_and_refusals():
     assert table.refuse_code(0, {"type": "play"}) == "INVALID_COMMAND"
     assert table.refuse_code(0, {"type": "fly"}) == "UNKNOWN_COMMAND"
     assert table.refuse_code(0, {"type": "place_token", "region": "Roma"}) in (
-        "INVALID_COMMAND", "NOT_YOUR_TURN", "UNKNOWN_COMMAND")
+        "INVALID_COMMAND",
+        "NOT_YOUR_TURN",
+        "UNKNOWN_COMMAND",
+    )
     legal = table.legal(0)
     assert {"type": "pass"} in legal
     assert {m["card"] for m in legal if m["type"] == "play"} == set(table.hand(0))

@@ -128,7 +128,9 @@ def test_bis_2_pope_choice_and_refusals():
     assert popes == (set(REGIONS) - {"Torino"}) | {None}
     assert table.refuse_code(0, {"type": "play", "card": "bishop", "pope": "Torino"}) == "INVALID_POPE_REGION"
     assert table.refuse_code(0, {"type": "play", "card": "bishop", "pope": "Paris"}) in (
-        "INVALID_POPE_REGION", "UNKNOWN_REGION")
+        "INVALID_POPE_REGION",
+        "UNKNOWN_REGION",
+    )
     events = table.card(0, "bishop", pope="Siena")
     placed = [e for e in events if e["type"] == "pope_placed"]
     assert placed and placed[0]["seat"] == 0 and placed[0]["region"] == "Siena"

@@ -8,19 +8,34 @@ import pytest
 
 from games.base import FULL, ConfigError, fold
 from tests.condottiere.scenario import (
-    conquer, three_regions_then_round_end,
-    DECK_CLASSIC, GAME, MERCENARIES, REGIONS, Table, battle_end, build_deck, largest_connected,
-    make_config, normalise_per_seat,
+    DECK_CLASSIC,
+    GAME,
+    MERCENARIES,
+    REGIONS,
+    Table,
+    battle_end,
+    build_deck,
+    conquer,
+    largest_connected,
+    make_config,
+    normalise_per_seat,
+    three_regions_then_round_end,
 )
 
 CLASSIC = "classic"
 # all 17 regions, nobody with 3 adjacent (4 players)
-CLASSIC_SOLE = [["Siena", "Lucca", "Mantova", "Roma", "Urbino"],
-                ["Bologna", "Venezia", "Firenze", "Genova"],
-                ["Modena", "Ferrara", "Spoleto", "Torino"], ["Ancona", "Parma", "Milano", "Napoli"]]
-CLASSIC_TIE = [["Modena", "Torino", "Napoli", "Venezia", "Lucca"],
-               ["Siena", "Parma", "Genova", "Ferrara", "Urbino"],
-               ["Ancona", "Spoleto", "Bologna", "Mantova"], ["Milano", "Roma", "Firenze"]]
+CLASSIC_SOLE = [
+    ["Siena", "Lucca", "Mantova", "Roma", "Urbino"],
+    ["Bologna", "Venezia", "Firenze", "Genova"],
+    ["Modena", "Ferrara", "Spoleto", "Torino"],
+    ["Ancona", "Parma", "Milano", "Napoli"],
+]
+CLASSIC_TIE = [
+    ["Modena", "Torino", "Napoli", "Venezia", "Lucca"],
+    ["Siena", "Parma", "Genova", "Ferrara", "Urbino"],
+    ["Ancona", "Spoleto", "Bologna", "Mantova"],
+    ["Milano", "Roma", "Firenze"],
+]
 
 
 @pytest.mark.parametrize("assignment", [CLASSIC_SOLE, CLASSIC_TIE])
@@ -42,8 +57,7 @@ def test_cl_1_classic_deck_of_96():
     assert view["deck_size"] == 96 - 30
     assert view.get("pope") is None
     with pytest.raises(ConfigError) as info:
-        GAME.configure({"players": 3, "ruleset": CLASSIC, "seed": 1,
-                        "deck_order": build_deck([], players=3)})
+        GAME.configure({"players": 3, "ruleset": CLASSIC, "seed": 1, "deck_order": build_deck([], players=3)})
     assert info.value.code == "INVALID_DECK_ORDER"
 
 
@@ -186,8 +200,12 @@ def test_ex_7_dealing_2006_thirteen_cards():
 
 def capture_classic() -> Table:
     """Seat 1 owns Torino; seat 2 holds the token (classic, capturing)."""
-    table = Table([["surrender", "bishop", "m2"], ["m6"], ["m1", "m1", "m1", "surrender", "bishop"]],
-                  players=3, ruleset=CLASSIC, options={"capturing": True})
+    table = Table(
+        [["surrender", "bishop", "m2"], ["m6"], ["m1", "m1", "m1", "surrender", "bishop"]],
+        players=3,
+        ruleset=CLASSIC,
+        options={"capturing": True},
+    )
     table.win_battle("Torino", 1, card="m6")
     table.tie_battle("Roma")
     assert table.holder == 2
@@ -246,8 +264,7 @@ def test_cl_7_capturing_bishop_city_stays():
 def test_cl_7_bigger_kingdoms_and_points():
     """CL-7: bigger kingdoms (4 adjacent with 4 players) and playing for points (first to reach
     the target at the end of a game wins the match)."""
-    table = Table([], players=4, ruleset=CLASSIC, options={"bigger_kingdoms": True,
-                                                           "points_target": 4})
+    table = Table([], players=4, ruleset=CLASSIC, options={"bigger_kingdoms": True, "points_target": 4})
     for region in ("Roma", "Siena", "Napoli"):
         table.win_battle(region, 2)
     assert not GAME.is_over(table.state)

@@ -7,16 +7,23 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.base import FULL, SPECTATOR, ConfigError, fold
 from tests.condottiere.scenario import (
-    BORDERS, DECK_2006, GAME, REGIONS, Table, build_deck, largest_connected,
+    BORDERS,
+    DECK_2006,
+    GAME,
+    REGIONS,
+    Table,
+    build_deck,
+    largest_connected,
     make_config,
 )
 
-
 # -- MAP ------------------------------------------------------------------------------------------
+
 
 def test_map_1_spec_table_is_consistent():
     """MAP-1: 17 regions, 34 borders, symmetric (the table copied into the tests)."""
@@ -45,9 +52,11 @@ def _engine_borders() -> dict[str, set[str]] | None:
             data = json.loads(text)
         elif path.suffix == ".toml":
             import tomllib
+
             data = tomllib.loads(text)
         else:
             import yaml
+
             data = yaml.safe_load(text)
         found = _find_adjacency(data)
         if found:
@@ -57,16 +66,21 @@ def _engine_borders() -> dict[str, set[str]] | None:
 
 def _find_adjacency(data) -> dict[str, set[str]] | None:
     if isinstance(data, dict):
-        if set(REGIONS) <= set(data) and all(isinstance(v, (list, tuple)) for k, v in data.items()
-                                             if k in REGIONS):
+        if set(REGIONS) <= set(data) and all(
+            isinstance(v, (list, tuple)) for k, v in data.items() if k in REGIONS
+        ):
             return {k: set(data[k]) for k in REGIONS}
         for value in data.values():
             found = _find_adjacency(value)
             if found:
                 return found
-    if isinstance(data, list) and data and all(
-            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p)
-            for p in data):
+    if (
+        isinstance(data, list)
+        and data
+        and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in data
+        )
+    ):
         adjacency: dict[str, set[str]] = {r: set() for r in REGIONS}
         for a, b in data:
             adjacency.setdefault(a, set()).add(b)
@@ -121,6 +135,7 @@ def test_map_2_three_scattered_regions_do_not_win():
 
 
 # -- CARDS ----------------------------------------------------------------------------------------
+
 
 def _all_cards_full(view) -> Counter:
     cards: Counter = Counter()
@@ -180,14 +195,14 @@ def test_card_3_courtesan_and_heroine_are_not_mercenaries():
 
 # -- PIECES ---------------------------------------------------------------------------------------
 
+
 def test_piece_1_token_holder_chooses_and_acts_first():
     """PIECE-1: the token holder chooses the region and plays first there."""
     table = Table([], players=3, first=2)
     view = table.view()
     assert view["condottiere"] == 2
     assert table.awaiting == [2]
-    assert [m["type"] for m in table.legal(2)] and all(m["type"] == "place_token"
-                                                      for m in table.legal(2))
+    assert [m["type"] for m in table.legal(2)] and all(m["type"] == "place_token" for m in table.legal(2))
     assert table.legal(0) == [] and table.legal(1) == []
     table.place("Siena")
     view = table.view()
@@ -233,6 +248,7 @@ def test_piece_3_one_marker_per_region():
 
 # -- SETUP ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("players", [0, 1, 7, 8, "4", None, 2.5, True])
 def test_set_1_player_count_out_of_range_is_refused(players):
     """SET-1: 2 to 6 players."""
@@ -257,7 +273,7 @@ def test_set_3_deal_follows_the_deck_order_contract():
     """SET-3: seat s receives deck_order[10s:10s+10]; the deal is recorded in the log (RL-10)."""
     table = Table([["m10"] * 5 + ["winter"], ["spring", "heroine"], ["bishop"]])
     for seat in range(3):
-        assert sorted(table.hand(seat)) == sorted(table.deck_order[10 * seat:10 * seat + 10])
+        assert sorted(table.hand(seat)) == sorted(table.deck_order[10 * seat : 10 * seat + 10])
         dealt = [e for e in table.log if e["type"] == "cards_dealt" and e["seat"] == seat]
         assert len(dealt) == 1 and sorted(dealt[0]["cards"]) == sorted(table.hand(seat))
     deck = table.view()["deck"]
@@ -310,11 +326,13 @@ def test_set_4_first_condottiere_places_the_token():
     assert table.refuse_code(1, {"type": "play", "card": "m1"}) == "NOT_YOUR_TURN"
     events = table.place("Milano")
     placed = [e for e in events if e["type"] == "token_placed"]
-    assert placed == [{"type": "token_placed", "v": placed[0]["v"], "seat": 1, "region": "Milano",
-                       "defender": None}]
+    assert placed == [
+        {"type": "token_placed", "v": placed[0]["v"], "seat": 1, "region": "Milano", "defender": None}
+    ]
 
 
 # -- configuration --------------------------------------------------------------------------------
+
 
 def test_configuration_defaults_are_filled():
     """SET-1 / RL-10: configure normalises: 2006 ruleset, every option off, the seed kept."""
@@ -328,21 +346,28 @@ def test_configuration_defaults_are_filled():
     assert GAME.configure(config) == config
 
 
-@pytest.mark.parametrize("raw, code", [
-    ({"players": 4, "seed": 1, "ruleset": "1999"}, "INVALID_RULESET"),
-    ({"players": 4, "seed": 1, "ruleset": "classic", "options": {"draw_after_battle": True}},
-     "OPTION_NOT_IN_RULESET"),
-    ({"players": 4, "seed": 1, "ruleset": "classic", "options": {"hidden_cards": True}},
-     "OPTION_NOT_IN_RULESET"),
-    ({"players": 4, "seed": 1, "options": {"points_target": 0}}, "INVALID_TARGET"),
-    ({"players": 4, "seed": 1, "options": {"points_target": -5}}, "INVALID_TARGET"),
-    ({"players": 4, "seed": 1, "options": {"points_target": "20"}}, "INVALID_TARGET"),
-    ({"players": 4, "seed": "1"}, "INVALID_SEED"),
-    ({"players": 4, "seed": 1, "colour": "red"}, "INVALID_CONFIG"),
-    ({"players": 4, "seed": 1, "options": {"fog_of_war": True}}, "INVALID_OPTION"),
-    ({"players": 4, "seed": 1, "options": {"capturing": "yes"}}, "INVALID_OPTION"),
-    (["players", 4], "INVALID_CONFIG"),
-])
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        ({"players": 4, "seed": 1, "ruleset": "1999"}, "INVALID_RULESET"),
+        (
+            {"players": 4, "seed": 1, "ruleset": "classic", "options": {"draw_after_battle": True}},
+            "OPTION_NOT_IN_RULESET",
+        ),
+        (
+            {"players": 4, "seed": 1, "ruleset": "classic", "options": {"hidden_cards": True}},
+            "OPTION_NOT_IN_RULESET",
+        ),
+        ({"players": 4, "seed": 1, "options": {"points_target": 0}}, "INVALID_TARGET"),
+        ({"players": 4, "seed": 1, "options": {"points_target": -5}}, "INVALID_TARGET"),
+        ({"players": 4, "seed": 1, "options": {"points_target": "20"}}, "INVALID_TARGET"),
+        ({"players": 4, "seed": "1"}, "INVALID_SEED"),
+        ({"players": 4, "seed": 1, "colour": "red"}, "INVALID_CONFIG"),
+        ({"players": 4, "seed": 1, "options": {"fog_of_war": True}}, "INVALID_OPTION"),
+        ({"players": 4, "seed": 1, "options": {"capturing": "yes"}}, "INVALID_OPTION"),
+        (["players", 4], "INVALID_CONFIG"),
+    ],
+)
 def test_invalid_configurations_are_refused_with_codes(raw, code):
     """SET-1, OPT-POINTS-1, CL-7: invalid configurations raise ConfigError with a stable code."""
     with pytest.raises(ConfigError) as info:
@@ -362,10 +387,11 @@ def test_config_deck_order_hidden_from_players_in_game_started():
         assert redacted["config"]["deck_order"] is None
         assert redacted["config"]["seed"] is None
         assert GAME.view(table.state, viewer)["config"].get("seed") is None
-        assert redacted["config"].get("deck_order_given") is True or redacted.get(
-            "deck_order_given") is True
-        assert "deck_order" not in GAME.view(table.state, viewer)["config"] or GAME.view(
-            table.state, viewer)["config"]["deck_order"] is None
+        assert redacted["config"].get("deck_order_given") is True or redacted.get("deck_order_given") is True
+        assert (
+            "deck_order" not in GAME.view(table.state, viewer)["config"]
+            or GAME.view(table.state, viewer)["config"]["deck_order"] is None
+        )
     assert started["config"]["deck_order"] == table.deck_order, "redact mutated its input"
 
 
@@ -384,8 +410,11 @@ def test_map_1_every_border_of_the_table_joins_a_kingdom():
     edges = sorted({tuple(sorted((a, b))) for a, ns in BORDERS.items() for b in ns})
     assert len(edges) == 34
     for a, b in edges:
-        x = next(r for r in BORDERS[b] if r != a and r not in BORDERS[a])  \
-            if any(r != a and r not in BORDERS[a] for r in BORDERS[b]) else None
+        x = (
+            next(r for r in BORDERS[b] if r != a and r not in BORDERS[a])
+            if any(r != a and r not in BORDERS[a] for r in BORDERS[b])
+            else None
+        )
         if x is None:  # b's other neighbours all border a too: use a's side
             a, b = b, a
             x = next(r for r in BORDERS[b] if r != a)
@@ -406,18 +435,39 @@ def test_map_1_non_neighbours_do_not_join():
 
 
 @settings(max_examples=150, deadline=None)
-@given(raw=st.one_of(
-    st.dictionaries(st.sampled_from(["ruleset", "players", "options", "seed", "first_condottiere",
-                                     "deck_order", "extra"]),
-                    st.one_of(st.none(), st.booleans(), st.integers(-2, 8), st.text(max_size=8),
-                              st.sampled_from(["2006", "classic"]),
-                              st.dictionaries(st.sampled_from(["draw_after_battle", "points_target",
-                                                               "bigger_kingdoms", "capturing",
-                                                               "hidden_cards", "x"]),
-                                              st.one_of(st.none(), st.booleans(),
-                                                        st.integers(-1, 40), st.text(max_size=3))),
-                              st.lists(st.sampled_from(sorted(DECK_2006)), max_size=5))),
-    st.none(), st.integers(), st.text(max_size=4)))
+@given(
+    raw=st.one_of(
+        st.dictionaries(
+            st.sampled_from(
+                ["ruleset", "players", "options", "seed", "first_condottiere", "deck_order", "extra"]
+            ),
+            st.one_of(
+                st.none(),
+                st.booleans(),
+                st.integers(-2, 8),
+                st.text(max_size=8),
+                st.sampled_from(["2006", "classic"]),
+                st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "draw_after_battle",
+                            "points_target",
+                            "bigger_kingdoms",
+                            "capturing",
+                            "hidden_cards",
+                            "x",
+                        ]
+                    ),
+                    st.one_of(st.none(), st.booleans(), st.integers(-1, 40), st.text(max_size=3)),
+                ),
+                st.lists(st.sampled_from(sorted(DECK_2006)), max_size=5),
+            ),
+        ),
+        st.none(),
+        st.integers(),
+        st.text(max_size=4),
+    )
+)
 def test_set_1_any_configuration_is_accepted_or_refused_with_a_code(raw):
     """SET-1 and the configuration contract: any input either normalises (idempotently, to a
     game that starts) or raises ConfigError with a stable code; never another exception."""

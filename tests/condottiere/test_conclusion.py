@@ -45,8 +45,7 @@ def test_end_3_most_courtesans_takes_the_token():
     """END-3: the single player with most Courtesans takes the token, not the winner."""
     table = Table([["m1"], ["courtesan", "courtesan"], ["courtesan", "m10"]])
     table.place("Torino")
-    table.play_lines({0: ["m1"], 1: ["courtesan", "courtesan"], 2: ["courtesan", "m10"]},
-                     then_pass=True)
+    table.play_lines({0: ["m1"], 1: ["courtesan", "courtesan"], 2: ["courtesan", "m10"]}, then_pass=True)
     assert table.last("battle_ended")["winner"] == 2
     passed = table.last("token_passed")
     assert passed["seat"] == 1 and passed["cause"] == "courtesans"
@@ -85,7 +84,7 @@ def test_end_4_victory_checked_before_choosing_a_new_battle():
     assert table.phase == "over"
     assert GAME.awaiting(table.state) == []
     assert table.view()["winners"] == [2]
-    assert "token_placed" not in kinds[kinds.index("region_won"):]
+    assert "token_placed" not in kinds[kinds.index("region_won") :]
 
 
 def test_end_5_region_fought_over_can_be_chosen_again_if_nobody_won():
@@ -126,7 +125,11 @@ def test_end_6_battle_lines_are_discarded():
     discarded = table.events_of("battle_lines_discarded")
     assert len(discarded) == 1
     assert sorted((d["seat"], d["card"]) for d in discarded[0]["cards"]) == [
-        (0, "drummer"), (0, "m5"), (1, "heroine"), (1, "m6")]
+        (0, "drummer"),
+        (0, "m5"),
+        (1, "heroine"),
+        (1, "m6"),
+    ]
     view = table.view()
     assert all(p["line"] == [] for p in view["players"])
     assert view["discard_size"] == 4
@@ -149,8 +152,9 @@ def test_end_7_hand_discard_for_hands_without_mercenaries():
     assert sorted(table.awaiting) == [1, 2]
     assert sorted(table.spectator()["hand_discard"]) == [1, 2]
     assert table.refuse_code(0, {"type": "discard_hand", "discard": True}) == "NOT_ELIGIBLE"
-    assert sorted(map(str, table.legal(2))) == sorted(map(str, [
-        {"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}]))
+    assert sorted(map(str, table.legal(2))) == sorted(
+        map(str, [{"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}])
+    )
     table.do(2, {"type": "discard_hand", "discard": True})
     assert table.awaiting == [1]
     assert table.refuse_code(2, {"type": "discard_hand", "discard": False}) == "NOT_ELIGIBLE"

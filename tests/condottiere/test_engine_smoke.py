@@ -26,8 +26,16 @@ CONFIGS = [
     ("2006", {"points_target": 8}),
     ("classic", {"capturing": True, "bigger_kingdoms": True}),
     ("classic", {"points_target": 8}),
-    ("2006", {"draw_after_battle": True, "hidden_cards": True, "capturing": True,
-              "bigger_kingdoms": True, "points_target": 8}),
+    (
+        "2006",
+        {
+            "draw_after_battle": True,
+            "hidden_cards": True,
+            "capturing": True,
+            "bigger_kingdoms": True,
+            "points_target": 8,
+        },
+    ),
 ]
 
 
@@ -42,8 +50,7 @@ def _all_cards(state):
 
 def random_game(ruleset, options, players, seed, check_every_move=False):
     rng = random.Random(seed)
-    config = GAME.configure({"ruleset": ruleset, "players": players, "seed": seed,
-                             "options": options})
+    config = GAME.configure({"ruleset": ruleset, "players": players, "seed": seed, "options": options})
     deck = Counter(GAME.start(config)[2]["cards"])  # the first deck_shuffled holds every card
     log = GAME.start(config)
     state = fold(GAME, log)
@@ -68,8 +75,9 @@ def test_random_games_finish_fold_and_verify(ruleset, options, players):
     """SET-1, RL-10, CARD-1, CL-1: random legal games end; cards are all accounted for; the fold
     of the log (also through JSON) equals the live state; verify_log accepts the log."""
     for seed in range(3):
-        log, state, deck = random_game(ruleset, options, players, seed + 100 * players,
-                                       check_every_move=(seed == 0))
+        log, state, deck = random_game(
+            ruleset, options, players, seed + 100 * players, check_every_move=(seed == 0)
+        )
         assert GAME.is_over(state)
         result = GAME.result(state)
         assert result is not None and isinstance(result["winners"], list)
@@ -150,8 +158,7 @@ def test_seed_and_deck_order_stay_secret_until_the_end():
     neither reaches a seat or a spectator (views, redacted game_started); FULL shows both."""
     seed = 987_654_321_012_345
     config = GAME.configure({"players": 3, "seed": seed})
-    ordered = GAME.configure({"players": 3, "seed": seed,
-                              "deck_order": GAME.start(config)[2]["cards"]})
+    ordered = GAME.configure({"players": 3, "seed": seed, "deck_order": GAME.start(config)[2]["cards"]})
     for cfg in (config, ordered):
         log = GAME.start(cfg)
         state = fold(GAME, log)
@@ -179,10 +186,24 @@ def test_legal_moves_are_all_accepted():
 # -- the engine's own rulings (docs/rulings.md, RL-X...) -------------------------------------------
 from games.condottiere.board import DECK_COUNTS  # noqa: E402
 
-_STRENGTH = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6, "m10": 10, "heroine": 10,
-             "courtesan": 1}
-_FILL = ("m1", "m2", "m3", "m4", "m5", "m6", "m10", "heroine", "courtesan", "drummer", "surrender",
-         "scarecrow", "bishop", "winter", "spring")
+_STRENGTH = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6, "m10": 10, "heroine": 10, "courtesan": 1}
+_FILL = (
+    "m1",
+    "m2",
+    "m3",
+    "m4",
+    "m5",
+    "m6",
+    "m10",
+    "heroine",
+    "courtesan",
+    "drummer",
+    "surrender",
+    "scarecrow",
+    "bishop",
+    "winter",
+    "spring",
+)
 
 
 class Scene:
@@ -198,9 +219,16 @@ class Scene:
         for hand in hands:
             deck += list(hand) + [spare.pop(0) for _ in range(deal - len(hand))]
         self.deck = deck + spare
-        self.config = GAME.configure({"ruleset": ruleset, "players": len(hands), "seed": seed,
-                                      "first_condottiere": first, "options": options or {},
-                                      "deck_order": self.deck})
+        self.config = GAME.configure(
+            {
+                "ruleset": ruleset,
+                "players": len(hands),
+                "seed": seed,
+                "first_condottiere": first,
+                "options": options or {},
+                "deck_order": self.deck,
+            }
+        )
         self.log = GAME.start(self.config)
         self.state = fold(GAME, self.log)
 
@@ -366,8 +394,7 @@ def test_rl_x15_defender_without_cards_passes_freely_until_rl_4():
     assert scene.view()["regions"]["Milano"] == 2 and scene.view()["condottiere"] == 2
     scene.place("Torino")  # seat 1 defends Torino with no cards
     assert scene.view()["battle"]["defender"] == 1
-    scene.do(2, {"type": "play", "card": "m1" if "m1" in scene.view(2)["hand"] else
-                 scene.view(2)["hand"][0]})
+    scene.do(2, {"type": "play", "card": "m1" if "m1" in scene.view(2)["hand"] else scene.view(2)["hand"][0]})
     events = scene.do(0, {"type": "pass"})
     free = [e for e in events if e["type"] == "passed" and e["seat"] == 1]
     assert free and free[0]["auto"] is True and free[0]["final"] is False
@@ -405,8 +432,7 @@ def test_rl_x7_later_games_of_a_match_are_shuffled_and_start_left_of_the_first()
     assert kinds.count("game_started") == 2
     second = kinds.index("game_started", 1)
     assert scene.log[second]["game_number"] == 2 and scene.log[second]["scores"] == [5, 0, 0, 0]
-    assert scene.log[second + 1] == {"type": "first_condottiere_chosen", "v": 1, "seat": 1,
-                                     "drawn": False}
+    assert scene.log[second + 1] == {"type": "first_condottiere_chosen", "v": 1, "seat": 1, "drawn": False}
     shuffled = scene.log[second + 2]
     assert shuffled["reason"] == "start" and shuffled["cards"] != scene.deck
     assert Counter(shuffled["cards"]) == Counter(scene.deck)
@@ -441,9 +467,14 @@ def test_a_state_between_the_events_of_one_move_awaits_nobody():
 
 
 # Six players: every region conquered, seats 0 and 1 tied on 4 regions, nobody with 3 adjacent.
-TWO_LEADERS = [["Venezia", "Ancona", "Genova", "Napoli"], ["Firenze", "Milano", "Lucca", "Ferrara"],
-               ["Siena", "Roma", "Parma"], ["Modena", "Bologna"], ["Mantova", "Torino"],
-               ["Spoleto", "Urbino"]]
+TWO_LEADERS = [
+    ["Venezia", "Ancona", "Genova", "Napoli"],
+    ["Firenze", "Milano", "Lucca", "Ferrara"],
+    ["Siena", "Roma", "Parma"],
+    ["Modena", "Bologna"],
+    ["Mantova", "Torino"],
+    ["Spoleto", "Urbino"],
+]
 
 
 def _conquer(scene, assignment):
@@ -564,11 +595,28 @@ def test_malformed_commands_are_refused_with_a_command_error():
     stable code, never another exception, and never changes the state."""
     from games.base import CommandError
 
-    values = [None, True, 0, -1, 7, 1.5, "", "m5", "scarecrow", "bishop", "Roma", "Atlantis",
-              [], ["m5"], ["m5", "m5", "m5"], [None], {}, {"a": 1}]
+    values = [
+        None,
+        True,
+        0,
+        -1,
+        7,
+        1.5,
+        "",
+        "m5",
+        "scarecrow",
+        "bishop",
+        "Roma",
+        "Atlantis",
+        [],
+        ["m5"],
+        ["m5", "m5", "m5"],
+        [None],
+        {},
+        {"a": 1},
+    ]
     keys = ["card", "take_back", "pope", "region", "reveal", "discard", "cards", "extra"]
-    types = ["play", "pass", "place_token", "decline_token", "discard_hand", "keep_cards", "nope",
-             None, 3]
+    types = ["play", "pass", "place_token", "decline_token", "discard_hand", "keep_cards", "nope", None, 3]
     rng = random.Random(99)
     for ruleset, options in (("2006", {"hidden_cards": True, "capturing": True}), ("classic", {})):
         log, _, _ = random_game(ruleset, options, 3, 41)
@@ -600,34 +648,50 @@ def test_malformed_configurations_are_refused_with_a_config_error():
 
     cases = {
         "INVALID_CONFIG": [None, [], "x", {"players": 3, "colour": "red"}],
-        "INVALID_PLAYER_COUNT": [{}, {"players": 1}, {"players": 7}, {"players": 4.0},
-                                 {"players": True}, {"players": "4"}],
+        "INVALID_PLAYER_COUNT": [
+            {},
+            {"players": 1},
+            {"players": 7},
+            {"players": 4.0},
+            {"players": True},
+            {"players": "4"},
+        ],
         "INVALID_RULESET": [{"players": 3, "ruleset": "2020"}, {"players": 3, "ruleset": ["2006"]}],
-        "INVALID_OPTION": [{"players": 3, "options": []}, {"players": 3, "options": {"fog": True}},
-                           {"players": 3, "options": {"capturing": "yes"}}],
-        "INVALID_TARGET": [{"players": 3, "options": {"points_target": 0}},
-                           {"players": 3, "options": {"points_target": True}},
-                           {"players": 3, "options": {"points_target": "20"}}],
-        "OPTION_NOT_IN_RULESET": [{"players": 3, "ruleset": "classic",
-                                   "options": {"hidden_cards": True}},
-                                  {"players": 3, "ruleset": "classic",
-                                   "options": {"draw_after_battle": True}}],
+        "INVALID_OPTION": [
+            {"players": 3, "options": []},
+            {"players": 3, "options": {"fog": True}},
+            {"players": 3, "options": {"capturing": "yes"}},
+        ],
+        "INVALID_TARGET": [
+            {"players": 3, "options": {"points_target": 0}},
+            {"players": 3, "options": {"points_target": True}},
+            {"players": 3, "options": {"points_target": "20"}},
+        ],
+        "OPTION_NOT_IN_RULESET": [
+            {"players": 3, "ruleset": "classic", "options": {"hidden_cards": True}},
+            {"players": 3, "ruleset": "classic", "options": {"draw_after_battle": True}},
+        ],
         "INVALID_SEED": [{"players": 3, "seed": 1.5}, {"players": 3, "seed": "12"}],
-        "INVALID_SEAT": [{"players": 3, "first_condottiere": 3},
-                         {"players": 3, "first_condottiere": -1}],
-        "INVALID_DECK_ORDER": [{"players": 3, "deck_order": ["m1"] * 110},
-                               {"players": 3, "deck_order": "m1"},
-                               {"players": 3, "ruleset": "classic",
-                                "deck_order": sorted(DECK_COUNTS["2006"])}],
+        "INVALID_SEAT": [{"players": 3, "first_condottiere": 3}, {"players": 3, "first_condottiere": -1}],
+        "INVALID_DECK_ORDER": [
+            {"players": 3, "deck_order": ["m1"] * 110},
+            {"players": 3, "deck_order": "m1"},
+            {"players": 3, "ruleset": "classic", "deck_order": sorted(DECK_COUNTS["2006"])},
+        ],
     }
     for code, raws in cases.items():
         for raw in raws:
             with pytest.raises(ConfigError) as info:
                 GAME.configure(raw)
             assert info.value.code == code, (raw, info.value.code)
-    config = GAME.configure({"players": 5, "ruleset": "classic",
-                             "options": {"capturing": True, "points_target": 20}})
+    config = GAME.configure(
+        {"players": 5, "ruleset": "classic", "options": {"capturing": True, "points_target": 20}}
+    )
     assert GAME.configure(config) == config
-    assert config["options"] == {"draw_after_battle": False, "points_target": 20,
-                                 "bigger_kingdoms": False, "capturing": True,
-                                 "hidden_cards": False}
+    assert config["options"] == {
+        "draw_after_battle": False,
+        "points_target": 20,
+        "bigger_kingdoms": False,
+        "capturing": True,
+        "hidden_cards": False,
+    }

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from games.base import SPECTATOR
 from tests.condottiere.scenario import (
-    GAME, Table, battle_end, normalise_per_seat, three_regions_then_round_end,
+    GAME,
+    Table,
+    battle_end,
+    normalise_per_seat,
+    three_regions_then_round_end,
 )
 
 
@@ -70,14 +74,16 @@ def test_ex_5_drummer_and_spring():
 def test_ex_6_hidden_cards_and_bishop():
     """EX-6: A has 6, 6 face up and 10 face down; B has 5, 1, 1 and plays a Bishop: both 6s are
     discarded, A's hidden 10 stays."""
-    table = Table([["m6", "m6", "m10"], ["m5", "m1", "m1", "bishop"]],
-                  options={"hidden_cards": True})
+    table = Table([["m6", "m6", "m10"], ["m5", "m1", "m1", "bishop"]], options={"hidden_cards": True})
     table.place("Torino")
     table.play_lines({0: ["m6", "m6", "m10"], 1: ["m5", "m1", "m1"]})
     table.pass_(0)
     line_a = table.view(1)["players"][0]["line"]
-    assert line_a == [{"card": "m6", "face_down": False}, {"card": "m6", "face_down": False},
-                      {"card": None, "face_down": True}]
+    assert line_a == [
+        {"card": "m6", "face_down": False},
+        {"card": "m6", "face_down": False},
+        {"card": None, "face_down": True},
+    ]
     table.card(1, "bishop", pope=None)
     assert table.line(0) == ["m10"]
     assert table.view(0)["players"][0]["line"] == [{"card": "m10", "face_down": True}]

@@ -12,6 +12,7 @@ HID = {"hidden_cards": True}
 
 # -- draw after battle ----------------------------------------------------------------------------
 
+
 def test_opt_draw_1_seven_cards_draw_before_next_region_no_hand_discard():
     """OPT-DRAW-1: 7 cards dealt; conclusion order: compare, draw, choose, discard lines; no
     END-7 hand discard even for a hand without mercenaries; no rounds."""
@@ -64,6 +65,7 @@ def test_opt_draw_3_nobody_holds_cards_each_draws_ten():
 
 
 # -- points ---------------------------------------------------------------------------------------
+
 
 def test_opt_points_1_scores_and_next_game():
     """OPT-POINTS-1 / RL-8: 1 point per region, +5 for an adjacent win; a new game follows with
@@ -141,6 +143,7 @@ def test_opt_points_2_tie_at_the_target_final_battle():
 
 # -- bigger kingdoms ------------------------------------------------------------------------------
 
+
 def test_opt_big_1_four_players_need_four_adjacent_total_unchanged():
     """OPT-BIG-1: 4 players: 3 adjacent do not win, 4 do; 5 in total still wins."""
     table = Table([], players=4, options={"bigger_kingdoms": True})
@@ -168,6 +171,7 @@ def test_opt_big_1_two_players_need_five_adjacent():
 
 
 # -- capturing ------------------------------------------------------------------------------------
+
 
 def capture_setup() -> Table:
     """Seat 1 owns Torino; after a tie at Roma seat 2 holds the token."""
@@ -304,6 +308,7 @@ def test_rl_5_courtesans_beat_the_defender_for_the_token():
 
 # -- hidden cards ---------------------------------------------------------------------------------
 
+
 def test_opt_hid_1_opt_hid_4_face_down_cards_and_shown_strength():
     """OPT-HID-1, OPT-HID-4: mercenaries, Drummer, Heroine, Courtesan go face down; seasons and
     others face up; others see "a face-down card"; shown strength counts face-up cards only; the
@@ -321,8 +326,10 @@ def test_opt_hid_1_opt_hid_4_face_down_cards_and_shown_strength():
     own = GAME.view(table.state, 0)["players"][0]
     assert own["line"] == [{"card": "m5", "face_down": True}]
     assert own["strength"] == 0 and own["true_strength"] == 5
-    assert "true_strength" not in GAME.view(table.state, 1)["players"][0] or \
-        GAME.view(table.state, 1)["players"][0]["true_strength"] is None
+    assert (
+        "true_strength" not in GAME.view(table.state, 1)["players"][0]
+        or GAME.view(table.state, 1)["players"][0]["true_strength"] is None
+    )
     assert table.strengths(1) == [0, 0]
     events = table.card(1, "spring")
     assert [e for e in events if e["type"] == "card_played"][0]["face_down"] is False
@@ -341,7 +348,9 @@ def test_opt_hid_2_next_card_reveals_pass_may_reveal():
     assert revealed and revealed[0]["seat"] == 0 and revealed[0]["cards"] == ["m5"]
     assert revealed[0]["cause"] == "next_card"
     assert GAME.view(table.state, 1)["players"][0]["line"] == [
-        {"card": "m5", "face_down": False}, {"card": None, "face_down": True}]
+        {"card": "m5", "face_down": False},
+        {"card": None, "face_down": True},
+    ]
     assert table.strengths(2) == [5, 0, 0]
     events = table.pass_(1, reveal=True)
     revealed = [e for e in events if e["type"] == "cards_revealed"]
@@ -379,7 +388,9 @@ def test_opt_hid_5_scarecrow_cannot_take_back_face_down():
     table.card(0, "m3")  # m5 turned up, m3 face down
     legal = {m.get("take_back") for m in table.legal(0) if m["type"] == "play" and m["card"] == "scarecrow"}
     assert legal == {"m5", None}
-    assert table.refuse_code(0, {"type": "play", "card": "scarecrow", "take_back": "m3"}) == "INVALID_TAKE_BACK"
+    assert (
+        table.refuse_code(0, {"type": "play", "card": "scarecrow", "take_back": "m3"}) == "INVALID_TAKE_BACK"
+    )
     table.card(0, "scarecrow", take_back="m5")
     assert "m5" in table.hand(0)
     # the scarecrow's play turned the m3 face up afterwards
@@ -393,12 +404,17 @@ def test_rl_6_bishop_ignores_its_own_players_face_down_mercenary():
     table.place("Torino")
     table.card(0, "m1")
     table.card(1, "m10")
-    table.card(0, "m10")   # m1 turns up, m10 face down
-    table.card(1, "m1")    # seat 1's m10 turns up
+    table.card(0, "m10")  # m1 turns up, m10 face down
+    table.card(1, "m1")  # seat 1's m10 turns up
     events = table.card(0, "bishop", pope=None)
     kinds = [e["type"] for e in events]
-    gone = sorted((d["seat"], d["card"]) for e in events if e["type"] == "cards_discarded"
-                  and e["cause"] == "bishop" for d in e["cards"] if d["card"] != "bishop")
+    gone = sorted(
+        (d["seat"], d["card"])
+        for e in events
+        if e["type"] == "cards_discarded" and e["cause"] == "bishop"
+        for d in e["cards"]
+        if d["card"] != "bishop"
+    )
     assert gone == [(1, "m10")]
     revealed = [e for e in events if e["type"] == "cards_revealed"]
     assert revealed and revealed[0]["cards"] == ["m10"] and revealed[0]["seat"] == 0

@@ -19,19 +19,25 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games.base import FULL, SPECTATOR, CommandError, fold
 from tests.condottiere.scenario import GAME, count_cards, make_config
 from tests.condottiere.spec import BORDERS, DECKS, PRINTED, REGIONS, largest_connected
 
-MAX_DECISIONS = 4000          # a single game; random play finishes far below this
-MAX_DECISIONS_MATCH = 12000   # a points match (several games)
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=False,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+MAX_DECISIONS = 4000  # a single game; random play finishes far below this
+MAX_DECISIONS_MATCH = 12000  # a points match (several games)
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 # -- independent rule helpers -----------------------------------------------------------------------
+
 
 def expected_strengths(lines: list[list[str]]) -> list[int]:
     """STR-1, STR-2, STR-3, WIN-1, SPR-1, DRU-1, HER-1, COU-1, from the rules' text."""
@@ -91,11 +97,15 @@ def choosable_regions(view: dict, seat: int, config: dict) -> list[str]:
     """BAT-1, PIECE-2, OPT-CAP-1, CL-5: regions the holder could place the token on."""
     capturing = config["options"]["capturing"]
     pope = view.get("pope")
-    return [r for r, owner in view["regions"].items()
-            if r != pope and (owner is None or (capturing and owner != seat))]
+    return [
+        r
+        for r, owner in view["regions"].items()
+        if r != pope and (owner is None or (capturing and owner != seat))
+    ]
 
 
 # -- redaction rules, written from the protocol's table -----------------------------------------------
+
 
 def expected_redaction(event: dict, viewer: Any) -> dict:
     """What ``viewer`` may see of ``event`` (docs/condottiere-protocol.md, Events)."""
@@ -122,9 +132,16 @@ def expected_redaction(event: dict, viewer: Any) -> dict:
     return e
 
 
-SECRET_FIELDS = {"game_started": ("config",), "deck_shuffled": ("cards",), "cards_dealt": ("cards",),
-                 "cards_drawn": ("cards",), "hand_discarded": ("cards",), "card_played": ("card",),
-                 "card_taken_back": ("card",), "cards_kept": ("kept", "discarded")}
+SECRET_FIELDS = {
+    "game_started": ("config",),
+    "deck_shuffled": ("cards",),
+    "cards_dealt": ("cards",),
+    "cards_drawn": ("cards",),
+    "hand_discarded": ("cards",),
+    "card_played": ("card",),
+    "card_taken_back": ("card",),
+    "cards_kept": ("kept", "discarded"),
+}
 
 
 def check_redaction(event: dict, viewer: Any) -> None:
@@ -135,8 +152,10 @@ def check_redaction(event: dict, viewer: Any) -> None:
     secret = SECRET_FIELDS.get(event["type"], ())
     for key in secret:
         if key == "config":
-            assert redacted["config"].get("deck_order") == expected["config"].get("deck_order"), \
-                (event["type"], viewer)
+            assert redacted["config"].get("deck_order") == expected["config"].get("deck_order"), (
+                event["type"],
+                viewer,
+            )
             assert redacted["config"].get("seed") == expected["config"].get("seed"), viewer
             public = {k: v for k, v in expected["config"].items() if k not in ("seed", "deck_order")}
             assert {k: redacted["config"].get(k) for k in public} == public
@@ -178,7 +197,9 @@ def check_views(state: Any, config: dict, total: int) -> dict:
             assert mine["hand_size"] == truth["hand_size"]
             if seat == viewer:
                 assert sorted(seen["hand"]) == sorted(truth["hand"])
-                assert mine.get("hand") in (None, truth["hand"]) or sorted(mine["hand"]) == sorted(truth["hand"])
+                assert mine.get("hand") in (None, truth["hand"]) or sorted(mine["hand"]) == sorted(
+                    truth["hand"]
+                )
             else:
                 assert mine.get("hand") is None, f"seat {seat}'s hand reached viewer {viewer}"
             assert len(mine["line"]) == len(truth["line"])
@@ -192,7 +213,8 @@ def check_views(state: Any, config: dict, total: int) -> dict:
                     assert hidden_mode
             if seat != viewer:
                 assert mine.get("true_strength") in (None, mine["strength"]) or not any(
-                    e["face_down"] for e in truth["line"])
+                    e["face_down"] for e in truth["line"]
+                )
             assert mine["strength"] == truth["strength"]
         if viewer is SPECTATOR:
             assert seen.get("hand") is None and seen.get("seat") is None
@@ -326,10 +348,13 @@ class Checker:
         if not self.checks:
             return
         full = check_views(state, self.config, self.total)
-        if full["phase"] == "place_token" or (full["phase"] == "battle" and not (full["battle"] or {}).get("final")):
+        if full["phase"] == "place_token" or (
+            full["phase"] == "battle" and not (full["battle"] or {}).get("final")
+        ):
             for seat, regions in enumerate(owned_by_seat(full)):
-                assert meets_threshold(regions, self.config) is None, \
+                assert meets_threshold(regions, self.config) is None, (
                     f"seat {seat} holds a winning kingdom {regions} and the game goes on"
+                )
         if full["phase"] == "place_token":
             holder = full["condottiere"]
             assert full["awaiting"] == [holder]
@@ -342,8 +367,9 @@ class Checker:
         return again
 
 
-def play_random_game(config: dict, rng: random.Random, checks: bool = True,
-                     try_all_moves: bool = True) -> tuple[list[dict], Any]:
+def play_random_game(
+    config: dict, rng: random.Random, checks: bool = True, try_all_moves: bool = True
+) -> tuple[list[dict], Any]:
     """Play uniformly random legal moves to the end; returns (log, final state)."""
     checker = Checker(config, rng, checks)
     log: list[dict] = []
@@ -374,8 +400,12 @@ def play_random_game(config: dict, rng: random.Random, checks: bool = True,
             if idle is not None:
                 with pytest.raises(CommandError) as info:
                     GAME.decide(state, idle, {"type": "pass"})
-                assert info.value.code in ("NOT_YOUR_TURN", "ALREADY_PASSED", "INVALID_COMMAND",
-                                           "NOT_ELIGIBLE")
+                assert info.value.code in (
+                    "NOT_YOUR_TURN",
+                    "ALREADY_PASSED",
+                    "INVALID_COMMAND",
+                    "NOT_ELIGIBLE",
+                )
         move = rng.choice(moves)
         events = GAME.decide(state, seat, copy.deepcopy(move))
         assert events, "an accepted command caused no event"
@@ -391,14 +421,16 @@ def play_random_game(config: dict, rng: random.Random, checks: bool = True,
     result = GAME.result(state)
     assert result is not None and isinstance(result["winners"], list) and result["reason"]
     if checks:
-        assert json.dumps(GAME.state_to_json(fold(GAME, log)), sort_keys=True) == \
-            json.dumps(GAME.state_to_json(state), sort_keys=True), "fold of the log != live state"
+        assert json.dumps(GAME.state_to_json(fold(GAME, log)), sort_keys=True) == json.dumps(
+            GAME.state_to_json(state), sort_keys=True
+        ), "fold of the log != live state"
         checker.decision_point(state)
     play_random_game.last_checker = checker
     return log, state
 
 
 # -- strategies ------------------------------------------------------------------------------------
+
 
 @st.composite
 def configs(draw, ruleset: str | None = None, with_options: bool = True) -> dict:
@@ -418,6 +450,7 @@ def configs(draw, ruleset: str | None = None, with_options: bool = True) -> dict
 
 
 # -- the properties ----------------------------------------------------------------------------------
+
 
 @SETTINGS
 @given(config=configs(ruleset="2006", with_options=False), seed=st.integers(0, 2**31 - 1))
@@ -529,41 +562,67 @@ def test_seeded_random_games_are_reproducible(ruleset, players):
 # -- bad input -------------------------------------------------------------------------------------
 
 FIELDS = ["type", "card", "region", "take_back", "pope", "reveal", "discard", "cards", "seat", "x"]
-TYPES = ["place_token", "decline_token", "play", "pass", "discard_hand", "keep_cards", "PLAY",
-         "", "resign"]
+TYPES = ["place_token", "decline_token", "play", "pass", "discard_hand", "keep_cards", "PLAY", "", "resign"]
 CODES = sorted(set(DECKS["2006"]))
 junk_values = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 120), st.floats(allow_nan=True),
-    st.text(max_size=6), st.sampled_from(CODES + list(REGIONS) + TYPES),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 120),
+    st.floats(allow_nan=True),
+    st.text(max_size=6),
+    st.sampled_from(CODES + list(REGIONS) + TYPES),
     st.lists(st.sampled_from(CODES + [None, 3]), max_size=4),
     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
 )
 junk_commands = st.one_of(
     st.dictionaries(st.sampled_from(FIELDS), junk_values, max_size=4),
-    st.fixed_dictionaries({"type": st.sampled_from(TYPES)},
-                          optional={k: junk_values for k in FIELDS if k != "type"}),
-    st.none(), st.text(max_size=5), st.lists(st.integers(), max_size=2), st.integers(),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(TYPES)}, optional={k: junk_values for k in FIELDS if k != "type"}
+    ),
+    st.none(),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+    st.integers(),
 )
-REFUSAL_CODES = {"GAME_OVER", "NOT_YOUR_TURN", "UNKNOWN_COMMAND", "INVALID_COMMAND",
-                 "CARD_NOT_IN_HAND", "REGION_NOT_ALLOWED", "UNKNOWN_REGION", "INVALID_TAKE_BACK",
-                 "INVALID_POPE_REGION", "CANNOT_DECLINE", "NOT_ELIGIBLE", "TOO_MANY_CARDS",
-                 "ALREADY_PASSED", "INVALID_SEAT"}
+REFUSAL_CODES = {
+    "GAME_OVER",
+    "NOT_YOUR_TURN",
+    "UNKNOWN_COMMAND",
+    "INVALID_COMMAND",
+    "CARD_NOT_IN_HAND",
+    "REGION_NOT_ALLOWED",
+    "UNKNOWN_REGION",
+    "INVALID_TAKE_BACK",
+    "INVALID_POPE_REGION",
+    "CANNOT_DECLINE",
+    "NOT_ELIGIBLE",
+    "TOO_MANY_CARDS",
+    "ALREADY_PASSED",
+    "INVALID_SEAT",
+}
 
 
 def _matches_a_legal_move(command: Any, legal: list[dict]) -> bool:
     if not isinstance(command, dict):
         return False
     for move in legal:
-        if move["type"] == command.get("type") and set(command) <= set(move) | {"reveal"} and all(
-                command[k] == move[k] for k in command if k in move):
+        if (
+            move["type"] == command.get("type")
+            and set(command) <= set(move) | {"reveal"}
+            and all(command[k] == move[k] for k in command if k in move)
+        ):
             return True
     return False
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(config=configs(), seed=st.integers(0, 2**31 - 1), stop=st.integers(0, 300),
-       commands=st.lists(junk_commands, min_size=1, max_size=8),
-       seats=st.lists(st.integers(-1, 7), min_size=1, max_size=8))
+@given(
+    config=configs(),
+    seed=st.integers(0, 2**31 - 1),
+    stop=st.integers(0, 300),
+    commands=st.lists(junk_commands, min_size=1, max_size=8),
+    seats=st.lists(st.integers(-1, 7), min_size=1, max_size=8),
+)
 def test_bad_commands_are_refused_with_a_code_and_change_nothing(config, seed, stop, commands, seats):
     """BAT-3 and every refusal: malformed or illegal commands raise CommandError with a documented
     code (never another exception) and leave the state as it was; a command is accepted only when
@@ -593,9 +652,14 @@ def test_bad_commands_are_refused_with_a_code_and_change_nothing(config, seed, s
 def _candidate_commands(config: dict, hand: list[str]) -> list[dict]:
     codes = sorted(DECKS[config["ruleset"]])
     regions = list(REGIONS)
-    out: list[dict] = [{"type": "pass"}, {"type": "pass", "reveal": False}, {"type": "pass", "reveal": True},
-                       {"type": "decline_token"}, {"type": "discard_hand", "discard": True},
-                       {"type": "discard_hand", "discard": False}]
+    out: list[dict] = [
+        {"type": "pass"},
+        {"type": "pass", "reveal": False},
+        {"type": "pass", "reveal": True},
+        {"type": "decline_token"},
+        {"type": "discard_hand", "discard": True},
+        {"type": "discard_hand", "discard": False},
+    ]
     for code in codes:
         out.append({"type": "play", "card": code})
     for back in list(PRINTED) + ["heroine", "drummer", None]:
@@ -664,10 +728,16 @@ def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat
     # the exact initial deck, from the recorded deals (seat blocks, top first) and the rest
     dealt = [e for e in GAME.start(config) if e["type"] == "cards_dealt"]
     order = [c for e in dealt for c in e["cards"]] + list(full["deck"])
-    hand = order[secret_seat * size:(secret_seat + 1) * size]
+    hand = order[secret_seat * size : (secret_seat + 1) * size]
     x_index = next((i for i, c in enumerate(hand) if c in PRINTED), None)
-    y_index = next((i for i in range(len(order) - 1, n * size - 1, -1)
-                    if order[i] in PRINTED and order[i] != hand[x_index or 0]), None)
+    y_index = next(
+        (
+            i
+            for i in range(len(order) - 1, n * size - 1, -1)
+            if order[i] in PRINTED and order[i] != hand[x_index or 0]
+        ),
+        None,
+    )
     if x_index is None or y_index is None:
         return
     x_index += secret_seat * size
@@ -697,16 +767,21 @@ def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat
         if GAME.view(state_a, FULL)["deck_size"] <= len(order) - y_index + 10 * n:
             break
         seat = rng.choice(GAME.awaiting(state_a))
-        moves = [m for m in GAME.legal_moves(state_a, seat)
-                 if not (seat == secret_seat and secret in (m.get("card"), *(m.get("cards") or [])))]
+        moves = [
+            m
+            for m in GAME.legal_moves(state_a, seat)
+            if not (seat == secret_seat and secret in (m.get("card"), *(m.get("cards") or [])))
+        ]
         if not moves:
             break
         move = rng.choice(moves)
         events_a = GAME.decide(state_a, seat, copy.deepcopy(move))
         events_b = GAME.decide(state_b, seat, copy.deepcopy(move))
-        stop = any(e["type"] in ("round_ended", "deck_shuffled", "final_battle_started",
-                                 "game_won", "hand_discarded")
-                   for e in events_a)
+        stop = any(
+            e["type"]
+            in ("round_ended", "deck_shuffled", "final_battle_started", "game_won", "hand_discarded")
+            for e in events_a
+        )
         before_a, before_b = state_a, state_b
         state_a, state_b = fold(GAME, events_a, state_a), fold(GAME, events_b, state_b)
         if stop:
@@ -717,12 +792,14 @@ def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat
             for i, (a, b) in enumerate(zip(seen_a, seen_b)):
                 if a != b:
                     if isinstance(a, dict):
-                        diffs.append((i, {k: (a.get(k), b.get(k)) for k in set(a) | set(b)
-                                          if a.get(k) != b.get(k)}))
+                        diffs.append(
+                            (i, {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)})
+                        )
                     else:
                         diffs.append((i, [(x, y) for x, y in zip(a, b) if x != y]))
             raise AssertionError(f"{secret_seat=} {secret=} {move=} {diffs}")
         for e_a, e_b in zip(events_a, events_b):
             for viewer in viewers:
-                assert GAME.annotate(before_a, GAME.redact(e_a, viewer), state_a) == \
-                    GAME.annotate(before_b, GAME.redact(e_b, viewer), state_b)
+                assert GAME.annotate(before_a, GAME.redact(e_a, viewer), state_a) == GAME.annotate(
+                    before_b, GAME.redact(e_b, viewer), state_b
+                )

@@ -32,7 +32,9 @@ def test_rnd_1_rnd_2_round_ends_when_one_player_holds_cards():
     assert table.refuse_code(1, {"type": "keep_cards", "cards": hand[:3]}) == "TOO_MANY_CARDS"
     assert table.refuse_code(1, {"type": "keep_cards", "cards": ["m10"]}) == "CARD_NOT_IN_HAND"
     assert table.refuse_code(1, {"type": "keep_cards", "cards": ["m2", "m2", "m2"]}) in (
-        "TOO_MANY_CARDS", "CARD_NOT_IN_HAND")
+        "TOO_MANY_CARDS",
+        "CARD_NOT_IN_HAND",
+    )
     assert table.refuse_code(0, {"type": "keep_cards", "cards": []}) == "NOT_YOUR_TURN"
     legal = table.legal(1)
     assert {"type": "keep_cards", "cards": []} in legal

@@ -11,8 +11,10 @@ import pytest
 HERE = Path(__file__).parent
 # The specification lives in shared/, beside the repository (as on developer machines and in CI).
 SPEC = HERE.parents[2] / "shared" / "rules" / "condottiere.md"
-RULE_ID = re.compile(r"\b((?:MAP|CARD|PIECE|SET|BAT|STR|WIN|SPR|DRU|BIS|SCA|HER|COU|SUR|END|RND|VIC|"
-                     r"OPT-DRAW|OPT-POINTS|OPT-BIG|OPT-CAP|OPT-HID|CL|RL|EX)-\d+)\b")
+RULE_ID = re.compile(
+    r"\b((?:MAP|CARD|PIECE|SET|BAT|STR|WIN|SPR|DRU|BIS|SCA|HER|COU|SUR|END|RND|VIC|"
+    r"OPT-DRAW|OPT-POINTS|OPT-BIG|OPT-CAP|OPT-HID|CL|RL|EX)-\d+)\b"
+)
 
 
 def spec_ids() -> set[str]:

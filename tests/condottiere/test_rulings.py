@@ -87,18 +87,16 @@ def test_rl_7_discard_pile_reshuffled_when_the_deck_runs_out():
     """RL-7: when the deck runs out during the draw, the discard pile becomes a new (recorded)
     deck and the draw goes on; card counts stay whole (also checked at every step by the runner)."""
     for seed in range(20):
-        config = make_config(4, options={"draw_after_battle": True, "capturing": True}, seed=seed,
-                             first=None)
+        config = make_config(4, options={"draw_after_battle": True, "capturing": True}, seed=seed, first=None)
         log, _ = play_random_game(config, random.Random(seed), checks=True)
-        marks = [i for i, e in enumerate(log)
-                 if e["type"] == "deck_shuffled" and e["reason"] == "reshuffle"]
+        marks = [i for i, e in enumerate(log) if e["type"] == "deck_shuffled" and e["reason"] == "reshuffle"]
         if marks:
             break
     else:
         raise AssertionError("no random draw-after-battle game ran out of cards in 20 seeds")
     index = marks[0]
     before = GAME.view(fold(GAME, log[:index]), FULL)
-    after = GAME.view(fold(GAME, log[:index + 1]), FULL)
+    after = GAME.view(fold(GAME, log[: index + 1]), FULL)
     assert before["deck_size"] == 0
     assert len(log[index]["cards"]) == before["discard_size"] > 0
     assert after["deck_size"] == before["discard_size"] and after["discard_size"] == 0
@@ -130,8 +128,9 @@ def test_rl_10_seed_reproducible_and_deals_recorded():
     dealt = [e for e in events if e["type"] == "cards_dealt"]
     assert [e["seat"] for e in dealt] == [0, 1, 2, 3]
     for e in dealt:
-        assert e["cards"] == deck["cards"][10 * e["seat"]:10 * e["seat"] + 10] or \
-            sorted(e["cards"]) == sorted(deck["cards"][10 * e["seat"]:10 * e["seat"] + 10])
+        assert e["cards"] == deck["cards"][10 * e["seat"] : 10 * e["seat"] + 10] or sorted(
+            e["cards"]
+        ) == sorted(deck["cards"][10 * e["seat"] : 10 * e["seat"] + 10])
     state = fold(GAME, events)
     view = GAME.view(state, FULL)
     for e in dealt:

@@ -5,19 +5,34 @@ from __future__ import annotations
 import pytest
 
 from tests.condottiere.scenario import (
+    GAME,
+    MERCENARIES,
+    PRINTED,
+    REGIONS,
+    Table,
     conquer,
-    GAME, MERCENARIES, PRINTED, REGIONS, Table, largest_connected,
+    largest_connected,
 )
 
 SCATTERED_6 = ["Torino", "Venezia", "Lucca", "Siena", "Napoli", "Urbino"]
 
 # Every region conquered, nobody reaching 5 in total or 3 adjacent (checked below).
-SOLE_LEADER = [["Modena", "Torino", "Urbino", "Napoli"], ["Firenze", "Ferrara", "Parma"],
-               ["Spoleto", "Milano", "Mantova"], ["Venezia", "Lucca", "Siena"], ["Roma", "Ancona"],
-               ["Bologna", "Genova"]]
-TWO_LEADERS = [["Venezia", "Ancona", "Genova", "Napoli"], ["Firenze", "Milano", "Lucca", "Ferrara"],
-               ["Siena", "Roma", "Parma"], ["Modena", "Bologna"], ["Mantova", "Torino"],
-               ["Spoleto", "Urbino"]]
+SOLE_LEADER = [
+    ["Modena", "Torino", "Urbino", "Napoli"],
+    ["Firenze", "Ferrara", "Parma"],
+    ["Spoleto", "Milano", "Mantova"],
+    ["Venezia", "Lucca", "Siena"],
+    ["Roma", "Ancona"],
+    ["Bologna", "Genova"],
+]
+TWO_LEADERS = [
+    ["Venezia", "Ancona", "Genova", "Napoli"],
+    ["Firenze", "Milano", "Lucca", "Ferrara"],
+    ["Siena", "Roma", "Parma"],
+    ["Modena", "Bologna"],
+    ["Mantova", "Torino"],
+    ["Spoleto", "Urbino"],
+]
 
 
 @pytest.mark.parametrize("assignment", [SOLE_LEADER, TWO_LEADERS])

@@ -36,7 +36,9 @@ def start_service(tmp_path: Path, **env_overrides: str) -> tuple[subprocess.Pope
     return process, port, log
 
 
-def wait_for_health(process: subprocess.Popen, port: int, log: Path, timeout: float = 60) -> requests.Response:
+def wait_for_health(
+    process: subprocess.Popen, port: int, log: Path, timeout: float = 60
+) -> requests.Response:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert process.poll() is None, f"the service exited early:\n{log.read_text()}"

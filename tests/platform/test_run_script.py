@@ -42,7 +42,11 @@ def checkout(tmp_path):
 def run(checkout: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["bash", str(checkout / "run"), *args],
-        capture_output=True, text=True, env={**os.environ, **env}, stdin=subprocess.DEVNULL, timeout=60,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        timeout=60,
     )
 
 
@@ -77,7 +81,9 @@ def test_no_tests_collected_is_a_failure(checkout):
 def test_test_has_a_default_timeout_that_an_explicit_one_replaces(checkout):
     run(checkout, "test", "-k", "x")
     run(checkout, "test", "--timeout=5")
-    pytest_calls = [line for line in (checkout / ".venv" / "calls.log").read_text().splitlines() if "-m pytest" in line]
+    pytest_calls = [
+        line for line in (checkout / ".venv" / "calls.log").read_text().splitlines() if "-m pytest" in line
+    ]
     assert pytest_calls[-2] == "-m pytest --timeout=600 -k x"
     assert pytest_calls[-1] == "-m pytest --timeout=5"
 

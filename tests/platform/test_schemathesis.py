@@ -118,7 +118,9 @@ def case_strategy(operation, games: RealGames):
         if not operation.path.endswith("/stream"):
             real += [(games.open_id, None), (games.active_id, games.active_token)]
         for game_id, token in real:
-            strategies.append(operation.as_strategy(GenerationMode.POSITIVE, path_parameters={"game_id": game_id}))
+            strategies.append(
+                operation.as_strategy(GenerationMode.POSITIVE, path_parameters={"game_id": game_id})
+            )
             if token:
                 strategies.append(
                     operation.as_strategy(

@@ -22,8 +22,15 @@ def open_game(store: GameStore, seats: int = 2, game_id: str = GAME) -> str:
 
 def claim(store, seat, token_hash="h", genesis=({"type": "start"},), game_id=GAME):
     return store.claim(
-        game_id, seat=seat, name=f"P{seat}", token_hash=token_hash, kind="human", bot=None, now="t",
-        genesis=list(genesis), snapshot={"version": len(genesis), "state": {"n": len(genesis)}},
+        game_id,
+        seat=seat,
+        name=f"P{seat}",
+        token_hash=token_hash,
+        kind="human",
+        bot=None,
+        now="t",
+        genesis=list(genesis),
+        snapshot={"version": len(genesis), "state": {"n": len(genesis)}},
         meta_on_start={"status": "active"},
     )
 
@@ -38,8 +45,11 @@ def started_game(store) -> str:
 def append(store, expected, events=({"type": "x"},), **kwargs):
     version = expected + len(events)
     return store.append(
-        GAME, expected_version=expected, events=list(events),
-        snapshot={"version": version, "state": {"n": version}}, **kwargs,
+        GAME,
+        expected_version=expected,
+        events=list(events),
+        snapshot={"version": version, "state": {"n": version}},
+        **kwargs,
     )
 
 
@@ -63,7 +73,9 @@ def test_claim_fills_seats_and_the_last_claim_appends_genesis(store, redis_clien
 
 def test_append_writes_events_with_version_ids_snapshot_and_meta(store, redis_client):
     started_game(store)
-    result = append(store, 2, events=[{"type": "a"}, {"type": "b"}], meta={"status": "active", "awaiting": [1]})
+    result = append(
+        store, 2, events=[{"type": "a"}, {"type": "b"}], meta={"status": "active", "awaiting": [1]}
+    )
     assert (result.outcome, result.version) == ("ok", 4)
     ids = [entry_id for entry_id, _ in redis_client.xrange(game_keys(GAME).events)]
     assert ids == [b"1-1", b"2-1", b"3-1", b"4-1"]
@@ -93,9 +105,13 @@ def test_append_checks_the_seat_token_hash(store, redis_client):
 
 def test_idempotency_replays_same_fingerprint_and_refuses_another(store, redis_client):
     started_game(store)
-    first = append(store, 2, idempotency_field="0:k", fingerprint="f1", response={"status": 200, "body": {"v": 3}})
+    first = append(
+        store, 2, idempotency_field="0:k", fingerprint="f1", response={"status": 200, "body": {"v": 3}}
+    )
     assert first.outcome == "ok"
-    replay = append(store, 3, idempotency_field="0:k", fingerprint="f1", response={"status": 200, "body": {"v": 99}})
+    replay = append(
+        store, 3, idempotency_field="0:k", fingerprint="f1", response={"status": 200, "body": {"v": 99}}
+    )
     assert replay.outcome == "replay" and replay.response == {"status": 200, "body": {"v": 3}}
     # Even with a stale version the retry is answered from the key, not as a conflict.
     assert append(store, 2, idempotency_field="0:k", fingerprint="f1").outcome == "replay"
@@ -109,7 +125,10 @@ def test_append_to_an_open_or_missing_game_is_refused(store):
     open_game(store)
     result = append(store, 0)
     assert result.outcome == "not_active" and result.status == "open"
-    assert store.append("01m8kknrfm9ccccccccc", expected_version=0, events=[{}], snapshot={}).outcome == "not_found"
+    assert (
+        store.append("01m8kknrfm9ccccccccc", expected_version=0, events=[{}], snapshot={}).outcome
+        == "not_found"
+    )
 
 
 def test_all_keys_of_a_game_share_one_hash_tag(store, redis_client):
@@ -139,7 +158,10 @@ def test_an_append_is_one_round_trip_and_one_evalsha(store, redis_client):
     append(store, 2)  # loads the script (NOSCRIPT once) so the measured call is warm
     before = command_calls(redis_client)
     with count_round_trips(redis_client) as trips:
-        assert append(store, 3, events=[{"type": "a"}, {"type": "b"}], seat=0, token_hash="hash0").outcome == "ok"
+        assert (
+            append(store, 3, events=[{"type": "a"}, {"type": "b"}], seat=0, token_hash="hash0").outcome
+            == "ok"
+        )
     delta = calls_delta(before, command_calls(redis_client))
     assert trips.count == 1 and trips.names == ["EVALSHA"]
     assert delta["evalsha"] == 1 and delta["xadd"] == 2 and delta["set"] == 1
