@@ -291,9 +291,7 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = N
         return "The battle lines are discarded."
     if kind == "hand_discard_offered":
         return (
-            "Hand discard offered to "
-            + ", ".join(seat_label(s, names) for s in event.get("seats") or [])
-            + "."
+            "Hand discard asked of " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
         )
     if kind == "hand_discarded":
         return f"{who} {'discards' if event.get('discard') else 'keeps'} the hand."
@@ -308,6 +306,8 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = N
         )
     if kind == "game_won":
         winners = event.get("winners") or []
+        if event.get("reason") == "stalled":
+            return "The game ends without a winner: ten battles in a row saw no card played."
         if not winners:
             return "The game ends without a winner."
         return (
@@ -316,6 +316,8 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = N
     if kind == "game_scored":
         return f"Scores: {event.get('scores')} (gained {event.get('gained')})."
     if kind == "match_won":
+        if not event.get("winners"):
+            return "The match ends without a winner."
         return "Match won by " + ", ".join(seat_label(s, names) for s in event.get("winners") or []) + "."
     fields = {k: v for k, v in event.items() if k not in ("type", "v")}
     return f"{kind}: {fields}"

@@ -166,9 +166,9 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "hand_discard_offered":
         seats = event.get("seats") or []
         if len(seats) == 1:
-            return f"Seat {seats[0]} holds no mercenary and may discard the hand."
+            return f"Seat {seats[0]} says whether to discard a hand without mercenaries."
         names = ", ".join(str(s) for s in seats)
-        return f"Seats {names} hold no mercenary and may discard their hands."
+        return f"Seats {names} say whether to discard a hand without mercenaries."
     if kind == "hand_discarded":
         if not event.get("discard"):
             return f"{who} keeps the hand."
@@ -204,6 +204,9 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             "final_battle": "in the final battle",
             "no_winner": "",
         }.get(event.get("reason"), "")
+        if event.get("reason") == "stalled":
+            stalled = "The game ends without a winner: ten battles in a row saw no card played."
+            return f"{stalled} Regions {counts}."
         if not winners:
             return f"The game ends without a winner. Regions {counts}."
         names = " and ".join(f"seat {w}" for w in winners)
@@ -215,6 +218,8 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "match_won":
         winners = event.get("winners") or []
         scores = ", ".join(str(x) for x in event.get("scores") or [])
+        if event.get("reason") == "stalled":
+            return f"The match ends with the stalled game, without a winner. Scores {scores}."
         if not winners:
             return f"The match ends without a winner. Scores {scores}."
         names = " and ".join(f"seat {w}" for w in winners)

@@ -34,6 +34,8 @@ from games.condottiere.state import State
 
 Event = dict[str, Any]
 NREG = len(REGIONS)
+# RL-11: this many battles in a row ending with no card played end the game with no winner.
+STALL_LIMIT = 10
 
 # ---------------------------------------------------------------------------------------------
 # Steps of the automatic machine
@@ -281,11 +283,19 @@ def st_lines(s: State):
 
 
 def st_offer(s: State):
-    eligible = [i for i, hand in enumerate(s.hands) if hand and not any(c in MERCENARY for c in hand)]
-    if eligible:  # END-7
-        return ev("hand_discard_offered", seats=eligible)
+    # RL-12: eligibility (no Mercenary in hand) is hidden, so every seat holding cards is asked;
+    # the event and the awaited seats depend only on public hand sizes.
+    holders = [i for i, hand in enumerate(s.hands) if hand]
+    if holders:  # END-7
+        return ev("hand_discard_offered", seats=holders)
     s.step = ST_ROUND
     return None
+
+
+def may_discard_hand(s: State, seat: int) -> bool:
+    """END-7: a seat holding cards but no Mercenary may discard its whole hand."""
+    hand = s.hands[seat]
+    return bool(hand) and not any(c in MERCENARY for c in hand)
 
 
 def st_hand(s: State):
@@ -332,6 +342,7 @@ def st_start(s: State):
     s.turn = turn
     s.end_cause = None
     s.concluding = False
+    s.card_played = False
     s.step = ST_BATTLE
     return None
 
@@ -361,6 +372,10 @@ def battle_ended_event(s: State) -> Event:
 
 
 def st_region(s: State):
+    if s.idle_battles >= STALL_LIMIT:  # RL-11: the game ends at once, nobody wins
+        if s.fb == "match":
+            return ev("match_won", winners=[], scores=list(s.scores), reason="stalled")
+        return ev("game_won", winners=[], reason="stalled", regions=regions_by_seat(s))
     winner = s.last_winner
     if s.fb:
         if winner is not None:
@@ -449,6 +464,8 @@ def st_score(s: State):
 
 def st_match(s: State):
     scores = s.scores
+    if s.reason == "stalled":  # RL-11: the stalled game scores nothing and the match ends with it
+        return ev("match_won", winners=[], scores=list(scores), reason="stalled")
     best = max(scores)
     if best >= s.target:  # OPT-POINTS-2, CL-7
         top = [i for i in range(s.n) if scores[i] == best]
@@ -568,6 +585,8 @@ def new_state(config: dict, game_number: int = 1, scores=None, prev: State | Non
     s.turn = None
     s.end_cause = None
     s.concluding = False
+    s.card_played = False
+    s.idle_battles = 0
     s.last_region = None
     s.last_winner = None
     s.last_cause = None
@@ -674,6 +693,7 @@ def _card_played(s: State, e: Event) -> None:
         s.down = _set(s.down, seat, s.down[seat] + (card,))
     else:
         s.lines = _set(s.lines, seat, s.lines[seat] + (card,))
+    s.card_played = True
     if seat == s.defender:
         s.defender_played = True
     if card == "surrender" or (card == "bishop" and s.classic):  # SUR-1, BAT-7, CL-3
@@ -741,6 +761,7 @@ def _battle_ended(s: State, e: Event) -> None:
     s.last_winner = e["winner"]
     s.last_cause = e["cause"]
     s.last_strengths = tuple(e["strengths"])
+    s.idle_battles = 0 if s.card_played else s.idle_battles + 1
     s.concluding = True
     s.turn = None
     s.step = ST_REGION
@@ -806,7 +827,10 @@ def _game_won(s: State, e: Event) -> None:
     s.winners = tuple(e["winners"])
     s.reason = e["reason"]
     s.fb = None
-    s.step = ST_SCORE if s.target else ST_OVER
+    if not s.target:
+        s.step = ST_OVER
+    else:  # RL-11: a stalled game of a match scores nothing
+        s.step = ST_MATCH if s.reason == "stalled" else ST_SCORE
 
 
 def _game_scored(s: State, e: Event) -> None:
@@ -816,6 +840,8 @@ def _game_scored(s: State, e: Event) -> None:
 
 def _match_won(s: State, e: Event) -> None:
     s.match_winners = tuple(e["winners"])
+    if e.get("reason") == "stalled":
+        s.reason = "stalled"
     s.fb = None
     s.step = ST_OVER
 
@@ -1065,16 +1091,17 @@ def _pass(s: State, seat: int, command: dict) -> list[Event]:
 
 def _discard_hand(s: State, seat: int, command: dict) -> list[Event]:
     _fields(command, ("discard",))
-    if s.step != ST_HAND:
+    if s.step != ST_HAND or seat not in s.hand_pending:
         raise _not_your_turn(s, seat)
-    _require(
-        seat in s.hand_pending,
-        "NOT_ELIGIBLE",
-        "You may not discard your hand now (you hold a Mercenary, no card, or answered).",
-        "END-7",
-    )
     discard = command.get("discard")
     _require(isinstance(discard, bool), "INVALID_COMMAND", "discard must be true or false.")
+    if discard:  # only the asking seat ever sees this refusal (RL-12)
+        _require(
+            may_discard_hand(s, seat),
+            "NOT_ELIGIBLE",
+            "You hold a Mercenary: you may only keep your hand.",
+            "END-7",
+        )
     cards = list(s.hands[seat]) if discard else []
     return [ev("hand_discarded", seat=seat, discard=discard, cards=cards, count=len(cards))]
 

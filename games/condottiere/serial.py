@@ -11,6 +11,9 @@ from games.condottiere.state import FIELDS, State
 FORMAT = 1
 # Derived fields: recomputed from the rest when a snapshot is loaded.
 _DERIVED = ("pending", "awaiting")
+# Fields added after snapshots of format 1 were first written, with the value an older snapshot
+# implies (a snapshot is a cache of the log, but a running server must still read the ones it has).
+_ADDED_LATER = {"card_played": False, "idle_battles": 0}
 
 
 def _to_json(value: Any) -> Any:
@@ -42,7 +45,7 @@ def state_from_json(data: Mapping[str, Any]) -> State:
     for name in FIELDS:
         if name in _DERIVED:
             continue
-        value = data[name]
+        value = data[name] if name in data or name not in _ADDED_LATER else _ADDED_LATER[name]
         setattr(state, name, value if name == "config" else _from_json(value))
     state.pending = None
     state.awaiting = ()

@@ -54,6 +54,10 @@ FIELDS = (
     "turn",
     "end_cause",
     "concluding",
+    # whether any card was played in the current battle, and how many battles in a row ended with
+    # none played (RL-11)
+    "card_played",
+    "idle_battles",
     # the last battle's outcome (kept until the next one ends)
     "last_region",
     "last_winner",

@@ -105,6 +105,7 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     winners: list[int] = []
     outcome = "unfinished"
     match_winners = None
+    match_reason = "points"
     games_played = 0
     battle: dict[str, Any] | None = None
     played: list[list[str]] = []
@@ -222,12 +223,13 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     seat_totals[seat]["regions_held_at_end"] = held[seat]
         elif kind == "match_won":
             match_winners = list(event.get("winners") or [])
+            match_reason = event.get("reason") or "points"
 
     if match_winners is not None:
         # A points match (OPT-POINTS) is decided by the scores; each game's ending is counted in
         # game_endings.
         winners = match_winners
-        outcome = "points"
+        outcome = match_reason
     return {
         "seats": seats,
         "first_seat": first_seat,

@@ -15,6 +15,7 @@ from games.condottiere.rules import (
     ST_OVER,
     State,
     allowed_regions,
+    may_discard_hand,
     pope_regions,
     strengths,
     true_lines,
@@ -70,7 +71,8 @@ def legal_moves(s: State, seat: Any) -> list[dict]:
             moves.append({"type": "decline_token"})
         return moves
     if step == ST_HAND:
-        return [{"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}]
+        keep = {"type": "discard_hand", "discard": False}
+        return [{"type": "discard_hand", "discard": True}, keep] if may_discard_hand(s, seat) else [keep]
     if step == ST_KEEP:
         hand = s.hands[seat]
         distinct = sorted(set(hand))
@@ -180,7 +182,7 @@ def _result(s: State) -> dict[str, Any] | None:
     if s.target:
         return {
             "winners": list(s.match_winners or ()),
-            "reason": "points",
+            "reason": "stalled" if s.reason == "stalled" else "points",
             "scores": list(s.scores),
             "games": s.game_number,
             "game_winners": list(s.winners or ()),

@@ -150,7 +150,11 @@ class Table:
         deck_next: Sequence[str] = (),
         seed: int = 7,
         fill_hands: bool = True,
+        auto_keep: bool = True,
     ):
+        # RL-12: every seat holding cards is asked at the hand discard; like a client, the table
+        # answers *keep* for a seat whose only legal answer it is, unless a test asks otherwise.
+        self.auto_keep = auto_keep
         self.players = players or len(hands)
         self.ruleset = ruleset
         self.options = dict(options or {})
@@ -163,6 +167,21 @@ class Table:
     def do(self, seat: int, command: Mapping[str, Any]) -> list[dict]:
         events, self.state = play(self.state, seat, command)
         self.log += events
+        if self.auto_keep:
+            events += self.keep_where_forced()
+        return events
+
+    def keep_where_forced(self) -> list[dict]:
+        """Answer *keep* for every awaited seat whose only legal hand-discard answer it is (RL-12)."""
+        keep = {"type": "discard_hand", "discard": False}
+        events: list[dict] = []
+        while self.phase == "hand_discard":
+            forced = [seat for seat in self.awaiting if self.legal(seat) == [keep]]
+            if not forced:
+                break
+            more, self.state = play(self.state, forced[0], keep)
+            self.log += more
+            events += more
         return events
 
     def refuse(self, seat: int, command: Mapping[str, Any]) -> CommandError:

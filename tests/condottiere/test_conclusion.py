@@ -138,39 +138,130 @@ def test_end_6_battle_lines_are_discarded():
 
 
 def test_end_7_hand_discard_for_hands_without_mercenaries():
-    """END-7 / RL-3: after the new region is chosen, players whose hand holds no mercenary may
-    discard it (any order); players with a mercenary are not asked and are refused."""
+    """END-7 / RL-3 / RL-12: after the new region is chosen, every seat holding cards answers (any
+    order); only a hand with no mercenary may be discarded, a discard with one is refused."""
     specials_1 = ["courtesan"] * 5 + ["scarecrow"] * 5
     specials_2 = ["scarecrow"] * 5 + ["drummer"] * 5
-    table = Table([["m5"], specials_1, specials_2])
+    table = Table([["m5"], specials_1, specials_2], auto_keep=False)
     table.win_battle("Torino", 0, card="m5")
     assert table.phase == "place_token", "the new region is chosen before the hand discard"
     events = table.place("Genova")
     offered = [e for e in events if e["type"] == "hand_discard_offered"]
-    assert offered and sorted(offered[0]["seats"]) == [1, 2]
+    assert offered and offered[0]["seats"] == [0, 1, 2]
     assert table.phase == "hand_discard"
-    assert sorted(table.awaiting) == [1, 2]
-    assert sorted(table.spectator()["hand_discard"]) == [1, 2]
+    assert sorted(table.awaiting) == [0, 1, 2]
+    assert sorted(table.spectator()["hand_discard"]) == [0, 1, 2]
+    assert table.legal(0) == [{"type": "discard_hand", "discard": False}]
     assert table.refuse_code(0, {"type": "discard_hand", "discard": True}) == "NOT_ELIGIBLE"
+    assert table.refuse(0, {"type": "discard_hand", "discard": True}).rule == "END-7"
     assert sorted(map(str, table.legal(2))) == sorted(
         map(str, [{"type": "discard_hand", "discard": True}, {"type": "discard_hand", "discard": False}])
     )
     table.do(2, {"type": "discard_hand", "discard": True})
-    assert table.awaiting == [1]
-    assert table.refuse_code(2, {"type": "discard_hand", "discard": False}) == "NOT_ELIGIBLE"
+    assert sorted(table.awaiting) == [0, 1]
+    assert table.refuse_code(2, {"type": "discard_hand", "discard": False}) == "NOT_YOUR_TURN"
     table.do(1, {"type": "discard_hand", "discard": False})
+    table.do(0, {"type": "discard_hand", "discard": False})
     answers = {e["seat"]: e for e in table.events_of("hand_discarded")}
     assert answers[2]["discard"] is True and sorted(answers[2]["cards"]) == sorted(specials_2)
-    assert answers[1]["discard"] is False
+    assert answers[1]["discard"] is False and answers[0]["discard"] is False
     assert table.hand_size(2) == 0 and table.hand_size(1) == 10
     assert table.phase == "battle" and table.turn == 0
     assert table.total_cards() == 110
 
 
-def test_end_7_nobody_eligible_no_offer():
-    """END-7: when every hand holds a mercenary (or is empty), nobody is asked."""
+def test_rl_12_a_seat_with_no_cards_is_not_asked():
+    """RL-12: a player with no cards is not asked (and is told it is not his turn)."""
+    table = Table([["m5"], ["scarecrow"] * 10, ["m1"] * 10], auto_keep=False)
+    table.win_battle("Torino", 0, card="m5")
+    table.place("Genova")
+    table.do(1, {"type": "discard_hand", "discard": True})
+    table.do(0, {"type": "discard_hand", "discard": False})
+    table.do(2, {"type": "discard_hand", "discard": False})
+    table.pass_all()  # a 0-0 tie: nobody's hand changes, the next region is chosen
+    events = table.place("Milano")
+    offered = [e for e in events if e["type"] == "hand_discard_offered"]
+    assert offered and offered[0]["seats"] == [0, 2]
+    assert table.hand_size(1) == 0 and 1 not in table.awaiting
+    assert table.refuse_code(1, {"type": "discard_hand", "discard": False}) == "NOT_YOUR_TURN"
+
+
+def _discard_step_table(seat_1_hand: list[str]) -> Table:
+    hands = [
+        ["m5", "m1", "m1", "m1", "m2", "m2", "m2", "m3", "m3", "m3"],
+        seat_1_hand,
+        ["m4", "m4", "m4", "m6", "m6", "m6", "drummer", "drummer", "bishop", "winter"],
+    ]
+    table = Table(hands, auto_keep=False, fill_hands=False)
+    table.win_battle("Torino", 0, card="m5")
+    table.place("Genova")
+    return table
+
+
+def _seen_by(table: Table, viewer) -> tuple:
+    events = [GAME.redact(e, viewer) for e in table.log]
+    return GAME.view(table.state, viewer), events
+
+
+def test_rl_12_whether_a_seat_may_discard_is_hidden_from_the_others():
+    """RL-12, END-7: two games that differ only in whether seat 1 holds a mercenary look the same
+    to everybody else at the hand discard (views, awaited seats, events), before and after seat 1
+    keeps its hand: a keep looks the same whether it was a choice or not."""
+    eligible = _discard_step_table(["courtesan"] * 5 + ["scarecrow"] * 5)
+    not_eligible = _discard_step_table(["courtesan"] * 5 + ["scarecrow"] * 4 + ["m10"])
+    assert eligible.legal(1) != not_eligible.legal(1)  # seat 1 itself knows the difference
+    for table in (eligible, not_eligible):
+        assert sorted(table.awaiting) == [0, 1, 2]
+    for viewer in (0, 2, SPECTATOR):
+        assert _seen_by(eligible, viewer) == _seen_by(not_eligible, viewer)
+    for table in (eligible, not_eligible):
+        table.do(1, {"type": "discard_hand", "discard": False})
+    for viewer in (0, 2, SPECTATOR):
+        assert _seen_by(eligible, viewer) == _seen_by(not_eligible, viewer)
+
+
+def test_rl_11_ten_battles_without_a_card_end_the_game_stalled():
+    """RL-11: when 10 battles in a row end with no card played, the game ends at once with no
+    winner (reason stalled); a battle with a card played starts the count again."""
     table = Table([], players=3)
-    table.win_battle("Torino", 1)
-    table.place("Roma")
-    assert not table.events_of("hand_discard_offered")
-    assert table.phase == "battle"
+    for _ in range(5):
+        table.tie_battle("Torino")
+    table.win_battle("Torino", table.holder)  # a card is played: the count starts again
+    for _ in range(9):
+        table.tie_battle("Milano")
+    assert not table.events_of("game_won") and table.phase == "place_token"
+    events = table.tie_battle("Milano")
+    assert [e["type"] for e in events][-2:] == ["battle_ended", "game_won"]
+    won = table.last("game_won")
+    assert won["winners"] == [] and won["reason"] == "stalled"
+    assert GAME.is_over(table.state)
+    assert GAME.result(table.state)["reason"] == "stalled"
+    assert GAME.verify_log(table.log) is None
+
+
+def test_rl_11_a_stalled_game_ends_a_points_match_without_scoring():
+    """RL-11, OPT-POINTS-1: in a points match the stalled game scores nothing and the match ends
+    with it, without a winner."""
+    table = Table([], players=2, options={"points_target": 20})
+    table.win_battle("Torino", 0)
+    for _ in range(10):
+        table.tie_battle("Milano")
+    assert [e["type"] for e in table.log[-3:]] == ["battle_ended", "game_won", "match_won"]
+    assert not table.events_of("game_scored")
+    match = table.last("match_won")
+    assert match["winners"] == [] and match["scores"] == [0, 0] and match["reason"] == "stalled"
+    result = GAME.result(table.state)
+    assert result["reason"] == "stalled" and result["winners"] == []
+    assert GAME.verify_log(table.log) is None
+
+
+def test_rl_11_snapshots_written_before_the_stall_count_still_load():
+    """RL-11: a snapshot stored before the stall counters existed loads as "no idle battle yet"."""
+    table = Table([], players=3)
+    table.tie_battle("Torino")
+    data = GAME.state_to_json(table.state)
+    assert data["idle_battles"] == 1
+    del data["idle_battles"], data["card_played"]
+    old = GAME.state_from_json(data)
+    assert old.idle_battles == 0 and old.card_played is False
+    assert GAME.view(old, SPECTATOR) == GAME.view(table.state, SPECTATOR)

@@ -236,6 +236,16 @@ class Scene:
         events = GAME.decide(self.state, seat, command)
         self.state = fold(GAME, events, self.state)
         self.log += events
+        # RL-12: answer *keep* where it is a seat's only legal answer, as clients may
+        keep = {"type": "discard_hand", "discard": False}
+        while self.view()["phase"] == "hand_discard":
+            forced = [s for s in GAME.awaiting(self.state) if GAME.legal_moves(self.state, s) == [keep]]
+            if not forced:
+                break
+            more = GAME.decide(self.state, forced[0], keep)
+            self.state = fold(GAME, more, self.state)
+            self.log += more
+            events += more
         return events
 
     def view(self, viewer=FULL):
