@@ -26,6 +26,7 @@ from schemas.games import (
     MoveRequest,
     MoveResponse,
     StreamQuery,
+    StreamTicketSchema,
     ViewSchema,
 )
 
@@ -249,9 +250,22 @@ class Stream(MethodView):
         parameters=[header_param("Last-Event-ID", "Resume after this version", {"type": "string"})],
     )
     def get(self, query, game_id):
-        """Follow the game live (Server-Sent Events), redacted for the viewer; resumable."""
+        """Follow the game live (Server-Sent Events), redacted for the viewer; resumable. A seat
+        follows with its token, or with a stream ticket (``?ticket=``) where it cannot send headers."""
         svc = service()
-        seat, cached = svc.viewer_seat(game_id, bearer_token())
+        ticket = query.get("ticket")
+        if ticket is not None:
+            if request.headers.get("Authorization") is not None:
+                raise ProblemError(
+                    422,
+                    "VALIDATION_ERROR",
+                    "Invalid request",
+                    "Send either a ticket or an Authorization header, not both.",
+                    errors={"query": {"ticket": ["Not with Authorization."]}},
+                )
+            seat, cached = svc.redeem_stream_ticket(game_id, ticket)
+        else:
+            seat, cached = svc.viewer_seat(game_id, bearer_token())
         after = query.get("after")
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id is not None and last_event_id.strip():
@@ -274,6 +288,23 @@ class Stream(MethodView):
             {"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"}
         )
         return response
+
+
+@blp.route("/<string:game_id>/stream-tickets")
+class StreamTickets(MethodView):
+    @blp.response(201, StreamTicketSchema)
+    @blp.problems(401, 404)
+    @blp.doc(security=SEAT_AUTH)
+    def post(self, game_id):
+        """A stream ticket for the token's seat: ``GET .../stream?ticket=<ticket>`` then follows the
+        game as that seat without an Authorization header (the browser's EventSource cannot send
+        one, and a seat token must never appear in a URL). Single-use (the stream's first request
+        consumes it; reconnect with a new ticket and ``after=``), valid for 30 seconds, for this game
+        and seat only; it can open a stream and nothing else."""
+        ticket, seat, ttl = service().issue_stream_ticket(game_id, bearer_token(required=True))
+        stream = url_for("games.Stream", game_id=game_id, ticket=ticket)
+        body = {"ticket": ticket, "seat": seat, "expires_in": ttl, "stream": stream}
+        return json_response(body, 201, {"Cache-Control": "no-store"})
 
 
 def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: float, client=None):

@@ -87,6 +87,22 @@ class StreamQuery(StrictSchema):
         validate=validate.Range(0, MAX_VERSION),
         metadata={"description": "Resume after this version (or Last-Event-ID)"},
     )
+    ticket = fields.String(
+        validate=validate.Length(1, 256),
+        metadata={
+            "description": "A stream ticket (POST .../stream-tickets): follow as its seat without an "
+            "Authorization header. Single-use, valid for 30 seconds, for this game only."
+        },
+    )
+
+
+class StreamTicketSchema(ma.Schema):
+    ticket = fields.String(
+        required=True, metadata={"description": "Pass as ?ticket= to the stream; single-use"}
+    )
+    seat = fields.Integer(required=True, metadata={"description": "The seat the stream will follow as"})
+    expires_in = fields.Integer(required=True, metadata={"description": "Seconds the ticket stays valid"})
+    stream = fields.String(required=True, metadata={"description": "The stream URL with the ticket"})
 
 
 class ListGamesQuery(StrictSchema):

@@ -32,6 +32,10 @@ class InvalidToken(ServiceError):
     status, code, title = 401, "INVALID_TOKEN", "Missing or invalid seat token"
 
 
+class InvalidTicket(ServiceError):
+    status, code, title = 401, "INVALID_TICKET", "Unknown, expired or already used stream ticket"
+
+
 class GameNotStarted(ServiceError):
     status, code, title = 409, "GAME_NOT_STARTED", "The game has not started: seats are still free"
 

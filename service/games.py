@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 SECRET_CONFIG_KEYS = ("seed", "deck_order")
 MAX_DECIDE_ATTEMPTS = 8
 MAX_EVENTS_PAGE = 500
+# A stream ticket only bridges the gap between asking for it and opening the stream (EventSource
+# cannot send Authorization): half a minute covers a slow network, and it is single-use anyway.
+STREAM_TICKET_TTL_SECONDS = 30
 
 
 def now_iso() -> str:
@@ -370,6 +373,24 @@ class GameService:
         """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
         entry = self._current(game_id)
         seat = self._seat_for_token(entry.cached, token) if token is not None else None
+        return seat, entry.cached
+
+    def issue_stream_ticket(self, game_id: str, token: str) -> tuple[str, int, int]:
+        """A short-lived, single-use ticket that opens ``game_id``'s stream as ``token``'s seat, for
+        clients that cannot send a header (the browser's EventSource). Only its hash is stored.
+        Returns (ticket, seat, seconds it stays valid)."""
+        seat, _ = self.viewer_seat(game_id, token)
+        ticket = new_token()
+        self.store.put_stream_ticket(game_id, hash_token(ticket), seat, STREAM_TICKET_TTL_SECONDS)
+        return ticket, seat, STREAM_TICKET_TTL_SECONDS
+
+    def redeem_stream_ticket(self, game_id: str, ticket: str) -> tuple[int, CachedGame]:
+        """The seat a ticket was issued for, consuming it; InvalidTicket when it is unknown, expired,
+        already used or issued for another game."""
+        entry = self._current(game_id)  # GameNotFound first: an unknown game is a 404, as elsewhere
+        seat = self.store.take_stream_ticket(game_id, hash_token(ticket))
+        if seat is None:
+            raise errors.InvalidTicket()
         return seat, entry.cached
 
     def read_events(

@@ -22,6 +22,7 @@ from store.keys import (
     index_by_game,
     index_by_game_status,
     index_by_status,
+    stream_ticket,
 )
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
@@ -168,6 +169,17 @@ class GameStore:
         # RESP2 returns [[key, entries]], RESP3 a {key: [entries]} mapping.
         entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
         return [_entry(entry_id, fields) for entry_id, fields in entries]
+
+    # -- stream tickets ---------------------------------------------------------------------------
+    def put_stream_ticket(self, game_id: str, ticket_hash: str, seat: int, ttl_seconds: int) -> None:
+        """Keep a stream ticket for ``ttl_seconds`` (Redis expires it; nothing to clean up)."""
+        self.redis.set(stream_ticket(game_id, ticket_hash), seat, ex=ttl_seconds)
+
+    def take_stream_ticket(self, game_id: str, ticket_hash: str) -> int | None:
+        """The ticket's seat, deleting it in the same command (GETDEL: two streams racing with one
+        ticket cannot both get it); ``None`` when unknown, expired or already used."""
+        raw = self.redis.getdel(stream_ticket(game_id, ticket_hash))
+        return None if raw is None else int(raw)
 
     # -- changes (Lua) --------------------------------------------------------------------------
     def append(

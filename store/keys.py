@@ -35,6 +35,11 @@ def game_keys(game_id: str) -> GameKeys:
     )
 
 
+def stream_ticket(game_id: str, ticket_hash: str) -> str:
+    """A stream ticket of one game (string: the seat), found only under the game it was issued for."""
+    return f"game:{{g:{game_id}}}:ticket:{ticket_hash}"
+
+
 # Cross-game index: sorted sets whose members all have score 0, ordered by member (the game id,
 # which is time-sortable), so "newest first" is ZRANGE ... BYLEX REV and a cursor is a game id.
 INDEX_ALL = "games:index:all"
