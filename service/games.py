@@ -47,9 +47,14 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# A fixed prefix: a token can never start with "-" (which command lines would take for an option),
+# and secret scanners can recognise a leaked one.
+TOKEN_PREFIX = "cst_"
+
+
 def new_token() -> str:
-    """32 random bytes (256 bits), URL-safe."""
-    return secrets.token_urlsafe(32)
+    """32 random bytes (256 bits), URL-safe, after ``TOKEN_PREFIX``."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 def public_config(game: Game, config: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,8 @@ def test_tokens_carry_256_random_bits_and_are_all_different(client):
         tokens.update(Table(client).tokens)
     assert len(tokens) == 20
     for token in tokens:
+        assert token.startswith("cst_"), "a token never starts with '-', which CLIs read as an option"
+        token = token.removeprefix("cst_")
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         assert len(raw) >= 16  # at least 128 bits; secrets.token_urlsafe(32) gives 256
         assert len(raw) == 32
