@@ -324,6 +324,14 @@ class GameLog:
         return orjson.loads(raw) if raw else {}
 
 
+def _entry_fields(fields: Any) -> dict[bytes, bytes]:
+    """A stream entry's fields as a dict. redis-py's cluster client skips the XRANGE response
+    callback inside a MULTI pipeline and hands back the raw ``[field, value, ...]`` list."""
+    if isinstance(fields, dict):
+        return fields
+    return dict(zip(fields[::2], fields[1::2], strict=True))
+
+
 def load_log(client: redis.Redis, game_id: str) -> GameLog | None:
     keys = game_keys(game_id)
     pipe = client.pipeline(transaction=True)
@@ -337,7 +345,7 @@ def load_log(client: redis.Redis, game_id: str) -> GameLog | None:
     return GameLog(
         game_id=game_id,
         meta={k.decode(): v.decode() for k, v in meta.items()},
-        events=[loads(fields[b"e"]) for _, fields in entries],
+        events=[loads(_entry_fields(fields)[b"e"]) for _, fields in entries],
         snapshot=loads(snapshot) if snapshot else None,
     )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 import redis
+import redis.cluster
 
 from store import scripts
 from store.keys import (
@@ -29,8 +30,24 @@ from store.keys import (
 IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600
 
 
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.split("://", 1)[0] in CLUSTER_SCHEMES
+
+
 def connect(url: str, **kwargs: Any) -> redis.Redis:
-    """A client for ``url`` (redis-py picks the hiredis parser when it is installed)."""
+    """A client for ``url`` (redis-py picks the hiredis parser when it is installed).
+
+    ``redis+cluster://host:port`` (or ``rediss+cluster://``) names any node of a Redis Cluster: the
+    client is then redis-py's ``RedisCluster``, which learns the slot map from that node and routes
+    each command to the master of its key's slot. Every key of one game shares the hash tag
+    ``{g:<id>}``, so each script and each transaction of the store stays within one slot.
+    """
+    scheme, _, rest = url.partition("://")
+    if scheme in CLUSTER_SCHEMES:
+        return redis.cluster.RedisCluster.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **kwargs)
     return redis.Redis.from_url(url, **kwargs)
 
 

@@ -5,10 +5,35 @@ import pytest
 from tests.redis_server import PrivateRedis
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--redis-topology",
+        choices=("single", "cluster"),
+        default="single",
+        help="run the Redis tests against one private redis-server (default) or a private Redis "
+        "Cluster of 3 masters and 3 replicas (tests that need a plain Redis, such as RQ's, skip)",
+    )
+
+
+def pytest_report_header(config):
+    return f"redis topology: {config.getoption('--redis-topology')}"
+
+
 @pytest.fixture(scope="session")
-def redis_server():
-    """One private redis-server for the whole test session (never the machine's default port)."""
-    server = PrivateRedis()
+def redis_topology(request) -> str:
+    return request.config.getoption("--redis-topology")
+
+
+@pytest.fixture(scope="session")
+def redis_server(redis_topology):
+    """One private Redis for the whole test session (never the machine's default port): a single
+    redis-server, or with ``--redis-topology=cluster`` a private Redis Cluster."""
+    if redis_topology == "cluster":
+        from tests.redis_cluster import PrivateRedisCluster
+
+        server = PrivateRedisCluster()
+    else:
+        server = PrivateRedis()
     yield server
     server.stop()
 
@@ -16,7 +41,7 @@ def redis_server():
 @pytest.fixture()
 def redis_client(redis_server):
     """A client on a freshly emptied database of the private server."""
+    redis_server.flushall()
     client = redis_server.client()
-    client.flushall()
     yield client
     client.close()

@@ -69,6 +69,10 @@ class PrivateRedis:
             finally:
                 client.close()
 
+    def flushall(self) -> None:
+        with self.client() as client:
+            client.flushall()
+
     def client(self, **kwargs) -> redis.Redis:
         return redis.Redis.from_url(self.url, **kwargs)
 
