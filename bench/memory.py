@@ -83,9 +83,8 @@ def run(server: PrivateRedis, games: int, players: int, seed: int, idempotency: 
     mean = statistics.fmean(totals)
     label = "with Idempotency-Key on every move" if idempotency else "without idempotency keys"
     print(f"\n{games} finished {players}-player games, {label}")
-    print(
-        f"  game keys (MEMORY USAGE), mean per game: {mean / 1024:8.1f} KiB (median {statistics.median(totals) / 1024:.1f})"
-    )
+    median = statistics.median(totals) / 1024
+    print(f"  game keys (MEMORY USAGE), mean per game: {mean / 1024:8.1f} KiB (median {median:.1f})")
     for kind, sizes in sorted(by_kind.items(), key=lambda item: -sum(item[1])):
         share = sum(sizes) / sum(totals)
         print(f"    {kind:<10} {statistics.fmean(sizes) / 1024:8.1f} KiB  ({share:5.1%})")
