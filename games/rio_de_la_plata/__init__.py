@@ -1,0 +1,79 @@
+"""Rio de la Plata (Giochix, 2010) as a pure event-sourced rule engine.
+
+``GAME`` implements :class:`games.base.Game`. Rule IDs refer to ``shared/rules/rio-de-la-plata.md``;
+commands, events and views are specified in ``docs/rio-de-la-plata-protocol.md``. The board model
+(section 21) is ``data/board.json``; a configuration may carry another board document."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.base import LogError
+from games.rio_de_la_plata import rules, views
+from games.rio_de_la_plata.annotate import annotate as _annotate
+from games.rio_de_la_plata.board import load_board
+from games.rio_de_la_plata.config import configure as _configure
+from games.rio_de_la_plata.state import State, make_state
+from games.rio_de_la_plata.verify import verify_log as _verify_log
+
+STATE_FORMAT = 1
+
+
+class RioDeLaPlata:
+    name = "rio_de_la_plata"
+    title = "Rio de la Plata"
+
+    def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        return _configure(raw)
+
+    def seat_count(self, config: Mapping[str, Any]) -> int:
+        return int(config["players"])
+
+    def start(self, config: Mapping[str, Any]) -> list[dict]:
+        return rules.start(_configure(config))
+
+    def evolve(self, state: State | None, event: dict) -> State:
+        return rules.evolve(state, event)
+
+    def decide(self, state: State, seat: int, command: dict) -> list[dict]:
+        return rules.decide(state, seat, command)
+
+    def next_automatic_event(self, state: State) -> dict | None:
+        return rules.next_automatic(state)
+
+    def legal_moves(self, state: State, seat: int) -> list[dict]:
+        return rules.legal_moves(state, seat)
+
+    def awaiting(self, state: State) -> list[int]:
+        return rules.awaiting(state)
+
+    def is_over(self, state: State) -> bool:
+        return state is not None and state["step"] == rules.OVER
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        return None if state is None else views.result(state)
+
+    def view(self, state: State, viewer: Any) -> dict[str, Any]:
+        return views.view(state, viewer)
+
+    def redact(self, event: dict, viewer: Any) -> dict:
+        return views.redact(event, viewer)
+
+    def annotate(self, before: State | None, event: dict, after: State | None) -> str:
+        return _annotate(before, event, after)
+
+    def state_to_json(self, state: State) -> dict[str, Any]:
+        return {"format": STATE_FORMAT, "state": dict(state)}
+
+    def state_from_json(self, data: Mapping[str, Any]) -> State:
+        if data.get("format") != STATE_FORMAT:
+            raise ValueError(f"unknown Rio de la Plata snapshot format {data.get('format')!r}")
+        body = dict(data["state"])
+        return make_state(body, load_board(body["config"].get("board")))
+
+    def verify_log(self, events: Sequence[dict]) -> LogError | None:
+        return _verify_log(events)
+
+
+GAME = RioDeLaPlata()

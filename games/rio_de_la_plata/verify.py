@@ -1,0 +1,62 @@
+"""Replaying a log through the rules (``verify_log``): the first event the rules do not accept.
+
+Every player event must be the event of a command that is legal at that point; every automatic
+event, dice included, must be exactly the one the rules produce from the recorded seed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.base import CommandError, ConfigError, LogError
+from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
+from games.rio_de_la_plata.config import configure
+from games.rio_de_la_plata.rules import EVENT_OF, command_events, evolve, next_automatic
+
+COMMAND_OF = {event: command for command, event in {**EVENT_OF, **BATTLE_EVENT_OF}.items()}
+
+
+def command_of(event: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+    kind = COMMAND_OF.get(event.get("type", ""))
+    if kind is None:
+        return None
+    command = {k: v for k, v in event.items() if k not in ("type", "v", "seat", "price")}
+    command["type"] = kind
+    return event.get("seat"), command
+
+
+def verify_log(events: Sequence[dict[str, Any]]) -> LogError | None:
+    if not events or not isinstance(events[0], dict) or events[0].get("type") != "game_started":
+        return LogError(0, "BAD_GENESIS", "A log starts with game_started.")
+    try:
+        config = configure(events[0].get("config") or {})
+    except ConfigError as err:
+        return LogError(0, err.code, err.message, err.rule, events[0])
+    if config != events[0]["config"]:
+        return LogError(0, "BAD_CONFIG", "The configuration is not in its normalised form.", None, events[0])
+    state = evolve(None, events[0])
+    for i in range(1, len(events)):
+        event = events[i]
+        if not isinstance(event, dict):
+            return LogError(i, "BAD_EVENT", "An event is an object.")
+        expected = next_automatic(state)
+        if expected is not None:
+            if event != expected:
+                return LogError(
+                    i, "UNEXPECTED_EVENT", f"The rules produce {expected.get('type')} here.", None, event
+                )
+        else:
+            parsed = command_of(event)
+            if parsed is None:
+                return LogError(i, "UNEXPECTED_EVENT", "A player decision is awaited here.", None, event)
+            seat, command = parsed
+            try:
+                produced = command_events(state, seat, command)
+            except CommandError as err:
+                return LogError(i, err.code, err.message, err.rule, event)
+            if produced != [event]:
+                return LogError(
+                    i, "EVENT_MISMATCH", "The event differs from what its command produces.", None, event
+                )
+        state = evolve(state, event)
+    return None
