@@ -18,7 +18,6 @@ from games.condottiere.rules import (
     may_discard_hand,
     pope_regions,
     strengths,
-    true_lines,
 )
 
 PHASES = {
@@ -86,11 +85,25 @@ def legal_moves(s: State, seat: Any) -> list[dict]:
     return []
 
 
+def known_lines(s: State, viewer: Any) -> list[tuple]:
+    """The battle lines as ``viewer`` knows them: every face-up card, and the face-down cards the
+    viewer may see (its own; all of them for FULL). Every strength shown to a viewer is derived
+    from this and nothing else, so no number can depend on a card the viewer may not see (issue 8:
+    Spring's highest Mercenary once counted other seats' face-down cards)."""
+    if viewer == FULL:
+        return [line + down for line, down in zip(s.lines, s.down, strict=True)]
+    return [
+        line + down if seat == viewer else line
+        for seat, (line, down) in enumerate(zip(s.lines, s.down, strict=True))
+    ]
+
+
 def view(s: State, viewer: Any) -> dict[str, Any]:
     n = s.n
     full = viewer == FULL
     shown = strengths(s.lines)  # OPT-HID-4: face-up cards only
-    real = strengths(true_lines(s)) if any(s.down) else shown
+    # RL-X5: the viewer's own strength counting every card it knows of (its face-down cards too)
+    known = strengths(known_lines(s, viewer)) if any(s.down) else shown
     in_battle = s.step == ST_BATTLE or (s.region is not None) or s.fb is not None
     regions_of: list[list[str]] = [[] for _ in range(n)]
     for i, owner in enumerate(s.owners):
@@ -110,7 +123,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
             "strength": shown[i],
         }
         if sees:
-            player["true_strength"] = real[i]
+            player["true_strength"] = known[i]
         if full:
             player["hand"] = list(s.hands[i])
         players.append(player)

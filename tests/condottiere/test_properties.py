@@ -227,12 +227,16 @@ def check_views(state: Any, config: dict, total: int) -> dict:
         shown = [[e["card"] for e in p["line"] if not e["face_down"]] for p in full["players"]]
         assert [p["strength"] for p in full["players"]] == expected_strengths(shown), shown
         if hidden_mode and any(e["face_down"] for p in full["players"] for e in p["line"]):
-            every = [[e["card"] for e in p["line"]] for p in full["players"]]
-            truth = expected_strengths(every)
+            # RL-X5: a seat's true strength counts its own face-down cards and every face-up card,
+            # never another seat's face-down card (issue 8: Spring's highest Mercenary did)
             for seat in range(n):
+                known = [
+                    [e["card"] for e in p["line"] if p["seat"] == seat or not e["face_down"]]
+                    for p in full["players"]
+                ]
                 mine = GAME.view(state, seat)["players"][seat]
                 if any(e["face_down"] for e in full["players"][seat]["line"]):
-                    assert mine["true_strength"] == truth[seat]
+                    assert mine["true_strength"] == expected_strengths(known)[seat]
     return full
 
 
@@ -803,3 +807,98 @@ def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat
                 assert GAME.annotate(before_a, GAME.redact(e_a, viewer), state_a) == GAME.annotate(
                     before_b, GAME.redact(e_b, viewer), state_b
                 )
+
+
+# -- indistinguishability: what a seat may not see changes nothing it receives -----------------------
+
+# Events after which a seat may legitimately learn something new: OPT-HID-3 reveals every face-down
+# card, a deal or a draw gives the seat cards from the deck, a chance event draws from the seed.
+_REVEALING = ("cards_revealed", "first_chosen")
+_HIDEABLE = ("m1", "m2", "m3", "m4", "m5", "m6", "m10", "drummer", "heroine", "courtesan")
+
+
+def _what_the_seat_receives(events: list[dict], viewer: Any) -> list[dict]:
+    out = []
+    for event in events:
+        if event["type"] in _REVEALING:
+            break
+        if event["type"] in ("cards_dealt", "cards_drawn") and event.get("seat") == viewer:
+            break
+        out.append(GAME.redact(event, viewer))
+    return out
+
+
+def _alternative(state: Any, viewer: Any, rng: random.Random) -> Any:
+    """The same state except for what ``viewer`` may not see: the other seats' hands and
+    face-down cards and the deck are dealt again from the same cards, the seed (and a given deck
+    order) replaced. Built through the snapshot format, and loaded the way a snapshot is, so every
+    derived field (the awaited seats...) is computed again from the altered cards."""
+    data = copy.deepcopy(GAME.state_to_json(state))
+    others = [s for s in range(data["n"]) if s != viewer]
+    pool = [c for s in others for c in data["hands"][s]] + list(data["deck"])
+    for s in others:  # a face-down card may become any other card that could lie face down
+        for k, card in enumerate(data["down"][s]):
+            swaps = [i for i, c in enumerate(pool) if c in _HIDEABLE]
+            if swaps:
+                i = rng.choice(swaps)
+                data["down"][s][k], pool[i] = pool[i], card
+    rng.shuffle(pool)
+    for s in others:
+        size = len(data["hands"][s])
+        data["hands"][s], pool = sorted(pool[:size]), pool[size:]
+    data["deck"] = pool
+    config = dict(data["config"])
+    config["seed"] = data["seed"] = rng.randrange(2**63)
+    if config.get("deck_order") is not None:
+        config["deck_order"] = rng.sample(config["deck_order"], len(config["deck_order"]))
+    data["config"] = config
+    return GAME.state_from_json(data)
+
+
+def _answer(state: Any, seat: int, command: dict, viewer: Any) -> Any:
+    try:
+        events = GAME.decide(state, seat, copy.deepcopy(command))
+    except CommandError as error:
+        return ("refused", error.code, error.message, error.rule)
+    return ("accepted", _what_the_seat_receives(events, viewer))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    players=st.integers(2, 6),
+    hidden=st.sampled_from([True, True, True, False]),
+    draw=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_a_seat_cannot_tell_apart_states_that_differ_only_in_what_it_may_not_see(players, hidden, draw, seed):
+    """Non-interference (OPT-HID-4, RL-X5, RL-10, RL-12, issue 8): at every decision point of a
+    random game, a state whose other hands, other seats' face-down cards, deck order and seed are
+    different gives every seat (and spectators) byte-identical views (derived numbers such as
+    ``true_strength`` included) and legal moves, and byte-identical answers to every command
+    that seat may send: the same refusal, or the same events as redacted for it, which is what
+    the move answer and the live stream carry (up to the first event that reveals cards: OPT-HID-3,
+    a deal to that seat, a chance draw)."""
+    config = make_config(
+        players, options={"hidden_cards": hidden, "draw_after_battle": draw}, seed=seed, first=None
+    )
+    rng = random.Random(seed)
+    state = fold(GAME, GAME.start(config))
+    decisions = 0
+    while not GAME.is_over(state) and decisions < 120:
+        decisions += 1
+        for viewer in list(range(players)) + [SPECTATOR]:
+            other = _alternative(state, viewer, rng)
+            assert json.dumps(GAME.view(other, viewer), sort_keys=True) == json.dumps(
+                GAME.view(state, viewer), sort_keys=True
+            ), (viewer, GAME.view(state, FULL)["phase"])
+            if viewer is SPECTATOR:
+                continue
+            hand = GAME.view(state, viewer)["hand"]
+            commands = GAME.legal_moves(state, viewer) + rng.sample(_candidate_commands(config, hand), 6)
+            for command in commands:
+                assert _answer(other, viewer, command, viewer) == _answer(state, viewer, command, viewer), (
+                    viewer,
+                    command,
+                )
+        seat = rng.choice(GAME.awaiting(state))
+        state = fold(GAME, GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat))), state)
