@@ -10,9 +10,10 @@ from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import fields
 
-from api.common import Blueprint, json_response, service
+from api.common import Blueprint, bearer_token, json_response, service
 from api.problems import PROBLEM_MIME, ProblemError, problem_response
 from schemas.problems import ProblemSchema
+from service.errors import InvalidToken
 from store.jobs import JobBook, JobRecord
 
 blp = Blueprint(
@@ -91,20 +92,40 @@ def accepted(job_id: str) -> Response:
     return json_response(job_document(record), 202, {"Location": location, "Cache-Control": "no-store"})
 
 
+def _not_found() -> ProblemError:
+    return ProblemError(404, "JOB_NOT_FOUND", "No such job", "Unknown job id (results expire after a day).")
+
+
 def _record_or_404(job_id: str) -> JobRecord:
     import re
 
     record = book().get(job_id) if re.match(JOB_ID_PATTERN, job_id) else None
     if record is None:
-        raise ProblemError(
-            404, "JOB_NOT_FOUND", "No such job", "Unknown job id (results expire after a day)."
-        )
+        raise _not_found()
+    _authorize(record)
     if record.status in ("queued", "started") and _rq_gave_up(job_id):
         # RQ failed the job outside our code (it could not even start it, or gave up on an
         # abandoned run with no retry left): say so instead of "queued" forever.
         book().fail(job_id, {"status": 500, "code": "JOB_FAILED", "title": "The job failed"}, final=True)
         record = book().get(job_id)
     return record
+
+
+def _authorize(record: JobRecord) -> None:
+    """A job computed for one seat (a running game's export redacted for it) is served to that
+    seat's token only: 401 without a token, 404 (as for an unknown job) with another game's or
+    another seat's token. Jobs over public data (spectator exports, finished games, statistics,
+    verification) stay public."""
+    viewer = record.params.get("viewer")
+    if not isinstance(viewer, int) or isinstance(viewer, bool):
+        return
+    token = bearer_token(required=True)
+    try:
+        seat, _ = service().viewer_seat(record.params["game_id"], token)
+    except InvalidToken:
+        raise _not_found() from None
+    if seat != viewer:
+        raise _not_found()
 
 
 def _rq_gave_up(job_id: str) -> bool:

@@ -219,10 +219,10 @@ class ApiClient:
                     return self._local_log(game_id, token, summary)
                 raise TimeoutError(f"export job {job.get('id')} did not finish in {timeout} s")
             time.sleep(0.2)
-            job = self.request("GET", f"/v1/jobs/{job['id']}").json()
+            job = self.request("GET", f"/v1/jobs/{job['id']}", token=token).json()
         if job["status"] == "failed":
             raise ApiError(500, job.get("error") or {"detail": "export job failed"})
-        result = self.request("GET", f"/v1/jobs/{job['id']}/result")
+        result = self.request("GET", f"/v1/jobs/{job['id']}/result", token=token)
         if "json" in (result.headers.get("Content-Type") or ""):
             return result.json()
         return result.text

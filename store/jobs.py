@@ -1,17 +1,23 @@
 """Job bookkeeping for the RQ workers: deterministic job ids, job records, progress, cached results.
 
-A job is identified by what it computes and the version of the data it depends on::
+A job is identified by what it computes and the version of the data it depends on, keyed with a
+server secret::
 
-    job id = "<kind>-" + sha256(kind, params, data version)[:24]
+    job id = "<kind>-" + HMAC-SHA256(secret, kind, params, data version)[:24]
 
 so identical requests share one job, and a result is reused until the data changes (a new game
-version or archive version gives a new id, hence a fresh computation). RQ runs the job under that
+version or archive version gives a new id, hence a fresh computation). The secret makes ids
+unguessable: an id computed from public data alone (issue 8: kind, format, game id, viewer seat and
+version) would let anyone fetch a result made for one seat. The secret is drawn once
+(``secrets.token_hex``, 256 bits) and kept in Redis under ``jobs:{jobs}:id-secret`` so that every
+API process and worker derives the same ids; it never leaves the server. RQ runs the job under that
 same id; this module keeps the record a client reads (status, progress, error, where the result is):
 
 | key | type | content |
 | --- | --- | --- |
 | ``jobs:{jobs}:<id>`` | hash | kind, params (JSON), data_version, status, progress, attempts, created/started/finished, error (JSON), content_type, completions |
 | ``jobs:{jobs}:<id>:result`` | string | the result bytes (JSON, Markdown, HTML or NDJSON) |
+| ``jobs:{jobs}:id-secret`` | string | the key of the job ids' HMAC (never expires) |
 
 Records and results expire (``RESULT_TTL_SECONDS``) after the job ends, so the cache cannot grow
 without bound; an expired result is simply recomputed on the next request.
@@ -20,7 +26,10 @@ without bound; an expired result is simply recomputed on the next request.
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,11 +42,28 @@ RESULT_TTL_SECONDS = 24 * 3600
 STATUSES = ("queued", "started", "finished", "failed")
 
 
-def job_id(kind: str, params: Mapping[str, Any], data_version: str) -> str:
+SECRET_KEY = f"{PREFIX}:id-secret"
+# One secret per Redis client (read once per process): it never changes once drawn.
+_secrets: weakref.WeakKeyDictionary[redis.Redis, bytes] = weakref.WeakKeyDictionary()
+
+
+def id_secret(client: redis.Redis) -> bytes:
+    """The server's job-id key: drawn by the first process that needs it (SET NX), then shared."""
+    known = _secrets.get(client)
+    if known is None:
+        client.set(SECRET_KEY, secrets.token_hex(32), nx=True)
+        known = client.get(SECRET_KEY)
+        if not known:  # only if the key was deleted between the two commands
+            return id_secret(client)
+        _secrets[client] = known
+    return known
+
+
+def job_id(kind: str, params: Mapping[str, Any], data_version: str, secret: bytes) -> str:
     material = orjson.dumps(
         {"kind": kind, "params": params, "data": data_version}, option=orjson.OPT_SORT_KEYS
     )
-    return f"{kind}-{hashlib.sha256(material).hexdigest()[:24]}"
+    return f"{kind}-{hmac.new(secret, material, hashlib.sha256).hexdigest()[:24]}"
 
 
 def record_key(jid: str) -> str:
@@ -91,7 +117,7 @@ class JobBook:
 
     def create(self, kind: str, params: Mapping[str, Any], data_version: str) -> tuple[str, bool]:
         """(job id, True when this call created it and must enqueue it)."""
-        jid = job_id(kind, params, data_version)
+        jid = job_id(kind, params, data_version, id_secret(self.redis))
         created = self._create(
             keys=[record_key(jid)],
             args=[kind, orjson.dumps(params, option=orjson.OPT_SORT_KEYS), data_version, now_iso()],

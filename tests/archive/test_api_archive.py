@@ -59,14 +59,14 @@ class ToyTable:
             self.play_one()
 
 
-def follow(client, response, run_jobs):
+def follow(client, response, run_jobs, headers=None):
     """Run the queued jobs, then read the job resource and its result."""
     assert response.status_code == 202, response.get_json()
     location = response.headers["Location"]
     run_jobs()
-    job = client.get(location).get_json()
+    job = client.get(location, headers=headers).get_json()
     assert job["status"] == "finished", job
-    result = client.get(job["result"])
+    result = client.get(job["result"], headers=headers)
     assert result.status_code == 200
     return job, result
 
@@ -254,11 +254,52 @@ def test_export_of_a_running_game_is_redacted_for_the_requesting_viewer(client, 
     assert doc["redacted_for"] == "spectator" and doc["result"] is None
     assert [e["cards"] for e in doc["events"] if e["type"] == "cards_dealt"] == [None, None]
     response = client.post(f"/v1/games/{table.id}/exports", json={"format": "log"}, headers=table.auth(1))
-    _, seat1 = follow(client, response, run_jobs)
+    _, seat1 = follow(client, response, run_jobs, headers=table.auth(1))
     dealt = {e["seat"]: e["cards"] for e in seat1.get_json()["events"] if e["type"] == "cards_dealt"}
     assert dealt[0] is None and len(dealt[1]) == 2
     # An export of a running game cannot be imported.
     assert client.post("/v1/archive/import", json=seat1.get_json()).get_json()["code"] == "REDACTED_LOG"
+
+
+def _unkeyed_job_id(kind, params, data_version):
+    """How job ids were made before issue 8: a hash of public data only."""
+    import hashlib
+
+    material = orjson.dumps(
+        {"kind": kind, "params": params, "data": data_version}, option=orjson.OPT_SORT_KEYS
+    )
+    return f"{kind}-{hashlib.sha256(material).hexdigest()[:24]}"
+
+
+def test_a_seats_export_of_a_running_game_is_served_to_that_seats_token_only(client, run_jobs):
+    """OPT-HID-4, issue 8 finding 2: the attack (compute the id of seat 0's export from public data,
+    read seat 0's hand from it) gets 404; the real id without a token gets 401, with another seat's
+    token 404; seat 0's own token gets the export. A spectator's export stays public."""
+    table = ToyTable(client)
+    table.play_one()
+    version = client.get(f"/v1/games/{table.id}").get_json()["version"]
+    own = client.post(f"/v1/games/{table.id}/exports", json={"format": "log"}, headers=table.auth(0))
+    run_jobs()
+    job_id = own.get_json()["id"]
+    params = {"game_id": table.id, "format": "log", "viewer": 0}
+    guessed = _unkeyed_job_id("export", params, f"game:active:{version}")
+    for path in (f"/v1/jobs/{guessed}", f"/v1/jobs/{guessed}/result"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and answer.get_json()["code"] == "JOB_NOT_FOUND"
+    for path in (f"/v1/jobs/{job_id}", f"/v1/jobs/{job_id}/result"):
+        bare = client.get(path)
+        assert bare.status_code == 401 and bare.get_json()["code"] == "INVALID_TOKEN"
+        other = client.get(path, headers=table.auth(1))
+        assert other.status_code == 404 and other.get_json()["code"] == "JOB_NOT_FOUND"
+        forged = client.get(path, headers={"Authorization": "Bearer not-a-token"})
+        assert forged.status_code == 404 and forged.get_json()["code"] == "JOB_NOT_FOUND"
+    mine = client.get(f"/v1/jobs/{job_id}/result", headers=table.auth(0))
+    assert mine.status_code == 200
+    dealt = {e["seat"]: e["cards"] for e in mine.get_json()["events"] if e["type"] == "cards_dealt"}
+    assert dealt[1] is None and len(dealt[0]) == 2
+    public = client.post(f"/v1/games/{table.id}/exports", json={"format": "log"})
+    run_jobs()
+    assert client.get(f"/v1/jobs/{public.get_json()['id']}/result").status_code == 200
 
 
 def test_identical_requests_share_a_job_and_new_data_gives_a_new_one(client, run_jobs):

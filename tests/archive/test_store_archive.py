@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from store.archive import Archive, BadCursor, build_summary
-from store.jobs import JobBook, job_id
+from store.jobs import JobBook, id_secret, job_id
 
 BASE = 1_790_000_000_000  # ms
 
@@ -90,7 +90,7 @@ def test_cursor_pagination_visits_every_game_once_even_with_equal_finish_times(r
 def test_identical_job_requests_share_one_job_until_the_data_changes(redis_client):
     book = JobBook(redis_client)
     jid, created = book.create("verify", {"game_id": "g1"}, "game:finished:10")
-    assert created and jid == job_id("verify", {"game_id": "g1"}, "game:finished:10")
+    assert created and jid == job_id("verify", {"game_id": "g1"}, "game:finished:10", id_secret(redis_client))
     assert book.create("verify", {"game_id": "g1"}, "game:finished:10") == (jid, False)
     other, created = book.create("verify", {"game_id": "g1"}, "game:finished:11")
     assert created and other != jid
