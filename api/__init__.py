@@ -16,7 +16,7 @@ import yaml
 from flask import Flask, Response
 from flask_smorest.utils import prepare_response
 
-from api import problems
+from api import problems, ratelimit
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
@@ -37,6 +37,9 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_REDOC_PATH": "docs",
     "OPENAPI_REDOC_URL": "https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
     "JSON_SORT_KEYS": False,
+    "RATE_LIMITS_ENABLED": True,
+    "RATE_LIMIT_STRATEGY": "fixed-window",
+    **ratelimit.LIMIT_SETTINGS,
 }
 
 # Environment variables read by the factory (config passed in wins).
@@ -46,6 +49,9 @@ ENV_SETTINGS = {
     "SSE_HEARTBEAT_SECONDS": float,
     "GAME_CACHE_SIZE": int,
     "REDIS_SOCKET_TIMEOUT": float,
+    "RATE_LIMITS_ENABLED": lambda value: value.strip().lower() not in ("0", "false", "no", "off"),
+    "RATE_LIMIT_STRATEGY": str,
+    **{name: str for name in ratelimit.LIMIT_SETTINGS},
 }
 
 
@@ -128,6 +134,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if importlib.util.find_spec(module_name) is not None:
             api.register_blueprint(importlib.import_module(module_name).blp)
     problems.register(app)
+    ratelimit.install(app)
     # Bot seats: every accepted append may leave a bot awaited; its receiver enqueues the RQ job
     # that plays it (worker/bots.py, BOTS area). Connected here so the web process only enqueues.
     from worker.bots import connect_signals as connect_bot_signals

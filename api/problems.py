@@ -122,6 +122,13 @@ def from_http_exception(error: HTTPException) -> Response:
     if status == 413:
         limit = current_app.config.get("MAX_CONTENT_LENGTH")
         detail = f"The request body exceeds {limit} bytes." if limit else None
+    elif status == 429:
+        from api.ratelimit import retry_after_seconds
+
+        wait = retry_after_seconds()
+        headers["Retry-After"] = str(wait)
+        extra["retry_after"] = wait
+        detail = f"Too many requests from this client: retry in {wait} s."
     elif status == 422 and messages is not None:
         detail = "The request does not match the schema: see errors."
     elif status not in (500,) and error.description and not messages:

@@ -1,6 +1,13 @@
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Many tests hammer the API on purpose (concurrency, soaks, simulations): rate limits are off unless
+# a test turns them on in its app's config (tests/api/test_rate_limits.py). Set here, before any app
+# or live server starts, so servers started as subprocesses inherit it too.
+os.environ["RATE_LIMITS_ENABLED"] = "false"
 
 from tests.redis_server import PrivateRedis
 

@@ -1,0 +1,124 @@
+"""Per-client rate limits on the routes that create work: game creation, seat claims, moves (and the
+other seat actions) and job starts. Flask-Limiter counts in Redis (its own storage client on
+``REDIS_URL``), so every web process shares the counters; a refusal is a 429 problem document with
+``Retry-After``.
+
+The client is the seat token on routes that authenticate it (a token that is not a seat's is refused
+before any work, so inventing tokens buys no fresh budget there) and the address everywhere else:
+on routes that never check a token, keying by it would let anyone mint budgets with made-up headers.
+Tokens are hashed before they become keys, so Redis never holds one.
+
+Job routes count only the requests that started (or joined) a job (answered 202): a statistics
+read served from the cache costs nothing and is not counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import Flask, current_app, request
+from flask_limiter import Limiter
+
+# Setting (app config key, environment variable of the same name) -> default. A value is one or more
+# limits in Flask-Limiter's notation ("30/minute", "5/second;100/hour").
+LIMIT_SETTINGS: dict[str, str] = {
+    "RATE_LIMIT_CREATE": "60/minute",
+    "RATE_LIMIT_CLAIM": "120/minute",
+    "RATE_LIMIT_MOVE": "30/second",
+    "RATE_LIMIT_SEAT_ACTION": "30/minute",
+    "RATE_LIMIT_JOB": "30/minute",
+}
+
+
+@dataclass(frozen=True)
+class RouteLimit:
+    setting: str  # which LIMIT_SETTINGS entry applies (also the shared counter's scope)
+    methods: tuple[str, ...]
+    by_token: bool  # the route authenticates the bearer token: count per seat
+    only_when: Callable | None = None  # count only responses for which this is true
+
+
+def _job_started(response) -> bool:
+    return response.status_code == 202
+
+
+# Endpoint (blueprint.view) -> its limit. Endpoints missing from the app (optional blueprints) are
+# skipped.
+ROUTE_LIMITS: dict[str, RouteLimit] = {
+    "games.Games": RouteLimit("RATE_LIMIT_CREATE", ("POST",), by_token=False),
+    "games.Seats": RouteLimit("RATE_LIMIT_CLAIM", ("POST",), by_token=False),
+    "games.Moves": RouteLimit("RATE_LIMIT_MOVE", ("POST",), by_token=True),
+    "games.SeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "games.Resign": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "games.Abort": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "archive.Verify": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
+    "archive.Exports": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=True, only_when=_job_started),
+    "archive.BulkExport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
+    "stats.GlobalStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
+    "stats.PlayerStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
+    "stats.GameStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
+}
+
+
+def _address() -> str:
+    return f"addr:{request.remote_addr or 'unknown'}"
+
+
+def _token_or_address() -> str:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token:
+        return "seat:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+    return _address()
+
+
+def _limit_provider(setting: str) -> Callable[[], str]:
+    return lambda: current_app.config[setting]
+
+
+def install(app: Flask) -> Limiter | None:
+    """Wrap the limited endpoints of ``app`` (call after registering every blueprint)."""
+    if not app.config.get("RATE_LIMITS_ENABLED", True):
+        return None
+    url = app.config.get("RATELIMIT_STORAGE_URI") or app.config.get("REDIS_URL")
+    if not url:
+        return None
+    timeout = float(app.config["REDIS_SOCKET_TIMEOUT"])
+    limiter = Limiter(
+        _address,
+        app=app,
+        storage_uri=url,
+        storage_options={"socket_timeout": timeout, "socket_connect_timeout": timeout},
+        strategy=app.config.get("RATE_LIMIT_STRATEGY", "fixed-window"),
+        key_prefix="ratelimit",
+        # A refusal is ours to shape (api.problems): no X-RateLimit headers on every answer, which
+        # would cost a second Redis round trip per request.
+        headers_enabled=False,
+    )
+    for endpoint, spec in ROUTE_LIMITS.items():
+        view = app.view_functions.get(endpoint)
+        if view is None:
+            continue
+        app.view_functions[endpoint] = limiter.shared_limit(
+            _limit_provider(spec.setting),
+            scope=spec.setting.removeprefix("RATE_LIMIT_").lower(),
+            key_func=_token_or_address if spec.by_token else _address,
+            methods=list(spec.methods),
+            deduct_when=spec.only_when,
+        )(view)
+    app.extensions["rate_limiter"] = limiter
+    return limiter
+
+
+def retry_after_seconds() -> int:
+    """Whole seconds until the limit that refused this request lets the client in again (>= 1)."""
+    limiter: Limiter | None = current_app.extensions.get("rate_limiter")
+    breached = limiter.current_limit if limiter is not None else None
+    if breached is None:
+        return 1
+    return max(1, math.ceil(breached.reset_at - time.time()))

@@ -1,0 +1,110 @@
+"""Rate limits (issue 14): per client, counted in Redis, refused with 429 problem+json and
+Retry-After, served again after the wait. Windows are short (1-2 s) so the tests stay fast."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from api import create_app
+from tests.api.conftest import Table, redis_dump
+
+PROBLEM = "application/problem+json"
+
+
+def _app(redis_server, **limits):
+    settings = {"REDIS_URL": redis_server.url, "TESTING": True, "RATE_LIMITS_ENABLED": True, **limits}
+    return create_app(settings)
+
+
+@pytest.fixture()
+def apps(redis_client, redis_server):
+    made = []
+
+    def make(**limits):
+        app = _app(redis_server, **limits)
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        app.extensions["game_service"].store.redis.close()
+        app.extensions["stream_redis"].close()
+
+
+def _game_keys(redis_client) -> dict:
+    return {k: v for k, v in redis_dump(redis_client).items() if not k.startswith(b"LIMITS:")}
+
+
+def test_a_creation_burst_is_refused_with_retry_after_and_served_after_the_wait(apps, redis_client):
+    client = apps(RATE_LIMIT_CREATE="3/2second").test_client()
+    for _ in range(3):
+        assert client.post("/v1/games", json={"game": "toy"}).status_code == 201
+    before = _game_keys(redis_client)
+    refused = client.post("/v1/games", json={"game": "toy"})
+    assert refused.status_code == 429
+    assert refused.mimetype == PROBLEM
+    body = refused.get_json()
+    assert body["code"] == "TOO_MANY_REQUESTS" and body["status"] == 429
+    wait = int(refused.headers["Retry-After"])
+    # Redis keeps the window's expiry in whole seconds, and the answer errs on the late side.
+    assert 1 <= wait <= 3 and body["retry_after"] == wait
+    assert _game_keys(redis_client) == before  # a refused request changes nothing
+    time.sleep(wait)
+    assert client.post("/v1/games", json={"game": "toy"}).status_code == 201
+
+
+def test_limits_are_shared_by_every_web_process(apps):
+    """Two apps (two web processes) on one Redis count against one budget."""
+    first = apps(RATE_LIMIT_CREATE="4/2second").test_client()
+    second = apps(RATE_LIMIT_CREATE="4/2second").test_client()
+    statuses = [c.post("/v1/games", json={"game": "toy"}).status_code for c in (first, second) * 2]
+    assert statuses == [201] * 4
+    assert second.post("/v1/games", json={"game": "toy"}).status_code == 429
+    assert first.post("/v1/games", json={"game": "toy"}).status_code == 429
+
+
+def test_moves_are_counted_per_seat_token(apps):
+    """Both seats play from one address: the seat that bursts is refused, the other is served."""
+    client = apps(RATE_LIMIT_MOVE="2/2second").test_client()
+    table = Table(client)
+    # Refused commands count too (a client hammering with bad moves is still hammering).
+    assert table.move(1, {"type": "pass"}).status_code == 422
+    assert table.move(1, {"type": "pass"}).status_code == 422
+    refused = table.move(1, {"type": "pass"})
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    assert table.move(0, {"type": "pass"}).status_code != 429
+
+
+def test_seat_claims_are_limited_per_address(apps):
+    client = apps(RATE_LIMIT_CLAIM="2/2second").test_client()
+    game_id = client.post("/v1/games", json={"game": "toy"}).get_json()["id"]
+    assert client.post(f"/v1/games/{game_id}/seats", json={"name": "Ann"}).status_code == 201
+    assert client.post(f"/v1/games/{game_id}/seats", json={"name": "Bob"}).status_code == 201
+    again = client.post(f"/v1/games/{game_id}/seats", json={"name": "Cy"})
+    assert again.status_code == 429 and again.get_json()["code"] == "TOO_MANY_REQUESTS"
+
+
+def test_job_starts_are_limited_per_address_whatever_token_is_sent(apps):
+    """Bulk exports never check a token, so made-up tokens must not buy a fresh budget."""
+    client = apps(RATE_LIMIT_JOB="2/2second").test_client()
+    statuses = [
+        client.post("/v1/exports/bulk", json={}, headers={"Authorization": f"Bearer made-up-{i}"}).status_code
+        for i in range(3)
+    ]
+    assert statuses == [202, 202, 429]
+
+
+def test_requests_refused_before_a_job_starts_are_not_counted(apps):
+    client = apps(RATE_LIMIT_JOB="1/2second").test_client()
+    open_game = client.post("/v1/games", json={"game": "toy"}).get_json()["id"]
+    for _ in range(3):  # 409: an open game is not verified, no job started
+        assert client.post(f"/v1/games/{open_game}/verify").status_code == 409
+    assert client.post("/v1/exports/bulk", json={}).status_code == 202
+    assert client.post("/v1/exports/bulk", json={}).status_code == 429
+
+
+def test_limits_can_be_switched_off(apps):
+    client = apps(RATE_LIMIT_CREATE="1/minute", RATE_LIMITS_ENABLED=False).test_client()
+    assert [client.post("/v1/games", json={"game": "toy"}).status_code for _ in range(3)] == [201] * 3
