@@ -375,7 +375,7 @@ class Verify(MethodView):
     @blp.response(
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
-    @blp.problems(404, 409)
+    @blp.problems(404, 409, 429)
     def post(self, game_id):
         """Verify a game (job): replay its log through the rules and compare the fold with the
         stored snapshot. A divergence is reported in the result, never fixed."""
@@ -391,7 +391,7 @@ class Exports(MethodView):
     @blp.response(
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
-    @blp.problems(400, 401, 404, 409, 415, 422)
+    @blp.problems(400, 401, 404, 409, 415, 422, 429)
     @blp.doc(security=OPTIONAL_AUTH)
     def post(self, body, game_id):
         """Export a game (job) as the importable log, an annotated JSON history, Markdown or one
@@ -410,7 +410,7 @@ class BulkExport(MethodView):
     @blp.response(
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
-    @blp.problems(400, 415, 422)
+    @blp.problems(400, 415, 422, 429)
     def post(self, body):
         """Export many finished games (job) as NDJSON, one importable log per line; the same
         filters as the archive search (at most 10,000 games, newest first)."""

@@ -25,6 +25,7 @@ from schemas.games import (
     ListGamesQuery,
     MoveRequest,
     MoveResponse,
+    RotatedTokenResponse,
     StreamQuery,
     StreamTicketSchema,
     ViewSchema,
@@ -67,7 +68,7 @@ class Games(MethodView):
         GameSummarySchema,
         headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
     )
-    @blp.problems(400, 413, 415, 422)
+    @blp.problems(400, 413, 415, 422, 429)
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
         summary = service().create_game(body["game"], body["config"], body["bots"])
@@ -105,7 +106,7 @@ class Seats(MethodView):
         ClaimSeatResponse,
         headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
     )
-    @blp.problems(400, 404, 409, 413, 415, 422)
+    @blp.problems(400, 404, 409, 413, 415, 422, 429)
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed."""
@@ -161,7 +162,7 @@ class Moves(MethodView):
             },
         },
     )
-    @blp.problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
+    @blp.problems(400, 401, 404, 409, 412, 413, 415, 422, 429, 503)
     @blp.doc(
         security=SEAT_AUTH,
         parameters=[
@@ -205,6 +206,47 @@ class Moves(MethodView):
         if outcome.replayed:
             headers["Idempotent-Replayed"] = "true"
         return json_response(outcome.body, outcome.status_code, headers)
+
+
+@blp.route("/<string:game_id>/token")
+class SeatToken(MethodView):
+    @blp.response(200, RotatedTokenResponse)
+    @blp.problems(401, 404, 409, 422, 429, 503)
+    @blp.doc(security=SEAT_AUTH)
+    def post(self, game_id):
+        """Rotate the token's seat token: the answer carries a new token (shown only here) and the old
+        one stops working at once. The log records it (`seat_token_rotated`, no secret in it)."""
+        rotated = service().rotate_token(game_id, bearer_token(required=True))
+        return json_response(rotated, 200, {"Cache-Control": "no-store"})
+
+
+def _seat_action_answer(outcome) -> Response:
+    view = outcome.body["view"]
+    headers = {"Cache-Control": "no-store", "ETag": f'"{view["version"]}.s{view["seat"]}"'}
+    return json_response(outcome.body, outcome.status_code, headers)
+
+
+@blp.route("/<string:game_id>/resign")
+class Resign(MethodView):
+    @blp.response(200, MoveResponse)
+    @blp.problems(401, 404, 409, 422, 429, 503)
+    @blp.doc(security=SEAT_AUTH)
+    def post(self, game_id):
+        """The token's seat resigns: it leaves the game for good, and the game's rules say what
+        follows (Condottiere: RL-X17 in docs/rulings.md). Answers like a move."""
+        return _seat_action_answer(service().resign(game_id, bearer_token(required=True)))
+
+
+@blp.route("/<string:game_id>/abort")
+class Abort(MethodView):
+    @blp.response(200, MoveResponse)
+    @blp.problems(401, 404, 409, 422, 429, 503)
+    @blp.doc(security=SEAT_AUTH)
+    def post(self, game_id):
+        """Abort the game while too little has been played for a result (Condottiere: before the
+        first battle ends, RL-X18): it ends with no winner, reason `aborted`, `rated: false`.
+        Later: 422 `TOO_LATE_TO_ABORT`. Answers like a move."""
+        return _seat_action_answer(service().abort(game_id, bearer_token(required=True)))
 
 
 def _if_match_version() -> int | None:

@@ -107,7 +107,7 @@ class GlobalStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, GlobalStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
-    @blp.problems(422)
+    @blp.problems(422, 429)
     def get(self, query):
         """Across the archive: first-seat advantage, win rate by seat, most contested regions, game
         length distribution, how games are won, leaders."""
@@ -120,7 +120,7 @@ class PlayerStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, PlayerStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
-    @blp.problems(422)
+    @blp.problems(422, 429)
     def get(self, query, name):
         """One player (by name, case-insensitive) across the archive: games, wins, win rate by seat
         and by number of players, regions taken, favourite regions, card usage."""
@@ -136,7 +136,7 @@ class PlayerStats(MethodView):
 class GameStats(MethodView):
     @blp.response(200, GameStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
-    @blp.problems(404, 409)
+    @blp.problems(404, 409, 429)
     def get(self, game_id):
         """One finished game: battles (who won what with which strength), cards played by kind and
         how the battles that used them ended, regions taken."""

@@ -150,6 +150,15 @@ class ApiClient:
             "POST", f"/v1/games/{game_id}/moves", token=token, json_body=body, headers=headers
         ).json()
 
+    def rotate_token(self, game_id: str, token: str) -> dict[str, Any]:
+        return self.request("POST", f"/v1/games/{game_id}/token", token=token).json()
+
+    def resign(self, game_id: str, token: str) -> dict[str, Any]:
+        return self.request("POST", f"/v1/games/{game_id}/resign", token=token).json()
+
+    def abort(self, game_id: str, token: str) -> dict[str, Any]:
+        return self.request("POST", f"/v1/games/{game_id}/abort", token=token).json()
+
     def events(
         self, game_id: str, token: str | None = None, *, after: int = 0, limit: int | None = None
     ) -> dict[str, Any]:

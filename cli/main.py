@@ -318,6 +318,27 @@ def cmd_show(args, client: ApiClient, out: TextIO) -> int:
     return 0
 
 
+def cmd_token(args, client: ApiClient, out: TextIO) -> int:
+    rotated = client.rotate_token(args.game, args.token)
+    out.write(f"seat {rotated['seat']} token {rotated['token']}\n")
+    out.write("The old token no longer works.\n")
+    return 0
+
+
+def cmd_leave(args, client: ApiClient, out: TextIO) -> int:
+    answer = (
+        client.resign(args.game, args.token)
+        if args.command == "resign"
+        else client.abort(args.game, args.token)
+    )
+    summary = client.game(args.game)
+    result = summary.get("result") or {}
+    winners = ", ".join(str(w) for w in result.get("winners") or []) or "nobody"
+    out.write(f"{args.command}ed at version {answer['version']}: {summary['status']}, ")
+    out.write(f"reason {result.get('reason')}, winners {winners}\n")
+    return 0
+
+
 def cmd_list(args, client: ApiClient, out: TextIO) -> int:
     params = {"status": args.status} if args.status else {}
     page = client.list_games(limit=args.limit, **params)
@@ -481,6 +502,17 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("game")
     show.add_argument("--token")
 
+    token = sub.add_parser("token", parents=[common], help="rotate your seat token (prints the new one)")
+    token.add_argument("game")
+    token.add_argument("--token", required=True, help="your current seat token")
+    for action, text in (
+        ("resign", "resign your seat: you leave the game for good (RL-X17)"),
+        ("abort", "abort the game before its first battle ends: no result (RL-X18)"),
+    ):
+        leave = sub.add_parser(action, parents=[common], help=text)
+        leave.add_argument("game")
+        leave.add_argument("--token", required=True, help="your seat token")
+
     games = sub.add_parser("list", parents=[common], help="list games")
     games.add_argument("--status", choices=["open", "active", "finished"])
     games.add_argument("--limit", type=int, default=20)
@@ -532,6 +564,10 @@ def main(
             return cmd_watch(args, client, out)
         if args.command == "show":
             return cmd_show(args, client, out)
+        if args.command == "token":
+            return cmd_token(args, client, out)
+        if args.command in ("resign", "abort"):
+            return cmd_leave(args, client, out)
         if args.command == "list":
             return cmd_list(args, client, out)
         if args.command == "simulate":

@@ -197,6 +197,30 @@ class ArchiveHooks(Protocol):
     render_css: str
 
 
+# Event every engine folds as a no-op and accepts wherever a decision is awaited: the server records
+# in the log that a seat's token was replaced (``{"type": SEAT_TOKEN_ROTATED, "v": 1, "seat": s}``).
+SEAT_TOKEN_ROTATED = "seat_token_rotated"
+
+# Result reason of a game aborted before enough was played (``SeatHooks.abort``): no winner, and the
+# result carries ``"rated": false`` so no rating or statistic counts it.
+ABORTED = "aborted"
+
+
+@runtime_checkable
+class SeatHooks(Protocol):
+    """Optional hooks for seats that leave (looked up with :func:`hook`). Each returns the events
+    the action causes, its own first (``seat_resigned``, ``game_aborted`` with ``"seat"``), then
+    every automatic event up to the next decision, like ``decide``; each raises CommandError to
+    refuse. What a resignation does to the seat's cards, regions or pieces is the engine's ruling."""
+
+    def resign(self, state: Any, seat: int) -> list[Event]:
+        """``seat`` leaves the game for good."""
+
+    def abort(self, state: Any, seat: int) -> list[Event]:
+        """End the game with no result (reason ``ABORTED``), allowed only while too little has been
+        played for a result to mean anything (the engine says how little)."""
+
+
 def hook(game: Game, name: str) -> Any:
     """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`), or ``None``."""
     return getattr(game, name, None)

@@ -196,3 +196,13 @@ class EventsPageSchema(ma.Schema):
 class HealthSchema(ma.Schema):
     status = fields.String(required=True)
     redis = fields.String()
+
+
+class RotatedTokenResponse(ma.Schema):
+    game_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(
+        required=True,
+        metadata={"description": "The seat's new secret token, shown only here; the old one no longer works"},
+    )
+    version = fields.Integer(required=True, metadata={"description": "The version that records the rotation"})

@@ -90,3 +90,7 @@ class RuleRefusal(ServiceError):
         super().__init__(error.message, **({"rule": error.rule} if error.rule else {}))
         self.code = error.code
         self.error = error
+
+
+class NotSupported(ServiceError):
+    status, code, title = 422, "NOT_SUPPORTED", "This game does not support that action"

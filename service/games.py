@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from games import get_game
-from games.base import FULL, SPECTATOR, Game, GameError, fold
+from games.base import ABORTED, FULL, SEAT_TOKEN_ROTATED, SPECTATOR, Game, GameError, fold, hook
 from service import errors
 from service.bots import bot_levels
 from service.cache import CachedGame, GameCache
@@ -312,7 +312,10 @@ class GameService:
             fields["started"] = stamp
         if over:
             fields["finished"] = stamp
-            fields["result"] = game.result(state)
+            result = game.result(state)
+            if result is not None and result.get("reason") == ABORTED:
+                result = {**result, "rated": False}  # no rating or statistic may count it
+            fields["result"] = result
         return fields
 
     # -- reading ----------------------------------------------------------------------------------
@@ -466,6 +469,93 @@ class GameService:
 
         return self._submit(game_id, resolve, command, expected_version, idempotency_key)
 
+    def _resolve_token(self, token: str | None) -> Callable[[CachedGame], tuple[int, str]]:
+        def resolve(cached: CachedGame) -> tuple[int, str]:
+            if token is None:
+                raise errors.InvalidToken()
+            seat = self._seat_for_token(cached, token)
+            return seat, cached.seat_hashes[seat]
+
+        return resolve
+
+    def resign(self, game_id: str, token: str | None) -> MoveOutcome:
+        """The token's seat leaves the game for good; the engine's ``resign`` hook says what
+        follows (``games.base.SeatHooks``)."""
+        return self._seat_action(game_id, token, "resign")
+
+    def abort(self, game_id: str, token: str | None) -> MoveOutcome:
+        """End the game with no result while the engine allows it (``SeatHooks.abort``)."""
+        return self._seat_action(game_id, token, "abort")
+
+    def _seat_action(self, game_id: str, token: str | None, name: str) -> MoveOutcome:
+        game = get_game(self._name_of(game_id))
+        action = hook(game, name)
+        if action is None:
+            raise errors.NotSupported(f"{game.title} games cannot {name}.")
+        return self._submit(
+            game_id,
+            self._resolve_token(token),
+            {"type": name},
+            None,
+            None,
+            decide=lambda s, seat: action(s, seat),
+        )
+
+    def rotate_token(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """Give the token's seat a new token; the old one stops working at once (one atomic script
+        swaps the hash and records ``seat_token_rotated`` in the log)."""
+        resolve = self._resolve_token(token)
+        entry = self._entry(game_id)
+        if entry.cached.status == "open":
+            resolve(self._reload(game_id).cached)
+            raise errors.GameNotStarted()
+        for _ in range(MAX_DECIDE_ATTEMPTS):
+            cached = entry.cached
+            try:
+                seat, token_hash = resolve(cached)
+            except errors.InvalidToken:
+                if entry.fresh:
+                    raise
+                entry = self._reload(game_id)
+                continue
+            if cached.status != "active":
+                raise errors.RuleRefusal(GameError("GAME_OVER", "The game is over."))
+            game = get_game(cached.name)
+            event = {"type": SEAT_TOKEN_ROTATED, "v": 1, "seat": seat}
+            state = game.evolve(cached.state, event)
+            version = cached.version + 1
+            fresh_token = new_token()
+            result = self.store.rotate_token(
+                game_id,
+                seat=seat,
+                token_hash=token_hash,
+                new_token_hash=hash_token(fresh_token),
+                expected_version=cached.version,
+                events=[event],
+                snapshot={"version": version, "state": game.state_to_json(state)},
+                meta=self._meta_fields(game, state, now_iso()),
+            )
+            if result.outcome == "ok":
+                hashes = {**cached.seat_hashes, seat: hash_token(fresh_token)}
+                new = CachedGame(
+                    game_id=game_id,
+                    name=cached.name,
+                    version=version,
+                    status=cached.status,
+                    state=state,
+                    seat_hashes=hashes,
+                    seat_kinds=cached.seat_kinds,
+                    bots=cached.bots,
+                )
+                self.cache.put(new)
+                self._notify(new, [event])
+                return {"game_id": game_id, "seat": seat, "token": fresh_token, "version": version}
+            if result.outcome == "bad_token":
+                self.cache.drop(game_id)
+                raise errors.InvalidToken()
+            entry = self._reload(game_id)  # conflict or finished meanwhile: decide again
+        raise errors.Busy()
+
     def submit_as_seat(
         self,
         game_id: str,
@@ -490,13 +580,21 @@ class GameService:
         command: Mapping[str, Any],
         expected: int | None,
         idempotency_key: str | None,
+        decide: Callable[[Any, int], list[dict[str, Any]]] | None = None,
     ) -> MoveOutcome:
         entry = self._entry(game_id)
         if entry.cached.status == "open":
             resolve_open = self._reload(game_id)  # tokens of an open game are not cached
             resolve(resolve_open.cached)
             raise errors.GameNotStarted()
-        seat, token_hash = resolve(entry.cached)
+        try:
+            seat, token_hash = resolve(entry.cached)
+        except errors.InvalidToken:
+            if entry.fresh:
+                raise
+            # The token may be newer than this process's copy (rotated elsewhere): read again.
+            entry = self._reload(game_id)
+            seat, token_hash = resolve(entry.cached)
         idem_field = f"{seat}:{idempotency_key}" if idempotency_key else ""
         fingerprint = hashlib.sha256(
             orjson.dumps({"command": command, "expected_version": expected}, option=orjson.OPT_SORT_KEYS)
@@ -514,7 +612,10 @@ class GameService:
                     return replayed
                 raise errors.VersionConflict(cached.version)
             try:
-                events = game.decide(cached.state, seat, dict(command))
+                if decide is not None:
+                    events = decide(cached.state, seat)
+                else:
+                    events = game.decide(cached.state, seat, dict(command))
             except GameError as err:
                 # A refusal decided on a cached state may be stale: only a fresh one is final.
                 if not entry.fresh:

@@ -110,6 +110,7 @@ class GameStore:
         self.redis = client
         self._append = client.register_script(scripts.APPEND)
         self._claim = client.register_script(scripts.CLAIM)
+        self._rotate = client.register_script(scripts.ROTATE)
 
     # -- creation and reads -----------------------------------------------------------------
     def create(self, game_id: str, meta: Mapping[str, Any], full_config: Mapping[str, Any]) -> None:
@@ -280,6 +281,40 @@ class GameStore:
         if outcome == "not_open":
             return ClaimResult(outcome, status=_text(reply[1]))
         return ClaimResult(outcome)
+
+    def rotate_token(
+        self,
+        game_id: str,
+        *,
+        seat: int,
+        token_hash: str,
+        new_token_hash: str,
+        expected_version: int,
+        events: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+        meta: Mapping[str, Any],
+    ) -> AppendResult:
+        """Replace ``seat``'s token hash and append ``events`` (the rotation's record) atomically, if
+        ``token_hash`` is the seat's and the game is active at ``expected_version``. One EVALSHA."""
+        keys = game_keys(game_id)
+        meta_args = _flatten(meta)
+        args: list[Any] = [
+            str(seat),
+            token_hash,
+            new_token_hash,
+            expected_version,
+            orjson.dumps(snapshot),
+            len(meta_args) // 2,
+            *meta_args,
+            *(orjson.dumps(event) for event in events),
+        ]
+        reply = self._rotate(keys=[keys.events, keys.snapshot, keys.meta, keys.seats], args=args)
+        outcome = _text(reply[0])
+        if outcome in ("ok", "conflict"):
+            return AppendResult(outcome, version=int(reply[1]))
+        if outcome == "not_active":
+            return AppendResult("not_active", status=_text(reply[1]), version=int(reply[2]))
+        return AppendResult(outcome)
 
     def get_idempotent(self, game_id: str, idempotency_field: str) -> tuple[str, dict[str, Any]] | None:
         """(fingerprint, response) stored under an idempotency field, or None."""

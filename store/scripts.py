@@ -116,3 +116,30 @@ local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[7], 9)
 return {'started', tonumber(seat), version}
 """
 )
+
+# KEYS: events, snapshot, meta, seats
+# ARGV: 1 seat, 2 its current token hash, 3 the new token hash, 4 expected version, 5 snapshot JSON,
+#       6 number m of meta field/value pairs, 7..6+2m pairs, then the events (the rotation's record).
+# The old hash is replaced in the same step that records the rotation, so from this instant on
+# every script (moves included) refuses the old token, and every process's cached copy of the game
+# is stale (its version moved on).
+ROTATE = (
+    _WRITE_EVENTS
+    + r"""
+local stored = redis.call('HGET', KEYS[4], ARGV[1])
+if (not stored) or stored ~= ARGV[2] then
+  return {'bad_token'}
+end
+local meta = redis.call('HMGET', KEYS[3], 'status', 'version')
+if meta[1] ~= 'active' then
+  return {'not_active', meta[1] or '', tonumber(meta[2] or '0')}
+end
+local current = tonumber(meta[2] or '0')
+if current ~= tonumber(ARGV[4]) then
+  return {'conflict', current}
+end
+local version = write_events(KEYS[1], KEYS[2], KEYS[3], current, ARGV[5], 7)
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+return {'ok', version}
+"""
+)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.base import LogError
-from games.condottiere import rules, views
+from games.condottiere import leave, rules, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import configure as _configure
 from games.condottiere.rules import ST_OVER, State
@@ -69,6 +69,21 @@ class Condottiere:
 
     def verify_log(self, events: Sequence[dict]) -> LogError | None:
         return _verify_log(events)
+
+    # -- games.base.SeatHooks ----------------------------------------------------------------
+    def resign(self, state: State, seat: int) -> list[dict]:
+        return _with_automatic(state, leave.resign_events(state, seat))
+
+    def abort(self, state: State, seat: int) -> list[dict]:
+        return _with_automatic(state, leave.abort_events(state, seat))
+
+
+def _with_automatic(state: State, events: list[dict]) -> list[dict]:
+    for event in events:
+        state = rules.evolve(state, event)
+    out = list(events)
+    rules.run_automatic(state, out)
+    return out
 
 
 GAME = Condottiere()

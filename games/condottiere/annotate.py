@@ -203,6 +203,7 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             "most_regions": "with the most regions",
             "final_battle": "in the final battle",
             "no_winner": "",
+            "resigned": "after a resignation, with the most regions",
         }.get(event.get("reason"), "")
         if event.get("reason") == "stalled":
             stalled = "The game ends without a winner: ten battles in a row saw no card played."
@@ -224,4 +225,10 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             return f"The match ends without a winner. Scores {scores}."
         names = " and ".join(f"seat {w}" for w in winners)
         return f"{names[0].upper() + names[1:]} win{'s' if len(winners) == 1 else ''} the match. Scores {scores}."
+    if kind == "seat_resigned":
+        return f"{who} resigns: the game ends (RL-X17)."
+    if kind == "game_aborted":
+        return f"{who} aborts the game before any battle ended: no result (RL-X18)."
+    if kind == "seat_token_rotated":
+        return f"{who} receives a new seat token."
     return f"Event {kind}."

@@ -840,8 +840,8 @@ def _game_scored(s: State, e: Event) -> None:
 
 def _match_won(s: State, e: Event) -> None:
     s.match_winners = tuple(e["winners"])
-    if e.get("reason") == "stalled":
-        s.reason = "stalled"
+    if e.get("reason"):  # RL-11 stalled, RL-X17 resigned
+        s.reason = e["reason"]
     s.fb = None
     s.step = ST_OVER
 

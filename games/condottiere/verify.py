@@ -8,6 +8,7 @@ from typing import Any
 
 from games.base import CommandError, ConfigError, LogError
 from games.condottiere.config import configure
+from games.condottiere.leave import LEAVE_EVENTS, events_for
 from games.condottiere.rules import (
     ST_OVER,
     Chance,
@@ -140,6 +141,25 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
                     )
             state = evolve(state, e)
             i += 1
+            continue
+        if e["type"] in LEAVE_EVENTS:
+            try:
+                produced = events_for(state, e)
+            except CommandError as error:
+                return LogError(i, error.code, error.message, error.rule, e)
+            for k, expected in enumerate(produced):
+                if i + k >= total:
+                    return LogError(total, "INCOMPLETE_LOG", "The log stops in the middle of a move.")
+                if events[i + k] != expected:
+                    return LogError(
+                        i + k,
+                        "EVENT_MISMATCH",
+                        f"The rules produce {expected['type']} here.",
+                        None,
+                        events[i + k],
+                    )
+                state = evolve(state, expected)
+            i += len(produced)
             continue
         command = command_of(events, i) if e["type"] in _PLAYER_EVENTS else None
         if command is None:

@@ -195,7 +195,8 @@ def _result(s: State) -> dict[str, Any] | None:
     if s.target:
         return {
             "winners": list(s.match_winners or ()),
-            "reason": "stalled" if s.reason == "stalled" else "points",
+            # A match that did not end on points says why (RL-11, RL-X17, RL-X18).
+            "reason": s.reason if s.reason in ("stalled", "resigned", "aborted") else "points",
             "scores": list(s.scores),
             "games": s.game_number,
             "game_winners": list(s.winners or ()),

@@ -455,3 +455,29 @@ def test_play_waits_for_an_open_game_to_start(live):
     assert not thread.is_alive()
     assert result["code"] == 0 and "Game over" in result["text"]
     assert "1 heuristic bot" in result["text"]
+
+
+def test_token_resign_and_abort_commands(live):
+    """The CLI rotates a seat token (the old one stops working), aborts (RL-X18) and resigns
+    (RL-X17) through the API."""
+    code, text = run(["--server", live.url, "new", "--players", "2", "--seed", "42", "--quiet"])
+    game_id = text.strip()
+    tokens = []
+    for name in ("Ann", "Bob"):
+        code, text = run(["--server", live.url, "join", game_id, "--name", name])
+        tokens.append(text.split("token ")[1].split()[0])
+    code, text = run(["--server", live.url, "token", game_id, "--token", tokens[0]])
+    assert code == 0 and "The old token no longer works" in text
+    new = text.split("token ")[1].split()[0]
+    code, text = run(["--server", live.url, "resign", game_id, "--token", tokens[0]])
+    assert code == 2  # the old token is refused
+    code, text = run(["--server", live.url, "resign", game_id, "--token", new])
+    assert code == 0 and "reason resigned, winners 1" in text
+
+    code, text = run(["--server", live.url, "new", "--players", "2", "--seed", "42", "--quiet"])
+    game_id = text.strip()
+    code, text = run(["--server", live.url, "join", game_id, "--name", "Ann"])
+    token = text.split("token ")[1].split()[0]
+    run(["--server", live.url, "join", game_id, "--name", "Bob"])
+    code, text = run(["--server", live.url, "abort", game_id, "--token", token])
+    assert code == 0 and "reason aborted, winners nobody" in text
