@@ -71,7 +71,7 @@ class Games(MethodView):
     @blp.problems(400, 413, 415, 422, 429)
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
-        summary = service().create_game(body["game"], body["config"], body["bots"])
+        summary = service().create_game(body["game"], body["config"], body["bots"], body.get("clock"))
         location = url_for("games.Game", game_id=summary["id"])
         return json_response(summary, 201, {"Location": location})
 
@@ -323,7 +323,16 @@ class Stream(MethodView):
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         stream_client = current_app.extensions.get("stream_redis")
         response = Response(
-            _sse(svc, game_id, cached.name, seat, after or 0, heartbeat, stream_client),
+            _sse(
+                svc,
+                game_id,
+                cached.name,
+                seat,
+                after or 0,
+                heartbeat,
+                stream_client,
+                cached.clock is not None,
+            ),
             mimetype="text/event-stream",
         )
         response.headers.update(
@@ -349,10 +358,23 @@ class StreamTickets(MethodView):
         return json_response(body, 201, {"Cache-Control": "no-store"})
 
 
-def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: float, client=None):
+def _sse(
+    svc,
+    game_id: str,
+    name: str,
+    seat: int | None,
+    after: int,
+    heartbeat: float,
+    client=None,
+    timed: bool = False,
+):
     """One blocking XREAD per wait (up to ``heartbeat`` seconds) on the game's stream: the Redis
-    connection goes back to the pool between waits; under gevent a waiting stream costs a greenlet."""
+    connection goes back to the pool between waits; under gevent a waiting stream costs a greenlet.
+    A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
+    batch of events."""
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
+    if timed:
+        yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
     last = after
     while True:
         items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, client=client, name=name)
@@ -361,6 +383,8 @@ def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: 
             last = item["version"]
             chunks.append(b"id: %d\ndata: %s\n\n" % (last, orjson.dumps(item)))
         if chunks:
+            if timed:
+                chunks.append(b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id)))
             yield b"".join(chunks)
         if status == "finished" and last >= version:
             yield b"event: end\ndata: %s\n\n" % orjson.dumps({"status": status, "version": version})

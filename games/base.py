@@ -197,9 +197,11 @@ class ArchiveHooks(Protocol):
     render_css: str
 
 
-# Event every engine folds as a no-op and accepts wherever a decision is awaited: the server records
-# in the log that a seat's token was replaced (``{"type": SEAT_TOKEN_ROTATED, "v": 1, "seat": s}``).
+# Events every engine folds as no-ops and accepts wherever a decision is awaited: the server records
+# in the log that a seat's token was replaced (``{"type": SEAT_TOKEN_ROTATED, "v": 1, "seat": s}``)
+# or that a seat was handed to a bot after too many timeouts (``{..., "seat": s, "level": "random"}``).
 SEAT_TOKEN_ROTATED = "seat_token_rotated"
+SEAT_HANDED_TO_BOT = "seat_handed_to_bot"
 
 # Result reason of a game aborted before enough was played (``SeatHooks.abort``): no winner, and the
 # result carries ``"rated": false`` so no rating or statistic counts it.
@@ -219,6 +221,10 @@ class SeatHooks(Protocol):
     def abort(self, state: Any, seat: int) -> list[Event]:
         """End the game with no result (reason ``ABORTED``), allowed only while too little has been
         played for a result to mean anything (the engine says how little)."""
+
+    def timeout(self, state: Any, seat: int) -> list[Event]:
+        """``seat``, awaited, ran out of time (the server's clock decided it: the engine has none):
+        ``seat_timed_out`` then what the engine's policy makes the seat do."""
 
 
 def hook(game: Game, name: str) -> Any:

@@ -15,6 +15,27 @@ STATUSES = ("open", "active", "finished")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+class TimeControlSchema(StrictSchema):
+    move_seconds = fields.Float(
+        required=True,
+        validate=validate.Range(1, 60 * 24 * 3600),
+        metadata={"description": "Time for each decision, 1 s to 60 days"},
+    )
+    bank_seconds = fields.Float(
+        allow_none=True,
+        validate=validate.Range(0, 60 * 24 * 3600),
+        metadata={"description": "Optional per-seat reserve used once a decision's move_seconds ran out"},
+    )
+    increment_seconds = fields.Float(
+        validate=validate.Range(0, 60 * 24 * 3600),
+        metadata={"description": "Added to the seat's bank after each of its moves (needs bank_seconds)"},
+    )
+    timeouts_to_bot = fields.Integer(
+        validate=validate.Range(1, 1000),
+        metadata={"description": "After this many timeouts the seat is played by the random bot (default 3)"},
+    )
+
+
 class CreateGameRequest(StrictSchema):
     game = fields.String(required=True, validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     config = fields.Dict(
@@ -27,6 +48,12 @@ class CreateGameRequest(StrictSchema):
         values=fields.String(validate=validate.Length(1, 32), metadata={"examples": sorted(BOT_LEVELS)}),
         load_default=dict,
         metadata={"description": 'Seats given to bots at creation: {"<seat>": "<level>"}'},
+    )
+    clock = fields.Nested(
+        TimeControlSchema,
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "A time control (default: none, untimed)"},
     )
 
 
@@ -141,6 +168,14 @@ class GameSummarySchema(ma.Schema):
     updated = fields.String(allow_none=True)
     started = fields.String(allow_none=True)
     finished = fields.String(allow_none=True)
+    clock = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": (
+                "Timed games: control, now_ms and per seat deadline_ms, remaining_ms, bank_ms, timeouts"
+            )
+        },
+    )
 
 
 class GameListSchema(ma.Schema):
@@ -168,6 +203,10 @@ class ViewSchema(ma.Schema):
     seat = fields.Integer(allow_none=True)
     view = fields.Dict(
         allow_none=True, metadata={"description": "The engine's view (null before the game starts)"}
+    )
+    clock = fields.Dict(
+        allow_none=True,
+        metadata={"description": "Timed games: each seat's deadline and remaining time (see the summary)"},
     )
 
 

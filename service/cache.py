@@ -15,9 +15,12 @@ class CachedGame:
     version: int
     status: str  # "active" or "finished": open games are never cached (their seats change)
     state: Any  # engine state at ``version``; engines never mutate states, so sharing is safe
-    seat_hashes: dict[int, str]  # immutable once every seat is claimed
+    seat_hashes: dict[int, str]  # changed only by a token rotation, which moves the version on
     seat_kinds: dict[int, str]
     bots: dict[int, str]
+    # The clock state at ``version`` (service.clocks), None for a game without clock. Read with the
+    # snapshot in one consistent load, so it always belongs to this version.
+    clock: dict[str, Any] | None = None
 
 
 class GameCache:

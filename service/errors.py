@@ -94,3 +94,7 @@ class RuleRefusal(ServiceError):
 
 class NotSupported(ServiceError):
     status, code, title = 422, "NOT_SUPPORTED", "This game does not support that action"
+
+
+class InvalidClock(ServiceError):
+    status, code, title = 422, "INVALID_CLOCK", "Invalid time control"

@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,8 +20,18 @@ from typing import Any
 import orjson
 
 from games import get_game
-from games.base import ABORTED, FULL, SEAT_TOKEN_ROTATED, SPECTATOR, Game, GameError, fold, hook
-from service import errors
+from games.base import (
+    ABORTED,
+    FULL,
+    SEAT_HANDED_TO_BOT,
+    SEAT_TOKEN_ROTATED,
+    SPECTATOR,
+    Game,
+    GameError,
+    fold,
+    hook,
+)
+from service import clocks, errors
 from service.bots import bot_levels
 from service.cache import CachedGame, GameCache
 from service.ids import is_game_id, new_game_id
@@ -41,6 +52,10 @@ STREAM_TICKET_TTL_SECONDS = 30
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def hash_token(token: str) -> str:
@@ -78,6 +93,7 @@ class GameView:
     status: str
     seat: int | None
     state: Any
+    clock: dict[str, Any] | None = None
 
     @property
     def viewer(self) -> Any:
@@ -97,13 +113,16 @@ class GameView:
         return self.game.view(self.state, self.viewer)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "game_id": self.game_id,
             "version": self.version,
             "status": self.status,
             "seat": self.seat,
             "view": self.view,
         }
+        if self.clock is not None:
+            data["clock"] = clocks.public(self.clock, now_ms())
+        return data
 
 
 @dataclass(frozen=True)
@@ -178,7 +197,11 @@ class GameService:
 
     # -- creating and joining ---------------------------------------------------------------------
     def create_game(
-        self, name: str, config: Mapping[str, Any] | None = None, bots: Mapping[Any, str] | None = None
+        self,
+        name: str,
+        config: Mapping[str, Any] | None = None,
+        bots: Mapping[Any, str] | None = None,
+        clock: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Create a game (all seats free except those given to ``bots``: {seat: level}). Draws a
         ``seed`` when the configuration has none. Returns the public summary."""
@@ -196,6 +219,12 @@ class GameService:
         except GameError as err:
             raise errors.RuleRefusal(err) from None
         bot_seats = self._validate_bots(game.name, bots or {}, seat_count)
+        try:
+            control = clocks.control(clock)
+        except clocks.ClockError as err:
+            raise errors.InvalidClock(str(err)) from None
+        if control is not None and hook(game, "timeout") is None:
+            raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
         game_id = new_game_id()
         stamp = now_iso()
         meta = {
@@ -208,6 +237,8 @@ class GameService:
             "created": stamp,
             "updated": stamp,
         }
+        if control is not None:
+            meta["clock"] = clocks.new_state(control, seat_count)
         self.store.create(game_id, meta, normalised)
         self.store.index_game(game_id, game.name, "open")
         for seat, level in sorted(bot_seats.items()):
@@ -263,6 +294,18 @@ class GameService:
         genesis = game.start(dict(config))
         state = fold(game, genesis)
         stamp = now_iso()
+        meta_on_start = self._meta_fields(game, state, stamp, started=True)
+        meta = self.store.meta(game_id) or {}
+        clock = _json(meta.get("clock"))
+        if clock is not None:
+            # Only read when this claim fills the last seat: then every other seat's kind is known
+            # and this claim takes the given seat or the only free one.
+            count = int(meta["seat_count"])
+            kinds = {s: meta.get(f"kind:{s}") for s in range(count)}
+            mine = seat if seat is not None else next((s for s, k in kinds.items() if k is None), None)
+            kinds[mine] = "bot" if bot else "human"
+            humans = [s for s, k in kinds.items() if k == "human"]
+            meta_on_start["clock"] = clocks.advance(clock, now_ms(), game.awaiting(state), humans)
         result = self.store.claim(
             game_id,
             seat=seat,
@@ -273,7 +316,7 @@ class GameService:
             now=stamp,
             genesis=genesis,
             snapshot={"version": len(genesis), "state": game.state_to_json(state)},
-            meta_on_start=self._meta_fields(game, state, stamp, started=True),
+            meta_on_start=meta_on_start,
         )
         if result.outcome == "not_found":
             raise errors.GameNotFound()
@@ -288,6 +331,7 @@ class GameService:
             status = "finished" if game.is_over(state) else "active"
             self.store.index_game(game_id, game.name, status)
             loaded = self._reload(game_id)
+            self._schedule_clock(loaded.cached)
             self._notify(loaded.cached, genesis)
         return ClaimOutcome(
             game_id=game_id,
@@ -352,6 +396,7 @@ class GameService:
             "updated": meta.get("updated"),
             "started": meta.get("started"),
             "finished": meta.get("finished"),
+            "clock": clocks.public(_json(meta.get("clock")), now_ms()),
         }
 
     def list_games(
@@ -375,7 +420,9 @@ class GameService:
         entry = self._current(game_id)
         seat = self._seat_for_token(entry.cached, token) if token is not None else None
         cached = entry.cached
-        return GameView(get_game(cached.name), game_id, cached.version, cached.status, seat, cached.state)
+        return GameView(
+            get_game(cached.name), game_id, cached.version, cached.status, seat, cached.state, cached.clock
+        )
 
     def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
         """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
@@ -546,6 +593,7 @@ class GameService:
                     seat_hashes=hashes,
                     seat_kinds=cached.seat_kinds,
                     bots=cached.bots,
+                    clock=cached.clock,
                 )
                 self.cache.put(new)
                 self._notify(new, [event])
@@ -581,6 +629,7 @@ class GameService:
         expected: int | None,
         idempotency_key: str | None,
         decide: Callable[[Any, int], list[dict[str, Any]]] | None = None,
+        timed_out: bool = False,
     ) -> MoveOutcome:
         entry = self._entry(game_id)
         if entry.cached.status == "open":
@@ -626,9 +675,19 @@ class GameService:
                     return replayed
                 raise errors.RuleRefusal(err) from None
             state = fold(game, events, cached.state)
+            kinds, bots, clock = cached.seat_kinds, cached.bots, None
+            if cached.clock is not None:
+                kinds, bots, clock, handover = self._next_clock(game, cached, state, seat, timed_out)
+                if handover is not None:
+                    events = [*events, handover]
+                    state = game.evolve(state, handover)
             version = cached.version + len(events)
             stamp = now_iso()
             meta = self._meta_fields(game, state, stamp)
+            if clock is not None:
+                meta["clock"] = clock
+                if kinds is not cached.seat_kinds:
+                    meta[f"kind:{seat}"], meta[f"bot:{seat}"] = "bot", bots[seat]
             new = CachedGame(
                 game_id=game_id,
                 name=cached.name,
@@ -636,8 +695,9 @@ class GameService:
                 status=meta["status"],
                 state=state,
                 seat_hashes=cached.seat_hashes,
-                seat_kinds=cached.seat_kinds,
-                bots=cached.bots,
+                seat_kinds=kinds,
+                bots=bots,
+                clock=clock,
             )
             body = {
                 "game_id": game_id,
@@ -646,7 +706,7 @@ class GameService:
                     {"version": cached.version + i + 1, "event": game.redact(event, seat)}
                     for i, event in enumerate(events)
                 ],
-                "view": GameView(game, game_id, version, new.status, seat, state).to_dict(),
+                "view": GameView(game, game_id, version, new.status, seat, state, clock).to_dict(),
             }
             result = self.store.append(
                 game_id,
@@ -664,6 +724,7 @@ class GameService:
                 self.cache.put(new)
                 if new.status == "finished":
                     self.store.index_game(game_id, cached.name, "finished")
+                self._schedule_clock(new)
                 self._notify(new, events)
                 return MoveOutcome(200, body)
             if result.outcome == "replay":
@@ -676,15 +737,102 @@ class GameService:
             if result.outcome == "not_found":
                 self.cache.drop(game_id)
                 raise errors.GameNotFound()
-            if result.outcome == "conflict" and result.snapshot is not None:
+            if result.outcome == "conflict" and result.snapshot is not None and cached.clock is None:
                 if expected is not None:
                     raise errors.VersionConflict(result.version)
                 entry = _Entry(self._from_snapshot(cached, game, result.snapshot), fresh=True)
                 self.cache.put(entry.cached)
                 continue
-            # not_active (finished meanwhile) or a conflict without snapshot: read everything again.
+            if result.outcome == "conflict" and expected is not None:
+                raise errors.VersionConflict(result.version)
+            # not_active (finished meanwhile), a conflict without snapshot, or a timed game (its clock
+            # is in the metadata, not in the snapshot): read everything again.
             entry = self._reload(game_id)
         raise errors.Busy()
+
+    # -- clocks -----------------------------------------------------------------------------------
+    @staticmethod
+    def _next_clock(
+        game: Game, cached: CachedGame, state: Any, seat: int, timed_out: bool
+    ) -> tuple[dict[int, str], dict[int, str], dict[str, Any], dict[str, Any] | None]:
+        """The seat kinds, bots and clock after a change by ``seat`` (a move, or its timeout), and
+        the record of its handover to the bot when this timeout is one too many."""
+        assert cached.clock is not None
+        now = now_ms()
+        kinds, bots = cached.seat_kinds, cached.bots
+        awaiting = [] if game.is_over(state) else game.awaiting(state)
+        humans = [s for s, kind in kinds.items() if kind == "human"]
+        acted, late = (None, seat) if timed_out else (seat, None)
+        clock = clocks.advance(cached.clock, now, awaiting, humans, acted=acted, timed_out=late)
+        limit = int(cached.clock["control"]["timeouts_to_bot"])
+        if not timed_out or game.is_over(state) or clock["timeouts"][seat] < limit:
+            return kinds, bots, clock, None
+        level = clocks.TIMEOUT_BOT_LEVEL
+        kinds = {**kinds, seat: "bot"}
+        bots = {**bots, seat: level}
+        humans = [s for s in humans if s != seat]
+        clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=seat)
+        handover = {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": level}
+        return kinds, bots, clock, handover
+
+    def _schedule_clock(self, cached: CachedGame) -> None:
+        """Tell the enforcers when this game's next deadline falls (after the append that set it: a
+        crash in between is repaired by :meth:`rescan_clocks`)."""
+        if cached.clock is None:
+            return
+        deadline = clocks.next_deadline(cached.clock) if cached.status == "active" else None
+        self.store.schedule_clock(cached.game_id, deadline)
+
+    def enforce_clock(self, game_id: str, now: int | None = None) -> list[dict[str, Any]]:
+        """Apply the timeout of the first human seat past its deadline (the engine's ``timeout``
+        hook), at the version the deadline belongs to. Returns the timeouts applied (0 or 1; a
+        further overdue seat is due again at once)."""
+        now = now_ms() if now is None else now
+        entry = self._reload(game_id)
+        cached = entry.cached
+        if cached.status != "active" or cached.clock is None:
+            self.store.schedule_clock(game_id, None)
+            return []
+        late = [s for s in clocks.overdue(cached.clock, now) if cached.seat_kinds.get(s) == "human"]
+        if not late:
+            self.store.schedule_clock(game_id, clocks.next_deadline(cached.clock))
+            return []
+        seat = late[0]
+        game = get_game(cached.name)
+        action = hook(game, "timeout")
+        try:
+            outcome = self._submit(
+                game_id,
+                lambda _cached: (seat, ""),
+                {"type": "timeout", "seat": seat},
+                cached.version,
+                None,
+                decide=lambda state, who: action(state, who),
+                timed_out=True,
+            )
+        except errors.VersionConflict:
+            return []  # the seat (or another) moved meanwhile: the new version has its own deadlines
+        return [{"game_id": game_id, "seat": seat, "version": outcome.body["version"]}]
+
+    def clock_of(self, game_id: str) -> dict[str, Any] | None:
+        """The public clock of a timed game now (None for an untimed one)."""
+        return clocks.public(self.store.clock(game_id), now_ms())
+
+    def rescan_clocks(self, page: int = 500) -> int:
+        """Put every active timed game's next deadline into the enforcers' due set (never later than
+        one already there): repairs a process that died between an append and its scheduling."""
+        scheduled = 0
+        cursor = None
+        while True:
+            ids = self.store.list_ids(status="active", before=cursor, limit=page)
+            for game_id, clock in zip(ids, self.store.clocks(ids), strict=True):
+                deadline = clocks.next_deadline(clock)
+                if deadline is not None:
+                    self.store.schedule_clock(game_id, deadline, only_earlier=True)
+                    scheduled += 1
+            if len(ids) < page:
+                return scheduled
+            cursor = ids[-1]
 
     def _replay(self, game_id: str, idem_field: str, fingerprint: str) -> MoveOutcome | None:
         if not idem_field:
@@ -775,6 +923,7 @@ class GameService:
             seat_hashes=dict(stored.seat_hashes),
             seat_kinds=kinds,
             bots=bots,
+            clock=_json(meta.get("clock")),
         )
 
     @staticmethod

@@ -17,6 +17,7 @@ import redis.cluster
 
 from store import scripts
 from store.keys import (
+    CLOCKS_DUE,
     INDEX_ALL,
     STATUSES,
     game_keys,
@@ -323,6 +324,29 @@ class GameStore:
             return None
         fingerprint, _, response = raw.partition(b"\n")
         return fingerprint.decode(), orjson.loads(response)
+
+    # -- clocks -----------------------------------------------------------------------------------
+    def clock(self, game_id: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(game_keys(game_id).meta, "clock")
+        return orjson.loads(raw) if raw else None
+
+    def clocks(self, game_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(game_keys(game_id).meta, "clock")
+        return [orjson.loads(raw) if raw else None for raw in pipe.execute()]
+
+    def schedule_clock(self, game_id: str, deadline_ms: int | None, only_earlier: bool = False) -> None:
+        """Record (or with ``None`` forget) when ``game_id``'s next deadline falls; ``only_earlier``
+        never moves a recorded deadline later (ZADD LT)."""
+        if deadline_ms is None:
+            self.redis.zrem(CLOCKS_DUE, game_id)
+        else:
+            self.redis.zadd(CLOCKS_DUE, {game_id: deadline_ms}, lt=only_earlier)
+
+    def due_clocks(self, now_ms: int, limit: int = 100) -> list[str]:
+        """Timed games whose next deadline is at or before ``now_ms``, earliest first."""
+        return [_text(i) for i in self.redis.zrangebyscore(CLOCKS_DUE, "-inf", now_ms, start=0, num=limit)]
 
     # -- cross-game index ---------------------------------------------------------------------
     def index_game(self, game_id: str, name: str, status: str) -> None:

@@ -56,3 +56,8 @@ def index_by_game(name: str) -> str:
 
 def index_by_game_status(name: str, status: str) -> str:
     return f"games:index:game:{name}:status:{status}"
+
+
+# Timed games: game id -> the time (ms since the epoch) of its next deadline. Written after each
+# append of a timed game (and repaired by the enforcers' rescan); read by ``worker.clocks``.
+CLOCKS_DUE = "clocks:due"

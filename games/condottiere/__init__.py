@@ -77,6 +77,9 @@ class Condottiere:
     def abort(self, state: State, seat: int) -> list[dict]:
         return _with_automatic(state, leave.abort_events(state, seat))
 
+    def timeout(self, state: State, seat: int) -> list[dict]:
+        return _with_automatic(state, leave.timeout_events(state, seat))
+
 
 def _with_automatic(state: State, events: list[dict]) -> list[dict]:
     for event in events:

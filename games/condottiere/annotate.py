@@ -231,4 +231,8 @@ def annotate(before: Any, event: dict, after: Any) -> str:
         return f"{who} aborts the game before any battle ended: no result (RL-X18)."
     if kind == "seat_token_rotated":
         return f"{who} receives a new seat token."
+    if kind == "seat_timed_out":
+        return f"{who} ran out of time: the default move follows (RL-X19)."
+    if kind == "seat_handed_to_bot":
+        return f"{who} timed out too often: a {event.get('level')} bot plays it from now on."
     return f"Event {kind}."

@@ -1,5 +1,6 @@
-"""Seats that leave a Condottiere game: resignation (RL-X17), abort (RL-X18), and the server's record
-of a token rotation (a no-op for the rules). The ``games.base.SeatHooks`` of ``GAME``.
+"""Seats that leave a Condottiere game: resignation (RL-X17), abort (RL-X18), timeouts (RL-X19), and
+the server's records of a token rotation or of a seat handed to a bot (no-ops for the rules). The
+``games.base.SeatHooks`` of ``GAME``.
 
 The events are folded by ``rules.evolve`` (their handlers are registered below) and re-decided by
 ``verify_log`` from the event itself, like a player's move."""
@@ -8,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import ABORTED, SEAT_TOKEN_ROTATED, CommandError
+from games.base import ABORTED, SEAT_HANDED_TO_BOT, SEAT_TOKEN_ROTATED, CommandError
 from games.condottiere import rules
-from games.condottiere.rules import ST_OVER, Event, State, ev, regions_by_seat
+from games.condottiere.rules import ST_OVER, Event, State, command_events, ev, regions_by_seat
+from games.condottiere.views import legal_moves
 
 RESIGNED = "resigned"
-LEAVE_EVENTS = ("seat_resigned", "game_aborted", SEAT_TOKEN_ROTATED)
+LEAVE_EVENTS = ("seat_resigned", "game_aborted", "seat_timed_out", SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT)
 
 
 def _check(s: State | None, seat: Any) -> None:
@@ -58,9 +60,41 @@ def abort_events(s: State, seat: Any) -> list[Event]:
     return [ev("game_aborted", seat=seat)]
 
 
-def rotation_events(s: State, seat: Any) -> list[Event]:
+def record_events(s: State, e: Event) -> list[Event]:
+    """A server's record (token rotated, seat handed to a bot): accepted as it is for a seat of an
+    unfinished game, at a decision point."""
+    _check(s, e.get("seat"))
+    fields = {"seat": e.get("seat")}
+    if e.get("type") == SEAT_HANDED_TO_BOT:
+        if not isinstance(e.get("level"), str):
+            raise CommandError("MALFORMED_EVENT", "seat_handed_to_bot names the bot level.")
+        fields["level"] = e["level"]
+    return [ev(e["type"], **fields)]
+
+
+def default_command(s: State, seat: int) -> dict[str, Any]:
+    """RL-X19: what a seat that ran out of time does: it passes in a battle; as token holder it
+    declines when it may (classic), else places the token on the first region it may choose, in board
+    order; it keeps its hand at a hand discard; as last holder it keeps no cards (RND-2)."""
+    moves = legal_moves(s, seat)
+    kinds = {move["type"] for move in moves}
+    if "pass" in kinds:
+        return {"type": "pass"}
+    if "decline_token" in kinds:
+        return {"type": "decline_token"}
+    if "place_token" in kinds:
+        return next(move for move in moves if move["type"] == "place_token")
+    if "discard_hand" in kinds:
+        return {"type": "discard_hand", "discard": False}
+    return {"type": "keep_cards", "cards": []}
+
+
+def timeout_events(s: State, seat: Any) -> list[Event]:
+    """RL-X19: ``seat_timed_out`` then the events of the seat's default command."""
     _check(s, seat)
-    return [ev(SEAT_TOKEN_ROTATED, seat=seat)]
+    if seat not in s.awaiting:
+        raise CommandError("NOT_AWAITED", "No decision of that seat is awaited.")
+    return [ev("seat_timed_out", seat=seat), *command_events(s, seat, default_command(s, seat))]
 
 
 def events_for(s: State, e: Event) -> list[Event]:
@@ -71,7 +105,9 @@ def events_for(s: State, e: Event) -> list[Event]:
         return resign_events(s, seat)
     if kind == "game_aborted":
         return abort_events(s, seat)
-    return rotation_events(s, seat)
+    if kind == "seat_timed_out":
+        return timeout_events(s, seat)
+    return record_events(s, e)
 
 
 def _seat_resigned(s: State, e: Event) -> None:
@@ -86,10 +122,16 @@ def _game_aborted(s: State, e: Event) -> None:
     s.step = ST_OVER
 
 
-def _token_rotated(s: State, e: Event) -> None:
-    """Nothing changes in the game."""
+def _no_change(s: State, e: Event) -> None:
+    """Nothing changes in the game (a server's record; a timeout's default move follows it)."""
 
 
 rules.HANDLERS.update(
-    {"seat_resigned": _seat_resigned, "game_aborted": _game_aborted, SEAT_TOKEN_ROTATED: _token_rotated}
+    {
+        "seat_resigned": _seat_resigned,
+        "game_aborted": _game_aborted,
+        "seat_timed_out": _no_change,
+        SEAT_TOKEN_ROTATED: _no_change,
+        SEAT_HANDED_TO_BOT: _no_change,
+    }
 )
