@@ -94,7 +94,8 @@ def on_events_appended(sender: Any, **kwargs: Any) -> None:
     log = load_meta(client, game_id)
     if log is None or not log.finished:
         return
-    Archive(client).enter(summary_of(log))
+    if (log.result or {}).get("rated") is not False:  # an aborted game is verified, never archived
+        Archive(client).enter(summary_of(log))
     start(client, "verify", {"game_id": game_id})
 
 

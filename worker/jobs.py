@@ -79,8 +79,9 @@ def verify(client: redis.Redis, params: Mapping[str, Any], progress: Progress) -
         report["meta_version_matches"] = False
     progress(0.8)
     _step()
-    if log.finished:
-        # A finished game enters the archive here too (idempotent), so a missed signal heals.
+    if log.finished and (log.result or {}).get("rated") is not False:
+        # A finished game enters the archive here too (idempotent), so a missed signal heals. An
+        # aborted game (rated: false) never does: no search, statistic or rating counts it.
         Archive(client).enter(summary_of(log))
         report["archived"] = True
     return _json(report), "application/json"
