@@ -310,9 +310,19 @@ def cmd_show(args, client: ApiClient, out: TextIO) -> int:
     summary = client.game(args.game)
     current = client.view(args.game, args.token)
     out.write(f"{summary['title']} game {args.game}: {summary['status']}, version {summary['version']}\n")
+    clock = {entry["seat"]: entry for entry in (summary.get("clock") or {}).get("seats", [])}
     for seat in summary.get("seats") or []:
         kind = seat.get("bot") and f"{seat['bot']} bot" or seat.get("kind") or "free"
-        out.write(f"  seat {seat['seat']}: {seat.get('name') or '-'} ({kind})\n")
+        timing = ""
+        if seat["seat"] in clock:
+            entry = clock[seat["seat"]]
+            if entry["remaining_ms"] is not None:
+                timing += f", {entry['remaining_ms'] / 1000:.0f} s left to move"
+            if entry["bank_ms"] is not None:
+                timing += f", bank {entry['bank_ms'] / 1000:.0f} s"
+            if entry["timeouts"]:
+                timing += f", {entry['timeouts']} timeout(s)"
+        out.write(f"  seat {seat['seat']}: {seat.get('name') or '-'} ({kind}{timing})\n")
     if current.get("view"):
         out.write("\n" + render_view(current["view"], seat_names(summary)) + "\n")
     return 0

@@ -481,3 +481,24 @@ def test_token_resign_and_abort_commands(live):
     run(["--server", live.url, "join", game_id, "--name", "Bob"])
     code, text = run(["--server", live.url, "abort", game_id, "--token", token])
     assert code == 0 and "reason aborted, winners nobody" in text
+
+
+def test_show_prints_the_clock_of_a_timed_game(live):
+    client = ApiClient(live.url)
+    game_id = client.request(
+        "POST",
+        "/v1/games",
+        json_body={
+            "game": "condottiere",
+            "config": {"players": 2, "seed": 42},
+            "clock": {"move_seconds": 600},
+        },
+    ).json()["id"]
+    client.claim_seat(game_id, name="Ann")
+    client.claim_seat(game_id, name="Bob")
+    code, text = run(["--server", live.url, "show", game_id])
+    assert code == 0
+    bob = next(line for line in text.splitlines() if "Bob" in line)
+    assert "s left to move" in bob and "s left" not in next(
+        line for line in text.splitlines() if "Ann" in line
+    )
