@@ -366,11 +366,12 @@ def percentile(values: list[float], fraction: float) -> float:
 class Server:
     """gunicorn on its own embedded Redis, both on free ports, both stopped by ``stop``."""
 
-    def __init__(self, web_workers: int, fsync: str):
+    def __init__(self, web_workers: int, fsync: str, rate_limits: bool = False):
         self.tmp = Path(tempfile.mkdtemp(prefix="http-bench-"))
         self.redis = EmbeddedRedis(self.tmp / "redis", appendfsync=fsync)
         self.port = free_port()
         self.web_workers = web_workers
+        self.rate_limits = rate_limits
         self.process: subprocess.Popen | None = None
         self.log = self.tmp / "gunicorn.log"
 
@@ -388,6 +389,13 @@ class Server:
             WEB_CONCURRENCY=str(self.web_workers),
         )
         env.pop("BIND", None)
+        # The bench is one address creating hundreds of games a minute: the default limits would
+        # refuse it. With --rate-limits every request is counted (the cost measured) under limits
+        # too high to refuse anything.
+        env["RATE_LIMITS_ENABLED"] = "true" if self.rate_limits else "false"
+        if self.rate_limits:
+            for name in ("CREATE", "CLAIM", "MOVE", "SEAT_ACTION", "JOB"):
+                env[f"RATE_LIMIT_{name}"] = "1000000/minute"
         gunicorn = Path(sys.executable).parent / "gunicorn"
         self.process = subprocess.Popen(
             [str(gunicorn), "--config", str(ROOT / "gunicorn.conf.py"), "api:create_app()"],
@@ -448,6 +456,11 @@ def main(argv: list[str] | None = None) -> int:
         "--redis-url", help="with --url: the server's Redis, for command counts (never a shared one)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--rate-limits",
+        action="store_true",
+        help="count every request against (unreachable) rate limits, to measure their cost; off by default",
+    )
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
 
@@ -455,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         base_url, redis_url = args.url.rstrip("/"), args.redis_url
     else:
-        server = Server(args.web_workers, args.fsync).start()
+        server = Server(args.web_workers, args.fsync, args.rate_limits).start()
         base_url, redis_url = server.url, server.redis.url
     stats_client = redis.Redis.from_url(redis_url) if redis_url else None
     try:
