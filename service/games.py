@@ -800,6 +800,9 @@ class GameService:
         seat = late[0]
         game = get_game(cached.name)
         action = hook(game, "timeout")
+        if action is None:  # timed games are refused at creation for such engines
+            self.store.schedule_clock(game_id, None)
+            return []
         try:
             outcome = self._submit(
                 game_id,
