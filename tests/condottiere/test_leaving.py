@@ -109,3 +109,40 @@ def test_verify_log_refuses_a_forged_resignation_outcome():
     forged = [*table.log, events[0], {**events[1], "winners": [0]}]
     error = GAME.verify_log(forged)
     assert error is not None and error.code == "EVENT_MISMATCH" and error.index == len(table.log) + 1
+
+
+def _time_out(table: Table, seat: int) -> list[dict]:
+    events = GAME.timeout(table.state, seat)
+    table.state = fold(GAME, events, table.state)
+    table.log += events
+    return events
+
+
+def test_rl_x19_timeouts_take_the_default_of_each_decision():
+    """RL-X19: the token holder places the token on the first region it may choose; in a battle the
+    seat passes; every log verifies."""
+    table = Table([["m5", "m6"], ["m1", "m2"]])
+    first_region = GAME.legal_moves(table.state, table.holder)[0]
+    events = _time_out(table, table.holder)
+    assert events[0] == {"type": "seat_timed_out", "v": 1, "seat": 0}
+    assert events[1]["type"] == "token_placed" and events[1]["region"] == first_region["region"]
+    turn = table.turn
+    events = _time_out(table, turn)
+    assert [e["type"] for e in events[:2]] == ["seat_timed_out", "passed"] and events[1]["seat"] == turn
+    assert GAME.verify_log(table.log) is None
+
+
+def test_rl_x19_classic_token_holder_declines_when_it_may():
+    """RL-X19 with CL-5: a classic token holder who runs out of time declines the choice."""
+    table = Table([["m5"], ["m1"], ["m2"]], ruleset="classic")
+    events = _time_out(table, table.holder)
+    assert events[1]["type"] == "token_declined"
+    assert GAME.verify_log(table.log) is None
+
+
+def test_rl_x19_a_seat_that_is_not_awaited_cannot_time_out():
+    table = Table([["m5"], ["m1"]])
+    other = 1 - table.holder
+    with pytest.raises(CommandError) as info:
+        GAME.timeout(table.state, other)
+    assert info.value.code == "NOT_AWAITED"
