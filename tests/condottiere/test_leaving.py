@@ -146,3 +146,16 @@ def test_rl_x19_a_seat_that_is_not_awaited_cannot_time_out():
     with pytest.raises(CommandError) as info:
         GAME.timeout(table.state, other)
     assert info.value.code == "NOT_AWAITED"
+
+
+def test_rl_x19_at_a_hand_discard_the_seat_keeps_its_hand():
+    """RL-X19 with END-7: a seat that runs out of time at the hand discard keeps its hand."""
+    table = Table([["m10", "m1", "m2"], ["m1", "m2", "m3"]], auto_keep=False)
+    table.place("Torino")
+    table.play_lines({0: ["m10"]}, then_pass=True)
+    table.place("Milano")
+    assert table.phase == "hand_discard"
+    seat = table.awaiting[0]
+    events = _time_out(table, seat)
+    assert events[1]["type"] == "hand_discarded" and events[1]["discard"] is False
+    assert GAME.verify_log(table.log) is None
