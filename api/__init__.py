@@ -38,6 +38,9 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_REDOC_URL": "https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
     "JSON_SORT_KEYS": False,
     "RATE_LIMITS_ENABLED": True,
+    # Reverse proxies in front of the app whose X-Forwarded-For is trusted (0: none): the client
+    # address (rate limits, logs) is then the one the nearest trusted proxy saw.
+    "TRUSTED_PROXIES": 0,
     "RATE_LIMIT_STRATEGY": "fixed-window",
     **ratelimit.LIMIT_SETTINGS,
 }
@@ -51,6 +54,7 @@ ENV_SETTINGS = {
     "REDIS_SOCKET_TIMEOUT": float,
     "RATE_LIMITS_ENABLED": lambda value: value.strip().lower() not in ("0", "false", "no", "off"),
     "RATE_LIMIT_STRATEGY": str,
+    "TRUSTED_PROXIES": int,
     **{name: str for name in ratelimit.LIMIT_SETTINGS},
 }
 
@@ -103,6 +107,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app = Flask(__name__)
     app.config.update(_settings(config))
+    proxies = int(app.config["TRUSTED_PROXIES"])
+    if proxies > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     game_service = app.config.pop("GAME_SERVICE", None)
     url = app.config.get("REDIS_URL")
     if game_service is None:

@@ -108,3 +108,25 @@ def test_requests_refused_before_a_job_starts_are_not_counted(apps):
 def test_limits_can_be_switched_off(apps):
     client = apps(RATE_LIMIT_CREATE="1/minute", RATE_LIMITS_ENABLED=False).test_client()
     assert [client.post("/v1/games", json={"game": "toy"}).status_code for _ in range(3)] == [201] * 3
+
+
+def test_behind_trusted_proxies_each_forwarded_address_has_its_own_budget(apps):
+    """TRUSTED_PROXIES=1: the address is the one the proxy saw (X-Forwarded-For), not the proxy's."""
+    client = apps(RATE_LIMIT_CREATE="1/2second", TRUSTED_PROXIES=1).test_client()
+
+    def create(address: str) -> int:
+        headers = {"X-Forwarded-For": address}
+        return client.post("/v1/games", json={"game": "toy"}, headers=headers).status_code
+
+    assert [create("203.0.113.1"), create("203.0.113.2"), create("203.0.113.1")] == [201, 201, 429]
+
+
+def test_without_trusted_proxies_a_forwarded_address_is_ignored(apps):
+    client = apps(RATE_LIMIT_CREATE="1/2second").test_client()
+    statuses = [
+        client.post(
+            "/v1/games", json={"game": "toy"}, headers={"X-Forwarded-For": f"203.0.113.{i}"}
+        ).status_code
+        for i in range(2)
+    ]
+    assert statuses == [201, 429]  # a client cannot pick its own address
