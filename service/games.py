@@ -34,6 +34,8 @@ from games.base import (
 from service import clocks, errors
 from service.bots import bot_levels
 from service.cache import CachedGame, GameCache
+from service.faults import fault_point
+from service.followups import FollowUps, actions_for
 from service.ids import is_game_id, new_game_id
 from service.signals import events_appended
 from store import GameStore, StoredGame, connect
@@ -190,6 +192,7 @@ class GameService:
     def __init__(self, store: GameStore, cache_size: int = 1024):
         self.store = store
         self.cache = GameCache(cache_size)
+        self.followups = FollowUps(self)
 
     @classmethod
     def from_url(cls, url: str, cache_size: int = 1024, **redis_kwargs: Any) -> GameService:
@@ -239,8 +242,8 @@ class GameService:
         }
         if control is not None:
             meta["clock"] = clocks.new_state(control, seat_count)
-        self.store.create(game_id, meta, normalised)
-        self.store.index_game(game_id, game.name, "open")
+        self.store.create(game_id, meta, normalised, followups={"index": "open"})
+        self.followups.run(game_id)
         for seat, level in sorted(bot_seats.items()):
             self._claim(game_id, game, normalised, seat=seat, name=f"{level} bot", bot=level)
         return self.get_summary(game_id)
@@ -306,6 +309,11 @@ class GameService:
             kinds[mine] = "bot" if bot else "human"
             humans = [s for s, k in kinds.items() if k == "human"]
             meta_on_start["clock"] = clocks.advance(clock, now_ms(), game.awaiting(state), humans)
+        start_actions = actions_for(game, state, len(genesis), True, ())
+        if not game.is_over(state):
+            # Which seats are bots is known only once all are claimed: "bot" is recorded on every
+            # start and its handler finds out (done at once when a human is awaited).
+            start_actions["bot"] = len(genesis)
         result = self.store.claim(
             game_id,
             seat=seat,
@@ -317,6 +325,7 @@ class GameService:
             genesis=genesis,
             snapshot={"version": len(genesis), "state": game.state_to_json(state)},
             meta_on_start=meta_on_start,
+            followups_on_start=start_actions,
         )
         if result.outcome == "not_found":
             raise errors.GameNotFound()
@@ -328,9 +337,9 @@ class GameService:
             raise errors.NoSuchSeat()
         started = result.outcome == "started"
         if started:
-            status = "finished" if game.is_over(state) else "active"
-            self.store.index_game(game_id, game.name, status)
+            fault_point("after_start")
             loaded = self._reload(game_id)
+            self.followups.run(game_id)
             self._schedule_clock(loaded.cached)
             self._notify(loaded.cached, genesis)
         return ClaimOutcome(
@@ -708,6 +717,7 @@ class GameService:
                 ],
                 "view": GameView(game, game_id, version, new.status, seat, state, clock).to_dict(),
             }
+            followups = actions_for(game, state, version, new.status != cached.status, bots)
             result = self.store.append(
                 game_id,
                 expected_version=cached.version,
@@ -719,11 +729,13 @@ class GameService:
                 idempotency_field=idem_field,
                 fingerprint=fingerprint,
                 response={"status": 200, "body": body} if idem_field else None,
+                followups=followups,
             )
             if result.outcome == "ok":
                 self.cache.put(new)
-                if new.status == "finished":
-                    self.store.index_game(game_id, cached.name, "finished")
+                fault_point("after_commit")
+                if followups:
+                    self.followups.run(game_id)
                 self._schedule_clock(new)
                 self._notify(new, events)
                 return MoveOutcome(200, body)

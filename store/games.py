@@ -7,6 +7,7 @@ knows nothing about any game's rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +27,13 @@ from store.keys import (
     index_by_status,
     stream_ticket,
 )
+from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
 IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600
+# How long after a change its follow-up work is left to the process that made it, before a sweeper
+# may take it (store/outbox.py): long enough that a live process normally finishes first.
+FOLLOWUP_GRACE_MS = 2000
 
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
@@ -107,19 +112,36 @@ class StreamEntry:
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, followup_grace_ms: int | None = None):
         self.redis = client
+        self.followup_grace_ms = followup_grace_ms or int(
+            os.environ.get("FOLLOWUP_GRACE_MS") or FOLLOWUP_GRACE_MS
+        )
         self._append = client.register_script(scripts.APPEND)
         self._claim = client.register_script(scripts.CLAIM)
         self._rotate = client.register_script(scripts.ROTATE)
 
     # -- creation and reads -----------------------------------------------------------------
-    def create(self, game_id: str, meta: Mapping[str, Any], full_config: Mapping[str, Any]) -> None:
+    def create(
+        self,
+        game_id: str,
+        meta: Mapping[str, Any],
+        full_config: Mapping[str, Any],
+        followups: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Write a new game (and its follow-up actions, see ``store.outbox``) in one MULTI."""
         keys = game_keys(game_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.meta, mapping={k: _field(v) for k, v in meta.items()})
         pipe.set(keys.config, orjson.dumps(full_config))
+        if followups:
+            due = now_ms() + self.followup_grace_ms
+            pipe.hset(keys.outbox, mapping={k: str(v) for k, v in followups.items()})
+            pipe.zadd(due_key(game_id), {game_id: due})
         pipe.execute()
+        if followups:
+            # Outside the MULTI: the hints live in another Cluster slot (store.outbox).
+            self.redis.zadd(HINTS, {str(slot_of(game_id)): due})
 
     def exists(self, game_id: str) -> bool:
         return bool(self.redis.exists(game_keys(game_id).meta))
@@ -214,10 +236,12 @@ class GameStore:
         idempotency_field: str = "",
         fingerprint: str = "",
         response: Mapping[str, Any] | None = None,
+        followups: Mapping[str, Any] | None = None,
     ) -> AppendResult:
         """Append ``events`` if the game is active at ``expected_version`` (and, with ``seat``,
         ``token_hash`` is that seat's). One EVALSHA. ``response`` is kept under the idempotency
-        field and returned verbatim to a retry with the same fingerprint."""
+        field and returned verbatim to a retry with the same fingerprint. ``followups`` (action ->
+        value) enter the game's outbox in the same step (``store.outbox``)."""
         meta_args = _flatten(meta or {})
         args: list[Any] = [
             "" if seat is None else str(seat),
@@ -228,11 +252,13 @@ class GameStore:
             orjson.dumps(snapshot),
             orjson.dumps(response) if response is not None and idempotency_field else b"",
             IDEMPOTENCY_TTL_SECONDS,
+            *followup_args(game_id, dict(followups or {}), self.followup_grace_ms),
             len(meta_args) // 2,
             *meta_args,
             *(orjson.dumps(event) for event in events),
         ]
-        reply = self._append(keys=game_keys(game_id).for_append(), args=args)
+        keys = [*game_keys(game_id).for_append(), due_key(game_id)]
+        reply = self._run_recording(self._append, game_id, keys, args, bool(followups))
         outcome = _text(reply[0])
         if outcome == "ok":
             return AppendResult("ok", version=int(reply[1]))
@@ -259,9 +285,11 @@ class GameStore:
         genesis: Sequence[Mapping[str, Any]],
         snapshot: Mapping[str, Any],
         meta_on_start: Mapping[str, Any],
+        followups_on_start: Mapping[str, Any] | None = None,
     ) -> ClaimResult:
         """Claim ``seat`` (or the lowest free one); when it is the last free seat, append the
-        ``genesis`` events and the initial ``snapshot`` in the same atomic step."""
+        ``genesis`` events and the initial ``snapshot`` (and record ``followups_on_start`` in the
+        outbox) in the same atomic step."""
         meta_args = _flatten(meta_on_start)
         args: list[Any] = [
             "" if seat is None else str(seat),
@@ -271,11 +299,13 @@ class GameStore:
             bot or "",
             now,
             orjson.dumps(snapshot),
+            *followup_args(game_id, dict(followups_on_start or {}), self.followup_grace_ms),
             len(meta_args) // 2,
             *meta_args,
             *(orjson.dumps(event) for event in genesis),
         ]
-        reply = self._claim(keys=game_keys(game_id).for_claim(), args=args)
+        keys = [*game_keys(game_id).for_claim(), due_key(game_id)]
+        reply = self._run_recording(self._claim, game_id, keys, args, bool(followups_on_start))
         outcome = _text(reply[0])
         if outcome in ("claimed", "started"):
             return ClaimResult(outcome, seat=int(reply[1]), version=int(reply[2]))
@@ -316,6 +346,28 @@ class GameStore:
         if outcome == "not_active":
             return AppendResult("not_active", status=_text(reply[1]), version=int(reply[2]))
         return AppendResult(outcome)
+
+    def _run_recording(
+        self, script: Any, game_id: str, keys: list[str], args: list[Any], records: bool
+    ) -> Any:
+        """Run ``script``; when it may record follow-up work, hint the game's slot right after it in
+        the same pipeline (one round trip; see ``store.outbox``). A refused change leaves a hint
+        to a slot with nothing due: the sweeper drops it."""
+        if not records:
+            return script(keys=keys, args=args)
+        pipe = self.redis.pipeline(transaction=False)
+        # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS (one
+        # more round trip on every call).
+        pipe.evalsha(script.sha, len(keys), *keys, *args)
+        hint(pipe, game_id, now_ms() + self.followup_grace_ms)
+        try:
+            return pipe.execute()[0]
+        except redis.exceptions.NoScriptError:
+            # Redis restarted or flushed its scripts. The failed EVALSHA changed nothing (the hint
+            # did, harmlessly): run it again, loading it, then hint again.
+            reply = script(keys=keys, args=args)
+            self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
+            return reply
 
     def get_idempotent(self, game_id: str, idempotency_field: str) -> tuple[str, dict[str, Any]] | None:
         """(fingerprint, response) stored under an idempotency field, or None."""

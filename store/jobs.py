@@ -18,9 +18,15 @@ same id; this module keeps the record a client reads (status, progress, error, w
 | ``jobs:{jobs}:<id>`` | hash | kind, params (JSON), data_version, status, progress, attempts, created/started/finished, error (JSON), content_type, completions |
 | ``jobs:{jobs}:<id>:result`` | string | the result bytes (JSON, Markdown, HTML or NDJSON) |
 | ``jobs:{jobs}:id-secret`` | string | the key of the job ids' HMAC (never expires) |
+| ``jobs:{jobs}:pending`` | sorted set | ids of records not yet finished or failed, scored by creation (s) |
 
 Records and results expire (``RESULT_TTL_SECONDS``) after the job ends, so the cache cannot grow
 without bound; an expired result is simply recomputed on the next request.
+
+The record is written before the RQ job is enqueued, so a crash in between (or an RQ job lost
+otherwise) would leave a record ``queued`` for ever: every record enters ``pending`` in the same
+script that creates it and leaves it when it finishes or fails for good, and the janitor
+(``worker.janitor``) reconciles the pending records older than a few seconds with RQ.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import orjson
 import redis
 
 PREFIX = "jobs:{jobs}"
+PENDING = f"{PREFIX}:pending"
 RESULT_TTL_SECONDS = 24 * 3600
 STATUSES = ("queued", "started", "finished", "failed")
 
@@ -96,7 +103,8 @@ class JobRecord:
 
 
 # Creates the record only when there is none or the previous attempt failed; returns 1 when the
-# caller must enqueue. KEYS: record; ARGV: kind, params JSON, data version, now.
+# caller must enqueue. KEYS: record, pending; ARGV: kind, params JSON, data version, now, job id,
+# now in seconds.
 _CREATE = r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if status and status ~= 'failed' then
@@ -106,6 +114,7 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'kind', ARGV[1], 'params', ARGV[2], 'data_version', ARGV[3],
            'status', 'queued', 'progress', '0', 'attempts', '0', 'completions', '0', 'created', ARGV[4])
 redis.call('PERSIST', KEYS[1])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
 return 1
 """
 
@@ -119,8 +128,15 @@ class JobBook:
         """(job id, True when this call created it and must enqueue it)."""
         jid = job_id(kind, params, data_version, id_secret(self.redis))
         created = self._create(
-            keys=[record_key(jid)],
-            args=[kind, orjson.dumps(params, option=orjson.OPT_SORT_KEYS), data_version, now_iso()],
+            keys=[record_key(jid), PENDING],
+            args=[
+                kind,
+                orjson.dumps(params, option=orjson.OPT_SORT_KEYS),
+                data_version,
+                now_iso(),
+                jid,
+                f"{time.time():.3f}",
+            ],
         )
         if not created and not self.result_exists(jid) and self.status(jid) == "finished":
             # The result expired before the record: forget the record and compute again.
@@ -180,6 +196,7 @@ class JobBook:
         )
         pipe.hincrby(record_key(jid), "completions", 1)
         pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
+        pipe.zrem(PENDING, jid)
         pipe.execute()
 
     def fail(self, jid: str, problem: Mapping[str, Any], final: bool) -> None:
@@ -193,6 +210,7 @@ class JobBook:
         pipe.hset(record_key(jid), mapping=mapping)
         if final:
             pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
+            pipe.zrem(PENDING, jid)
         pipe.execute()
 
     def result(self, jid: str) -> bytes | None:
@@ -200,3 +218,15 @@ class JobBook:
 
     def result_exists(self, jid: str) -> bool:
         return bool(self.redis.exists(result_key(jid)))
+
+    def pending_since(self, before: float) -> list[str]:
+        """Ids of records created before ``before`` (epoch seconds) that are neither finished nor
+        failed for good: what the janitor checks against RQ."""
+        return [i.decode() for i in self.redis.zrange(PENDING, "-inf", before, byscore=True)]
+
+    def settle(self, jid: str) -> None:
+        """Take a record that needs no more watching out of the pending set."""
+        self.redis.zrem(PENDING, jid)
+
+    def pending_count(self) -> int:
+        return int(self.redis.zcard(PENDING))

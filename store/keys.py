@@ -15,12 +15,13 @@ class GameKeys:
     seats: str  # hash: seat -> sha256(token) hex
     idem: str  # hash: "<seat>:<idempotency key>" -> "<fingerprint>\n<response JSON>"
     config: str  # string: the full configuration (seed included): secret until the game starts
+    outbox: str  # hash: follow-up action -> the version/status it is for (store/outbox.py)
 
     def for_append(self) -> list[str]:
-        return [self.events, self.snapshot, self.meta, self.seats, self.idem]
+        return [self.events, self.snapshot, self.meta, self.seats, self.idem, self.outbox]
 
     def for_claim(self) -> list[str]:
-        return [self.meta, self.seats, self.events, self.snapshot]
+        return [self.meta, self.seats, self.events, self.snapshot, self.outbox]
 
 
 def game_keys(game_id: str) -> GameKeys:
@@ -32,6 +33,7 @@ def game_keys(game_id: str) -> GameKeys:
         seats=f"game:{tag}:seats",
         idem=f"game:{tag}:idem",
         config=f"game:{tag}:config",
+        outbox=f"game:{tag}:outbox",
     )
 
 

@@ -24,12 +24,32 @@ local function write_events(events_key, snapshot_key, meta_key, version, snapsho
   redis.call('HSET', meta_key, unpack(fields))
   return version
 end
+
+-- The transactional outbox (store/outbox.py): ARGV[first] game id, ARGV[first + 1] grace in ms,
+-- ARGV[first + 2] number k of action/value pairs, then the pairs. Writes them to the game's outbox
+-- and makes the game due in its slot's due set ``grace`` ms from now (Redis's clock). Returns the
+-- index of the first argument after the pairs.
+local function record_followups(outbox_key, due_key, first)
+  local count = tonumber(ARGV[first + 2])
+  if count > 0 then
+    local entries = {}
+    for i = first + 3, first + 2 + 2 * count do
+      entries[#entries + 1] = ARGV[i]
+    end
+    redis.call('HSET', outbox_key, unpack(entries))
+    local t = redis.call('TIME')
+    local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    redis.call('ZADD', due_key, now_ms + tonumber(ARGV[first + 1]), ARGV[first])
+  end
+  return first + 3 + 2 * count
+end
 """
 
-# KEYS: events, snapshot, meta, seats, idem
+# KEYS: events, snapshot, meta, seats, idem, outbox, due set of the game's slot
 # ARGV: 1 seat ('' = trusted caller, no token check), 2 token hash, 3 idempotency field ('' = none),
 #       4 fingerprint, 5 expected version, 6 snapshot JSON, 7 response JSON kept for replays,
-#       8 idempotency TTL seconds, 9 number m of meta field/value pairs, 10..9+2m pairs, then events.
+#       8 idempotency TTL seconds, 9.. the follow-up actions (record_followups), then the number m
+#       of meta field/value pairs, the pairs, then the events.
 APPEND = (
     _WRITE_EVENTS
     + r"""
@@ -62,7 +82,8 @@ local current = tonumber(meta[2] or '0')
 if current ~= tonumber(ARGV[5]) then
   return {'conflict', current, redis.call('GET', KEYS[2]) or ''}
 end
-local version = write_events(KEYS[1], KEYS[2], KEYS[3], current, ARGV[6], 10)
+local after = record_followups(KEYS[6], KEYS[7], 9)
+local version = write_events(KEYS[1], KEYS[2], KEYS[3], current, ARGV[6], after + 1)
 if idem ~= '' then
   redis.call('HSET', KEYS[5], idem, ARGV[4] .. '\n' .. ARGV[7])
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[8]))
@@ -71,11 +92,11 @@ return {'ok', version}
 """
 )
 
-# KEYS: meta, seats, events, snapshot
+# KEYS: meta, seats, events, snapshot, outbox, due set of the game's slot
 # ARGV: 1 seat ('' = the lowest free seat), 2 display name, 3 token hash, 4 kind (human/bot),
-#       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON,
-#       8 number m of meta field/value pairs written when the game starts, 9..8+2m pairs,
-#       then the genesis events.
+#       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON, 8.. the follow-up
+#       actions recorded when the game starts (record_followups), then the number m of meta
+#       field/value pairs written when the game starts, the pairs, then the genesis events.
 CLAIM = (
     _WRITE_EVENTS
     + r"""
@@ -112,7 +133,8 @@ redis.call('HSET', KEYS[1], 'name:' .. seat, ARGV[2], 'kind:' .. seat, ARGV[4],
 if redis.call('HLEN', KEYS[2]) < count then
   return {'claimed', tonumber(seat), 0}
 end
-local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[7], 9)
+local after = record_followups(KEYS[5], KEYS[6], 8)
+local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[7], after + 1)
 return {'started', tonumber(seat), version}
 """
 )

@@ -1,8 +1,12 @@
 """Bot seats: an RQ job plays every bot whose decision is due.
 
-Flow: every accepted append fires ``service.signals.events_appended``; :func:`on_events_appended`
-(connected by :func:`connect_signals`) enqueues :func:`play_bot_turns` on the ``bots`` queue when a
-bot seat is awaited. Nothing polls: the web process only enqueues.
+Flow: every append that leaves a bot seat awaited records the follow-up action ``bot`` in the game's
+outbox, atomically with the move (``service.followups``, ``store.outbox``). Its handler
+(:func:`bot_followup`, registered by :func:`connect_signals`) enqueues :func:`play_bot_turns` on the
+``bots`` queue, and the action stays pending until no bot is awaited any more: the process that made
+the move runs it at once; the sweeper (``worker.janitor``) runs it again for a game left waiting
+(the process died after the commit, a worker died inside RQ's dequeue or in the middle of the job)
+and then enqueues a fresh job, so a bot turn is played within seconds whatever process is killed.
 
 The job loads the game through ``service``, builds each awaited bot's *seat view* (what a client
 in that seat would get from the API, legal moves included; never the hidden state), asks the bot
@@ -11,7 +15,8 @@ rules, same atomic append, same signal as a client's move). It loops while bots 
 all-bot game plays to its end in one job.
 
 Idempotency: the job id is ``bots-<game>-<version>`` and a ``SET NX`` marker collapses duplicate
-enqueues for one version; each move carries ``expected_version`` and the idempotency key
+enqueues for one version (a job enqueued again by the sweeper gets ``-r<ms>`` appended); each move
+carries ``expected_version`` and the idempotency key
 ``bot:<version>:<seat>``, and the bot's randomness is seeded from (game, version, seat), so two jobs
 racing on the same version submit the same move and the second gets the first's answer. A job for
 a stale version finds nothing due (or plays what is due now): harmless.
@@ -27,18 +32,24 @@ from typing import Any
 
 import redis
 from rq import Queue, Retry, get_current_job
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 
 from bots import choose_move, seeded_rng
 from games import get_game
-from service import GameService
+from service import GameService, followups
 from service import errors as service_errors
 from store import GameStore
+from store.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
 QUEUE = "bots"
 JOB_TIMEOUT_SECONDS = 10 * 60
 ENQUEUE_MARKER_TTL_SECONDS = 15 * 60
+# A job that plays a game refreshes this lease before every move: while it lives, the sweeper does
+# not enqueue another job for the game (a bot that thinks longer than this gets a harmless twin).
+PLAYING_LEASE_MS = int(os.environ.get("BOT_PLAYING_LEASE_MS") or 2000)
 # A bound on one job's work, far above any real game (the longest simulated matches for points
 # take a few thousand moves): only a game whose bots never end it would reach it, and then the job
 # stops rather than burn a worker forever (a warning is logged).
@@ -54,23 +65,65 @@ def job_id(game_id: str, version: int) -> str:
     return f"bots-{game_id}-{version}"
 
 
-def _marker(game_id: str, version: int) -> str:
-    # The game's hash tag keeps the marker in the game's Cluster slot.
-    return f"bots:{{g:{game_id}}}:enqueued:{version}"
-
-
 def enqueue_bot_turns(client: redis.Redis, game_id: str, version: int) -> str | None:
     """Enqueue the bot job for ``game_id`` at ``version``; ``None`` when one was already enqueued
-    for that version (the SET NX marker makes this atomic across processes)."""
-    if not client.set(_marker(game_id, version), b"1", nx=True, ex=ENQUEUE_MARKER_TTL_SECONDS):
-        return None
+    for that version (a SET NX marker in the game's slot makes this atomic across processes)."""
+    outbox = Outbox(client)
     jid = job_id(game_id, version)
+    if not outbox.mark_bot_job(game_id, version, jid, ENQUEUE_MARKER_TTL_SECONDS, replace=False):
+        return None
     try:
         _enqueue(client, game_id, version, jid)
     except Exception:
-        client.delete(_marker(game_id, version))  # let a later signal try again
+        outbox.forget_bot_job(game_id, version)  # let a later run try again
         raise
     return jid
+
+
+def _job_alive(client: redis.Redis, jid: str) -> bool:
+    """Is ``jid`` waiting in the bots queue or running? (Not: lost inside a dequeue, finished,
+    failed, or gone.)"""
+    try:
+        job = Job.fetch(jid, connection=client)
+    except NoSuchJobError:
+        return False
+    status = job.get_status(refresh=False)
+    if status in ("queued", "deferred", "scheduled"):
+        # A job a worker took with BLMOVE and then died sits in RQ's intermediate list, still
+        # "queued", until RQ's maintenance pass (many minutes later): only the queue itself counts.
+        return Queue(QUEUE, connection=client).get_job_position(jid) is not None
+    return status == "started" and Outbox(client).bot_lease_alive(job.args[0])
+
+
+def bot_followup(service: GameService, game_id: str, value: str) -> bool:
+    """The ``bot`` follow-up action: done when no bot seat is awaited; otherwise make sure a job
+    will play it (enqueue one, or a fresh one when the last has stalled) and stay pending."""
+    if _playing.get() == game_id:
+        return False  # this process's job loops on; it runs the action again when it stops
+    try:
+        _, cached = service.viewer_seat(game_id, None)
+    except service_errors.GameNotFound:
+        return True
+    if cached.status != "active" or cached.state is None:
+        return True
+    game = get_game(cached.name)
+    if not any(seat in cached.bots for seat in game.awaiting(cached.state)):
+        return True
+    client = service.store.redis
+    outbox = Outbox(client)
+    if outbox.bot_lease_alive(game_id):
+        return False  # a job is playing this game right now
+    if enqueue_bot_turns(client, game_id, cached.version) is not None:
+        return False
+    last = outbox.bot_job(game_id, cached.version)
+    if last is not None and _job_alive(client, last):
+        return False
+    jid = f"{job_id(game_id, cached.version)}-r{int(time.time() * 1000)}"
+    outbox.mark_bot_job(game_id, cached.version, jid, ENQUEUE_MARKER_TTL_SECONDS, replace=True)
+    _enqueue(client, game_id, cached.version, jid)
+    outbox.count("bot-job", duplicate=True)
+    log.warning("bot turn of %s at v%s had stalled (job %s): enqueued %s", game_id, cached.version, last, jid)
+    return False
 
 
 def _enqueue(client: redis.Redis, game_id: str, version: int, jid: str) -> None:
@@ -87,25 +140,15 @@ def _enqueue(client: redis.Redis, game_id: str, version: int, jid: str) -> None:
     )
 
 
-def on_events_appended(sender: Any, **kwargs: Any) -> None:
-    """Receiver of ``events_appended``: enqueue the bot job when a bot seat is awaited."""
-    if kwargs.get("finished"):
-        return
-    bots = kwargs.get("bots") or {}
-    awaiting = kwargs.get("awaiting") or []
-    if not any(seat in bots for seat in awaiting):
-        return
-    game_id = kwargs["game_id"]
-    if _playing.get() == game_id:
-        return  # the running job loops on
-    enqueue_bot_turns(sender.store.redis, game_id, int(kwargs["version"]))
-
-
 def connect_signals() -> None:
-    """Connect the receiver (idempotent) in every process that appends: the web process and every worker."""
-    from service.signals import connect_receiver
+    """Register the ``bot`` follow-up handler (idempotent) in every process that appends or sweeps:
+    the web process, every worker, the janitor."""
+    followups.register("bot", bot_followup)
 
-    connect_receiver(on_events_appended)
+
+def disconnect_signals() -> None:
+    """Forget the handler in this process (tests: a game's bot turns are then left pending)."""
+    followups.unregister("bot")
 
 
 _services: dict[Any, GameService] = {}
@@ -137,6 +180,7 @@ def play_bot_turns(
     current state). Returns ``{"moves": n, "version": v, "status": s}``.
     """
     service = service or _service_for(_connection())
+    outbox = Outbox(service.store.redis)
     token = _playing.set(game_id)
     moves = attempts = 0
     try:
@@ -153,6 +197,7 @@ def play_bot_turns(
             if not due:
                 return {"moves": moves, "version": cached.version, "status": cached.status}
             seat = due[0]
+            outbox.touch_bot_lease(game_id, PLAYING_LEASE_MS + int(MOVE_DELAY_SECONDS * 1000))
             view = game.view(cached.state, seat)
             rng = seeded_rng("bot", game_id, cached.version, seat)
             command = choose_move(cached.name, cached.bots[seat], view, rng)
@@ -183,3 +228,7 @@ def play_bot_turns(
         return {"moves": moves, "version": cached.version, "status": "stopped"}
     finally:
         _playing.reset(token)
+        outbox.drop_bot_lease(game_id)
+        # The follow-up actions this job's own moves recorded (skipped while it played): done now,
+        # or a new job when a bot is still awaited (the job stopped early).
+        service.followups.run(game_id)

@@ -3,6 +3,8 @@ on RQ with retries. Used by the API and by the game-finished signal receiver."""
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,8 +13,11 @@ from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
+from service.faults import fault_point
 from store.archive import Archive, game_version
 from store.jobs import JobBook
+
+log = logging.getLogger(__name__)
 
 QUEUE = "default"
 JOB_TIMEOUT_SECONDS = 15 * 60
@@ -45,17 +50,22 @@ def start(client: redis.Redis, kind: str, params: Mapping[str, Any]) -> str:
     book = JobBook(client)
     jid, created = book.create(kind, params, version)
     if created or not _in_rq(client, jid, book):
-        Queue(QUEUE, connection=client).enqueue(
-            "worker.jobs.run",
-            jid,
-            job_id=jid,
-            retry=Retry(**RETRY),
-            job_timeout=JOB_TIMEOUT_SECONDS,
-            result_ttl=3600,
-            failure_ttl=24 * 3600,
-            description=f"{kind} {dict(params)}",
-        )
+        fault_point("between_record_and_enqueue")
+        _enqueue(client, jid, kind, params)
     return jid
+
+
+def _enqueue(client: redis.Redis, jid: str, kind: str, params: Mapping[str, Any]) -> None:
+    Queue(QUEUE, connection=client).enqueue(
+        "worker.jobs.run",
+        jid,
+        job_id=jid,
+        retry=Retry(**RETRY),
+        job_timeout=JOB_TIMEOUT_SECONDS,
+        result_ttl=3600,
+        failure_ttl=24 * 3600,
+        description=f"{kind} {dict(params)}",
+    )
 
 
 def _in_rq(client: redis.Redis, jid: str, book: JobBook) -> bool:
@@ -81,29 +91,22 @@ def rq_status(client: redis.Redis, jid: str) -> str | None:
 # -- the game-finished hook --------------------------------------------------------------------
 
 
-def on_events_appended(sender: Any, **kwargs: Any) -> None:
-    """Receiver of ``service.signals.events_appended``: a game that has just finished enters the
-    archive and gets a verify job. Cheap (two round trips) and idempotent; the verify job enters
-    the game again, so a receiver that failed is healed by the job."""
-    if not kwargs.get("finished"):
-        return
-    client = sender.store.redis
-    from store.archive import load_meta, summary_of
-
-    game_id = kwargs["game_id"]
-    log = load_meta(client, game_id)
-    if log is None or not log.finished:
-        return
-    if (log.result or {}).get("rated") is not False:  # an aborted game is verified, never archived
-        Archive(client).enter(summary_of(log))
-    start(client, "verify", {"game_id": game_id})
+def verify_followup(service: Any, game_id: str, value: str) -> bool:
+    """The ``verify`` follow-up action of a finished game (``service.followups``; the ``archive``
+    action enters it in the archive): its verify job, recorded and enqueued once (the job id is
+    derived from the game's final version, so a second run finds the first job)."""
+    try:
+        start(service.store.redis, "verify", {"game_id": game_id})
+    except NoSuchGame:
+        pass
+    return True
 
 
 def connect_signals() -> None:
-    """Connect the receiver for the life of this process (idempotent)."""
-    from service.signals import connect_receiver
+    """Register the ``verify`` follow-up handler in this process (idempotent)."""
+    from service import followups
 
-    connect_receiver(on_events_appended)
+    followups.register("verify", verify_followup)
 
 
 def requeue_abandoned(client: redis.Redis, timestamp: float | None = None) -> list[str]:
@@ -119,3 +122,68 @@ def requeue_abandoned(client: redis.Redis, timestamp: float | None = None) -> li
     before = set(registry.get_job_ids(cleanup=False))
     registry.cleanup(timestamp=timestamp)
     return sorted(before - set(registry.get_job_ids(cleanup=False)))
+
+
+# -- reconciliation (run by worker.janitor) -----------------------------------------------------
+
+# A record younger than this is left alone: its creator is normally enqueueing it right now.
+RECONCILE_AFTER_SECONDS = 5.0
+
+
+def reconcile(client: redis.Redis, older_than: float = RECONCILE_AFTER_SECONDS) -> dict[str, int]:
+    """Make every pending job record (``store.jobs``) older than ``older_than`` seconds agree with
+    RQ: a record whose RQ job is missing (lost between the record and the enqueue, or expired) is
+    enqueued again; one whose RQ job failed for good (retries spent, abandoned) is failed, so the
+    client sees it and may ask again; a settled record leaves the pending set."""
+    book = JobBook(client)
+    counts = {"enqueued": 0, "failed": 0, "settled": 0}
+    for jid in book.pending_since(time.time() - older_than):
+        record = book.get(jid)
+        if record is None or record.status in ("finished", "failed"):
+            book.settle(jid)
+            counts["settled"] += 1
+            continue
+        status = rq_status(client, jid)
+        if status is None or status == "finished":
+            # "finished" with an unfinished record: the record was created again after an old run.
+            log.warning("job %s (%s) had no RQ job behind it: enqueued again", jid, record.status)
+            _enqueue(client, jid, record.kind, record.params)
+            counts["enqueued"] += 1
+        elif status in ("failed", "stopped", "canceled"):
+            problem = {"status": 500, "code": "JOB_FAILED", "title": "The job failed", "detail": status}
+            book.fail(jid, problem, final=True)
+            counts["failed"] += 1
+    return counts
+
+
+def rescue_lost_dequeues(
+    client: redis.Redis,
+    seen: dict[tuple[str, str], float],
+    min_age: float = 5.0,
+    queues: tuple[str, ...] = (),
+) -> list[str]:
+    """Put back on their queue the jobs a worker took (RQ's BLMOVE into the queue's intermediate
+    list) and died before starting: RQ's own maintenance does it only after a minute or more, at its
+    ten-minute maintenance tick. ``seen`` (kept by the caller between calls) remembers since when
+    each job has sat there; a live worker moves a job out within milliseconds."""
+    now = time.monotonic()
+    rescued: list[str] = []
+    for name in queues or (QUEUE, "bots"):
+        queue = Queue(name, connection=client)
+        waiting = queue.intermediate_queue.get_job_ids()
+        for key in [k for k in seen if k[0] == name and k[1] not in waiting]:
+            del seen[key]
+        for jid in waiting:
+            if jid in queue.started_job_registry:
+                seen.pop((name, jid), None)
+                continue
+            first = seen.setdefault((name, jid), now)
+            if now - first < min_age:
+                continue
+            queue.intermediate_queue.remove(jid)
+            if queue.fetch_job(jid) is not None:
+                queue.push_job_id(jid)
+            seen.pop((name, jid), None)
+            rescued.append(jid)
+            log.warning("job %s was lost inside a dequeue of %s: put back on the queue", jid, name)
+    return rescued

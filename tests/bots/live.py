@@ -50,7 +50,6 @@ class LiveServer:
             )
 
     def stop(self) -> None:
-        from service.signals import events_appended
         from worker import bots as bot_worker
 
         if self.worker is not None:
@@ -61,4 +60,4 @@ class LiveServer:
                 self.worker.kill()
         self.http.shutdown()
         self.thread.join(timeout=5)
-        events_appended.disconnect(bot_worker.on_events_appended)
+        bot_worker.disconnect_signals()

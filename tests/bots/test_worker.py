@@ -17,7 +17,6 @@ from rq import Queue, SimpleWorker
 from games import get_game
 from service import GameService
 from service import errors as service_errors
-from service.signals import events_appended
 from worker import bots as bot_worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +28,7 @@ def service(redis_client, redis_server):
     bot_worker.connect_signals()
     yield svc
     # The signal is process-global: leave other test modules an unconnected receiver.
-    events_appended.disconnect(bot_worker.on_events_appended)
+    bot_worker.disconnect_signals()
 
 
 def run_worker(redis_client) -> None:
@@ -271,7 +270,7 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
     gets its bot job enqueued without anything else connected, and a worker plays it out."""
     from api import create_app
 
-    events_appended.disconnect(bot_worker.on_events_appended)
+    bot_worker.disconnect_signals()
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
     try:
         created = app.test_client().post(
@@ -289,4 +288,4 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
         summary = app.test_client().get(f"/v1/games/{created.get_json()['id']}").get_json()
         assert summary["status"] == "finished"
     finally:
-        events_appended.disconnect(bot_worker.on_events_appended)
+        bot_worker.disconnect_signals()

@@ -1,0 +1,147 @@
+"""Follow-up work of committed changes, carried out at least once (the consumer of the outbox).
+
+The service decides, with each change, which follow-up actions it implies (:func:`actions_for`), and
+the append or claim script records them with the events (``store.outbox``). The process that made
+the change then runs them at once (:meth:`FollowUps.run`); a sweeper (``worker.janitor``) runs them
+for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions:
+
+| action | value | done by | done when |
+| --- | --- | --- | --- |
+| ``index`` | status | here | the cross-game index lists the game under its current status |
+| ``archive`` | version | here | the finished game is in the archive |
+| ``verify`` | version | ``worker.enqueue`` | its verify job is recorded and enqueued |
+| ``bot`` | version | ``worker.bots`` | no bot seat is awaited any more (the turn was played) |
+
+A handler returns True when its action is done (it is then acknowledged, unless the change wrote a
+newer value meanwhile) and False to leave it for a later run. Handlers are idempotent: an action may
+run twice (a process dies after the work, before the acknowledgement; a sweeper overlaps a slow
+process); such runs are counted (``Outbox.stats``, ``duplicates:<action>``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from games.base import Game
+from store.outbox import Outbox
+
+if TYPE_CHECKING:
+    from service.games import GameService
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[["GameService", str, str], bool]
+ORDER = ("index", "archive", "verify", "bot")
+_handlers: dict[str, Handler] = {}
+
+
+def register(action: str, handler: Handler) -> None:
+    """Make ``handler`` carry out ``action`` in this process (idempotent; the last one wins)."""
+    _handlers[action] = handler
+
+
+def unregister(action: str) -> None:
+    _handlers.pop(action, None)
+
+
+def actions_for(game: Game, state: Any, version: int, status_changed: bool, bot_seats: Any) -> dict[str, Any]:
+    """The follow-up actions a change to ``version`` (state ``state``) implies."""
+    over = game.is_over(state)
+    actions: dict[str, Any] = {}
+    if status_changed or over:
+        actions["index"] = "finished" if over else "active"
+    if over:
+        actions["archive"] = version
+        actions["verify"] = version
+    elif any(seat in bot_seats for seat in game.awaiting(state)):
+        actions["bot"] = version
+    return actions
+
+
+@dataclass
+class RunReport:
+    done: int = 0
+    left: int = 0
+    duplicates: int = 0
+
+
+class FollowUps:
+    def __init__(self, service: GameService):
+        self.service = service
+        self.outbox = Outbox(service.store.redis)
+
+    def run(self, game_id: str) -> RunReport:
+        """Carry out the pending actions of ``game_id``; never raises (the change is committed)."""
+        report = RunReport()
+        try:
+            pending = self.outbox.pending(game_id)
+        except Exception:  # noqa: BLE001 - left for the sweeper
+            log.exception("could not read the outbox of %s", game_id)
+            return report
+        for action in sorted(pending, key=lambda a: ORDER.index(a) if a in ORDER else len(ORDER)):
+            value = pending[action]
+            handler = _handlers.get(action)
+            if handler is None:
+                report.left += 1
+                continue
+            try:
+                if not handler(self.service, game_id, value):
+                    report.left += 1
+                    continue
+                removed = self.outbox.ack(game_id, action, value)
+                self.outbox.count(action, duplicate=not removed)
+            except Exception:  # noqa: BLE001 - the action stays pending: a later run retries it
+                log.exception("follow-up %s=%s of %s failed", action, value, game_id)
+                report.left += 1
+                continue
+            report.done += 1
+            report.duplicates += 0 if removed else 1
+        return report
+
+    def sweep(self, lease_ms: int) -> int:
+        """Run the actions of every game whose grace period is over (each game leased for
+        ``lease_ms``, so a game with work left comes back after it). Returns how many games."""
+        count = 0
+        for slot, seen in self.outbox.due_hints():
+            for game_id in self.outbox.take_due_in(slot, lease_ms):
+                self.run(game_id)
+                count += 1
+            self.outbox.settle_hint(slot, seen)
+        return count
+
+
+# -- the handlers that need only the store -------------------------------------------------------
+
+
+def index_game(service: GameService, game_id: str, value: str) -> bool:
+    """Index the game under its *current* status (not ``value``: a later change may have written a
+    newer one), and again if the status moved while writing."""
+    for _ in range(3):
+        meta = service.store.meta(game_id)
+        if meta is None:
+            return True
+        service.store.index_game(game_id, meta["game"], meta["status"])
+        current = service.store.status_and_version(game_id)
+        if current is None or current[0] == meta["status"]:
+            return True
+    return False
+
+
+def archive_game(service: GameService, game_id: str, value: str) -> bool:
+    from store.archive import Archive, load_meta, summary_of
+
+    client = service.store.redis
+    found = load_meta(client, game_id)
+    if found is None or not found.finished:
+        return True
+    if (found.result or {}).get("rated") is False:
+        return True  # an aborted game is verified, never archived
+    Archive(client).enter(summary_of(found))
+    return True
+
+
+register("index", index_game)
+register("archive", archive_game)

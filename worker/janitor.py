@@ -1,0 +1,95 @@
+"""The janitor: finishes what dead processes left. ``python -m worker.janitor`` (the Procfile's
+``janitor``); several may run (each game's work is leased), one is enough.
+
+Every ``JANITOR_INTERVAL`` seconds (default 1):
+
+1. **follow-up work** (slots hinted by the writers, and every ``JANITOR_FULL_SCAN`` seconds (30)
+   all 16384 due sets; ``service.followups``): the games whose outbox still holds actions after their
+   grace period (the process that made the change died, or an action failed) get them run again;
+   a bot turn left waiting gets a fresh job (``worker.bots.bot_followup``);
+2. **lost dequeues**: jobs a worker took from a queue and died before starting go back on it;
+3. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating;
+4. **job records** (``store.jobs``) are reconciled with RQ (``worker.enqueue.reconcile``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from service import GameService
+from worker import bots, enqueue
+
+log = logging.getLogger("worker.janitor")
+
+INTERVAL_SECONDS = float(os.environ.get("JANITOR_INTERVAL") or 1.0)
+# A game taken by a sweep comes back after this long if work is still left (a bot turn not played).
+LEASE_MS = int(os.environ.get("JANITOR_LEASE_MS") or 1500)
+FULL_SCAN_SECONDS = float(os.environ.get("JANITOR_FULL_SCAN") or 30.0)
+
+
+class Janitor:
+    def __init__(self, service: GameService):
+        self.service = service
+        self.client = service.store.redis
+        self._seen: dict[tuple[str, str], float] = {}
+        self._next_full_scan = 0.0
+        bots.connect_signals()
+        enqueue.connect_signals()
+
+    def tick(self) -> dict[str, Any]:
+        report: dict[str, Any] = {}
+        if time.monotonic() >= self._next_full_scan:
+            # The backstop for hints lost between a script and its ZADD (store.outbox).
+            report["hinted_slots"] = self.service.followups.outbox.rebuild_hints()
+            self._next_full_scan = time.monotonic() + FULL_SCAN_SECONDS
+        report["games"] = self.service.followups.sweep(LEASE_MS)
+        report["rescued"] = enqueue.rescue_lost_dequeues(self.client, self._seen)
+        report["abandoned"] = [
+            jid for queue in (enqueue.QUEUE, bots.QUEUE) for jid in _requeue_abandoned(self.client, queue)
+        ]
+        report["jobs"] = enqueue.reconcile(self.client)
+        return report
+
+
+def _requeue_abandoned(client: Any, queue: str) -> list[str]:
+    from rq.registry import StartedJobRegistry
+
+    registry = StartedJobRegistry(queue, connection=client)
+    before = set(registry.get_job_ids(cleanup=False))
+    registry.cleanup()
+    return sorted(before - set(registry.get_job_ids(cleanup=False)))
+
+
+def main() -> int:
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s janitor %(levelname)s %(message)s",
+    )
+    stopping = []
+
+    def stop(signum: int, frame: Any) -> None:
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    janitor = Janitor(GameService.from_url(os.environ["REDIS_URL"], socket_timeout=10))
+    log.info("sweeping every %.1f s", INTERVAL_SECONDS)
+    while not stopping:
+        started = time.monotonic()
+        try:
+            report = janitor.tick()
+            if report["games"] or report["rescued"] or report["abandoned"] or any(report["jobs"].values()):
+                log.info("swept: %s", report)
+        except Exception:  # noqa: BLE001 - Redis down or a bug: log, and try again next tick
+            log.exception("sweep failed")
+        time.sleep(max(0.0, INTERVAL_SECONDS - (time.monotonic() - started)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
