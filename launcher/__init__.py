@@ -1,2 +1,2 @@
 """Runs the whole service from one command: an embedded Redis when ``REDIS_URL`` is unset, then
-the Procfile's processes (gunicorn and the RQ workers) under honcho. See ``python -m launcher -h``."""
+the Procfile's processes (gunicorn and the RQ workers) under supervisord. See ``python -m launcher -h``."""

@@ -62,7 +62,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Runs in the child before exec: on Linux ask the kernel to SIGTERM Redis when the
     launcher dies, even by SIGKILL, so no orphan keeps appending to the data directory."""
     os.setsid()  # out of the terminal's process group: Ctrl-C reaches the launcher, not Redis
@@ -186,6 +186,21 @@ class EmbeddedRedis:
             return
         raise DataDirectoryBusy(f"a redis-server (pid {pid}) still runs on {self.data_dir}; stop it first")
 
+    def prepare(self) -> list[str]:
+        """Take the data directory (lock; refuse a live server) and write the configuration, for a
+        supervisor that runs the server itself: the command line to run. :meth:`release` after."""
+        self._lock()
+        try:
+            self._refuse_if_server_alive()
+            self.config_path.write_text(self.config_text())
+        except BaseException:
+            self._unlock()
+            raise
+        return [self.binary, str(self.config_path)]
+
+    def release(self) -> None:
+        self._unlock()
+
     def start(self, timeout: float = 15.0) -> EmbeddedRedis:
         self._lock()
         try:
@@ -196,7 +211,7 @@ class EmbeddedRedis:
                 stdin=subprocess.DEVNULL,
                 stdout=None if self.log_to_stdout else subprocess.DEVNULL,
                 stderr=None if self.log_to_stdout else subprocess.DEVNULL,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
                 cwd=self.data_dir,
             )
             self._wait_ready(timeout)

@@ -31,7 +31,7 @@ def test_serve_runs_api_and_workers_on_embedded_redis_and_stops_cleanly_on_ctrl_
         redis_pid = int((tmp_path / "data" / "redis" / "redis.pid").read_text())
     finally:
         returncode = stop_service(process, log, ctrl_c=True)
-    assert returncode == 128 + 2, log.read_text()  # honcho's answer to SIGINT
+    assert returncode == 128 + 2, log.read_text()  # the launcher answers a signal with 128 + its number
 
     # Everything stopped: the API port is closed and Redis exited (after flushing its AOF).
     try:
@@ -60,7 +60,7 @@ def test_serve_uses_redis_url_when_set_starts_no_redis_and_stops_on_sigterm(tmp_
         assert wait_for_worker(redis_server.url), f"no RQ worker on REDIS_URL:\n{log.read_text()}"
     finally:
         returncode = stop_service(process, log)
-    assert returncode == 128 + 15, log.read_text()  # honcho's answer to SIGTERM
+    assert returncode == 128 + 15, log.read_text()  # the launcher answers a signal with 128 + its number
     assert not (tmp_path / "data" / "redis").exists()
     assert f"using REDIS_URL={redis_server.url}" in log.read_text()
 

@@ -1,0 +1,105 @@
+"""The launcher keeps the service up (issue 9): each child of ``./run serve`` (gunicorn's master,
+each RQ worker, the janitor, the embedded Redis) is SIGKILLed in turn and the API answers again
+(deep health: Redis too) within a bounded time, with the child replaced; the recovery times are
+printed. Then a SIGTERM stops everything in order: web first, Redis last."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.platform.service import start_service, stop_service, wait_for_health
+
+# supervisord restarts a child that ran more than a second at once; gunicorn's new master may wait
+# for the old master's workers to let go of the port, and Redis reloads its append-only file.
+RECOVERY_BOUND_SECONDS = 20.0
+
+ROLES = {
+    "web": re.compile(r"gunicorn"),
+    "worker": re.compile(r"rq worker .* default bots"),
+    "bots": re.compile(r"rq worker --url \S+ bots$"),
+    "janitor": re.compile(r"worker\.janitor"),
+    "redis": re.compile(r"redis-server"),
+}
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
+
+
+def supervised(launcher_pid: int) -> dict[str, int]:
+    """role -> pid of the children supervisord runs (supervisord is the launcher's child)."""
+    roles: dict[str, int] = {}
+    for supervisor in _children(launcher_pid):
+        for child in _children(supervisor):
+            line = _cmdline(child)
+            for role, pattern in ROLES.items():
+                if pattern.search(line):
+                    roles[role] = child
+    return roles
+
+
+def deep_health(port: int) -> bool:
+    try:
+        return requests.get(f"http://127.0.0.1:{port}/v1/health?deep=true", timeout=2).status_code == 200
+    except (requests.ConnectionError, requests.Timeout):
+        return False
+
+
+@pytest.mark.timeout(240)
+def test_every_child_killed_is_restarted_and_the_api_answers_again(tmp_path):
+    process, port, log = start_service(tmp_path)
+    times: dict[str, float] = {}
+    try:
+        wait_for_health(process, port, log)
+        deadline = time.monotonic() + 30
+        while set(supervised(process.pid)) != set(ROLES) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert set(supervised(process.pid)) == set(ROLES), (supervised(process.pid), log.read_text())
+        for role in ("worker", "bots", "janitor", "redis", "web"):
+            before = supervised(process.pid)
+            os.kill(before[role], signal.SIGKILL)
+            killed_at = time.monotonic()
+            while time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS:
+                now = supervised(process.pid)
+                if now.get(role) not in (None, before[role]) and deep_health(port):
+                    break
+                time.sleep(0.1)
+            else:
+                raise AssertionError(f"{role} not back within {RECOVERY_BOUND_SECONDS} s:\n{log.read_text()}")
+            times[role] = time.monotonic() - killed_at
+            # The service is whole again: a game can be created (Redis written) through the API.
+            created = requests.post(
+                f"http://127.0.0.1:{port}/v1/games",
+                json={"game": "condottiere", "config": {"players": 3}},
+                timeout=10,
+            )
+            assert created.status_code == 201, created.text
+        print("\nrecovery after SIGKILL: " + ", ".join(f"{r} {t:.2f} s" for r, t in times.items()))
+        assert "exited: redis (terminated by SIGKILL; not expected)" in log.read_text()
+    finally:
+        returncode = stop_service(process, log)
+    assert returncode == 128 + 15, log.read_text()
+    text = log.read_text()
+    # Ordered stop: the web server first, the workers and the janitor next, Redis last.
+    order = [text.rindex(f"stopped: {name}") for name in ("web", "worker", "janitor", "redis")]
+    assert order == sorted(order), text[-3000:]
