@@ -69,11 +69,21 @@ def start_worker(url: str, *, burst: bool, delay: float) -> subprocess.Popen:
     ]
     if burst:
         args.insert(2, "--burst")
-    # Its own session, so the kill takes the work horse (the forked child running the job) too,
-    # as a lost machine or an OOM-killed container would.
+    # Its own session, so the kill takes the worker's whole process group, as a lost machine or an
+    # OOM-killed container would (the work horse, in a group of its own, is killed by pid).
     return subprocess.Popen(
         args, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
 
 
 def wait_for(predicate, timeout: float = 60.0):
@@ -97,7 +107,15 @@ def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_
     try:
         # Mid-job: started, some progress made, not finished.
         wait_for(lambda: (r := book.get(jid)) and r.status == "started" and 0 < r.progress < 0.9)
+        # RQ 3 puts the work horse in a process group of its own (os.setpgrp): kill it by pid too,
+        # or it lives on, finishes the job after the second worker and the job completes twice.
+        horses = _children(first.pid)
         os.killpg(first.pid, signal.SIGKILL)
+        for horse in horses:
+            try:
+                os.kill(horse, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         first.wait(timeout=10)
     finally:
         if first.poll() is None:
