@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import marshmallow as ma
+import orjson
 from flask import request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
@@ -23,6 +24,7 @@ from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
 from schemas.common import StrictSchema
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
+from store.replay_cache import ReplayCache
 from worker import enqueue
 
 blp = Blueprint(
@@ -324,9 +326,13 @@ class Replay(MethodView):
     def get(self, query, game_id):
         """The state at any version: complete once the game is over; while it runs, the token's
         seat view (or the spectator's)."""
+        version = query.get("version")
+        field = f"replay:{'last' if version is None else version}"
+        cached = _finished_and_cached(game_id, field)
+        if cached is not None:
+            return _cached_response(cached)
         log, seat = _game_and_viewer(game_id)
         game = get_game(log.name)
-        version = query.get("version")
         if version is not None and version > log.version:
             raise ProblemError(
                 422,
@@ -336,11 +342,9 @@ class Replay(MethodView):
                 last_version=log.version,
             )
         replay = core.replay_at(game, log.events, version, seat, finished=log.finished)
-        headers = {
-            "Cache-Control": "public, max-age=3600" if log.finished else "no-store",
-            "Vary": "Authorization",
-        }
-        return json_response({"game_id": game_id, **replay}, 200, headers)
+        if log.finished:
+            return _cache_and_respond(game_id, field, {"game_id": game_id, **replay})
+        return json_response({"game_id": game_id, **replay}, 200, _headers(False))
 
 
 @blp.route("/games/<string:game_id>/battles")
@@ -351,20 +355,49 @@ class Battles(MethodView):
     def get(self, game_id):
         """The chapter index (for Condottiere: battle by battle) with each chapter's start and end
         versions, region, winner and strengths; step through them with ``/replay?version=``."""
+        cached = _finished_and_cached(game_id, "battles")
+        if cached is not None:
+            return _cached_response(cached)
         log, seat = _game_and_viewer(game_id)
         game = get_game(log.name)
         chapters = core.chapters(game, _shown_events(game, log, seat))
         for chapter in chapters:
             chapter["replay"] = url_for("archive.Replay", game_id=game_id, version=chapter["end"])
-        headers = {
-            "Cache-Control": "no-store" if not log.finished else "public, max-age=3600",
-            "Vary": "Authorization",
-        }
-        return json_response(
-            {"game_id": game_id, "version": log.version, "finished": log.finished, "chapters": chapters},
-            200,
-            headers,
-        )
+        body = {"game_id": game_id, "version": log.version, "finished": log.finished, "chapters": chapters}
+        if log.finished:
+            return _cache_and_respond(game_id, "battles", body)
+        return json_response(body, 200, _headers(False))
+
+
+# A finished game never changes and is public in full: its replays and chapter index are computed
+# once (a fold of up to the whole log, the costliest read there is) and kept (store/replay_cache.py).
+
+
+def _headers(finished: bool) -> dict[str, str]:
+    return {"Cache-Control": "public, max-age=3600" if finished else "no-store", "Vary": "Authorization"}
+
+
+def _finished_and_cached(game_id: str, field: str) -> bytes | None:
+    """The kept answer for a finished game, after the same checks as a computed one (404 for an
+    unknown game, 401 for a wrong token), or None."""
+    svc = service()
+    summary = svc.get_summary(game_id)
+    if summary["status"] != "finished":
+        return None
+    svc.viewer_seat(game_id, bearer_token())
+    return ReplayCache(redis()).get(game_id, field)
+
+
+def _cached_response(body: bytes):
+    response = json_response(None, 200, _headers(True))
+    response.set_data(body)
+    return response
+
+
+def _cache_and_respond(game_id: str, field: str, body: dict[str, Any]):
+    raw = orjson.dumps(body)
+    ReplayCache(redis()).put(game_id, field, raw)
+    return _cached_response(raw)
 
 
 # -- jobs ------------------------------------------------------------------------------------------

@@ -167,7 +167,10 @@ class Moves(MethodView):
         security=SEAT_AUTH,
         parameters=[
             header_param(
-                "Idempotency-Key", "Retry-safe key (1-255 visible ASCII): a retry returns the first answer"
+                "Idempotency-Key",
+                "Retry-safe key (1-255 visible ASCII): a retry returns the first answer. Send one on "
+                "every move: a 503 may hide a move that was applied, and only the key makes its retry "
+                "safe",
             ),
             header_param(
                 "If-Match", "A view ETag or a quoted version: apply only at that version (else 412)"
@@ -176,7 +179,12 @@ class Moves(MethodView):
     )
     def post(self, body, game_id):
         """Submit a move for the token's seat. Answers the new version, the events it caused
-        (redacted for that seat) and the seat's new view."""
+        (redacted for that seat) and the seat's new view.
+
+        A 503 (`STORE_UNAVAILABLE`, with `Retry-After`) does not say the move was refused: the
+        store may have applied it before the connection failed. Send moves with an
+        `Idempotency-Key` and retry a 503 with the same key: an applied move is answered from the
+        key (`Idempotent-Replayed: true`), never applied twice."""
         token = bearer_token(required=True)
         expected = body.get("expected_version")
         pinned = _if_match_version()

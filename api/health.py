@@ -21,7 +21,7 @@ class Health(MethodView):
         503,
         schema=ProblemSchema,
         content_type="application/problem+json",
-        description="Redis unreachable (deep check)",
+        description="Redis unreachable (deep check); `Retry-After` says when to ask again",
     )
     @blp.doc(
         parameters=[
@@ -36,6 +36,10 @@ class Health(MethodView):
             except redis.RedisError:
                 from api.problems import problem_response
 
-                return problem_response(503, "REDIS_UNAVAILABLE", "Redis is unreachable")
+                # Retry-After like every other 503 (api/problems.py), so probes and clients back off
+                # the same way everywhere.
+                return problem_response(
+                    503, "REDIS_UNAVAILABLE", "Redis is unreachable", headers={"Retry-After": "1"}
+                )
             return json_response({"status": "ok", "redis": "ok"})
         return json_response({"status": "ok"})

@@ -27,11 +27,13 @@ def test_settings_come_from_the_environment(monkeypatch, redis_server):
 
 
 def test_store_down_is_a_503_problem_not_a_500():
+    """Every 503, the deep health check's included, carries Retry-After (issue 9)."""
     app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0"})
     client = app.test_client()
     assert client.get("/v1/health").status_code == 200  # liveness does not depend on Redis
     deep = client.get("/v1/health?deep=1")
     assert deep.status_code == 503 and deep.get_json()["code"] == "REDIS_UNAVAILABLE"
+    assert deep.headers["Retry-After"] == "1"
     response = client.get("/v1/games")
     assert response.status_code == 503 and response.mimetype == "application/problem+json"
     assert response.get_json()["code"] == "STORE_UNAVAILABLE" and response.headers["Retry-After"] == "1"

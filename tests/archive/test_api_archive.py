@@ -446,3 +446,29 @@ def test_a_job_that_keeps_failing_ends_failed_after_its_retries(client, redis_cl
     assert job["error"]["code"] == "JOB_FAILED" and job["error"]["status"] == 500
     result = client.get(response.headers["Location"] + "/result")
     assert result.status_code == 500 and result.headers["Content-Type"] == "application/problem+json"
+
+
+def test_replay_and_battles_of_a_finished_game_are_computed_once(client, redis_client):
+    """A finished game never changes: the second /battles and /replay read the kept answer (no
+    XRANGE of the log, no fold) and are byte-identical to the first; a wrong token is still a 401
+    and a version past the end still a 422 (issue 9)."""
+    from store.metrics import calls_delta, command_calls
+
+    game_id = imported(client)
+    urls = [
+        f"/v1/games/{game_id}/battles",
+        f"/v1/games/{game_id}/replay?version=7",
+        f"/v1/games/{game_id}/replay",
+    ]
+    first = [client.get(url) for url in urls]
+    before = command_calls(redis_client)
+    again = [client.get(url) for url in urls]
+    delta = calls_delta(before, command_calls(redis_client))
+    assert "xrange" not in delta, delta
+    for one, two in zip(first, again, strict=True):
+        assert one.status_code == two.status_code == 200
+        assert one.get_data() == two.get_data()
+        assert two.headers["Cache-Control"] == "public, max-age=3600"
+    wrong = client.get(urls[1], headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+    assert client.get(f"/v1/games/{game_id}/replay?version=100000").status_code == 422
