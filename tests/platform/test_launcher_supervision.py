@@ -25,6 +25,7 @@ ROLES = {
     "worker": re.compile(r"rq worker .* default bots"),
     "bots": re.compile(r"rq worker --url \S+ bots$"),
     "janitor": re.compile(r"worker\.janitor"),
+    "clock": re.compile(r"worker\.clocks"),
     "redis": re.compile(r"redis-server"),
 }
 
@@ -75,7 +76,7 @@ def test_every_child_killed_is_restarted_and_the_api_answers_again(tmp_path):
         while set(supervised(process.pid)) != set(ROLES) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert set(supervised(process.pid)) == set(ROLES), (supervised(process.pid), log.read_text())
-        for role in ("worker", "bots", "janitor", "redis", "web"):
+        for role in ("worker", "bots", "janitor", "clock", "redis", "web"):
             before = supervised(process.pid)
             os.kill(before[role], signal.SIGKILL)
             killed_at = time.monotonic()
