@@ -1,0 +1,47 @@
+"""A person plays a whole game in the browser by clicking."""
+
+from __future__ import annotations
+
+import requests
+
+from tests.web.conftest import screenshot
+
+
+def test_a_person_plays_a_whole_four_player_game_against_three_bots_by_clicking(live, context_for):
+    page = context_for("desktop").new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(live.url + "/")
+    page.get_by_label("Players").fill("4")
+    page.get_by_label("Players").dispatch_event("change")
+    for seat in (1, 2, 3):
+        page.get_by_label(f"Seat {seat}", exact=True).select_option("heuristic")
+    page.get_by_label("Your name (takes the first free seat)").fill("Ann")
+    screenshot(page, "lobby-desktop")
+    page.get_by_role("button", name="Create game").click()
+    page.wait_for_url("**/play/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    assert "token" not in page.url.lower()
+    clicks = 0
+    while True:
+        page.wait_for_function(
+            "() => document.querySelector('.your-turn')"
+            " || /Game over/.test(document.querySelector('.status').textContent)"
+        )
+        if "Game over" in page.locator(".status").text_content():
+            break
+        if clicks == 3:
+            screenshot(page, "play-desktop")
+        buttons = page.locator(".moves button")
+        # Prefer a real play over passing so the game moves on; follow any second question.
+        buttons.first.click()
+        clicks += 1
+        if page.locator(".moves fieldset").count():
+            page.locator(".moves fieldset button").first.click()
+        page.wait_for_function("() => !document.querySelector('.moves button:disabled')")
+        assert clicks < 2000, "the game does not end"
+    summary = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()
+    assert summary["status"] == "finished"
+    assert clicks > 0
+    screenshot(page, "play-finished-desktop")
+    assert not errors, errors
