@@ -157,6 +157,8 @@ def played(live, browser):
         pytest.fail("the game did not end")
     spectator.wait_for_function("() => /Game over/.test(document.querySelector('.status').textContent)")
     screenshot(spectator, "watch-finished-desktop")
+    spectator.set_viewport_size(SIZES["phone"])
+    screenshot(spectator, "watch-finished-phone")
     yield {
         "id": game_id,
         "pages": pages,

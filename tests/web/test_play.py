@@ -1,4 +1,4 @@
-"""A person plays a whole game in the browser by clicking."""
+"""A person plays a whole game in the browser by clicking (and by keyboard, every other move)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ def test_a_person_plays_a_whole_four_player_game_against_three_bots_by_clicking(
     page.get_by_label("Your name (takes the first free seat)").fill("Ann")
     screenshot(page, "lobby-desktop")
     page.get_by_role("button", name="Create game").click()
+    assets: dict[str, int] = {}
+    page.on(
+        "response",
+        lambda r: assets.__setitem__(r.url, len(r.body())) if r.url.endswith((".js", ".css")) else None,
+    )
     page.wait_for_url("**/play/*")
     game_id = page.url.rsplit("/", 1)[1]
     assert "token" not in page.url.lower()
@@ -33,13 +38,22 @@ def test_a_person_plays_a_whole_four_player_game_against_three_bots_by_clicking(
         if clicks == 3:
             screenshot(page, "play-desktop")
         buttons = page.locator(".moves button")
-        # Prefer a real play over passing so the game moves on; follow any second question.
-        buttons.first.click()
+        if clicks % 2:
+            # Keyboard: on your turn the first move has the focus; Enter plays it.
+            page.wait_for_function("() => document.activeElement.closest('.moves') !== null")
+            page.keyboard.press("Enter")
+        else:
+            buttons.first.click()
         clicks += 1
         if page.locator(".moves fieldset").count():
-            page.locator(".moves fieldset button").first.click()
+            # The second question (Bishop, Scarecrow) takes the focus too.
+            page.wait_for_function("() => document.activeElement.closest('fieldset') !== null")
+            page.keyboard.press("Enter")
         page.wait_for_function("() => !document.querySelector('.moves button:disabled')")
         assert clicks < 2000, "the game does not end"
+    # The play page's weight: its scripts and style sheets (the game's module included).
+    assert any(url.endswith("renderer.js") for url in assets) and any(url.endswith(".css") for url in assets)
+    assert sum(assets.values()) < 150_000, assets
     summary = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()
     assert summary["status"] == "finished"
     assert clicks > 0

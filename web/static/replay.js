@@ -18,11 +18,11 @@ async function main() {
   const label = h("output", { for: "version", class: "version" });
   const step = (delta) => () => go(Number(slider.value) + delta);
   const controls = h("div", { class: "replay-controls" },
-    h("button", { type: "button", onclick: () => go(0), "aria-label": "First version" }, "⏮"),
+    h("button", { type: "button", onclick: () => go(0), "aria-label": "First version" }, "Start"),
     h("button", { type: "button", onclick: step(-1), "aria-label": "Previous event" }, "◀"),
     h("label", { for: "version", class: "visually-hidden" }, "Version"), slider,
     h("button", { type: "button", onclick: step(1), "aria-label": "Next event" }, "▶"),
-    h("button", { type: "button", onclick: () => go(last), "aria-label": "Last version" }, "⏭"), label);
+    h("button", { type: "button", onclick: () => go(last), "aria-label": "Last version" }, "End"), label);
   const chapterButtons = battles.data.chapters.map((chapter) => h("button", {
     type: "button",
     dataset: { end: String(chapter.end) },
