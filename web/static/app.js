@@ -92,6 +92,13 @@ export function seatName(summary, seat) {
   return (entry && entry.name) || `Seat ${seat}`;
 }
 
+export function withNames(text, summary) {
+  return text.replace(/\bSeat (\d+)\b/g, (match, seat) => {
+    const entry = summary && summary.seats ? summary.seats.find((s) => s.seat === Number(seat)) : null;
+    return entry && entry.name ? entry.name : match;
+  });
+}
+
 export function chip(seat) {
   return h("span", { class: "chip", style: `background:var(--seat-${seat % 6})`, "aria-hidden": "true" });
 }

@@ -42,7 +42,7 @@ async function main() {
     h("thead", {}, h("tr", {}, ["Finished", "Players", "Winner", "Outcome", "Setup", ""].map((t) => h("th", { scope: "col" }, t)))), body);
   const more = h("button", { type: "button", hidden: true }, "More games");
   const count = h("p", { class: "muted", "aria-live": "polite" });
-  setApp(form, h("section", { "aria-label": "Results" }, count, table, more));
+  setApp(form, h("section", { "aria-label": "Results" }, count, h("div", { class: "scroll" }, table), more));
   // Filters live in the page's own URL (never a token), so a search can be bookmarked and shared.
   const initial = new URLSearchParams(location.search);
   for (const spec of FILTERS) {

@@ -1,5 +1,5 @@
 // The play table (/play/<id>, with this tab's seat token) and the spectator page (/watch/<id>).
-import { api, chip, follow, h, loadGame, pageData, seatName, seats, serialized, setApp, showError } from "/web/static/app.js";
+import { api, chip, follow, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
 
 const { game_id: gameId, mode } = pageData.data;
 const claim = mode === "play" ? seats.get(gameId) : null;
@@ -21,7 +21,8 @@ async function main() {
   const log = h("section", { class: "log-box", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, "Game log"), logList);
   const links = h("p", { class: "links" },
-    h("a", { href: `/watch/${gameId}` }, "Spectator page"), " · ", h("a", { href: `/replay/${gameId}` }, "Replay"));
+    mode === "play" ? [h("a", { href: `/watch/${gameId}` }, "Spectator page"), " · "] : null,
+    h("a", { href: `/replay/${gameId}` }, "Replay"));
   const seatsList = h("ul", { class: "players", "aria-label": "Players" });
   controls.hidden = !token;
   setApp(status, seatsList, h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, controls, log)), links);
@@ -61,7 +62,7 @@ async function main() {
     while (true) {
       const { data } = await api(`/v1/games/${gameId}/annotations?after=${annotated}&limit=500`, { token });
       for (const entry of data.annotations) {
-        logList.append(h("li", { value: entry.version }, entry.text));
+        logList.append(h("li", { value: entry.version }, withNames(entry.text, summary)));
         annotated = entry.version;
       }
       if (data.next_after === null) break;

@@ -1,6 +1,6 @@
 // The replay viewer (/replay/<id>): a slider over versions, step buttons, arrow keys, a jump to each
 // chapter (battle), the state at that version as the reader may see it, and each event's sentence.
-import { api, h, loadGame, pageData, seatName, seats, serialized, setApp, showError } from "/web/static/app.js";
+import { api, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
 
 const gameId = pageData.data.game_id;
 const claim = seats.get(gameId); // a seat of a running game sees its own view; none once it is over
@@ -54,7 +54,7 @@ async function main() {
   function go(version) {
     target = Math.max(0, Math.min(last, version));
     slider.value = String(target);
-    const text = target === 0 ? "Before the first event." : sentences[target - 1] || "";
+    const text = target === 0 ? "Before the first event." : withNames(sentences[target - 1] || "", summary);
     annotation.textContent = target ? `${target}. ${text}` : text;
     label.textContent = `Version ${target} of ${last}`;
     slider.setAttribute("aria-valuetext", label.textContent);
