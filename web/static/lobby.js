@@ -4,6 +4,14 @@ import { api, h, loadGame, pageData, seats, setApp, showError, when } from "/web
 
 const games = pageData.games;
 
+// The API's time control (any game): no move time means an untimed game.
+const CLOCK_FIELDS = [
+  { key: "move_seconds", label: "Seconds per decision (empty: untimed)", type: "number", min: 1 },
+  { key: "bank_seconds", label: "Reserve per seat, seconds", type: "number", min: 0 },
+  { key: "increment_seconds", label: "Added to the reserve per move, seconds", type: "number", min: 0 },
+  { key: "timeouts_to_bot", label: "Timeouts before a bot takes the seat", type: "number", min: 1, max: 1000 },
+];
+
 function field(spec, idPrefix) {
   const id = `${idPrefix}-${spec.key.replace(/\W/g, "-")}`;
   let input;
@@ -38,11 +46,13 @@ async function createForm() {
   const gameSelect = h("select", { id: "new-game", name: "game" }, games.map((g) => h("option", { value: g.name }, g.title)));
   const specific = h("div", { class: "fields" });
   const botBox = h("fieldset", { class: "bots" }, h("legend", {}, "Bot seats"));
+  const clockBox = h("fieldset", { class: "clock" }, h("legend", {}, "Time control"),
+    CLOCK_FIELDS.map((spec) => field(spec, "clock")));
   const nameInput = h("input", { id: "new-name", name: "name", autocomplete: "nickname", maxlength: 40, placeholder: "Leave empty to only create" });
   form.append(
     h("h2", { id: "create-title" }, "New game"),
     h("div", { class: "field" }, h("label", { for: "new-game" }, "Game"), gameSelect),
-    specific, botBox,
+    specific, botBox, clockBox,
     h("div", { class: "field" }, h("label", { for: "new-name" }, "Your name (takes the first free seat)"), nameInput),
     h("button", { type: "submit" }, "Create game"));
 
@@ -79,7 +89,14 @@ async function createForm() {
     const bots = {};
     for (const select of botBox.querySelectorAll("select")) if (select.value) bots[select.name.slice(4)] = select.value;
     try {
-      const { data } = await api("/v1/games", { method: "POST", body: { game: current.chosen.name, config, bots } });
+      const clock = {};
+      for (const spec of CLOCK_FIELDS) {
+        const value = clockBox.querySelector(`[name="${spec.key}"]`).value;
+        if (value !== "") clock[spec.key] = Number(value);
+      }
+      const body = { game: current.chosen.name, config, bots };
+      if (Object.keys(clock).length) body.clock = clock;
+      const { data } = await api("/v1/games", { method: "POST", body });
       showError(null);
       if (nameInput.value.trim()) await claimAndPlay(data.id, nameInput.value.trim());
       else location.assign(`/watch/${data.id}`);

@@ -35,9 +35,21 @@ async function main() {
   let annotated = 0;
   let finished = false;
 
+  // A timed game: each awaited seat's time left, counted down here from the view's figures.
+  let clock = null;
+  let clockRead = 0;
+  const timeLeft = (seat) => {
+    const entry = clock && clock.seats.find((c) => c.seat === seat);
+    if (!entry || entry.remaining_ms === null || finished) return "";
+    const ms = Math.max(0, entry.remaining_ms - (Date.now() - clockRead)) + (entry.bank_ms || 0);
+    const seconds = Math.floor(ms / 1000);
+    return ` · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
+  };
   const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) =>
     h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name || `Seat ${s.seat} (free)`,
-      s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "", claim && claim.seat === s.seat ? " · you" : "")));
+      s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "", claim && claim.seat === s.seat ? " · you" : "",
+      h("span", { class: "clock" }, timeLeft(s.seat)))));
+  setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
 
   async function refresh() {
     if (summary.status === "open") {
@@ -51,6 +63,9 @@ async function main() {
     const { data } = await api(`/v1/games/${gameId}/view`, { token });
     version = data.version;
     finished = data.status === "finished";
+    clock = data.clock || null;
+    clockRead = Date.now();
+    drawSeats();
     game.render(data.view, ctx);
     status.textContent = game.status(data.view, ctx);
     const mine = token && data.view && (data.view.awaiting || []).includes(claim.seat);
