@@ -20,7 +20,7 @@ from api import problems, ratelimit
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
-OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats"]
+OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats", "api.annotations"]
 
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
@@ -144,6 +144,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             api.register_blueprint(importlib.import_module(module_name).blp)
     problems.register(app)
     ratelimit.install(app)
+    # The browser client's pages (outside /v1 and the OpenAPI document: they only call the API).
+    import web
+
+    web.register(app)
     # Bot seats: every accepted append may leave a bot awaited; its receiver enqueues the RQ job
     # that plays it (worker/bots.py, BOTS area). Connected here so the web process only enqueues.
     from worker.bots import connect_signals as connect_bot_signals

@@ -55,6 +55,8 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "games.SeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Resign": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Abort": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    # Each ticket is a Redis key (30 s); a page asks for one per (re)connection of its stream.
+    "games.StreamTickets": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "archive.Verify": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
     "archive.Exports": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=True, only_when=_job_started),
     "archive.BulkExport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),

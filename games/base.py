@@ -227,6 +227,18 @@ class SeatHooks(Protocol):
         ``seat_timed_out`` then what the engine's policy makes the seat do."""
 
 
+@runtime_checkable
+class WebHooks(Protocol):
+    """Optional hooks of the browser client (web/): what a game draws on its pages."""
+
+    def board_template(self) -> str:
+        """The game's board as an SVG fragment (the same drawing its HTML export uses), whose
+        elements the game's page module updates from each view."""
+
+    # Path of the game's ES module for the pages (renderer.js; interface in web/static/app.js).
+    web_module: Any
+
+
 def hook(game: Game, name: str) -> Any:
     """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`), or ``None``."""
     return getattr(game, name, None)

@@ -105,6 +105,25 @@ def annotated_history(
     return doc
 
 
+def annotations(
+    game: Game, events: Sequence[Event], viewer: Viewer, after: int, limit: int
+) -> list[dict[str, Any]]:
+    """``[{"version", "text"}]`` for the events with versions ``after + 1 .. after + limit``, as
+    ``viewer`` may read them (one fold up to the last of them)."""
+    sentence = _annotator(game, events, viewer)
+    stop = min(len(events), after + limit)
+    evolve = game.evolve
+    state = None
+    page: list[dict[str, Any]] = []
+    for position in range(stop):
+        event = events[position]
+        following = evolve(state, event)
+        if position >= after:
+            page.append({"version": position + 1, "text": sentence(state, event, following)})
+        state = following
+    return page
+
+
 def _annotator(game: Game, events: Sequence[Event], viewer: Viewer):
     """``(before, event, after) -> sentence`` as ``viewer`` may read it.
 

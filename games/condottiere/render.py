@@ -171,7 +171,10 @@ def map_svg(summary: Mapping[str, Any], focus: str | None = None) -> str:
         owner = owners.get(city)
         fill = f'style="fill:var(--seat-{owner % 6})"' if isinstance(owner, int) else 'class="free"'
         cls = "city" if isinstance(owner, int) else "city free"
-        parts.append(f'<circle class="{cls}" {fill} cx="{x}" cy="{y}" r="11"><title>{city}</title></circle>')
+        parts.append(
+            f'<circle class="{cls}" {fill} cx="{x}" cy="{y}" r="11" data-region="{city}">'
+            f"<title>{city}</title></circle>"
+        )
         if city == focus:
             parts.append(f'<circle class="battle" cx="{x}" cy="{y}" r="16"/>')
         if city == summary.get("pope"):
@@ -179,6 +182,12 @@ def map_svg(summary: Mapping[str, Any], focus: str | None = None) -> str:
         parts.append(f'<text x="{x + 14}" y="{y + 4}">{city}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def board_template() -> str:
+    """The map with every region free, for the web client (web/): the same drawing as the export's,
+    whose circles (``data-region``) the page colours from each view, so the map is drawn once."""
+    return map_svg({})
 
 
 def _standings_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:

@@ -10,6 +10,7 @@ about as cheap as reading the logs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 # Events that belong to the conclusion of a battle (END-1..END-4): a chapter ends after the last of
@@ -281,4 +282,7 @@ def attach_archive_hooks(game: Any) -> Any:
     game.render_chapter_markdown = render.render_chapter_markdown
     game.render_css = render.RENDER_CSS
     game.annotator_for = render.annotator_for
+    # The web client (web/): the board drawn by this module, and the page module beside it.
+    game.board_template = render.board_template
+    game.web_module = Path(render.__file__).parent / "web" / "renderer.js"
     return game

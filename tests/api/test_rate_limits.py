@@ -130,3 +130,14 @@ def test_without_trusted_proxies_a_forwarded_address_is_ignored(apps):
         for i in range(2)
     ]
     assert statuses == [201, 429]  # a client cannot pick its own address
+
+
+def test_stream_tickets_are_limited_per_seat_token(apps):
+    """Each ticket is a Redis key: a seat asking in a loop is refused; the other seat is served."""
+    client = apps(RATE_LIMIT_SEAT_ACTION="2/2second").test_client()
+    table = Table(client)
+    url = f"/v1/games/{table.id}/stream-tickets"
+    assert [client.post(url, headers=table.auth(0)).status_code for _ in range(2)] == [201, 201]
+    refused = client.post(url, headers=table.auth(0))
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    assert client.post(url, headers=table.auth(1)).status_code == 201

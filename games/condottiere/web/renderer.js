@@ -1,0 +1,199 @@
+// Condottiere on the web pages (interface: web/static/app.js). The map itself is the export's
+// drawing (render.py's board_template, served as board.svg); this module colours its regions
+// (circle[data-region]) and draws the battle lines, the hand and the move controls.
+
+const CARD_NAMES = {
+  m1: "1", m2: "2", m3: "3", m4: "4", m5: "5", m6: "6", m10: "10",
+  winter: "Winter", spring: "Spring", bishop: "Bishop", courtesan: "Courtesan", drummer: "Drummer",
+  heroine: "Heroine", scarecrow: "Scarecrow", surrender: "Surrender",
+};
+const SVG = "http://www.w3.org/2000/svg";
+
+export const title = "Condottiere";
+
+export const configFields = [
+  { key: "players", label: "Players", type: "number", min: 2, max: 6, value: 4 },
+  { key: "ruleset", label: "Ruleset", type: "select", options: [["2006", "2006 edition"], ["classic", "Classic"]] },
+  { key: "options.capturing", label: "Capturing", type: "checkbox" },
+  { key: "options.bigger_kingdoms", label: "Bigger kingdoms", type: "checkbox" },
+  { key: "options.draw_after_battle", label: "Draw after each battle (2006)", type: "checkbox" },
+  { key: "options.hidden_cards", label: "Hidden cards (2006)", type: "checkbox" },
+  { key: "options.points_target", label: "Points match: target", type: "number", min: 1, max: 1000 },
+  { key: "seed", label: "Seed (optional)", type: "number", min: 0 },
+  { key: "first_condottiere", label: "First Condottiere seat (optional)", type: "number", min: 0, max: 5 },
+];
+export const seatCountKey = "players";
+
+export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+function card(code, extra = {}) {
+  if (!code) return h("li", { class: "cd-card hidden", "aria-label": "face-down card", ...extra }, "?");
+  const special = code.startsWith("m") ? "" : " special";
+  return h("li", { class: `cd-card${special}`, dataset: { card: code }, ...extra }, cardName(code));
+}
+
+export function mount(el, ctx) {
+  const figure = h("figure", { class: "board" });
+  figure.innerHTML = ctx.board; // our own server's SVG (render.py), never user text
+  const svg = figure.querySelector("svg");
+  const ring = document.createElementNS(SVG, "circle");
+  ring.setAttribute("class", "battle");
+  ring.setAttribute("r", "16");
+  ring.style.display = "none";
+  const pope = document.createElementNS(SVG, "text");
+  pope.setAttribute("class", "pope");
+  pope.textContent = "✝";
+  pope.style.display = "none";
+  svg.append(ring, pope);
+  const owners = h("ul", { class: "visually-hidden", "aria-label": "Regions and their owners" });
+  figure.append(owners, h("figcaption", { class: "board-caption" }));
+  const lines = h("section", { class: "lines", "aria-labelledby": "lines-title" },
+    h("h2", { id: "lines-title" }, "Battle lines"), h("p", { class: "battle-where" }),
+    h("table", { class: "cd-lines" }, h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Strength"),
+      h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Hand · regions"))),
+    h("tbody")));
+  const hand = h("section", { class: "hand", "aria-labelledby": "hand-title", hidden: true },
+    h("h2", { id: "hand-title" }, "Your hand"), h("ul", { class: "cards", "data-hand": "" }));
+  el.replaceChildren(figure, h("div", { class: "side" }, lines, hand));
+  ctx.parts = { svg, ring, pope, owners, caption: figure.querySelector("figcaption"), lines, hand };
+}
+
+export function render(view, ctx) {
+  const { svg, ring, pope, owners, caption, lines, hand } = ctx.parts;
+  const name = (seat) => ctx.names(seat);
+  const regions = (view && view.regions) || {};
+  owners.replaceChildren();
+  for (const circle of svg.querySelectorAll("circle[data-region]")) {
+    const region = circle.dataset.region;
+    const owner = regions[region];
+    if (Number.isInteger(owner)) {
+      circle.style.fill = `var(--seat-${owner % 6})`;
+      circle.classList.remove("free");
+      circle.dataset.owner = String(owner);
+    } else {
+      circle.style.fill = "";
+      circle.classList.add("free");
+      delete circle.dataset.owner;
+    }
+    owners.append(h("li", {}, `${region}: ${Number.isInteger(owner) ? name(owner) : "free"}`));
+  }
+  const place = (node, region, dx = 0, dy = 0) => {
+    const circle = region && svg.querySelector(`circle[data-region="${CSS.escape(region)}"]`);
+    node.style.display = circle ? "" : "none";
+    if (!circle) return;
+    const x = Number(circle.getAttribute("cx"));
+    const y = Number(circle.getAttribute("cy"));
+    if (node.tagName === "circle") { node.setAttribute("cx", x); node.setAttribute("cy", y); }
+    else { node.setAttribute("x", x + dx); node.setAttribute("y", y + dy); }
+  };
+  const battle = view && view.battle;
+  place(ring, battle && battle.region);
+  place(pope, view && view.pope, -5, 4);
+  caption.textContent = [
+    battle ? (battle.final ? "Final battle" : `Battle for ${battle.region}`) : null,
+    view && view.pope ? `The Pope stands in ${view.pope}` : null,
+  ].filter(Boolean).join(" · ");
+
+  lines.querySelector(".battle-where").textContent = battle
+    ? (battle.final ? "The final battle." : `The battle for ${battle.region}.`)
+    : (view && view.last_battle && view.last_battle.region
+      ? `Last battle: ${view.last_battle.region}, ${Number.isInteger(view.last_battle.winner) ? `won by ${name(view.last_battle.winner)}` : "no winner"}.`
+      : "No battle under way.");
+  const rows = ((view && view.players) || []).map((p) => {
+    const turn = view.turn === p.seat || (view.awaiting || []).includes(p.seat);
+    return h("tr", { class: turn ? "turn" : null, dataset: { seat: String(p.seat) } },
+      h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})` }),
+        name(p.seat), turn ? h("span", { class: "badge" }, "to play") : null,
+        p.passed ? h("span", { class: "badge muted" }, "passed") : null,
+        view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null),
+      h("td", { class: "cd-str" }, p.true_strength !== undefined && p.true_strength !== p.strength
+        ? `${p.strength} (${p.true_strength})` : String(p.strength)),
+      h("td", {}, h("ul", { class: "cards", "aria-label": `${name(p.seat)}'s battle line` },
+        (p.line || []).map((entry) => card(entry.card)))),
+      h("td", { class: "muted" }, `${p.hand_size} cards · ${(p.regions || []).length} regions`));
+  });
+  lines.querySelector("tbody").replaceChildren(...rows);
+
+  const own = view && Array.isArray(view.hand) ? view.hand : null;
+  hand.hidden = own === null;
+  hand.querySelector("ul").replaceChildren(...(own || []).map((c) => card(c)));
+}
+
+const PHASES = {
+  place_token: "choose where the next battle is fought",
+  battle: "play a card or pass",
+  hand_discard: "decide whether to discard their hand",
+  keep_cards: "choose the cards to keep",
+};
+
+export function status(view, ctx) {
+  if (!view) return "The game has not started.";
+  if (view.phase === "over") {
+    const winners = view.winners || (view.result && view.result.winners) || [];
+    return winners.length ? `Game over: ${winners.map(ctx.names).join(" and ")} won.` : "Game over: no winner.";
+  }
+  const awaited = (view.awaiting || []).map(ctx.names).join(", ");
+  return awaited ? `${awaited} to ${PHASES[view.phase] || "decide"}.` : "Resolving…";
+}
+
+function playLabel(move) {
+  if (move.type === "play") return `Play ${cardName(move.card)}`;
+  if (move.type === "pass") return move.reveal === true ? "Pass and reveal" : move.reveal === false ? "Pass (keep face down)" : "Pass";
+  if (move.type === "place_token") return `Battle in ${move.region}`;
+  if (move.type === "decline_token") return "Decline the token";
+  if (move.type === "discard_hand") return move.discard ? "Discard my hand and draw anew" : "Keep my hand";
+  if (move.type === "keep_cards") return move.cards.length ? `Keep ${move.cards.map(cardName).join(" and ")}` : "Keep nothing";
+  return JSON.stringify(move);
+}
+
+// The Bishop asks where the Pope goes, the Scarecrow what to take back: one control per card,
+// and a second question with the variants.
+export function choices(moves) {
+  const out = [];
+  const byCard = new Map();
+  for (const move of moves) {
+    const variant = move.type === "play" && ("pope" in move || "take_back" in move);
+    if (!variant) { out.push({ label: playLabel(move), move }); continue; }
+    if (!byCard.has(move.card)) {
+      const entry = {
+        label: `Play ${cardName(move.card)}…`,
+        prompt: move.card === "bishop" ? "Where does the Pope go?" : "Which mercenary do you take back?",
+        options: [],
+      };
+      byCard.set(move.card, entry);
+      out.push(entry);
+    }
+    const entry = byCard.get(move.card);
+    const label = move.card === "bishop"
+      ? (move.pope ? `The Pope goes to ${move.pope}` : "The Pope stays where he is")
+      : (move.take_back ? `Take back a ${cardName(move.take_back)}` : "Take nothing back");
+    entry.options.push({ label, move });
+  }
+  return out;
+}
+
+export function heatmap(el, counts, board) {
+  el.innerHTML = board;
+  const top = Math.max(1, ...Object.values(counts));
+  for (const circle of el.querySelectorAll("circle[data-region]")) {
+    const n = counts[circle.dataset.region] || 0;
+    circle.classList.remove("free");
+    circle.style.fill = `rgba(192, 57, 43, ${0.08 + (0.92 * n) / top})`;
+    circle.querySelector("title").textContent = `${circle.dataset.region}: ${n}`;
+  }
+}

@@ -1,0 +1,66 @@
+"""Browser tests: headless Chromium (Debian's ``chromium`` package, which ``./run test`` installs when
+it is missing) driven by Playwright for Python, against a live server with an RQ worker for the
+bot seats (tests/bots/live.py). Playwright's own browser download is never used."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.bots.live import LiveServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(os.environ.get("WEB_SCREENSHOTS", ROOT / "var" / "screenshots"))
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def chromium_path() -> str:
+    for candidate in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    pytest.fail("No chromium binary: install Debian's chromium package (./run test does it as root)")
+
+
+@pytest.fixture(scope="module")
+def live(redis_server):
+    redis_server.client().flushall()
+    server = LiveServer(redis_server.url)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture()
+def context_for(browser):
+    """New browser contexts (separate sessionStorage: separate people) at a given size."""
+    made = []
+
+    def make(size: str = "desktop"):
+        context = browser.new_context(viewport=SIZES[size])
+        context.set_default_timeout(15_000)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

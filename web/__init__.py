@@ -1,0 +1,132 @@
+"""The browser client: lobby, play table, spectator, archive, replay viewer and statistics pages.
+
+A blueprint of its own, outside ``/v1``: it serves pages and static files only. Everything a page
+shows comes from the public API (``/v1``), fetched by the page's own script, so the client is a
+proof that the API suffices. The shell (``web/static/``) knows no game; each game supplies its
+board (``board_template`` hook: the same SVG its HTML export draws, from the game's render module)
+and an ES module that draws its views and labels its moves (``web_module`` hook). Nothing is
+loaded from another origin (see the Content-Security-Policy below).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template, send_file
+
+from games import game_names, get_game
+from games.base import hook
+from replays.export import SEAT_COLOURS
+from service.bots import bot_levels
+
+HERE = Path(__file__).parent
+
+blp = Blueprint(
+    "web",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/web/static",
+)
+
+# Only our own origin; inline style attributes are needed by the SVG boards (fill: var(--seat-n)).
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+
+
+def _games() -> list[dict[str, Any]]:
+    found = []
+    for name in game_names():
+        game = get_game(name)
+        if hook(game, "web_module") is None:
+            continue
+        found.append({"name": name, "title": game.title, "bots": bot_levels(name)})
+    return found
+
+
+def _page(page: str, title: str, **data: Any) -> Response:
+    body = render_template(
+        "page.html", page=page, title=title, data=data, games=_games(), seat_colours=SEAT_COLOURS
+    )
+    response = Response(body, mimetype="text/html")
+    response.headers["Content-Security-Policy"] = CSP
+    # A page URL holds a game id at most, never a token; still, send no referrer to anyone.
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@blp.get("/")
+def lobby():
+    return _page("lobby", "Lobby")
+
+
+@blp.get("/play/<string:game_id>")
+def play(game_id: str):
+    return _page("play", "Play", game_id=game_id, mode="play")
+
+
+@blp.get("/watch/<string:game_id>")
+def watch(game_id: str):
+    return _page("play", "Watch", game_id=game_id, mode="watch")
+
+
+@blp.get("/archive")
+def archive():
+    return _page("archive", "Archive")
+
+
+@blp.get("/replay/<string:game_id>")
+def replay(game_id: str):
+    return _page("replay", "Replay", game_id=game_id)
+
+
+@blp.get("/stats")
+def stats():
+    return _page("stats", "Statistics")
+
+
+@blp.get("/stats/players/<string:name>")
+def player_stats(name: str):
+    return _page("stats", f"Statistics of {name}", player=name)
+
+
+def _game_or_404(name: str):
+    if name not in game_names():
+        abort(404)
+    return get_game(name)
+
+
+@blp.get("/web/games/<string:name>/renderer.js")
+def game_module(name: str):
+    path = hook(_game_or_404(name), "web_module")
+    if path is None:
+        abort(404)
+    response = send_file(Path(path), mimetype="text/javascript", max_age=300)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@blp.get("/web/games/<string:name>/board.svg")
+def board(name: str):
+    template = hook(_game_or_404(name), "board_template")
+    if template is None:
+        abort(404)
+    response = Response(template(), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+@blp.get("/web/games/<string:name>/render.css")
+def game_css(name: str):
+    css = getattr(_game_or_404(name), "render_css", "") or ""
+    response = Response(css, mimetype="text/css")
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+def register(app) -> None:
+    app.register_blueprint(blp)

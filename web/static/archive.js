@@ -1,0 +1,83 @@
+// The archive (/archive): every filter of GET /v1/archive, newest first, cursor pagination.
+import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+
+const FILTERS = [
+  { key: "player", label: "Players (comma-separated: games with all of them)", list: true },
+  { key: "game", label: "Game", options: pageData.games.map((g) => g.name) },
+  { key: "ruleset", label: "Ruleset" },
+  { key: "option", label: "Options that were on (comma-separated)", list: true },
+  { key: "players", label: "Number of players", type: "number", min: 1, max: 99 },
+  { key: "winner", label: "Winner" },
+  { key: "outcome", label: "Outcome (adjacent, total, most_regions…)" },
+  { key: "finished_from", label: "Finished from", type: "date" },
+  { key: "finished_to", label: "Finished until", type: "date" },
+  { key: "limit", label: "Per page", type: "number", min: 1, max: 100, value: 20 },
+];
+
+function input(spec) {
+  const id = `filter-${spec.key}`;
+  const control = spec.options
+    ? h("select", { id, name: spec.key }, h("option", { value: "" }, "any"), spec.options.map((o) => h("option", { value: o }, o)))
+    : h("input", { id, name: spec.key, type: spec.type || "text", min: spec.min, max: spec.max, value: spec.value });
+  return h("div", { class: "field" }, h("label", { for: id }, spec.label), control);
+}
+
+function query(form, cursor) {
+  const params = new URLSearchParams();
+  for (const spec of FILTERS) {
+    const value = form.elements[spec.key].value.trim();
+    if (!value) continue;
+    if (spec.list) for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) params.append(spec.key, part);
+    else params.append(spec.key, value);
+  }
+  if (cursor) params.set("cursor", cursor);
+  return params;
+}
+
+async function main() {
+  const form = h("form", { class: "search", role: "search", "aria-label": "Search the archive" }, FILTERS.map(input),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Search")));
+  const body = h("tbody");
+  const table = h("table", { class: "results" }, h("caption", { class: "visually-hidden" }, "Finished games, newest first"),
+    h("thead", {}, h("tr", {}, ["Finished", "Players", "Winner", "Outcome", "Setup", ""].map((t) => h("th", { scope: "col" }, t)))), body);
+  const more = h("button", { type: "button", hidden: true }, "More games");
+  const count = h("p", { class: "muted", "aria-live": "polite" });
+  setApp(form, h("section", { "aria-label": "Results" }, count, h("div", { class: "scroll" }, table), more));
+  // Filters live in the page's own URL (never a token), so a search can be bookmarked and shared.
+  const initial = new URLSearchParams(location.search);
+  for (const spec of FILTERS) {
+    const values = initial.getAll(spec.key);
+    if (values.length) form.elements[spec.key].value = values.join(", ");
+  }
+  let cursor = null;
+  let shown = 0;
+  async function load(append) {
+    const params = query(form, append ? cursor : null);
+    const { data } = await api(`/v1/archive?${params}`);
+    if (!append) { body.replaceChildren(); shown = 0; }
+    for (const game of data.games) {
+      body.append(h("tr", { dataset: { game: game.id } },
+        h("td", {}, when(game.finished)),
+        h("td", {}, game.players.map((p) => p || "—").join(", ")),
+        h("td", {}, game.winner_names.join(", ") || "—"),
+        h("td", {}, game.outcome || "—"),
+        h("td", {}, `${game.game} ${game.ruleset || ""} · ${game.player_count} players${game.options.length ? ` · ${game.options.join(", ")}` : ""}`),
+        h("td", {}, h("a", { href: `/replay/${game.id}` }, "Replay"))));
+    }
+    shown += data.games.length;
+    cursor = data.next_cursor;
+    more.hidden = !cursor;
+    count.textContent = `${shown} game(s) shown${cursor ? ", more available" : ""}.`;
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const params = query(form);
+    params.delete("cursor");
+    history.replaceState(null, "", `/archive?${params}`);
+    load(false).then(() => showError(null), showError);
+  });
+  more.addEventListener("click", () => load(true).catch(showError));
+  await load(false);
+}
+
+main().catch(showError);

@@ -1,0 +1,86 @@
+// Statistics (/stats and /stats/players/<name>): charts where people would rather look than read.
+import { apiEventually, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const svgEl = (tag, attrs = {}, text) => {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  if (text !== undefined) el.textContent = text;
+  return el;
+};
+const pct = (rate) => (rate === null || rate === undefined ? "—" : `${Math.round(rate * 1000) / 10}%`);
+
+// A horizontal bar chart with a text equivalent (the table beside it is what screen readers read).
+function bars(title, rows, format = String) {
+  const top = Math.max(1e-9, ...rows.map((r) => r.value || 0));
+  const height = rows.length * 24 + 8;
+  const svg = svgEl("svg", { class: "chart", viewBox: `0 0 320 ${height}`, role: "img", "aria-label": title });
+  rows.forEach((row, i) => {
+    const y = 4 + i * 24;
+    svg.append(svgEl("text", { x: 0, y: y + 14 }, row.label));
+    svg.append(svgEl("rect", { x: 90, y, width: Math.max(1, (180 * (row.value || 0)) / top), height: 18, rx: 3,
+      fill: row.colour || "#7b2d26" }));
+    svg.append(svgEl("text", { x: 276, y: y + 14 }, format(row.value)));
+  });
+  const table = h("table", { class: "visually-hidden" }, h("caption", {}, title),
+    rows.map((row) => h("tr", {}, h("th", { scope: "row" }, row.label), h("td", {}, format(row.value)))));
+  return h("section", { "aria-label": title }, h("h2", {}, title), svg, table);
+}
+
+function figures(title, pairs) {
+  return h("section", { "aria-label": title }, h("h2", {}, title),
+    h("dl", { class: "figures" }, pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])));
+}
+
+async function heat(title, counts, gameName) {
+  const { module, board } = await loadGame(gameName);
+  const figure = h("div", { class: "heat", role: "img", "aria-label": `${title}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}` });
+  module.heatmap(figure, counts, board);
+  return h("section", {}, h("h2", {}, title), figure);
+}
+
+async function main() {
+  const gameName = pageData.games[0].name;
+  const player = pageData.data.player;
+  const search = h("form", { class: "create", role: "search", onsubmit: (event) => {
+    event.preventDefault();
+    const name = event.target.elements.name.value.trim();
+    if (name) location.assign(`/stats/players/${encodeURIComponent(name)}`);
+  } }, h("div", { class: "field" }, h("label", { for: "player-name" }, "A player's statistics"),
+    h("input", { id: "player-name", name: "name", value: player || "", maxlength: 64 })), h("button", { type: "submit" }, "Show"));
+  setApp(search, h("p", { class: "muted" }, "Computing…"));
+  if (player) {
+    const data = await apiEventually(`/v1/stats/players/${encodeURIComponent(player)}?game=${gameName}`);
+    const seatRows = Object.entries(data.by_seat || {}).map(([seat, row]) => ({ label: `Seat ${seat}`, value: row.win_rate || 0, colour: `var(--seat-${seat % 6})` }));
+    const countRows = Object.entries(data.by_player_count || {}).map(([n, row]) => ({ label: `${n} players`, value: row.win_rate || 0 }));
+    const taken = (data.counters || {}).regions_taken || {};
+    const parts = [
+      figures(`${data.name}`, [["Games", data.games], ["Wins", data.wins], ["Win rate", pct(data.win_rate)]]),
+      bars("Win rate by seat", seatRows, pct),
+      bars("Win rate by number of players", countRows, pct),
+    ];
+    if (Object.keys(taken).length) parts.push(await heat("Regions taken", taken, gameName));
+    const cards = Object.entries((data.counters || {}).cards_played || {}).sort((a, b) => b[1] - a[1]).slice(0, 10);
+    if (cards.length) parts.push(bars("Cards played most", cards.map(([k, v]) => ({ label: k, value: v }))));
+    setApp(search, h("div", { class: "charts" }, parts));
+    return;
+  }
+  const data = await apiEventually(`/v1/stats/global?game=${gameName}`);
+  const first = data.first_seat_advantage || {};
+  const seatRows = Object.entries(data.win_rate_by_seat || {}).map(([seat, row]) => ({ label: `Seat ${seat}`, value: row.win_rate || 0, colour: `var(--seat-${seat % 6})` }));
+  const lengths = ((data.length || {}).chapters || {}).histogram || [];
+  const lengthRows = lengths.map((b) => ({ label: b.from === b.to ? `${b.from}` : `${b.from}–${b.to}`, value: b.count }));
+  const outcomeRows = Object.entries(data.outcomes || {}).map(([k, v]) => ({ label: k, value: v }));
+  const contested = Object.fromEntries(((data.counters || {}).contested_regions || []).map((r) => [r.key, r.count]));
+  const parts = [
+    figures("The archive", [["Games", data.games], ["First seat's win rate", pct(first.win_rate)],
+      ["Expected without advantage", pct(first.expected_win_rate)]]),
+    bars("Win rate by seat", seatRows, pct),
+    bars("Game length (battles)", lengthRows),
+    bars("How games are won", outcomeRows),
+  ];
+  if (Object.keys(contested).length) parts.push(await heat("Most contested regions", contested, gameName));
+  setApp(search, h("div", { class: "charts" }, parts));
+}
+
+main().catch(showError);
