@@ -220,7 +220,8 @@ class GameService:
         if raw.get("seed") is None:
             # 128 bits, so no seed can be searched for; as a decimal string, because a JSON number
             # past 2**53 loses bits in many clients (JavaScript's).
-            raw["seed"] = str(secrets.randbits(SEED_BITS))
+            seed = secrets.randbits(SEED_BITS)
+            raw["seed"] = str(seed) if seed > 2**53 - 1 else seed
         try:
             normalised = game.configure(raw)
             seat_count = game.seat_count(normalised)

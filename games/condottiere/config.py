@@ -108,11 +108,13 @@ _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,38})")
 
 
 def normalise_seed(seed: Any) -> int | str:
-    """A seed in its one canonical form: an int up to 2**53 - 1, a decimal string above."""
+    """A seed in its one canonical form: an int up to 2**53 - 1, a decimal string above (a seed up
+    to 2**53 - 1 sent as a string, or a large one as a JSON number, is accepted only in its own
+    form: numbers past 2**64 do not even parse, and a string "1" is refused as before)."""
     if seed is None:
         return 0
-    if isinstance(seed, str) and _DECIMAL.fullmatch(seed):
-        seed = int(seed)
+    if isinstance(seed, str) and _DECIMAL.fullmatch(seed) and int(seed) > MAX_EXACT_JSON_INTEGER:
+        seed = int(seed)  # a small seed is a JSON integer: one number, one spelling
     if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
         raise ConfigError(
             "INVALID_SEED",
