@@ -5,16 +5,20 @@ open for as long as a client watches a game. A sync worker serves one request at
 open stream would pin a whole process; a gevent worker multiplexes thousands of mostly idle streams
 (and ordinary requests) in one process, yielding whenever it waits on a socket or on Redis.
 
-Of gunicorn's two gevent workers we run ``gevent_pywsgi`` (gevent's own HTTP server inside
-gunicorn's process management) rather than ``gevent`` (gunicorn's HTTP parser on gevent): in
-``bench/http_bench.py`` it spent about a fifth less server CPU per health request and a tenth less
-per move (figures in README.md). ``GUNICORN_WORKER_CLASS=gevent`` switches back.
+Of gunicorn's two gevent workers we run ``gevent`` (gunicorn's own HTTP parser on gevent), not
+``gevent_pywsgi`` (gevent's HTTP server), although ``bench/http_bench.py`` measured the latter at
+about a fifth less server CPU per health request and a tenth less per move (figures in README.md):
+gevent's parser accepts a bare line feed inside a header and then reads the request's body as a
+new request (issue 8: a framing desync, a request-smuggling risk behind any proxy), while
+gunicorn's parser is strict and refuses such a request with 400 (tests/api/test_http_framing.py).
+``GUNICORN_WORKER_CLASS=gevent_pywsgi`` still selects the other one; run it only behind a
+front-end that normalises requests.
 """
 
 import multiprocessing
 import os
 
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent_pywsgi")
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 
 if worker_class.startswith("gevent"):
     # Patch the standard library before anything else imports it. Gunicorn's gevent worker would

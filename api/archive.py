@@ -22,7 +22,7 @@ from api.problems import ProblemError
 from games import get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
-from schemas.common import StrictSchema
+from schemas.common import BodyInteger, StrictSchema
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from store.replay_cache import ReplayCache
 from worker import enqueue
@@ -66,6 +66,11 @@ class ArchiveQuery(StrictSchema):
     finished_to = fields.String(
         metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"}
     )
+    prearranged = fields.Boolean(
+        metadata={
+            "description": "false: only games whose shuffles nobody fixed (no seed or deck order given)"
+        }
+    )
     cursor = fields.String(validate=validate.Length(1, 200))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 
@@ -83,6 +88,9 @@ class ArchiveEntrySchema(ma.Schema):
     version = fields.Integer(required=True)
     finished = fields.String(required=True)
     imported = fields.Boolean(required=True)
+    prearranged = fields.Boolean(
+        metadata={"description": "The creator fixed the shuffles (gave a seed or a deck order)"}
+    )
 
 
 class ArchivePageSchema(ma.Schema):
@@ -169,9 +177,10 @@ class BulkExportRequest(StrictSchema):
     game = fields.String(validate=validate.Length(1, 64))
     ruleset = fields.String(validate=validate.Length(1, 32))
     option = fields.List(fields.String(validate=validate.Length(1, 64)))
-    players = fields.Integer(validate=validate.Range(1, 99))
+    players = BodyInteger(validate=validate.Range(1, 99))
     winner = fields.String(validate=validate.Length(1, 64))
     outcome = fields.String(validate=validate.Length(1, 64))
+    prearranged = fields.Boolean()
     finished_from = fields.String()
     finished_to = fields.String()
 

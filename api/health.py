@@ -11,6 +11,9 @@ from api.common import Blueprint, json_response, service
 from schemas.games import HealthSchema
 from schemas.problems import ProblemSchema
 
+_TRUE = ("1", "true", "yes")
+_FALSE = ("0", "false", "no")
+
 blp = Blueprint("health", __name__, url_prefix="/v1", description="Liveness and readiness")
 
 
@@ -30,7 +33,14 @@ class Health(MethodView):
     )
     def get(self):
         """Is the server up? (``deep=true``: and is Redis reachable?)"""
-        if request.args.get("deep", "").lower() in ("1", "true", "yes"):
+        deep = request.args.get("deep")
+        if deep is not None and deep.lower() not in _TRUE + _FALSE:
+            from api.problems import ProblemError
+
+            raise ProblemError(
+                422, "VALIDATION_ERROR", "Invalid request", "deep is a boolean: true or false (or 1, 0)."
+            )
+        if deep is not None and deep.lower() in _TRUE:
             try:
                 service().store.redis.ping()
             except redis.RedisError:

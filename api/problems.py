@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import redis
-from flask import Response, current_app, request
+from flask import Response, request
 from werkzeug.exceptions import HTTPException
 
 from service.errors import ServiceError
@@ -120,7 +120,7 @@ def from_http_exception(error: HTTPException) -> Response:
                 headers["Allow"] = value
     detail = None
     if status == 413:
-        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        limit = request.max_content_length
         detail = f"The request body exceeds {limit} bytes." if limit else None
     elif status == 429:
         from api.ratelimit import retry_after_seconds

@@ -5,6 +5,8 @@ with the result when it is already computed for the current data, else ``202`` w
 
 from __future__ import annotations
 
+import unicodedata
+
 import marshmallow as ma
 from flask import Response, url_for
 from flask.views import MethodView
@@ -14,7 +16,7 @@ from api.common import Blueprint, service
 from api.jobs import JobSchema, accepted, book
 from api.problems import ProblemError
 from games import game_names
-from schemas.common import StrictSchema
+from schemas.common import StrictSchema, display_name_problem
 from worker import enqueue
 
 blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
@@ -124,8 +126,14 @@ class PlayerStats(MethodView):
     def get(self, query, name):
         """One player (by name, case-insensitive) across the archive: games, wins, win rate by seat
         and by number of players, regions taken, favourite regions, card usage."""
+        # The rules of the names players can claim (issue 8: %00 started a job for a name no claim can
+        # have): anything else is refused before any work.
+        name = unicodedata.normalize("NFC", name)
         if not 1 <= len(name) <= 64:
             raise ProblemError(422, "VALIDATION_ERROR", "Invalid request", "A name has 1 to 64 characters.")
+        problem = display_name_problem(name)
+        if problem:
+            raise ProblemError(422, "VALIDATION_ERROR", "Invalid request", problem)
         game = _game_name(query)
         return _result_or_accepted(
             enqueue.start(service().store.redis, "player-stats", {"name": name.casefold(), "game": game})

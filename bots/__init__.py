@@ -85,6 +85,14 @@ def get_bot(game_name: str, level: str) -> Bot:
     return bot
 
 
+def only_move(view: View) -> Command | None:
+    """The seat's move when it has exactly one (e.g. RL-12: *keep*, for a seat holding a Mercenary,
+    at the hand discard), else None. The server asks every seat the same question so that nobody
+    learns who had a choice; a client may answer a question that offers no choice by itself."""
+    moves = view.get("legal_moves") or []
+    return copy.deepcopy(moves[0]) if len(moves) == 1 else None
+
+
 def choose_move(
     game_name: str, level: str, view: View, rng: random.Random, *, strict: bool = False
 ) -> Command:
@@ -97,6 +105,9 @@ def choose_move(
     moves = view.get("legal_moves") or []
     if not moves:
         raise NoLegalMove("the view offers no legal move")
+    forced = only_move(view)
+    if forced is not None:  # nothing to choose (RL-12's keep): no bot needed, no randomness drawn
+        return forced
     bot = get_bot(game_name, level)
     try:
         move = bot.choose(view, rng)

@@ -175,7 +175,7 @@ def play_loop(
     quiet: bool = False,
 ) -> int:
     """Play one seat to the end of the game. Returns the exit status (0: game over)."""
-    from bots import choose_move
+    from bots import choose_move, only_move
 
     summary = client.game(game_id)
     names = seat_names(summary)
@@ -202,8 +202,14 @@ def play_loop(
             return 0
         if me in (view.get("awaiting") or []):
             out.write("\n" + render_view(view, names, moves=bool(auto)) + "\n")
+            forced = only_move(view)
             if auto:
                 move = choose_move(GAME, auto, view, rng)
+            elif forced is not None:
+                # RL-12: the hand discard asks every seat holding cards; one that may only keep
+                # need not be asked (nor any seat with a single legal move).
+                move = forced
+                out.write(f"Only one move is possible: {describe_move(move)} (answered for you)\n")
             else:
                 move = ask_move(view, read_line, out)
                 if move is None:

@@ -2,7 +2,51 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import marshmallow as ma
+from marshmallow import ValidationError, fields
+
+# Bidirectional formatting characters (Unicode's Bidi_Control property): they reorder the text
+# around them, so a name carrying one can show as another player's name or hide its end.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Categories that draw nothing by themselves: separators, controls, format characters, unassigned,
+# private use, lone combining marks.
+_INVISIBLE_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn", "Mn", "Me"})
+# Letters and symbols that render blank (Hangul fillers, the blank Braille pattern).
+_BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def display_name_problem(name: str) -> str | None:
+    """Why ``name`` (already NFC-normalised) cannot be shown as a player's name, or None."""
+    if any(c in BIDI_CONTROLS for c in name):
+        return "Name must not contain bidirectional control characters."
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        return "Name must be printable."
+    if not any(
+        unicodedata.category(c) not in _INVISIBLE_CATEGORIES and c not in _BLANK_CHARACTERS for c in name
+    ):
+        return "Name must contain a visible character."
+    return None
+
+
+class DisplayName(fields.String):
+    """A player's public name: normalised to Unicode NFC (so equal-looking names compare equal), at
+    most ``max_length`` characters, refused when it shows nothing or carries bidirectional
+    controls."""
+
+    def __init__(self, max_length: int = 40, **kwargs):
+        super().__init__(**kwargs)
+        self.max_length = max_length
+
+    def _deserialize(self, value, attr, data, **kwargs) -> str:
+        name = unicodedata.normalize("NFC", super()._deserialize(value, attr, data, **kwargs))
+        if not 1 <= len(name) <= self.max_length:
+            raise ValidationError(f"Name has 1 to {self.max_length} characters.")
+        problem = display_name_problem(name)
+        if problem:
+            raise ValidationError(problem)
+        return name
 
 
 class StrictSchema(ma.Schema):
@@ -11,3 +55,9 @@ class StrictSchema(ma.Schema):
 
     class Meta:
         unknown = ma.RAISE
+
+
+def BodyInteger(**kwargs) -> fields.Integer:  # noqa: N802 - a field factory reads like a field class
+    """An integer in a JSON body: only JSON integers (marshmallow's default truncates 1.9 to 1 and
+    reads "1" as 1, so ``"seat": 1.9`` claimed seat 1)."""
+    return fields.Integer(strict=True, **kwargs)

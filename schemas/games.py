@@ -3,16 +3,17 @@ events, views) stays an opaque JSON object here: the engines validate it."""
 
 from __future__ import annotations
 
-import re
-
 import marshmallow as ma
-from marshmallow import ValidationError, fields, validate, validates, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
-from schemas.common import StrictSchema
+from schemas.common import BodyInteger, DisplayName, StrictSchema
 from service.bots import BOT_LEVELS
 
 STATUSES = ("open", "active", "finished")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+PREARRANGED = (
+    "The creator fixed the shuffles (gave a seed or a deck order) and so may know every hand; "
+    "public from the game's creation on"
+)
 
 
 class TimeControlSchema(StrictSchema):
@@ -58,8 +59,14 @@ class CreateGameRequest(StrictSchema):
 
 
 class ClaimSeatRequest(StrictSchema):
-    name = fields.String(validate=validate.Length(1, 40), metadata={"description": "Display name (public)"})
-    seat = fields.Integer(
+    name = DisplayName(
+        max_length=40,
+        metadata={
+            "description": "Display name (public): normalised to Unicode NFC; refused when it has no visible "
+            "character or carries bidirectional controls"
+        },
+    )
+    seat = BodyInteger(
         validate=validate.Range(0, 999), metadata={"description": "A given seat, else the lowest free one"}
     )
     bot = fields.String(
@@ -69,11 +76,6 @@ class ClaimSeatRequest(StrictSchema):
             "examples": sorted(BOT_LEVELS),
         },
     )
-
-    @validates("name")
-    def _printable(self, value: str, **_: object) -> None:
-        if _CONTROL.search(value) or not value.strip():
-            raise ValidationError("Name must be printable and not blank.")
 
     @validates_schema
     def _name_or_bot(self, data: dict, **_: object) -> None:
@@ -88,7 +90,7 @@ MAX_VERSION = 2**53 - 1
 
 class MoveRequest(StrictSchema):
     command = fields.Dict(required=True, keys=fields.String(), metadata={"description": "The engine command"})
-    expected_version = fields.Integer(
+    expected_version = BodyInteger(
         validate=validate.Range(0, MAX_VERSION),
         metadata={"description": "Apply only at this version (409 otherwise)"},
     )
@@ -162,6 +164,7 @@ class GameSummarySchema(ma.Schema):
     seat_count = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     config = fields.Dict(metadata={"description": "The public configuration (no seed while the game runs)"})
+    prearranged = fields.Boolean(required=True, metadata={"description": PREARRANGED})
     awaiting = fields.List(fields.Integer())
     result = fields.Dict(allow_none=True)
     created = fields.String(allow_none=True)
@@ -201,6 +204,7 @@ class ViewSchema(ma.Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     seat = fields.Integer(allow_none=True)
+    prearranged = fields.Boolean(required=True, metadata={"description": PREARRANGED})
     view = fields.Dict(
         allow_none=True, metadata={"description": "The engine's view (null before the game starts)"}
     )

@@ -21,6 +21,7 @@ class CachedGame:
     # The clock state at ``version`` (service.clocks), None for a game without clock. Read with the
     # snapshot in one consistent load, so it always belongs to this version.
     clock: dict[str, Any] | None = None
+    prearranged: bool = False  # the creator fixed the shuffles (a seed or a deck order)
 
 
 class GameCache:

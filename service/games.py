@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 # Conventional configuration keys that decide hidden information (the shuffles): secret until the
 # game is over unless the engine says otherwise with an optional ``public_config(config)`` hook.
 SECRET_CONFIG_KEYS = ("seed", "deck_order")
+SEED_BITS = 128
 MAX_DECIDE_ATTEMPTS = 8
 MAX_EVENTS_PAGE = 500
 # A stream ticket only bridges the gap between asking for it and opening the stream (EventSource
@@ -96,6 +97,7 @@ class GameView:
     seat: int | None
     state: Any
     clock: dict[str, Any] | None = None
+    prearranged: bool = False
 
     @property
     def viewer(self) -> Any:
@@ -120,6 +122,7 @@ class GameView:
             "version": self.version,
             "status": self.status,
             "seat": self.seat,
+            "prearranged": self.prearranged,
             "view": self.view,
         }
         if self.clock is not None:
@@ -213,9 +216,15 @@ class GameService:
         except KeyError:
             raise errors.UnknownGame(f"No game engine named {name!r}") from None
         raw = dict(config or {})
+        # A creator who fixes the shuffles (a seed or a deck order) can know every hand (issue 8:
+        # a private rehearsal with the same seed deals the same cards): such a game says so,
+        # publicly, from its creation on.
+        prearranged = any(raw.get(key) is not None for key in SECRET_CONFIG_KEYS)
         if raw.get("seed") is None:
-            # 52 bits: exact in every JSON implementation (JavaScript numbers included).
-            raw["seed"] = secrets.randbits(52)
+            # 128 bits, so no seed can be searched for; as a decimal string, because a JSON number
+            # past 2**53 loses bits in many clients (JavaScript's).
+            seed = secrets.randbits(SEED_BITS)
+            raw["seed"] = str(seed) if seed > 2**53 - 1 else seed
         try:
             normalised = game.configure(raw)
             seat_count = game.seat_count(normalised)
@@ -237,6 +246,7 @@ class GameService:
             "version": 0,
             "seat_count": seat_count,
             "config": public_config(game, normalised),
+            "prearranged": prearranged,
             "created": stamp,
             "updated": stamp,
         }
@@ -399,6 +409,7 @@ class GameService:
             "seat_count": count,
             "seats": seats,
             "config": _json(meta.get("config"), {}),
+            "prearranged": _json(meta.get("prearranged"), False),
             "awaiting": _json(meta.get("awaiting"), []),
             "result": _json(meta.get("result")),
             "created": meta.get("created"),
@@ -430,7 +441,14 @@ class GameService:
         seat = self._seat_for_token(entry.cached, token) if token is not None else None
         cached = entry.cached
         return GameView(
-            get_game(cached.name), game_id, cached.version, cached.status, seat, cached.state, cached.clock
+            get_game(cached.name),
+            game_id,
+            cached.version,
+            cached.status,
+            seat,
+            cached.state,
+            cached.clock,
+            cached.prearranged,
         )
 
     def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
@@ -603,6 +621,7 @@ class GameService:
                     seat_kinds=cached.seat_kinds,
                     bots=cached.bots,
                     clock=cached.clock,
+                    prearranged=cached.prearranged,
                 )
                 self.cache.put(new)
                 self._notify(new, [event])
@@ -707,6 +726,7 @@ class GameService:
                 seat_kinds=kinds,
                 bots=bots,
                 clock=clock,
+                prearranged=cached.prearranged,
             )
             body = {
                 "game_id": game_id,
@@ -715,7 +735,9 @@ class GameService:
                     {"version": cached.version + i + 1, "event": game.redact(event, seat)}
                     for i, event in enumerate(events)
                 ],
-                "view": GameView(game, game_id, version, new.status, seat, state, clock).to_dict(),
+                "view": GameView(
+                    game, game_id, version, new.status, seat, state, clock, new.prearranged
+                ).to_dict(),
             }
             followups = actions_for(game, state, version, new.status != cached.status, bots)
             result = self.store.append(
@@ -939,6 +961,7 @@ class GameService:
             seat_kinds=kinds,
             bots=bots,
             clock=_json(meta.get("clock")),
+            prearranged=_json(meta.get("prearranged"), False),
         )
 
     @staticmethod
@@ -953,6 +976,7 @@ class GameService:
             seat_hashes=cached.seat_hashes,
             seat_kinds=cached.seat_kinds,
             bots=cached.bots,
+            prearranged=cached.prearranged,
         )
 
     @staticmethod

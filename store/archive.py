@@ -41,11 +41,11 @@ FACTS = f"{PREFIX}:facts"
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
 
-FILTER_FIELDS = ("player", "game", "ruleset", "option", "players", "winner", "outcome")
+FILTER_FIELDS = ("player", "game", "ruleset", "option", "players", "winner", "outcome", "prearranged")
 
 
 def index_key(field: str, value: Any) -> str:
-    text = str(value)
+    text = str(value).lower() if isinstance(value, bool) else str(value)
     if field in ("player", "winner"):
         text = text.casefold()
     return f"{PREFIX}:by:{field}:{text}"
@@ -91,6 +91,7 @@ def build_summary(
     version: int,
     finished: int,
     imported: bool = False,
+    prearranged: bool = False,
 ) -> dict[str, Any]:
     options = config.get("options") or {}
     winners = list((result or {}).get("winners") or [])
@@ -107,6 +108,7 @@ def build_summary(
         "version": version,
         "finished": iso(finished),
         "imported": imported,
+        "prearranged": prearranged,
     }
 
 
@@ -119,6 +121,7 @@ def _index_keys(summary: Mapping[str, Any]) -> list[str]:
     keys.update(index_key("option", option) for option in summary["options"])
     keys.update(index_key("player", name) for name in summary["players"] if name)
     keys.update(index_key("winner", name) for name in summary["winner_names"])
+    keys.add(index_key("prearranged", bool(summary.get("prearranged"))))
     return sorted(keys)
 
 
@@ -369,6 +372,7 @@ def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
         version=int(log.meta.get("version") or log.version),
         finished=finished_ms(log.meta.get("finished")),
         imported=imported or log.meta.get("imported") == "1",
+        prearranged=log.meta.get("prearranged") == "true",
     )
 
 

@@ -38,7 +38,8 @@ def chapters(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One chapter per battle: ``start`` is the version just before the token is placed (or the
     final battle starts), ``end`` the version after the battle's conclusion (END-1..END-4).
     Each chapter also carries the battle's region, winner, strengths, cause and the cards each
-    seat played (as the given log shows them: a redacted log gives null for face-down cards)."""
+    seat played (as the given log shows them: a redacted log gives null for a face-down card until
+    it is revealed, OPT-HID-2/OPT-HID-3, and every card of a finished battle has been revealed)."""
     multi = any(e["type"] == "game_started" and (e.get("game_number") or 1) > 1 for e in events)
     found: list[dict[str, Any]] = []
     game_number = 1
@@ -53,6 +54,14 @@ def chapters(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if kind == "card_played" and open_battle is not None:
             # ``card`` is null for a face-down card in a redacted log: shown as an unknown card.
             cards.setdefault(str(event["seat"]), []).append(event.get("card"))
+        elif kind == "cards_revealed" and open_battle is not None:
+            # Public in every log: the seat's face-down cards, now face up (issue 8: exports of a
+            # running game kept them unknown after the battle had revealed them).
+            played = cards.setdefault(str(event["seat"]), [])
+            for card in event.get("cards") or []:
+                unknown = next((i for i, c in enumerate(played) if c is None), None)
+                if unknown is not None:
+                    played[unknown] = card
         elif kind == "game_started":
             game_number = event.get("game_number") or 1
             number = 0

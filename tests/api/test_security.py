@@ -13,12 +13,13 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
+from rq import SimpleWorker
 
 from games import get_game
 from games.base import FULL, fold
 from store import game_keys
 from tests.api.conftest import Table
-from tests.api.leaks import event_leaks, literal_leaks, text_of, view_leaks
+from tests.api.leaks import event_leaks, hand_discard_leaks, literal_leaks, text_of, view_leaks
 from tests.api.sse import read_messages
 
 
@@ -147,7 +148,29 @@ def errors_from(game: Game, rng: random.Random, seat: int, version: int, cards: 
             return
 
 
-def play(game: Game, rng: random.Random, seats_followed: list, cards: list[str]) -> int:
+def export_as(game: Game, seat: int | None, version: int, run_jobs) -> None:
+    """A running game's export made for ``seat`` (or a spectator), through its job: recorded as a
+    message that seat received; a seat's result refuses everybody else (issue 8, finding 2)."""
+    started = game.client.post(
+        f"/v1/games/{game.id}/exports", json={"format": "json"}, headers=game.auth(seat)
+    )
+    assert started.status_code == 202, started.get_json()
+    job_id = started.get_json()["id"]
+    run_jobs()
+    result = game.client.get(f"/v1/jobs/{job_id}/result", headers=game.auth(seat))
+    assert result.status_code == 200, result.get_json()
+    document = result.get_json()
+    assert document["version"] == version
+    game.received.append(Received(seat, "export", version, document))
+    if seat is not None:
+        assert game.client.get(f"/v1/jobs/{job_id}/result").status_code == 401
+        other = (seat + 1) % len(game.tokens)
+        assert game.client.get(f"/v1/jobs/{job_id}/result", headers=game.auth(other)).status_code == 404
+
+
+def play(
+    game: Game, rng: random.Random, seats_followed: list, cards: list[str], run_jobs=None, exports: int = 0
+) -> int:
     """Play random legal moves until the game is over, recording what every seat receives. Returns
     the version just before the final move: every message up to it was sent while the game ran."""
     client = game.client
@@ -171,12 +194,15 @@ def play(game: Game, rng: random.Random, seats_followed: list, cards: list[str])
             time.sleep(0.002)
         last_running_version = version
         seat = rng.choice(spectator["view"]["awaiting"])
+        if exports and run_jobs is not None and (step == 2 or rng.random() < 0.04):
+            exports -= 1
+            export_as(game, rng.choice([None, *range(len(game.tokens))]), version, run_jobs)
         if step % 3 == 0:  # refused commands: their errors must not leak either
             errors_from(game, rng, seat, version, cards)
             continue
         view = client.get(f"/v1/games/{game.id}/view", headers=game.auth(seat)).get_json()
         game.received.append(Received(seat, "view", view["version"], view["view"]))
-        if rng.random() < 0.15:
+        if step == 1 or rng.random() < 0.15:
             reader = rng.choice(range(len(game.tokens)))
             after = rng.randrange(0, version + 1)
             page = client.get(
@@ -231,11 +257,26 @@ def toy_hidden(states, version: int, viewer: int | None) -> set[str]:
     return {card for seat, hand in enumerate(state["hands"]) if seat != viewer for card in hand}
 
 
+@pytest.fixture()
+def run_jobs(redis_client):
+    def run() -> None:
+        SimpleWorker(["default"], connection=redis_client).work(burst=True, logging_level="WARNING")
+
+    return run
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_toy_games_never_leak_a_hidden_card(client, seed):
+def test_toy_games_never_leak_a_hidden_card(client, seed, run_jobs):
     rng = random.Random(seed)
     game = start(client, "toy", {"hand_size": 6, "seed": seed})
-    running = play(game, rng, seats_followed=[0, 1, None], cards=[f"c{n:03d}" for n in range(1, 201)])
+    running = play(
+        game,
+        rng,
+        seats_followed=[0, 1, None],
+        cards=[f"c{n:03d}" for n in range(1, 201)],
+        run_jobs=run_jobs,
+        exports=3,
+    )
     states = full_states(client, game.id, "toy")
     checked = 0
     for message in game.received:
@@ -248,7 +289,7 @@ def test_toy_games_never_leak_a_hidden_card(client, seed):
         assert not leaks, (message, leaks)
         checked += 1
     kinds = {m.kind for m in game.received}
-    assert {"view", "move", "sse", "events", "error"} <= kinds and checked > 50
+    assert {"view", "move", "sse", "events", "error", "export"} <= kinds and checked > 50
 
 
 CONDOTTIERE_CARDS = [
@@ -278,13 +319,18 @@ CONDOTTIERE_GAMES = [
 
 
 @pytest.mark.parametrize("config", CONDOTTIERE_GAMES, ids=["2006-3p", "hidden-4p", "classic-3p"])
-def test_condottiere_games_never_leak_a_hidden_card(client, config):
+def test_condottiere_games_never_leak_a_hidden_card(client, config, run_jobs):
+    """Whole random games over HTTP: every view (derived numbers included: strengths must follow
+    from the cards the view shows), move answer, event page, stream message, refusal and export
+    (through its job) a seat or a spectator receives holds nothing that receiver may not know."""
     rng = random.Random(str(config))
     game = start(client, "condottiere", {**config, "seed": rng.randrange(2**40)})
-    running = play(game, rng, seats_followed=[0, 1, None], cards=CONDOTTIERE_CARDS)
+    running = play(
+        game, rng, seats_followed=[0, 1, None], cards=CONDOTTIERE_CARDS, run_jobs=run_jobs, exports=3
+    )
     engine = get_game("condottiere")
     states = full_states(client, game.id, "condottiere")
-    checked = 0
+    checked = offers = 0
     for message in game.received:
         if message.kind == "sse" and message.version > running:
             continue
@@ -295,12 +341,21 @@ def test_condottiere_games_never_leak_a_hidden_card(client, config):
             # card named could be someone's hidden card).
             named = set(re.findall(CARD_WORD, text_of(message.body["error"]))) - {message.body["sent"]}
             leaks = sorted(named)
+        elif message.kind == "export":
+            expected = "spectator" if message.seat is None else f"seat {message.seat}"
+            leaks = [] if message.body.get("redacted_for") == expected else ["export not redacted"]
+            for event in message.body["events"]:
+                leaks += event_leaks(event, message.seat)
         else:
             leaks = event_leaks(message.body, message.seat)
+            if message.body.get("type") == "hand_discard_offered":
+                offers += 1
+                leaks += hand_discard_leaks(message.body, engine.view(states[message.version - 1], FULL))
         assert not leaks, (message, leaks)
         checked += 1
     kinds = [m.kind for m in game.received if m.kind != "sse" or m.version <= running]
-    assert {"view", "move", "sse", "events", "error"} <= set(kinds) and checked > 100
+    assert {"view", "move", "sse", "events", "error", "export"} <= set(kinds) and checked > 100
+    assert offers > 0, "no hand discard (RL-12) was seen"
     assert kinds.count("sse") > 50
 
 

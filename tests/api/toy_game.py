@@ -35,7 +35,9 @@ class ToyGame:
         if not isinstance(hand_size, int) or isinstance(hand_size, bool) or not 1 <= hand_size <= 50:
             raise ConfigError("INVALID_HAND_SIZE", "hand_size must be an integer from 1 to 50", "TOY-1")
         seed = raw.get("seed")
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        # the server draws 128-bit seeds and passes them as decimal strings
+        decimal = isinstance(seed, str) and seed.isascii() and seed.isdigit()
+        if not decimal and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise ConfigError("INVALID_SEED", "seed must be an integer")
         first = raw.get("first", 0)
         if first not in (0, 1):

@@ -46,3 +46,27 @@ def test_opt_hid_4_the_difference_is_real_for_its_owner_and_for_the_full_log():
     full_strong = export.annotated_history(GAME, strong, players=["A", "B", "C"], finished=True, viewer=FULL)
     full_weak = export.annotated_history(GAME, weak, players=["A", "B", "C"], finished=True, viewer=FULL)
     assert full_strong["annotations"] != full_weak["annotations"]
+
+
+def battle_fought_then_running() -> list[dict]:
+    """OPT-HID-1, OPT-HID-3: seat 0 wins Torino with a face-down m10, revealed when the battle
+    ends; the game goes on (the next battle is being chosen)."""
+    table = Table([["m10", "m1"], ["m2"], ["m3"]], players=3, first=0, options={"hidden_cards": True})
+    table.place("Torino", 0)
+    table.card(0, "m10")
+    table.pass_all()
+    table.settle()
+    assert table.last("cards_revealed")["cards"] == ["m10"]
+    assert not table.view()["result"]
+    return table.log
+
+
+@pytest.mark.parametrize("viewer", [None, 1, 2])
+def test_opt_hid_3_a_finished_battles_revealed_cards_show_in_a_running_games_export(viewer):
+    """Issue 8, finding 6: cards of a finished battle were revealed (OPT-HID-3), so an export of
+    the running game shows them to everyone (they were shown as '?')."""
+    doc, html, markdown = documents(battle_fought_then_running(), viewer)
+    chapter = orjson.loads(doc)["chapters"][0]
+    assert chapter["cards"]["0"] == ["m10"]
+    assert '<span class="cd-card hidden">?</span>' not in html.decode() if isinstance(html, bytes) else html
+    assert "| 10 |" in markdown or "| Ann 🏆 | 10 | 10 |" in markdown

@@ -149,6 +149,7 @@ def test_play_a_full_game_in_the_terminal_against_bots_with_scripted_input(live)
     assert "Game over" in text
     assert "Map (owner seat in brackets" in text
     assert "heuristic bot" in text
+    assert "Your move [1-1]" not in text  # nobody is asked to pick 1 of 1 (RL-12)
 
 
 def test_play_rejects_bad_input_and_quits_on_q(live):
@@ -502,3 +503,43 @@ def test_show_prints_the_clock_of_a_timed_game(live):
     assert "s left to move" in bob and "s left" not in next(
         line for line in text.splitlines() if "Ann" in line
     )
+
+
+class _ForcedKeepServer:
+    """Just enough of ApiClient for play_loop: seat 0 is asked at the hand discard (RL-12) while
+    holding a Mercenary, so keeping is its only legal answer; the game ends after its answer."""
+
+    KEEP = {"type": "discard_hand", "discard": False}
+
+    def __init__(self):
+        self.moves = []
+
+    def game(self, game_id):
+        return {"seats": [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Bob"}]}
+
+    def view(self, game_id, token):
+        if self.moves:
+            return {"status": "finished", "version": 7, "seat": 0, "view": make_view(players=2, hand=["m1"])}
+        view = make_view(players=2, phase="hand_discard", hand=["m1"], legal_moves=[self.KEEP], region=None)
+        view["awaiting"] = [0, 1]
+        return {"status": "active", "version": 6, "seat": 0, "view": view}
+
+    def all_events(self, game_id, token, after=0):
+        return []
+
+    def move(self, game_id, token, move, expected_version=None):
+        self.moves.append(move)
+
+
+def test_rl_12_the_cli_answers_keep_by_itself_when_it_is_the_only_legal_answer():
+    """RL-12: every seat holding cards is asked at the hand discard; a seat holding a Mercenary may
+    only keep, and the CLI answers that for its player instead of asking."""
+    from cli.main import play_loop
+
+    server = _ForcedKeepServer()
+    out = io.StringIO()
+    code = play_loop(server, "g", "t", out=out, read_line=lambda: "", quiet=True)
+    assert code == 0, out.getvalue()
+    assert server.moves == [_ForcedKeepServer.KEEP]
+    assert "Your move [" not in out.getvalue()  # no prompt
+    assert "Only one move is possible: keep your hand" in out.getvalue()

@@ -71,3 +71,23 @@ def test_seeded_rng_is_stable_and_distinct():
     assert a != bots.seeded_rng("g1", 3, 1).random()
     # Stable across processes: a fixed value, not hash()-based.
     assert bots.seeded_rng("x").getrandbits(32) == bots.seeded_rng("x").getrandbits(32)
+
+
+def test_rl_12_a_single_legal_move_is_answered_without_asking_the_bot(monkeypatch):
+    """RL-12: every seat holding cards is asked at the hand discard; one holding a Mercenary may only
+    keep. Bots, the simulator and the CLI answer that question by themselves: the bot is not
+    consulted and no randomness is drawn, so people (and bots) are not asked needlessly."""
+    keep = {"type": "discard_hand", "discard": False}
+    view = make_view(hand=["m1"], legal_moves=[keep])
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("the bot was asked although there was nothing to choose")
+
+    heuristic = bots.get_bot("condottiere", "heuristic")
+    monkeypatch.setattr(heuristic, "choose", never)
+    rng = random.Random(5)
+    state = rng.getstate()
+    assert bots.choose_move("condottiere", "heuristic", view, rng, strict=True) == keep
+    assert rng.getstate() == state
+    assert bots.only_move(view) == keep
+    assert bots.only_move(make_view(hand=["m1"], legal_moves=[keep, {**keep, "discard": True}])) is None
