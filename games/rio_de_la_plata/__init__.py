@@ -57,6 +57,9 @@ class RioDeLaPlata:
     def view(self, state: State, viewer: Any) -> dict[str, Any]:
         return views.view(state, viewer)
 
+    def public_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return views.public_config(dict(config))
+
     def redact(self, event: dict, viewer: Any) -> dict:
         return views.redact(event, viewer)
 
