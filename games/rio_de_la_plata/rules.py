@@ -557,9 +557,11 @@ def _refund_launch(s: State) -> None:
     if seat is None:
         return
     s["p"][seat]["silver"] += ship.get("fee", 0)
-    if ship.get("fee_owner") is not None:
-        s["p"][ship["fee_owner"]]["silver"] -= ship.get("share", 0)
-        s["p"][seat]["silver"] += ship.get("share", 0)
+    if ship.get("fee_owner") is not None:  # the launcher paid ``fee`` in all, ``share`` of it to him
+        # A Shipowner who has spent his share meanwhile returns what he has; the bank (whose money is
+        # unlimited, RIO-RL-33) makes up the rest (engine ruling 7 in docs/rio-de-la-plata-protocol.md).
+        owner = s["p"][ship["fee_owner"]]
+        owner["silver"] -= min(ship.get("share", 0), owner["silver"])
     ship["launch"] = None
     ship["fee"] = 0
     ship["fee_owner"] = None
