@@ -80,3 +80,8 @@ class RioDeLaPlata:
 
 
 GAME = RioDeLaPlata()
+
+# Optional archive hooks (games.base.ArchiveHooks): chapters per round, facts, export rendering.
+from games.rio_de_la_plata.archive import attach_archive_hooks  # noqa: E402  (needs GAME defined)
+
+attach_archive_hooks(GAME)

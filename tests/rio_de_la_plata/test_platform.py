@@ -30,15 +30,30 @@ def test_archive_handles_a_complete_game():
     state, events = random_game(3, seed=21)
     result = GAME.result(state)
     names = ["Ann", "Bob", "Cy"]
-    core.chapters(GAME, events)
+    chapters = core.chapters(GAME, events)
+    assert [c["year"] for c in chapters] == list(range(1580, 1600))
+    assert chapters[0]["start"] == 2 and chapters[-1]["end"] == len(events)
+    assert all(a["end"] == b["start"] for a, b in zip(chapters, chapters[1:], strict=False))
+    battles = sum(1 for e in events if e["type"] == "battle_started")
+    assert sum(1 for c in chapters if c["battle"]) == battles
     facts = stats.game_facts(GAME, events)
     assert sorted(facts["winners"]) == sorted(result["winners"])
+    assert facts["chapters"] == 20
+    assert facts["counters"]["buildings"] == {
+        b: sum(1 for e in events if e["type"] == "built" and e["building"] == b)
+        for b in {e["building"] for e in events if e["type"] == "built"}
+    }
+    assert sum(t["battles_led"] for t in facts["seat_totals"]) == battles
+    for seat in range(3):  # VP by source (the Rio facts of the archive hook) add up to the final VP
+        assert sum(facts["seat_counters"][seat]["vp_by_source"].values()) == result["vp"][seat]
     doc = export.annotated_history(GAME, events, players=names, finished=True, game_id="g", result=result)
     assert len(doc["annotations"]) == len(events) and all(doc["annotations"])
     page = export.to_html(GAME, doc)
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page
-    assert "Rio de la Plata" in page or "rio_de_la_plata" in page
-    assert export.to_markdown(GAME, doc)
+    assert page.count('<svg class="rio-city"') >= 20  # the city grid at the end of each round
+    assert "Ann (seat 0)" in page
+    text = export.to_markdown(GAME, doc)
+    assert text.count("| player | VP |") >= 20
     checked = export.validate_import(
         export.export_log(GAME, events, players=names, finished=True, result=result)
     )
@@ -115,3 +130,18 @@ def test_a_whole_four_player_game_over_the_http_api(client, run_jobs):
     assert "Ann" in md.get_data(as_text=True)
     log = _follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "log"}), run_jobs)
     assert GAME.verify_log(log.get_json()["events"]) is None
+
+
+def test_heuristic_bot_plays_legal_games_and_avoids_character_penalties():
+    """The heuristic bot (``BOTS["heuristic"]``) plays whole games choosing only listed moves
+    (RIO-CHAR-4: it leaves characters alone, so it never pays the penalty) and builds."""
+    from bots.simulate import simulate
+
+    records = simulate("rio_de_la_plata", {}, ["heuristic", "random", "random"], 2, seed=3, keep_events=True)
+    assert len(records) == 2
+    for record in records:
+        seat = record.levels.index("heuristic")
+        claims = [e for e in record.events if e["type"] == "claimed" and e["seat"] == seat]
+        assert not claims  # it never even places on a character it could not pay for
+        assert any(e["type"] == "built" and e["seat"] == seat for e in record.events)
+    assert "heuristic" in levels("rio_de_la_plata")
