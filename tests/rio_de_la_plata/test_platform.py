@@ -130,6 +130,21 @@ def test_a_whole_four_player_game_over_the_http_api(client, run_jobs):
     assert "Ann" in md.get_data(as_text=True)
     log = _follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "log"}), run_jobs)
     assert GAME.verify_log(log.get_json()["events"]) is None
+    replay = client.get(f"/v1/games/{game_id}/replay?version=300")
+    assert replay.status_code == 200 and replay.get_json()["state"]["config"]["players"] == 4
+    facts = _get_job(client, f"/v1/games/{game_id}/stats", run_jobs)
+    assert "vp_by_source" in str(facts)
+    overall = _get_job(client, "/v1/stats/global?game=rio_de_la_plata", run_jobs)
+    assert overall
+
+
+def _get_job(client, url, run_jobs):
+    response = client.get(url)
+    if response.status_code == 202:
+        run_jobs()
+        response = client.get(url)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
 
 
 def test_heuristic_bot_plays_legal_games_and_avoids_character_penalties():
