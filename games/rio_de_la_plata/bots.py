@@ -2,10 +2,11 @@
 state (there is none but the seed). ``BOTS`` is found by the ``bots`` registry.
 
 The heuristic bot scores every legal move with a few rules of thumb and plays the best (ties broken
-by its random generator): it leaves the characters alone (their costs are board data the view does not
-carry, and a random player who claims one he cannot pay for loses 5 VP), fills major buildings for their VP, pairs people on free cells to build huts and turns
-its huts into houses, uses buildings and the ship, and in a battle attacks the nearest buildings and
-fires the cannons at the number of attackers that maximises the expected hits.
+by its random generator). It leaves the characters alone: their costs are board data the view does
+not carry, and a random player who claims one he cannot pay for loses 5 VP. It fills major buildings
+for their VP, pairs people on free cells to build huts and turns its huts into houses, uses buildings
+and the ship, and in a battle attacks the nearest buildings and fires the cannons at the number of
+attackers that maximises the expected hits.
 """
 
 from __future__ import annotations
