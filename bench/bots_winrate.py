@@ -2,6 +2,7 @@
 for the 2006 rules and the classic rules, with 95% Wilson confidence intervals.
 
     .venv/bin/python bench/bots_winrate.py [--games 500] [--seed 2026]
+    .venv/bin/python bench/bots_winrate.py --game rio_de_la_plata --games 300
 
 A random bot in a four-player game wins about 25% if all bots are equal; the heuristic bot's
 figure measures how much better than chance it plays. Games run in-process (engine only).
@@ -19,8 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bots.simulate import format_rates, simulate, win_rates  # noqa: E402
 
 RULESETS = {
-    "2006, no options": {"ruleset": "2006"},
-    "classic, no options": {"ruleset": "classic"},
+    "condottiere": {
+        "2006, no options": {"ruleset": "2006"},
+        "classic, no options": {"ruleset": "classic"},
+    },
+    "rio_de_la_plata": {"Rio de la Plata, provisional board": {}},
 }
 
 
@@ -29,12 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--lineup", default="heuristic,random,random,random")
+    parser.add_argument("--game", choices=sorted(RULESETS), default="condottiere")
     args = parser.parse_args(argv)
     lineup = args.lineup.split(",")
-    timings = _time_heuristic_decisions()
-    for title, config in RULESETS.items():
+    timings = _time_heuristic_decisions(args.game)
+    for title, config in RULESETS[args.game].items():
         started = time.perf_counter()
-        records = simulate("condottiere", config, lineup, args.games, seed=args.seed)
+        records = simulate(args.game, config, lineup, args.games, seed=args.seed)
         elapsed = time.perf_counter() - started
         print(f"{title}: {', '.join(lineup)}; seats rotated; seed {args.seed}; {elapsed:.1f} s")
         print(format_rates(win_rates(records), records))
@@ -48,10 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _time_heuristic_decisions() -> list[float]:
+def _time_heuristic_decisions(game: str) -> list[float]:
     """Wrap the heuristic bot so each decision's duration is recorded (what a bot worker spends
     per move, before the service call)."""
-    from games.condottiere.bots import HEURISTIC, HeuristicBot
+    from importlib import import_module
+
+    module = import_module(f"games.{game}.bots")
+    HEURISTIC, HeuristicBot = module.HEURISTIC, module.HeuristicBot  # noqa: N806
 
     timings: list[float] = []
     choose = HeuristicBot.choose

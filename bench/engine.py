@@ -1,9 +1,11 @@
 """Engine benchmark: random full games in-process (each move drawn uniformly from the legal moves
 of an awaited seat, fixed seeds). Prints games/s, moves/s (legal_moves + decide + evolve, what a
 server or a simulator pays per move) and replayed events/s (evolve only, what a replay pays), for
-2, 4 and 6 players, with and without options, and the number of games that did not finish.
+2, 4 and 6 players, with and without options, and the number of games that did not finish; then the
+same figures for Rio de la Plata with 3, 4 and 5 players (a Rio game is about a hundred times longer,
+so it plays fewer games per line).
 
-    .venv/bin/python bench/engine.py [--games N] [--max-moves M]
+    .venv/bin/python bench/engine.py [--games N] [--rio-games N] [--max-moves M]
 
 Figure to beat (issue 2): the public TypeScript engine, about 3,600 random moves/s and 22
 four-player games/s on this kind of machine.
@@ -27,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from games import get_game  # noqa: E402
 
 GAME = get_game("condottiere")
+RIO = get_game("rio_de_la_plata")
 
 SETUPS = [
     ("2006", {}),
@@ -37,14 +40,14 @@ SETUPS = [
 ]
 
 
-def play_one(config: dict, rng: random.Random, max_moves: int) -> tuple[list[dict], int, bool]:
-    decide, evolve, legal, awaiting = GAME.decide, GAME.evolve, GAME.legal_moves, GAME.awaiting
-    log = GAME.start(config)
+def play_one(config: dict, rng: random.Random, max_moves: int, game=GAME) -> tuple[list[dict], int, bool]:
+    decide, evolve, legal, awaiting = game.decide, game.evolve, game.legal_moves, game.awaiting
+    log = game.start(config)
     state = None
     for event in log:
         state = evolve(state, event)
     moves = 0
-    while not GAME.is_over(state):
+    while not game.is_over(state):
         if moves >= max_moves:
             return log, moves, False
         seats = awaiting(state)
@@ -58,15 +61,20 @@ def play_one(config: dict, rng: random.Random, max_moves: int) -> tuple[list[dic
     return log, moves, True
 
 
-def run(ruleset: str, options: dict, players: int, games: int, max_moves: int) -> dict:
+def run(ruleset: str, options: dict, players: int, games: int, max_moves: int, game=GAME) -> dict:
     rng = random.Random(players * 1000 + len(options))
     logs = []
     moves = unfinished = 0
     wall = time.perf_counter()
     started = time.process_time()
     for seed in range(games):
-        config = GAME.configure({"ruleset": ruleset, "players": players, "seed": seed, "options": options})
-        log, count, finished = play_one(config, rng, max_moves)
+        if game is RIO:
+            config = game.configure({"players": players, "seed": seed})
+        else:
+            config = game.configure(
+                {"ruleset": ruleset, "players": players, "seed": seed, "options": options}
+            )
+        log, count, finished = play_one(config, rng, max_moves, game)
         moves += count
         unfinished += not finished
         logs.append(log)
@@ -74,7 +82,7 @@ def run(ruleset: str, options: dict, players: int, games: int, max_moves: int) -
     wall = time.perf_counter() - wall
     events = sum(len(log) for log in logs)
     started = time.process_time()
-    evolve = GAME.evolve
+    evolve = game.evolve
     for log in logs:
         state = None
         for event in log:
@@ -93,6 +101,7 @@ def run(ruleset: str, options: dict, players: int, games: int, max_moves: int) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--rio-games", type=int, default=10)
     parser.add_argument("--max-moves", type=int, default=100_000)
     args = parser.parse_args()
     print(
@@ -114,6 +123,14 @@ def main() -> None:
                 f"{r['events_s']:11.0f} {r['moves_per_game']:10.1f} {r['unfinished']:>10} "
                 f"{r['wall_moves_s']:12.0f}"
             )
+    for players in (3, 4, 5):
+        r = run("rio", {}, players, args.rio_games, args.max_moves, RIO)
+        total_unfinished += r["unfinished"]
+        print(
+            f"{'rio':8} {'(' + str(args.rio_games) + ' games)':45} {players:>2} {r['games_s']:8.2f} "
+            f"{r['moves_s']:9.0f} {r['events_s']:11.0f} {r['moves_per_game']:10.1f} {r['unfinished']:>10} "
+            f"{r['wall_moves_s']:12.0f}"
+        )
     print(f"games that did not finish: {total_unfinished}")
 
 

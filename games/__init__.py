@@ -9,6 +9,7 @@ from games.base import Game
 
 _GAMES = {
     "condottiere": "games.condottiere",
+    "rio_de_la_plata": "games.rio_de_la_plata",
 }
 
 

@@ -57,6 +57,9 @@ class RioDeLaPlata:
     def view(self, state: State, viewer: Any) -> dict[str, Any]:
         return views.view(state, viewer)
 
+    def public_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return views.public_config(dict(config))
+
     def redact(self, event: dict, viewer: Any) -> dict:
         return views.redact(event, viewer)
 
@@ -77,3 +80,8 @@ class RioDeLaPlata:
 
 
 GAME = RioDeLaPlata()
+
+# Optional archive hooks (games.base.ArchiveHooks): chapters per round, facts, export rendering.
+from games.rio_de_la_plata.archive import attach_archive_hooks  # noqa: E402  (needs GAME defined)
+
+attach_archive_hooks(GAME)

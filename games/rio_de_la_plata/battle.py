@@ -414,23 +414,31 @@ def destinations(s: State, gid: str) -> list[str]:
     forbidden = set(battle["forbidden"])
     barred = group["fought"] >= battle["round"] - 1
 
+    occupied: dict[str, dict[str, dict[str, Any]]] = {}
+    for g in battle["groups"].values():
+        if g["at"] is not None:
+            occupied.setdefault(g["at"], {})[g["side"]] = g
+    other_side = "d" if side == "a" else "a"
+    top = board.battle["max_group"]
+    colours = set(group["stack"])
+
     def stop_kind(key: str) -> str | None:
         """None: may pass through; 'stop': may stop, not pass; 'end': a move ends here; 'no'."""
         if key in forbidden:
             return "no"
-        enemy = group_at(battle, key, "d" if side == "a" else "a")
-        friend = group_at(battle, key, side)
-        if enemy:
-            return "end"
-        if friend:
-            other = friend[1]
-            ok = (
-                len(other["stack"]) + size <= board.battle["max_group"]
-                and not barred
-                and other["fought"] < battle["round"] - 1
-                and len(set(other["stack"]) | set(group["stack"])) == 1
-            )
-            return "end" if ok else "no"
+        here = occupied.get(key)
+        if here:
+            if other_side in here:
+                return "end"
+            other = here.get(side)
+            if other is not None:
+                ok = (
+                    len(other["stack"]) + size <= top
+                    and not barred
+                    and other["fought"] < battle["round"] - 1
+                    and len(set(other["stack"]) | colours) == 1
+                )
+                return "end" if ok else "no"
         cell = s["city"].get(key)
         if cell and cell["b"]:
             return "end" if side == "a" else "stop"

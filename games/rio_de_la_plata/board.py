@@ -209,13 +209,19 @@ class Board:
         _check_tags(body, "board", False)
         r = _Reader(doc)
         self.hash = board_hash(doc)
-        self._read_general(r)
-        self._read_city(r)
-        self._read_majors(r)
-        self._read_spaces(r)
-        self._read_enemies(r)
-        self._read_minors(r)
-        self._read_rest(r)
+        try:
+            self._read_general(r)
+            self._read_city(r)
+            self._read_majors(r)
+            self._read_spaces(r)
+            self._read_enemies(r)
+            self._read_minors(r)
+            self._read_rest(r)
+        except BoardError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # A value of the wrong shape deep inside a datum: still the caller's document error.
+            raise BoardError(f"malformed board document ({type(exc).__name__}: {exc})") from None
         self.provisional_paths = tuple(sorted(r.provisional))
         self.provisional = bool(self.provisional_paths)
 

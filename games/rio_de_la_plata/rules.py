@@ -146,14 +146,6 @@ def house_adjacent(s: State, key: str, seat: int) -> bool:
     return False
 
 
-def own_hut_or_house_adjacent(s: State, key: str, seat: int) -> bool:
-    for n in s.board.adjacent[cpair(key)]:
-        cell = s["city"].get(ckey(n))
-        if cell and cell["b"] in ("hut", "house") and cell["own"] == seat:
-            return True
-    return False
-
-
 def uses_limit(s: State, key: str) -> int:
     """RIO-USE-4, RIO-ROAD-3: uses per round of the building on a cell."""
     district = s.board.district[cpair(key)]
@@ -565,9 +557,11 @@ def _refund_launch(s: State) -> None:
     if seat is None:
         return
     s["p"][seat]["silver"] += ship.get("fee", 0)
-    if ship.get("fee_owner") is not None:
-        s["p"][ship["fee_owner"]]["silver"] -= ship.get("share", 0)
-        s["p"][seat]["silver"] += ship.get("share", 0)
+    if ship.get("fee_owner") is not None:  # the launcher paid ``fee`` in all, ``share`` of it to him
+        # A Shipowner who has spent his share meanwhile returns what he has; the bank (whose money is
+        # unlimited, RIO-RL-33) makes up the rest (engine ruling 7 in docs/rio-de-la-plata-protocol.md).
+        owner = s["p"][ship["fee_owner"]]
+        owner["silver"] -= min(ship.get("share", 0), owner["silver"])
     ship["launch"] = None
     ship["fee"] = 0
     ship["fee_owner"] = None
@@ -984,13 +978,16 @@ def city_placements(s: State, seat: int, left: int) -> list[Command]:
     board = s.board
     p = s["p"][seat]
     out = []
-    start = set(board.start_zone)
-    for c in board.cells:
+    candidates = set(board.start_zone)  # RIO-CITY-3: the start zone, own huts and their neighbours
+    for key, cell in s["city"].items():
+        if cell["own"] == seat and cell["b"] in ("hut", "house"):
+            c = cpair(key)
+            candidates.update(board.adjacent[c])
+            if cell["b"] == "hut":
+                candidates.add(c)
+    for c in sorted(candidates, key=lambda c: (c[1], c[0])):
         key = ckey(c)
         cell = cell_of(s, key)
-        own_hut = cell["b"] == "hut" and cell["own"] == seat
-        if not (c in start or own_hut or own_hut_or_house_adjacent(s, key, seat)):
-            continue
         if cell["b"] in ("palace", "cathedral") or (cell["own"] is not None and cell["own"] != seat):
             continue
         others = sum(n for i, n in enumerate(cell["ppl"]) if i != seat)

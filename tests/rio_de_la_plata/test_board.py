@@ -193,3 +193,35 @@ def test_a_different_board_document_changes_the_game():
     assert len(small["track"]["mine"]) == 2 and len(big["track"]["mine"]) == 4
     small = play(small, seat, {"type": "place", "space": "mine"})
     assert small["p"][seat]["placed"] == 2  # the first space of this board takes 2 people
+
+
+def _paths(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, path + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node[:3]):
+            yield from _paths(value, path + (i,))
+    if path:
+        yield path
+
+
+def test_any_malformed_value_is_a_board_error_never_a_crash():
+    """Whatever value of whatever shape replaces any part of the document, loading it fails with a
+    BoardError (a ConfigError: a 4xx for the API) or succeeds; nothing else escapes."""
+    original = default_document()
+    paths = list(_paths(original))
+    paths = paths[:: max(1, len(paths) // 120)]  # a spread sample: the whole set takes minutes
+    for index, path in enumerate(paths):
+        for junk in (5, "x", None, [], {"v": 1, "src": "board"}):
+            doc = copy.deepcopy(original)
+            node = doc
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = junk
+            try:
+                Board(doc)
+            except BoardError:
+                pass
+        if index > 3000:
+            break

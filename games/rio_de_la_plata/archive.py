@@ -1,0 +1,263 @@
+"""Rio de la Plata's archive hooks (``games.base.ArchiveHooks``): one chapter per round, statistics
+facts (VP by source, buildings, battles led and defended), and a summary drawn as an SVG city grid
+with the tracks at the end of each round (HTML) or as tables (Markdown).
+
+Facts need the VP each event gives, which only the rules compute, so ``game_facts`` folds the log once
+(a few hundred milliseconds for a whole game)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from games.rio_de_la_plata.rules import OVER, cpair, ekey, evolve
+
+SEAT_COLOURS = ("#c0392b", "#27ae60", "#f1c40f", "#2c3e50", "#8e44ad")
+LETTERS = {
+    "hut": "h",
+    "house": "H",
+    "quarry": "Q",
+    "carpenter": "C",
+    "market": "M",
+    "company": "Co",
+    "square": "Sq",
+    "statue": "St",
+    "garden": "G",
+    "church": "Ch",
+    "barracks": "B",
+    "palace": "P",
+    "cathedral": "Ca",
+}
+
+
+def chapters(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One chapter per year: from the first event of its phase A to its ``round_ended`` (or the
+    ``game_ended``) included."""
+    out: list[dict[str, Any]] = []
+    start = None
+    year = None
+    battle = None
+    for index, event in enumerate(events):
+        kind = event["type"]
+        if kind == "game_started":
+            year = int((event.get("config") or {}).get("first_year") or 1580)
+        elif kind == "order_drawn":
+            start = index + 1
+        elif kind == "battle_started":
+            battle = {"enemy": event.get("enemy"), "attacker": event.get("attacker")}
+        elif kind in ("round_ended", "game_ended") and start is not None:
+            title = f"{year}" + (f": battle against the {battle['enemy']}" if battle else "")
+            out.append({"title": title, "start": start, "end": index + 1, "year": year, "battle": battle})
+            start = index + 1
+            battle = None
+            if kind == "round_ended":
+                year = event.get("year")
+    return out
+
+
+def _buildings(state: Any) -> int:
+    return sum(1 for cell in state["city"].values() if cell["b"])
+
+
+def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    state = None
+    seats = 0
+    built: dict[str, int] = {}
+    enemies: dict[str, int] = {}
+    seat_totals: list[dict[str, int]] = []
+    battle: dict[str, Any] | None = None
+    for event in events:
+        before = state
+        state = evolve(state, dict(event))
+        kind = event["type"]
+        if kind == "game_started":
+            seats = state["n"]
+            seat_totals = [
+                {
+                    "buildings_built": 0,
+                    "battles_led": 0,
+                    "battles_led_won": 0,
+                    "battles_defended": 0,
+                    "battles_defended_won": 0,
+                }
+                for _ in range(seats)
+            ]
+        elif kind == "built":
+            built[event["building"]] = built.get(event["building"], 0) + 1
+            seat_totals[event["seat"]]["buildings_built"] += 1
+        elif kind == "battle_started" and before is not None:
+            enemies[event["enemy"]] = enemies.get(event["enemy"], 0) + 1
+            battle = {"attacker": event["attacker"], "buildings": _buildings(before)}
+        elif kind == "battle_ended" and battle is not None:
+            # The attacker wins a battle in which he destroyed at least one building.
+            won = _buildings(state) < battle["buildings"]
+            seat_totals[battle["attacker"]]["battles_led"] += 1
+            seat_totals[battle["attacker"]]["battles_led_won"] += int(won)
+            for seat in range(seats):
+                if seat != battle["attacker"]:
+                    seat_totals[seat]["battles_defended"] += 1
+                    seat_totals[seat]["battles_defended_won"] += int(not won)
+            battle = None
+    over = state is not None and state["step"] == OVER
+    result = state["result"] if over else None
+    vp_by_source: dict[str, int] = {}
+    seat_counters: list[dict[str, dict[str, int]]] = []
+    for seat in range(seats):
+        sources = dict(state["p"][seat]["vp_by"]) if state is not None else {}
+        seat_counters.append({"vp_by_source": sources})
+        seat_totals[seat]["vp"] = state["p"][seat]["vp"] if state is not None else 0
+        for source, amount in sources.items():
+            vp_by_source[source] = vp_by_source.get(source, 0) + amount
+    return {
+        "seats": seats,
+        "first_seat": state["order"][0] if state is not None and seats else None,
+        "winners": list(result["winners"]) if result else [],
+        "outcome": result["reason"] if result else "unfinished",
+        "chapters": len(chapters(events)),
+        "events": len(events),
+        "seat_counters": seat_counters,
+        "seat_totals": seat_totals,
+        "counters": {"vp_by_source": vp_by_source, "buildings": built, "battles": enemies},
+        "detail": {"years": state["year"] if state is not None else None},
+    }
+
+
+def summarize(state: Any, viewer: Any) -> dict[str, Any]:
+    """What an export shows after a chapter: public data only (Rio hides nothing but the seed)."""
+    board = state.board
+    return {
+        "year": state["year"],
+        "width": board.width,
+        "height": board.height,
+        "districts": {f"{x},{y}": d for (x, y), d in board.district.items()},
+        "plaza": sorted(f"{x},{y}" for x, y in board.plaza),
+        "city": {
+            key: {"b": cell["b"], "own": cell["own"], "ppl": cell["ppl"]}
+            for key, cell in state["city"].items()
+        },
+        "walls": sorted({ekey(e) for e in board.printed_walls} | set(state["walls"])),
+        "roads": sorted({ekey(e) for e in board.printed_roads} | set(state["roads"])),
+        "players": [
+            {k: p[k] for k in ("vp", "silver", "stone", "wood", "luxury", "supply")} for p in state["p"]
+        ],
+        "order": state["order"],
+        "enemies": dict(state["enemy"]),
+        "ship": {"in_play": state["ship"]["in_play"], "at_sea": state["ship"]["at_sea"]},
+        "characters": {name: ch["owner"] for name, ch in state["chars"].items() if ch["owner"] is not None},
+    }
+
+
+def _name(chapter: Mapping[str, Any], seat: int) -> str:
+    names = chapter.get("players") or []
+    name = names[seat] if seat < len(names) and names[seat] else None
+    return f"{name} (seat {seat})" if name else f"seat {seat}"
+
+
+CELL = 22
+
+
+def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+    width, height = summary["width"], summary["height"]
+    parts = [
+        f'<svg class="rio-city" viewBox="0 0 {width * CELL + 2} {height * CELL + 2}" '
+        f'width="{width * CELL + 2}" height="{height * CELL + 2}" role="img" '
+        f'aria-label="The city at the end of {escape(str(summary["year"]))}">'
+    ]
+    districts = summary["districts"]
+    for key, district in districts.items():
+        x, y = cpair(key)
+        shade = "#efe6d2" if (ord(district) % 2) else "#e3d8bf"
+        parts.append(
+            f'<rect x="{x * CELL + 1}" y="{y * CELL + 1}" width="{CELL}" height="{CELL}" fill="{shade}"/>'
+        )
+    for key in summary["plaza"]:
+        x, y = cpair(key)
+        parts.append(
+            f'<rect x="{x * CELL + 1}" y="{y * CELL + 1}" width="{CELL}" height="{CELL}" fill="#bfb59f"/>'
+        )
+    for key, cell in summary["city"].items():
+        x, y = cpair(key)
+        if cell["b"]:
+            colour = SEAT_COLOURS[cell["own"] % 5] if cell["own"] is not None else "#7f6a4f"
+            parts.append(
+                f'<rect x="{x * CELL + 3}" y="{y * CELL + 3}" width="{CELL - 4}" height="{CELL - 4}" '
+                f'fill="{colour}" opacity="0.85"/><text x="{x * CELL + CELL // 2 + 1}" y="{y * CELL + 15}" '
+                f'text-anchor="middle">{escape(LETTERS.get(cell["b"], "?"))}</text>'
+            )
+        for seat, count in enumerate(cell["ppl"]):
+            for i in range(count):
+                parts.append(
+                    f'<circle cx="{x * CELL + 5 + 5 * i}" cy="{y * CELL + CELL - 3}" r="2.5" '
+                    f'fill="{SEAT_COLOURS[seat % 5]}" stroke="#000" stroke-width="0.5"/>'
+                )
+    for kind, colour, width_px in (("walls", "#333", 3), ("roads", "#a0522d", 2)):
+        for edge in summary[kind]:
+            left, right = edge.split("-")
+            (x1, y1), (x2, y2) = cpair(left), cpair(right)
+            parts.append(
+                f'<line x1="{x1 * CELL + 1}" y1="{y1 * CELL + 1}" x2="{x2 * CELL + 1}" y2="{y2 * CELL + 1}" '
+                f'stroke="{colour}" stroke-width="{width_px}"/>'
+            )
+    parts.append("</svg>")
+    rows = []
+    for seat, p in enumerate(summary["players"]):
+        rows.append(
+            f'<tr><td><span class="rio-chip" style="background:{SEAT_COLOURS[seat % 5]}"></span>'
+            f"{escape(_name(chapter, seat))}</td><td>{p['vp']}</td><td>{p['silver']}</td>"
+            f"<td>{p['stone']}</td><td>{p['wood']}</td><td>{p['luxury']}</td></tr>"
+        )
+    enemies = ", ".join(f"{escape(k)} on space {v + 1}" for k, v in summary["enemies"].items())
+    ship = (
+        "at sea"
+        if summary["ship"]["at_sea"]
+        else ("in port" if summary["ship"]["in_play"] else "not in play")
+    )
+    return (
+        '<div class="rio-chapter">'
+        + "".join(parts)
+        + '<table class="rio-players"><tr><th>player</th><th>VP</th><th>silver</th><th>stone</th>'
+        + "<th>wood</th><th>luxury</th></tr>"
+        + "".join(rows)
+        + f"</table><p>Enemy tracks: {enemies}. Ship: {ship}.</p></div>"
+    )
+
+
+def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+    lines = ["| player | VP | silver | stone | wood | luxury |", "| --- | --- | --- | --- | --- | --- |"]
+    for seat, p in enumerate(summary["players"]):
+        cells = [_name(chapter, seat)] + [str(p[k]) for k in ("vp", "silver", "stone", "wood", "luxury")]
+        lines.append("| " + " | ".join(cells) + " |")
+    counts: dict[str, int] = {}
+    for cell in summary["city"].values():
+        if cell["b"]:
+            counts[cell["b"]] = counts.get(cell["b"], 0) + 1
+    lines.append("")
+    lines.append("Buildings: " + (", ".join(f"{n} {b}" for b, n in sorted(counts.items())) or "none") + ".")
+    return "\n".join(lines) + "\n"
+
+
+RENDER_CSS = (
+    ".rio-city text { font: 10px sans-serif; fill: #fff; }\n"
+    ".rio-players { border-collapse: collapse; margin: 8px 0; font: 13px sans-serif; }\n"
+    ".rio-players td, .rio-players th { padding: 2px 8px; border-bottom: 1px solid #ddd; }\n"
+    ".rio-chip { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }\n"
+)
+
+
+def annotator_for(events: Sequence[Mapping[str, Any]], viewer: Any) -> Any:
+    """Annotations reveal nothing hidden (the seed is never quoted), so one annotator serves all."""
+    from games.rio_de_la_plata.annotate import annotate
+
+    return annotate
+
+
+def attach_archive_hooks(game: Any) -> Any:
+    game.chapters = chapters
+    game.game_facts = game_facts
+    game.summarize = summarize
+    game.render_chapter_html = render_chapter_html
+    game.render_chapter_markdown = render_chapter_markdown
+    game.render_css = RENDER_CSS
+    game.annotator_for = annotator_for
+    return game

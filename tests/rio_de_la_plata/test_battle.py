@@ -1,0 +1,385 @@
+"""The battle of section 16 as single commands (RIO-RL-51 .. RIO-RL-70), on constructed positions."""
+
+from __future__ import annotations
+
+from games.rio_de_la_plata import GAME
+from games.rio_de_la_plata.battle import _share, destinations, retreat_index
+from games.rio_de_la_plata.rules import ev, evolve, next_automatic
+
+from .helpers import new_game, play, set_cell
+
+ATTACKER, YELLOW, GREEN = 0, 1, 2
+
+
+def base(enemy: str = "natives"):
+    state, _ = new_game(3, seed=2)
+    state = state.copy()
+    state["order"] = [ATTACKER, YELLOW, GREEN]
+    state["p"][ATTACKER]["vp"] = 10
+    state["p"][ATTACKER]["vp_by"] = {"buildings": 10}
+    return state
+
+
+def started(state, enemy: str = "natives"):
+    state = state.copy()
+    state["step"] = "battle"
+    state["battle"] = {"enemy": enemy, "stage": "start"}
+    event = next_automatic(state)
+    assert event["type"] == "battle_started"
+    return evolve(state, event), event
+
+
+def fight(state, groups: dict, enemy: str = "natives", round_: int = 1):
+    """A battle in its move stage with the given groups (id -> (side, stack, cell or edge))."""
+    state = state.copy()
+    state["step"] = "battle"
+    built = {}
+    for gid, (side, stack, where) in groups.items():
+        outside = "-" in where
+        built[gid] = {
+            "side": side,
+            "stack": stack,
+            "at": None if outside else where,
+            "edge": where if outside else None,
+            "moved": False,
+            "fought": -9,
+        }
+    state["battle"] = {
+        "enemy": enemy,
+        "stage": "move",
+        "attacker": ATTACKER,
+        "to_place": 0,
+        "stacks": {},
+        "groups": built,
+        "next_id": 100,
+        "forbidden": [],
+        "firer": None,
+        "k": 0,
+        "di": 0,
+        "free_left": 0,
+        "recruited": 0,
+        "mover": 0,
+        "round": round_,
+        "quiet": 0,
+        "combat": False,
+        "withdrawer": 0,
+    }
+    for _side, stack, _ in groups.values():
+        for seat in stack:
+            if seat >= 0:
+                state["p"][seat]["supply"] -= 1
+    return state
+
+
+def test_battle_1_battle_2_battle_5_roles_and_attack_mark():
+    """RIO-BATTLE-1, RIO-BATTLE-2, RIO-BATTLE-5, RIO-WAR-4: the player with most VP leads the purple
+    attackers and gets an attack mark; the others defend; the first step is placing attackers."""
+    state, event = started(base())
+    assert event["attacker"] == ATTACKER and state["p"][ATTACKER]["mark"]
+    assert state["battle"]["stage"] == "place"
+    assert GAME.awaiting(state) == [ATTACKER]
+    assert event["attackers"] == 0 + 2 * 2 + 0  # P + 2D + max(0, B - r) with the natives on space 1
+
+
+def test_battle_8_wall_1_rl_69_entry_edges_without_walls():
+    """RIO-BATTLE-8, RIO-WALL-1, RIO-RL-69: attackers go on outer edges without a wall, one at a time;
+    all attackers on one edge form one stack."""
+    state, _ = started(base())
+    edges = {m["edge"] for m in GAME.legal_moves(state, ATTACKER)}
+    assert len(edges) == len(state.board.wall_slots)
+    state = state.copy()
+    state["walls"] = ["0,0-1,0"]
+    edges = {m["edge"] for m in GAME.legal_moves(state, ATTACKER)}
+    assert "0,0-1,0" not in edges and len(edges) == len(state.board.wall_slots) - 1
+    for _ in range(2):
+        state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
+    assert state["battle"]["stacks"] == {"1,0-2,0": 2}
+
+
+def test_battle_3_rl_52_rl_35_attacker_people_forbid_their_cells():
+    """RIO-BATTLE-3, RIO-RL-52, RIO-RL-35, RIO-BATTLE-6: the attacker's people's cells are forbidden and
+    not counted; defenders' people elsewhere count in P and form groups (RIO-BATTLE-16,
+    RIO-BATTLE-17, RIO-RL-38)."""
+    state = base()
+    set_cell(state, (2, 2), ppl=[2, 0, 0])
+    set_cell(state, (4, 2), ppl=[0, 2, 0])
+    set_cell(state, (6, 2), ppl=[0, 0, 1])
+    state, event = started(state)
+    assert event["people"] == 3 and event["attackers"] == 3 + 4
+    battle = state["battle"]
+    assert battle["forbidden"] == ["2,2"]
+    stacks = sorted((g["at"], g["stack"]) for g in battle["groups"].values())
+    assert stacks == [("4,2", [YELLOW, YELLOW]), ("6,2", [GREEN])]
+
+
+def test_battle_9_battle_10_battle_11_ex_9_rl_36_cannons():
+    """RIO-BATTLE-9, RIO-BATTLE-10, RIO-BATTLE-11, RIO-EX-9, RIO-RL-36, RIO-RL-69: with the fort built
+    the Artillerist names 3, rolls 8 + 1 = 9 >= 3 + 6, removes 3 attackers one at a time, 6 VP."""
+    state = base()
+    state["fort"] = True
+    state["chars"]["artillerist"] = {"owner": GREEN, "from": 1500}
+    state, _ = started(state)
+    for _ in range(4):
+        state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
+    assert state["battle"]["stage"] == "cannon" and GAME.awaiting(state) == [GREEN]
+    assert [m["k"] for m in GAME.legal_moves(state, GREEN)] == [1, 2, 3, 4]
+    state = evolve(state, ev("fired", seat=GREEN, k=3))
+    state = evolve(state, ev("dice_rolled", purpose="cannon", dice=[4, 4]))
+    assert state["battle"]["stage"] == "cannon_remove"
+    for _ in range(3):
+        state = play(state, GREEN, {"type": "remove_attacker", "edge": "1,0-2,0"})
+    assert state["battle"]["stacks"] == {"1,0-2,0": 1}
+    assert state["p"][GREEN]["vp"] == 6
+    # Without the Artillerist the defender with the fewest VP fires and scores nothing; 8 < 9 misses.
+    state = base()
+    state["fort"] = True
+    state["p"][YELLOW]["vp"] = 5
+    state, _ = started(state)
+    for _ in range(4):
+        state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
+    assert GAME.awaiting(state) == [GREEN]
+    state = evolve(state, ev("fired", seat=GREEN, k=3))
+    state = evolve(state, ev("dice_rolled", purpose="cannon", dice=[4, 4]))
+    assert state["battle"]["stage"] == "defend"
+
+
+def test_battle_12_battle_13_battle_15_rl_37_rl_70_defenders():
+    """RIO-BATTLE-12, RIO-BATTLE-13, RIO-BATTLE-15, RIO-RL-37, RIO-RL-70: each defender in turn order
+    places up to 2 free people on his own huts and houses or any barracks, then recruits at 1, 2, 3
+    silver, at most 3 per cell, one colour per cell, then passes."""
+    state = base()
+    set_cell(state, (4, 2), b="hut", own=YELLOW, pool="hut/house")
+    set_cell(state, (5, 2), b="barracks", pool="church/barracks")
+    set_cell(state, (6, 2), b="house", own=GREEN, pool="hut/house")
+    state["p"][YELLOW]["silver"] = 10
+    state, _ = started(state)
+    for _ in range(4):
+        state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
+    assert state["battle"]["stage"] == "defend" and GAME.awaiting(state) == [YELLOW]
+    cells = [m["cell"] for m in GAME.legal_moves(state, YELLOW) if m["type"] == "defend"]
+    assert cells == [[4, 2], [5, 2]]
+    for _ in range(3):
+        state = play(state, YELLOW, {"type": "defend", "cell": [4, 2]})
+    assert state["p"][YELLOW]["silver"] == 9  # two free, the first recruit 1 silver
+    assert [m["cell"] for m in GAME.legal_moves(state, YELLOW) if m["type"] == "defend"] == [[5, 2]]
+    state = play(state, YELLOW, {"type": "defend", "cell": [5, 2]})
+    assert state["p"][YELLOW]["silver"] == 7
+    state = play(state, YELLOW, {"type": "pass"})
+    assert GAME.awaiting(state) == [GREEN]
+    cells = [m["cell"] for m in GAME.legal_moves(state, GREEN) if m["type"] == "defend"]
+    assert cells == [[6, 2]]  # the barracks holds yellow: one colour per cell
+
+
+def test_battle_14_rl_67_rl_58_captain_defenders_anywhere():
+    """RIO-BATTLE-14, RIO-RL-67, RIO-RL-58, RIO-BATTLE-4: the active Captain places 1 more free person
+    and on any minor building; the attacker's Captain counts as unheld."""
+    state = base()
+    set_cell(state, (4, 2), b="quarry", pool="quarry/carpenter")
+    state["chars"]["captain"] = {"owner": YELLOW, "from": 1500}
+    state, _ = started(state)
+    for _ in range(4):
+        state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
+    assert state["battle"]["free_left"] == 3
+    assert [m["cell"] for m in GAME.legal_moves(state, YELLOW) if m["type"] == "defend"] == [[4, 2]]
+    state = base()
+    set_cell(state, (4, 2), b="quarry", pool="quarry/carpenter")
+    state["chars"]["captain"] = {"owner": YELLOW, "from": 1581}  # acquired this year: not yet
+    state, _ = started(state)
+    for _ in range(4):
+        state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
+    assert state["battle"]["free_left"] == 2
+
+
+def test_battle_21_ex_10_rl_69_split_stacks():
+    """RIO-BATTLE-21, RIO-EX-10, RIO-RL-69: in the first battle round the attacker takes groups of 1,
+    2 or 3 off each stack (4 -> 2 + 1 + 1, 2 -> 1 + 1) before moving."""
+    state, _ = started(base())
+    state["battle"]["to_place"] = 8
+    for edge, count in (("1,0-2,0", 4), ("3,0-4,0", 2), ("5,0-6,0", 1), ("7,0-8,0", 1)):
+        for _ in range(count):
+            state = play(state, ATTACKER, {"type": "place_attacker", "edge": edge})
+    state = play(state, YELLOW, {"type": "pass"})
+    state = play(state, GREEN, {"type": "pass"})
+    assert state["battle"]["stage"] == "split"
+    sizes = {m["size"] for m in GAME.legal_moves(state, ATTACKER) if m["edge"] == "1,0-2,0"}
+    assert sizes == {1, 2, 3}
+    for edge, size in (("1,0-2,0", 2), ("1,0-2,0", 1), ("1,0-2,0", 1), ("3,0-4,0", 1), ("3,0-4,0", 1)):
+        state = play(state, ATTACKER, {"type": "split", "edge": edge, "size": size})
+    for edge in ("5,0-6,0", "7,0-8,0"):
+        state = play(state, ATTACKER, {"type": "split", "edge": edge, "size": 1})
+    assert state["battle"]["stage"] == "move"
+    sizes = sorted(len(g["stack"]) for g in state["battle"]["groups"].values())
+    assert sizes == [1, 1, 1, 1, 1, 1, 2]
+
+
+def test_battle_22_battle_23_rl_39_rl_50_rl_53_movement():
+    """RIO-BATTLE-22, RIO-BATTLE-23, RIO-RL-39, RIO-RL-50, RIO-RL-53: a single moves up to 3 cells, a
+    pair 2, a trio 1, orthogonally; from outside the first step is into the cell behind the edge;
+    Plaza Mayor cells may be crossed and stopped on."""
+    state = fight(
+        base(),
+        {
+            "1": ("a", [-1], "0,0-1,0"),
+            "2": ("a", [-1, -1], "0,0-0,1"),
+            "3": ("a", [-1, -1, -1], "7,10-8,10"),
+            "4": ("d", [YELLOW], "6,4"),
+        },
+    )
+    single = set(destinations(state, "1"))
+    assert "0,0" in single and "0,2" in single and "2,0" in single and "1,2" not in single
+    assert set(destinations(state, "2")) == {"0,0", "1,0", "0,1"}
+    assert destinations(state, "3") == ["7,9"]
+    plaza = set(destinations(state, "4"))
+    assert {"7,4", "8,4", "7,5", "9,4"} <= plaza and "10,4" not in plaza  # 3 steps across the plaza
+
+
+def test_battle_24_rl_40_attackers_stop_at_buildings():
+    """RIO-BATTLE-24, RIO-RL-40: an attacker group may enter a building's cell only to attack it and
+    stops there; a defender group may pass a building's cell."""
+    state = base()
+    set_cell(state, (1, 0), b="quarry", pool="quarry/carpenter")
+    state = fight(state, {"1": ("a", [-1], "0,0-1,0"), "2": ("d", [YELLOW], "0,1")})
+    reach = set(destinations(state, "1"))
+    assert "1,0" in reach and "2,0" not in reach
+    assert "2,0" in set(destinations(state, "2"))
+
+
+def test_battle_29_battle_30_battle_35_ex_11_pair_against_pair():
+    """RIO-BATTLE-29, RIO-BATTLE-30, RIO-BATTLE-31, RIO-BATTLE-35, RIO-EX-11 (1), RIO-BATTLE-41: natives:
+    a pair meets a yellow pair, both removed, yellow 8 VP (4 + 4), attacker 0; pirates: one attacker
+    survives (superiority), yellow 6."""
+    for enemy, yellow_vp, survivors in (("natives", 8, 0), ("pirates", 6, 1)):
+        state = fight(base(), {"1": ("a", [-1, -1], "2,1"), "2": ("d", [YELLOW, YELLOW], "2,3")}, enemy)
+        supply = state["p"][YELLOW]["supply"]
+        state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [2, 3]})
+        assert state["p"][YELLOW]["vp"] == yellow_vp and state["p"][ATTACKER]["vp"] == 10
+        assert state["p"][YELLOW]["supply"] == supply + 2
+        left = [len(g["stack"]) for g in state["battle"]["groups"].values() if g["side"] == "a"]
+        assert left == ([survivors] if survivors else [])
+        assert state["battle"]["combat"]
+
+
+def test_battle_32_battle_34_rl_42_rl_45_ex_11_hut_attacked():
+    """RIO-BATTLE-32, RIO-BATTLE-34, RIO-RL-42, RIO-RL-45, RIO-EX-11 (2): an attacking pair enters green's
+    hut defended by 1 green person, beats him, then must destroy the hut, losing 1 attacker: green 2 VP,
+    attacker 2 VP, the hut tile back in green's stock."""
+    state = base()
+    set_cell(state, (2, 3), b="hut", own=GREEN, pool="hut/house")
+    state["p"][GREEN]["huts"] = 12
+    state = fight(state, {"1": ("a", [-1, -1], "2,1"), "2": ("d", [GREEN], "2,3")})
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [2, 3]})
+    assert state["p"][GREEN]["vp"] == 2 and state["p"][ATTACKER]["vp"] == 12
+    assert "2,3" not in state["city"] and state["p"][GREEN]["huts"] == 13
+    assert [len(g["stack"]) for g in state["battle"]["groups"].values()] == [1]
+
+
+def test_battle_33_battle_37_ex_11_single_attacker_destroys_a_building():
+    """RIO-EX-11 (3), RIO-BATTLE-33, RIO-BATTLE-37, RIO-RL-45, RIO-RL-62: a single attacker enters an
+    undefended minor building: he is removed (nobody scores for him), the building destroyed, the
+    attacker scores 6, the tile goes back to the bank; the attacker's own hut scores 2 for him."""
+    state = base()
+    set_cell(state, (2, 3), b="quarry", pool="quarry/carpenter")
+    set_cell(state, (4, 3), b="hut", own=ATTACKER, pool="hut/house")
+    state["tiles"]["quarry/carpenter"] = 5
+    state = fight(state, {"1": ("a", [-1], "2,1"), "2": ("a", [-1], "4,1")})
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [2, 3]})
+    assert state["p"][ATTACKER]["vp"] == 16 and state["tiles"]["quarry/carpenter"] == 6
+    assert sum(state["p"][s]["vp"] for s in (YELLOW, GREEN)) == 0
+    state = play(state, ATTACKER, {"type": "move", "group": "2", "to": [4, 3]})
+    assert state["p"][ATTACKER]["vp"] == 18
+    assert not state["battle"]["groups"]
+
+
+def test_battle_19_ex_12_shares_round_each():
+    """RIO-BATTLE-19, RIO-EX-12: red 2 people and green 1 share 4 VP as 3 and 1."""
+    red, green = 1, 2
+    assert _share(4, [red, red, green]) == {red: 3, green: 1}
+    assert _share(2, [red, green]) == {red: 1, green: 1}
+
+
+def test_battle_31_rl_43_barracks_gives_defenders_superiority():
+    """RIO-BATTLE-31, RIO-RL-43: defenders fighting in a district with a barracks keep one person of an
+    even fight against the natives."""
+    state = base()
+    set_cell(state, (0, 0), b="barracks", pool="church/barracks")
+    state = fight(state, {"1": ("a", [-1], "2,1"), "2": ("d", [YELLOW], "2,2")})
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [2, 2]})
+    groups = list(state["battle"]["groups"].values())
+    assert [(g["side"], g["stack"]) for g in groups] == [("d", [YELLOW])]
+    assert state["p"][YELLOW]["vp"] == 2
+
+
+def test_battle_36_rl_44_captain_bonus():
+    """RIO-BATTLE-36, RIO-RL-44: the Captain's holder scores 1 more VP per attacker his group destroys."""
+    state = base()
+    state["chars"]["captain"] = {"owner": YELLOW, "from": 1500}
+    state = fight(state, {"1": ("a", [-1], "2,1"), "2": ("d", [YELLOW, YELLOW], "2,2")})
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [2, 2]})
+    assert state["p"][YELLOW]["vp"] == 2 + 1
+
+
+def test_battle_25_battle_26_battle_20_merging_one_colour():
+    """RIO-BATTLE-25, RIO-BATTLE-26, RIO-BATTLE-20, RIO-BATTLE-18, RIO-RL-41: a group entering a group of
+    its own side merges into one group of at most 3 and both lose their moves; people who fought this
+    battle round or the previous one cannot merge."""
+    state = fight(
+        base(),
+        {"1": ("a", [-1], "2,1"), "2": ("d", [YELLOW], "5,5"), "3": ("d", [YELLOW], "5,6")},
+    )
+    state = play(state, ATTACKER, {"type": "pass"})
+    assert {"type": "move", "group": "2", "to": [5, 6]} in GAME.legal_moves(state, YELLOW)
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    groups = [g for g in state["battle"]["groups"].values() if g["side"] == "d"]
+    assert [g["stack"] for g in groups] == [[YELLOW, YELLOW]] and groups[0]["moved"]
+    state = fight(
+        base(),
+        {"1": ("a", [-1], "2,1"), "2": ("d", [YELLOW], "5,5"), "3": ("d", [YELLOW], "5,6")},
+        round_=2,
+    )
+    state["battle"]["groups"]["3"]["fought"] = 1
+    state = play(state, ATTACKER, {"type": "pass"})
+    assert "5,6" not in destinations(state, "2")
+
+
+def test_battle_38_rl_49_three_quiet_rounds_end_the_fight():
+    """RIO-BATTLE-38, RIO-RL-49, RIO-BATTLE-39: three battle rounds in a row without combat end the
+    battle; the remaining attackers leave."""
+    state = fight(base(), {"1": ("a", [-1], "2,1"), "2": ("d", [YELLOW], "9,9")})
+    for _ in range(3):
+        state = play(state, ATTACKER, {"type": "pass"})
+        if state["battle"]["stage"] == "move":
+            state = play(state, YELLOW, {"type": "pass"})
+    assert state["battle"]["stage"] == "withdraw"
+    assert not state["battle"]["groups"]
+    assert state["city"]["9,9"]["ppl"][YELLOW] == 1
+
+
+def test_battle_40_rl_65_rl_51_withdrawal_and_cleanup():
+    """RIO-BATTLE-40, RIO-RL-65, RIO-RL-51, RIO-WAR-3, RIO-RL-30: after the fighting each player in turn
+    order withdraws people from one cell per command and passes; then people on houses and others'
+    huts go home and the enemy marker retreats 4 spaces (or to the left mark)."""
+    state = base()
+    set_cell(state, (9, 9), b="house", own=YELLOW, pool="hut/house", ppl=[0, 0, 0])
+    set_cell(state, (3, 3), ppl=[0, 0, 2])
+    state["enemy"]["natives"] = 6
+    state = fight(state, {"2": ("d", [YELLOW], "9,9")})
+    state["battle"]["stage"] = "over"
+    state = evolve(state, next_automatic(state))
+    assert GAME.awaiting(state) == [ATTACKER]
+    state = play(state, ATTACKER, {"type": "pass"})
+    assert {"type": "withdraw", "cell": [9, 9], "count": 1} in GAME.legal_moves(state, YELLOW)
+    state = play(state, YELLOW, {"type": "pass"})
+    state = play(state, GREEN, {"type": "withdraw", "cell": [3, 3], "count": 1})
+    state = play(state, GREEN, {"type": "pass"})
+    assert state["battle"] is None and state["enemy"]["natives"] == 2
+    assert state["city"]["9,9"]["ppl"][YELLOW] == 0 and state["city"]["3,3"]["ppl"][GREEN] == 1
+    assert state["p"][YELLOW]["supply"] == 9
+
+
+def test_war_3_rl_30_retreat_to_the_left_mark():
+    """RIO-WAR-3, RIO-RL-30."""
+    state = base()
+    state["enemy"]["pirates"] = 2
+    assert retreat_index(state, "pirates") == state.board.enemies["pirates"]["reset"]
+    state["enemy"]["pirates"] = 8
+    assert retreat_index(state, "pirates") == 4
