@@ -3,8 +3,8 @@ per-process cache is exactly one round trip, the append script's EVALSHA."""
 
 from __future__ import annotations
 
-from store.metrics import calls_delta, command_calls, count_round_trips
 from tests.api.conftest import Table
+from tests.redis_metrics import calls_delta, command_calls, count_round_trips
 
 
 def test_accepted_move_is_one_round_trip_evalsha_only(client, redis_client):

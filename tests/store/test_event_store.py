@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from store import GameStore, game_keys
-from store.metrics import calls_delta, command_calls, count_round_trips
+from tests.redis_metrics import calls_delta, command_calls, count_round_trips
 
 GAME = "01m8kknrfm9aaaaaaaaa"
 

@@ -4,7 +4,8 @@
   (one per round trip: a pipeline or a script call is one), with the command names in it;
 * :func:`command_calls` / :func:`calls_delta` read ``INFO commandstats`` (which also counts the
   commands a Lua script runs inside Redis).
-Used by tests (an accepted move is exactly one round trip) and by the benchmarks.
+Used by tests (an accepted move is exactly one round trip); it patches redis-py while counting, so it
+lives in tests/, not in the store.
 """
 
 from __future__ import annotations
