@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.simulate import format_rates, simulate, win_rates  # noqa: E402
+from cli.simulate import format_rates, simulate, win_rates  # noqa: E402
 
 RULESETS = {
     "condottiere": {

@@ -365,7 +365,7 @@ def cmd_list(args, client: ApiClient, out: TextIO) -> int:
 
 
 def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
-    from bots.simulate import format_rates, simulate, simulate_http, win_rates
+    from cli.simulate import format_rates, simulate, simulate_http, win_rates
 
     config = config_from_args(args)
     config.pop("seed", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.simulate import play_game, rotated, simulate, wilson_interval, win_rates
+from cli.simulate import play_game, rotated, simulate, wilson_interval, win_rates
 from games import get_game
 from games.base import fold
 

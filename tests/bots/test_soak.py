@@ -9,8 +9,8 @@ import threading
 import pytest
 import requests
 
-from bots.simulate import simulate_http
 from cli.client import ApiClient
+from cli.simulate import simulate_http
 from games import get_game
 from games.base import fold
 from service import GameService
