@@ -78,6 +78,13 @@ def levels(game_name: str) -> list[str]:
     return names
 
 
+def all_levels() -> list[str]:
+    """Every bot level some registered game offers (what the API documents as examples)."""
+    from games import game_names
+
+    return sorted({level for name in game_names() for level in levels(name)})
+
+
 def get_bot(game_name: str, level: str) -> Bot:
     bot = _game_bots(game_name).get(level) or _GENERIC.get(level)
     if bot is None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from bots import all_levels
 from schemas.common import BodyInteger, DisplayName, StrictSchema
-from service.bots import BOT_LEVELS
 
 STATUSES = ("open", "active", "finished")
 PREARRANGED = (
@@ -46,7 +46,7 @@ class CreateGameRequest(StrictSchema):
     )
     bots = fields.Dict(
         keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,3}$")),
-        values=fields.String(validate=validate.Length(1, 32), metadata={"examples": sorted(BOT_LEVELS)}),
+        values=fields.String(validate=validate.Length(1, 32), metadata={"examples": all_levels()}),
         load_default=dict,
         metadata={"description": 'Seats given to bots at creation: {"<seat>": "<level>"}'},
     )
@@ -73,7 +73,7 @@ class ClaimSeatRequest(StrictSchema):
         validate=validate.Length(1, 32),
         metadata={
             "description": "Give the seat to a bot of this level (levels depend on the game)",
-            "examples": sorted(BOT_LEVELS),
+            "examples": all_levels(),
         },
     )
 

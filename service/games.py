@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from bots import levels as bot_levels
 from games import get_game
 from games.base import (
     ABORTED,
@@ -32,7 +33,6 @@ from games.base import (
     hook,
 )
 from service import clocks, errors
-from service.bots import bot_levels
 from service.cache import CachedGame, GameCache
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for

@@ -15,10 +15,10 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, send_file
 
+from bots import levels as bot_levels
 from games import game_names, get_game
 from games.base import hook
 from replays.export import SEAT_COLOURS
-from service.bots import bot_levels
 
 HERE = Path(__file__).parent
 

@@ -452,7 +452,7 @@ def test_replay_and_battles_of_a_finished_game_are_computed_once(client, redis_c
     """A finished game never changes: the second /battles and /replay read the kept answer (no
     XRANGE of the log, no fold) and are byte-identical to the first; a wrong token is still a 401
     and a version past the end still a 422 (issue 9)."""
-    from store.metrics import calls_delta, command_calls
+    from tests.redis_metrics import calls_delta, command_calls
 
     game_id = imported(client)
     urls = [

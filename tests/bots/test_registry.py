@@ -16,11 +16,16 @@ def test_levels_of_condottiere_include_random_and_heuristic():
     assert "heuristic" in bots.levels("condottiere")
 
 
-def test_server_bot_levels_match_the_registry():
-    """The server's accepted levels are exactly the registry's."""
-    from service.bots import BOT_LEVELS
+def test_the_api_documents_the_registry_levels():
+    """The levels the request schemas show as examples are every level some game's registry
+    offers (no hand-kept list to drift)."""
+    from games import game_names
+    from schemas.games import ClaimSeatRequest, CreateGameRequest
 
-    assert set(BOT_LEVELS) == set(bots.levels("condottiere"))
+    registered = {level for name in game_names() for level in bots.levels(name)}
+    assert "heuristic" in registered
+    assert set(ClaimSeatRequest().fields["bot"].metadata["examples"]) == registered
+    assert set(CreateGameRequest().fields["bots"].value_field.metadata["examples"]) == registered
 
 
 def test_unknown_level_is_refused():

@@ -150,7 +150,7 @@ def _get_job(client, url, run_jobs):
 def test_heuristic_bot_plays_legal_games_and_avoids_character_penalties():
     """The heuristic bot (``BOTS["heuristic"]``) plays whole games choosing only listed moves
     (RIO-CHAR-4: it leaves characters alone, so it never pays the penalty) and builds."""
-    from bots.simulate import simulate
+    from cli.simulate import simulate
 
     records = simulate("rio_de_la_plata", {}, ["heuristic", "random", "random"], 2, seed=3, keep_events=True)
     assert len(records) == 2
