@@ -132,6 +132,9 @@ class ReplayQuery(StrictSchema):
 
 class ReplaySchema(ma.Schema):
     game_id = fields.String(required=True)
+    prearranged = fields.Boolean(
+        metadata={"description": "The creator fixed the shuffles (gave a seed or a deck order)"}
+    )
     version = fields.Integer(required=True)
     last_version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
@@ -351,9 +354,11 @@ class Replay(MethodView):
                 last_version=log.version,
             )
         replay = core.replay_at(game, log.events, version, seat, finished=log.finished)
+        # issue 8: like every view, a replay says whether the creator fixed the shuffles
+        body = {"game_id": game_id, "prearranged": log.meta.get("prearranged") == "true", **replay}
         if log.finished:
-            return _cache_and_respond(game_id, field, {"game_id": game_id, **replay})
-        return json_response({"game_id": game_id, **replay}, 200, _headers(False))
+            return _cache_and_respond(game_id, field, body)
+        return json_response(body, 200, _headers(False))
 
 
 @blp.route("/games/<string:game_id>/battles")

@@ -43,6 +43,8 @@ def test_a_game_says_whether_its_deal_was_prearranged_before_any_seat_is_claimed
     for headers in ({}, {"Authorization": f"Bearer {tokens[0]}"}):
         view = client.get(f"/v1/games/{summary['id']}/view", headers=headers).get_json()
         assert view["prearranged"] is prearranged
+        replay = client.get(f"/v1/games/{summary['id']}/replay?version=1", headers=headers).get_json()
+        assert replay["prearranged"] is prearranged
 
 
 def test_a_given_deck_order_is_prearranged(client):
