@@ -87,16 +87,20 @@ export function showError(error) {
   alert.hidden = !error;
 }
 
+// A seat's name; names that several seats share (three "heuristic bot"s) get their seat number.
 export function seatName(summary, seat) {
-  const entry = summary && summary.seats ? summary.seats.find((s) => s.seat === seat) : null;
-  return (entry && entry.name) || `Seat ${seat}`;
+  const all = (summary && summary.seats) || [];
+  const entry = all.find((s) => s.seat === seat);
+  if (!entry || !entry.name) return `Seat ${seat}`;
+  const shared = all.filter((s) => s.name === entry.name).length > 1;
+  return shared ? `${entry.name} ${seat}` : entry.name;
 }
 
+// The engine's sentences say "Seat 2"; the pages say the player's name.
 export function withNames(text, summary) {
-  return text.replace(/\bSeat (\d+)\b/g, (match, seat) => {
-    const entry = summary && summary.seats ? summary.seats.find((s) => s.seat === Number(seat)) : null;
-    return entry && entry.name ? entry.name : match;
-  });
+  return text.replace(/\b[Ss]eat (\d+)\b/g, (match, seat) =>
+    summary && summary.seats && summary.seats.some((s) => s.seat === Number(seat) && s.name)
+      ? seatName(summary, Number(seat)) : match);
 }
 
 export function chip(seat) {

@@ -46,7 +46,7 @@ async function main() {
     return ` · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
   };
   const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) =>
-    h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name || `Seat ${s.seat} (free)`,
+    h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Seat ${s.seat} (free)`,
       s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "", claim && claim.seat === s.seat ? " · you" : "",
       h("span", { class: "clock" }, timeLeft(s.seat)))));
   setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
