@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,6 +41,8 @@ from typing import Any
 
 import orjson
 import redis
+
+from store import timestamps
 
 PREFIX = "jobs:{jobs}"
 PENDING = f"{PREFIX}:pending"
@@ -82,7 +83,7 @@ def result_key(jid: str) -> str:
 
 
 def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return timestamps.now()
 
 
 @dataclass(frozen=True)
