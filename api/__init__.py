@@ -19,7 +19,7 @@ from flask import Flask, Response, send_from_directory
 from flask_cors import CORS
 from flask_smorest.utils import prepare_response
 
-from api import problems, ratelimit
+from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
 from schemas.problems import ProblemSchema
 
@@ -181,6 +181,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"},
     )
+    # Before the blueprints: their schemas' engine-specific fields refer to the games' components.
+    prefixes = contract.register_components(api.spec)
+    api.ma_plugin.converter.add_attribute_function(contract.attribute_function(prefixes))
     for module_name in BLUEPRINT_MODULES:
         api.register_blueprint(importlib.import_module(module_name).blp)
     for module_name in OPTIONAL_BLUEPRINT_MODULES:

@@ -23,6 +23,7 @@ from games import get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
 from schemas.common import BodyInteger, StrictSchema
+from schemas.games import GameEvent, GameView
 from service.ids import is_game_id
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from store.replay_cache import ReplayCache
@@ -112,9 +113,7 @@ class ExchangeDocumentSchema(ma.Schema):
     players = fields.List(
         fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
     )
-    events = fields.List(
-        fields.Dict(), required=True, metadata={"description": "The complete log, unredacted"}
-    )
+    events = fields.List(GameEvent(), required=True, metadata={"description": "The complete log, unredacted"})
     result = fields.Dict(
         allow_none=True, metadata={"description": "Optional: checked against the replayed result"}
     )
@@ -137,7 +136,7 @@ class ReplaySchema(ma.Schema):
     last_version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
     viewer = fields.String(required=True, metadata={"description": "full, spectator or 'seat <n>'"})
-    state = fields.Dict(
+    state = GameView(
         required=True,
         allow_none=True,
         metadata={"description": "The game's view at that version (null at version 0)"},
