@@ -109,3 +109,24 @@ def test_the_contract_accepts_each_documented_command_form():
         {"type": "keep_cards", "cards": ["m10", "heroine"]},
     ]:
         contract_check.check("Command", command)
+
+
+def test_leaving_events_and_their_views_validate():
+    """RL-X17 (resign), RL-X18 (abort), RL-X19 (timeout) and the server's records, as published."""
+    config = GAME.configure({"players": 3, "seed": 8})
+    start = fold(GAME, GAME.start(config))
+    for events in (GAME.abort(start, 1), GAME.timeout(start, GAME.awaiting(start)[0])):
+        state = fold(GAME, events, start)
+        for event in events:
+            for viewer in [FULL, SPECTATOR, 0, 1, 2]:
+                contract_check.check("Event", GAME.redact(event, viewer))
+        contract_check.check("View", GAME.view(state, FULL))
+    resigned = GAME.resign(start, 2)
+    assert [e["type"] for e in resigned][:1] == ["seat_resigned"]
+    for event in resigned:
+        contract_check.check("Event", event)
+    over = fold(GAME, resigned, start)
+    for viewer in [FULL, SPECTATOR, 0]:
+        contract_check.check("View", GAME.view(over, viewer))
+    contract_check.check("Event", {"type": "seat_token_rotated", "v": 1, "seat": 0})
+    contract_check.check("Event", {"type": "seat_handed_to_bot", "v": 1, "seat": 0, "level": "random"})
