@@ -38,7 +38,7 @@ def contract_games() -> list[str]:
 def _rewrite(node: Any, game_prefix: str) -> Any:
     """``#/$defs/X`` -> ``#/components/schemas/<prefix>X``, in references and discriminator mappings."""
     if isinstance(node, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
                 out[key] = COMPONENTS + game_prefix + value.removeprefix("#/$defs/")
@@ -60,7 +60,7 @@ def register_components(spec: APISpec) -> list[str]:
     prefixes = []
     for name in contract_games():
         game_prefix = prefix(name)
-        document = get_game(name).contract()
+        document = hook(get_game(name), "contract")()
         for definition, schema in document["$defs"].items():
             spec.components.schema(game_prefix + definition, _rewrite(schema, game_prefix))
         prefixes.append(game_prefix)

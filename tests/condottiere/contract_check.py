@@ -15,11 +15,12 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from games import get_game
+from games.base import hook
 
 
 @cache
 def _schema(game_name: str, definition: str) -> dict[str, Any]:
-    document = get_game(game_name).contract()
+    document = hook(get_game(game_name), "contract")()
     Draft202012Validator.check_schema(document)
     return {**document, "$ref": f"#/$defs/{definition}"}
 
