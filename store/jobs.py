@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
