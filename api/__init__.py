@@ -9,14 +9,18 @@ import importlib
 import importlib.util
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import flask_smorest
+import flask_swagger_ui
 import yaml
-from flask import Flask, Response
+from flask import Flask, Response, send_from_directory
+from flask_cors import CORS
 from flask_smorest.utils import prepare_response
 
-from api import problems, ratelimit
+from api import contract, problems, ratelimit
+from api.common import refuse_tokens_outside_header
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
@@ -34,8 +38,17 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "v1/openapi.json",
-    "OPENAPI_REDOC_PATH": "docs",
-    "OPENAPI_REDOC_URL": "https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
+    # Swagger UI rather than ReDoc: its "Try it out" lets a client author send real requests with a
+    # seat token from the page. Its assets come from the pinned flask-swagger-ui wheel and are served
+    # by the app itself (see _register_swagger_ui_rule), so /docs works offline.
+    "OPENAPI_SWAGGER_UI_PATH": "docs",
+    "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
+    # No validator badge: it would send the document to a third-party service from the reader's browser.
+    "OPENAPI_SWAGGER_UI_CONFIG": {"validatorUrl": None},
+    # Browser clients on other origins (CORS). "*" by default: a public API whose credentials are
+    # bearer tokens a script must set itself, never cookies, so another origin gains nothing a
+    # curl user lacks. CORS_ORIGINS narrows it (comma-separated origins).
+    "CORS_ORIGINS": "*",
     "JSON_SORT_KEYS": False,
     "RATE_LIMITS_ENABLED": True,
     # Reverse proxies in front of the app whose X-Forwarded-For is trusted (0: none): the client
@@ -48,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
 # Environment variables read by the factory (config passed in wins).
 ENV_SETTINGS = {
     "REDIS_URL": str,
+    "CORS_ORIGINS": str,
     "MAX_CONTENT_LENGTH": int,
     "SSE_HEARTBEAT_SECONDS": float,
     "GAME_CACHE_SIZE": int,
@@ -68,10 +82,14 @@ class Api(flask_smorest.Api):
     def handle_http_exception(self, error):
         return problems.from_http_exception(error)
 
-    def _register_redoc_rule(self, blueprint):
-        # The docs blueprint ("api-docs") also serves the document as YAML next to the JSON.
-        super()._register_redoc_rule(blueprint)
+    def _register_swagger_ui_rule(self, blueprint):
+        # The docs blueprint ("api-docs") also serves the document as YAML next to the JSON, and
+        # Swagger UI's own files, so the page needs nothing from another host.
+        super()._register_swagger_ui_rule(blueprint)
         blueprint.add_url_rule("/v1/openapi.yaml", endpoint="openapi_yaml", view_func=self._openapi_yaml)
+        blueprint.add_url_rule(
+            "/docs/assets/<path:filename>", endpoint="swagger_ui_asset", view_func=_swagger_ui_asset
+        )
 
     def _openapi_yaml(self):
         text = yaml.safe_dump(self.spec.to_dict(), sort_keys=False, allow_unicode=True, width=100)
@@ -87,6 +105,32 @@ class Api(flask_smorest.Api):
         response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, problems.PROBLEM_MIME)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+def _swagger_ui_asset(filename: str) -> Response:
+    return send_from_directory(SWAGGER_UI_DIR, filename, max_age=24 * 3600)
+
+
+SWAGGER_UI_DIR = Path(flask_swagger_ui.__file__).parent / "dist"
+
+# What a browser client on another origin needs: the request headers it sets (preflighted) and the
+# response headers it reads (a browser hides all but a few unless listed).
+CORS_ALLOW_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "Idempotency-Key",
+    "If-Match",
+    "If-None-Match",
+    "Last-Event-ID",
+]
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate", "Link"]
+
+
+def _cors_origins(value: str | list[str]) -> str | list[str]:
+    if isinstance(value, list):
+        return value
+    origins = [origin.strip() for origin in value.split(",") if origin.strip()]
+    return "*" if origins == ["*"] else origins
 
 
 def _settings(config: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -132,11 +176,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
         )
 
-    api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
+    api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"},
     )
+    # Before the blueprints: their schemas' engine-specific fields refer to the games' components.
+    prefixes = contract.register_components(api.spec)
+    api.ma_plugin.converter.add_attribute_function(contract.attribute_function(prefixes))
     for module_name in BLUEPRINT_MODULES:
         api.register_blueprint(importlib.import_module(module_name).blp)
     for module_name in OPTIONAL_BLUEPRINT_MODULES:
@@ -144,6 +191,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             api.register_blueprint(importlib.import_module(module_name).blp)
     problems.register(app)
     ratelimit.install(app)
+    app.before_request(refuse_tokens_outside_header)
+    origins = _cors_origins(app.config["CORS_ORIGINS"])
+    CORS(
+        app,
+        resources={r"/v1/*": {}},
+        origins=origins,
+        send_wildcard=origins == "*",  # "*" rather than the echoed origin: one answer caches for all
+        methods=["GET", "POST", "OPTIONS"],
+        allow_headers=CORS_ALLOW_HEADERS,
+        expose_headers=CORS_EXPOSE_HEADERS,
+        supports_credentials=False,  # tokens travel in Authorization only, never in cookies
+        max_age=600,
+        vary_header=True,
+    )
     # The browser client's pages (outside /v1 and the OpenAPI document: they only call the API).
     import web
 
@@ -155,6 +216,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     connect_bot_signals()
     return app
 
+
+# "/" is relative to where the document is served from: this very server whatever its host name, so
+# Swagger UI and clients generated from /v1/openapi.json need no base URL passed by hand. The second
+# entry serves tools reading the repository's openapi.yaml file: the address ./run serve listens on.
+SERVERS = [
+    {"url": "/", "description": "The server that serves this document"},
+    {"url": "http://127.0.0.1:8000", "description": "A local ./run serve (default PORT)"},
+]
 
 _DESCRIPTION = (
     "Play turn-based games over HTTP. Create a game, claim seats (each claim returns a secret seat "

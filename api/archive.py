@@ -23,6 +23,8 @@ from games import get_game
 from replays import core
 from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
 from schemas.common import BodyInteger, StrictSchema
+from schemas.games import GameEvent, GameView
+from service.ids import is_game_id
 from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
 from store.replay_cache import ReplayCache
 from worker import enqueue
@@ -111,9 +113,7 @@ class ExchangeDocumentSchema(ma.Schema):
     players = fields.List(
         fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
     )
-    events = fields.List(
-        fields.Dict(), required=True, metadata={"description": "The complete log, unredacted"}
-    )
+    events = fields.List(GameEvent(), required=True, metadata={"description": "The complete log, unredacted"})
     result = fields.Dict(
         allow_none=True, metadata={"description": "Optional: checked against the replayed result"}
     )
@@ -139,7 +139,7 @@ class ReplaySchema(ma.Schema):
     last_version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
     viewer = fields.String(required=True, metadata={"description": "full, spectator or 'seat <n>'"})
-    state = fields.Dict(
+    state = GameView(
         required=True,
         allow_none=True,
         metadata={"description": "The game's view at that version (null at version 0)"},
@@ -280,6 +280,23 @@ class ArchiveSearch(MethodView):
         )
 
 
+@blp.route("/archive/<string:game_id>")
+class ArchiveEntry(MethodView):
+    @blp.response(200, ArchiveEntrySchema)
+    @blp.problems(404)
+    def get(self, game_id):
+        """One finished game's archive entry (what a search lists), by its game id."""
+        entry = Archive(redis()).summary(game_id) if is_game_id(game_id) else None
+        if entry is None:
+            raise ProblemError(
+                404,
+                "NOT_IN_ARCHIVE",
+                "No such game in the archive",
+                "The archive holds finished games only; GET /v1/games/{id} shows a running one.",
+            )
+        return json_response(entry, 200, {"Cache-Control": "public, max-age=3600"})
+
+
 @blp.route("/archive/import")
 class ArchiveImport(MethodView):
     @blp.arguments(ExchangeDocumentSchema)
@@ -319,7 +336,7 @@ class ArchiveImport(MethodView):
             result=checked["result"],
             now=now_iso(),
         )
-        if summary is None:  # a 50-bit random id collided: practically never
+        if summary is None:  # a 49-bit random id part collided: practically never
             raise ProblemError(503, "TRY_AGAIN", "Try again")
         return json_response(
             {"id": game_id, "game": summary}, 201, {"Location": url_for("games.Game", game_id=game_id)}

@@ -6,6 +6,7 @@ request bodies get the same errors (415, MALFORMED_JSON, VALIDATION_ERROR)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -101,6 +102,10 @@ class StrictJSONParser(FlaskParser):
                 "JSON nested too deeply",
                 f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.",
             )
+        if isinstance(value, dict):
+            for name in value:
+                if name.lower() in TOKEN_PARAMETERS:
+                    raise token_not_in_header(f"request body ({name!r})")
         return value
 
 
@@ -122,6 +127,34 @@ def service() -> GameService:
     return current_app.extensions["game_service"]
 
 
+# RFC 6750 section 2.1: "Bearer", one or more spaces, then the token exactly as issued. Anything else
+# (a tab, surrounding or inner whitespace, other characters) is refused rather than trimmed: the
+# token a client sends is the token it gets compared with.
+_BEARER = re.compile(r"^[Bb][Ee][Aa][Rr][Ee][Rr] +([A-Za-z0-9._~+/-]{1,256}=*)$")
+_INVALID_TOKEN_HEADERS = {"WWW-Authenticate": 'Bearer realm="seat", error="invalid_token"'}
+
+# Where clients mistakenly put a seat token. RFC 6750 allows a query parameter, but a token in a URL
+# lands in logs, browser history and Referer headers, so this API refuses it loudly: silently
+# ignoring it would hand the caller the spectator's view while it believes it acts for its seat.
+TOKEN_PARAMETERS = ("token", "access_token", "seat_token", "bearer", "authorization")
+
+
+def token_not_in_header(where: str) -> ProblemError:
+    return ProblemError(
+        400,
+        "TOKEN_NOT_IN_HEADER",
+        "A seat token goes in the Authorization header",
+        f"Send the seat token as Authorization: Bearer <token>, not in the {where}.",
+    )
+
+
+def refuse_tokens_outside_header() -> None:
+    """A ``before_request`` hook: 400 when the query string carries a token parameter."""
+    for name in request.args:
+        if name.lower() in TOKEN_PARAMETERS:
+            raise token_not_in_header(f"query string ({name}=)")
+
+
 def bearer_token(required: bool = False) -> str | None:
     """The token of ``Authorization: Bearer <token>``; a malformed header is a 401 (never ignored:
     a client that thinks it acts for a seat must not silently get the spectator's view)."""
@@ -136,17 +169,16 @@ def bearer_token(required: bool = False) -> str | None:
                 headers={"WWW-Authenticate": 'Bearer realm="seat"'},
             )
         return None
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > 256:
+    match = _BEARER.match(header)
+    if match is None:
         raise ProblemError(
             401,
             "INVALID_TOKEN",
             "Missing or invalid seat token",
-            "Use Authorization: Bearer <seat token>.",
-            headers={"WWW-Authenticate": 'Bearer realm="seat", error="invalid_token"'},
+            "Use Authorization: Bearer <seat token>, the token exactly as issued (no other whitespace).",
+            headers=_INVALID_TOKEN_HEADERS,
         )
-    return token
+    return match.group(1)
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:

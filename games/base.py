@@ -239,6 +239,22 @@ class WebHooks(Protocol):
     web_module: Any
 
 
+@runtime_checkable
+class ContractHooks(Protocol):
+    """The optional hook through which a game publishes its part of the API contract (openapi.yaml),
+    so that nothing outside ``games/<name>/`` describes its cards, regions or moves."""
+
+    def contract(self) -> dict[str, Any]:
+        """A JSON Schema document (draft 2020-12, the dialect of OpenAPI 3.1) whose ``$defs`` hold at
+        least ``Command`` (every command a seat may send: a ``oneOf`` with a ``discriminator`` on
+        ``type``), ``Event`` (every event as any viewer may receive it, redacted or not: the same
+        kind of union), ``View`` (what ``view`` returns for a seat, the spectator or FULL) and
+        ``Config`` (a normalised configuration). References stay inside the document
+        (``#/$defs/<name>``); the API publishes each definition under the game's prefix. Every
+        ``legal_moves`` entry, every event (redacted for any viewer) and every view must validate."""
+
+
 def hook(game: Game, name: str) -> Any:
-    """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`), or ``None``."""
+    """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`, :class:`ContractHooks`), or
+    ``None``."""
     return getattr(game, name, None)

@@ -1,5 +1,6 @@
-"""Requests and responses of the core game routes. Engine-specific content (configs, commands,
-events, views) stays an opaque JSON object here: the engines validate it."""
+"""Requests and responses of the core game routes. Engine-specific content (commands, events, views,
+configurations) is parsed as a JSON object here and validated by the engines; in the OpenAPI
+document the fields below point at each game's own schemas (api/contract.py, games.base.ContractHooks)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,30 @@ class TimeControlSchema(StrictSchema):
         validate=validate.Range(1, 1000),
         metadata={"description": "After this many timeouts the seat is played by the random bot (default 3)"},
     )
+
+
+class GameCommand(fields.Dict):
+    """A game's command: the contract's ``<Game>Command`` (a union discriminated by ``type``)."""
+
+    contract_definition = "Command"
+
+
+class GameEvent(fields.Dict):
+    """A game's event as the reader may see it: the contract's ``<Game>Event``."""
+
+    contract_definition = "Event"
+
+
+class GameView(fields.Dict):
+    """What a viewer sees of a game: the contract's ``<Game>View``."""
+
+    contract_definition = "View"
+
+
+class GameConfig(fields.Dict):
+    """A normalised configuration as the reader may see it: the contract's ``<Game>Config``."""
+
+    contract_definition = "Config"
 
 
 class CreateGameRequest(StrictSchema):
@@ -89,7 +114,7 @@ MAX_VERSION = 2**53 - 1
 
 
 class MoveRequest(StrictSchema):
-    command = fields.Dict(required=True, keys=fields.String(), metadata={"description": "The engine command"})
+    command = GameCommand(required=True, keys=fields.String(), metadata={"description": "The engine command"})
     expected_version = BodyInteger(
         validate=validate.Range(0, MAX_VERSION),
         metadata={"description": "Apply only at this version (409 otherwise)"},
@@ -163,7 +188,7 @@ class GameSummarySchema(ma.Schema):
     version = fields.Integer(required=True)
     seat_count = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    config = fields.Dict(metadata={"description": "The public configuration (no seed while the game runs)"})
+    config = GameConfig(metadata={"description": "The public configuration (no seed while the game runs)"})
     prearranged = fields.Boolean(required=True, metadata={"description": PREARRANGED})
     awaiting = fields.List(fields.Integer())
     result = fields.Dict(allow_none=True)
@@ -205,7 +230,7 @@ class ViewSchema(ma.Schema):
     status = fields.String(required=True)
     seat = fields.Integer(allow_none=True)
     prearranged = fields.Boolean(required=True, metadata={"description": PREARRANGED})
-    view = fields.Dict(
+    view = GameView(
         allow_none=True, metadata={"description": "The engine's view (null before the game starts)"}
     )
     clock = fields.Dict(
@@ -216,7 +241,7 @@ class ViewSchema(ma.Schema):
 
 class VersionedEventSchema(ma.Schema):
     version = fields.Integer(required=True)
-    event = fields.Dict(required=True)
+    event = GameEvent(required=True)
 
 
 class MoveResponse(ma.Schema):

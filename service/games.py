@@ -13,7 +13,6 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
@@ -38,7 +37,7 @@ from service.faults import fault_point
 from service.followups import FollowUps, actions_for
 from service.ids import is_game_id, new_game_id
 from service.signals import events_appended
-from store import GameStore, StoredGame, connect
+from store import GameStore, StoredGame, connect, timestamps
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,7 @@ STREAM_TICKET_TTL_SECONDS = 30
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return timestamps.now()
 
 
 def now_ms() -> int:

@@ -1,4 +1,5 @@
-"""Game ids: 20 characters of Crockford base32, time first (milliseconds), then 50 random bits. Sorting
+"""Game ids: 20 characters of Crockford base32, time first (milliseconds), then a 50-bit part drawn as 49
+random bits (the spare bit leaves room to count up within a millisecond). Sorting
 ids sorts games by creation time, which the cross-game index uses for "newest first" paging."""
 
 from __future__ import annotations

@@ -24,12 +24,12 @@ import hashlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import redis
 
+from store import timestamps
 from store.keys import game_keys
 
 TAG = "{archive}"
@@ -71,14 +71,18 @@ def finished_ms(value: str | float | int | None) -> int:
         return int(time.time() * 1000)
     if isinstance(value, (int, float)):
         return int(value * 1000)
-    moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    return timestamps.to_ms(str(value))
 
 
 def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
+    return timestamps.from_ms(ms)
+
+
+def _entry(raw: bytes | str) -> dict[str, Any]:
+    # Entries stored before the API had one timestamp format are served in it.
+    entry = orjson.loads(raw)
+    entry["finished"] = timestamps.normalize(entry.get("finished"))
+    return entry
 
 
 def build_summary(
@@ -152,7 +156,7 @@ class Archive:
 
     def summary(self, game_id: str) -> dict[str, Any] | None:
         raw = self.redis.hget(SUMMARY, game_id)
-        return orjson.loads(raw) if raw else None
+        return _entry(raw) if raw else None
 
     def count(self) -> int:
         return int(self.redis.zcard(ALL))
@@ -206,7 +210,7 @@ class Archive:
                 break
         page, more = found[:limit], len(found) > limit
         summaries = self.redis.hmget(SUMMARY, [game_id for game_id, _ in page]) if page else []
-        items = [orjson.loads(raw) for raw in summaries if raw]
+        items = [_entry(raw) for raw in summaries if raw]
         next_cursor = _encode_cursor(*page[-1][::-1]) if more and page else None
         return Page(items=items, next_cursor=next_cursor)
 

@@ -43,6 +43,8 @@ from typing import Any
 import orjson
 import redis
 
+from store import timestamps
+
 PREFIX = "jobs:{jobs}"
 PENDING = f"{PREFIX}:pending"
 RESULT_TTL_SECONDS = 24 * 3600
@@ -82,7 +84,7 @@ def result_key(jid: str) -> str:
 
 
 def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return timestamps.now()
 
 
 @dataclass(frozen=True)

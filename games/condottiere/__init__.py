@@ -12,6 +12,7 @@ from games.base import LogError
 from games.condottiere import leave, rules, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import configure as _configure
+from games.condottiere.contract import contract as _contract
 from games.condottiere.rules import ST_OVER, State
 from games.condottiere.serial import state_from_json as _from_json
 from games.condottiere.serial import state_to_json as _to_json
@@ -79,6 +80,11 @@ class Condottiere:
 
     def timeout(self, state: State, seat: int) -> list[dict]:
         return _with_automatic(state, leave.timeout_events(state, seat))
+
+    # -- games.base.ContractHooks --------------------------------------------------------------
+    def contract(self) -> dict[str, Any]:
+        """The JSON Schemas of commands, events, views and config."""
+        return _contract()
 
 
 def _with_automatic(state: State, events: list[dict]) -> list[dict]:

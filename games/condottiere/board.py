@@ -4,6 +4,7 @@ so that a correction is a data change. Everything here is immutable and precompu
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from importlib import resources
 
 
@@ -40,6 +41,18 @@ DECKS: dict[str, tuple[str, ...]] = {
 }
 DECK_COUNTS: dict[str, dict[str, int]] = {r: dict(c) for r, c in _CARDS["decks"].items()}
 ALL_CARDS = frozenset(CARD_NAMES)
+# How a player sorts a hand: Mercenaries by strength (m1 ... m10), then the special cards in the
+# order cards.json lists them. States keep hands sorted by code (their JSON must not change); views
+# show them in this order, so a client never sees m10 between m1 and m2.
+_SPECIAL_RANK = {code: i for i, code in enumerate(c for c in CARD_NAMES if c not in MERCENARY)}
+
+
+def card_order(code: str) -> tuple[int, int]:
+    return (0, MERCENARY[code]) if code in MERCENARY else (1, _SPECIAL_RANK.get(code, len(_SPECIAL_RANK)))
+
+
+def in_card_order(cards: Iterable[str]) -> list[str]:
+    return sorted(cards, key=card_order)
 
 
 def largest_group(mask: int) -> int:

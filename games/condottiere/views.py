@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import FULL
-from games.condottiere.board import MERCENARY, REGIONS
+from games.condottiere.board import MERCENARY, REGIONS, in_card_order
 from games.condottiere.config import public_config
 from games.condottiere.rules import (
     ST_BATTLE,
@@ -125,7 +125,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         if sees:
             player["true_strength"] = known[i]
         if full:
-            player["hand"] = list(s.hands[i])
+            player["hand"] = in_card_order(s.hands[i])
         players.append(player)
     battle = None
     if s.region is not None or s.fb is not None:
@@ -171,7 +171,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         out["deck"] = list(s.deck)
     elif isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < n:
         out["seat"] = viewer
-        out["hand"] = list(s.hands[viewer])
+        out["hand"] = in_card_order(s.hands[viewer])
         out["legal_moves"] = legal_moves(s, viewer)
     return out
 

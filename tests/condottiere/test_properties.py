@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.base import FULL, SPECTATOR, CommandError, fold
+from tests.condottiere import contract_check
 from tests.condottiere.scenario import GAME, count_cards, make_config
 from tests.condottiere.spec import BORDERS, DECKS, PRINTED, REGIONS, largest_connected
 
@@ -259,7 +260,9 @@ class Checker:
             return
         for viewer in list(range(self.n)) + [SPECTATOR]:
             check_redaction(event, viewer)
+            contract_check.check("Event", GAME.redact(event, viewer))
         assert GAME.redact(event, FULL) == event
+        contract_check.check("Event", event)
         sentence = GAME.annotate(before, event, after)
         assert isinstance(sentence, str) and sentence.strip()
         self.check_annotation_secrecy(before, event, after)
@@ -352,6 +355,9 @@ class Checker:
         if not self.checks:
             return
         full = check_views(state, self.config, self.total)
+        contract_check.check("View", full)
+        for viewer in list(range(self.n)) + [SPECTATOR]:
+            contract_check.check("View", GAME.view(state, viewer))  # seat views hold legal_moves
         if full["phase"] == "place_token" or (
             full["phase"] == "battle" and not (full["battle"] or {}).get("final")
         ):

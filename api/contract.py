@@ -1,0 +1,85 @@
+"""The games' part of the OpenAPI contract: every registered game that implements
+``games.base.ContractHooks`` publishes its JSON Schemas (commands, events, views, configuration),
+which are lifted into ``components/schemas`` under the game's prefix (``Condottiere`` +
+``Command``...), and the engine-specific fields of the API's own schemas (``schemas.games``:
+fields whose class names a ``contract_definition``) point at them.
+
+Only the game knows its cards and regions; this module moves its schema documents around without
+reading them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apispec import APISpec
+
+from games import game_names, get_game
+from games.base import hook
+
+COMPONENTS = "#/components/schemas/"
+
+
+def prefix(game_name: str) -> str:
+    return "".join(part.capitalize() for part in game_name.replace("-", "_").split("_"))
+
+
+def contract_games() -> list[str]:
+    """Registered games that publish a contract, in name order (games without one stay untyped).
+    Games registered from test code only (``tests.*`` modules) are left out, so the generated
+    document does not depend on what a test process registered."""
+    names = []
+    for name in game_names():
+        game = get_game(name)
+        if hook(game, "contract") is not None and not type(game).__module__.startswith("tests."):
+            names.append(name)
+    return names
+
+
+def _rewrite(node: Any, game_prefix: str) -> Any:
+    """``#/$defs/X`` -> ``#/components/schemas/<prefix>X``, in references and discriminator mappings."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+                out[key] = COMPONENTS + game_prefix + value.removeprefix("#/$defs/")
+            elif key == "mapping" and isinstance(value, dict):
+                out[key] = {
+                    k: COMPONENTS + game_prefix + v.removeprefix("#/$defs/") if isinstance(v, str) else v
+                    for k, v in value.items()
+                }
+            else:
+                out[key] = _rewrite(value, game_prefix)
+        return out
+    if isinstance(node, list):
+        return [_rewrite(item, game_prefix) for item in node]
+    return node
+
+
+def register_components(spec: APISpec) -> list[str]:
+    """Add every contract game's definitions to ``spec``; returns the games' prefixes."""
+    prefixes = []
+    for name in contract_games():
+        game_prefix = prefix(name)
+        document = hook(get_game(name), "contract")()
+        for definition, schema in document["$defs"].items():
+            spec.components.schema(game_prefix + definition, _rewrite(schema, game_prefix))
+        prefixes.append(game_prefix)
+    return prefixes
+
+
+def attribute_function(prefixes: list[str]):
+    """An apispec attribute function: a field whose class sets ``contract_definition`` becomes a
+    reference to that definition of the game (or a ``oneOf`` over the games, when several publish)."""
+
+    def game_contract_field(self, field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        definition = getattr(field, "contract_definition", None)
+        if definition is None or not prefixes:
+            return {}
+        for key in ("type", "additionalProperties", "propertyNames"):
+            ret.pop(key, None)
+        refs = [{"$ref": COMPONENTS + game_prefix + definition} for game_prefix in prefixes]
+        if field.allow_none:
+            return {"anyOf": [*refs, {"type": "null"}]}
+        return refs[0] if len(refs) == 1 else {"oneOf": refs}
+
+    return game_contract_field
