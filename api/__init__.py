@@ -31,8 +31,11 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT_SECONDS": 15.0,
     "GAME_CACHE_SIZE": 1024,
     # Seconds before a Redis call is given up (503): a hung Redis must not hang requests forever.
-    # Streams use their own pool whose timeout exceeds the heartbeat (their XREAD blocks that long).
     "REDIS_SOCKET_TIMEOUT": 10.0,
+    # Connections of the web process's pool. Requests hold one only for a round trip, and open
+    # streams none (the live listener reads for all of them on a connection of its own), so a few
+    # serve a gevent worker; beyond them a request waits for one to come back (up to the timeout).
+    "REDIS_MAX_CONNECTIONS": 3,
     "API_TITLE": "Condottiere server",
     "API_VERSION": "1",
     "OPENAPI_VERSION": "3.1.0",
@@ -70,6 +73,7 @@ ENV_SETTINGS = {
     "RATE_LIMIT_STRATEGY": str,
     "TRUSTED_PROXIES": int,
     **{name: str for name in ratelimit.LIMIT_SETTINGS},
+    "REDIS_MAX_CONNECTIONS": int,
 }
 
 
@@ -147,7 +151,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
     opened here (redis-py connects lazily)."""
     from service import GameService
-    from store import connect
 
     app = Flask(__name__)
     app.config.update(_settings(config))
@@ -164,17 +167,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         game_service = GameService.from_url(
             url,
             cache_size=int(app.config["GAME_CACHE_SIZE"]),
+            live_block_seconds=float(app.config["SSE_HEARTBEAT_SECONDS"]),
+            max_connections=int(app.config["REDIS_MAX_CONNECTIONS"]),
+            pool_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
             socket_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
             socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
         )
     app.extensions["game_service"] = game_service
-    if url:
-        app.extensions["stream_redis"] = connect(
-            url,
-            socket_timeout=float(app.config["SSE_HEARTBEAT_SECONDS"])
-            + float(app.config["REDIS_SOCKET_TIMEOUT"]),
-            socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
-        )
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(

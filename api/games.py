@@ -303,50 +303,82 @@ class Stream(MethodView):
         """Follow the game live (Server-Sent Events), redacted for the viewer; resumable. A seat
         follows with its token, or with a stream ticket (``?ticket=``) where it cannot send headers."""
         svc = service()
-        ticket = query.get("ticket")
-        if ticket is not None:
-            if request.headers.get("Authorization") is not None:
-                raise ProblemError(
-                    422,
-                    "VALIDATION_ERROR",
-                    "Invalid request",
-                    "Send either a ticket or an Authorization header, not both.",
-                    errors={"query": {"ticket": ["Not with Authorization."]}},
-                )
-            seat, cached = svc.redeem_stream_ticket(game_id, ticket)
-        else:
-            seat, cached = svc.viewer_seat(game_id, bearer_token())
-        after = query.get("after")
-        last_event_id = request.headers.get("Last-Event-ID")
-        if last_event_id is not None and last_event_id.strip():
-            if not last_event_id.strip().isdigit() or len(last_event_id.strip()) > 18:
-                raise ProblemError(
-                    422,
-                    "VALIDATION_ERROR",
-                    "Invalid request",
-                    "Last-Event-ID must be a version number.",
-                    errors={"headers": {"Last-Event-ID": ["Not a version."]}},
-                )
-            after = int(last_event_id)
+        seat, cached = _stream_viewer(svc, game_id, query)
+        after = _last_event_id()
+        if after is None:
+            after = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        stream_client = current_app.extensions.get("stream_redis")
-        response = Response(
-            _sse(
-                svc,
-                game_id,
-                cached.name,
-                seat,
-                after or 0,
-                heartbeat,
-                stream_client,
-                cached.clock is not None,
-            ),
-            mimetype="text/event-stream",
+        timed = cached.clock is not None
+        return _event_stream(_sse(svc, game_id, cached.name, seat, after or 0, heartbeat, timed))
+
+
+@blp.route("/<string:game_id>/view/stream")
+class ViewStream(MethodView):
+    @blp.arguments(StreamQuery(), location="query")
+    @blp.response(
+        200,
+        description="text/event-stream of `event: view` messages: `id:` = version, `data:` = the same "
+        "document as GET /view (the viewer's whole view at that version); `event: end` when the game is over",
+        content_type="text/event-stream",
+    )
+    @blp.problems(401, 404, 422)
+    @blp.doc(
+        security=OPTIONAL_AUTH,
+        parameters=[
+            header_param(
+                "Last-Event-ID", "The version of the view the client holds: sent again only when newer"
+            )
+        ],
+    )
+    def get(self, query, game_id):
+        """Follow the seat's view live (Server-Sent Events): the current view at once, then the new
+        view after every change, so a client never polls GET /view. With a token (or a stream
+        ticket, ``?ticket=``) the seat's view with its legal moves; without, the spectator's. A
+        reconnecting client sends ``Last-Event-ID`` (or ``?after=``): the view it already holds is
+        not sent again. Views in between two messages are skipped (each message is a whole view)."""
+        svc = service()
+        seat, _ = _stream_viewer(svc, game_id, query)
+        known = _last_event_id()
+        if known is None:
+            known = query.get("after")
+        heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
+        return _event_stream(_view_sse(svc, game_id, seat, known, heartbeat))
+
+
+def _stream_viewer(svc, game_id: str, query) -> tuple[int | None, Any]:
+    ticket = query.get("ticket")
+    if ticket is None:
+        return svc.viewer_seat(game_id, bearer_token())
+    if request.headers.get("Authorization") is not None:
+        raise ProblemError(
+            422,
+            "VALIDATION_ERROR",
+            "Invalid request",
+            "Send either a ticket or an Authorization header, not both.",
+            errors={"query": {"ticket": ["Not with Authorization."]}},
         )
-        response.headers.update(
-            {"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"}
+    return svc.redeem_stream_ticket(game_id, ticket)
+
+
+def _last_event_id() -> int | None:
+    last_event_id = (request.headers.get("Last-Event-ID") or "").strip()
+    if not last_event_id:
+        return None
+    if not last_event_id.isdigit() or len(last_event_id) > 18:
+        raise ProblemError(
+            422,
+            "VALIDATION_ERROR",
+            "Invalid request",
+            "Last-Event-ID must be a version number.",
+            errors={"headers": {"Last-Event-ID": ["Not a version."]}},
         )
-        return response
+    return int(last_event_id)
+
+
+def _event_stream(body) -> Response:
+    response = Response(body, mimetype="text/event-stream")
+    response.headers.update({"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"})
+    return response
 
 
 @blp.route("/<string:game_id>/stream-tickets")
@@ -366,36 +398,42 @@ class StreamTickets(MethodView):
         return json_response(body, 201, {"Cache-Control": "no-store"})
 
 
-def _sse(
-    svc,
-    game_id: str,
-    name: str,
-    seat: int | None,
-    after: int,
-    heartbeat: float,
-    client=None,
-    timed: bool = False,
-):
-    """One blocking XREAD per wait (up to ``heartbeat`` seconds) on the game's stream: the Redis
-    connection goes back to the pool between waits; under gevent a waiting stream costs a greenlet.
+def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: float, timed: bool = False):
+    """Events after ``after``, from the process's live listener (no Redis connection of its own).
     A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
     batch of events."""
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
         yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
     last = after
-    while True:
-        items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, client=client, name=name)
-        chunks = []
-        for item in items:
-            last = item["version"]
-            chunks.append(b"id: %d\ndata: %s\n\n" % (last, orjson.dumps(item)))
-        if chunks:
-            if timed:
-                chunks.append(b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id)))
-            yield b"".join(chunks)
-        if status == "finished" and last >= version:
-            yield b"event: end\ndata: %s\n\n" % orjson.dumps({"status": status, "version": version})
-            return
-        if not items:
+    with svc.follow(game_id, after) as subscription:
+        while True:
+            items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, subscription, name)
+            chunks = []
+            for item in items:
+                last = item["version"]
+                chunks.append(b"id: %d\ndata: %s\n\n" % (last, orjson.dumps(item)))
+            if chunks:
+                if timed:
+                    chunks.append(b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id)))
+                yield b"".join(chunks)
+            if status == "finished" and last >= version:
+                yield b"event: end\ndata: %s\n\n" % orjson.dumps({"status": status, "version": version})
+                return
+            if not items:
+                yield b": heartbeat\n\n"
+
+
+def _view_sse(svc, game_id: str, seat: int | None, known: int | None, heartbeat: float):
+    """The viewer's view now and after every change; each message is a whole view, encoded once per
+    process for this viewer and version (never for another viewer)."""
+    yield b"retry: 3000\n\n"
+    last = None
+    for update in svc.view_updates(game_id, seat, known, heartbeat):
+        if update is None:
             yield b": heartbeat\n\n"
+            continue
+        last = update
+        yield b"id: %d\nevent: view\ndata: %s\n\n" % (update.version, update.body)
+    if last is None or last.status == "finished":
+        yield b"event: end\ndata: {}\n\n"

@@ -10,8 +10,10 @@ import hashlib
 import hmac
 import logging
 import secrets
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -36,8 +38,10 @@ from service.cache import CachedGame, GameCache
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
 from service.ids import is_game_id, new_game_id
+from service.live import LiveHub, Subscription
 from service.signals import events_appended
-from store import GameStore, StoredGame, connect, timestamps
+from store import GameStore, StoredGame, StreamEntry, connect, timestamps
+from store.live import EventsReader
 
 log = logging.getLogger(__name__)
 
@@ -190,15 +194,43 @@ class _Entry:
     fresh: bool
 
 
+@dataclass(frozen=True)
+class ViewUpdate:
+    """One message of a per-seat view stream: the viewer's view at ``version``, encoded once."""
+
+    version: int
+    status: str
+    body: bytes  # JSON, the same document as GET /view answers
+
+
+# Events the server records beside the engine's: they change what the cache holds outside the state.
+SERVER_EVENTS = frozenset({SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT})
+
+# Encoded views kept per process, keyed by (game, version, viewer): the streams of one viewer (or of
+# every spectator) share the bytes; a seat's entry is only ever served to a stream of that seat.
+ENCODED_VIEWS = 4096
+
+
 class GameService:
-    def __init__(self, store: GameStore, cache_size: int = 1024):
+    def __init__(self, store: GameStore, cache_size: int = 1024, live_block_seconds: float = 5.0):
         self.store = store
         self.cache = GameCache(cache_size)
         self.followups = FollowUps(self)
+        self.live = LiveHub(
+            EventsReader(store.redis), on_news=self._advance, block_seconds=live_block_seconds
+        )
+        self._encoded: OrderedDict[tuple[str, int, Any], bytes] = OrderedDict()
+        self._encoded_lock = threading.Lock()
 
     @classmethod
-    def from_url(cls, url: str, cache_size: int = 1024, **redis_kwargs: Any) -> GameService:
-        return cls(GameStore(connect(url, **redis_kwargs)), cache_size=cache_size)
+    def from_url(
+        cls, url: str, cache_size: int = 1024, live_block_seconds: float = 5.0, **redis_kwargs: Any
+    ) -> GameService:
+        return cls(
+            GameStore(connect(url, **redis_kwargs)),
+            cache_size=cache_size,
+            live_block_seconds=live_block_seconds,
+        )
 
     # -- creating and joining ---------------------------------------------------------------------
     def create_game(
@@ -499,19 +531,116 @@ class GameService:
             return [{"version": e.version, "event": e.event} for e in entries]
         return [{"version": e.version, "event": game.redact(e.event, viewer)} for e in entries]
 
+    def follow(self, game_id: str, after: int) -> Subscription:
+        """Subscribe to ``game_id``'s news from version ``after`` on (close the subscription)."""
+        return self.live.subscribe(game_id, after)
+
     def wait_for_events(
-        self, game_id: str, seat: int | None, after: int, timeout: float, client=None, name: str | None = None
+        self,
+        game_id: str,
+        seat: int | None,
+        after: int,
+        timeout: float,
+        subscription: Subscription,
+        name: str,
     ) -> tuple[list[dict[str, Any]], str, int]:
-        """Block up to ``timeout`` seconds for events after ``after``; return them redacted for
+        """Wait up to ``timeout`` seconds for events after ``after``; return them redacted for
         ``seat`` (None: spectator), with the game's status and version once they are read (if the
         game is finished by then, the whole log is public and nothing is redacted)."""
-        entries = self.store.wait_events(game_id, after, block_ms=max(1, int(timeout * 1000)), client=client)
+        entries = subscription.wait(after, timeout)
+        if entries is None:  # fell behind what the listener keeps: read the log itself
+            entries = self.store.read_events(game_id, after=after, limit=MAX_EVENTS_PAGE)
+        status, version = self._status_and_version(game_id, max(subscription.position, after))
+        return self.redact_entries(name, entries, seat, status == "finished"), status, version
+
+    def _status_and_version(self, game_id: str, at_least: int) -> tuple[str, int]:
+        """From the cache when it is at least at ``at_least`` (the listener keeps it current), else
+        from Redis."""
+        cached = self.cache.get(game_id)
+        if cached is not None and cached.version >= at_least:
+            return cached.status, cached.version
         current = self.store.status_and_version(game_id)
         if current is None:
             raise errors.GameNotFound()
-        status, version = current
-        name = name or self._name_of(game_id)
-        return self.redact_entries(name, entries, seat, status == "finished"), status, version
+        return current
+
+    def view_updates(
+        self, game_id: str, seat: int | None, known: int | None, timeout: float
+    ) -> Iterator[ViewUpdate | None]:
+        """The per-seat view stream: the viewer's view now (unless ``known`` is its version), then
+        its new view after every change, until the game is finished; ``None`` after ``timeout``
+        seconds without a change (a heartbeat). ``seat`` must be authenticated by the caller."""
+        cached = self._current(game_id).cached
+        with self.live.subscribe(game_id, cached.version) as subscription:
+            if known != cached.version:
+                yield self._view_update(cached, seat)
+            while cached.status != "finished":
+                if subscription.wait(cached.version, timeout) == []:
+                    yield None
+                    continue
+                cached = self._at_least(game_id, subscription.position)
+                yield self._view_update(cached, seat)
+
+    def _at_least(self, game_id: str, version: int) -> CachedGame:
+        cached = self.cache.get(game_id)
+        if cached is not None and cached.version >= version:
+            return cached
+        return self._reload(game_id).cached
+
+    def _view_update(self, cached: CachedGame, seat: int | None) -> ViewUpdate:
+        game_view = GameView(
+            get_game(cached.name),
+            cached.game_id,
+            cached.version,
+            cached.status,
+            seat,
+            cached.state,
+            cached.clock,
+        )
+        if cached.clock is not None:  # the public clock is computed at send time: nothing to share
+            return ViewUpdate(cached.version, cached.status, orjson.dumps(game_view.to_dict()))
+        key = (cached.game_id, cached.version, game_view.viewer)
+        with self._encoded_lock:
+            body = self._encoded.get(key)
+        if body is None:
+            body = orjson.dumps(game_view.to_dict())
+            with self._encoded_lock:
+                self._encoded[key] = body
+                while len(self._encoded) > ENCODED_VIEWS:
+                    self._encoded.popitem(last=False)
+        return ViewUpdate(cached.version, cached.status, body)
+
+    def _advance(self, game_id: str, entries: list[StreamEntry]) -> None:
+        """Bring the cached game up to the events the live listener read, once per process, so the
+        streams of this game need no Redis read. Folding the events is enough for the engine state;
+        what the server keeps beside it (seat token hashes, seat kinds, the clock) changes with a
+        token rotation, a handover to a bot or any move of a timed game, and is then read again
+        (one load here rather than one per stream). A gap (or an uncached game) is left to a reload."""
+        cached = self.cache.get(game_id)
+        if cached is None or not entries or entries[-1].version <= cached.version:
+            return
+        news = [entry.event for entry in entries if entry.version > cached.version]
+        if entries[-1].version - cached.version != len(news):
+            return
+        if cached.clock is not None or any(event.get("type") in SERVER_EVENTS for event in news):
+            self.cache.drop(game_id)  # never serve the old token hashes, kinds or clock
+            self._reload(game_id)
+            return
+        game = get_game(cached.name)
+        state = fold(game, news, cached.state)
+        self.cache.put(
+            CachedGame(
+                game_id=game_id,
+                name=cached.name,
+                version=entries[-1].version,
+                status="finished" if game.is_over(state) else "active",
+                state=state,
+                seat_hashes=cached.seat_hashes,
+                seat_kinds=cached.seat_kinds,
+                bots=cached.bots,
+                clock=None,
+            )
+        )
 
     def _name_of(self, game_id: str) -> str:
         cached = self.cache.get(game_id)

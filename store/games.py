@@ -43,8 +43,15 @@ def is_cluster_url(url: str) -> bool:
     return url.split("://", 1)[0] in CLUSTER_SCHEMES
 
 
-def connect(url: str, **kwargs: Any) -> redis.Redis:
+def connect(
+    url: str, max_connections: int | None = None, pool_timeout: float = 20.0, **kwargs: Any
+) -> redis.Redis:
     """A client for ``url`` (redis-py picks the hiredis parser when it is installed).
+
+    ``max_connections`` bounds the pool (per node on a cluster): a caller beyond it waits up to
+    ``pool_timeout`` seconds for a connection to come back instead of opening one more. Under gevent
+    an unbounded pool grows to the number of greenlets that ever waited on Redis at once (one per
+    open stream), and redis-py never closes idle connections.
 
     ``redis+cluster://host:port`` (or ``rediss+cluster://``) names any node of a Redis Cluster: the
     client is then redis-py's ``RedisCluster``, which learns the slot map from that node and routes
@@ -53,7 +60,16 @@ def connect(url: str, **kwargs: Any) -> redis.Redis:
     """
     scheme, _, rest = url.partition("://")
     if scheme in CLUSTER_SCHEMES:
+        if max_connections is not None:
+            kwargs["max_connections"] = max_connections
         return redis.cluster.RedisCluster.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **kwargs)
+    if max_connections is not None:
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout, **kwargs
+        )
+        client = redis.Redis(connection_pool=pool)
+        client.auto_close_connection_pool = True
+        return client
     return redis.Redis.from_url(url, **kwargs)
 
 

@@ -17,7 +17,6 @@ def app(redis_client, redis_server):
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True, "SSE_HEARTBEAT_SECONDS": 0.2})
     yield app
     app.extensions["game_service"].store.redis.close()
-    app.extensions["stream_redis"].close()
 
 
 @pytest.fixture()

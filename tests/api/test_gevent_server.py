@@ -1,5 +1,5 @@
 """The live stream under the production server: gunicorn with the gevent worker (gunicorn.conf.py).
-Many followers of one game each hold a blocking XREAD; every one of them must receive every event
+Many followers of one game share the process's live listener; each must receive every event
 while moves are played, and the stream must end with the game."""
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLLOWERS = 30
 
 
-def start_gunicorn(redis_url: str, log) -> tuple[subprocess.Popen, str]:
+def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
+    env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1", **extra_env)
     env["PYTHONPATH"] = str(ROOT)
     process = subprocess.Popen(
         [
@@ -88,7 +88,7 @@ def test_many_streams_under_gevent_each_get_every_event(gunicorn):
     threads = [threading.Thread(target=follow, args=(i,), daemon=True) for i in range(FOLLOWERS)]
     for thread in threads:
         thread.start()
-    time.sleep(1.5)  # every follower is waiting in XREAD before the first move
+    time.sleep(1.5)  # every follower is subscribed before the first move
     while True:
         view = requests.get(f"{base}/v1/games/{game['id']}/view").json()
         if view["status"] == "finished":

@@ -1,0 +1,170 @@
+"""The per-process live listener: one :class:`store.live.EventsReader` for every open stream.
+
+Every stream of a web process (event streams and per-seat view streams alike) subscribes here
+instead of holding its own blocking ``XREAD``: one background thread (a greenlet under gunicorn's
+gevent worker, whose monkey patching makes ``threading`` cooperative) reads the new events of every
+watched game on one connection and wakes the streams of each game that moved. Before waking them
+it hands the events to ``on_news`` (the service folds them into its cached state once per process,
+so N streams of one game cost one evolve per event, not N).
+
+Each watched game keeps its last few entries, so a stream that was waiting gets its events without
+another Redis read; a stream that fell further behind is told so (``None``) and reads the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+import redis
+
+from store import StreamEntry
+from store.live import EventsReader
+
+log = logging.getLogger(__name__)
+
+RECENT_ENTRIES = 64
+
+
+class _Watched:
+    __slots__ = ("position", "recent", "condition", "subscribers")
+
+    def __init__(self, position: int):
+        self.position = position  # the highest version the reader has seen (or the first `after`)
+        self.recent: deque[StreamEntry] = deque(maxlen=RECENT_ENTRIES)
+        self.condition = threading.Condition()
+        self.subscribers = 0
+
+
+class Subscription:
+    """One stream's interest in one game. Close it (or use it as a context manager)."""
+
+    def __init__(self, hub: LiveHub, game_id: str, watched: _Watched):
+        self.hub = hub
+        self.game_id = game_id
+        self._watched = watched
+        self._closed = False
+
+    def wait(self, after: int, timeout: float) -> list[StreamEntry] | None:
+        """Entries with a version above ``after`` once there are some, waiting up to ``timeout``
+        seconds: ``[]`` when nothing came, ``None`` when some came but are no longer all kept here
+        (the caller reads them from the store)."""
+        watched = self._watched
+        with watched.condition:
+            if watched.position <= after:
+                watched.condition.wait(timeout)
+            if watched.position <= after:
+                return []
+            entries = [entry for entry in watched.recent if entry.version > after]
+        if not entries or entries[0].version != after + 1:
+            return None
+        return entries
+
+    @property
+    def position(self) -> int:
+        return self._watched.position
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.hub._release(self.game_id, self._watched)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LiveHub:
+    """Fans one reader's news out to the local subscriptions (see the module docstring)."""
+
+    def __init__(
+        self,
+        reader: EventsReader,
+        on_news: Callable[[str, list[StreamEntry]], None] | None = None,
+        block_seconds: float = 5.0,
+    ):
+        self.reader = reader
+        self.on_news = on_news
+        self.block_ms = max(1, int(block_seconds * 1000))
+        self._games: dict[str, _Watched] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = os.getpid()
+
+    def subscribe(self, game_id: str, after: int) -> Subscription:
+        """Follow ``game_id`` from version ``after`` on."""
+        self._ensure_running()
+        with self._lock:
+            watched = self._games.get(game_id)
+            new = watched is None
+            if watched is None:
+                watched = self._games[game_id] = _Watched(after)
+            watched.subscribers += 1
+        if new:
+            # The reader may be blocked on an XREAD that does not name this game: wake it so the next
+            # one does. Were the wake lost (the reader between two reads), the new key waits at most
+            # one block period, and no event is lost: the XREAD starts from `after`.
+            try:
+                self.reader.wake()
+            except redis.RedisError:
+                log.warning("could not wake the live reader", exc_info=True)
+        return Subscription(self, game_id, watched)
+
+    def _release(self, game_id: str, watched: _Watched) -> None:
+        with self._lock:
+            watched.subscribers -= 1
+            if watched.subscribers <= 0 and self._games.get(game_id) is watched:
+                del self._games[game_id]
+
+    def watched_games(self) -> int:
+        with self._lock:
+            return len(self._games)
+
+    def _ensure_running(self) -> None:
+        if self._pid != os.getpid():  # forked after use: the parent's thread and connection are not ours
+            self._pid = os.getpid()
+            self._thread = None
+            self._games = {}
+            self.reader._reader = None
+            self.reader._reader_id = None
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name="live-reader", daemon=True)
+                    self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                after = {game_id: watched.position for game_id, watched in self._games.items()}
+            try:
+                news = self.reader.read(after, self.block_ms)
+            except redis.RedisError:
+                log.warning("live reader: Redis error; retrying", exc_info=True)
+                time.sleep(0.5)
+                continue
+            for game_id, entries in news.items():
+                self._deliver(game_id, entries)
+
+    def _deliver(self, game_id: str, entries: list[StreamEntry]) -> None:
+        if self.on_news is not None:
+            try:
+                self.on_news(game_id, entries)
+            except Exception:  # noqa: BLE001 - a failing receiver must not stop every stream
+                log.exception("live reader: on_news failed for game %s", game_id)
+        with self._lock:
+            watched = self._games.get(game_id)
+        if watched is None:
+            return
+        with watched.condition:
+            for entry in entries:
+                if entry.version > watched.position:
+                    watched.recent.append(entry)
+                    watched.position = entry.version
+            watched.condition.notify_all()

@@ -1,0 +1,101 @@
+"""One live listener per web process (issue 12): 1,000 open streams on one gunicorn gevent worker
+hold at most 4 Redis connections (the listener's one plus the bounded pool), and every stream still
+gets the next change."""
+
+from __future__ import annotations
+
+import socket
+import time
+from urllib.parse import urlsplit
+
+import requests
+
+from tests.api.test_gevent_server import start_gunicorn
+
+STREAMS = 1000
+MAX_CONNECTIONS = 4
+
+
+def client_ids(redis_client) -> set[int]:
+    return {int(entry["id"]) for entry in redis_client.client_list()}
+
+
+def open_stream(host: str, port: int, path: str, token: str | None) -> socket.socket:
+    sock = socket.create_connection((host, port), timeout=30)
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    # HTTP/1.0: the body comes unchunked, so "\n\n" ends each message in the raw bytes.
+    sock.sendall(f"GET {path} HTTP/1.0\r\nHost: {host}\r\nAccept: text/event-stream\r\n{auth}\r\n".encode())
+    return sock
+
+
+def read_until(sock: socket.socket, marker: bytes, buffer: bytearray, deadline: float) -> None:
+    while marker not in buffer:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        chunk = sock.recv(65536)
+        assert chunk, f"stream closed before {marker!r}: {bytes(buffer[-300:])!r}"
+        buffer += chunk
+
+
+def test_a_thousand_streams_share_at_most_four_redis_connections(redis_server, redis_client, tmp_path):
+    before = client_ids(redis_client)
+    log_path = tmp_path / "gunicorn.log"
+    with open(log_path, "wb") as log:
+        process, base = start_gunicorn(redis_server.url, log, WORKER_CONNECTIONS=str(STREAMS + 100))
+        sockets: list[socket.socket] = []
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    requests.get(f"{base}/v1/health", timeout=1)
+                    break
+                except requests.RequestException:
+                    assert process.poll() is None and time.monotonic() < deadline, log_path.read_text()
+                    time.sleep(0.1)
+            games = []
+            for _ in range(10):
+                game = requests.post(
+                    f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 5}}
+                ).json()
+                tokens = [
+                    requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"]
+                    for n in "AB"
+                ]
+                games.append((game["id"], tokens))
+            parts = urlsplit(base)
+            buffers = []
+            for index in range(STREAMS):
+                game_id, tokens = games[index % len(games)]
+                kind = "view/stream" if index % 2 else "stream"
+                token = tokens[index % 3] if index % 3 < 2 else None
+                sockets.append(open_stream(parts.hostname, parts.port, f"/v1/games/{game_id}/{kind}", token))
+                buffers.append(bytearray())
+            deadline = time.monotonic() + 120
+            for index, sock in enumerate(sockets):
+                # Every stream is open: the view stream has sent the view, the event stream the genesis.
+                read_until(sock, b"id: 3\n", buffers[index], deadline)
+                buffers[index].clear()
+
+            held = client_ids(redis_client) - before
+            assert 1 <= len(held) <= MAX_CONNECTIONS, redis_client.client_list()
+
+            # The one listener still wakes every stream: each game gets a move, each stream its news.
+            for game_id, tokens in games:
+                view = requests.get(f"{base}/v1/games/{game_id}/view").json()
+                seat = view["view"]["turn"]
+                auth = {"Authorization": f"Bearer {tokens[seat]}"}
+                hand = requests.get(f"{base}/v1/games/{game_id}/view", headers=auth).json()["view"]["hand"]
+                moved = requests.post(
+                    f"{base}/v1/games/{game_id}/moves",
+                    json={"command": {"type": "play", "card": hand[0]}},
+                    headers=auth,
+                )
+                assert moved.status_code == 200
+            deadline = time.monotonic() + 120
+            for index, sock in enumerate(sockets):
+                read_until(sock, b"id: 4\n", buffers[index], deadline)
+            assert len(client_ids(redis_client) - before) <= MAX_CONNECTIONS
+        finally:
+            for sock in sockets:
+                sock.close()
+            process.terminate()
+            process.wait(timeout=10)
