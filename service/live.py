@@ -28,6 +28,10 @@ from store.live import EventsReader
 log = logging.getLogger(__name__)
 
 RECENT_ENTRIES = 64
+# The longest one XREAD blocks. A stream that opens for a new game wakes the reader (CLIENT UNBLOCK),
+# but that wake can be lost in a race (sent just before the XREAD reaches Redis); this bounds how long
+# the new game's first events may then wait. Cost: one XREAD per second per idle process.
+MAX_BLOCK_SECONDS = 1.0
 
 
 class _Watched:
@@ -91,11 +95,13 @@ class LiveHub:
     ):
         self.reader = reader
         self.on_news = on_news
-        self.block_ms = max(1, int(block_seconds * 1000))
+        self.block_ms = max(1, int(min(block_seconds, MAX_BLOCK_SECONDS) * 1000))
+        self._changed = threading.Event()  # a game to watch appeared (wakes an idle reader)
         self._games: dict[str, _Watched] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
+        self._closed = False
 
     def subscribe(self, game_id: str, after: int) -> Subscription:
         """Follow ``game_id`` from version ``after`` on."""
@@ -107,9 +113,10 @@ class LiveHub:
                 watched = self._games[game_id] = _Watched(after)
             watched.subscribers += 1
         if new:
+            self._changed.set()
             # The reader may be blocked on an XREAD that does not name this game: wake it so the next
             # one does. Were the wake lost (the reader between two reads), the new key waits at most
-            # one block period, and no event is lost: the XREAD starts from `after`.
+            # MAX_BLOCK_SECONDS, and no event is lost: the XREAD starts from `after`.
             try:
                 self.reader.wake()
             except redis.RedisError:
@@ -139,13 +146,31 @@ class LiveHub:
                     self._thread = threading.Thread(target=self._run, name="live-reader", daemon=True)
                     self._thread.start()
 
+    def close(self) -> None:
+        """Stop the reader (after its current read) and close its connection."""
+        self._closed = True
+        self._changed.set()
+        try:
+            self.reader.wake()
+        except redis.RedisError:
+            pass
+        if self._thread is not None:
+            self._thread.join(self.block_ms / 1000 + 1)
+        self.reader.close()
+
     def _run(self) -> None:
-        while True:
+        while not self._closed:
+            self._changed.clear()
             with self._lock:
                 after = {game_id: watched.position for game_id, watched in self._games.items()}
+            if not after:
+                self._changed.wait(self.block_ms / 1000)
+                continue
             try:
                 news = self.reader.read(after, self.block_ms)
             except redis.RedisError:
+                if self._closed:
+                    return
                 log.warning("live reader: Redis error; retrying", exc_info=True)
                 time.sleep(0.5)
                 continue

@@ -55,7 +55,6 @@ class EventsReader:
         """Events with a version above ``after[game_id]`` for each game, waiting up to ``block_ms``
         when there are none (or until :meth:`wake`). {game_id: entries}, only games with news."""
         if not after:
-            time.sleep(block_ms / 1000)
             return {}
         names = {game_keys(game_id).events: game_id for game_id in after}
         streams = {key: f"{after[game_id]}-1" for key, game_id in names.items()}

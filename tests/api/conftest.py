@@ -16,6 +16,7 @@ def toy_registered():
 def app(redis_client, redis_server):
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True, "SSE_HEARTBEAT_SECONDS": 0.2})
     yield app
+    app.extensions["game_service"].live.close()
     app.extensions["game_service"].store.redis.close()
 
 
