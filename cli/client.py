@@ -202,6 +202,40 @@ class ApiClient:
         with response:
             yield from parse_sse(response.iter_lines(decode_unicode=True))
 
+    def follow_views(
+        self, game_id: str, token: str | None = None, *, read_timeout: float | None = 60.0
+    ) -> Iterator[dict[str, Any] | None]:
+        """The caller's view now and after every change (``GET .../view/stream``): each item is the
+        document ``view()`` returns, or ``None`` for a heartbeat (so a reader can check its own
+        deadline). A dropped stream is reopened with ``Last-Event-ID`` (the view already held is not
+        sent again); the iterator ends after the finished game's view."""
+        known: int | None = None
+        while True:
+            headers = self._headers(token, Last_Event_ID=str(known) if known is not None else None)
+            headers["Accept"] = "text/event-stream"
+            try:
+                response = self.session.get(
+                    self._url(f"/v1/games/{game_id}/view/stream"),
+                    headers=headers,
+                    stream=True,
+                    timeout=(self.timeout, read_timeout),
+                )
+                self._check(response)
+                with response:
+                    for item in parse_sse(response.iter_lines(decode_unicode=True)):
+                        if item.event == "view":
+                            known = item.data["version"]
+                            yield item.data
+                        elif item.event == "end":
+                            return
+                        elif item.event == "comment":
+                            yield None
+            except ApiError:
+                raise
+            except requests.RequestException:
+                yield None  # a dropped or timed-out stream: let the reader check its deadline, reconnect
+                time.sleep(0.2)
+
     # -- archive (the ARCHIVE engineer's routes) --------------------------------------------
 
     def export_log(

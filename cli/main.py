@@ -85,30 +85,6 @@ def seat_names(summary: Mapping[str, Any]) -> dict[int, str]:
     return {s["seat"]: s["name"] for s in summary.get("seats") or [] if s.get("name")}
 
 
-def wait_for_change(
-    client: ApiClient, game_id: str, token: str | None, version: int, timeout: float = 300.0
-) -> bool:
-    """Block until the game moves past ``version`` (SSE: no polling); False after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            for item in client.stream(
-                game_id,
-                token,
-                last_event_id=version,
-                read_timeout=max(1.0, min(60.0, deadline - time.monotonic())),
-            ):
-                if item.event in ("message", "end"):
-                    return True
-                if time.monotonic() > deadline:
-                    return False
-        except ApiError:
-            raise
-        except Exception:  # noqa: BLE001 - a dropped or timed-out stream: reconnect (resumes after ``version``)
-            time.sleep(0.2)
-    return False
-
-
 def group_moves(moves: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
     """Legal moves grouped so a card with sub-choices (the Bishop's Pope region, the Scarecrow's
     take-back) is one entry of the first menu, its variants a second menu; order is kept."""
@@ -183,8 +159,10 @@ def play_loop(
     warned = False
     rng = random.Random(seed)
     seen = 0
+    # Every view comes from the seat's view stream (no polling): the view now, then after each change.
+    views = client.follow_views(game_id, token, read_timeout=60.0)
+    current = _next_view(views)
     while True:
-        current = client.view(game_id, token)
         view = current["view"] or {}
         if current["status"] != "open" and len(names) < len(summary.get("seats") or []):
             # Seats claimed after we looked (the game was still open): learn their names.
@@ -221,17 +199,34 @@ def play_loop(
                 client.move(game_id, token, move, expected_version=current["version"])
             except ApiError as error:
                 out.write(f"Move refused: {error}\n")
-            continue
-        if not quiet:
+                if error.status not in (409, 412):  # nothing changed: no view will come, read it
+                    current = client.view(game_id, token)
+                    continue
+        elif not quiet:
             waiting = ", ".join(names.get(s, f"seat {s}") for s in view.get("awaiting") or [])
             out.write(f"... waiting for {waiting}\n")
-        if not wait_for_change(client, game_id, token, current["version"], timeout=BOT_PATIENCE_SECONDS):
+        following = _next_view(views, patience=BOT_PATIENCE_SECONDS)
+        while following is None:
             if bot_seats & set(view.get("awaiting") or []) and not warned:
                 out.write(
                     "(No bot move for a while: bot seats are played by the server's RQ worker on "
                     "the 'bots' queue. Is it running?)\n"
                 )
                 warned = True
+            following = _next_view(views, patience=BOT_PATIENCE_SECONDS)
+        current = following
+
+
+def _next_view(views, patience: float | None = None) -> dict[str, Any] | None:
+    """The next view from a ``follow_views`` iterator, skipping heartbeats; ``None`` once ``patience``
+    seconds pass without one (the caller may warn, then wait again)."""
+    deadline = None if patience is None else time.monotonic() + patience
+    for item in views:
+        if item is not None:
+            return item
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+    raise ApiError(410, {"detail": "the view stream ended before the game did"})
 
 
 # -- commands -------------------------------------------------------------------------------------

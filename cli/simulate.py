@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -229,13 +230,15 @@ def play_http_game(
     timeout: float = 600.0,
 ) -> GameRecord:
     """One game through the API. Client-side bots (default): the simulator claims every seat as a
-    player named after its bot and plays each seat from that seat's ``/view`` with its own token,
-    exactly as a third-party client would. ``server_bots``: the seats are the server's bot seats
-    and the server's RQ worker plays them; the simulator only follows the SSE stream to the end.
+    player named after its bot and plays each seat in a thread of its own from that seat's view
+    stream (``/view/stream``) with its own token, exactly as a third-party client would.
+    ``server_bots``: the seats are the server's bot seats and the server's RQ worker plays them; the
+    simulator only follows the SSE stream to the end.
 
     ``verify``: the finished game's full log must replay through the rules (``verify_log``) and its
     fold must give the view the server shows for the finished game.
     """
+    from cli.client import ApiError
     from games.base import FULL
 
     started = time.perf_counter()
@@ -259,17 +262,40 @@ def play_http_game(
         for seat, level in enumerate(levels):
             tokens[seat] = client.claim_seat(game_id, name=f"{level} {seat}", seat=seat)["token"]
         rngs = [seeded_rng("simulate-http", seed, index, seat) for seat in range(len(levels))]
-        current = client.view(game_id, tokens[0])
-        while current["status"] != "finished":
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"game {game_id} not finished after {timeout} s")
-            awaiting = current["view"]["awaiting"]
-            seat = awaiting[0]
-            seat_view = current if current["seat"] == seat else client.view(game_id, tokens[seat])
-            command = choose_move(game_name, levels[seat], seat_view["view"], rngs[seat], strict=True)
-            answer = client.move(game_id, tokens[seat], command, expected_version=seat_view["version"])
-            moves += 1
-            current = answer["view"]  # the mover's view after the move: same shape as GET /view
+        counts = [0] * len(levels)
+        failures: list[BaseException] = []
+
+        def play_seat(seat: int) -> None:
+            # Each seat learns every change from its own view stream (no polling) and moves when awaited.
+            try:
+                for current in client.follow_views(game_id, tokens[seat], read_timeout=timeout):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"game {game_id} not finished after {timeout} s")
+                    if current is None or current["status"] == "finished":
+                        continue
+                    if seat not in current["view"]["awaiting"]:
+                        continue
+                    command = choose_move(game_name, levels[seat], current["view"], rngs[seat], strict=True)
+                    try:
+                        client.move(game_id, tokens[seat], command, expected_version=current["version"])
+                    except ApiError as error:
+                        if error.status != 409:  # a conflict: the stream brings the newer view
+                            raise
+                        continue
+                    counts[seat] += 1
+            except BaseException as error:  # reported by the caller's thread
+                failures.append(error)
+
+        threads = [threading.Thread(target=play_seat, args=(seat,), daemon=True) for seat in tokens]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()) + 5)
+        if failures:
+            raise failures[0]
+        if any(thread.is_alive() for thread in threads):
+            raise TimeoutError(f"game {game_id} not finished after {timeout} s")
+        moves = sum(counts)
         final = client.view(game_id)
     events = [item["event"] for item in client.all_events(game_id)]
     if verify:
