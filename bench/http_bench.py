@@ -118,8 +118,9 @@ class Tally:
     moves: int = 0
     games: int = 0
     move_latencies: list[float] = field(default_factory=list)
-    view_latencies: list[float] = field(default_factory=list)
+    view_latencies: list[float] = field(default_factory=list)  # stream mode: POST until all streams have it
     errors: list[str] = field(default_factory=list)
+    stream_messages: int = 0
 
 
 def play_one_game(
@@ -172,6 +173,121 @@ def play_one_game(
     return False
 
 
+class ViewStream:
+    """One seat's ``GET /view/stream`` on a raw socket (HTTP/1.0, so the body is not chunked): the
+    bench reads many at once with a selector, parsing only each message's version until a view's
+    content is needed."""
+
+    def __init__(self, host: str, port: int, game_id: str, token: str):
+        self.sock = socket.create_connection((host, port), timeout=30)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.sendall(
+            f"GET /v1/games/{game_id}/view/stream HTTP/1.0\r\nHost: {host}\r\n"
+            f"Accept: text/event-stream\r\nAuthorization: Bearer {token}\r\n\r\n".encode()
+        )
+        self.buffer = b""
+        self.headers_done = False
+        self.version = -1
+        self.data = b""  # the latest view's JSON
+        self.messages = 0
+        self.ended = False
+
+    def feed(self) -> None:
+        chunk = self.sock.recv(262144)
+        if not chunk:
+            self.ended = True
+            return
+        self.buffer += chunk
+        if not self.headers_done:
+            head, sep, rest = self.buffer.partition(b"\r\n\r\n")
+            if not sep:
+                return
+            if not head.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")):
+                raise HttpError("GET", "view/stream", 0, head)
+            self.headers_done, self.buffer = True, rest
+        *blocks, self.buffer = self.buffer.split(b"\n\n")
+        for block in blocks:
+            if block.startswith(b"id: "):
+                first, _, rest = block.partition(b"\n")
+                event, _, data = rest.partition(b"\n")
+                if event == b"event: view":
+                    self.version = int(first[4:])
+                    self.data = data[6:]
+                    self.messages += 1
+            elif block.startswith(b"event: end"):
+                self.ended = True
+
+    def view(self) -> dict:
+        return json.loads(self.data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def play_one_game_streamed(
+    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float
+) -> bool:
+    """Like ``play_one_game``, but no client ever GETs a view: every seat follows its view stream and
+    the awaited seat POSTs a move; a move cycle ends when every seat's stream has delivered the view
+    at the move's version (that latency is recorded)."""
+    import selectors
+
+    created = client.json(
+        "POST",
+        "/v1/games",
+        {"game": "condottiere", "config": {"players": players, "seed": rng.randrange(2**31)}},
+        expect=(201,),
+    )
+    game_id = created["id"]
+    tokens: dict[int, str] = {}
+    for index in range(players):
+        claimed = client.json("POST", f"/v1/games/{game_id}/seats", {"name": f"bench{index}"}, expect=(201,))
+        tokens[claimed["seat"]] = claimed["token"]
+    streams = {seat: ViewStream(client.host, client.port, game_id, token) for seat, token in tokens.items()}
+    selector = selectors.DefaultSelector()
+    for stream in streams.values():
+        selector.register(stream.sock, selectors.EVENT_READ, stream)
+
+    def until_all_at(version: int) -> None:
+        while any(stream.version < version for stream in streams.values()):
+            if time.monotonic() > deadline + 30:
+                raise HttpError("GET", "view/stream", 0, b"a stream did not deliver in time")
+            for key, _ in selector.select(timeout=1.0):
+                key.data.feed()
+                if key.data.ended and key.data.version < version:
+                    raise HttpError("GET", "view/stream", 0, b"stream ended early")
+
+    try:
+        until_all_at(0)
+        version = max(stream.version for stream in streams.values())
+        until_all_at(version)
+        while time.monotonic() < deadline:
+            view = streams[min(streams)].view()
+            if view["status"] == "finished":
+                tally.games += 1
+                return True
+            seat = view["view"]["awaiting"][0]
+            mine = streams[seat].view()
+            command = rng.choice(mine["view"]["legal_moves"])
+            started = time.perf_counter()
+            moved = client.json(
+                "POST",
+                f"/v1/games/{game_id}/moves",
+                {"command": command, "expected_version": mine["version"]},
+                token=tokens[seat],
+            )
+            tally.move_latencies.append(time.perf_counter() - started)
+            until_all_at(moved["version"])
+            tally.view_latencies.append(time.perf_counter() - started)  # POST until every stream has it
+            tally.moves += 1
+        return False
+    finally:
+        tally.stream_messages += sum(stream.messages for stream in streams.values())
+        selector.close()
+        for stream in streams.values():
+            stream.close()
+
+
 def run_threads(clients: int, target) -> list:
     results = [None] * clients
     errors: list[BaseException] = []
@@ -212,7 +328,9 @@ def health_phase(base_url: str, clients: int, seconds: float) -> tuple[int, floa
     return sum(counts), time.perf_counter() - started
 
 
-def games_phase(base_url: str, clients: int, seconds: float, players: list[int], max_games: int, seed: int):
+def games_phase(
+    base_url: str, clients: int, seconds: float, players: list[int], max_games: int, seed: int, streamed=False
+):
     tallies = [Tally() for _ in range(clients)]
     games_started = [0]
     lock = threading.Lock()
@@ -229,7 +347,8 @@ def games_phase(base_url: str, clients: int, seconds: float, players: list[int],
                         break
                     games_started[0] += 1
                 try:
-                    play_one_game(client, rng.choice(players), rng, tally, deadline)
+                    play = play_one_game_streamed if streamed else play_one_game
+                    play(client, rng.choice(players), rng, tally, deadline)
                 except HttpError as exc:
                     tally.errors.append(str(exc))
                     if len(tally.errors) > 5:
@@ -248,6 +367,7 @@ def games_phase(base_url: str, clients: int, seconds: float, players: list[int],
         total.move_latencies += tally.move_latencies
         total.view_latencies += tally.view_latencies
         total.errors += tally.errors
+        total.stream_messages += tally.stream_messages
     return total, elapsed
 
 
@@ -363,6 +483,92 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+class ConnectionSampler:
+    """The most Redis connections held at once during a phase (CLIENT LIST every half second),
+    not counting this bench's own statistics connection."""
+
+    def __init__(self, client: redis.Redis | None):
+        self.client = client
+        self.most = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        if client is not None:
+            self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.wait(0.5):
+            self.most = max(self.most, len(self.client.client_list()) - 1)
+
+    def stop(self) -> int | None:
+        if self.client is None:
+            return None
+        self.done.set()
+        self.thread.join()
+        return self.most
+
+
+def report_games(
+    mode, tally, elapsed, cost, before, after, held, health_rate, health_cpu, health_count
+) -> None:
+    rate = tally.moves / elapsed
+    print(
+        f"[{mode}] games phase: {elapsed:.1f} s, {tally.games} games finished, {tally.moves} accepted moves, "
+        f"{len(tally.errors)} errors"
+    )
+    for error in tally.errors[:5]:
+        print(f"  error: {error}")
+    if not tally.moves:
+        return
+    p = percentile
+    print(
+        f"[{mode}] move POST latency: p50 {p(tally.move_latencies, 0.5) * 1000:.2f} ms, "
+        f"p99 {p(tally.move_latencies, 0.99) * 1000:.2f} ms"
+    )
+    if mode == "stream":
+        print(
+            f"[stream] move POST until every seat's stream delivered its view: p50 "
+            f"{p(tally.view_latencies, 0.5) * 1000:.2f} ms, p99 {p(tally.view_latencies, 0.99) * 1000:.2f} ms"
+        )
+        print(f"[stream] move cycles/s: {rate:.0f} (each: one POST; every seat learns it from its stream)")
+        print(f"[stream] RATIO move cycles/s / health req/s: {rate / health_rate:.3f}")
+        print(
+            f"[stream] stream messages: {tally.stream_messages} "
+            f"({tally.stream_messages / tally.moves:.2f} per move)"
+        )
+        if cost.get("web") and tally.stream_messages:
+            print(
+                f"[stream] server CPU per stream message (all web CPU / messages): "
+                f"{cost['web'] / tally.stream_messages * 1000:.3f} ms"
+            )
+    else:
+        print(
+            f"[poll] view GET latency: p50 {p(tally.view_latencies, 0.5) * 1000:.2f} ms, "
+            f"p99 {p(tally.view_latencies, 0.99) * 1000:.2f} ms"
+        )
+        print(f"[poll] moves/s: {rate:.0f} (each: the mover's view GET and its move POST)")
+        print(f"[poll] RATIO moves/s / health req/s: {rate / health_rate:.3f}")
+        print(f"[poll] ratio (move POST + view GET)/s / health req/s: {2 * rate / health_rate:.3f}")
+    print(f"[{mode}] " + format_cpu(cost, tally.moves, "move cycle (create/claim included)"))
+    if cost.get("web") and health_cpu.get("web"):
+        web_health = health_cpu["web"] / health_count
+        print(
+            f"[{mode}] server CPU of a move cycle in health requests: "
+            f"{cost['web'] / tally.moves / web_health:.2f}"
+        )
+    if held is not None:
+        print(f"[{mode}] Redis connections held (most seen, all web workers): {held}")
+    if before and after:
+        deltas = {name: after.get(name, 0) - before.get(name, 0) for name in after}
+        for own in ("info", "client|list"):
+            deltas.pop(own, None)  # the bench's own INFO and CLIENT LIST calls
+        top = sorted(((calls, name) for name, calls in deltas.items() if calls), reverse=True)
+        print(
+            f"[{mode}] redis commands per accepted move: {sum(deltas.values()) / tally.moves:.2f} ("
+            + ", ".join(f"{name} {calls / tally.moves:.3f}" for calls, name in top[:10])
+            + ")"
+        )
+
+
 class Server:
     """gunicorn on its own embedded Redis, both on free ports, both stopped by ``stop``."""
 
@@ -461,6 +667,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="count every request against (unreachable) rate limits, to measure their cost; off by default",
     )
+    parser.add_argument(
+        "--mode",
+        default="both",
+        choices=("both", "stream", "poll"),
+        help="stream: seats follow their view streams and never GET a view; poll: the awaited seat GETs "
+        "its view before each move (the old cycle); both (default): one phase of each in the same run",
+    )
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
 
@@ -477,77 +690,45 @@ def main(argv: list[str] | None = None) -> int:
             f"{os.cpu_count()} cores, players {players}",
             flush=True,
         )
-        games_phase(base_url, min(args.clients, 4), 2.0, players, 8, args.seed + 99)  # warm-up
+        modes = ["poll", "stream"] if args.mode == "both" else [args.mode]
+        for mode in modes:  # warm-up
+            games_phase(base_url, min(args.clients, 4), 2.0, players, 8, args.seed + 99, mode == "stream")
 
         meter = CpuMeter(server.process.pid if server else None, stats_client)
         cpu0 = meter.sample()
         health_before, health_elapsed_before = health_phase(base_url, args.clients, args.health_seconds)
         cpu1 = meter.sample()
-        before = commandstats(stats_client) if stats_client else {}
-        tally, elapsed = games_phase(base_url, args.clients, args.seconds, players, args.max_games, args.seed)
-        after = commandstats(stats_client) if stats_client else {}
+        results = {}
+        for mode in modes:
+            before = commandstats(stats_client) if stats_client else {}
+            sampler = ConnectionSampler(stats_client)
+            start = meter.sample()
+            tally, elapsed = games_phase(
+                base_url, args.clients, args.seconds, players, args.max_games, args.seed, mode == "stream"
+            )
+            cost = meter.delta(start, meter.sample())
+            held = sampler.stop()
+            after = commandstats(stats_client) if stats_client else {}
+            results[mode] = (tally, elapsed, cost, before, after, held)
         cpu2 = meter.sample()
         health_after, health_elapsed_after = health_phase(base_url, args.clients, args.health_seconds)
         cpu3 = meter.sample()
         health_cpu = {
             k: v + w for (k, v), w in zip(meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values())
         }
-        games_cpu = meter.delta(cpu1, cpu2)
-
         health_rate = (health_before / health_elapsed_before + health_after / health_elapsed_after) / 2
-        move_rate = tally.moves / elapsed
-        print(
-            f"games phase: {elapsed:.1f} s, {tally.games} games finished, {tally.moves} accepted moves, "
-            f"{len(tally.errors)} errors"
-        )
-        for error in tally.errors[:5]:
-            print(f"  error: {error}")
-        print(f"moves/s: {move_rate:.0f}")
-        print(
-            f"move POST latency: p50 {percentile(tally.move_latencies, 0.5) * 1000:.2f} ms, "
-            f"p99 {percentile(tally.move_latencies, 0.99) * 1000:.2f} ms"
-        )
-        print(
-            f"view GET latency:  p50 {percentile(tally.view_latencies, 0.5) * 1000:.2f} ms, "
-            f"p99 {percentile(tally.view_latencies, 0.99) * 1000:.2f} ms"
-        )
-        if stats_client and tally.moves:
-            deltas = {name: after.get(name, 0) - before.get(name, 0) for name in after}
-            deltas.pop("info", None)  # our own INFO calls
-            total = sum(deltas.values())
-            print(
-                f"redis commands per accepted move (games phase, all requests incl. create/claim/view): "
-                f"{total / tally.moves:.2f}"
-            )
-            print(
-                f"  EVALSHA per accepted move: {deltas.get('evalsha', 0) / tally.moves:.3f}, "
-                f"EVAL per accepted move: {deltas.get('eval', 0) / tally.moves:.3f}"
-            )
-            top = sorted(((calls, name) for name, calls in deltas.items() if calls), reverse=True)
-            print(
-                "  by command: " + ", ".join(f"{name} {calls / tally.moves:.3f}" for calls, name in top[:12])
-            )
+        health_count = health_before + health_after
         print(
             f"health req/s: {health_rate:.0f} (before {health_before / health_elapsed_before:.0f}, "
-            f"after {health_after / health_elapsed_after:.0f})"
+            f"after {health_after / health_elapsed_after:.0f}); "
+            + format_cpu(health_cpu, health_count, "health request")
         )
-        print(f"ratio moves/s / health req/s: {move_rate / health_rate:.3f}")
-        if tally.moves:
-            print(
-                "cost of a health request: " + format_cpu(health_cpu, health_before + health_after, "request")
+        errors = 0
+        for mode, (tally, elapsed, cost, before, after, held) in results.items():
+            errors += len(tally.errors)
+            report_games(
+                mode, tally, elapsed, cost, before, after, held, health_rate, health_cpu, health_count
             )
-            print(
-                "cost of a move (its view GET and move POST, plus create/claim): "
-                + format_cpu(games_cpu, tally.moves, "accepted move")
-            )
-            if "web" in games_cpu and health_cpu.get("web"):
-                web_move = games_cpu["web"] / tally.moves
-                web_health = health_cpu["web"] / (health_before + health_after)
-                print(
-                    f"server CPU ratio health request / move: {web_health / web_move:.3f} "
-                    f"(per request of the move cycle: {2 * web_health / web_move:.3f})"
-                )
-        print(f"ratio (move POST + view GET)/s / health req/s: {2 * move_rate / health_rate:.3f}")
         if redis_url:
             sample = round_trips(base_url, redis_url, players[0], args.seed + 7)
             print("redis commands per request, one game under MONITOR (top = sent by the web process):")
@@ -562,7 +743,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"[{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(top.items()))}]; inside scripts "
                     f"{sum(lua.values()) / seen:.2f} [{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(lua.items()))}]"
                 )
-        return 1 if tally.errors else 0
+        return 1 if errors else 0
     finally:
         if stats_client:
             stats_client.close()
