@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
@@ -91,11 +92,21 @@ def install(app: Flask) -> Limiter | None:
     if not url:
         return None
     timeout = float(app.config["REDIS_SOCKET_TIMEOUT"])
+    options: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+    service = app.extensions.get("game_service")
+    if (
+        url == app.config.get("REDIS_URL")
+        and service is not None
+        and url.startswith(("redis://", "rediss://"))
+    ):
+        # Count in the game service's bounded pool rather than a pool of its own: a web process then
+        # holds at most REDIS_MAX_CONNECTIONS + 1 Redis connections (issue 12), limits included.
+        options = {"connection_pool": service.store.redis.connection_pool}
     limiter = Limiter(
         _address,
         app=app,
         storage_uri=url,
-        storage_options={"socket_timeout": timeout, "socket_connect_timeout": timeout},
+        storage_options=options,
         strategy=app.config.get("RATE_LIMIT_STRATEGY", "fixed-window"),
         key_prefix="ratelimit",
         # A refusal is ours to shape (api.problems): no X-RateLimit headers on every answer, which

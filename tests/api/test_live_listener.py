@@ -1,6 +1,6 @@
 """One live listener per web process (issue 12): 1,000 open streams on one gunicorn gevent worker
-hold at most 4 Redis connections (the listener's one plus the bounded pool), and every stream still
-gets the next change."""
+hold at most 4 Redis connections (the listener's one plus the bounded pool, which the rate limiter
+shares: limits are on here), and every stream still gets the next change."""
 
 from __future__ import annotations
 
@@ -40,7 +40,9 @@ def test_a_thousand_streams_share_at_most_four_redis_connections(redis_server, r
     before = client_ids(redis_client)
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
-        process, base = start_gunicorn(redis_server.url, log, WORKER_CONNECTIONS=str(STREAMS + 100))
+        process, base = start_gunicorn(
+            redis_server.url, log, WORKER_CONNECTIONS=str(STREAMS + 100), RATE_LIMITS_ENABLED="true"
+        )
         sockets: list[socket.socket] = []
         try:
             deadline = time.monotonic() + 60
