@@ -30,7 +30,7 @@ def apps(redis_client, redis_server):
     yield make
     for app in made:
         app.extensions["game_service"].store.redis.close()
-        app.extensions["stream_redis"].close()
+        app.extensions["game_service"].live.close()
 
 
 def _game_keys(redis_client) -> dict:
