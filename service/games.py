@@ -596,6 +596,7 @@ class GameService:
             seat,
             cached.state,
             cached.clock,
+            cached.prearranged,
         )
         if cached.clock is not None:  # the public clock is computed at send time: nothing to share
             return ViewUpdate(cached.version, cached.status, orjson.dumps(game_view.to_dict()))
@@ -639,6 +640,7 @@ class GameService:
                 seat_kinds=cached.seat_kinds,
                 bots=cached.bots,
                 clock=None,
+                prearranged=cached.prearranged,
             )
         )
 
