@@ -524,6 +524,13 @@ class _ForcedKeepServer:
         view["awaiting"] = [0, 1]
         return {"status": "active", "version": 6, "seat": 0, "view": view}
 
+    def follow_views(self, game_id, token, read_timeout=None):
+        # The view stream: the hand discard now, the finished game once the seat has answered.
+        yield self.view(game_id, token)
+        while not self.moves:
+            yield None
+        yield self.view(game_id, token)
+
     def all_events(self, game_id, token, after=0):
         return []
 
