@@ -159,7 +159,7 @@ def test_cors_origins_are_configurable(redis_server, redis_client):
         assert "Access-Control-Allow-Origin" not in preflight.headers
     finally:
         app.extensions["game_service"].store.redis.close()
-        app.extensions["stream_redis"].close()
+        app.extensions["game_service"].live.close()
 
 
 # -- docs and contract metadata ------------------------------------------------------------------
