@@ -23,6 +23,7 @@ Conventions shared by all games:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -258,3 +259,29 @@ def hook(game: Game, name: str) -> Any:
     """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`, :class:`ContractHooks`), or
     ``None``."""
     return getattr(game, name, None)
+
+
+# Seeds: integers from 0 to 2**128 - 1. Past 2**53 - 1 a JSON number loses bits in many clients
+# (JavaScript's), so such a seed travels as a decimal string; engines read the seed through its
+# decimal text (``Random(f"{seed}/{n}")``), so both forms of one number draw alike. Every engine
+# accepts what the server draws (a 128-bit decimal string), so the rule lives here, not per game.
+MAX_SEED = 2**128 - 1
+MAX_EXACT_JSON_INTEGER = 2**53 - 1
+_DECIMAL_SEED = re.compile(r"(?:0|[1-9][0-9]{0,38})")
+
+
+def normalise_seed(seed: Any, rule: str | None = None) -> int | str:
+    """A seed in its one canonical form: an int up to 2**53 - 1, a decimal string above (a seed up
+    to 2**53 - 1 sent as a string, or a large one as a JSON number, is accepted only in its own
+    form: a string "1" is refused). ``None`` is 0. Refusals are ``ConfigError`` naming ``rule``."""
+    if seed is None:
+        return 0
+    if isinstance(seed, str) and _DECIMAL_SEED.fullmatch(seed) and int(seed) > MAX_EXACT_JSON_INTEGER:
+        seed = int(seed)  # a small seed is a JSON integer: one number, one spelling
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(
+            "INVALID_SEED",
+            "seed must be an integer from 0 to 2**128 - 1 (a decimal string above 2**53 - 1).",
+            rule,
+        )
+    return seed if seed <= MAX_EXACT_JSON_INTEGER else str(seed)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from games.base import ConfigError
+from games.base import normalise_seed as base_normalise_seed
 from games.condottiere.board import DECK_COUNTS
 
 RULESETS = ("2006", "classic")
@@ -99,29 +99,9 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-# RL-10: seeds are integers from 0 to 2**128 - 1. Past 2**53 - 1 a JSON number loses bits in many
-# clients (JavaScript's), so such a seed travels as a decimal string; the shuffles read the seed
-# through its decimal text (Random(f"{seed}/{n}")), so both forms of one number shuffle alike.
-MAX_SEED = 2**128 - 1
-MAX_EXACT_JSON_INTEGER = 2**53 - 1
-_DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,38})")
-
-
 def normalise_seed(seed: Any) -> int | str:
-    """A seed in its one canonical form: an int up to 2**53 - 1, a decimal string above (a seed up
-    to 2**53 - 1 sent as a string, or a large one as a JSON number, is accepted only in its own
-    form: numbers past 2**64 do not even parse, and a string "1" is refused as before)."""
-    if seed is None:
-        return 0
-    if isinstance(seed, str) and _DECIMAL.fullmatch(seed) and int(seed) > MAX_EXACT_JSON_INTEGER:
-        seed = int(seed)  # a small seed is a JSON integer: one number, one spelling
-    if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError(
-            "INVALID_SEED",
-            "seed must be an integer from 0 to 2**128 - 1 (a decimal string above 2**53 - 1).",
-            "RL-10",
-        )
-    return seed if seed <= MAX_EXACT_JSON_INTEGER else str(seed)
+    """RL-10: the platform's seed rule (``games.base.normalise_seed``), refusals naming RL-10."""
+    return base_normalise_seed(seed, rule="RL-10")
 
 
 def public_config(config: Mapping[str, Any]) -> dict[str, Any]:

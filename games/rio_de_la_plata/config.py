@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.base import ConfigError
+from games.base import ConfigError, normalise_seed
 from games.rio_de_la_plata.board import default_board, load_board
 
 FIELDS = ("players", "seed", "board", "board_hash")
@@ -36,11 +36,7 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
             f"Rio de la Plata is played by {board.min_players} to {board.max_players} players.",
             "RIO-SETUP-1",
         )
-    seed = raw.get("seed", 0)
-    if seed is None:
-        seed = 0
-    if not _is_int(seed):
-        raise ConfigError("INVALID_SEED", "seed must be an integer.")
+    seed = normalise_seed(raw.get("seed", 0))
     given_hash = raw.get("board_hash")
     if given_hash is not None and given_hash != board.hash:
         raise ConfigError(

@@ -160,3 +160,20 @@ def test_heuristic_bot_plays_legal_games_and_avoids_character_penalties():
         assert not claims  # it never even places on a character it could not pay for
         assert any(e["type"] == "built" and e["seat"] == seat for e in record.events)
     assert "heuristic" in levels("rio_de_la_plata")
+
+
+def test_a_game_created_without_a_seed_takes_the_servers_128_bit_seed(client):
+    """The server draws a 128-bit seed, sent as a decimal string (RL-10's form, shared by every
+    engine through games.base.normalise_seed): a Rio game created without one starts, and its seed
+    stays secret while it runs."""
+    created = client.post("/v1/games", json={"game": "rio_de_la_plata", "config": {"players": 3}})
+    assert created.status_code == 201, created.get_json()
+    game_id = created.get_json()["id"]
+    for name in ("Ann", "Bob", "Cid"):
+        assert client.post(f"/v1/games/{game_id}/seats", json={"name": name}).status_code == 201
+    summary = client.get(f"/v1/games/{game_id}").get_json()
+    assert summary["status"] == "active" and "seed" not in summary["config"]
+    view = client.get(f"/v1/games/{game_id}/view").get_json()["view"]
+    assert "seed" not in view["config"]
+    too_big = client.post("/v1/games", json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": -1}})
+    assert too_big.status_code == 422 and too_big.get_json()["code"] == "INVALID_SEED"
