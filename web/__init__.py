@@ -100,11 +100,16 @@ def _game_or_404(name: str):
     return get_game(name)
 
 
+# A game without a page module of its own still gets pages: the generic module shows its views as
+# the API sends them and its legal moves as buttons (the lobby's creation form still lists only
+# games with a module, since only those describe their options).
+GENERIC_MODULE = HERE / "static" / "generic.js"
+EMPTY_BOARD = '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"></svg>'
+
+
 @blp.get("/web/games/<string:name>/renderer.js")
 def game_module(name: str):
-    path = hook(_game_or_404(name), "web_module")
-    if path is None:
-        abort(404)
+    path = hook(_game_or_404(name), "web_module") or GENERIC_MODULE
     response = send_file(Path(path), mimetype="text/javascript", max_age=300)
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
@@ -113,9 +118,7 @@ def game_module(name: str):
 @blp.get("/web/games/<string:name>/board.svg")
 def board(name: str):
     template = hook(_game_or_404(name), "board_template")
-    if template is None:
-        abort(404)
-    response = Response(template(), mimetype="image/svg+xml")
+    response = Response(template() if template is not None else EMPTY_BOARD, mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "public, max-age=300"
     return response
 
