@@ -155,7 +155,9 @@ def played(live, browser):
             screenshot(spectator, "watch-desktop")
     else:
         pytest.fail("the game did not end")
-    spectator.wait_for_function("() => /Game over/.test(document.querySelector('.status').textContent)")
+    spectator.wait_for_function(
+        "() => /Game over/.test((document.querySelector('.status') || {}).textContent || '')"
+    )
     screenshot(spectator, "watch-finished-desktop")
     spectator.set_viewport_size(SIZES["phone"])
     screenshot(spectator, "watch-finished-phone")

@@ -31,7 +31,7 @@ def test_a_person_plays_a_whole_four_player_game_against_three_bots_by_clicking(
     while True:
         page.wait_for_function(
             "() => document.querySelector('.your-turn')"
-            " || /Game over/.test(document.querySelector('.status').textContent)"
+            " || /Game over/.test((document.querySelector('.status') || {}).textContent || '')"
         )
         if "Game over" in page.locator(".status").text_content():
             break
@@ -86,4 +86,6 @@ def test_the_lobby_creates_a_timed_game_with_options_and_bots(live, context_for)
     assert [s["kind"] for s in summary["seats"]][2] == "bot"
     assert summary["clock"]["control"]["move_seconds"] == 600
     assert summary["clock"]["control"]["bank_seconds"] == 60
-    page.wait_for_function("() => /Waiting for players/.test(document.querySelector('.status').textContent)")
+    page.wait_for_function(
+        "() => /Waiting for players/.test((document.querySelector('.status') || {}).textContent || '')"
+    )
