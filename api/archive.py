@@ -169,7 +169,8 @@ class ExportRequest(StrictSchema):
         load_default="json",
         validate=validate.OneOf(["log", "json", "markdown", "html"]),
         metadata={
-            "description": "log: the importable exchange document; json: annotated history; markdown; html: one self-contained page"
+            "description": "log: the importable exchange document; json: annotated history; markdown; "
+            "html: one self-contained page"
         },
     )
 

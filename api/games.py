@@ -291,7 +291,8 @@ class Stream(MethodView):
     @blp.arguments(StreamQuery(), location="query")
     @blp.response(
         200,
-        description="text/event-stream: `id:` = version, `data:` = {version, event}; `event: end` when the game is over",
+        description="text/event-stream: `id:` = version, `data:` = {version, event}; "
+        "`event: end` when the game is over",
         content_type="text/event-stream",
     )
     @blp.problems(401, 404, 422)

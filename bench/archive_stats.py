@@ -155,17 +155,21 @@ def main() -> None:
             f"read logs from Redis:   {read_time * 1000:8.1f} ms  ({total_events / read_time:,.0f} events/s)"
         )
         print(
-            f"global statistics:      {stats_time * 1000:8.1f} ms  ({total_events / stats_time:,.0f} events/s)"
+            f"global statistics:      {stats_time * 1000:8.1f} ms  "
+            f"({total_events / stats_time:,.0f} events/s)"
         )
         print(f"ratio stats / read:     {stats_time / read_time:8.2f}  (aim: <= 2.0)")
         print(
-            f"global statistics, facts cached: {warm_time * 1000:8.1f} ms  (after a new game enters the archive)"
+            f"global statistics, facts cached: {warm_time * 1000:8.1f} ms  "
+            "(after a new game enters the archive)"
         )
         print(
-            f"replay (read + fold):   {replay_time * 1000:8.1f} ms  ({total_events / replay_time:,.0f} events replayed/s)"
+            f"replay (read + fold):   {replay_time * 1000:8.1f} ms  "
+            f"({total_events / replay_time:,.0f} events replayed/s)"
         )
         print(
-            f"fold only (in memory):  {fold_time * 1000:8.1f} ms  ({total_events / fold_time:,.0f} events replayed/s)"
+            f"fold only (in memory):  {fold_time * 1000:8.1f} ms  "
+            f"({total_events / fold_time:,.0f} events replayed/s)"
         )
         print(f"result size: {len(body):,} bytes of JSON")
     finally:

@@ -714,7 +714,10 @@ def main(argv: list[str] | None = None) -> int:
         health_after, health_elapsed_after = health_phase(base_url, args.clients, args.health_seconds)
         cpu3 = meter.sample()
         health_cpu = {
-            k: v + w for (k, v), w in zip(meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values())
+            k: v + w
+            for (k, v), w in zip(
+                meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values(), strict=True
+            )
         }
         health_rate = (health_before / health_elapsed_before + health_after / health_elapsed_after) / 2
         health_count = health_before + health_after
@@ -738,10 +741,11 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 top = {name: calls for (kind, name), calls in counter.items() if kind == "top"}
                 lua = {name: calls for (kind, name), calls in counter.items() if kind == "lua"}
+                top_each = ", ".join(f"{n} {c / seen:.2f}" for n, c in sorted(top.items()))
+                lua_each = ", ".join(f"{n} {c / seen:.2f}" for n, c in sorted(lua.items()))
                 print(
                     f"  {segment} ({seen} requests): top-level {sum(top.values()) / seen:.2f} per request "
-                    f"[{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(top.items()))}]; inside scripts "
-                    f"{sum(lua.values()) / seen:.2f} [{', '.join(f'{n} {c / seen:.2f}' for n, c in sorted(lua.items()))}]"
+                    f"[{top_each}]; inside scripts {sum(lua.values()) / seen:.2f} [{lua_each}]"
                 )
         return 1 if errors else 0
     finally:

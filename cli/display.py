@@ -163,8 +163,9 @@ def render_view(
         winner = last.get("winner")
         strengths = last.get("strengths")
         shown = ", ".join(str(v) for v in strengths) if isinstance(strengths, list) else ""
+        outcome = seat_label(winner, names) + " won" if winner is not None else "nobody won"
         out.append(
-            f"Last battle: {where}, {seat_label(winner, names) + ' won' if winner is not None else 'nobody won'}"
+            f"Last battle: {where}, {outcome}"
             f"{' (' + str(last.get('cause')) + ')' if last.get('cause') not in (None, 'all_passed') else ''}"
             f"{'; strengths by seat ' + shown if shown else ''}."
         )

@@ -111,9 +111,7 @@ def supervisord_config(
         lines += [
             f"[program:{name}]",
             "command=" + command.replace("%", "%%"),
-            "process_name=%(program_name)s-%(process_num)d"
-            if count > 1
-            else "process_name=%(program_name)s",
+            "process_name=%(program_name)s-%(process_num)d" if count > 1 else "process_name=%(program_name)s",
             f"numprocs={count}",
             f"priority={PRIORITIES.get(name, 30)}",
             "autostart=true",

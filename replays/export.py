@@ -222,15 +222,15 @@ header .sub { opacity:.9; }
 main { max-width: 1120px; margin: 0 auto; padding: 24px 32px 60px; }
 .players { display:flex; flex-wrap:wrap; gap:10px; margin: 14px 0 0; padding:0; list-style:none; }
 .players li { background: rgba(255,255,255,.12); border-radius: 999px; padding: 4px 12px 4px 6px; }
-.chip { display:inline-block; width:14px; height:14px; border-radius:50%%; vertical-align:-2px; margin-right:6px;
-  border: 1px solid rgba(0,0,0,.25); }
+.chip { display:inline-block; width:14px; height:14px; border-radius:50%%; vertical-align:-2px;
+  margin-right:6px; border: 1px solid rgba(0,0,0,.25); }
 .winner { font-weight: bold; }
 .banner { margin: 0 0 20px; padding: 14px 18px; border-radius: 10px; background: var(--card);
   border: 1px solid var(--line); font-size: 17px; }
 .banner.running { border-color:#b9770e; background:#fef5e7; }
 nav.timeline { display:flex; flex-wrap:wrap; gap:6px; margin: 6px 0 26px; }
-nav.timeline a { text-decoration:none; color:#fff; font: 12px/1 sans-serif; padding: 6px 8px; border-radius: 6px;
-  background:#9c8f7a; }
+nav.timeline a { text-decoration:none; color:#fff; font: 12px/1 sans-serif; padding: 6px 8px;
+  border-radius: 6px; background:#9c8f7a; }
 section.chapter { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
   padding: 18px 22px; margin: 0 0 22px; box-shadow: 0 1px 3px rgba(60,40,10,.08); }
 section.chapter h2 { margin: 0 0 12px; font-size: 21px; }
@@ -294,9 +294,10 @@ def to_html(game: Game, doc: Mapping[str, Any]) -> str:
             winner = chapter.get("winner")
             colour = f"var(--seat-{winner % 6})" if isinstance(winner, int) else "#9c8f7a"
             label = chapter.get("region") or "Final"
+            number = chapter.get("battle", chapter["index"] + 1)
             parts.append(
                 f'<a href="#chapter-{chapter["index"]}" style="background:{colour}" '
-                f'title="{esc(chapter["title"])}">{chapter.get("battle", chapter["index"] + 1)}. {esc(str(label))}</a>'
+                f'title="{esc(chapter["title"])}">{number}. {esc(str(label))}</a>'
             )
         parts.append("</nav>")
     annotations = doc.get("annotations") or []

@@ -458,7 +458,7 @@ class GameService:
         more = len(ids) > limit
         ids = ids[:limit]
         summaries = []
-        for game_id, meta in zip(ids, self.store.metas(ids)):
+        for game_id, meta in zip(ids, self.store.metas(ids), strict=True):
             # The index is updated after the per-game write: a crash in between leaves it stale,
             # so the game's own metadata has the last word.
             if meta is None or (status and meta["status"] != status):

@@ -4,14 +4,19 @@ Layout. Every archive key carries the hash tag ``{archive}``, so on Redis Cluste
 in one slot and one script may update them all (and ZINTERSTORE may combine them); they are kept
 apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
 
-| key | type | content |
-| --- | --- | --- |
-| ``archive:{archive}:all`` | zset | game id, score = finished time (ms since the epoch) |
-| ``archive:{archive}:by:<field>:<value>`` | zset | the same, per player name (case-folded), game, ruleset, option, player count, winner name, outcome |
-| ``archive:{archive}:summary`` | hash | game id -> JSON summary (what a search returns) |
-| ``archive:{archive}:version`` | string | a counter bumped whenever a game enters: the data version that global statistics depend on |
-| ``archive:{archive}:facts`` | hash | game id -> JSON statistics facts (``replays.stats``), kept once computed: a finished game never changes |
-| ``archive:{archive}:q:<hash>`` | zset | a short-lived intersection for a multi-filter search |
+``archive:{archive}:all`` (zset)
+    game id, score = finished time (ms since the epoch)
+``archive:{archive}:by:<field>:<value>`` (zset)
+    the same, per player name (case-folded), game, ruleset, option, player count, winner name, outcome
+``archive:{archive}:summary`` (hash)
+    game id -> JSON summary (what a search returns)
+``archive:{archive}:version`` (string)
+    a counter bumped whenever a game enters: the data version that global statistics depend on
+``archive:{archive}:facts`` (hash)
+    game id -> JSON statistics facts (``replays.stats``), kept once computed: a finished game never
+    changes
+``archive:{archive}:q:<hash>`` (zset)
+    a short-lived intersection for a multi-filter search
 
 Entering is one Lua script and idempotent (a game already there changes nothing, the version is
 not bumped), so the signal receiver and the verify job may both call it.
@@ -287,7 +292,7 @@ def events_of(client: redis.Redis, game_ids: Iterable[str]) -> Iterable[tuple[st
         pipe = client.pipeline(transaction=False)
         for game_id in batch:
             pipe.xrange(game_keys(game_id).events)
-        for game_id, entries in zip(batch, pipe.execute()):
+        for game_id, entries in zip(batch, pipe.execute(), strict=True):
             yield game_id, [loads(fields[b"e"] if b"e" in fields else fields["e"]) for _, fields in entries]
 
 

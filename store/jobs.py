@@ -13,12 +13,15 @@ version) would let anyone fetch a result made for one seat. The secret is drawn 
 API process and worker derives the same ids; it never leaves the server. RQ runs the job under that
 same id; this module keeps the record a client reads (status, progress, error, where the result is):
 
-| key | type | content |
-| --- | --- | --- |
-| ``jobs:{jobs}:<id>`` | hash | kind, params (JSON), data_version, status, progress, attempts, created/started/finished, error (JSON), content_type, completions |
-| ``jobs:{jobs}:<id>:result`` | string | the result bytes (JSON, Markdown, HTML or NDJSON) |
-| ``jobs:{jobs}:id-secret`` | string | the key of the job ids' HMAC (never expires) |
-| ``jobs:{jobs}:pending`` | sorted set | ids of records not yet finished or failed, scored by creation (s) |
+``jobs:{jobs}:<id>`` (hash)
+    kind, params (JSON), data_version, status, progress, attempts, created/started/finished,
+    error (JSON), content_type, completions
+``jobs:{jobs}:<id>:result`` (string)
+    the result bytes (JSON, Markdown, HTML or NDJSON)
+``jobs:{jobs}:id-secret`` (string)
+    the key of the job ids' HMAC (never expires)
+``jobs:{jobs}:pending`` (sorted set)
+    ids of records not yet finished or failed, scored by creation (s)
 
 Records and results expire (``RESULT_TTL_SECONDS``) after the job ends, so the cache cannot grow
 without bound; an expired result is simply recomputed on the next request.

@@ -62,9 +62,9 @@ class PrivateRedis:
             try:
                 client.ping()
                 return
-            except redis.ConnectionError:
+            except redis.ConnectionError as error:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"private redis-server on port {self.port} did not start")
+                    raise RuntimeError(f"private redis-server on port {self.port} did not start") from error
                 time.sleep(0.02)
             finally:
                 client.close()

@@ -108,9 +108,13 @@ def _archived(client: redis.Redis, key: str, game_name: str, progress: Progress)
     if not ids:
         return
     game = get_game(game_name)
-    summaries = {game_id: orjson.loads(raw) for game_id, raw in zip(ids, client.hmget(SUMMARY, ids)) if raw}
+    summaries = {
+        game_id: orjson.loads(raw)
+        for game_id, raw in zip(ids, client.hmget(SUMMARY, ids), strict=True)
+        if raw
+    }
     ids = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game_name]
-    known = dict(zip(ids, client.hmget(FACTS, ids))) if ids else {}
+    known = dict(zip(ids, client.hmget(FACTS, ids), strict=True)) if ids else {}
     missing = [game_id for game_id in ids if known.get(game_id) is None]
     total = max(1, len(ids))
     done = 0

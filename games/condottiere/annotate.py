@@ -111,7 +111,7 @@ def annotate(before: Any, event: dict, after: Any) -> str:
         shown = _shown(after)
         tail = f" Strengths {shown}." if shown else ""
         if cause == "bishop":
-            mercs = [n for item, n in zip(items, names) if item.get("card") != "bishop"]
+            mercs = [n for item, n in zip(items, names, strict=True) if item.get("card") != "bishop"]
             if mercs:
                 return f"The Bishop discards the highest mercenaries: {', '.join(mercs)}.{tail}"
             return f"The Bishop finds no mercenary to discard.{tail}"
@@ -211,7 +211,8 @@ def annotate(before: Any, event: dict, after: Any) -> str:
         if not winners:
             return f"The game ends without a winner. Regions {counts}."
         names = " and ".join(f"seat {w}" for w in winners)
-        return f"{names[0].upper() + names[1:]} win{'s' if len(winners) == 1 else ''} the game {reason}. Regions {counts}."
+        verb = "wins" if len(winners) == 1 else "win"
+        return f"{names[0].upper() + names[1:]} {verb} the game {reason}. Regions {counts}."
     if kind == "game_scored":
         gained = ", ".join(str(x) for x in event.get("gained") or [])
         scores = ", ".join(str(x) for x in event.get("scores") or [])
@@ -224,7 +225,8 @@ def annotate(before: Any, event: dict, after: Any) -> str:
         if not winners:
             return f"The match ends without a winner. Scores {scores}."
         names = " and ".join(f"seat {w}" for w in winners)
-        return f"{names[0].upper() + names[1:]} win{'s' if len(winners) == 1 else ''} the match. Scores {scores}."
+        verb = "wins" if len(winners) == 1 else "win"
+        return f"{names[0].upper() + names[1:]} {verb} the match. Scores {scores}."
     if kind == "seat_resigned":
         return f"{who} resigns: the game ends (RL-X17)."
     if kind == "game_aborted":

@@ -256,7 +256,8 @@ class Battle:
                 after.over = after.no_victor = True
             else:
                 highest = max(
-                    (_printed(s.card) for l in after.lines.values() for s in l if not s.face_down), default=0
+                    (_printed(s.card) for line in after.lines.values() for s in line if not s.face_down),
+                    default=0,
                 )
                 if highest:
                     after._discard(lambda slot: not slot.face_down and _printed(slot.card) == highest)

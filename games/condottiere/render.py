@@ -72,7 +72,8 @@ RENDER_CSS = """
 .cd-map .battle { fill:none; stroke:#111; stroke-width:2.5; stroke-dasharray: 4 2; }
 .cd-map text { font: 10.5px sans-serif; fill:#2b2118; paint-order: stroke; stroke:#f3ead4; stroke-width:3px; }
 .cd-map .pope { font: 13px serif; stroke:none; }
-.cd-side h3 { margin: 0 0 8px; font: 600 13px sans-serif; color:#7a6a55; text-transform: uppercase; letter-spacing:.08em; }
+.cd-side h3 { margin: 0 0 8px; font: 600 13px sans-serif; color:#7a6a55; text-transform: uppercase;
+  letter-spacing:.08em; }
 .cd-result { font-size: 16px; margin: 0 0 12px; }
 table.cd-lines { border-collapse: collapse; width:100%; font: 13px sans-serif; }
 table.cd-lines td { padding: 5px 6px; border-top: 1px solid #eadfc8; vertical-align: middle; }
@@ -201,8 +202,9 @@ def _standings_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> s
         seat = player.get("seat")
         regions = sorted(player.get("regions") or [])
         won = ' class="won"' if seat in winners else ""
+        chip = f'<span class="chip" style="background:var(--seat-{seat % 6})"></span>'
         rows.append(
-            f'<tr{won}><td class="cd-name"><span class="chip" style="background:var(--seat-{seat % 6})"></span>'
+            f'<tr{won}><td class="cd-name">{chip}'
             f'{esc(_name(chapter, seat))}</td><td class="cd-str">{len(regions)}</td>'
             f"<td>{esc(', '.join(regions)) or '—'}</td></tr>"
         )
@@ -253,10 +255,11 @@ def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) 
         cards = played if played is not None else line
         width = int(150 * (strength or 0) / top)
         won = ' class="won"' if seat == winner else ""
+        bar = f'<span class="cd-bar" style="width:{width}px;background:var(--seat-{seat % 6})"></span>'
         rows.append(
             f'<tr{won}><td class="cd-name">{esc(_name(chapter, seat))}</td>'
             f'<td class="cd-str">{strength}</td>'
-            f'<td class="cd-barcell"><span class="cd-bar" style="width:{width}px;background:var(--seat-{seat % 6})"></span></td>'
+            f'<td class="cd-barcell">{bar}</td>'
             f"<td>{''.join(_card(c) for c in cards) or '<i>—</i>'}</td></tr>"
         )
     owned = []
@@ -290,7 +293,8 @@ def render_chapter_markdown(summary: Mapping[str, Any], chapter: Mapping[str, An
             lines.append("**No winner.**" + (f" {region} stays free." if region else ""))
         else:
             lines.append(
-                f"**{_md_name(chapter, winner)} wins {region or 'the final battle'}** with strength {strengths[winner]}."
+                f"**{_md_name(chapter, winner)} wins {region or 'the final battle'}** "
+                f"with strength {strengths[winner]}."
             )
         lines.append("")
     lines.append("| player | strength | cards played |")

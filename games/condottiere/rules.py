@@ -155,7 +155,7 @@ def strengths(lines) -> list[int]:
 
 
 def true_lines(s: State) -> list[tuple]:
-    return [line + down for line, down in zip(s.lines, s.down)]
+    return [line + down for line, down in zip(s.lines, s.down, strict=True)]
 
 
 def allowed_regions(s: State, seat: int) -> list[int]:
@@ -458,7 +458,7 @@ def st_score(s: State):
     gained = [region_count(s, i) for i in range(s.n)]  # OPT-POINTS-1
     if s.reason == "adjacent" and len(s.winners) == 1:
         gained[s.winners[0]] += 5
-    scores = [a + b for a, b in zip(s.scores, gained)]
+    scores = [a + b for a, b in zip(s.scores, gained, strict=True)]
     return ev("game_scored", scores=scores, gained=gained)
 
 
@@ -897,7 +897,7 @@ def shuffle_source(s: State, reason: str) -> list[str]:
     if reason == "reshuffle":
         return sorted(s.discard)
     cards = list(s.deck) + list(s.discard)
-    for line, down in zip(s.lines, s.down):
+    for line, down in zip(s.lines, s.down, strict=True):
         cards.extend(line)
         cards.extend(down)
     cards.sort()

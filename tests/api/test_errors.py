@@ -136,7 +136,7 @@ def test_unexpected_exception_is_a_500_problem_and_logged(app, client, caplog, m
 
     monkeypatch.setattr(app.extensions["game_service"], "get_summary", explode)
     response = client.get("/v1/games/01m8kknrfm9aaaaaaaaa")
-    body = assert_problem(response, 500, "INTERNAL_ERROR")
+    assert_problem(response, 500, "INTERNAL_ERROR")
     assert "boom" not in response.get_data(as_text=True)
     assert "boom with a secret detail" in caplog.text
 

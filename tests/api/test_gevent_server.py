@@ -53,10 +53,10 @@ def gunicorn(redis_server, redis_client, tmp_path):
             try:
                 requests.get(f"{base}/v1/health", timeout=1)
                 break
-            except requests.RequestException:
+            except requests.RequestException as error:
                 if process.poll() is not None or time.monotonic() > deadline:
                     process.kill()
-                    raise RuntimeError(log_path.read_text()[-3000:])
+                    raise RuntimeError(log_path.read_text()[-3000:]) from error
                 time.sleep(0.1)
         yield base
         process.terminate()

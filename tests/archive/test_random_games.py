@@ -51,7 +51,7 @@ def test_archive_handles_any_complete_game(config, seed):
     ended = [i for i, e in enumerate(events) if e["type"] == "battle_ended"]
     assert len(chapters) == len(ended)
     previous_end = 0
-    for chapter, index in zip(chapters, ended):
+    for chapter, index in zip(chapters, ended, strict=True):
         assert previous_end <= chapter["start"] <= index < chapter["end"] <= len(events)
         assert events[chapter["start"]]["type"] in ("token_placed", "final_battle_started")
         previous_end = chapter["end"]

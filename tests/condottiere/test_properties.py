@@ -194,7 +194,7 @@ def check_views(state: Any, config: dict, total: int) -> dict:
         assert seen["regions"] == full["regions"]
         assert "deck_order" not in seen["config"] or seen["config"]["deck_order"] is None
         assert seen["config"].get("seed") is None, "the seed reveals every shuffle"
-        for seat, (mine, truth) in enumerate(zip(seen["players"], full["players"])):
+        for seat, (mine, truth) in enumerate(zip(seen["players"], full["players"], strict=True)):
             assert mine["hand_size"] == truth["hand_size"]
             if seat == viewer:
                 assert sorted(seen["hand"]) == sorted(truth["hand"])
@@ -204,7 +204,7 @@ def check_views(state: Any, config: dict, total: int) -> dict:
             else:
                 assert mine.get("hand") is None, f"seat {seat}'s hand reached viewer {viewer}"
             assert len(mine["line"]) == len(truth["line"])
-            for entry, real in zip(mine["line"], truth["line"]):
+            for entry, real in zip(mine["line"], truth["line"], strict=True):
                 assert entry["face_down"] == real["face_down"]
                 if real["face_down"] and seat != viewer:
                     assert entry["card"] is None, f"a face-down card of {seat} reached {viewer}"
@@ -538,7 +538,7 @@ def test_verify_log_accepts_a_game_and_pinpoints_tampering(config, seed, pick):
 
     # a log cut inside one move's events misses the automatic events that must follow
     boundaries = play_random_game.last_checker.boundaries
-    inside = [b + 1 for b, nxt in zip(boundaries, boundaries[1:] + [len(log)]) if nxt - b > 1]
+    inside = [b + 1 for b, nxt in zip(boundaries, boundaries[1:] + [len(log)], strict=True) if nxt - b > 1]
     if inside:
         cut = inside[pick % len(inside)]
         error = GAME.verify_log(log[:cut])
@@ -645,7 +645,8 @@ def test_bad_commands_are_refused_with_a_code_and_change_nothing(config, seed, s
         seat = rng.choice(GAME.awaiting(state))
         state = fold(GAME, GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat))), state)
     before = json.dumps(GAME.state_to_json(state), sort_keys=True)
-    for command, seat in zip(commands, seats * 8):
+    # seats * 8 is at least as long as commands (at most 8): the seats are cycled, the surplus unused
+    for command, seat in zip(commands, seats * 8, strict=False):
         snapshot = copy.deepcopy(command)
         try:
             GAME.decide(state, seat, command)
@@ -799,16 +800,18 @@ def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat
         seen_a, seen_b = look(state_a, events_a, before_a), look(state_b, events_b, before_b)
         if seen_a != seen_b:
             diffs = []
-            for i, (a, b) in enumerate(zip(seen_a, seen_b)):
+            # a diagnostic of views already known to differ: a length mismatch must not hide it
+            for i, (a, b) in enumerate(zip(seen_a, seen_b, strict=False)):
                 if a != b:
                     if isinstance(a, dict):
                         diffs.append(
                             (i, {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)})
                         )
                     else:
-                        diffs.append((i, [(x, y) for x, y in zip(a, b) if x != y]))
+                        diffs.append((i, [(x, y) for x, y in zip(a, b, strict=False) if x != y]))
             raise AssertionError(f"{secret_seat=} {secret=} {move=} {diffs}")
-        for e_a, e_b in zip(events_a, events_b):
+        assert len(events_a) == len(events_b), "the number of events depends on a hidden card"
+        for e_a, e_b in zip(events_a, events_b, strict=True):
             for viewer in viewers:
                 assert GAME.annotate(before_a, GAME.redact(e_a, viewer), state_a) == GAME.annotate(
                     before_b, GAME.redact(e_b, viewer), state_b

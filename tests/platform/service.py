@@ -75,4 +75,4 @@ def stop_service(process: subprocess.Popen, log: Path, ctrl_c: bool = False) -> 
         return process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        raise AssertionError(f"the service did not stop:\n{log.read_text()}")
+        raise AssertionError(f"the service did not stop:\n{log.read_text()}") from None
