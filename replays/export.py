@@ -13,8 +13,6 @@ Game-specific rendering (maps, strengths) comes from the game's ``render_chapter
 module only frames it.
 """
 
-from __future__ import annotations
-
 import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -447,17 +445,23 @@ def validate_import(doc: Any) -> dict[str, Any]:
     ):
         raise ImportRefused("INVALID_PLAYERS", f"players must be a list of {seats} names (or nulls)")
     try:
-        error = game.verify_log(events)
+        log_error = game.verify_log(events)
     except Exception:  # a log malformed in a way the engine did not foresee is still refused
         raise ImportRefused("INVALID_LOG", "the log could not be replayed") from None
-    if error is not None:
-        raise ImportRefused(error.code, error.message, index=error.index, rule=error.rule, event=error.event)
+    if log_error is not None:
+        raise ImportRefused(
+            log_error.code,
+            log_error.message,
+            index=log_error.index,
+            rule=log_error.rule,
+            event=log_error.event,
+        )
     state = None
     for event in events:
         state = game.evolve(state, event)
     if not game.is_over(state):
         raise ImportRefused("LOG_INCOMPLETE", "the log does not reach the end of the game", index=len(events))
-    result = game.result(state)
+    result = game.result(state) or {}  # a game that is over has a result
     declared = doc.get("result")
     if declared is not None and (
         not isinstance(declared, Mapping)

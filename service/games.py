@@ -321,6 +321,8 @@ class GameService:
             raise errors.NoSuchSeat(f"Seats of this game are 0..{int(meta['seat_count']) - 1}")
         game = get_game(meta["game"])
         config = self.store.full_config(game_id)
+        if config is None:  # written with the game's metadata: absent only if the game is gone
+            raise errors.GameNotFound()
         display = name if name is not None else f"{bot} bot"
         return self._claim(game_id, game, config, seat=seat, name=display, bot=bot)
 
@@ -347,7 +349,8 @@ class GameService:
             count = int(meta["seat_count"])
             kinds = {s: meta.get(f"kind:{s}") for s in range(count)}
             mine = seat if seat is not None else next((s for s, k in kinds.items() if k is None), None)
-            kinds[mine] = "bot" if bot else "human"
+            if mine is not None:  # else no seat is free: the claim script refuses it below
+                kinds[mine] = "bot" if bot else "human"
             humans = [s for s, k in kinds.items() if k == "human"]
             meta_on_start["clock"] = clocks.advance(clock, now_ms(), game.awaiting(state), humans)
         start_actions = actions_for(game, state, len(genesis), True, ())
@@ -377,6 +380,7 @@ class GameService:
         if result.outcome == "no_such_seat":
             raise errors.NoSuchSeat()
         started = result.outcome == "started"
+        assert result.seat is not None, "the claim script returns the seat with 'claimed' and 'started'"
         if started:
             fault_point("after_start")
             loaded = self._reload(game_id)
@@ -492,7 +496,7 @@ class GameService:
         """A short-lived, single-use ticket that opens ``game_id``'s stream as ``token``'s seat, for
         clients that cannot send a header (the browser's EventSource). Only its hash is stored.
         Returns (ticket, seat, seconds it stays valid)."""
-        seat, _ = self.viewer_seat(game_id, token)
+        seat = self._seat_for_token(self._current(game_id).cached, token)
         ticket = new_token()
         self.store.put_stream_ticket(game_id, hash_token(ticket), seat, STREAM_TICKET_TTL_SECONDS)
         return ticket, seat, STREAM_TICKET_TTL_SECONDS
@@ -892,7 +896,9 @@ class GameService:
                 self._notify(new, events)
                 return MoveOutcome(200, body)
             if result.outcome == "replay":
-                return MoveOutcome(result.response["status"], result.response["body"], replayed=True)
+                stored = result.response
+                assert stored is not None, "the append script returns the stored response with 'replay'"
+                return MoveOutcome(stored["status"], stored["body"], replayed=True)
             if result.outcome == "idem_mismatch":
                 raise errors.IdempotencyKeyReused()
             if result.outcome == "bad_token":

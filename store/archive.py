@@ -191,7 +191,7 @@ class Archive:
         key = self._combined(keys)
         high = "+inf" if finished_to is None else finished_to
         low = "-inf" if finished_from is None else finished_from
-        after_score, after_id = _decode_cursor(cursor) if cursor else (None, None)
+        after_score, after_id = _decode_cursor(cursor) if cursor else (None, "")
         if after_score is not None:
             high = after_score if finished_to is None else min(after_score, finished_to)
         found: list[tuple[str, int]] = []
@@ -444,6 +444,8 @@ def import_finished_game(
         return None
     GameStore(client).index_game(game_id, name, "finished")
     log = load_log(client, game_id)
+    if log is None:  # only a game removed meanwhile has no log: the import stored it just now
+        return None
     summary = summary_of(log, imported=True)
     archive.enter(summary)
     return summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import orjson
 import redis
@@ -73,6 +73,10 @@ def connect(
     return redis.Redis.from_url(url, **kwargs)
 
 
+@overload
+def _text(value: bytes | str) -> str: ...
+@overload
+def _text(value: None) -> None: ...
 def _text(value: bytes | str | None) -> str | None:
     if value is None:
         return None
@@ -103,7 +107,7 @@ class AppendResult:
     ``idem_mismatch``, ``bad_token``, ``not_active``, ``not_found``."""
 
     outcome: str
-    version: int | None = None
+    version: int = 0  # ok, conflict, not_active: the game's version (0 for the other outcomes)
     snapshot: dict[str, Any] | None = None  # conflict: the current snapshot (saves a round trip)
     response: dict[str, Any] | None = None  # replay: the response stored with the key
     status: str | None = None  # not_active: the game's status

@@ -206,7 +206,7 @@ class JobBook:
 
     def fail(self, jid: str, problem: Mapping[str, Any], final: bool) -> None:
         """Record an error; ``final`` when no retry is left (the client then sees it)."""
-        mapping = {"error": orjson.dumps(problem)}
+        mapping: dict[str, bytes | str] = {"error": orjson.dumps(problem)}
         if final:
             mapping.update(status="failed", finished=now_iso())
         else:

@@ -100,7 +100,7 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     seat_totals[seat]["battles_defended_won"] += int(not won)
             battle = None
     over = state is not None and state["step"] == OVER
-    result = state["result"] if over else None
+    result = state["result"] if over and state is not None else None
     vp_by_source: dict[str, int] = {}
     seat_counters: list[dict[str, dict[str, int]]] = []
     for seat in range(seats):

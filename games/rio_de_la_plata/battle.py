@@ -128,8 +128,8 @@ def next_battle_event(s: State) -> Event | None:
         from games.rio_de_la_plata.rules import draw
 
         rng = draw(s)
-        count, sides = s.board.dice
-        return ev("dice_rolled", purpose="cannon", dice=[rng.randint(1, sides) for _ in range(count)])
+        dice, sides = s.board.dice
+        return ev("dice_rolled", purpose="cannon", dice=[rng.randint(1, sides) for _ in range(dice)])
     if stage == "over":
         return ev("fighting_ended")
     if stage == "end":

@@ -977,7 +977,7 @@ def city_placements(s: State, seat: int, left: int) -> list[Command]:
     """RIO-CITY-3 .. RIO-CITY-10, RIO-RL-3 .. RIO-RL-6."""
     board = s.board
     p = s["p"][seat]
-    out = []
+    out: list[Command] = []
     candidates = set(board.start_zone)  # RIO-CITY-3: the start zone, own huts and their neighbours
     for key, cell in s["city"].items():
         if cell["own"] == seat and cell["b"] in ("hut", "house"):

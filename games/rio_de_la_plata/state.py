@@ -39,7 +39,7 @@ class State(dict):
 
     board: Board
 
-    def copy(self) -> State:  # type: ignore[override]
+    def copy(self) -> State:
         new = State(orjson.loads(orjson.dumps(self)))
         new.board = self.board
         return new
