@@ -10,6 +10,13 @@ def _cell(value: Any) -> str:
     return f"({value[0]}, {value[1]})" if isinstance(value, list) else str(value)
 
 
+def _terms(offer: dict[str, Any]) -> str:
+    def side(items: dict[str, int]) -> str:
+        return ", ".join(f"{n} {item.replace('_', ' ')}" for item, n in sorted(items.items())) or "nothing"
+
+    return f"gives {side(offer.get('give') or {})} for {side(offer.get('get') or {})}"
+
+
 def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
     kind = event.get("type")
     seat = event.get("seat")
@@ -30,6 +37,18 @@ def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
         return f"{who} places on the {space}."
     if kind == "bought":
         return f"{who} buys 1 {event['good']} for {event['price']} silver."
+    if kind == "offer_opened":
+        return f"{who} starts writing a trade offer to seat {event['to']}."
+    if kind == "offer_added":
+        what = event["item"].replace("_", " ")
+        return f"{who} adds 1 {what} to what {'he gives' if event['side'] == 'give' else 'he asks for'}."
+    if kind == "offer_sent":
+        offer = (before or {}).get("offer") or {}
+        return f"{who} offers a trade to seat {offer.get('to')}: {_terms(offer)}."
+    if kind == "offer_accepted":
+        return f"{who} accepts the trade offer."
+    if kind == "offer_declined":
+        return f"{who} declines the trade offer."
     if kind == "launched":
         return f"{who} orders the ship's launch."
     if kind == "turn_ended":

@@ -6,7 +6,8 @@ by its random generator). It leaves the characters alone: their costs are board 
 not carry, and a random player who claims one he cannot pay for loses 5 VP. It fills major buildings
 for their VP, pairs people on free cells to build huts and turns its huts into houses, uses buildings
 and the ship, and in a battle attacks the nearest buildings and fires the cannons at the number of
-attackers that maximises the expected hits.
+attackers that maximises the expected hits. It never proposes a trade, and accepts an offer only
+when what it receives is worth more than what it gives (``WORTH``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ def _cell(value: Any) -> str:
 def _two_dice_at_least(target: int) -> float:
     hits = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= target)
     return hits / 36
+
+
+#: rough worth of one unit of each tradable thing, in silver, for judging a trade offer
+WORTH = {"silver": 1.0, "stone": 1.5, "wood": 1.5, "luxury": 2.5}
+
+
+def _worth(items: Mapping[str, int]) -> float:
+    return sum(WORTH.get(item, 5.0) * count for item, count in items.items())
 
 
 class HeuristicBot:
@@ -58,6 +67,13 @@ class HeuristicBot:
             return 3 if m["give"] is not None else 0
         if kind in ("launch", "buy"):
             return -10
+        if kind in ("offer_open", "offer_add", "offer_send"):
+            return -50  # it never proposes: a proposal that lapses is a wasted command
+        if kind == "offer_accept":  # an offer it gains by (a random player's gift, say)
+            offer = v["offer"]
+            return 50 if _worth(offer["give"]) > _worth(offer["get"]) else -50
+        if kind == "offer_decline":
+            return 0
         if kind == "fire":
             bonus = 1 if v["chars"]["artillerist"]["owner"] == seat else 0
             return m["k"] * _two_dice_at_least(m["k"] + 6 - bonus)

@@ -21,6 +21,14 @@ from typing import Any
 from games.base import CommandError
 from games.rio_de_la_plata.board import Edge, load_board
 from games.rio_de_la_plata.state import State, make_state
+from games.rio_de_la_plata.trade import (
+    FREE_COMMANDS,
+    TRADE_EVENT_OF,
+    TRADE_HANDLERS,
+    free_moves,
+    lapses,
+    trade_event,
+)
 
 Event = dict[str, Any]
 Command = dict[str, Any]
@@ -237,6 +245,7 @@ def new_state(config: dict[str, Any]) -> State:
         "battle": None,
         "roll": None,
         "result": None,
+        "offer": None,
     }
     return make_state(data, board)
 
@@ -448,11 +457,13 @@ def evolve(s: State | None, e: Event) -> State:
         return new_state(e["config"])
     assert s is not None
     s = s.copy()
-    handler = HANDLERS.get(kind)
+    handler = HANDLERS.get(kind) or TRADE_HANDLERS.get(kind)
     if handler is None:
         from games.rio_de_la_plata.battle import BATTLE_HANDLERS
 
         handler = BATTLE_HANDLERS[kind]
+    if s.get("offer") is not None and lapses(kind):
+        s["offer"] = None  # RIO-RL-27: any other command makes an open offer lapse
     handler(s, e)
     return s
 
@@ -927,6 +938,18 @@ HANDLERS = {
 
 
 def awaiting(s: State | None) -> list[int]:
+    """The seats whose decision is pending: the one the rules wait for and, while a trade offer is
+    open, its recipient's answer first (RIO-RL-27: the offer does not change whose decision is
+    pending; it adds one)."""
+    pending = pending_decision(s)
+    offer = s.get("offer") if pending else None
+    if offer is not None and offer["sent"]:
+        return [offer["to"]] + [seat for seat in pending if seat != offer["to"]]
+    return pending
+
+
+def pending_decision(s: State | None) -> list[int]:
+    """The seat whose (non-free) decision the rules wait for, or nobody (automatic step, game over)."""
     if s is None or s["step"] == OVER or next_automatic(s) is not None:
         return []
     if s["due"]:
@@ -946,23 +969,25 @@ def buy_price(s: State, seat: int) -> int:
 
 
 def legal_moves(s: State | None, seat: int) -> list[Command]:
-    if s is None or seat not in awaiting(s):
+    """Every command ``seat`` may issue now: the pending decision's moves if it is his, then the
+    free commands (purchases and trades, RIO-RL-27) open to every player while the game awaits
+    anybody."""
+    pending = pending_decision(s)
+    if s is None or not pending or not isinstance(seat, int) or not 0 <= seat < s["n"]:
         return []
-    if s["due"]:
-        return due_moves(s, s["due"][0])
     moves: list[Command] = []
-    if s["step"] == A:
-        moves = placement_moves(s, seat)
-    elif s["step"] == B:
-        moves = action_moves(s, seat)
-    elif s["step"] == BATTLE:
-        from games.rio_de_la_plata.battle import battle_moves
+    if seat in pending:
+        if s["due"]:
+            moves = due_moves(s, s["due"][0])
+        elif s["step"] == A:
+            moves = placement_moves(s, seat)
+        elif s["step"] == B:
+            moves = action_moves(s, seat)
+        elif s["step"] == BATTLE:
+            from games.rio_de_la_plata.battle import battle_moves
 
-        return battle_moves(s, seat)
-    price = buy_price(s, seat)
-    if s["p"][seat]["silver"] >= price:
-        moves += [{"type": "buy", "good": good} for good in s.board.buyable]
-    return moves
+            moves = battle_moves(s, seat)
+    return moves + free_moves(s, seat)
 
 
 def due_moves(s: State, due: dict[str, Any]) -> list[Command]:
@@ -1207,11 +1232,13 @@ def command_events(s: State, seat: Any, command: Any) -> list[Event]:
         raise CommandError("INVALID_SEAT", "No such seat.")
     if s["step"] == OVER:
         raise CommandError("GAME_OVER", "The game is over.")
-    if seat not in awaiting(s):
-        raise CommandError("NOT_YOUR_TURN", "No decision is awaited from this seat now.")
     if command not in legal_moves(s, seat):
+        if seat not in awaiting(s) and command["type"] not in FREE_COMMANDS:
+            raise CommandError("NOT_YOUR_TURN", "No decision is awaited from this seat now.")
         raise CommandError("ILLEGAL_MOVE", f"The rules do not allow {command!r} now.")
     kind = command.pop("type")
+    if kind in TRADE_EVENT_OF:
+        return [trade_event(s, seat, kind, command)]
     if kind in EVENT_OF:
         event = ev(EVENT_OF[kind], seat=seat, **command)
         if kind == "buy":

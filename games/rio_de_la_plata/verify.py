@@ -12,8 +12,9 @@ from games.base import CommandError, ConfigError, LogError
 from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
 from games.rio_de_la_plata.config import configure
 from games.rio_de_la_plata.rules import EVENT_OF, command_events, evolve, next_automatic
+from games.rio_de_la_plata.trade import TRADE_EVENT_OF
 
-COMMAND_OF = {event: command for command, event in {**EVENT_OF, **BATTLE_EVENT_OF}.items()}
+COMMAND_OF = {event: command for command, event in {**EVENT_OF, **BATTLE_EVENT_OF, **TRADE_EVENT_OF}.items()}
 
 
 def command_of(event: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:

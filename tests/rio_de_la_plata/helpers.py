@@ -84,3 +84,11 @@ def at_turn(state: State, seat: int) -> State:
     state["order"] = order
     state["turn"] = 0
     return state
+
+
+def rule_moves(state: State, seat: int) -> list[dict]:
+    """The seat's legal moves without the free commands (purchases and trades, RIO-RL-27), which
+    every player has whenever the game awaits anybody."""
+    from games.rio_de_la_plata.trade import FREE_COMMANDS
+
+    return [m for m in GAME.legal_moves(state, seat) if m["type"] not in FREE_COMMANDS]

@@ -6,7 +6,7 @@ from games.rio_de_la_plata import GAME
 from games.rio_de_la_plata.battle import _share, destinations, retreat_index
 from games.rio_de_la_plata.rules import ev, evolve, next_automatic
 
-from .helpers import new_game, play, set_cell
+from .helpers import new_game, play, rule_moves, set_cell
 
 ATTACKER, YELLOW, GREEN = 0, 1, 2
 
@@ -85,11 +85,11 @@ def test_battle_8_wall_1_rl_69_entry_edges_without_walls():
     """RIO-BATTLE-8, RIO-WALL-1, RIO-RL-69: attackers go on outer edges without a wall, one at a time;
     all attackers on one edge form one stack."""
     state, _ = started(base())
-    edges = {m["edge"] for m in GAME.legal_moves(state, ATTACKER)}
+    edges = {m["edge"] for m in rule_moves(state, ATTACKER)}
     assert len(edges) == len(state.board.wall_slots)
     state = state.copy()
     state["walls"] = ["0,0-1,0"]
-    edges = {m["edge"] for m in GAME.legal_moves(state, ATTACKER)}
+    edges = {m["edge"] for m in rule_moves(state, ATTACKER)}
     assert "0,0-1,0" not in edges and len(edges) == len(state.board.wall_slots) - 1
     for _ in range(2):
         state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
@@ -122,7 +122,7 @@ def test_battle_9_battle_10_battle_11_ex_9_rl_36_cannons():
     for _ in range(4):
         state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
     assert state["battle"]["stage"] == "cannon" and GAME.awaiting(state) == [GREEN]
-    assert [m["k"] for m in GAME.legal_moves(state, GREEN)] == [1, 2, 3, 4]
+    assert [m["k"] for m in rule_moves(state, GREEN)] == [1, 2, 3, 4]
     state = evolve(state, ev("fired", seat=GREEN, k=3))
     state = evolve(state, ev("dice_rolled", purpose="cannon", dice=[4, 4]))
     assert state["battle"]["stage"] == "cannon_remove"
@@ -156,17 +156,17 @@ def test_battle_12_battle_13_battle_15_rl_37_rl_70_defenders():
     for _ in range(4):
         state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
     assert state["battle"]["stage"] == "defend" and GAME.awaiting(state) == [YELLOW]
-    cells = [m["cell"] for m in GAME.legal_moves(state, YELLOW) if m["type"] == "defend"]
+    cells = [m["cell"] for m in rule_moves(state, YELLOW) if m["type"] == "defend"]
     assert cells == [[4, 2], [5, 2]]
     for _ in range(3):
         state = play(state, YELLOW, {"type": "defend", "cell": [4, 2]})
     assert state["p"][YELLOW]["silver"] == 9  # two free, the first recruit 1 silver
-    assert [m["cell"] for m in GAME.legal_moves(state, YELLOW) if m["type"] == "defend"] == [[5, 2]]
+    assert [m["cell"] for m in rule_moves(state, YELLOW) if m["type"] == "defend"] == [[5, 2]]
     state = play(state, YELLOW, {"type": "defend", "cell": [5, 2]})
     assert state["p"][YELLOW]["silver"] == 7
     state = play(state, YELLOW, {"type": "pass"})
     assert GAME.awaiting(state) == [GREEN]
-    cells = [m["cell"] for m in GAME.legal_moves(state, GREEN) if m["type"] == "defend"]
+    cells = [m["cell"] for m in rule_moves(state, GREEN) if m["type"] == "defend"]
     assert cells == [[6, 2]]  # the barracks holds yellow: one colour per cell
 
 
@@ -180,7 +180,7 @@ def test_battle_14_rl_67_rl_58_captain_defenders_anywhere():
     for _ in range(4):
         state = play(state, ATTACKER, {"type": "place_attacker", "edge": "1,0-2,0"})
     assert state["battle"]["free_left"] == 3
-    assert [m["cell"] for m in GAME.legal_moves(state, YELLOW) if m["type"] == "defend"] == [[4, 2]]
+    assert [m["cell"] for m in rule_moves(state, YELLOW) if m["type"] == "defend"] == [[4, 2]]
     state = base()
     set_cell(state, (4, 2), b="quarry", pool="quarry/carpenter")
     state["chars"]["captain"] = {"owner": YELLOW, "from": 1581}  # acquired this year: not yet
@@ -201,7 +201,7 @@ def test_battle_21_ex_10_rl_69_split_stacks():
     state = play(state, YELLOW, {"type": "pass"})
     state = play(state, GREEN, {"type": "pass"})
     assert state["battle"]["stage"] == "split"
-    sizes = {m["size"] for m in GAME.legal_moves(state, ATTACKER) if m["edge"] == "1,0-2,0"}
+    sizes = {m["size"] for m in rule_moves(state, ATTACKER) if m["edge"] == "1,0-2,0"}
     assert sizes == {1, 2, 3}
     for edge, size in (("1,0-2,0", 2), ("1,0-2,0", 1), ("1,0-2,0", 1), ("3,0-4,0", 1), ("3,0-4,0", 1)):
         state = play(state, ATTACKER, {"type": "split", "edge": edge, "size": size})
@@ -327,7 +327,7 @@ def test_battle_25_battle_26_battle_20_merging_one_colour():
         {"1": ("a", [-1], "2,1"), "2": ("d", [YELLOW], "5,5"), "3": ("d", [YELLOW], "5,6")},
     )
     state = play(state, ATTACKER, {"type": "pass"})
-    assert {"type": "move", "group": "2", "to": [5, 6]} in GAME.legal_moves(state, YELLOW)
+    assert {"type": "move", "group": "2", "to": [5, 6]} in rule_moves(state, YELLOW)
     state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
     groups = [g for g in state["battle"]["groups"].values() if g["side"] == "d"]
     assert [g["stack"] for g in groups] == [[YELLOW, YELLOW]] and groups[0]["moved"]
@@ -367,7 +367,7 @@ def test_battle_40_rl_65_rl_51_withdrawal_and_cleanup():
     state = evolve(state, next_automatic(state))
     assert GAME.awaiting(state) == [ATTACKER]
     state = play(state, ATTACKER, {"type": "pass"})
-    assert {"type": "withdraw", "cell": [9, 9], "count": 1} in GAME.legal_moves(state, YELLOW)
+    assert {"type": "withdraw", "cell": [9, 9], "count": 1} in rule_moves(state, YELLOW)
     state = play(state, YELLOW, {"type": "pass"})
     state = play(state, GREEN, {"type": "withdraw", "cell": [3, 3], "count": 1})
     state = play(state, GREEN, {"type": "pass"})

@@ -15,11 +15,12 @@ from games.rio_de_la_plata.rules import (
     winners,
 )
 
-from .helpers import at_turn, new_game, play, random_game, set_cell
+from .helpers import at_turn, new_game, play, random_game, rule_moves, set_cell
 
 
 def moves(state, seat):
-    return GAME.legal_moves(state, seat)
+    """The seat's moves for the pending decision (free commands, RIO-RL-27, left out)."""
+    return rule_moves(state, seat)
 
 
 def phase_b(state, seat):
@@ -319,7 +320,7 @@ def test_trade_2_trade_3_rl_27_purchases():
     seat = state["order"][0]
     state = state.copy()
     state["p"][seat]["silver"] = 10
-    buys = [m for m in moves(state, seat) if m["type"] == "buy"]
+    buys = [m for m in GAME.legal_moves(state, seat) if m["type"] == "buy"]
     assert buys == [{"type": "buy", "good": "stone"}, {"type": "buy", "good": "wood"}]
     for _ in range(3):
         state = play(state, seat, {"type": "buy", "good": "stone"})

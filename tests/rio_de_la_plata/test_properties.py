@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from games.base import CommandError, fold
 from games.rio_de_la_plata import GAME
 from games.rio_de_la_plata.rules import evolve
+from games.rio_de_la_plata.trade import FREE_COMMANDS
 
 from .helpers import new_game, people_of
 
@@ -41,32 +42,57 @@ def _check_conservation(state) -> None:
     assert len(owners) + len(state["spots"]) <= 12
 
 
+def _accepts(state, seat, command) -> bool:
+    try:
+        GAME.decide(state, seat, command)
+    except CommandError:
+        return False
+    return True
+
+
+def _check_decide_accepts_exactly_the_legal_moves(state, seat, moves, rng) -> None:
+    """Listed moves are accepted; variants of them (each field replaced by a value another listed
+    move of that type uses, or a nonsense value) are accepted exactly when they are listed too."""
+    for move in rng.sample(moves, min(5, len(moves))):
+        assert _accepts(state, seat, move), move
+    values: dict[str, list] = {}
+    for move in moves:
+        for key, value in move.items():
+            if value not in values.setdefault(key, []):
+                values[key].append(value)
+    for move in rng.sample(moves, min(4, len(moves))):
+        for key in move:
+            options = values[key] + ([[99, 99]] if key == "cell" else ["_x"])
+            variant = dict(move, **{key: rng.choice(options)})
+            assert _accepts(state, seat, variant) == (variant in moves), variant
+
+
 def _run(players: int, seed: int) -> None:
     state, log = new_game(players, seed)
     rng = random.Random(seed)
     steps = 0
     while not GAME.is_over(state):
         awaited = GAME.awaiting(state)
-        assert len(awaited) == 1
-        seat = awaited[0]
+        assert 1 <= len(awaited) <= 2 and len(set(awaited)) == len(awaited)
+        offer = state["offer"]
+        assert len(awaited) == 1 or (offer and offer["sent"] and awaited[0] == offer["to"])
+        seat = rng.choice(awaited)
         moves = GAME.legal_moves(state, seat)
         assert moves, "a player is awaited but has no legal move"
         assert len(moves) <= 400, f"legal_moves stays small ({len(moves)})"
         for other in range(players):
-            if other != seat:
-                assert GAME.legal_moves(state, other) == []
+            if other not in awaited:  # RIO-RL-27: only free commands for a seat nobody waits for
+                assert {m["type"] for m in GAME.legal_moves(state, other)} <= set(FREE_COMMANDS)
                 with pytest.raises(CommandError):
-                    GAME.decide(state, other, moves[0])
+                    GAME.decide(state, other, {"type": "end_turn"})
         if steps % 25 == 0:  # legal_moves == the set decide accepts (sampled)
-            for move in rng.sample(moves, min(5, len(moves))):
-                GAME.decide(state, seat, move)
+            _check_decide_accepts_exactly_the_legal_moves(state, seat, moves, rng)
             bogus = dict(moves[0], type=moves[0]["type"] + "_x")
             with pytest.raises(CommandError):
                 GAME.decide(state, seat, bogus)
-            if "cell" in moves[0]:
-                far = dict(moves[0], cell=[99, 99])
-                with pytest.raises(CommandError):
-                    GAME.decide(state, seat, far)
+        if rng.random() < 0.03:  # now and then a seat nobody waits for buys or trades
+            seat = rng.randrange(players)
+            moves = GAME.legal_moves(state, seat)
         events = GAME.decide(state, seat, rng.choice(moves))
         for event in events:
             state = evolve(state, event)
@@ -94,5 +120,6 @@ def _run(players: int, seed: int) -> None:
 def test_random_games_play_to_the_end(players, seed):
     """RIO-ROUND-1, RIO-ROUND-3, RIO-END-1: random legal games of 3, 4 and 5 players end after 20
     rounds; fold == live state; JSON round trip; verify_log accepts the log; people, tiles,
-    sections and characters are conserved at every event; legal_moves is what decide accepts."""
+    sections and characters are conserved at every event; legal_moves is what decide accepts, free
+    commands (RIO-RL-27: purchases and trades, from any seat) included."""
     _run(players, seed)

@@ -57,7 +57,8 @@ def test_place_1_at_most_five_people_per_round():
     seat = GAME.awaiting(state)[0]
     for _ in range(5):
         state = play(state, seat, {"type": "place", "space": "field"})
-    assert [m["type"] for m in moves(state, seat)] == ["end_turn", "buy", "buy"]
+    types = [m["type"] for m in moves(state, seat)]
+    assert types == ["end_turn", "buy", "buy"] + ["offer_open"] * 2
     state = play(state, seat, {"type": "end_turn"})
     assert GAME.awaiting(state) == [state["order"][1]]
 
