@@ -1,53 +1,19 @@
-"""Plain-text rendering of a Condottiere view for the terminal.
+"""The terminal's text of a game: each game's ``games.base.TextHooks`` (its board, moves and events
+as text, in the game's own package), or a generic rendering (JSON) for a game without them.
 
-Everything here is a pure function of a view (the API's seat or spectator view, see
-docs/condottiere-protocol.md), so it is tested on constructed views and shows exactly what the
-viewer may see: nothing else is available to it.
+The client learns the game's name from the game's summary (``GET /v1/games/{id}``) and never
+branches on it: everything game-specific comes through :func:`text_for`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-# The board read north to south, west to east, so the grid looks like the map (MAP-1).
-MAP_ROWS = [
-    ["Torino", "Milano", "Venezia"],
-    ["Genova", "Mantova", "Ferrara"],
-    ["Parma", "Modena", "Bologna"],
-    ["Lucca", "Firenze", "Urbino"],
-    ["Siena", "Spoleto", "Ancona"],
-    ["Roma", "Napoli"],
-]
-
-CARD_NAMES = {
-    "m1": "1",
-    "m2": "2",
-    "m3": "3",
-    "m4": "4",
-    "m5": "5",
-    "m6": "6",
-    "m10": "10",
-    "winter": "Winter",
-    "spring": "Spring",
-    "bishop": "Bishop",
-    "courtesan": "Courtesan",
-    "drummer": "Drummer",
-    "heroine": "Heroine",
-    "scarecrow": "Scarecrow",
-    "surrender": "Surrender",
-}
-_CARD_ORDER = list(CARD_NAMES)
-
-
-def card_name(card: str | None) -> str:
-    if card is None:
-        return "[face down]"
-    return CARD_NAMES.get(card, card)
-
-
-def sorted_cards(cards: Sequence[str]) -> list[str]:
-    return sorted(cards, key=lambda c: (_CARD_ORDER.index(c) if c in _CARD_ORDER else 99, c))
+from games import game_names, get_game
+from games.base import hook
 
 
 def seat_label(seat: int | None, names: Mapping[int, str] | None = None) -> str:
@@ -57,268 +23,66 @@ def seat_label(seat: int | None, names: Mapping[int, str] | None = None) -> str:
     return f"{seat} {name}" if name else f"seat {seat}"
 
 
-def describe_move(move: Mapping[str, Any]) -> str:
-    kind = move.get("type")
-    if kind == "place_token":
-        owner_note = " (capture)" if move.get("capture") else ""
-        return f"fight for {move.get('region')}{owner_note}"
-    if kind == "decline_token":
-        return "decline the token (your left neighbour chooses)"
-    if kind == "play":
-        text = f"play {card_name(move.get('card'))}"
-        if move.get("card") == "scarecrow":
-            back = move.get("take_back")
-            text += f", take back {card_name(back)}" if back else ", take nothing back"
-        if move.get("card") == "bishop" and "pope" in move:
-            pope = move.get("pope")
-            text += f", Pope to {pope}" if pope else ", Pope off the board"
-        return text
-    if kind == "pass":
-        return "pass and reveal your face-down card" if move.get("reveal") else "pass"
-    if kind == "discard_hand":
-        return "discard your whole hand" if move.get("discard") else "keep your hand"
-    if kind == "keep_cards":
-        cards = move.get("cards") or []
-        return "keep " + ", ".join(card_name(c) for c in cards) if cards else "keep no card"
-    return str(dict(move))
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(", ", ": "), sort_keys=True)
 
 
-def _line(player: Mapping[str, Any]) -> str:
-    slots = player.get("line") or []
-    if not slots:
-        return "(no cards)"
-    parts = []
-    for slot in slots:
-        name = card_name(slot.get("card"))
-        if slot.get("face_down") and slot.get("card") is not None:
-            name += " (face down)"
-        parts.append(name)
-    return " ".join(parts)
+def generic_render(view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+    awaiting = ", ".join(seat_label(s, names) for s in view.get("awaiting") or []) or "nobody"
+    shown = {k: v for k, v in view.items() if k != "legal_moves"}
+    return json.dumps(shown, indent=1, sort_keys=True) + f"\nWaiting for: {awaiting}."
 
 
-def render_view(
-    view: Mapping[str, Any], names: Mapping[int, str] | None = None, *, moves: bool = True
-) -> str:
-    """The whole table as text: header, map, battle lines, the viewer's hand and (``moves``) the
-    numbered legal moves."""
-    config = view.get("config") or {}
-    me = view.get("seat")
-    out: list[str] = []
-    options = [k for k, v in (config.get("options") or {}).items() if v]
-    header = f"Condottiere ({config.get('ruleset', '2006')} rules, {config.get('players', '?')} players"
-    header += f"; options: {', '.join(options)})" if options else ")"
-    out.append(header)
-    match = view.get("match")
-    if match:
-        out.append(
-            f"Match game {match.get('game_number')}, scores {match.get('scores')}, "
-            f"target {match.get('target')}"
-        )
-
-    # -- map
-    regions: Mapping[str, Any] = view.get("regions") or {}
-    battle = view.get("battle") or {}
-    pope = view.get("pope")
-    out.append("")
-    out.append("Map (owner seat in brackets; * battle, P Pope):")
-    listed = {r for row in MAP_ROWS for r in row}
-    rows = [list(row) for row in MAP_ROWS]
-    extra = [r for r in regions if r not in listed]
-    if extra:  # a map the display does not know yet: still show every region
-        rows.append(extra)
-    for row in rows:
-        cells = []
-        for region in row:
-            if region not in regions:
-                continue
-            owner = regions.get(region)
-            mark = "*" if battle.get("region") == region else " "
-            mark += "P" if pope == region else " "
-            owner_text = f"[{owner}]" if owner is not None else "[ ]"
-            cells.append(f"{mark}{region:<8}{owner_text:<4}")
-        out.append("  " + "  ".join(cells))
-
-    # -- status
-    out.append("")
-    phase = view.get("phase")
-    awaiting = view.get("awaiting") or []
-    status = f"Phase: {phase}. Condottiere token: {seat_label(view.get('condottiere'), names)}."
-    if config.get("ruleset", "2006") != "classic":
-        status += f" Pope: {pope or 'off the board'}."
-    out.append(status)
-    if phase == "battle" and battle:
-        if battle.get("final") or battle.get("region") is None:
-            where = "the final battle (no region)"
-        else:
-            where = f"the battle for {battle.get('region')}"
-            if battle.get("defender") is not None:
-                where += f", defended by {seat_label(battle.get('defender'), names)}"
-        turn = view.get("turn")
-        out.append(f"In {where}; to play: {seat_label(turn, names)}.")
-    elif awaiting:
-        out.append("Waiting for: " + ", ".join(seat_label(s, names) for s in awaiting) + ".")
-    last = view.get("last_battle")
-    if last:
-        where = last.get("region") or "the final battle"
-        winner = last.get("winner")
-        strengths = last.get("strengths")
-        shown = ", ".join(str(v) for v in strengths) if isinstance(strengths, list) else ""
-        outcome = seat_label(winner, names) + " won" if winner is not None else "nobody won"
-        out.append(
-            f"Last battle: {where}, {outcome}"
-            f"{' (' + str(last.get('cause')) + ')' if last.get('cause') not in (None, 'all_passed') else ''}"
-            f"{'; strengths by seat ' + shown if shown else ''}."
-        )
-    out.append(f"Deck {view.get('deck_size', '?')} cards, discard pile {view.get('discard_size', '?')}.")
-
-    # -- players and battle lines
-    out.append("")
-    for player in view.get("players") or []:
-        seat = player.get("seat")
-        pointer = ">" if seat in awaiting else " "
-        who = seat_label(seat, names) + (" (you)" if seat == me else "")
-        flags = []
-        if player.get("passed"):
-            flags.append("passed")
-        if view.get("condottiere") == seat:
-            flags.append("token")
-        strength = player.get("strength", 0)
-        if seat == me and player.get("true_strength") not in (None, strength):
-            strength_text = f"{strength} shown, {player['true_strength']} true"
-        else:
-            strength_text = str(strength)
-        owned = player.get("regions") or []
-        out.append(
-            f"{pointer} {who:<20} hand {player.get('hand_size', 0):>2}  "
-            f"regions {len(owned)}{': ' + ', '.join(owned) if owned else ''}"
-            f"{'  [' + ', '.join(flags) + ']' if flags else ''}"
-        )
-        if phase == "battle" or player.get("line"):
-            out.append(f"      strength {strength_text:<16} line: {_line(player)}")
-
-    # -- result
-    if view.get("winners") is not None:
-        result = view.get("result") or {}
-        winners = view.get("winners") or []
-        if winners:
-            out.append("")
-            out.append(
-                "Game over. Winner: "
-                + ", ".join(seat_label(s, names) for s in winners)
-                + (f" ({result.get('reason')})" if result.get("reason") else "")
-                + "."
-            )
-        else:
-            out.append("")
-            out.append("Game over without a winner.")
-
-    # -- own hand and moves
-    if me is not None:
-        out.append("")
-        hand = view.get("hand") or []
-        out.append("Your hand: " + (" ".join(card_name(c) for c in sorted_cards(hand)) or "(empty)"))
-        legal = view.get("legal_moves") or []
-        if legal and moves:
-            out.append("Your moves:")
-            for number, move in enumerate(legal, 1):
-                out.append(f"  {number:>2}) {describe_move(move)}")
-        elif not legal and view.get("winners") is None:
-            out.append("Nothing to do: waiting for the others.")
-    return "\n".join(out)
+def generic_event(event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+    fields = {k: v for k, v in event.items() if k not in ("type", "v", "seat")}
+    who = f"{seat_label(event['seat'], names)}: " if "seat" in event else ""
+    return f"{who}{event.get('type')} {_compact(fields) if fields else ''}".rstrip()
 
 
-def _cards(cards: Sequence[str | None] | None) -> str:
-    if not cards:
-        return "nothing"
-    return ", ".join(card_name(c) for c in cards)
+def generic_move(move: Mapping[str, Any]) -> str:
+    return _compact(dict(move))
 
 
-def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
-    """One line for an event (as the viewer received it: hidden cards are already redacted)."""
-    kind = event.get("type")
-    who = seat_label(event.get("seat"), names) if "seat" in event else ""
-    if kind == "game_started":
-        return f"Game {event.get('game_number', 1)} starts."
-    if kind == "first_condottiere_chosen":
-        return f"{who} is the first Condottiere."
-    if kind == "deck_shuffled":
-        return f"The deck is shuffled ({event.get('reason')})."
-    if kind in ("cards_dealt", "cards_drawn"):
-        count = event.get("count", len(event.get("cards") or []))
-        verb = "is dealt" if kind == "cards_dealt" else "draws"
-        shown = f": {_cards(event['cards'])}" if event.get("cards") else ""
-        return f"{who} {verb} {count} cards{shown}."
-    if kind == "token_placed":
-        defender = event.get("defender")
-        extra = f" (defended by {seat_label(defender, names)})" if defender is not None else ""
-        return f"{who} places the Condottiere token on {event.get('region')}{extra}."
-    if kind == "token_declined":
-        return f"{who} declines the token; {seat_label(event.get('to'), names)} chooses."
-    if kind == "card_played":
-        card = "a card face down" if event.get("card") is None else card_name(event.get("card"))
-        if event.get("face_down") and event.get("card") is not None:
-            card += " (face down)"
-        return f"{who} plays {card}."
-    if kind == "card_taken_back":
-        card = card_name(event.get("card")) if event.get("card") else "a card"
-        return f"{who} takes {card} back."
-    if kind == "cards_discarded":
-        items = event.get("cards") or []
-        listed = ", ".join(f"{card_name(i.get('card'))} of {seat_label(i.get('seat'), names)}" for i in items)
-        return f"{str(event.get('cause', '')).capitalize()} discards {listed or 'nothing'}."
-    if kind == "pope_placed":
-        return f"{who} puts the Pope {'on ' + event['region'] if event.get('region') else 'off the board'}."
-    if kind == "cards_revealed":
-        return f"{who} reveals {_cards(event.get('cards'))}."
-    if kind == "passed":
-        return f"{who} passes{' (no cards)' if event.get('auto') else ''}."
-    if kind == "battle_ended":
-        strengths = event.get("strengths")
-        if isinstance(strengths, Mapping):
-            shown = ", ".join(f"{seat_label(int(s), names)}: {v}" for s, v in strengths.items())
-        elif isinstance(strengths, Sequence):
-            shown = ", ".join(f"{seat_label(s, names)}: {v}" for s, v in enumerate(strengths))
-        else:
-            shown = ""
-        where = event.get("region") or "the final battle"
-        winner = event.get("winner")
-        outcome = f"{seat_label(winner, names)} wins" if winner is not None else "nobody wins"
-        return f"Battle for {where} ends ({event.get('cause')}): {outcome}. Strengths: {shown}."
-    if kind == "region_won":
-        return f"{who} takes {event.get('region')}."
-    if kind == "token_passed":
-        return f"{who} receives the Condottiere token ({event.get('cause')})."
-    if kind == "battle_lines_discarded":
-        return "The battle lines are discarded."
-    if kind == "hand_discard_offered":
-        return (
-            "Hand discard asked of " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
-        )
-    if kind == "hand_discarded":
-        return f"{who} {'discards' if event.get('discard') else 'keeps'} the hand."
-    if kind == "round_ended":
-        return "The round ends."
-    if kind == "cards_kept":
-        kept = event.get("kept")
-        return f"{who} keeps {_cards(kept) if kept else str(event.get('kept_count', 'some')) + ' card(s)'}."
-    if kind == "final_battle_started":
-        return (
-            "Final battle between " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
-        )
-    if kind == "game_won":
-        winners = event.get("winners") or []
-        if event.get("reason") == "stalled":
-            return "The game ends without a winner: ten battles in a row saw no card played."
-        if not winners:
-            return "The game ends without a winner."
-        return (
-            "Game won by " + ", ".join(seat_label(s, names) for s in winners) + f" ({event.get('reason')})."
-        )
-    if kind == "game_scored":
-        return f"Scores: {event.get('scores')} (gained {event.get('gained')})."
-    if kind == "match_won":
-        if not event.get("winners"):
-            return "The match ends without a winner."
-        return "Match won by " + ", ".join(seat_label(s, names) for s in event.get("winners") or []) + "."
-    fields = {k: v for k, v in event.items() if k not in ("type", "v")}
-    return f"{kind}: {fields}"
+@dataclass(frozen=True)
+class GameText:
+    """One game's text functions (its hooks, or the generic ones)."""
+
+    name: str
+    render: Any
+    event: Any
+    move: Any
+    menu: Any
+
+    def render_text(self, view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+        return self.render(view, names)
+
+    def describe_event(self, event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+        return self.event(event, names)
+
+    def describe_move(self, move: Mapping[str, Any]) -> str:
+        return self.move(move)
+
+    def move_menu(
+        self, moves: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        if self.menu is None:
+            return [{"label": self.move(m), "move": dict(m)} for m in moves]
+        return self.menu(moves, view)
+
+
+def text_for(game_name: str | None) -> GameText:
+    """The text functions of ``game_name`` (a name this client does not know: the generic ones, so a
+    newer server's game can still be played, as JSON)."""
+    game = get_game(game_name) if game_name in game_names() else None
+
+    def pick(name: str, fallback: Any) -> Any:
+        found = hook(game, name) if game is not None else None
+        return found if found is not None else fallback
+
+    return GameText(
+        name=str(game_name),
+        render=pick("render_text", generic_render),
+        event=pick("describe_event", generic_event),
+        move=pick("describe_move", generic_move),
+        menu=pick("move_menu", None),
+    )

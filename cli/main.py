@@ -6,7 +6,8 @@
     condottiere play GAME --token TOKEN                  # play (or resume) a seat
     condottiere watch GAME                               # follow a game live (SSE)
     condottiere show GAME | list
-    condottiere simulate --games 200 [--http [--server-bots]]
+    condottiere play --game rio_de_la_plata --players 4    # Rio de la Plata against three bots
+    condottiere simulate --games 200 [--game rio_de_la_plata] [--http [--server-bots]]
     condottiere export GAME -o game.json | import game.json
 
 The server is ``--server`` or ``$CONDOTTIERE_SERVER`` (default http://127.0.0.1:8000).
@@ -23,9 +24,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from cli.client import ApiClient, ApiError, default_server
-from cli.display import card_name, describe_event, describe_move, render_view
+from cli.display import GameText, text_for
 
-GAME = "condottiere"
+DEFAULT_GAME = "condottiere"
 BOT_PATIENCE_SECONDS = 30.0
 
 
@@ -33,8 +34,23 @@ BOT_PATIENCE_SECONDS = 30.0
 
 
 def _add_config_flags(parser: argparse.ArgumentParser, players_default: int | None = 4) -> None:
-    parser.add_argument("--players", type=int, default=players_default, help="2 to 6 (default %(default)s)")
-    parser.add_argument("--ruleset", choices=["2006", "classic"], default="2006")
+    parser.add_argument(
+        "--game",
+        dest="game_name",
+        default=DEFAULT_GAME,
+        help="the game to create (default %(default)s; e.g. rio_de_la_plata)",
+    )
+    parser.add_argument("--players", type=int, default=players_default, help="seats (default %(default)s)")
+    parser.add_argument(
+        "--config",
+        metavar="JSON",
+        type=json.loads,
+        help="more configuration as a JSON object, e.g. '{\"board\": {...}}' (the game validates it)",
+    )
+    # Condottiere's options, as flags (other games take theirs through --config).
+    parser.add_argument(
+        "--ruleset", choices=["2006", "classic"], help="Condottiere: 2006 (default) or classic"
+    )
     parser.add_argument("--draw-after-battle", action="store_true", help="OPT-DRAW (2006 only)")
     parser.add_argument("--points", type=int, metavar="TARGET", help="play a match for points (OPT-POINTS)")
     parser.add_argument("--bigger-kingdoms", action="store_true", help="OPT-BIG")
@@ -55,11 +71,17 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         options["capturing"] = True
     if args.hidden_cards:
         options["hidden_cards"] = True
-    config: dict[str, Any] = {"ruleset": args.ruleset, "players": args.players}
+    config: dict[str, Any] = {"players": args.players}
+    if args.ruleset is not None:
+        config["ruleset"] = args.ruleset
     if options:
         config["options"] = options
     if args.seed is not None:
         config["seed"] = args.seed
+    if args.config is not None:
+        if not isinstance(args.config, dict):
+            raise ValueError("--config must be a JSON object")
+        config.update(args.config)
     return config
 
 
@@ -85,27 +107,6 @@ def seat_names(summary: Mapping[str, Any]) -> dict[int, str]:
     return {s["seat"]: s["name"] for s in summary.get("seats") or [] if s.get("name")}
 
 
-def group_moves(moves: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
-    """Legal moves grouped so a card with sub-choices (the Bishop's Pope region, the Scarecrow's
-    take-back) is one entry of the first menu, its variants a second menu; order is kept."""
-    groups: dict[tuple, list[Mapping[str, Any]]] = {}
-    for move in moves:
-        if move.get("type") == "play" and ("pope" in move or "take_back" in move):
-            key = ("play", move.get("card"))
-        else:
-            key = ("single", len(groups))
-        groups.setdefault(key, []).append(move)
-    return list(groups.values())
-
-
-def _group_label(group: list[Mapping[str, Any]]) -> str:
-    if len(group) == 1:
-        return describe_move(group[0])
-    card = group[0].get("card")
-    then = "where the Pope goes" if card == "bishop" else "what to take back"
-    return f"play {card_name(card)} (then choose {then})"
-
-
 def _prompt_number(count: int, prompt: str, read_line: Callable[[], str], out: TextIO) -> int | None:
     while True:
         out.write(f"{prompt} [1-{count}] (q to quit): ")
@@ -121,22 +122,27 @@ def _prompt_number(count: int, prompt: str, read_line: Callable[[], str], out: T
         out.write(f"Please type a number from 1 to {count}.\n")
 
 
-def ask_move(view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO) -> dict[str, Any] | None:
-    """Prompt until a valid move; None when the input ends or the player quits."""
-    groups = group_moves(list(view.get("legal_moves") or []))
+def ask_move(
+    view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO, text: GameText
+) -> dict[str, Any] | None:
+    """Prompt until a valid move; None when the input ends or the player quits. The menu is the
+    game's (``TextHooks.move_menu``): a move with many variants is one entry and a second question."""
+    menu = text.move_menu(list(view.get("legal_moves") or []), view)
     out.write("Your moves:\n")
-    for number, group in enumerate(groups, 1):
-        out.write(f"  {number:>2}) {_group_label(group)}\n")
-    choice = _prompt_number(len(groups), "Your move", read_line, out)
+    for number, entry in enumerate(menu, 1):
+        out.write(f"  {number:>2}) {entry['label']}\n")
+    choice = _prompt_number(len(menu), "Your move", read_line, out)
     if choice is None:
         return None
-    group = groups[choice]
-    if len(group) == 1:
-        return dict(group[0])
-    for number, move in enumerate(group, 1):
-        out.write(f"  {number:>2}) {describe_move(move)}\n")
-    variant = _prompt_number(len(group), "Which one", read_line, out)
-    return None if variant is None else dict(group[variant])
+    entry = menu[choice]
+    if "options" not in entry:
+        return dict(entry["move"])
+    if entry.get("prompt"):
+        out.write(f"{entry['prompt']}?\n")
+    for number, option in enumerate(entry["options"], 1):
+        out.write(f"  {number:>2}) {option['label']}\n")
+    variant = _prompt_number(len(entry["options"]), "Which one", read_line, out)
+    return None if variant is None else dict(entry["options"][variant]["move"])
 
 
 def play_loop(
@@ -154,6 +160,8 @@ def play_loop(
     from bots import choose_move, only_move
 
     summary = client.game(game_id)
+    game_name = summary.get("game")
+    text = text_for(game_name)
     names = seat_names(summary)
     bot_seats = {s["seat"] for s in summary.get("seats") or [] if s.get("bot")}
     warned = False
@@ -171,25 +179,27 @@ def play_loop(
             bot_seats = {s["seat"] for s in summary.get("seats") or [] if s.get("bot")}
         if not quiet and current["version"] > seen:
             for item in client.all_events(game_id, token, after=seen):
-                out.write("  " + describe_event(item["event"], names) + "\n")
+                out.write("  " + text.describe_event(item["event"], names) + "\n")
                 seen = max(seen, item["version"])  # may run past the view's version: bots are fast
         seen = max(seen, current["version"])
         me = current["seat"]
         if current["status"] == "finished":
-            out.write("\n" + render_view(view, names) + "\n")
+            out.write("\n" + text.render_text(view, names) + "\n")
             return 0
         if me in (view.get("awaiting") or []):
-            out.write("\n" + render_view(view, names, moves=bool(auto)) + "\n")
+            out.write("\n" + text.render_text(view, names) + "\n")
             forced = only_move(view)
             if auto:
-                move = choose_move(GAME, auto, view, rng)
+                move = choose_move(game_name, auto, view, rng)
+                if not quiet:
+                    out.write(f"{auto} bot plays: {text.describe_move(move)}\n")
             elif forced is not None:
                 # RL-12: the hand discard asks every seat holding cards; one that may only keep
                 # need not be asked (nor any seat with a single legal move).
                 move = forced
-                out.write(f"Only one move is possible: {describe_move(move)} (answered for you)\n")
+                out.write(f"Only one move is possible: {text.describe_move(move)} (answered for you)\n")
             else:
-                move = ask_move(view, read_line, out)
+                move = ask_move(view, read_line, out, text)
                 if move is None:
                     out.write(
                         f"\nLeaving the game. Resume with: condottiere play {game_id} --token {token}\n"
@@ -235,12 +245,13 @@ def _next_view(views, patience: float | None = None) -> dict[str, Any] | None:
 def cmd_new(args, client: ApiClient, out: TextIO) -> int:
     config = config_from_args(args)
     bots = parse_bots(args.bots, args.players, first_free=0 if args.all_bots else 1)
-    summary = client.create_game(config, bots=bots)
+    summary = client.create_game(config, game=args.game_name, bots=bots)
     out.write(f"{summary['id']}\n")
     if not args.quiet:
         out.write(
             f"Created {summary['title']} game {summary['id']} ({args.players} players, "
-            f"{args.ruleset} rules); bots: {bots or 'none'}; status {summary['status']}.\n"
+            f"config {json.dumps(summary.get('config'), sort_keys=True)}); bots: {bots or 'none'}; "
+            f"status {summary['status']}.\n"
             f"Join with: condottiere join {summary['id']} --name YOUR_NAME\n"
         )
     return 0
@@ -264,7 +275,7 @@ def cmd_play(args, client: ApiClient, out: TextIO, read_line: Callable[[], str])
     else:
         config = config_from_args(args)
         bots = parse_bots(args.bots or "heuristic", args.players, first_free=1)
-        summary = client.create_game(config, bots=bots)
+        summary = client.create_game(config, game=args.game_name, bots=bots)
         game_id = summary["id"]
         claim = client.claim_seat(game_id, name=args.name, seat=0)
         token = claim["token"]
@@ -288,23 +299,28 @@ def cmd_play(args, client: ApiClient, out: TextIO, read_line: Callable[[], str])
 
 def cmd_watch(args, client: ApiClient, out: TextIO) -> int:
     summary = client.game(args.game)
+    text = text_for(summary.get("game"))
     names = seat_names(summary)
     last = args.after
+
+    def board() -> Mapping[str, Any]:
+        return client.view(args.game, args.token)["view"] or {}
+
     out.write(f"Watching {summary['title']} game {args.game} ({summary['status']}), from version {last}.\n")
     out.flush()
     while True:
         for item in client.stream(args.game, args.token, last_event_id=last):
             if item.event == "end":
                 if args.board:
-                    out.write(render_view(client.view(args.game, args.token)["view"] or {}, names) + "\n")
+                    out.write(text.render_text(board(), names) + "\n")
                 out.write(f"Game over at version {item.data.get('version')}.\n")
                 return 0
             if isinstance(item.data, Mapping) and "event" in item.data:
                 last = item.data.get("version", last)
-                out.write(f"{last:>5}  {describe_event(item.data['event'], names)}\n")
+                out.write(f"{last:>5}  {text.describe_event(item.data['event'], names)}\n")
                 out.flush()
                 if args.board and item.data["event"].get("type") == "battle_ended":
-                    out.write(render_view(client.view(args.game, args.token)["view"] or {}, names) + "\n")
+                    out.write(text.render_text(board(), names) + "\n")
 
 
 def cmd_show(args, client: ApiClient, out: TextIO) -> int:
@@ -325,7 +341,8 @@ def cmd_show(args, client: ApiClient, out: TextIO) -> int:
                 timing += f", {entry['timeouts']} timeout(s)"
         out.write(f"  seat {seat['seat']}: {seat.get('name') or '-'} ({kind}{timing})\n")
     if current.get("view"):
-        out.write("\n" + render_view(current["view"], seat_names(summary)) + "\n")
+        text = text_for(summary.get("game"))
+        out.write("\n" + text.render_text(current["view"], seat_names(summary)) + "\n")
     return 0
 
 
@@ -385,7 +402,7 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
     if args.http or args.server_bots:
         records = simulate_http(
             client.server,
-            GAME,
+            args.game_name,
             config,
             lineup,
             args.games,
@@ -397,7 +414,7 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
         )
     else:
         records = simulate(
-            GAME,
+            args.game_name,
             config,
             lineup,
             args.games,
@@ -411,7 +428,7 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
             from games import get_game
             from replays.export import export_log
 
-            game = get_game(GAME)
+            game = get_game(args.game_name)
             for record in records:
                 result = game.result(_fold(game, record.events))
                 doc = export_log(
@@ -426,7 +443,8 @@ def cmd_simulate(args, client: ApiClient | None, out: TextIO) -> int:
             out.write(f"{imported} games imported into the archive of {client.server}\n")
     elapsed = time.perf_counter() - started
     out.write(
-        f"{GAME}, {args.ruleset} rules, {len(lineup)} players, lineup {','.join(lineup)}"
+        f"{args.game_name}, config {json.dumps(config, sort_keys=True)}, {len(lineup)} players, "
+        f"lineup {','.join(lineup)}"
         f"{' (seats rotated)' if not args.no_rotate else ''}; {elapsed:.1f} s\n"
     )
     out.write(format_rates(win_rates(records), records, wall_seconds=elapsed) + "\n")
@@ -472,7 +490,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser = argparse.ArgumentParser(
         prog="condottiere",
-        description="Play Condottiere against bots, watch games and simulate bot matches.",
+        description=(
+            "Play the server's games (Condottiere, Rio de la Plata) against bots in the terminal, watch "
+            "games and simulate bot matches."
+        ),
         parents=[common],
     )
     sub = parser.add_subparsers(dest="command", required=True)

@@ -241,6 +241,32 @@ class WebHooks(Protocol):
 
 
 @runtime_checkable
+class TextHooks(Protocol):
+    """Optional hooks of the terminal client (cli/): a game's views, moves and events as plain text.
+    Pure functions of what the API sends the reader (a view already redacted for it), so a client
+    shows exactly what its seat may see. A game without them is shown generically (JSON)."""
+
+    def render_text(self, view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+        """The table a person reads: board, players' stocks, whose decision it is (no move list:
+        the client numbers the moves from :meth:`move_menu`)."""
+
+    def describe_event(self, event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+        """One line for an event as the reader received it."""
+
+    def describe_move(self, move: Mapping[str, Any]) -> str:
+        """A legal move as a short imperative phrase ("build a church on (3, 4)")."""
+
+    def move_menu(
+        self, moves: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """The legal moves as a short menu (``view``, when given, lends labels the table they
+        need): entries ``{"label", "move"}`` or, for a move with many variants (a cell among
+        fifty), ``{"label", "prompt", "options": [{"label", "move"}]}``, in the order of
+        ``moves``; every move appears exactly once (the shape of the web page module's
+        ``choices``)."""
+
+
+@runtime_checkable
 class ContractHooks(Protocol):
     """The optional hook through which a game publishes its part of the API contract (openapi.yaml),
     so that nothing outside ``games/<name>/`` describes its cards, regions or moves."""

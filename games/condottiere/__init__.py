@@ -101,3 +101,8 @@ GAME = Condottiere()
 from games.condottiere.stats import attach_archive_hooks  # noqa: E402  (needs GAME defined)
 
 attach_archive_hooks(GAME)
+
+# Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
+from games.condottiere.text import attach_text_hooks  # noqa: E402
+
+attach_text_hooks(GAME)

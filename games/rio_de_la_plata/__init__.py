@@ -85,3 +85,8 @@ GAME = RioDeLaPlata()
 from games.rio_de_la_plata.archive import attach_archive_hooks  # noqa: E402  (needs GAME defined)
 
 attach_archive_hooks(GAME)
+
+# Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
+from games.rio_de_la_plata.text import attach_text_hooks  # noqa: E402
+
+attach_text_hooks(GAME)

@@ -9,8 +9,9 @@ import json
 import threading
 
 from cli.client import ApiClient, parse_sse
-from cli.display import describe_event, describe_move, render_view
+from cli.display import text_for
 from cli.main import main, parse_bots
+from games.condottiere.text import describe_event, describe_move, render_view
 from tests.bots.views import make_view
 
 
@@ -332,7 +333,7 @@ def test_bis_2_sca_1_menu_groups_a_cards_sub_choices():
     view = make_view(hand=["bishop", "scarecrow", "m1"], lines={0: ["m5"]}, legal_moves=moves)
     out = io.StringIO()
     answers = iter(["1\n", "3\n"])
-    assert ask_move(view, lambda: next(answers, ""), out) == {
+    assert ask_move(view, lambda: next(answers, ""), out, text_for("condottiere")) == {
         "type": "play",
         "card": "bishop",
         "pope": "Napoli",
@@ -343,7 +344,7 @@ def test_bis_2_sca_1_menu_groups_a_cards_sub_choices():
     assert "4) pass" in menu
     assert "3) play Bishop, Pope to Napoli" in menu
     answers = iter(["2\n", "2\n"])
-    assert ask_move(view, lambda: next(answers, ""), io.StringIO()) == {
+    assert ask_move(view, lambda: next(answers, ""), io.StringIO(), text_for("condottiere")) == {
         "type": "play",
         "card": "scarecrow",
         "take_back": "m5",
@@ -515,7 +516,7 @@ class _ForcedKeepServer:
         self.moves = []
 
     def game(self, game_id):
-        return {"seats": [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Bob"}]}
+        return {"game": "condottiere", "seats": [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Bob"}]}
 
     def view(self, game_id, token):
         if self.moves:

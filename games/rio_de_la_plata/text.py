@@ -1,0 +1,405 @@
+"""Rio de la Plata as plain text for the terminal client (``games.base.TextHooks``).
+
+The view carries the state but not the board's geometry (districts, plaza, track sizes), which is
+the game's data: the drawing reads it from the board document the view's configuration names (the
+package's own when ``config.board`` is null), so it lives here, beside the data, rather than in
+cli/. Pure functions of a view: nothing hidden is available to them (Rio hides only the seed)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.rio_de_la_plata.annotate import annotate
+from games.rio_de_la_plata.archive import LETTERS
+from games.rio_de_la_plata.board import Board, load_board
+
+STEPS = {
+    "A": "phase A: placing people",
+    "resolve": "resolving the completed major buildings",
+    "B": "phase B: actions",
+    "B_end": "the ship sails",
+    "roll": "phase C: the war check",
+    "battle": "phase C: battle",
+    "round_end": "the year ends",
+    "game_end": "final scoring",
+    "over": "the game is over",
+}
+GOODS = ("silver", "stone", "wood", "luxury")
+CELL_WIDTH = 5
+
+
+def _name(seat: int | None, names: Mapping[int, str] | None) -> str:
+    if seat is None:
+        return "-"
+    name = (names or {}).get(seat)
+    return f"{seat} {name}" if name else f"seat {seat}"
+
+
+def _words(identifier: str) -> str:
+    return str(identifier).replace("_", " ")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"({value[0]}, {value[1]})"
+    return str(value).join("()") if isinstance(value, str) and "," in value else str(value)
+
+
+def _board(view: Mapping[str, Any]) -> Board:
+    return load_board((view.get("config") or {}).get("board"))
+
+
+def _people(ppl: Sequence[int]) -> str:
+    """People on a cell, by seat: ``0:2`` (two of seat 0), ``0 1`` (one each)."""
+    present = [(seat, n) for seat, n in enumerate(ppl) if n]
+    if len(present) == 1:
+        seat, n = present[0]
+        return f"{seat}:{n}" if n > 1 else f"{seat}"
+    return "".join(str(seat) * n for seat, n in present)
+
+
+def city_grid(view: Mapping[str, Any], board: Board) -> list[str]:
+    """The city as two text lines per row: the building (code and owner) or the district letter,
+    then the people on the cell by seat."""
+    city: Mapping[str, Any] = view.get("city") or {}
+    head = "    " + "".join(f"{x:^{CELL_WIDTH}}" for x in range(board.width))
+    lines = [head]
+    for y in range(board.height):
+        top, bottom = [], []
+        for x in range(board.width):
+            cell = city.get(f"{x},{y}") or {}
+            if (x, y) in board.plaza:
+                label = "##"
+            elif cell.get("b"):
+                label = LETTERS.get(cell["b"], "?") + (
+                    str(cell["own"]) if cell.get("own") is not None else ""
+                )
+            elif (x, y) in board.district:
+                label = board.district[(x, y)].lower()
+            else:
+                label = ""
+            top.append(f"{label:^{CELL_WIDTH}}")
+            bottom.append(f"{_people(cell.get('ppl') or []):^{CELL_WIDTH}}")
+        lines.append(f"{y:>3} " + "".join(top).rstrip())
+        lines.append("    " + "".join(bottom).rstrip())
+    return lines
+
+
+def _occupants(row: Sequence[int | None], existing: Sequence[int]) -> str:
+    return "[" + " ".join("." if row[i] is None else str(row[i]) for i in existing) + "]"
+
+
+def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+    """The whole table: the year and step, turn order, the city grid, players' stocks, the major
+    buildings, tracks and spaces, characters, the ship, the enemies, a battle, the decision awaited
+    and the result."""
+    board = _board(view)
+    players = view.get("n") or len(view.get("p") or [])
+    me = view.get("seat")
+    awaiting = list(view.get("awaiting") or [])
+    out: list[str] = []
+    provisional = " (provisional board values)" if view.get("provisional_board") else ""
+    out.append(
+        f"Rio de la Plata, {players} players: year {view.get('year')} "
+        f"({board.first_year} to {board.last_year}), "
+        f"{STEPS.get(view.get('step'), view.get('step'))}{provisional}"
+    )
+    order = view.get("order") or []
+    turn = view.get("turn")
+    out.append(
+        "Turn order: "
+        + " > ".join(
+            ("*" if i == turn and view.get("step") in ("A", "B") else "") + _name(s, names)
+            for i, s in enumerate(order)
+        )
+    )
+
+    out.append("")
+    out.append(
+        "The city (a.. districts, ## the Plaza Mayor, a building's code then its owner's seat; under"
+        " each cell its people by seat, 0:2 for two of seat 0):"
+    )
+    out.extend(city_grid(view, board))
+    legend = ", ".join(f"{code} {_words(name)}" for name, code in LETTERS.items())
+    out.append(f"  Buildings: {legend}.")
+    walls, roads = view.get("walls") or [], view.get("roads") or []
+    printed_walls, printed_roads = len(board.printed_walls), len(board.printed_roads)
+    out.append(
+        f"  Walls: {len(walls) + printed_walls} sections, roads: {len(roads) + printed_roads} "
+        f"({view.get('sections', '?')} sections left in the supply)."
+    )
+
+    out.append("")
+    out.append(f"  {'player':<22}{'VP':>4}{'silver':>8}{'stone':>7}{'wood':>6}{'luxury':>8}{'people':>8}")
+    chars: Mapping[str, Any] = view.get("chars") or {}
+    for seat, p in enumerate(view.get("p") or []):
+        pointer = ">" if seat in awaiting else " "
+        who = _name(seat, names) + (" (you)" if seat == me else "")
+        owned = [_words(c) for c, data in chars.items() if data.get("owner") == seat]
+        out.append(
+            f"{pointer} {who:<22}{p.get('vp', 0):>4}{p.get('silver', 0):>8}{p.get('stone', 0):>7}"
+            f"{p.get('wood', 0):>6}{p.get('luxury', 0):>8}{p.get('supply', 0):>8}"
+            + (f"  characters: {', '.join(owned)}" if owned else "")
+        )
+
+    out.append("")
+    n = int(view.get("n") or len(view.get("p") or []) or 0)
+    for name, major in (view.get("major") or {}).items():
+        spec = board.majors.get(name)
+        grids = major.get("grids") or []
+        shown = []
+        for gi, row in enumerate(grids):
+            existing = spec.grids[gi].existing(n) if spec is not None else range(len(row))
+            shown.append(_occupants(row, existing))
+        cost = f" (pay 1 {' and 1 '.join(spec.cost_goods)})" if spec and spec.cost == "all_of" else ""
+        if spec and spec.cost == "one_of":
+            cost = f" (pay 1 {' or 1 '.join(spec.cost_goods)})"
+        out.append(f"  {_words(name):<10} {' '.join(shown)}{' complete' if major.get('done') else cost}")
+    tracks = view.get("track") or {}
+    for name, row in tracks.items():
+        out.append(f"  {name:<10} {_occupants(row, range(len(row)))}")
+    for key, label in (("field", "field"), ("craft", "craftsmen"), ("dock", "dock"), ("otrack", "order")):
+        counts = view.get(key) or []
+        placed = ", ".join(f"{_name(s, names)}: {c}" for s, c in enumerate(counts) if c)
+        out.append(f"  {label:<10} {placed or '-'}")
+    spots = view.get("spots") or {}
+    free = [_words(c) for c, data in chars.items() if data.get("owner") is None and c not in spots]
+    taken = [f"{_words(c)} ({_name(s, names)})" for c, s in spots.items()]
+    out.append(f"  characters in the bank: {', '.join(free) or 'none'}")
+    if taken:
+        out.append(f"  people on characters: {', '.join(taken)}")
+    ship = view.get("ship") or {}
+    if ship.get("at_sea"):
+        where = "at sea"
+    elif ship.get("in_play"):
+        where = "in port" + (
+            f", launch ordered by {_name(ship.get('launch'), names)}"
+            if ship.get("launch") is not None
+            else ""
+        )
+    else:
+        where = "not in play"
+    hold = ship.get("hold") or []
+    loaded = ", ".join(
+        f"{_name(s, names)}: " + "/".join(str(g) for g in goods) for s, goods in enumerate(hold) if any(goods)
+    )
+    out.append(f"  ship: {where}" + (f"; hold (stone/wood/luxury) {loaded}" if loaded else ""))
+    enemies = view.get("enemy") or {}
+    shown_enemies = []
+    for enemy, index in enemies.items():
+        track = board.enemies.get(enemy, {}).get("track") or ()
+        value = track[index][0] if index < len(track) else "?"
+        shown_enemies.append(f"{enemy} on space {index + 1} of {len(track)} (value {value})")
+    out.append(f"  enemies: {', '.join(shown_enemies) or '-'}")
+
+    battle = view.get("battle")
+    if battle:
+        out.append("")
+        out.append(
+            f"Battle against the {battle.get('enemy')}: {_name(battle.get('attacker'), names)} leads the "
+            f"attack; stage {battle.get('stage')}, round {battle.get('round', 0)}."
+        )
+        for gid, group in sorted((battle.get("groups") or {}).items(), key=lambda item: int(item[0])):
+            stack = " ".join("A" if s == -1 else str(s) for s in group.get("stack") or [])
+            where = _cell(group["at"]) if group.get("at") else f"edge {group.get('edge')}"
+            side = "attackers" if group.get("side") == "a" else "defenders"
+            out.append(f"  group {gid} ({side}): [{stack}] at {where}")
+
+    out.append("")
+    due = view.get("due") or []
+    if view.get("result"):
+        result = view["result"]
+        winners = result.get("winners") or []
+        out.append(
+            "Game over. "
+            + (f"Winner: {', '.join(_name(s, names) for s in winners)}" if winners else "No winner")
+            + (f" ({result.get('reason')})" if result.get("reason") else "")
+            + "."
+        )
+    elif due:
+        first = due[0]
+        what = first.get("kind")
+        detail = first.get("building") or first.get("what") or ""
+        out.append(
+            f"Waiting for {_name(first.get('seat'), names)} to place a {what} {_words(detail)}".rstrip() + "."
+        )
+    elif awaiting:
+        out.append("Waiting for: " + ", ".join(_name(s, names) for s in awaiting) + ".")
+    if me is not None and not view.get("result") and me not in awaiting:
+        out.append("Nothing to do: waiting for the others.")
+    return "\n".join(out)
+
+
+# -- moves ----------------------------------------------------------------------------------------
+
+
+def describe_move(move: Mapping[str, Any]) -> str:
+    kind = move.get("type")
+    if kind == "place":
+        space = move.get("space")
+        if space == "cell":
+            verb = "displace the people on" if move.get("displace") else "place a person on"
+            return f"{verb} cell {_cell(move.get('cell'))}"
+        if space == "major":
+            pay = f", paying 1 {move['pay']}" if move.get("pay") else ""
+            grid = f" grid {move.get('grid', 0) + 1}" if move.get("grid") else ""
+            space_number = move.get("index", 0) + 1
+            return f"place a person on the {_words(move.get('building'))}{grid}, space {space_number}{pay}"
+        if space == "character":
+            return f"place a person on the {_words(move.get('character'))}"
+        return f"place on the {_words(space)}"
+    if kind == "launch":
+        return "order the ship's launch (pay the fee)"
+    if kind == "end_turn":
+        return "end your turn"
+    if kind == "buy":
+        return f"buy 1 {move.get('good')} from the bank"
+    if kind == "collect":
+        return f"collect from the {move.get('space')}"
+    if kind == "claim":
+        return f"claim the {_words(move.get('character'))} (pay, or take the penalty)"
+    if kind == "craft":
+        give = move.get("give")
+        return f"craftsmen: exchange 1 {give} for 1 luxury" if give else "craftsmen: decline the exchange"
+    if kind == "load":
+        return f"load 1 {move.get('good')} on the ship"
+    if kind == "build":
+        pool = f" (tile from {move['pool']})" if move.get("pool") else ""
+        return f"build a {_words(move.get('building'))} on {_cell(move.get('cell'))}{pool}"
+    if kind == "use":
+        return f"use the building on {_cell(move.get('cell'))}: option {move.get('choice', 0) + 1}"
+    if kind == "place_tile":
+        return f"put the tile on {_cell(move.get('cell'))}"
+    if kind == "place_section":
+        return f"place a section on edge {move.get('edge')}"
+    if kind == "choose_resource":
+        return f"take 1 {move.get('good')}"
+    if kind == "place_attacker":
+        return f"place an attacker at edge {move.get('edge')}"
+    if kind == "fire":
+        return f"fire the cannons at {move.get('k')} attacker(s)"
+    if kind == "remove_attacker":
+        return f"remove an attacker at edge {move.get('edge')}"
+    if kind == "defend":
+        return f"put a defender on {_cell(move.get('cell'))}"
+    if kind == "split":
+        return f"take a group of {move.get('size')} off the stack at edge {move.get('edge')}"
+    if kind == "move":
+        return f"move group {move.get('group')} to {_cell(move.get('to'))}"
+    if kind == "withdraw":
+        return f"withdraw {move.get('count')} from {_cell(move.get('cell'))}"
+    if kind == "pass":
+        return "pass"
+    fields = {k: v for k, v in move.items() if k != "type"}
+    return f"{kind} {fields}" if fields else str(kind)
+
+
+def _use_label(move: Mapping[str, Any], board: Board | None, building: str | None) -> str:
+    use = board.uses.get(building or "") if board is not None else None
+    choice = move.get("choice", 0)
+    if use is not None:
+        options = use["choose_one"]
+        if 0 <= choice < len(options):
+            pay = " + ".join(f"{n} {g}" for g, n in use["pay"].items())
+            gain = " + ".join(f"{n} {g}" for g, n in options[choice].items())
+            return f"pay {pay}, receive {gain}"
+    return f"option {choice + 1}"
+
+
+# Moves with many variants, asked in two steps: the group they belong to (None: a menu entry of
+# their own) and the question of the second step.
+def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
+    kind = move.get("type")
+    if kind == "place" and move.get("space") == "cell":
+        return ("cell",), "place a person on a city cell (choose the cell)", "Which cell"
+    if kind == "place" and move.get("space") == "major":
+        name = _words(move.get("building"))
+        return (
+            ("major", move.get("building")),
+            f"place a person on the {name} (choose the space)",
+            "Which space",
+        )
+    if kind == "build":
+        where = _cell(move.get("cell"))
+        return ("build", str(move.get("cell"))), f"build on {where} (choose the building)", "Which building"
+    if kind == "use":
+        where = _cell(move.get("cell"))
+        return (
+            ("use", str(move.get("cell"))),
+            f"use the building on {where} (choose what to receive)",
+            "Which",
+        )
+    if kind in ("place_tile", "place_section", "place_attacker", "remove_attacker", "defend", "fire"):
+        labels = {
+            "place_tile": ("put the tile on a site (choose it)", "Which site"),
+            "place_section": ("place a wall or road section (choose the edge)", "Which edge"),
+            "place_attacker": ("place an attacker (choose the edge)", "Which edge"),
+            "remove_attacker": ("remove an attacker (choose the edge)", "Which edge"),
+            "defend": ("put a defender on a cell (choose the cell)", "Which cell"),
+            "fire": ("fire the cannons (choose how many)", "At how many attackers"),
+        }
+        label, prompt = labels[kind]
+        return (kind,), label, prompt
+    if kind == "move":
+        return ("move", move.get("group")), f"move group {move.get('group')} (choose where)", "Where to"
+    if kind == "split":
+        edge = move.get("edge")
+        return ("split", edge), f"split the stack at edge {edge} (choose the size)", "How many"
+    if kind == "withdraw":
+        return ("withdraw",), "withdraw people (choose the cell and how many)", "Which"
+    return None
+
+
+def move_menu(
+    moves: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """``TextHooks.move_menu``: a placement on one of fifty cells, the space of a major building, the
+    building to build on a cell, an edge, a group's destination... are one entry each and a second
+    question, so the first menu stays short; every move appears once, in the order given."""
+    menu: list[dict[str, Any]] = []
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    board = _board(view) if view is not None else None
+    city = (view or {}).get("city") or {}
+    for move in moves:
+        label = describe_move(move)
+        if move.get("type") == "use":
+            cell = move.get("cell") or [0, 0]
+            building = (city.get(f"{cell[0]},{cell[1]}") or {}).get("b")
+            label = f"use the {_words(building or 'building')} on {_cell(cell)}: " + _use_label(
+                move, board, building
+            )
+        grouped = _group(move)
+        if grouped is None:
+            menu.append({"label": label, "move": dict(move)})
+            continue
+        key, group_label, prompt = grouped
+        if key not in groups:
+            groups[key] = {"label": group_label, "prompt": prompt, "options": []}
+            menu.append(groups[key])
+        groups[key]["options"].append({"label": label, "move": dict(move)})
+    return [
+        {"label": e["options"][0]["label"], "move": e["options"][0]["move"]}
+        if "options" in e and len(e["options"]) == 1
+        else e
+        for e in menu
+    ]
+
+
+def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
+    """The engine's annotation of the event, with the players' names."""
+    if event.get("type") == "claimed":  # the annotation reads the outcome from the state after it
+        text = f"Seat {event.get('seat')} claims the {_words(event.get('character'))}."
+    else:
+        text = annotate(None, dict(event), None)
+    for seat in names or {}:
+        text = text.replace(f"Seat {seat}", _name(seat, names)).replace(f"seat {seat}", _name(seat, names))
+    return text
+
+
+def attach_text_hooks(game: Any) -> Any:
+    game.render_text = render_text
+    game.describe_event = describe_event
+    game.describe_move = describe_move
+    game.move_menu = move_menu
+    return game

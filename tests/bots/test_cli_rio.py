@@ -1,0 +1,193 @@
+"""The command-line client plays Rio de la Plata (issue 16): the text board drawn by the game's own
+``games.base.TextHooks`` (city grid, tracks, stocks, the decision awaited), the two-step menu of legal
+moves, a game played from the terminal against the server's bots over the public API, and the
+simulator running Rio. Rule IDs: shared/rules/rio-de-la-plata.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+from cli.client import ApiClient
+from cli.display import text_for
+from cli.main import ask_move, main
+from games.base import SPECTATOR
+from games.rio_de_la_plata import GAME
+from tests.rio_de_la_plata.helpers import new_game, play
+
+TEXT = text_for("rio_de_la_plata")
+
+
+def run(argv, stdin_lines=None):
+    out = io.StringIO()
+    lines = iter(stdin_lines or [])
+    code = main(argv, out=out, read_line=lambda: next(lines, ""))
+    return code, out.getvalue()
+
+
+def as_json(view):
+    return json.loads(json.dumps(view))  # what the API sends: no tuples, string keys
+
+
+def _grid_rows(text: str) -> dict[int, tuple[str, str]]:
+    """Row y of the drawn city -> (its building line, its people line)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("The city")) + 2
+    rows = {}
+    for i in range(start, len(lines) - 1, 2):
+        head = lines[i]
+        if not head[:3].strip().isdigit():
+            break
+        rows[int(head[:3])] = (head, lines[i + 1])
+    return rows
+
+
+def _column(line: str, x: int) -> str:
+    return line[4 + 5 * x : 4 + 5 * (x + 1)].strip()
+
+
+def test_rio_city_3_text_board_draws_people_buildings_stocks_and_the_decision():
+    """RIO-CITY-3, RIO-BUILD-1: after a person is placed on a start-zone cell and a hut is built
+    there, the text board shows the hut (code and owner) and the person in that cell's column and
+    row, each player's VP and stocks, the Plaza Mayor, and whose decision it is."""
+    state, _ = new_game(players=3, seed=11)
+    seat = state["order"][0]
+    cell = next(m for m in GAME.legal_moves(state, seat) if m.get("space") == "cell")["cell"]
+    state = play(state, seat, {"type": "place", "space": "cell", "cell": cell})
+    view = as_json(GAME.view(state, SPECTATOR))
+    text = TEXT.render_text(view, {seat: "Ann"})
+    rows = _grid_rows(text)
+    x, y = cell
+    assert _column(rows[y][1], x) == str(seat)  # one person of this seat
+    assert "##" in rows[4][0]  # the Plaza Mayor of the package's board (x 7-8, y 4-5)
+    assert f"> {seat} Ann" in text  # awaited: the pointer is on the placing player
+    assert "phase A: placing people" in text
+    assert "Waiting for: " + f"{seat} Ann." in text
+    # A hut of this seat on the cell: its code and owner in the building line.
+    view["city"][f"{x},{y}"]["b"] = "hut"
+    view["city"][f"{x},{y}"]["own"] = seat
+    view["p"][seat]["silver"] = 17
+    text = TEXT.render_text(view, {seat: "Ann"})
+    assert _column(_grid_rows(text)[y][0], x) == f"h{seat}"
+    ann = next(line for line in text.splitlines() if f"{seat} Ann" in line and "17" in line)
+    assert ann.split()[4] == "17"  # pointer, seat, name, VP, then silver
+
+
+def test_rio_place_1_menu_offers_every_legal_move_once_and_keeps_the_first_menu_short():
+    """RIO-PLACE-1, RIO-ACT-2, RIO-RL-69: over a random game, every legal move is in the menu exactly
+    once (a placement on one of many cells, a major building's space, a battle group's destination
+    are one entry and a second question), and the first menu never lists a move that has variants
+    beside it (so it stays short even with fifty placements)."""
+    state, _ = new_game(players=4, seed=3)
+    rng = random.Random(3)
+    longest = 0
+    most_moves = 0
+    kinds = set()
+    while not GAME.is_over(state):
+        seat = GAME.awaiting(state)[0]
+        view = as_json(GAME.view(state, seat))
+        menu = TEXT.move_menu(view["legal_moves"], view)
+        flat = [option["move"] for entry in menu for option in entry.get("options") or [entry]]
+        assert sorted(map(json.dumps, flat)) == sorted(map(json.dumps, view["legal_moves"]))
+        for entry in menu:
+            assert entry["label"] and all(o["label"] for o in entry.get("options") or [])
+        longest = max(longest, len(menu))
+        most_moves = max(most_moves, len(view["legal_moves"]))
+        kinds.update(m["type"] for m in view["legal_moves"])
+        state = play(state, seat, rng.choice(view["legal_moves"]))
+    assert {"place", "build", "end_turn"} <= kinds
+    assert most_moves > 40 and longest < most_moves / 2, (longest, most_moves)
+
+
+def test_rio_ask_move_walks_a_two_step_menu_to_the_exact_legal_move():
+    """RIO-CITY-3: choosing "place a person on a city cell" then the second cell answers exactly
+    that legal placement."""
+    state, _ = new_game(players=3, seed=5)
+    seat = GAME.awaiting(state)[0]
+    view = as_json(GAME.view(state, seat))
+    cells = [m for m in view["legal_moves"] if m.get("space") == "cell"]
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    entry = next(i for i, e in enumerate(menu) if "city cell" in e["label"])
+    answers = iter([f"{entry + 1}\n", "2\n"])
+    out = io.StringIO()
+    assert ask_move(view, lambda: next(answers, ""), out, TEXT) == cells[1]
+    assert "Which cell?" in out.getvalue()
+    assert f"2) place a person on cell ({cells[1]['cell'][0]}, {cells[1]['cell'][1]})" in out.getvalue()
+
+
+def test_a_game_without_text_hooks_is_shown_as_json():
+    generic = text_for("no_such_game")
+    assert json.loads(generic.render_text({"a": 1, "awaiting": [0]}).split("\nWaiting")[0]) == {
+        "a": 1,
+        "awaiting": [0],
+    }
+    assert generic.move_menu([{"type": "x", "n": 1}]) == [
+        {"label": '{"n": 1, "type": "x"}', "move": {"type": "x", "n": 1}}
+    ]
+
+
+# -- against the live server ----------------------------------------------------------------------
+
+
+def test_rio_play_from_the_terminal_against_server_bots(live):
+    """RIO-PLACE-1, RIO-ACT-2: `condottiere play --game rio_de_la_plata` creates a Rio game with two
+    random bots (played by the RQ worker), shows the text board and the numbered menu, and the moves
+    typed (always the first entry, then its first variant) reach the server as the seat's moves;
+    'q' leaves with the resume command."""
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "play",
+            "--game",
+            "rio_de_la_plata",
+            "--players",
+            "3",
+            "--seed",
+            "7",
+            "--name",
+            "Ann",
+            "--bots",
+            "random",
+        ],
+        stdin_lines=["1\n"] * 60 + ["q\n"],
+    )
+    assert code == 1, text[-3000:]
+    assert "Rio de la Plata, 3 players: year 1580" in text
+    assert "The city (a.. districts" in text and "Your move [1-" in text
+    assert "Which cell?" in text  # the two-step menu was used
+    game_id = text.split("Game ")[1].split(":")[0]
+    client = ApiClient(live.url)
+    summary = client.game(game_id)
+    assert summary["game"] == "rio_de_la_plata"
+    mine = [e["event"] for e in client.all_events(game_id) if e["event"].get("seat") == 0]
+    assert sum(1 for e in mine if e["type"] == "placed") >= 3
+    assert any(e["type"] == "turn_ended" for e in mine)
+    assert "Resume with: condottiere play" in text
+
+    code, shown = run(["--server", live.url, "show", game_id])
+    assert code == 0 and "Rio de la Plata, 3 players" in shown and "random bot" in shown
+
+
+def test_rio_simulate_in_process(live):
+    """The simulator runs Rio de la Plata games in-process between the game's bots."""
+    code, text = run(
+        [
+            "--server",
+            live.url,
+            "simulate",
+            "--game",
+            "rio_de_la_plata",
+            "--games",
+            "2",
+            "--players",
+            "3",
+            "--lineup",
+            "heuristic,random,random",
+            "--seed",
+            "4",
+        ]
+    )
+    assert code == 0, text
+    assert "2 games" in text and "rio_de_la_plata" in text and "heuristic" in text
