@@ -36,7 +36,7 @@ def _name(seat: int | None, names: Mapping[int, str] | None) -> str:
     return f"{seat} {name}" if name else f"seat {seat}"
 
 
-def _words(identifier: str) -> str:
+def _words(identifier: Any) -> str:
     return str(identifier).replace("_", " ")
 
 
@@ -103,7 +103,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     out.append(
         f"Rio de la Plata, {players} players: year {view.get('year')} "
         f"({board.first_year} to {board.last_year}), "
-        f"{STEPS.get(view.get('step'), view.get('step'))}{provisional}"
+        f"{STEPS.get(str(view.get('step')), view.get('step'))}{provisional}"
     )
     order = view.get("order") or []
     turn = view.get("turn")
