@@ -942,7 +942,7 @@ def awaiting(s: State | None) -> list[int]:
     open, its recipient's answer first (RIO-RL-27: the offer does not change whose decision is
     pending; it adds one)."""
     pending = pending_decision(s)
-    offer = s.get("offer") if pending else None
+    offer = s.get("offer") if s is not None and pending else None
     if offer is not None and offer["sent"]:
         return [offer["to"]] + [seat for seat in pending if seat != offer["to"]]
     return pending
