@@ -150,7 +150,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. ``REDIS_URL`` comes from ``config`` or the environment (required), unless
     ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
     opened here (redis-py connects lazily)."""
-    from service import GameService
+    from service import GameService, followups
+    from service.archive import ArchiveService
+    from service.jobs import JobService
+    from service.stats import StatsService
 
     app = Flask(__name__)
     app.config.update(_settings(config))
@@ -174,6 +177,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
         )
     app.extensions["game_service"] = game_service
+    job_service = JobService(game_service.store)
+    app.extensions["job_service"] = job_service
+    app.extensions["archive_service"] = ArchiveService(game_service.store, job_service)
+    app.extensions["stats_service"] = StatsService(game_service.store, job_service)
+    # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
+    # verify job, a bot's turn): explicit, so no import order decides whether it happens.
+    followups.connect_receivers()
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(
@@ -208,11 +218,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     import web
 
     web.register(app)
-    # Bot seats: every accepted append may leave a bot awaited; its receiver enqueues the RQ job
-    # that plays it (worker/bots.py, BOTS area). Connected here so the web process only enqueues.
-    from worker.bots import connect_signals as connect_bot_signals
-
-    connect_bot_signals()
     return app
 
 

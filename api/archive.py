@@ -16,28 +16,23 @@ from flask import request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from api.common import Blueprint, bearer_token, json_response, service
+from api.common import Blueprint, archive, bearer_token, json_response, service
 from api.jobs import JobSchema, accepted
 from api.problems import ProblemError
 from games import get_game
 from replays import core
-from replays.export import FORMAT, FORMAT_VERSION, ImportRefused, validate_import
+from replays.export import FORMAT, FORMAT_VERSION, ImportRefused
 from schemas.common import BodyInteger, StrictSchema
 from schemas.games import GameEvent, GameView
+from service.archive import ImportIdTaken
 from service.ids import is_game_id
-from store.archive import FILTER_FIELDS, Archive, BadCursor, import_finished_game, load_log, load_meta
-from store.replay_cache import ReplayCache
-from worker import enqueue
+from store.archive import FILTER_FIELDS, BadCursor
 
 blp = Blueprint(
     "archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports"
 )
 
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
-
-
-def redis():
-    return service().store.redis
 
 
 # -- schemas -------------------------------------------------------------------------------------
@@ -231,7 +226,7 @@ def _game_and_viewer(game_id: str, events: bool = True):
     if summary["status"] == "open":
         raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
     seat, _ = svc.viewer_seat(game_id, bearer_token())
-    log = load_log(redis(), game_id) if events else load_meta(redis(), game_id)
+    log = archive().log(game_id) if events else archive().meta(game_id)
     if log is None:
         raise ProblemError(404, "GAME_NOT_FOUND", "No such game")
     return log, seat
@@ -265,7 +260,7 @@ class ArchiveSearch(MethodView):
         """Search finished games, newest first: by player names, game, ruleset, options, number of
         players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
         try:
-            page = Archive(redis()).search(
+            page = archive().search(
                 filters=_filters(query),
                 finished_from=_when(query.get("finished_from"), "finished_from"),
                 finished_to=_when(query.get("finished_to"), "finished_to", end_of_day=True),
@@ -287,7 +282,7 @@ class ArchiveEntry(MethodView):
     @blp.problems(404)
     def get(self, game_id):
         """One finished game's archive entry (what a search lists), by its game id."""
-        entry = Archive(redis()).summary(game_id) if is_game_id(game_id) else None
+        entry = archive().entry(game_id) if is_game_id(game_id) else None
         if entry is None:
             raise ProblemError(
                 404,
@@ -313,35 +308,15 @@ class ArchiveImport(MethodView):
         the first offending event's ``index`` and the ``rule`` it breaks. A valid one becomes a
         finished game of the archive."""
         try:
-            checked = validate_import(body)
+            imported = archive().import_document(body)
         except ImportRefused as refused:
             details = refused.to_dict()
             code = details.pop("code")
             message = details.pop("message")
             raise ProblemError(422, code, "The log was refused", message, **details) from None
-        from service.games import now_iso, public_config
-        from service.ids import new_game_id
-
-        game = checked["game"]
-        game_id = new_game_id()
-        summary = import_finished_game(
-            redis(),
-            game_id=game_id,
-            name=game.name,
-            title=game.title,
-            public_config=public_config(game, checked["config"]),
-            full_config=checked["config"],
-            players=checked["players"],
-            events=checked["events"],
-            snapshot_state=game.state_to_json(checked["state"]),
-            result=checked["result"],
-            now=now_iso(),
-        )
-        if summary is None:  # a 49-bit random id part collided: practically never
-            raise ProblemError(503, "TRY_AGAIN", "Try again")
-        return json_response(
-            {"id": game_id, "game": summary}, 201, {"Location": url_for("games.Game", game_id=game_id)}
-        )
+        except ImportIdTaken:  # a 49-bit random id part collided: practically never
+            raise ProblemError(503, "TRY_AGAIN", "Try again") from None
+        return json_response(imported, 201, {"Location": url_for("games.Game", game_id=imported["id"])})
 
 
 # -- replay ----------------------------------------------------------------------------------------
@@ -417,7 +392,7 @@ def _finished_and_cached(game_id: str, field: str) -> bytes | None:
     if summary["status"] != "finished":
         return None
     svc.viewer_seat(game_id, bearer_token())
-    return ReplayCache(redis()).get(game_id, field)
+    return archive().kept_answer(game_id, field)
 
 
 def _cached_response(body: bytes):
@@ -428,7 +403,7 @@ def _cached_response(body: bytes):
 
 def _cache_and_respond(game_id: str, field: str, body: dict[str, Any]):
     raw = orjson.dumps(body)
-    ReplayCache(redis()).put(game_id, field, raw)
+    archive().keep_answer(game_id, field, raw)
     return _cached_response(raw)
 
 
@@ -447,7 +422,7 @@ class Verify(MethodView):
         summary = service().get_summary(game_id)
         if summary["status"] == "open":
             raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
-        return accepted(enqueue.start(redis(), "verify", {"game_id": game_id}))
+        return accepted(archive().verify_game(game_id))
 
 
 @blp.route("/games/<string:game_id>/exports")
@@ -464,9 +439,7 @@ class Exports(MethodView):
         spectator)."""
         log, seat = _game_and_viewer(game_id, events=False)
         viewer = "full" if log.finished else ("spectator" if seat is None else seat)
-        return accepted(
-            enqueue.start(redis(), "export", {"game_id": game_id, "format": body["format"], "viewer": viewer})
-        )
+        return accepted(archive().export_game(game_id, body["format"], viewer))
 
 
 @blp.route("/exports/bulk")
@@ -485,7 +458,4 @@ class BulkExport(MethodView):
             "finished_from": _when(body.get("finished_from"), "finished_from"),
             "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
         }
-        return accepted(enqueue.start(redis(), "bulk-export", params))
-
-
-enqueue.connect_signals()
+        return accepted(archive().export_many(params))

@@ -20,6 +20,9 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from api.problems import PROBLEM_MIME, ProblemError
 from schemas.problems import ProblemSchema
 from service import GameService
+from service.archive import ArchiveService
+from service.jobs import JobService
+from service.stats import StatsService
 
 JSON_MIME = "application/json"
 
@@ -124,7 +127,23 @@ class Blueprint(flask_smorest.Blueprint):
 
 
 def service() -> GameService:
+    """The running app's game service."""
     return current_app.extensions["game_service"]
+
+
+def jobs() -> JobService:
+    """The running app's job service (``create_app`` builds it on the game service's store)."""
+    return current_app.extensions["job_service"]
+
+
+def archive() -> ArchiveService:
+    """The running app's archive service."""
+    return current_app.extensions["archive_service"]
+
+
+def stats() -> StatsService:
+    """The running app's statistics service."""
+    return current_app.extensions["stats_service"]
 
 
 # RFC 6750 section 2.1: "Bearer", one or more spaces, then the token exactly as issued. Anything else

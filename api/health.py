@@ -3,13 +3,13 @@ the server answers, the yardstick the HTTP benchmark compares a move with."""
 
 from __future__ import annotations
 
-import redis
 from flask import request
 from flask.views import MethodView
 
 from api.common import Blueprint, json_response, service
 from schemas.games import HealthSchema
 from schemas.problems import ProblemSchema
+from store.errors import StoreError
 
 _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no")
@@ -42,8 +42,8 @@ class Health(MethodView):
             )
         if deep is not None and deep.lower() in _TRUE:
             try:
-                service().store.redis.ping()
-            except redis.RedisError:
+                service().store.ping()
+            except StoreError:
                 from api.problems import problem_response
 
                 # Retry-After like every other 503 (api/problems.py), so probes and clients back off

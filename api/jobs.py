@@ -10,11 +10,11 @@ from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import fields
 
-from api.common import Blueprint, bearer_token, json_response, service
+from api.common import Blueprint, bearer_token, jobs, json_response, service
 from api.problems import PROBLEM_MIME, ProblemError, problem_response
 from schemas.problems import ProblemSchema
 from service.errors import InvalidToken
-from store.jobs import JobBook, JobRecord
+from store.jobs import JobRecord
 
 blp = Blueprint(
     "jobs", __name__, url_prefix="/v1/jobs", description="Background jobs: verify, statistics, exports"
@@ -44,10 +44,6 @@ class JobSchema(ma.Schema):
     error = fields.Nested(
         ProblemSchema, allow_none=True, metadata={"description": "problem+json of a failed job"}
     )
-
-
-def book() -> JobBook:
-    return JobBook(service().store.redis)
 
 
 def job_document(record: JobRecord) -> dict[str, Any]:
@@ -87,7 +83,7 @@ def _problem(error: dict[str, Any]) -> dict[str, Any]:
 def accepted(job_id: str) -> Response:
     """202 Accepted pointing at the job resource (also when the job is already finished: the
     resource then links to the cached result)."""
-    record = book().get(job_id)
+    record = jobs().get(job_id)
     location = url_for("jobs.Job", job_id=job_id)
     return json_response(job_document(record), 202, {"Location": location, "Cache-Control": "no-store"})
 
@@ -99,15 +95,10 @@ def _not_found() -> ProblemError:
 def _record_or_404(job_id: str) -> JobRecord:
     import re
 
-    record = book().get(job_id) if re.match(JOB_ID_PATTERN, job_id) else None
+    record = jobs().get(job_id) if re.match(JOB_ID_PATTERN, job_id) else None
     if record is None:
         raise _not_found()
     _authorize(record)
-    if record.status in ("queued", "started") and _rq_gave_up(job_id):
-        # RQ failed the job outside our code (it could not even start it, or gave up on an
-        # abandoned run with no retry left): say so instead of "queued" forever.
-        book().fail(job_id, {"status": 500, "code": "JOB_FAILED", "title": "The job failed"}, final=True)
-        record = book().get(job_id)
     return record
 
 
@@ -126,18 +117,6 @@ def _authorize(record: JobRecord) -> None:
         raise _not_found() from None
     if seat != viewer:
         raise _not_found()
-
-
-def _rq_gave_up(job_id: str) -> bool:
-    from rq.job import JobStatus
-
-    from worker.enqueue import rq_status
-
-    return rq_status(service().store.redis, job_id) in (
-        JobStatus.FAILED,
-        JobStatus.STOPPED,
-        JobStatus.CANCELED,
-    )
 
 
 @blp.route("/<string:job_id>")
@@ -168,7 +147,7 @@ class JobResult(MethodView):
             return problem_response(
                 error["status"], error["code"], error["title"], error.get("detail"), **extra
             )
-        body = book().result(job_id) if record.status == "finished" else None
+        body = jobs().result(job_id) if record.status == "finished" else None
         if body is None:
             raise ProblemError(
                 409,

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-import redis
 from flask import Response, request
 from werkzeug.exceptions import HTTPException
 
 from service.errors import ServiceError
+from store.errors import STORE_UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +136,8 @@ def from_http_exception(error: HTTPException) -> Response:
     return problem_response(status, code, title, detail, headers, **extra)
 
 
-def handle_redis_unavailable(error: redis.RedisError) -> Response:
-    log.error("redis unavailable on %s %s: %s", request.method, request.path, error)
+def handle_store_unavailable(error: Exception) -> Response:
+    log.error("store unavailable on %s %s: %s", request.method, request.path, error)
     return problem_response(
         503, "STORE_UNAVAILABLE", "The game store is unavailable", "Retry shortly.", {"Retry-After": "1"}
     )
@@ -153,7 +153,7 @@ def register(app) -> None:
     app.register_error_handler(ServiceError, from_service_error)
     app.register_error_handler(HTTPException, from_http_exception)
     # Connection trouble is not a bug of ours: 503 with Retry-After (a move either committed or
-    # not; the client retries with its Idempotency-Key). Other Redis errors stay 500s.
-    app.register_error_handler(redis.ConnectionError, handle_redis_unavailable)
-    app.register_error_handler(redis.TimeoutError, handle_redis_unavailable)
+    # not; the client retries with its Idempotency-Key). Other store errors stay 500s.
+    for error_class in STORE_UNAVAILABLE:
+        app.register_error_handler(error_class, handle_store_unavailable)
     app.register_error_handler(Exception, handle_unexpected)

@@ -101,7 +101,7 @@ def install(app: Flask) -> Limiter | None:
     ):
         # Count in the game service's bounded pool rather than a pool of its own: a web process then
         # holds at most REDIS_MAX_CONNECTIONS + 1 Redis connections (issue 12), limits included.
-        options = {"connection_pool": service.store.redis.connection_pool}
+        options = {"connection_pool": service.store.connection_pool}
     limiter = Limiter(
         _address,
         app=app,

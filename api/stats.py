@@ -12,12 +12,11 @@ from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from api.common import Blueprint, service
-from api.jobs import JobSchema, accepted, book
+from api.common import Blueprint, jobs, service, stats
+from api.jobs import JobSchema, accepted
 from api.problems import ProblemError
 from games import game_names
 from schemas.common import StrictSchema, display_name_problem
-from worker import enqueue
 
 blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
 
@@ -85,8 +84,7 @@ class GlobalStatsSchema(ma.Schema):
 
 
 def _result_or_accepted(job_id: str) -> Response:
-    record = book().get(job_id)
-    body = book().result(job_id) if record is not None and record.status == "finished" else None
+    body = jobs().finished_result(job_id)
     if body is None:
         return accepted(job_id)
     response = Response(body, status=200, content_type="application/json")
@@ -114,7 +112,7 @@ class GlobalStats(MethodView):
         """Across the archive: first-seat advantage, win rate by seat, most contested regions, game
         length distribution, how games are won, leaders."""
         name = _game_name(query)
-        return _result_or_accepted(enqueue.start(service().store.redis, "global-stats", {"game": name}))
+        return _result_or_accepted(stats().global_stats(name))
 
 
 @blp.route("/stats/players/<string:name>")
@@ -135,9 +133,7 @@ class PlayerStats(MethodView):
         if problem:
             raise ProblemError(422, "VALIDATION_ERROR", "Invalid request", problem)
         game = _game_name(query)
-        return _result_or_accepted(
-            enqueue.start(service().store.redis, "player-stats", {"name": name.casefold(), "game": game})
-        )
+        return _result_or_accepted(stats().player_stats(name, game))
 
 
 @blp.route("/games/<string:game_id>/stats")
@@ -151,4 +147,4 @@ class GameStats(MethodView):
         summary = service().get_summary(game_id)
         if summary["status"] != "finished":
             raise ProblemError(409, "GAME_NOT_FINISHED", "Statistics are computed for finished games only")
-        return _result_or_accepted(enqueue.start(service().store.redis, "game-stats", {"game_id": game_id}))
+        return _result_or_accepted(stats().game_stats(game_id))

@@ -27,9 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import get_game  # noqa: E402
 from games.base import fold  # noqa: E402
+from service.stats import StatsService  # noqa: E402
+from store import GameStore  # noqa: E402
 from store.archive import FACTS, SUMMARY, Archive, events_of, import_finished_game, index_key  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
-from worker import jobs  # noqa: E402
 
 GAME = get_game("condottiere")
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon"]
@@ -112,11 +113,15 @@ def main() -> None:
         def statistics():
             # Cold: every game's facts computed from its log (the cache of facts is emptied).
             client.delete(FACTS)
-            body, _ = jobs.global_stats(client, {"game": GAME.name}, lambda fraction: None)
+            body, _ = StatsService(GameStore(client)).compute_global(
+                {"game": GAME.name}, lambda fraction: None
+            )
             return body
 
         def statistics_warm():
-            body, _ = jobs.global_stats(client, {"game": GAME.name}, lambda fraction: None)
+            body, _ = StatsService(GameStore(client)).compute_global(
+                {"game": GAME.name}, lambda fraction: None
+            )
             return body
 
         def replay():

@@ -59,7 +59,7 @@ def _exit_on_signal(signum, frame):
 def child_environment(redis_url: str) -> dict[str, str]:
     env = dict(os.environ)
     env["REDIS_URL"] = redis_url
-    # The Procfile names console scripts (gunicorn, rq): find the ones of this interpreter's venv.
+    # The Procfile names console scripts (gunicorn) and python: find the ones of this interpreter's venv.
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     env.setdefault("PYTHONUNBUFFERED", "1")

@@ -9,8 +9,13 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | --- | --- | --- | --- |
 | ``index`` | status | here | the cross-game index lists the game under its current status |
 | ``archive`` | version | here | the finished game is in the archive |
-| ``verify`` | version | ``worker.enqueue`` | its verify job is recorded and enqueued |
-| ``bot`` | version | ``worker.bots`` | no bot seat is awaited any more (the turn was played) |
+| ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
+| ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
+
+``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
+carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
+``python -m worker``, the janitor and the clock enforcer; never as a side effect of an import). A
+process without them leaves those actions pending for the janitor.
 
 A handler returns True when its action is done (it is then acknowledged, unless the change wrote a
 newer value meanwhile) and False to leave it for a later run. Handlers are idempotent: an action may
@@ -44,7 +49,25 @@ def register(action: str, handler: Handler) -> None:
 
 
 def unregister(action: str) -> None:
+    """Forget ``action``'s handler in this process (tests: its work is then left pending)."""
     _handlers.pop(action, None)
+
+
+def connect_receivers() -> None:
+    """Make this process carry out every follow-up action: the web process, every worker, the
+    janitor and the clock enforcer call it at start (idempotent)."""
+    from service.bot_turns import bot_followup
+    from service.jobs import verify_followup
+
+    register("verify", verify_followup)
+    register("bot", bot_followup)
+
+
+def disconnect_receivers() -> None:
+    """Undo :func:`connect_receivers` (tests: a game's bot turns and verify jobs are then left
+    pending for the janitor)."""
+    unregister("verify")
+    unregister("bot")
 
 
 def actions_for(game: Game, state: Any, version: int, status_changed: bool, bot_seats: Any) -> dict[str, Any]:
@@ -83,7 +106,7 @@ class FollowUps:
             return report
         for action in sorted(pending, key=lambda a: ORDER.index(a) if a in ORDER else len(ORDER)):
             value = pending[action]
-            handler = _handlers.get(action)
+            handler = _handlers.get(action) or _OWN.get(action)
             if handler is None:
                 report.left += 1
                 continue
@@ -143,5 +166,5 @@ def archive_game(service: GameService, game_id: str, value: str) -> bool:
     return True
 
 
-register("index", index_game)
-register("archive", archive_game)
+# The actions that need only the store: carried out by every process, receivers connected or not.
+_OWN: dict[str, Handler] = {"index": index_game, "archive": archive_game}

@@ -20,9 +20,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-import redis
-
 from store import StreamEntry
+from store.errors import StoreError
 from store.live import EventsReader
 
 log = logging.getLogger(__name__)
@@ -119,7 +118,7 @@ class LiveHub:
             # MAX_BLOCK_SECONDS, and no event is lost: the XREAD starts from `after`.
             try:
                 self.reader.wake()
-            except redis.RedisError:
+            except StoreError:
                 log.warning("could not wake the live reader", exc_info=True)
         return Subscription(self, game_id, watched)
 
@@ -152,7 +151,7 @@ class LiveHub:
         self._changed.set()
         try:
             self.reader.wake()
-        except redis.RedisError:
+        except StoreError:
             pass
         if self._thread is not None:
             self._thread.join(self.block_ms / 1000 + 1)
@@ -168,7 +167,7 @@ class LiveHub:
                 continue
             try:
                 news = self.reader.read(after, self.block_ms)
-            except redis.RedisError:
+            except StoreError:
                 if self._closed:
                     return
                 log.warning("live reader: Redis error; retrying", exc_info=True)

@@ -156,9 +156,6 @@ class Archive:
     def version(self) -> int:
         return int(self.redis.get(VERSION) or 0)
 
-    def contains(self, game_id: str) -> bool:
-        return bool(self.redis.hexists(SUMMARY, game_id))
-
     def summary(self, game_id: str) -> dict[str, Any] | None:
         raw = self.redis.hget(SUMMARY, game_id)
         return _entry(raw) if raw else None
@@ -171,6 +168,40 @@ class Archive:
             i.decode() if isinstance(i, bytes) else i
             for i in self.redis.zrange(ALL, 0, -1, desc=newest_first)
         ]
+
+    # -- statistics' inputs ----------------------------------------------------------------------
+    def ids_in(self, key: str) -> list[str]:
+        """The game ids of index ``key`` (``index_key(field, value)``), newest first."""
+        return [i.decode() if isinstance(i, bytes) else i for i in self.redis.zrange(key, 0, -1, desc=True)]
+
+    def summaries(self, game_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The archive entries of ``game_ids`` (those that have one)."""
+        if not game_ids:
+            return {}
+        return {
+            gid: _entry(raw)
+            for gid, raw in zip(game_ids, self.redis.hmget(SUMMARY, game_ids), strict=True)
+            if raw
+        }
+
+    def known_facts(self, game_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The statistics facts kept for ``game_ids`` (those computed before)."""
+        if not game_ids:
+            return {}
+        found = zip(game_ids, self.redis.hmget(FACTS, game_ids), strict=True)
+        return {gid: orjson.loads(raw) for gid, raw in found if raw is not None}
+
+    def keep_facts(self, facts: Mapping[str, Mapping[str, Any]]) -> None:
+        """Keep computed facts (a finished game's facts never change)."""
+        if facts:
+            self.redis.hset(
+                FACTS,
+                mapping={gid: orjson.dumps(f, option=orjson.OPT_NON_STR_KEYS) for gid, f in facts.items()},
+            )
+
+    def logs(self, game_ids: Iterable[str]) -> Iterable[tuple[str, list[dict[str, Any]]]]:
+        """(game id, complete log) of ``game_ids``: see :func:`events_of`."""
+        return events_of(self.redis, game_ids)
 
     # -- search ----------------------------------------------------------------------------------
     def search(

@@ -141,6 +141,15 @@ class GameStore:
         self._claim = client.register_script(scripts.CLAIM)
         self._rotate = client.register_script(scripts.ROTATE)
 
+    def ping(self) -> None:
+        """Raise (``store.errors.StoreError``) unless Redis answers."""
+        self.redis.ping()
+
+    @property
+    def connection_pool(self) -> Any:
+        """The client's connection pool, for a library that must share it (the rate limiter)."""
+        return self.redis.connection_pool
+
     # -- creation and reads -----------------------------------------------------------------
     def create(
         self,

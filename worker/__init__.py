@@ -1,7 +1,3 @@
-"""RQ job functions (``worker.jobs``), enqueueing (``worker.enqueue``) and bot turns
-(``worker.bots``). Importing the package connects the game-finished receiver, so every process
-that appends moves (web or worker) archives the games it finishes."""
-
-from worker.enqueue import connect_signals
-
-connect_signals()
+"""The worker processes: ``python -m worker`` (the RQ worker: archive jobs and bot turns), the
+janitor (``worker.janitor``) and the clock enforcer (``worker.clocks``). Jobs are thin wrappers over
+``service/``; importing this package connects nothing (each entry point wires its process)."""

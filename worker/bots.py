@@ -1,234 +1,30 @@
-"""Bot seats: an RQ job plays every bot whose decision is due.
-
-Flow: every append that leaves a bot seat awaited records the follow-up action ``bot`` in the game's
-outbox, atomically with the move (``service.followups``, ``store.outbox``). Its handler
-(:func:`bot_followup`, registered by :func:`connect_signals`) enqueues :func:`play_bot_turns` on the
-``bots`` queue, and the action stays pending until no bot is awaited any more: the process that made
-the move runs it at once; the sweeper (``worker.janitor``) runs it again for a game left waiting
-(the process died after the commit, a worker died inside RQ's dequeue or in the middle of the job)
-and then enqueues a fresh job, so a bot turn is played within seconds whatever process is killed.
-
-The job loads the game through ``service``, builds each awaited bot's *seat view* (what a client
-in that seat would get from the API, legal moves included; never the hidden state), asks the bot
-and submits the move with ``GameService.submit_as_seat`` (the trusted path for bot seats: same
-rules, same atomic append, same signal as a client's move). It loops while bots are awaited, so an
-all-bot game plays to its end in one job.
-
-Idempotency: the job id is ``bots-<game>-<version>`` and a ``SET NX`` marker collapses duplicate
-enqueues for one version (a job enqueued again by the sweeper gets ``-r<ms>`` appended); each move
-carries ``expected_version`` and the idempotency key
-``bot:<version>:<seat>``, and the bot's randomness is seeded from (game, version, seat), so two jobs
-racing on the same version submit the same move and the second gets the first's answer. A job for
-a stale version finds nothing due (or plays what is due now): harmless.
-"""
+"""The ``bots`` queue's job: play every due bot move of a game (``service.bot_turns``)."""
 
 from __future__ import annotations
 
-import contextvars
-import logging
-import os
-import time
 from typing import Any
 
-import redis
-from rq import Queue, Retry, get_current_job
-from rq.exceptions import NoSuchJobError
-from rq.job import Job
+from rq import get_current_job
 
-from bots import choose_move, seeded_rng
-from games import get_game
-from service import GameService, followups
-from service import errors as service_errors
+from service import GameService, bot_turns
 from store import GameStore
-from store.outbox import Outbox
 
-log = logging.getLogger(__name__)
-
-QUEUE = "bots"
-JOB_TIMEOUT_SECONDS = 10 * 60
-ENQUEUE_MARKER_TTL_SECONDS = 15 * 60
-# A job that plays a game refreshes this lease before every move: while it lives, the sweeper does
-# not enqueue another job for the game (a bot that thinks longer than this gets a harmless twin).
-PLAYING_LEASE_MS = int(os.environ.get("BOT_PLAYING_LEASE_MS") or 2000)
-# A bound on one job's work, far above any real game (the longest simulated matches for points
-# take a few thousand moves): only a game whose bots never end it would reach it, and then the job
-# stops rather than burn a worker forever (a warning is logged).
-MAX_MOVES_PER_JOB = 20_000
-# Optional pause before each bot move, so humans watching can follow (seconds; default none).
-MOVE_DELAY_SECONDS = float(os.environ.get("BOT_MOVE_DELAY") or 0)
-
-# Set while a bot job submits for a game: its own appends need no new job (it keeps looping).
-_playing: contextvars.ContextVar[str | None] = contextvars.ContextVar("bots_playing", default=None)
+_services: dict[int, GameService] = {}
 
 
-def job_id(game_id: str, version: int) -> str:
-    return f"bots-{game_id}-{version}"
-
-
-def enqueue_bot_turns(client: redis.Redis, game_id: str, version: int) -> str | None:
-    """Enqueue the bot job for ``game_id`` at ``version``; ``None`` when one was already enqueued
-    for that version (a SET NX marker in the game's slot makes this atomic across processes)."""
-    outbox = Outbox(client)
-    jid = job_id(game_id, version)
-    if not outbox.mark_bot_job(game_id, version, jid, ENQUEUE_MARKER_TTL_SECONDS, replace=False):
-        return None
-    try:
-        _enqueue(client, game_id, version, jid)
-    except Exception:
-        outbox.forget_bot_job(game_id, version)  # let a later run try again
-        raise
-    return jid
-
-
-def _job_alive(client: redis.Redis, jid: str) -> bool:
-    """Is ``jid`` waiting in the bots queue or running? (Not: lost inside a dequeue, finished,
-    failed, or gone.)"""
-    try:
-        job = Job.fetch(jid, connection=client)
-    except NoSuchJobError:
-        return False
-    status = job.get_status(refresh=False)
-    if status in ("queued", "deferred", "scheduled"):
-        # A job a worker took with BLMOVE and then died sits in RQ's intermediate list, still
-        # "queued", until RQ's maintenance pass (many minutes later): only the queue itself counts.
-        return Queue(QUEUE, connection=client).get_job_position(jid) is not None
-    return status == "started" and Outbox(client).bot_lease_alive(job.args[0])
-
-
-def bot_followup(service: GameService, game_id: str, value: str) -> bool:
-    """The ``bot`` follow-up action: done when no bot seat is awaited; otherwise make sure a job
-    will play it (enqueue one, or a fresh one when the last has stalled) and stay pending."""
-    if _playing.get() == game_id:
-        return False  # this process's job loops on; it runs the action again when it stops
-    try:
-        _, cached = service.viewer_seat(game_id, None)
-    except service_errors.GameNotFound:
-        return True
-    if cached.status != "active" or cached.state is None:
-        return True
-    game = get_game(cached.name)
-    if not any(seat in cached.bots for seat in game.awaiting(cached.state)):
-        return True
-    client = service.store.redis
-    outbox = Outbox(client)
-    if outbox.bot_lease_alive(game_id):
-        return False  # a job is playing this game right now
-    if enqueue_bot_turns(client, game_id, cached.version) is not None:
-        return False
-    last = outbox.bot_job(game_id, cached.version)
-    if last is not None and _job_alive(client, last):
-        return False
-    jid = f"{job_id(game_id, cached.version)}-r{int(time.time() * 1000)}"
-    outbox.mark_bot_job(game_id, cached.version, jid, ENQUEUE_MARKER_TTL_SECONDS, replace=True)
-    _enqueue(client, game_id, cached.version, jid)
-    outbox.count("bot-job", duplicate=True)
-    log.warning("bot turn of %s at v%s had stalled (job %s): enqueued %s", game_id, cached.version, last, jid)
-    return False
-
-
-def _enqueue(client: redis.Redis, game_id: str, version: int, jid: str) -> None:
-    Queue(QUEUE, connection=client).enqueue(
-        "worker.bots.play_bot_turns",
-        game_id,
-        version,
-        job_id=jid,
-        retry=Retry(max=2),
-        job_timeout=JOB_TIMEOUT_SECONDS,
-        result_ttl=600,
-        failure_ttl=24 * 3600,
-        description=f"bot turns of {game_id} at v{version}",
-    )
-
-
-def connect_signals() -> None:
-    """Register the ``bot`` follow-up handler (idempotent) in every process that appends or sweeps:
-    the web process, every worker, the janitor."""
-    followups.register("bot", bot_followup)
-
-
-def disconnect_signals() -> None:
-    """Forget the handler in this process (tests: a game's bot turns are then left pending)."""
-    followups.unregister("bot")
-
-
-_services: dict[Any, GameService] = {}
-
-
-def _service_for(client: redis.Redis) -> GameService:
-    """One GameService (and its state cache) per connection pool in this process."""
-    key = id(client.connection_pool)
-    service = _services.get(key)
-    if service is None or service.store.redis.connection_pool is not client.connection_pool:
-        service = GameService(GameStore(client))
-        _services[key] = service
+def _service() -> GameService:
+    """One GameService (and its state cache) per RQ connection in this process: the connection RQ
+    runs the job with (``store.queues.queue_connection``, opened by ``python -m worker``)."""
+    connection = get_current_job().connection
+    service = _services.get(id(connection))
+    if service is None or service.store.redis is not connection:
+        service = _services[id(connection)] = GameService(GameStore(connection))
     return service
-
-
-def _connection() -> redis.Redis:
-    job = get_current_job()
-    if job is not None:
-        return job.connection
-    return redis.Redis.from_url(os.environ["REDIS_URL"])
 
 
 def play_bot_turns(
     game_id: str, version: int | None = None, *, service: GameService | None = None
 ) -> dict[str, Any]:
-    """Play every due bot move of ``game_id`` until a human is awaited or the game is over.
-
-    ``version`` is the version that triggered the job (informational: the job always acts on the
-    current state). Returns ``{"moves": n, "version": v, "status": s}``.
-    """
-    service = service or _service_for(_connection())
-    outbox = Outbox(service.store.redis)
-    token = _playing.set(game_id)
-    moves = attempts = 0
-    try:
-        while moves < MAX_MOVES_PER_JOB and attempts < 2 * MAX_MOVES_PER_JOB:
-            attempts += 1
-            try:
-                _, cached = service.viewer_seat(game_id, None)
-            except service_errors.GameNotFound:
-                return {"moves": moves, "version": None, "status": "not_found"}
-            if cached.status != "active" or cached.state is None:
-                return {"moves": moves, "version": cached.version, "status": cached.status}
-            game = get_game(cached.name)
-            due = [seat for seat in game.awaiting(cached.state) if seat in cached.bots]
-            if not due:
-                return {"moves": moves, "version": cached.version, "status": cached.status}
-            seat = due[0]
-            outbox.touch_bot_lease(game_id, PLAYING_LEASE_MS + int(MOVE_DELAY_SECONDS * 1000))
-            view = game.view(cached.state, seat)
-            rng = seeded_rng("bot", game_id, cached.version, seat)
-            command = choose_move(cached.name, cached.bots[seat], view, rng)
-            if MOVE_DELAY_SECONDS:
-                time.sleep(MOVE_DELAY_SECONDS)
-            try:
-                service.submit_as_seat(
-                    game_id,
-                    seat,
-                    command,
-                    expected_version=cached.version,
-                    idempotency_key=f"bot:{cached.version}:{seat}",
-                )
-            except service_errors.VersionConflict:
-                continue  # someone moved meanwhile: decide again on the new state
-            except service_errors.RuleRefusal:
-                # Cannot happen for a legal move on the current state; a stale state is re-read.
-                log.warning("bot move refused in %s at v%s: %s", game_id, cached.version, command)
-                continue
-            moves += 1
-        _, cached = service.viewer_seat(game_id, None)
-        log.warning(
-            "bot job for %s stopped after %s moves at v%s: a game that does not end?",
-            game_id,
-            moves,
-            cached.version,
-        )
-        return {"moves": moves, "version": cached.version, "status": "stopped"}
-    finally:
-        _playing.reset(token)
-        outbox.drop_bot_lease(game_id)
-        # The follow-up actions this job's own moves recorded (skipped while it played): done now,
-        # or a new job when a bot is still awaited (the job stopped early).
-        service.followups.run(game_id)
+    """The job: ``version`` is the version that enqueued it (informational). ``service`` lets a
+    caller outside RQ (a test) pass its own."""
+    return bot_turns.play_bot_turns(service or _service(), game_id)

@@ -27,7 +27,7 @@ import signal
 import time
 from typing import Any
 
-from service import GameService
+from service import GameService, followups
 from service import errors as service_errors
 
 log = logging.getLogger("worker.clocks")
@@ -49,9 +49,8 @@ def enforce_due(service: GameService, now_ms: int | None = None, limit: int = 10
 
 
 def run(url: str, interval: float = INTERVAL_SECONDS, rescan: float = RESCAN_SECONDS) -> None:
-    from worker.bots import connect_signals
-
-    connect_signals()  # a seat handed to the bot is played by the bots queue
+    # A seat handed to the bot is played by the bots queue; a timeout that ends a game is verified.
+    followups.connect_receivers()
     service = GameService.from_url(url)
     stopping = False
 

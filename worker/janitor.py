@@ -6,10 +6,10 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
 1. **follow-up work** (slots hinted by the writers, and every ``JANITOR_FULL_SCAN`` seconds (30)
    all 16384 due sets; ``service.followups``): the games whose outbox still holds actions after their
    grace period (the process that made the change died, or an action failed) get them run again;
-   a bot turn left waiting gets a fresh job (``worker.bots.bot_followup``);
+   a bot turn left waiting gets a fresh job (``service.bot_turns.bot_followup``);
 2. **lost dequeues**: jobs a worker took from a queue and died before starting go back on it;
 3. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating;
-4. **job records** (``store.jobs``) are reconciled with RQ (``worker.enqueue.reconcile``).
+4. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import sys
 import time
 from typing import Any
 
-from service import GameService
-from worker import bots, enqueue
+from service import GameService, bot_turns, followups, jobs
 
 log = logging.getLogger("worker.janitor")
 
@@ -35,11 +34,10 @@ FULL_SCAN_SECONDS = float(os.environ.get("JANITOR_FULL_SCAN") or 30.0)
 class Janitor:
     def __init__(self, service: GameService):
         self.service = service
-        self.client = service.store.redis
+        self.jobs = jobs.JobService(service.store)
         self._seen: dict[tuple[str, str], float] = {}
         self._next_full_scan = 0.0
-        bots.connect_signals()
-        enqueue.connect_signals()
+        followups.connect_receivers()
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -48,21 +46,11 @@ class Janitor:
             report["hinted_slots"] = self.service.followups.outbox.rebuild_hints()
             self._next_full_scan = time.monotonic() + FULL_SCAN_SECONDS
         report["games"] = self.service.followups.sweep(LEASE_MS)
-        report["rescued"] = enqueue.rescue_lost_dequeues(self.client, self._seen)
-        report["abandoned"] = [
-            jid for queue in (enqueue.QUEUE, bots.QUEUE) for jid in _requeue_abandoned(self.client, queue)
-        ]
-        report["jobs"] = enqueue.reconcile(self.client)
+        queues = (jobs.QUEUE, bot_turns.QUEUE)
+        report["rescued"] = self.jobs.rescue_lost_dequeues(self._seen, queues)
+        report["abandoned"] = [jid for queue in queues for jid in self.jobs.requeue_abandoned(queue)]
+        report["jobs"] = self.jobs.reconcile()
         return report
-
-
-def _requeue_abandoned(client: Any, queue: str) -> list[str]:
-    from rq.registry import StartedJobRegistry
-
-    registry = StartedJobRegistry(queue, connection=client)
-    before = set(registry.get_job_ids(cleanup=False))
-    registry.cleanup()
-    return sorted(before - set(registry.get_job_ids(cleanup=False)))
 
 
 def main() -> int:

@@ -19,16 +19,16 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 from games import get_game
 from games.base import fold
 from replays import stats
+from service.jobs import JobService
+from store import GameStore
 from store.archive import Archive, import_finished_game
 from store.jobs import JobBook
 from tests.api import toy_game
 from tests.archive.test_replays_generic import play_out
-from worker import enqueue
 
 toy_game.register()
 GAME = get_game("toy")
 ROOT = Path(__file__).resolve().parents[2]
-RQ = str(Path(sys.executable).with_name("rq"))
 
 
 def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
@@ -55,20 +55,21 @@ def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
 
 
 def start_worker(url: str, *, burst: bool, delay: float) -> subprocess.Popen:
-    env = dict(os.environ, ARCHIVE_JOB_STEP_DELAY=str(delay), PYTHONPATH=str(ROOT))
+    env = dict(os.environ, TOY_FACTS_DELAY=str(delay), PYTHONPATH=str(ROOT))
     args = [
-        RQ,
+        sys.executable,
+        "-m",
         "worker",
         "--url",
         url,
         "--worker-class",
         "tests.archive.rq_support.ToyWorker",
-        "--logging_level",
+        "--logging-level",
         "WARNING",
         "default",
     ]
     if burst:
-        args.insert(2, "--burst")
+        args.insert(3, "--burst")
     # Its own session, so the kill takes the worker's whole process group, as a lost machine or an
     # OOM-killed container would (the work horse, in a group of its own, is killed by pid).
     return subprocess.Popen(
@@ -100,7 +101,8 @@ def wait_for(predicate, timeout: float = 60.0):
 def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_client):
     games = archive_toy_games(redis_client, 12)
     version_before = Archive(redis_client).version()
-    jid = enqueue.start(redis_client, "global-stats", {"game": "toy"})
+    jobs = JobService(GameStore(redis_client))
+    jid = jobs.start("global-stats", {"game": "toy"})
     book = JobBook(redis_client)
 
     first = start_worker(redis_server.url, burst=False, delay=0.25)
@@ -126,7 +128,7 @@ def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_
 
     # RQ's maintenance requeues an execution once its heartbeat (at least 60 s) has expired; the
     # test moves the registry's clock forward instead of sleeping through it.
-    assert enqueue.requeue_abandoned(redis_client, timestamp=time.time() + 3600) == [jid]
+    assert jobs.requeue_abandoned(timestamp=time.time() + 3600) == [jid]
     assert jid in Queue("default", connection=redis_client).job_ids
 
     second = start_worker(redis_server.url, burst=True, delay=0)
@@ -149,5 +151,5 @@ def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_
     assert {row["name"]: row["wins"] for row in result["leaders"]} == {n: r["wins"] for n, r in table.items()}
 
     # The same request again shares the finished job instead of computing anything.
-    assert enqueue.start(redis_client, "global-stats", {"game": "toy"}) == jid
+    assert jobs.start("global-stats", {"game": "toy"}) == jid
     assert book.get(jid).attempts == 2

@@ -15,7 +15,7 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from games import get_game
-from service import GameService
+from service import GameService, bot_turns, followups
 from service import errors as service_errors
 from worker import bots as bot_worker
 
@@ -25,14 +25,14 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture()
 def service(redis_client, redis_server):
     svc = GameService.from_url(redis_server.url)
-    bot_worker.connect_signals()
+    followups.connect_receivers()
     yield svc
-    # The signal is process-global: leave other test modules an unconnected receiver.
-    bot_worker.disconnect_signals()
+    # The receivers are process-global: leave other test modules none connected.
+    followups.disconnect_receivers()
 
 
 def run_worker(redis_client) -> None:
-    queue = Queue(bot_worker.QUEUE, connection=redis_client)
+    queue = Queue(bot_turns.QUEUE, connection=redis_client)
     SimpleWorker([queue], connection=redis_client).work(burst=True)
 
 
@@ -100,9 +100,9 @@ def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_
     claim = service.claim_seat(game_id, name="Bo", seat=0)
     version = state_of(service, game_id).version
     # The start already enqueued the job of this version (if a bot moves first): a second is refused.
-    bot_worker.enqueue_bot_turns(redis_client, game_id, version)
-    assert bot_worker.enqueue_bot_turns(redis_client, game_id, version) is None
-    queue = Queue(bot_worker.QUEUE, connection=redis_client)
+    bot_turns.enqueue_bot_turns(service.store, game_id, version)
+    assert bot_turns.enqueue_bot_turns(service.store, game_id, version) is None
+    queue = Queue(bot_turns.QUEUE, connection=redis_client)
     assert queue.count == 1
     run_worker(redis_client)
     after = state_of(service, game_id)
@@ -157,18 +157,17 @@ def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client)
 
 
 def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, redis_server):
-    """A real ``rq worker`` subprocess on the ``bots`` queue (as the Procfile runs it) plays an
-    all-bot game to the end."""
+    """A real worker subprocess on the ``bots`` queue (``python -m worker``, as the Procfile runs
+    it) plays an all-bot game to the end."""
     summary = service.create_game(
         "condottiere",
         {"players": 4, "seed": 21, "ruleset": "classic"},
         bots={s: "heuristic" for s in range(4)},
     )
     game_id = summary["id"]
-    rq_bin = Path(sys.executable).parent / "rq"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.run(
-        [str(rq_bin), "worker", bot_worker.QUEUE, "--burst", "--url", redis_server.url],
+        [sys.executable, "-m", "worker", bot_turns.QUEUE, "--burst", "--url", redis_server.url],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -190,7 +189,7 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, 
         "condottiere", {"players": 4, "seed": 33}, bots={s: "heuristic" for s in range(4)}
     )
     game_id = summary["id"]
-    Queue(bot_worker.QUEUE, connection=redis_client).empty()  # run the jobs by hand, twice at once
+    Queue(bot_turns.QUEUE, connection=redis_client).empty()  # run the jobs by hand, twice at once
     results = []
 
     collisions = []
@@ -240,13 +239,13 @@ def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch)
     """OPT-HID-4: the job hands the bot its seat's view (what a client in that seat gets), never
     the full state: no other hand, no deck order, no other seat's face-down card."""
     seen = []
-    real_choose = bot_worker.choose_move
+    real_choose = bot_turns.choose_move
 
     def spy(game_name, level, view, rng, **kwargs):
         seen.append(view)
         return real_choose(game_name, level, view, rng, **kwargs)
 
-    monkeypatch.setattr(bot_worker, "choose_move", spy)
+    monkeypatch.setattr(bot_turns, "choose_move", spy)
     summary = service.create_game(
         "condottiere",
         {"players": 3, "seed": 4, "options": {"hidden_cards": True}},
@@ -270,7 +269,7 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
     gets its bot job enqueued without anything else connected, and a worker plays it out."""
     from api import create_app
 
-    bot_worker.disconnect_signals()
+    followups.disconnect_receivers()
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
     try:
         created = app.test_client().post(
@@ -282,10 +281,10 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
             },
         )
         assert created.status_code == 201, created.get_json()
-        queue = Queue(bot_worker.QUEUE, connection=redis_client)
+        queue = Queue(bot_turns.QUEUE, connection=redis_client)
         assert queue.count == 1
         run_worker(redis_client)
         summary = app.test_client().get(f"/v1/games/{created.get_json()['id']}").get_json()
         assert summary["status"] == "finished"
     finally:
-        bot_worker.disconnect_signals()
+        followups.disconnect_receivers()

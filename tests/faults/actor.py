@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import sys
 
-from service import GameService
+from service import GameService, followups
+from service.jobs import JobService
 from tests.api import toy_game
-from worker import bots, enqueue
+from worker import bots
 
 toy_game.register()
 
 
 def main(url: str, action: str, *args: str) -> None:
-    bots.connect_signals()
-    enqueue.connect_signals()
+    followups.connect_receivers()
     service = GameService.from_url(url)
     if action == "finish-toy":
         (game_id,) = args
@@ -41,7 +41,7 @@ def main(url: str, action: str, *args: str) -> None:
         bots.play_bot_turns(game_id, service=service)
     elif action == "verify":
         (game_id,) = args
-        enqueue.start(service.store.redis, "verify", {"game_id": game_id})
+        JobService(service.store).start("verify", {"game_id": game_id})
     else:
         raise SystemExit(f"unknown action {action!r}")
 

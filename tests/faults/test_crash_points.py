@@ -29,16 +29,15 @@ from rq import Queue
 
 from games import get_game
 from service import GameService
+from service.jobs import RECONCILE_AFTER_SECONDS, JobService
 from store.archive import Archive
 from store.jobs import JobBook
 from store.outbox import Outbox
 from tests.api import toy_game
-from worker import enqueue
 from worker.janitor import Janitor
 
 toy_game.register()
 ROOT = Path(__file__).resolve().parents[2]
-RQ = str(Path(sys.executable).with_name("rq"))
 # The bound on recovery the issue sets for bot turns; follow-up work must meet it too.
 RECOVERY_BOUND_SECONDS = 10.0
 
@@ -74,7 +73,7 @@ def settled(service: GameService, game_id: str) -> bool:
         and meta["status"] == "finished"
         and not Outbox(client).pending(game_id)
         and JobBook(client).pending_count() == 0
-        and Archive(client).contains(game_id)
+        and Archive(client).summary(game_id)
     )
 
 
@@ -83,10 +82,10 @@ def assert_end_state(service: GameService, game_id: str, archived_before: int) -
     store = service.store
     assert store.meta(game_id)["status"] == "finished"
     # Archived exactly once: the archive's version counts entries.
-    assert Archive(client).contains(game_id)
+    assert Archive(client).summary(game_id)
     assert Archive(client).version() == archived_before + 1
     # Verified exactly once: the same request finds the one finished job, completed once, and ok.
-    jid = enqueue.start(client, "verify", {"game_id": game_id})
+    jid = JobService(service.store).start("verify", {"game_id": game_id})
     book = JobBook(client)
     record = book.get(jid)
     assert record is not None and record.status == "finished" and record.completions == 1, record
@@ -144,7 +143,7 @@ def test_killed_after_the_commit_of_the_last_move(service, janitor, worker, redi
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
     client = service.store.redis
     assert service.store.meta(game_id)["status"] == "finished"
-    assert not Archive(client).contains(game_id)  # the follow-up work was really lost...
+    assert not Archive(client).summary(game_id)  # the follow-up work was really lost...
     assert game_id in service.store.list_ids(status="active")
     assert set(Outbox(client).pending(game_id)) == {"index", "archive", "verify"}
     took = recover(janitor, lambda: settled(service, game_id))  # ...and is finished by the janitor
@@ -211,7 +210,7 @@ def test_killed_between_the_job_record_and_the_enqueue(service, janitor, worker,
         )
     # Simulate the crash on the verify job only: forget the one the move enqueued, then let the actor
     # write the record and die before the enqueue.
-    jid = enqueue.start(client, "verify", {"game_id": game_id})
+    jid = JobService(service.store).start("verify", {"game_id": game_id})
     Queue("default", connection=client).empty()
     client.delete(f"jobs:{{jobs}}:{jid}")
     client.zrem("jobs:{jobs}:pending", jid)
@@ -221,17 +220,28 @@ def test_killed_between_the_job_record_and_the_enqueue(service, janitor, worker,
     killed_at = time.monotonic()
     book = JobBook(client)
     assert book.status(jid) == "queued" and Queue("default", connection=client).count == 0
-    recover(janitor, lambda: book.status(jid) == "finished", bound=enqueue.RECONCILE_AFTER_SECONDS + 5)
+    recover(janitor, lambda: book.status(jid) == "finished", bound=RECONCILE_AFTER_SECONDS + 5)
     took = time.monotonic() - killed_at
     print(f"\nrecovery between record and enqueue: {took:.2f} s")
-    assert took < enqueue.RECONCILE_AFTER_SECONDS + 5
+    assert took < RECONCILE_AFTER_SECONDS + 5
     recover(janitor, lambda: settled(service, game_id))
     assert_end_state(service, game_id, archived_before=0)
 
 
 def _rq_worker(url: str, worker_class: str, *queues: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
-        [RQ, "worker", "--url", url, "--worker-class", worker_class, "--logging_level", "WARNING", *queues],
+        [
+            sys.executable,
+            "-m",
+            "worker",
+            "--url",
+            url,
+            "--worker-class",
+            worker_class,
+            "--logging-level",
+            "WARNING",
+            *queues,
+        ],
         cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})),
         start_new_session=True,
@@ -307,7 +317,7 @@ def test_no_followup_left_and_none_run_twice_without_faults(service, janitor):
         )
     client = service.store.redis
     assert Outbox(client).pending(game_id) == {}
-    assert Archive(client).contains(game_id)
+    assert Archive(client).summary(game_id)
     assert janitor.tick()["games"] == 0
     assert duplicates(client) == {}
     assert get_game("toy")

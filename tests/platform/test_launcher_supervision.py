@@ -22,8 +22,8 @@ RECOVERY_BOUND_SECONDS = 20.0
 
 ROLES = {
     "web": re.compile(r"gunicorn"),
-    "worker": re.compile(r"rq worker .* default bots"),
-    "bots": re.compile(r"rq worker --url \S+ bots$"),
+    "worker": re.compile(r"-m worker .* default bots"),
+    "bots": re.compile(r"-m worker --url \S+ bots$"),
     "janitor": re.compile(r"worker\.janitor"),
     "clock": re.compile(r"worker\.clocks"),
     "redis": re.compile(r"redis-server"),

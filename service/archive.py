@@ -1,0 +1,215 @@
+"""The archive of finished games and the work on stored logs: search, entries, imports, the kept
+answers of finished games' replays, and the verify and export jobs. No Flask: the API and the
+workers call :class:`ArchiveService`; Redis is behind ``store.archive`` and ``store.replay_cache``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from games import get_game
+from games.base import FULL, Viewer
+from replays import core, export
+from replays.export import validate_import
+from service.ids import new_game_id
+from service.jobs import JobProblem, JobService, Progress
+from store import GameStore, timestamps
+from store.archive import Archive, GameLog, Page, import_finished_game, load_log, load_meta, summary_of
+from store.replay_cache import ReplayCache
+
+EXPORT_FORMATS = {
+    "log": "application/json",
+    "json": "application/json",
+    "markdown": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+MAX_BULK_GAMES = 10_000
+
+
+class ImportIdTaken(Exception):
+    """The game id drawn for an import is taken (a 49-bit random part collided: practically never)."""
+
+
+def json_body(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _viewer(value: Any) -> Viewer:
+    if value in (None, "spectator"):
+        return None
+    if value == "full":
+        return FULL
+    return int(value)
+
+
+class ArchiveService:
+    """See the module docstring."""
+
+    def __init__(self, store: GameStore, jobs: JobService | None = None):
+        self._client = store.redis
+        self.jobs = jobs or JobService(store)
+        self.archive = Archive(store.redis)
+        self.replays = ReplayCache(store.redis)
+
+    # -- reads -------------------------------------------------------------------------------------
+
+    def search(
+        self,
+        filters: Mapping[str, Sequence[Any]],
+        finished_from: int | None,
+        finished_to: int | None,
+        cursor: str | None,
+        limit: int,
+    ) -> Page:
+        """Finished games, newest first (``store.archive.Archive.search``; a bad cursor raises
+        ``store.archive.BadCursor``)."""
+        return self.archive.search(
+            filters=filters, finished_from=finished_from, finished_to=finished_to, cursor=cursor, limit=limit
+        )
+
+    def entry(self, game_id: str) -> dict[str, Any] | None:
+        """One archived game's summary, or None."""
+        return self.archive.summary(game_id)
+
+    def log(self, game_id: str) -> GameLog | None:
+        """A stored game's metadata, complete log and snapshot (one consistent read)."""
+        return load_log(self._client, game_id)
+
+    def meta(self, game_id: str) -> GameLog | None:
+        """A stored game's metadata only (``events`` empty)."""
+        return load_meta(self._client, game_id)
+
+    def kept_answer(self, game_id: str, name: str) -> bytes | None:
+        """A finished game's kept answer ``name`` (a replay, its chapter index), or None."""
+        return self.replays.get(game_id, name)
+
+    def keep_answer(self, game_id: str, name: str, body: bytes) -> None:
+        """Keep a finished game's answer: a finished game never changes."""
+        self.replays.put(game_id, name, body)
+
+    # -- imports -----------------------------------------------------------------------------------
+
+    def import_document(self, document: Mapping[str, Any], game_id: str | None = None) -> dict[str, Any]:
+        """Replay an exchange document through the rules and store it as a finished game of the
+        archive. Returns ``{"id", "game": <archive entry>}``; raises ``replays.export.ImportRefused``
+        for an invalid log and :class:`ImportIdTaken` when the id is taken."""
+        from service.games import public_config
+
+        checked = validate_import(document)
+        game = checked["game"]
+        game_id = game_id or new_game_id()
+        summary = import_finished_game(
+            self._client,
+            game_id=game_id,
+            name=game.name,
+            title=game.title,
+            public_config=public_config(game, checked["config"]),
+            full_config=checked["config"],
+            players=checked["players"],
+            events=checked["events"],
+            snapshot_state=game.state_to_json(checked["state"]),
+            result=checked["result"],
+            now=timestamps.now(),
+        )
+        if summary is None:
+            raise ImportIdTaken(game_id)
+        return {"id": game_id, "game": summary}
+
+    def verify_game(self, game_id: str) -> str:
+        """The job verifying a game (its id)."""
+        return self.jobs.start("verify", {"game_id": game_id})
+
+    def export_game(self, game_id: str, fmt: str, viewer: str | int) -> str:
+        """The job exporting a game in ``fmt`` as ``viewer`` (``full``, ``spectator`` or a seat) sees it."""
+        return self.jobs.start("export", {"game_id": game_id, "format": fmt, "viewer": viewer})
+
+    def export_many(self, params: Mapping[str, Any]) -> str:
+        """The job exporting the archived games that match ``params`` (filters, dates) as NDJSON."""
+        return self.jobs.start("bulk-export", params)
+
+    # -- jobs: (params, progress) -> (body, content type) ------------------------------------------
+
+    def _load(self, game_id: str) -> GameLog:
+        log = load_log(self._client, game_id)
+        if log is None:
+            raise JobProblem(404, "GAME_NOT_FOUND", "No such game")
+        return log
+
+    def verify(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
+        """Replay a game's log through the rules and compare the fold with the stored snapshot."""
+        log = self._load(params["game_id"])
+        game = get_game(log.name)
+        report = core.verify(game, log.events, log.snapshot)
+        report["game_id"] = log.game_id
+        report["status"] = log.status
+        report["meta_version"] = int(log.meta.get("version") or 0)
+        if report["meta_version"] != len(log.events):
+            report["ok"] = False
+            report["meta_version_matches"] = False
+        progress(0.8)
+        if log.finished and (log.result or {}).get("rated") is not False:
+            # A finished game enters the archive here too (idempotent), so a missed follow-up heals.
+            # An aborted game (rated: false) never does: no search, statistic or rating counts it.
+            self.archive.enter(summary_of(log))
+            report["archived"] = True
+        return json_body(report), "application/json"
+
+    def export(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
+        """One game as the importable log, an annotated JSON history, Markdown or HTML, as
+        ``params["viewer"]`` may see it."""
+        log = self._load(params["game_id"])
+        game = get_game(log.name)
+        fmt = params["format"]
+        viewer = _viewer(params.get("viewer"))
+        common = dict(
+            players=log.players, finished=log.finished, viewer=viewer, game_id=log.game_id, result=log.result
+        )
+        if fmt == "log":
+            return json_body(export.export_log(game, log.events, **common)), EXPORT_FORMATS[fmt]
+        doc = export.annotated_history(game, log.events, **common)
+        progress(0.7)
+        if fmt == "json":
+            return json_body(doc), EXPORT_FORMATS[fmt]
+        if fmt == "markdown":
+            return export.to_markdown(game, doc).encode(), EXPORT_FORMATS[fmt]
+        return export.to_html(game, doc).encode(), EXPORT_FORMATS[fmt]
+
+    def bulk_export(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
+        """Many finished games as NDJSON, one importable log per line (at most MAX_BULK_GAMES)."""
+        filters = params.get("filters") or {}
+        ids: list[str] = []
+        cursor = None
+        while len(ids) < MAX_BULK_GAMES:
+            page = self.archive.search(
+                filters=filters,
+                finished_from=params.get("finished_from"),
+                finished_to=params.get("finished_to"),
+                cursor=cursor,
+                limit=100,
+            )
+            ids.extend(item["id"] for item in page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        ids = ids[:MAX_BULK_GAMES]
+        chunks: list[bytes] = []
+        total = max(1, len(ids))
+        for done, game_id in enumerate(ids, start=1):
+            log = load_log(self._client, game_id)
+            if log is None:
+                continue
+            game = get_game(log.name)
+            doc = export.export_log(
+                game,
+                log.events,
+                players=log.players,
+                finished=log.finished,
+                game_id=game_id,
+                result=log.result,
+            )
+            chunks.extend(export.ndjson_lines([doc]))
+            progress(done / total)
+        return b"".join(chunks), "application/x-ndjson"

@@ -1,0 +1,213 @@
+"""Background jobs (verify, statistics, exports, imports): starting them on the data version their
+result depends on, sharing identical requests, reading their records, running one, and reconciling
+the records with RQ. The API, the follow-up handlers and the workers call :class:`JobService`; the
+records live in ``store.jobs`` and the queue in ``store.queues``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from service.faults import fault_point
+from store import GameStore
+from store.archive import Archive, game_version
+from store.jobs import JobBook, JobRecord
+from store.queues import GAVE_UP, JobQueues
+
+if TYPE_CHECKING:
+    from service.games import GameService
+
+log = logging.getLogger(__name__)
+
+QUEUE = "default"
+JOB_FUNCTION = "worker.jobs.run"
+JOB_TIMEOUT_SECONDS = 15 * 60
+# No retry interval: an interval needs a worker running with --with-scheduler to bring the job
+# back, and the worker should not depend on that; a retry starts on the next free worker.
+RETRIES = 3
+# Jobs whose result depends on one game (its version); the others depend on the archive's version,
+# except imports, which depend on nothing stored (their document is their whole input).
+GAME_KINDS = frozenset({"verify", "game-stats", "export"})
+# A record younger than this is left alone by the reconciliation: its creator is normally
+# enqueueing it right now.
+RECONCILE_AFTER_SECONDS = 5.0
+
+Progress = Callable[[float], None]
+# A job's work: (params, progress) -> (result body, content type).
+Handler = Callable[[Mapping[str, Any], Progress], tuple[bytes, str]]
+
+
+class NoSuchGame(LookupError):
+    """A job was asked about a game that does not exist."""
+
+
+class JobProblem(Exception):
+    """A job that cannot succeed whatever the retries (no such game...): reported, not retried."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any):
+        super().__init__(message)
+        self.problem = {"status": status, "code": code, "title": message, "detail": message, **extra}
+
+
+class JobService:
+    """Jobs on one store: see the module docstring."""
+
+    def __init__(self, store: GameStore):
+        self.book = JobBook(store.redis)
+        self.queues = JobQueues(store.redis)
+        self._store = store
+
+    # -- starting ----------------------------------------------------------------------------------
+
+    def data_version(self, kind: str, params: Mapping[str, Any]) -> str:
+        """What the result depends on: a game's version, or the archive's version."""
+        if kind in GAME_KINDS:
+            found = game_version(self._store.redis, params["game_id"])
+            if found is None:
+                raise NoSuchGame(params["game_id"])
+            status, version = found
+            return f"game:{status}:{version}"
+        if kind == "import":
+            return "document"
+        return f"archive:{Archive(self._store.redis).version()}"
+
+    def start(self, kind: str, params: Mapping[str, Any]) -> str:
+        """The id of the job computing ``kind(params)`` on the current data: a new one enqueued, or
+        the one already queued, running or finished for the same request and data."""
+        version = self.data_version(kind, params)
+        jid, created = self.book.create(kind, params, version)
+        if created or not self._in_rq(jid):
+            fault_point("between_record_and_enqueue")
+            self._enqueue(jid, kind, params)
+        return jid
+
+    def _enqueue(self, jid: str, kind: str, params: Mapping[str, Any]) -> None:
+        description = f"{kind} {dict(params)}" if kind != "import" else "import of a log"
+        self.queues.enqueue(
+            QUEUE,
+            JOB_FUNCTION,
+            jid,
+            job_id=jid,
+            retries=RETRIES,
+            timeout=JOB_TIMEOUT_SECONDS,
+            result_ttl=3600,
+            failure_ttl=24 * 3600,
+            description=description[:200],
+        )
+
+    def _in_rq(self, jid: str) -> bool:
+        """False when our record waits for a job RQ does not know (an enqueue lost between the record
+        and the queue): the caller enqueues it again."""
+        if self.book.status(jid) not in ("queued", "started"):
+            return True
+        return self.queues.status(jid) is not None
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def get(self, jid: str) -> JobRecord | None:
+        """The job's record; a record RQ gave up on outside our code (it could not even start the
+        job, or gave up on an abandoned run with no retry left) is failed first, so a client never
+        reads "queued" for ever."""
+        record = self.book.get(jid)
+        if (
+            record is not None
+            and record.status in ("queued", "started")
+            and self.queues.status(jid) in GAVE_UP
+        ):
+            self.book.fail(jid, {"status": 500, "code": "JOB_FAILED", "title": "The job failed"}, final=True)
+            record = self.book.get(jid)
+        return record
+
+    def result(self, jid: str) -> bytes | None:
+        """The finished job's result (None before it finished or after it expired)."""
+        return self.book.result(jid)
+
+    def finished_result(self, jid: str) -> bytes | None:
+        """The result when the job has finished, else None."""
+        record = self.book.get(jid)
+        return self.book.result(jid) if record is not None and record.status == "finished" else None
+
+    # -- running (the worker's side) ---------------------------------------------------------------
+
+    def run(self, jid: str, handlers: Mapping[str, Handler], retries_left: Callable[[], bool]) -> str:
+        """Run job ``jid`` with the handler of its kind and record the outcome. ``retries_left``
+        says whether RQ will run it again after an unexpected error (then the record stays queued)."""
+        record = self.book.get(jid)
+        if record is None:
+            return "gone"  # the record expired: nobody waits for this result any more
+        self.book.started(jid)
+        handler = handlers[record.kind]
+        last = [0.0]
+
+        def progress(fraction: float) -> None:
+            if fraction - last[0] >= 0.05 or fraction >= 1.0:
+                last[0] = fraction
+                self.book.progress(jid, fraction)
+
+        try:
+            body, content_type = handler(record.params, progress)
+        except JobProblem as problem:
+            self.book.fail(jid, problem.problem, final=True)
+            return "problem"
+        except Exception as error:
+            self.book.fail(
+                jid,
+                {
+                    "status": 500,
+                    "code": "JOB_FAILED",
+                    "title": "The job failed",
+                    "detail": type(error).__name__,
+                },
+                final=not retries_left(),
+            )
+            raise
+        self.book.finish(jid, body, content_type)
+        return "finished"
+
+    # -- repairs (the janitor's side) --------------------------------------------------------------
+
+    def reconcile(self, older_than: float = RECONCILE_AFTER_SECONDS) -> dict[str, int]:
+        """Make every pending job record older than ``older_than`` seconds agree with RQ: a record
+        whose RQ job is missing (lost between the record and the enqueue, or expired) is enqueued
+        again; one whose RQ job failed for good (retries spent, abandoned) is failed, so the client
+        sees it and may ask again; a settled record leaves the pending set."""
+        counts = {"enqueued": 0, "failed": 0, "settled": 0}
+        for jid in self.book.pending_since(time.time() - older_than):
+            record = self.book.get(jid)
+            if record is None or record.status in ("finished", "failed"):
+                self.book.settle(jid)
+                counts["settled"] += 1
+                continue
+            status = self.queues.status(jid)
+            if status is None or status == "finished":
+                # "finished" with an unfinished record: the record was created again after an old run.
+                log.warning("job %s (%s) had no RQ job behind it: enqueued again", jid, record.status)
+                self._enqueue(jid, record.kind, record.params)
+                counts["enqueued"] += 1
+            elif status in GAVE_UP:
+                problem = {"status": 500, "code": "JOB_FAILED", "title": "The job failed", "detail": status}
+                self.book.fail(jid, problem, final=True)
+                counts["failed"] += 1
+        return counts
+
+    def rescue_lost_dequeues(self, seen: dict[tuple[str, str], float], queues: tuple[str, ...]) -> list[str]:
+        """See :meth:`store.queues.JobQueues.rescue_lost_dequeues`."""
+        return self.queues.rescue_lost_dequeues(seen, queues)
+
+    def requeue_abandoned(self, queue: str = QUEUE, timestamp: float | None = None) -> list[str]:
+        """See :meth:`store.queues.JobQueues.requeue_abandoned`."""
+        return self.queues.requeue_abandoned(queue, timestamp)
+
+
+def verify_followup(service: GameService, game_id: str, value: str) -> bool:
+    """The ``verify`` follow-up action of a finished game (``service.followups``; the ``archive``
+    action enters it in the archive): its verify job, recorded and enqueued once (the job id is
+    derived from the game's final version, so a second run finds the first job)."""
+    try:
+        JobService(service.store).start("verify", {"game_id": game_id})
+    except NoSuchGame:
+        pass
+    return True
