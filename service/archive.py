@@ -164,7 +164,7 @@ class ArchiveService:
         game = get_game(log.name)
         fmt = params["format"]
         viewer = _viewer(params.get("viewer"))
-        common = dict(
+        common: dict[str, Any] = dict(
             players=log.players, finished=log.finished, viewer=viewer, game_id=log.game_id, result=log.result
         )
         if fmt == "log":
