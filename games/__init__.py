@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 from games.base import Game
 
@@ -17,7 +18,8 @@ def game_names() -> list[str]:
     return sorted(_GAMES)
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> Game[Any]:
     """The engine registered under ``name``; ``KeyError`` when there is none."""
     module = import_module(_GAMES[name])
-    return module.GAME
+    game: Game[Any] = module.GAME
+    return game

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 Event = dict[str, Any]
 Command = dict[str, Any]
@@ -35,6 +35,9 @@ Config = dict[str, Any]
 SPECTATOR = None
 FULL = "full"
 Viewer = int | str | None  # a seat, SPECTATOR or FULL
+
+# A game's own state type (opaque outside ``games/<name>/``): ``Game[State]``.
+StateT = TypeVar("StateT")
 
 
 class GameError(Exception):
@@ -87,8 +90,10 @@ class LogError:
 
 
 @runtime_checkable
-class Game(Protocol):
-    """One game's rules. Implementations are stateless singletons (module-level objects)."""
+class Game(Protocol[StateT]):
+    """One game's rules, generic in its state type. Implementations are stateless singletons
+    (module-level objects); code outside the game's package holds a ``Game[Any]`` (from
+    ``games.get_game``) and treats states as opaque values it only hands back to the engine."""
 
     name: str  # stable identifier used in URLs and stored data, e.g. "condottiere"
     title: str  # human-readable name
@@ -106,42 +111,42 @@ class Game(Protocol):
         """
 
     # -- the decider -----------------------------------------------------------------------
-    def evolve(self, state: Any, event: Event) -> Any:
+    def evolve(self, state: StateT | None, event: Event) -> StateT:
         """Apply one event. ``state`` is ``None`` before the first event. Never fails on a valid
         log, never mutates its input."""
 
-    def decide(self, state: Any, seat: int, command: Command) -> list[Event]:
+    def decide(self, state: StateT, seat: int, command: Command) -> list[Event]:
         """Validate ``command`` by ``seat``; return the events it causes followed by every
         automatic event up to the next player decision. Raise CommandError to refuse."""
 
-    def legal_moves(self, state: Any, seat: int) -> list[Command]:
+    def legal_moves(self, state: StateT, seat: int) -> list[Command]:
         """Every command ``seat`` may send now (empty when nothing is awaited from it). ``decide``
         accepts each of them."""
 
-    def awaiting(self, state: Any) -> list[int]:
+    def awaiting(self, state: StateT) -> list[int]:
         """Seats from which a decision is awaited now (empty when the game is over)."""
 
-    def is_over(self, state: Any) -> bool: ...
+    def is_over(self, state: StateT) -> bool: ...
 
-    def result(self, state: Any) -> dict[str, Any] | None:
+    def result(self, state: StateT) -> dict[str, Any] | None:
         """``None`` while the game runs; then at least ``{"winners": [seats], "reason": str}``
         (``winners`` may be empty when the rules allow a game without a winner)."""
 
     # -- information -----------------------------------------------------------------------
-    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+    def view(self, state: StateT, viewer: Viewer) -> dict[str, Any]:
         """What ``viewer`` may see. A seat's view includes its hand and its legal moves; the
         spectator view hides every hand; FULL shows everything."""
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
         """The event as ``viewer`` may see it (a copy when anything is hidden)."""
 
-    def annotate(self, before: Any, event: Event, after: Any) -> str:
+    def annotate(self, before: StateT | None, event: Event, after: StateT) -> str:
         """One short English sentence describing the event, with the numbers that matter."""
 
     # -- persistence and verification --------------------------------------------------------
-    def state_to_json(self, state: Any) -> dict[str, Any]: ...
+    def state_to_json(self, state: StateT) -> dict[str, Any]: ...
 
-    def state_from_json(self, data: Mapping[str, Any]) -> Any: ...
+    def state_from_json(self, data: Mapping[str, Any]) -> StateT: ...
 
     def verify_log(self, events: Sequence[Event]) -> LogError | None:
         """Replay ``events`` through the rules: every player event must be one the rules accept
@@ -150,8 +155,9 @@ class Game(Protocol):
         offending event, or ``None`` when the log is valid."""
 
 
-def fold(game: Game, events: Iterable[Event], state: Any = None) -> Any:
-    """The state after applying ``events`` to ``state`` (``None``: a new game)."""
+def fold(game: Game[StateT], events: Iterable[Event], state: StateT | None = None) -> StateT | None:
+    """The state after applying ``events`` to ``state`` (``None``: a new game; ``None`` is also
+    what no event at all from ``None`` gives)."""
     evolve = game.evolve
     for event in events:
         state = evolve(state, event)
@@ -281,7 +287,7 @@ class ContractHooks(Protocol):
         ``legal_moves`` entry, every event (redacted for any viewer) and every view must validate."""
 
 
-def hook(game: Game, name: str) -> Any:
+def hook(game: Game[Any], name: str) -> Any:
     """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`, :class:`ContractHooks`), or
     ``None``."""
     return getattr(game, name, None)

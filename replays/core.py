@@ -11,7 +11,7 @@ complete (``FULL``) picture. :func:`effective_viewer` is the single place that d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from games.base import FULL, Event, Game, Viewer, fold, hook
@@ -31,19 +31,19 @@ def effective_viewer(finished: bool, viewer: Viewer) -> Viewer:
     return FULL if finished else viewer
 
 
-def fold_to(game: Game, events: Sequence[Event], version: int) -> Any:
+def fold_to(game: Game[Any], events: Sequence[Event], version: int) -> Any:
     """The state after the first ``version`` events (``0``: before the first event)."""
     if not 0 <= version <= len(events):
         raise VersionOutOfRange(version, len(events))
     return fold(game, events[:version])
 
 
-def is_finished(game: Game, events: Sequence[Event]) -> bool:
+def is_finished(game: Game[Any], events: Sequence[Event]) -> bool:
     return bool(events) and game.is_over(fold(game, events))
 
 
 def replay_at(
-    game: Game,
+    game: Game[Any],
     events: Sequence[Event],
     version: int | None,
     viewer: Viewer,
@@ -80,7 +80,7 @@ def _viewer_label(viewer: Viewer) -> str:
     return f"seat {viewer}"
 
 
-def chapters(game: Game, events: Sequence[Event]) -> list[dict[str, Any]]:
+def chapters(game: Game[Any], events: Sequence[Event]) -> list[dict[str, Any]]:
     """The game's chapter index (its ``chapters`` hook), or one chapter spanning the whole log."""
     cut = hook(game, "chapters")
     if cut is not None:
@@ -88,14 +88,15 @@ def chapters(game: Game, events: Sequence[Event]) -> list[dict[str, Any]]:
     return [{"index": 0, "title": game.title, "start": 0, "end": len(events)}] if events else []
 
 
-def summarize(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
+def summarize(game: Game[Any], state: Any, viewer: Viewer) -> dict[str, Any]:
     summary = hook(game, "summarize")
     if summary is not None:
-        return summary(state, viewer)
+        summarized: dict[str, Any] = summary(state, viewer)
+        return summarized
     return game.view(state, viewer)
 
 
-def annotate(game: Game, events: Iterable[Event]) -> list[str]:
+def annotate(game: Game[Any], events: Iterable[Event]) -> list[str]:
     """One sentence per event (the game's ``annotate``), from a single fold of the complete log."""
     sentences = []
     state = None
@@ -107,7 +108,7 @@ def annotate(game: Game, events: Iterable[Event]) -> list[str]:
     return sentences
 
 
-def walk(game: Game, events: Sequence[Event], stops: Iterable[int]) -> dict[int, Any]:
+def walk(game: Game[Any], events: Sequence[Event], stops: Iterable[int]) -> dict[int, Any]:
     """The states at each version in ``stops``, from one fold (no per-event copies kept)."""
     wanted = sorted(set(stops))
     found: dict[int, Any] = {}
@@ -125,7 +126,7 @@ def walk(game: Game, events: Sequence[Event], stops: Iterable[int]) -> dict[int,
 
 
 def verify(
-    game: Game,
+    game: Game[Any],
     events: Sequence[Event],
     snapshot: dict[str, Any] | None,
     *,
@@ -160,7 +161,7 @@ def _json_roundtrip(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
 
 
-def _differences(log: Any, snap: Any, path: str, limit: int):
+def _differences(log: Any, snap: Any, path: str, limit: int) -> Iterator[dict[str, Any]]:
     """Paths where two JSON documents differ (depth first, at most ``limit``)."""
     found = 0
     stack = [(path, log, snap)]

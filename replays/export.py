@@ -14,7 +14,7 @@ module only frames it.
 """
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -34,7 +34,7 @@ MAX_IMPORT_EVENTS = 100_000
 
 
 def export_log(
-    game: Game,
+    game: Game[Any],
     events: Sequence[Event],
     *,
     players: Sequence[str | None],
@@ -65,7 +65,7 @@ def export_log(
 
 
 def annotated_history(
-    game: Game,
+    game: Game[Any],
     events: Sequence[Event],
     *,
     players: Sequence[str | None],
@@ -104,7 +104,7 @@ def annotated_history(
 
 
 def annotations(
-    game: Game, events: Sequence[Event], viewer: Viewer, after: int, limit: int
+    game: Game[Any], events: Sequence[Event], viewer: Viewer, after: int, limit: int
 ) -> list[dict[str, Any]]:
     """``[{"version", "text"}]`` for the events with versions ``after + 1 .. after + limit``, as
     ``viewer`` may read them (one fold up to the last of them)."""
@@ -122,7 +122,7 @@ def annotations(
     return page
 
 
-def _annotator(game: Game, events: Sequence[Event], viewer: Viewer):
+def _annotator(game: Game[Any], events: Sequence[Event], viewer: Viewer) -> Callable[[Any, Event, Any], str]:
     """``(before, event, after) -> sentence`` as ``viewer`` may read it.
 
     ``game.annotate`` sees complete states, and its sentences may quote what they show (a strength
@@ -133,7 +133,8 @@ def _annotator(game: Game, events: Sequence[Event], viewer: Viewer):
         return game.annotate
     custom = hook(game, "annotator_for")
     if custom is not None:
-        return custom(events, viewer)
+        annotator: Callable[[Any, Event, Any], str] = custom(events, viewer)
+        return annotator
     redact, annotate = game.redact, game.annotate
     return lambda before, event, after: annotate(None, redact(event, viewer), None)
 
@@ -156,7 +157,7 @@ def _result_line(doc: Mapping[str, Any]) -> str:
     return f"Won by {who} ({result.get('reason', 'unknown')})"
 
 
-def to_markdown(game: Game, doc: Mapping[str, Any]) -> str:
+def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
     render = hook(game, "render_chapter_markdown")
     title = doc.get("title") or game.title
     lines = [f"# {title} — game {doc['id']}" if doc.get("id") else f"# {title}", ""]
@@ -241,7 +242,7 @@ footer { color: var(--muted); font: 12px sans-serif; text-align:center; padding:
 """
 
 
-def to_html(game: Game, doc: Mapping[str, Any]) -> str:
+def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     """One self-contained page: inline CSS and SVG, no script, no external resource."""
     render = hook(game, "render_chapter_html")
     esc = html.escape

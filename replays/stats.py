@@ -18,7 +18,7 @@ FAVOURITES = 3
 LENGTH_BUCKETS = 10
 
 
-def game_facts(game: Game, events: Sequence[Event]) -> dict[str, Any]:
+def game_facts(game: Game[Any], events: Sequence[Event]) -> dict[str, Any]:
     """The facts of one complete game: the game's hook, or generic facts from its result."""
     facts_hook = hook(game, "game_facts")
     if facts_hook is not None:
@@ -42,7 +42,7 @@ def game_facts(game: Game, events: Sequence[Event]) -> dict[str, Any]:
     return facts
 
 
-def _add_counters(into: dict[str, Counter], counters: Mapping[str, Mapping[str, int]]) -> None:
+def _add_counters(into: dict[str, Counter[str]], counters: Mapping[str, Mapping[str, int]]) -> None:
     for name, counts in counters.items():
         target = into.get(name)
         if target is None:
@@ -126,15 +126,15 @@ class GlobalStats:
 
     def __init__(self) -> None:
         self.games = 0
-        self.outcomes: Counter = Counter()
+        self.outcomes: Counter[str] = Counter()
         self.first_seat_games = 0
         self.first_seat_wins = 0
         self.first_seat_expected = 0.0
         self.seat_wins: dict[int, list[int]] = {}
-        self.counters: dict[str, Counter] = {}
+        self.counters: dict[str, Counter[str]] = {}
         self.chapter_lengths: list[int] = []
         self.event_lengths: list[int] = []
-        self.by_player_count: Counter = Counter()
+        self.by_player_count: Counter[int] = Counter()
 
     def add(self, facts: Mapping[str, Any]) -> None:
         self.games += 1
@@ -201,7 +201,7 @@ def distribution(values: Sequence[int], buckets: int = LENGTH_BUCKETS) -> dict[s
     count = len(ordered)
     low, high = ordered[0], ordered[-1]
     width = max(1, -(-(high - low + 1) // buckets))
-    histogram: Counter = Counter((value - low) // width for value in ordered)
+    histogram: Counter[int] = Counter((value - low) // width for value in ordered)
     return {
         "count": count,
         "min": low,
@@ -222,7 +222,7 @@ def _percentile(ordered: Sequence[int], percent: int) -> float:
     return ordered[rank - 1]
 
 
-def per_game(game: Game, events: Sequence[Event], names: Sequence[str | None] = ()) -> dict[str, Any]:
+def per_game(game: Game[Any], events: Sequence[Event], names: Sequence[str | None] = ()) -> dict[str, Any]:
     facts = game_facts(game, events)
     facts["players"] = [
         {"seat": seat, "name": names[seat] if seat < len(names) else None} for seat in range(facts["seats"])
@@ -231,7 +231,7 @@ def per_game(game: Game, events: Sequence[Event], names: Sequence[str | None] = 
 
 
 def aggregate(
-    game: Game, games: Iterable[tuple[Sequence[str | None], Sequence[Event]]]
+    game: Game[Any], games: Iterable[tuple[Sequence[str | None], Sequence[Event]]]
 ) -> tuple[PlayerStats, GlobalStats]:
     """Per-player and global statistics of ``games`` (pairs of seat names and complete logs)."""
     players, overall = PlayerStats(), GlobalStats()

@@ -70,7 +70,9 @@ def disconnect_receivers() -> None:
     unregister("bot")
 
 
-def actions_for(game: Game, state: Any, version: int, status_changed: bool, bot_seats: Any) -> dict[str, Any]:
+def actions_for(
+    game: Game[Any], state: Any, version: int, status_changed: bool, bot_seats: Any
+) -> dict[str, Any]:
     """The follow-up actions a change to ``version`` (state ``state``) implies."""
     over = game.is_over(state)
     actions: dict[str, Any] = {}

@@ -13,7 +13,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -78,10 +78,11 @@ def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-def public_config(game: Game, config: Mapping[str, Any]) -> dict[str, Any]:
+def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     custom = getattr(game, "public_config", None)
     if custom is not None:
-        return custom(config)
+        public: dict[str, Any] = custom(config)
+        return public
     return {k: v for k, v in config.items() if k not in SECRET_CONFIG_KEYS}
 
 
@@ -93,7 +94,7 @@ def _json(value: str | None, default: Any = None) -> Any:
 class GameView:
     """What one viewer sees at one version. ``view`` is computed only when read (a 304 skips it)."""
 
-    game: Game
+    game: Game[Any]
     game_id: str
     version: int
     status: str
@@ -329,7 +330,7 @@ class GameService:
     def _claim(
         self,
         game_id: str,
-        game: Game,
+        game: Game[Any],
         config: Mapping[str, Any],
         *,
         seat: int | None,
@@ -399,7 +400,7 @@ class GameService:
         )
 
     @staticmethod
-    def _meta_fields(game: Game, state: Any, stamp: str, started: bool = False) -> dict[str, Any]:
+    def _meta_fields(game: Game[Any], state: Any, stamp: str, started: bool = False) -> dict[str, Any]:
         over = game.is_over(state)
         fields: dict[str, Any] = {
             "status": "finished" if over else "active",
@@ -528,7 +529,9 @@ class GameService:
         )
 
     @staticmethod
-    def redact_entries(name: str, entries, seat: int | None, finished: bool) -> list[dict[str, Any]]:
+    def redact_entries(
+        name: str, entries: Iterable[StreamEntry], seat: int | None, finished: bool
+    ) -> list[dict[str, Any]]:
         game = get_game(name)
         viewer = FULL if finished else seat
         if viewer == FULL:
@@ -923,7 +926,7 @@ class GameService:
     # -- clocks -----------------------------------------------------------------------------------
     @staticmethod
     def _next_clock(
-        game: Game, cached: CachedGame, state: Any, seat: int, timed_out: bool
+        game: Game[Any], cached: CachedGame, state: Any, seat: int, timed_out: bool
     ) -> tuple[dict[int, str], dict[int, str], dict[str, Any], dict[str, Any] | None]:
         """The seat kinds, bots and clock after a change by ``seat`` (a move, or its timeout), and
         the record of its handover to the bot when this timeout is one too many."""
@@ -1101,7 +1104,7 @@ class GameService:
         )
 
     @staticmethod
-    def _from_snapshot(cached: CachedGame, game: Game, snapshot: Mapping[str, Any]) -> CachedGame:
+    def _from_snapshot(cached: CachedGame, game: Game[Any], snapshot: Mapping[str, Any]) -> CachedGame:
         state = game.state_from_json(snapshot["state"])
         return CachedGame(
             game_id=cached.game_id,

@@ -224,7 +224,7 @@ class GameStore:
         return [_entry(entry_id, fields) for entry_id, fields in raw]
 
     def stream_length(self, game_id: str) -> int:
-        return self.redis.xlen(game_keys(game_id).events)
+        return int(self.redis.xlen(game_keys(game_id).events))
 
     def wait_events(
         self, game_id: str, after: int, block_ms: int, limit: int = 500, client: redis.Redis | None = None

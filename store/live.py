@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Mapping
+from typing import Any
 
 import redis
 import redis.cluster
@@ -67,7 +68,9 @@ class EventsReader:
             raise
         return _by_game(reply, names)
 
-    def _poll(self, names, streams, block_ms: int) -> dict[str, list[StreamEntry]]:
+    def _poll(
+        self, names: Mapping[str, str], streams: Mapping[str, str], block_ms: int
+    ) -> dict[str, list[StreamEntry]]:
         groups: dict[int, dict[str, str]] = defaultdict(dict)
         for key, position in streams.items():
             groups[key_slot(key.encode())][key] = position
@@ -95,7 +98,7 @@ class EventsReader:
         self._reader_id = None
 
 
-def _by_game(reply, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
+def _by_game(reply: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
     if not reply:
         return {}
     # RESP2 returns [[key, entries], ...], RESP3 a {key: [entries]} mapping.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.base import LogError
+from games.base import Game, LogError
 from games.condottiere import leave, rules, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import configure as _configure
@@ -95,7 +95,7 @@ def _with_automatic(state: State, events: list[dict]) -> list[dict]:
     return out
 
 
-GAME = Condottiere()
+GAME: Game[State] = Condottiere()
 
 # Optional archive hooks (games.base.ArchiveHooks): chapters, statistics facts, export rendering.
 from games.condottiere.stats import attach_archive_hooks  # noqa: E402  (needs GAME defined)

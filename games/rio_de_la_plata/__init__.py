@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.base import LogError
+from games.base import Game, LogError
 from games.rio_de_la_plata import rules, views
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
@@ -79,7 +79,7 @@ class RioDeLaPlata:
         return _verify_log(events)
 
 
-GAME = RioDeLaPlata()
+GAME: Game[State] = RioDeLaPlata()
 
 # Optional archive hooks (games.base.ArchiveHooks): chapters per round, facts, export rendering.
 from games.rio_de_la_plata.archive import attach_archive_hooks  # noqa: E402  (needs GAME defined)
