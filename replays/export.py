@@ -389,7 +389,7 @@ class ImportRefused(Exception):
         return data
 
 
-def check_import_shape(doc: Any) -> Game:
+def check_import_shape(doc: Any) -> Game[Any]:
     """The cheap part of :func:`validate_import`, without replaying anything: the format, the game
     and that the events are a list of typed objects (a pass over the list, no rule). Returns the
     game's engine; raises :class:`ImportRefused` with the first problem."""
