@@ -13,7 +13,7 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from api.common import Blueprint, bearer_token, json_response, service
-from api.problems import ProblemError
+from api.problems import ProblemError, as_problem
 from schemas.games import (
     ClaimSeatRequest,
     ClaimSeatResponse,
@@ -30,6 +30,7 @@ from schemas.games import (
     StreamTicketSchema,
     ViewSchema,
 )
+from service.errors import VersionConflict
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
@@ -198,7 +199,6 @@ class Moves(MethodView):
                     errors={"json": {"expected_version": ["Differs from If-Match."]}},
                 )
             expected = pinned
-            request._if_match_used = True
         key = request.headers.get("Idempotency-Key")
         if key is not None and not _IDEMPOTENCY_KEY.match(key):
             raise ProblemError(
@@ -208,7 +208,13 @@ class Moves(MethodView):
                 "Idempotency-Key must be 1-255 visible ASCII characters.",
                 errors={"headers": {"Idempotency-Key": ["1-255 visible ASCII characters."]}},
             )
-        outcome = service().submit_command(game_id, token, body["command"], expected, key)
+        try:
+            outcome = service().submit_command(game_id, token, body["command"], expected, key)
+        except VersionConflict as conflict:
+            if pinned is None:
+                raise
+            # The version came from If-Match: RFC 9110 answers a failed precondition with 412.
+            raise as_problem(conflict, status=412) from None
         view = outcome.body["view"]
         headers = {"Cache-Control": "no-store", "ETag": f'"{view["version"]}.s{view["seat"]}"'}
         if outcome.replayed:

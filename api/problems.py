@@ -90,17 +90,20 @@ def from_problem_error(error: ProblemError) -> Response:
     return problem_response(error.status, error.code, error.title, error.detail, error.headers, **error.extra)
 
 
-def from_service_error(error: ServiceError) -> Response:
+def as_problem(error: ServiceError, status: int | None = None) -> ProblemError:
+    """The problem document of a service error, answered with ``status`` instead of the error's own
+    when a view knows better (a version conflict on a version pinned by If-Match is a 412)."""
     headers = {}
     if error.status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="seat"'
     elif error.status == 503:
         headers["Retry-After"] = "1"
-    status = error.status
-    if error.code == "VERSION_CONFLICT" and getattr(request, "_if_match_used", False):
-        status = 412  # the precondition came from If-Match (RFC 9110: 412 Precondition Failed)
     detail = error.message if error.message != error.title else None
-    return problem_response(status, error.code, error.title, detail, headers, **error.extra)
+    return ProblemError(status or error.status, error.code, error.title, detail, headers, **error.extra)
+
+
+def from_service_error(error: ServiceError) -> Response:
+    return from_problem_error(as_problem(error))
 
 
 def from_http_exception(error: HTTPException) -> Response:
