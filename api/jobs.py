@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import marshmallow as ma
 from flask import Response, url_for
 from flask.views import MethodView
-from marshmallow import fields
 
 from api.common import Blueprint, bearer_token, jobs, json_response, service
 from api.problems import PROBLEM_MIME, ProblemError, problem_response
+from schemas.jobs import JobSchema
 from schemas.problems import ProblemSchema
 from service.errors import InvalidToken
 from store.jobs import JobRecord
@@ -21,29 +20,6 @@ blp = Blueprint(
 )
 
 JOB_ID_PATTERN = r"^[a-z-]{1,20}-[0-9a-f]{24}$"
-
-
-class JobSchema(ma.Schema):
-    id = fields.String(required=True)
-    kind = fields.String(
-        required=True,
-        metadata={"enum": ["verify", "game-stats", "player-stats", "global-stats", "export", "bulk-export"]},
-    )
-    status = fields.String(required=True, metadata={"enum": ["queued", "started", "finished", "failed"]})
-    progress = fields.Float(required=True, metadata={"description": "0 to 1"})
-    attempts = fields.Integer(
-        required=True, metadata={"description": "Runs started (a retry or a re-run after a crash adds one)"}
-    )
-    params = fields.Dict(required=True)
-    data_version = fields.String(required=True, metadata={"description": "The data the result depends on"})
-    created = fields.String(allow_none=True)
-    started = fields.String(allow_none=True)
-    finished = fields.String(allow_none=True)
-    result = fields.String(allow_none=True, metadata={"description": "URL of the result once finished"})
-    content_type = fields.String(allow_none=True)
-    error = fields.Nested(
-        ProblemSchema, allow_none=True, metadata={"description": "problem+json of a failed job"}
-    )
 
 
 def job_document(record: JobRecord) -> dict[str, Any]:

@@ -172,9 +172,6 @@ class GameStore:
             # Outside the MULTI: the hints live in another Cluster slot (store.outbox).
             self.redis.zadd(HINTS, {str(slot_of(game_id)): due})
 
-    def exists(self, game_id: str) -> bool:
-        return bool(self.redis.exists(game_keys(game_id).meta))
-
     def load(self, game_id: str) -> StoredGame | None:
         """Metadata, token hashes and snapshot in one round trip (MULTI/EXEC: one consistent
         point in time, so the snapshot's version matches the metadata's)."""
@@ -213,18 +210,11 @@ class GameStore:
         raw = self.redis.get(game_keys(game_id).config)
         return orjson.loads(raw) if raw else None
 
-    def snapshot(self, game_id: str) -> dict[str, Any] | None:
-        raw = self.redis.get(game_keys(game_id).snapshot)
-        return orjson.loads(raw) if raw else None
-
     # -- the event log --------------------------------------------------------------------------
     def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StreamEntry]:
         """Events with version > ``after``, oldest first (at most ``limit``)."""
         raw = self.redis.xrange(game_keys(game_id).events, f"{after + 1}-1", "+", count=limit)
         return [_entry(entry_id, fields) for entry_id, fields in raw]
-
-    def stream_length(self, game_id: str) -> int:
-        return int(self.redis.xlen(game_keys(game_id).events))
 
     def wait_events(
         self, game_id: str, after: int, block_ms: int, limit: int = 500, client: redis.Redis | None = None

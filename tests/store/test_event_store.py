@@ -79,7 +79,7 @@ def test_append_writes_events_with_version_ids_snapshot_and_meta(store, redis_cl
     assert (result.outcome, result.version) == ("ok", 4)
     ids = [entry_id for entry_id, _ in redis_client.xrange(game_keys(GAME).events)]
     assert ids == [b"1-1", b"2-1", b"3-1", b"4-1"]
-    assert store.snapshot(GAME) == {"version": 4, "state": {"n": 4}}
+    assert store.load(GAME).snapshot == {"version": 4, "state": {"n": 4}}
     meta = store.meta(GAME)
     assert meta["version"] == "4" and meta["awaiting"] == "[1]"
     assert [e.event["type"] for e in store.read_events(GAME, after=2)] == ["a", "b"]

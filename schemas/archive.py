@@ -1,0 +1,160 @@
+"""Archive, replay and export requests and responses (the archive blueprint's), and the exchange
+document a log import takes (``replays.export`` validates its events)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from schemas.common import BodyInteger, StrictSchema
+from schemas.games import GameEvent, GameView
+
+# The exchange format's name and version (``replays.export.FORMAT``/``FORMAT_VERSION``), as examples.
+EXCHANGE_FORMAT_EXAMPLE = "game-log"
+EXCHANGE_FORMAT_VERSION_EXAMPLE = 1
+
+
+class ArchiveQuery(StrictSchema):
+    player = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        metadata={"description": "Player name (case-insensitive); repeat for games with all of them"},
+    )
+    game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
+    ruleset = fields.String(validate=validate.Length(1, 32), metadata={"example": "2006"})
+    option = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        metadata={"description": "An option that was on (repeatable), e.g. capturing"},
+    )
+    players = fields.Integer(validate=validate.Range(1, 99), metadata={"description": "Number of players"})
+    winner = fields.String(validate=validate.Length(1, 64), metadata={"description": "A winner's name"})
+    outcome = fields.String(
+        validate=validate.Length(1, 64),
+        metadata={
+            "description": "How the game was won, e.g. adjacent, total, most_regions, final_battle, no_winner"
+        },
+    )
+    finished_from = fields.String(
+        metadata={"description": "ISO date or date-time (inclusive)", "example": "2026-11-01"}
+    )
+    finished_to = fields.String(
+        metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"}
+    )
+    prearranged = fields.Boolean(
+        metadata={
+            "description": "false: only games whose shuffles nobody fixed (no seed or deck order given)"
+        }
+    )
+    cursor = fields.String(validate=validate.Length(1, 200))
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class ArchiveEntrySchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    ruleset = fields.String(allow_none=True)
+    player_count = fields.Integer(required=True)
+    players = fields.List(fields.String(allow_none=True), required=True)
+    options = fields.List(fields.String(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    winner_names = fields.List(fields.String(), required=True)
+    outcome = fields.String(allow_none=True)
+    version = fields.Integer(required=True)
+    finished = fields.String(required=True)
+    imported = fields.Boolean(required=True)
+    prearranged = fields.Boolean(
+        metadata={"description": "The creator fixed the shuffles (gave a seed or a deck order)"}
+    )
+
+
+class ArchivePageSchema(ma.Schema):
+    games = fields.List(fields.Nested(ArchiveEntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True)
+
+
+class ExchangeDocumentSchema(ma.Schema):
+    """The export/import format; the engine validates the events."""
+
+    class Meta:
+        unknown = ma.INCLUDE  # annotated exports (annotations, chapters...) may be imported as they are
+
+    format = fields.String(required=True, metadata={"example": EXCHANGE_FORMAT_EXAMPLE})
+    format_version = fields.Integer(required=True, metadata={"example": EXCHANGE_FORMAT_VERSION_EXAMPLE})
+    game = fields.String(required=True, metadata={"example": "condottiere"})
+    config = fields.Dict(metadata={"description": "The configuration (must agree with the first event's)"})
+    players = fields.List(
+        fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
+    )
+    events = fields.List(GameEvent(), required=True, metadata={"description": "The complete log, unredacted"})
+    result = fields.Dict(
+        allow_none=True, metadata={"description": "Optional: checked against the replayed result"}
+    )
+
+
+class ImportedSchema(ma.Schema):
+    id = fields.String(required=True)
+    game = fields.Nested(ArchiveEntrySchema, required=True)
+
+
+class ReplayQuery(StrictSchema):
+    version = fields.Integer(
+        validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"}
+    )
+
+
+class ReplaySchema(ma.Schema):
+    game_id = fields.String(required=True)
+    prearranged = fields.Boolean(
+        metadata={"description": "The creator fixed the shuffles (gave a seed or a deck order)"}
+    )
+    version = fields.Integer(required=True)
+    last_version = fields.Integer(required=True)
+    finished = fields.Boolean(required=True)
+    viewer = fields.String(required=True, metadata={"description": "full, spectator or 'seat <n>'"})
+    state = GameView(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The game's view at that version (null at version 0)"},
+    )
+
+
+class ChapterSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    index = fields.Integer(required=True)
+    title = fields.String(required=True)
+    start = fields.Integer(required=True, metadata={"description": "Version just before the chapter"})
+    end = fields.Integer(required=True, metadata={"description": "Version just after its conclusion"})
+    replay = fields.String(metadata={"description": "URL of the state at the chapter's end"})
+
+
+class ChaptersSchema(ma.Schema):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    finished = fields.Boolean(required=True)
+    chapters = fields.List(fields.Nested(ChapterSchema), required=True)
+
+
+class ExportRequest(StrictSchema):
+    format = fields.String(
+        load_default="json",
+        validate=validate.OneOf(["log", "json", "markdown", "html"]),
+        metadata={
+            "description": "log: the importable exchange document; json: annotated history; markdown; "
+            "html: one self-contained page"
+        },
+    )
+
+
+class BulkExportRequest(StrictSchema):
+    format = fields.String(load_default="ndjson", validate=validate.OneOf(["ndjson"]))
+    player = fields.List(fields.String(validate=validate.Length(1, 64)))
+    game = fields.String(validate=validate.Length(1, 64))
+    ruleset = fields.String(validate=validate.Length(1, 32))
+    option = fields.List(fields.String(validate=validate.Length(1, 64)))
+    players = BodyInteger(validate=validate.Range(1, 99))
+    winner = fields.String(validate=validate.Length(1, 64))
+    outcome = fields.String(validate=validate.Length(1, 64))
+    prearranged = fields.Boolean()
+    finished_from = fields.String()
+    finished_to = fields.String()
