@@ -69,7 +69,7 @@ def register_components(spec: APISpec) -> list[str]:
 
 def attribute_function(prefixes: list[str]):
     """An apispec attribute function: a field whose class sets ``contract_definition`` becomes a
-    reference to that definition of the game (or a ``oneOf`` over the games, when several publish)."""
+    reference to that definition of the game (or an ``anyOf`` over the games, when several publish)."""
 
     def game_contract_field(self, field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         definition = getattr(field, "contract_definition", None)
@@ -80,6 +80,9 @@ def attribute_function(prefixes: list[str]):
         refs = [{"$ref": COMPONENTS + game_prefix + definition} for game_prefix in prefixes]
         if field.allow_none:
             return {"anyOf": [*refs, {"type": "null"}]}
-        return refs[0] if len(refs) == 1 else {"oneOf": refs}
+        # anyOf, not oneOf: the games' unions may overlap (every game knows the server's
+        # seat_token_rotated event; two games may both have a {"type": "pass"} command), and which
+        # game a document belongs to is said by the resource (the game summary's `game`), not by it.
+        return refs[0] if len(refs) == 1 else {"anyOf": refs}
 
     return game_contract_field

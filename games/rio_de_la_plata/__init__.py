@@ -78,6 +78,13 @@ class RioDeLaPlata:
     def verify_log(self, events: Sequence[dict]) -> LogError | None:
         return _verify_log(events)
 
+    # -- games.base.ContractHooks --------------------------------------------------------------
+    def contract(self) -> dict[str, Any]:
+        """The JSON Schemas of commands, events, views and config (contract.py)."""
+        from games.rio_de_la_plata.contract import contract
+
+        return contract()
+
 
 GAME: Game[State] = RioDeLaPlata()
 

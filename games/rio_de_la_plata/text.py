@@ -226,6 +226,18 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         )
     elif awaiting:
         out.append("Waiting for: " + ", ".join(_name(s, names) for s in awaiting) + ".")
+    offer = view.get("offer")
+    if offer:
+
+        def terms(items: Mapping[str, int]) -> str:
+            return ", ".join(f"{n} {_words(item)}" for item, n in sorted(items.items())) or "nothing"
+
+        state = "sent" if offer.get("sent") else "being written"
+        author, recipient = _name(offer.get("from"), names), _name(offer.get("to"), names)
+        out.append(
+            f"Trade offer ({state}) from {author} to {recipient}: "
+            f"gives {terms(offer.get('give') or {})} for {terms(offer.get('get') or {})}."
+        )
     if me is not None and not view.get("result") and me not in awaiting:
         out.append("Nothing to do: waiting for the others.")
     return "\n".join(out)
@@ -291,6 +303,17 @@ def describe_move(move: Mapping[str, Any]) -> str:
         return f"withdraw {move.get('count')} from {_cell(move.get('cell'))}"
     if kind == "pass":
         return "pass"
+    if kind == "offer_open":
+        return f"write a trade offer to seat {move.get('to')}"
+    if kind == "offer_add":
+        what = "you give" if move.get("side") == "give" else "you ask for"
+        return f"add 1 {_words(move.get('item'))} to what {what}"
+    if kind == "offer_send":
+        return "send the trade offer"
+    if kind == "offer_accept":
+        return "accept the trade offer"
+    if kind == "offer_decline":
+        return "decline the trade offer"
     fields = {k: v for k, v in move.items() if k != "type"}
     return f"{kind} {fields}" if fields else str(kind)
 
@@ -348,6 +371,10 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
         return ("split", edge), f"split the stack at edge {edge} (choose the size)", "How many"
     if kind == "withdraw":
         return ("withdraw",), "withdraw people (choose the cell and how many)", "Which"
+    if kind == "offer_open":
+        return ("offer_open",), "write a trade offer (choose to whom)", "To whom"
+    if kind == "offer_add":
+        return ("offer_add",), "add an item to your offer (choose it)", "Which item"
     return None
 
 
@@ -388,8 +415,11 @@ def move_menu(
 
 def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
     """The engine's annotation of the event, with the players' names."""
-    if event.get("type") == "claimed":  # the annotation reads the outcome from the state after it
+    # The annotation reads these from the states around the event, which a client does not hold.
+    if event.get("type") == "claimed":
         text = f"Seat {event.get('seat')} claims the {_words(event.get('character'))}."
+    elif event.get("type") == "offer_sent":
+        text = f"Seat {event.get('seat')} sends the trade offer."
     else:
         text = annotate(None, dict(event), None)
     for seat in names or {}:
