@@ -9,7 +9,15 @@ import pytest
 # or live server starts, so servers started as subprocesses inherit it too.
 os.environ["RATE_LIMITS_ENABLED"] = "false"
 
+from hypothesis import settings
+
+from tests import hypothesis_profiles
 from tests.redis_server import PrivateRedis
+
+# Hypothesis profiles (tests/hypothesis_profiles.py): ci when CI=true (derandomised: a CI failure
+# reproduces), dev otherwise; --hypothesis-profile=NAME (Hypothesis's pytest option) overrides.
+hypothesis_profiles.register()
+settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
 
 def pytest_addoption(parser):
@@ -23,7 +31,11 @@ def pytest_addoption(parser):
 
 
 def pytest_report_header(config):
-    return f"redis topology: {config.getoption('--redis-topology')}"
+    return [
+        f"redis topology: {config.getoption('--redis-topology')}",
+        f"hypothesis profile: {settings.get_current_profile_name()} ({settings.default.max_examples} examples"
+        f"{', derandomised' if settings.default.derandomize else ''})",
+    ]
 
 
 @pytest.fixture(scope="session")

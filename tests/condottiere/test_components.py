@@ -21,6 +21,7 @@ from tests.condottiere.scenario import (
     largest_connected,
     make_config,
 )
+from tests.hypothesis_profiles import examples
 
 # -- MAP ------------------------------------------------------------------------------------------
 
@@ -434,7 +435,7 @@ def test_map_1_non_neighbours_do_not_join():
             assert not _chain_game(a, b, x), f"{a} and {b} are treated as neighbours"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     raw=st.one_of(
         st.dictionaries(

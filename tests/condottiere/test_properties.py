@@ -26,13 +26,13 @@ from games.base import FULL, SPECTATOR, CommandError, fold
 from tests.condottiere import contract_check
 from tests.condottiere.scenario import GAME, count_cards, make_config
 from tests.condottiere.spec import BORDERS, DECKS, PRINTED, REGIONS, largest_connected
+from tests.hypothesis_profiles import examples
 
 MAX_DECISIONS = 4000  # a single game; random play finishes far below this
 MAX_DECISIONS_MATCH = 12000  # a points match (several games)
 SETTINGS = settings(
-    max_examples=30,
+    max_examples=examples(30),
     deadline=None,
-    derandomize=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -483,7 +483,7 @@ def test_random_games_classic(config, seed):
     play_random_game(config, random.Random(seed))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=configs(), seed=st.integers(0, 2**31 - 1), pick=st.integers(0, 10**6))
 def test_verify_log_accepts_a_game_and_pinpoints_tampering(config, seed, pick):
     """RL-10: verify_log accepts a played log; a changed dealt card or a played card that was not
@@ -625,7 +625,7 @@ def _matches_a_legal_move(command: Any, legal: list[dict]) -> bool:
     return False
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     config=configs(),
     seed=st.integers(0, 2**31 - 1),
@@ -699,7 +699,7 @@ def _canonical(command: dict) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=configs(), seed=st.integers(0, 2**31 - 1))
 def test_legal_moves_are_exactly_the_accepted_commands(config, seed):
     """BAT-3, SCA-1, BIS-2, BAT-1, END-7, RND-2, CL-5: at every decision point of a random game,
@@ -724,7 +724,7 @@ def test_legal_moves_are_exactly_the_accepted_commands(config, seed):
         state = fold(GAME, GAME.decide(state, seat, rng.choice(legal)), state)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=configs(ruleset="2006"), seed=st.integers(0, 2**31 - 1), secret_seat=st.integers(0, 5))
 def test_a_hidden_card_does_not_change_what_others_see(config, seed, secret_seat):
     """Non-interference (hidden information, OPT-HID-4, RL-10): two games that differ only by one
@@ -872,7 +872,7 @@ def _answer(state: Any, seat: int, command: dict, viewer: Any) -> Any:
     return ("accepted", _what_the_seat_receives(events, viewer))
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     players=st.integers(2, 6),
     hidden=st.sampled_from([True, True, True, False]),

@@ -31,6 +31,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from launcher.openapi import build_app
+from tests.hypothesis_profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = [
@@ -137,7 +138,7 @@ def test_no_server_error_and_every_response_matches_the_spec(live, method, path)
 
     @given(case=case_strategy(operation, games))
     @settings(
-        max_examples=30,
+        max_examples=examples(30),
         deadline=None,
         derandomize=True,  # the same cases on every run: a CI failure reproduces locally
         phases=[Phase.explicit, Phase.generate],

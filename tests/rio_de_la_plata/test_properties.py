@@ -17,10 +17,11 @@ from games.base import CommandError, fold
 from games.rio_de_la_plata import GAME
 from games.rio_de_la_plata.rules import evolve
 from games.rio_de_la_plata.trade import FREE_COMMANDS
+from tests.hypothesis_profiles import examples
 
 from .helpers import new_game, people_of
 
-EXAMPLES = int(os.environ.get("RIO_EXAMPLES", "1"))
+EXAMPLES = examples(int(os.environ.get("RIO_EXAMPLES", "1")))
 
 
 def _check_conservation(state) -> None:
