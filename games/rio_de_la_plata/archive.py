@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
+from pathlib import Path
 from typing import Any
 
+from games.rio_de_la_plata.board import default_board
 from games.rio_de_la_plata.rules import OVER, cpair, ekey, evolve
 
 SEAT_COLOURS = ("#c0392b", "#27ae60", "#f1c40f", "#2c3e50", "#8e44ad")
@@ -157,49 +159,155 @@ def _name(chapter: Mapping[str, Any], seat: int) -> str:
 CELL = 22
 
 
-def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+def city_svg(summary: Mapping[str, Any], *, label: str, live: bool = False) -> str:
+    """The city grid as SVG: districts, the Plaza Mayor, buildings in their owner's colour, people,
+    walls and roads (``summary`` as :func:`summarize` makes it). The HTML export draws each year with
+    it; the web client's board (``board_template``) is the same drawing of the empty city with
+    ``live``: every cell carries ``data-cell="x,y"`` and the layers the page module redraws from each
+    view are empty groups (``g.rio-buildings``, ``g.rio-people``, ``g.rio-sections``)."""
     width, height = summary["width"], summary["height"]
     parts = [
         f'<svg class="rio-city" viewBox="0 0 {width * CELL + 2} {height * CELL + 2}" '
-        f'width="{width * CELL + 2}" height="{height * CELL + 2}" role="img" '
-        f'aria-label="The city at the end of {escape(str(summary["year"]))}">'
+        f'width="{width * CELL + 2}" height="{height * CELL + 2}" role="img" aria-label="{escape(label)}">'
     ]
-    districts = summary["districts"]
-    for key, district in districts.items():
+    for key, district in summary["districts"].items():
         x, y = cpair(key)
         shade = "#efe6d2" if (ord(district) % 2) else "#e3d8bf"
-        parts.append(
-            f'<rect x="{x * CELL + 1}" y="{y * CELL + 1}" width="{CELL}" height="{CELL}" fill="{shade}"/>'
-        )
+        data = f' data-cell="{key}" data-district="{escape(district)}"' if live else ""
+        parts.append(f'<rect {_square(x, y)} fill="{shade}"{data}/>')
     for key in summary["plaza"]:
         x, y = cpair(key)
-        parts.append(
-            f'<rect x="{x * CELL + 1}" y="{y * CELL + 1}" width="{CELL}" height="{CELL}" fill="#bfb59f"/>'
-        )
+        data = f' data-cell="{key}" data-plaza=""' if live else ""
+        parts.append(f'<rect {_square(x, y)} fill="#bfb59f"{data}/>')
+    parts.append('<g class="rio-buildings">' if live else "")
+    people = []
     for key, cell in summary["city"].items():
-        x, y = cpair(key)
-        if cell["b"]:
-            colour = SEAT_COLOURS[cell["own"] % 5] if cell["own"] is not None else "#7f6a4f"
-            parts.append(
-                f'<rect x="{x * CELL + 3}" y="{y * CELL + 3}" width="{CELL - 4}" height="{CELL - 4}" '
-                f'fill="{colour}" opacity="0.85"/><text x="{x * CELL + CELL // 2 + 1}" y="{y * CELL + 15}" '
-                f'text-anchor="middle">{escape(LETTERS.get(cell["b"], "?"))}</text>'
+        parts.append(_building_svg(key, cell))
+        people.append(_people_svg(key, cell))
+    parts.append('</g><g class="rio-people">' if live else "")
+    parts.extend(people)
+    parts.append('</g><g class="rio-sections">' if live else "")
+    parts.extend(_sections_svg(summary["walls"], summary["roads"]))
+    parts.append("</g>" if live else "")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _square(x: int, y: int) -> str:
+    return f'x="{x * CELL + 1}" y="{y * CELL + 1}" width="{CELL}" height="{CELL}"'
+
+
+def _building_svg(key: str, cell: Mapping[str, Any]) -> str:
+    if not cell["b"]:
+        return ""
+    x, y = cpair(key)
+    colour = SEAT_COLOURS[cell["own"] % 5] if cell["own"] is not None else "#7f6a4f"
+    return (
+        f'<rect x="{x * CELL + 3}" y="{y * CELL + 3}" width="{CELL - 4}" height="{CELL - 4}" '
+        f'fill="{colour}" opacity="0.85"/><text x="{x * CELL + CELL // 2 + 1}" y="{y * CELL + 15}" '
+        f'text-anchor="middle">{escape(LETTERS.get(cell["b"], "?"))}</text>'
+    )
+
+
+def _people_svg(key: str, cell: Mapping[str, Any]) -> str:
+    x, y = cpair(key)
+    out = []
+    for seat, count in enumerate(cell["ppl"]):
+        for i in range(count):
+            out.append(
+                f'<circle cx="{x * CELL + 5 + 5 * i}" cy="{y * CELL + CELL - 3}" r="2.5" '
+                f'fill="{SEAT_COLOURS[seat % 5]}" stroke="#000" stroke-width="0.5"/>'
             )
-        for seat, count in enumerate(cell["ppl"]):
-            for i in range(count):
-                parts.append(
-                    f'<circle cx="{x * CELL + 5 + 5 * i}" cy="{y * CELL + CELL - 3}" r="2.5" '
-                    f'fill="{SEAT_COLOURS[seat % 5]}" stroke="#000" stroke-width="0.5"/>'
-                )
-    for kind, colour, width_px in (("walls", "#333", 3), ("roads", "#a0522d", 2)):
-        for edge in summary[kind]:
+    return "".join(out)
+
+
+def _sections_svg(walls: Sequence[str], roads: Sequence[str]) -> list[str]:
+    out = []
+    for kind, colour, width_px in (("wall", "#333", 3), ("road", "#a0522d", 2)):
+        for edge in walls if kind == "wall" else roads:
             left, right = edge.split("-")
             (x1, y1), (x2, y2) = cpair(left), cpair(right)
+            out.append(
+                f'<line class="rio-{kind}" x1="{x1 * CELL + 1}" y1="{y1 * CELL + 1}" x2="{x2 * CELL + 1}" '
+                f'y2="{y2 * CELL + 1}" stroke="{colour}" stroke-width="{width_px}"/>'
+            )
+    return out
+
+
+TRACK_LABEL = 78
+TRACK_BOX = 24
+
+
+def tracks_svg(board: Any) -> str:
+    """The board's spaces beside the city, for the web client's board (``live`` drawing): every
+    major building's grid (its spaces' VP), the mine and forest tracks (the people each space needs)
+    and the two enemy tracks (their values), each space a ``rect`` the page module colours from a
+    view (``data-major``/``data-grid``/``data-space``, ``data-track``/``data-space``,
+    ``data-enemy``/``data-index``; ``data-min``: the fewest players with whom the space exists)."""
+    rows: list[tuple[str, list[tuple[str, str]]]] = []
+    for name, major in board.majors.items():
+        for gi, grid in enumerate(major.grids):
+            boxes = [
+                (f'data-major="{name}" data-grid="{gi}" data-space="{i}" data-min="{low}"', str(vp))
+                for i, (vp, low) in enumerate(grid.spaces)
+            ]
+            rows.append((name, boxes))
+    for name, (_good, spaces) in board.tracks.items():
+        boxes = [
+            (f'data-track="{name}" data-space="{i}" data-min="{low}"', str(people))
+            for i, (people, low) in enumerate(spaces)
+        ]
+        rows.append((name, boxes))
+    for name, enemy in board.enemies.items():
+        boxes = [
+            (f'data-enemy="{name}" data-index="{i}"', str(value))
+            for i, (value, _b) in enumerate(enemy["track"])
+        ]
+        rows.append((name, boxes))
+    widest = max(len(boxes) for _, boxes in rows)
+    width, height = TRACK_LABEL + widest * TRACK_BOX + 2, len(rows) * TRACK_BOX + 2
+    parts = [
+        f'<svg class="rio-tracks" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        'role="img" aria-label="Major buildings, mine and forest tracks, enemy tracks">'
+    ]
+    for r, (name, boxes) in enumerate(rows):
+        y = r * TRACK_BOX + 1
+        parts.append(f'<text class="rio-track-name" x="2" y="{y + 16}">{escape(name)}</text>')
+        for i, (data, text) in enumerate(boxes):
+            x = TRACK_LABEL + i * TRACK_BOX
             parts.append(
-                f'<line x1="{x1 * CELL + 1}" y1="{y1 * CELL + 1}" x2="{x2 * CELL + 1}" y2="{y2 * CELL + 1}" '
-                f'stroke="{colour}" stroke-width="{width_px}"/>'
+                f'<g class="rio-space" {data}><rect x="{x}" y="{y}" width="{TRACK_BOX - 2}" '
+                f'height="{TRACK_BOX - 2}" rx="3"/><text x="{x + TRACK_BOX // 2 - 1}" y="{y + 16}" '
+                f'text-anchor="middle">{escape(text)}</text></g>'
             )
     parts.append("</svg>")
+    return "".join(parts)
+
+
+def board_template() -> str:
+    """The web client's board (``games.base.WebHooks``): the export's city drawing of the package's
+    board, empty, with the layers the page module fills, and the tracks beside it. A game on another
+    board document is drawn on this geometry (the page module says so)."""
+    board = default_board()
+    summary = {
+        "width": board.width,
+        "height": board.height,
+        "districts": {f"{x},{y}": d for (x, y), d in board.district.items()},
+        "plaza": sorted(f"{x},{y}" for x, y in board.plaza),
+        "city": {},
+        "walls": [],
+        "roads": [],
+    }
+    return (
+        '<div class="rio-board">'
+        + city_svg(summary, label="The city", live=True)
+        + tracks_svg(board)
+        + "</div>"
+    )
+
+
+def render_chapter_html(summary: Mapping[str, Any], chapter: Mapping[str, Any]) -> str:
+    parts = [city_svg(summary, label=f"The city at the end of {summary['year']}")]
     rows = []
     for seat, p in enumerate(summary["players"]):
         rows.append(
@@ -242,6 +350,24 @@ RENDER_CSS = (
     ".rio-players { border-collapse: collapse; margin: 8px 0; font: 13px sans-serif; }\n"
     ".rio-players td, .rio-players th { padding: 2px 8px; border-bottom: 1px solid #ddd; }\n"
     ".rio-chip { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }\n"
+    # The web client's board (board_template) and its page module (web/renderer.js).
+    ".rio-board svg { width: 100%; height: auto; display: block; margin-bottom: 8px; }\n"
+    ".rio-tracks text { font: 10px sans-serif; fill: #2b2118; }\n"
+    ".rio-space rect { fill: #f3ead4; stroke: #bfb59f; }\n"
+    ".rio-space.absent { display: none; }\n"
+    ".rio-space.taken text { fill: #fff; }\n"
+    ".rio-space.done rect { stroke: #2b2118; stroke-width: 2; }\n"
+    ".rio-space.rio-marker rect { fill: #2b2118; }\n"
+    ".rio-space.rio-marker text { fill: #fff; font-weight: 700; }\n"
+    ".rio-city rect[data-cell] { stroke: #d6cbb2; stroke-width: 0.5; }\n"
+    ".rio-city rect.rio-legal { stroke: #7b2d26; stroke-width: 2; }\n"
+    ".rio-city line.rio-wall { stroke: #333; stroke-width: 3; }\n"
+    ".rio-city line.rio-road { stroke: #a0522d; stroke-width: 2; }\n"
+    ".rio-city .rio-attackers { fill: #2b2118; opacity: 0.85; }\n"
+    ".rio-city .rio-defenders { fill: none; stroke: #2b2118; stroke-width: 1.5; }\n"
+    ".rio-city .rio-group-size { font: 700 9px sans-serif; fill: #fff; paint-order: stroke; stroke: #2b2118;"
+    " stroke-width: 2px; }\n"
+    ".rio-details { font-size: 13px; padding-left: 18px; }\n"
 )
 
 
@@ -260,4 +386,7 @@ def attach_archive_hooks(game: Any) -> Any:
     game.render_chapter_markdown = render_chapter_markdown
     game.render_css = RENDER_CSS
     game.annotator_for = annotator_for
+    # The web client (web/): the board drawn by this module, and the page module beside it.
+    game.board_template = board_template
+    game.web_module = Path(__file__).parent / "web" / "renderer.js"
     return game

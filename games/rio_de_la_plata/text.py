@@ -343,6 +343,8 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
             f"place a person on the {name} (choose the space)",
             "Which space",
         )
+    if kind == "place" and move.get("space") == "character":
+        return ("character",), "place a person on a character (choose which)", "Which character"
     if kind == "build":
         where = _cell(move.get("cell"))
         return ("build", str(move.get("cell"))), f"build on {where} (choose the building)", "Which building"
