@@ -21,10 +21,14 @@ from flask_smorest.utils import prepare_response
 
 from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
+from schemas.archive import ExchangeDocumentSchema, ImportedSchema
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
 OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats", "api.annotations"]
+# Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
+# import (its job parses it) and that job's result (the job resource serves any content).
+DOCUMENTED_SCHEMAS = {"ExchangeDocument": ExchangeDocumentSchema, "Imported": ImportedSchema}
 
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
@@ -198,6 +202,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for module_name in OPTIONAL_BLUEPRINT_MODULES:
         if importlib.util.find_spec(module_name) is not None:
             api.register_blueprint(importlib.import_module(module_name).blp)
+    for name, schema in DOCUMENTED_SCHEMAS.items():
+        api.spec.components.schema(name, schema=schema)
     problems.register(app)
     ratelimit.install(app)
     app.before_request(refuse_tokens_outside_header)

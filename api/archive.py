@@ -14,27 +14,24 @@ import marshmallow as ma
 import orjson
 from flask import request, url_for
 from flask.views import MethodView
+from webargs.flaskparser import is_json_request
 
-from api.common import Blueprint, archive, bearer_token, json_response, service
+from api.common import Blueprint, archive, bearer_token, json_response, read_body, service
 from api.jobs import accepted
 from api.problems import ProblemError
 from games import get_game
 from replays import core
-from replays.export import ImportRefused
 from schemas.archive import (
     ArchiveEntrySchema,
     ArchivePageSchema,
     ArchiveQuery,
     BulkExportRequest,
     ChaptersSchema,
-    ExchangeDocumentSchema,
     ExportRequest,
-    ImportedSchema,
     ReplayQuery,
     ReplaySchema,
 )
 from schemas.jobs import JobSchema
-from service.archive import ImportIdTaken
 from service.ids import is_game_id
 from store.archive import FILTER_FIELDS, BadCursor
 
@@ -156,28 +153,33 @@ class ArchiveEntry(MethodView):
 
 @blp.route("/archive/import")
 class ArchiveImport(MethodView):
-    @blp.arguments(ExchangeDocumentSchema)
-    @blp.response(
-        201,
-        ImportedSchema,
-        headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
+    # The body is documented, not parsed here: the job parses and checks it (see post).
+    @blp.doc(
+        requestBody={
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExchangeDocument"}}},
+        }
     )
-    @blp.problems(400, 413, 415, 422)
-    def post(self, body):
-        """Import a complete log (the ``log`` export of this or another instance, or one written
-        down from a table). It is replayed through the rules; an invalid log is refused (422) with
-        the first offending event's ``index`` and the ``rule`` it breaks. A valid one becomes a
-        finished game of the archive."""
-        try:
-            imported = archive().import_document(body)
-        except ImportRefused as refused:
-            details = refused.to_dict()
-            code = details.pop("code")
-            message = details.pop("message")
-            raise ProblemError(422, code, "The log was refused", message, **details) from None
-        except ImportIdTaken:  # a 49-bit random id part collided: practically never
-            raise ProblemError(503, "TRY_AGAIN", "Try again") from None
-        return json_response(imported, 201, {"Location": url_for("games.Game", game_id=imported["id"])})
+    @blp.response(
+        202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
+    )
+    @blp.problems(413, 415, 429)
+    def post(self):
+        """Import a complete log (job): the ``log`` export of this or another instance, or one
+        written down from a table (an ``ExchangeDocument``, up to 8 MiB). The answer is ``202``
+        with the job's ``Location`` (or 413/415 for a body too large or not JSON): parsing and
+        replaying a long log takes seconds, never in the web process. The job's
+        ``params.game_id`` names the game the import will have; its result is
+        ``{"id", "game": <archive entry>}`` (``Imported``). A refused document fails the job with
+        the problem the request would have had: 400 (``MALFORMED_JSON``, ``JSON_TOO_DEEP``), 422
+        (``VALIDATION_ERROR`` with ``errors``, or the rules' refusal with the first offending
+        event's ``index`` and the ``rule`` it breaks); nothing is stored."""
+        body = read_body(request)
+        if not is_json_request(request):
+            raise ProblemError(
+                415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", "Send the log as application/json."
+            )
+        return accepted(archive().start_import(body))
 
 
 # -- replay ----------------------------------------------------------------------------------------

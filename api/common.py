@@ -18,6 +18,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from api.problems import PROBLEM_MIME, ProblemError
+from schemas.common import MAX_JSON_DEPTH, json_depth
 from schemas.problems import ProblemSchema
 from service import GameService
 from service.archive import ArchiveService
@@ -25,31 +26,6 @@ from service.jobs import JobService
 from service.stats import StatsService
 
 JSON_MIME = "application/json"
-
-
-# Deepest JSON nesting a request body may have. A command or a configuration needs four levels;
-# anything deep is refused before it reaches code that recurses over it (issue 8: the move's
-# fingerprint, an orjson.dumps, failed with a 500 on a command nested 253 levels deep).
-MAX_JSON_DEPTH = 32
-
-
-def json_depth(value: Any) -> int:
-    """The nesting depth of a parsed JSON value (a scalar is 0), without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > MAX_JSON_DEPTH:
-            break
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
 
 
 def read_body(req) -> bytes:

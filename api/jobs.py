@@ -53,6 +53,8 @@ def _problem(error: dict[str, Any]) -> dict[str, Any]:
     }
     if error.get("detail"):
         body["detail"] = error["detail"]
+    # What locates the problem (an import refused: the offending event's index, the rule it breaks).
+    body.update({k: v for k, v in error.items() if k not in ("type", "title", "status", "code", "detail")})
     return body
 
 

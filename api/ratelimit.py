@@ -60,6 +60,7 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "games.StreamTickets": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "archive.Verify": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
     "archive.Exports": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=True, only_when=_job_started),
+    "archive.ArchiveImport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
     "archive.BulkExport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
     "stats.GlobalStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
     "stats.PlayerStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),

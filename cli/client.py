@@ -289,8 +289,26 @@ class ApiClient:
             result=summary.get("result"),
         )
 
-    def import_log(self, document: Mapping[str, Any]) -> dict[str, Any]:
-        return self.request("POST", "/v1/archive/import", json_body=document).json()
+    def import_log(self, document: Mapping[str, Any], timeout: float = 120.0) -> dict[str, Any]:
+        """Import an exchange document into the server's archive: ``{"id", "game"}`` of the imported
+        game. The server replays the log in a job (202 + the job's Location): this waits for it and
+        raises :class:`ApiError` with the job's problem (422 with the offending ``index`` and
+        ``rule``) when the log is refused, ``TimeoutError`` when no worker finished it in time."""
+        response = self.request("POST", "/v1/archive/import", json_body=document)
+        job = response.json()
+        if response.status_code != 202:  # a server from before imports were jobs answers 201 at once
+            return job
+        deadline = time.monotonic() + timeout
+        # A job has no event stream: poll its resource, gently.
+        while job.get("status") not in ("finished", "failed"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"import job {job.get('id')} did not finish in {timeout} s")
+            time.sleep(0.1)
+            job = self.request("GET", f"/v1/jobs/{job['id']}").json()
+        if job["status"] == "failed":
+            problem = job.get("error") or {"detail": "import job failed"}
+            raise ApiError(int(problem.get("status") or 500), problem)
+        return self.request("GET", f"/v1/jobs/{job['id']}/result").json()
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:

@@ -4,6 +4,8 @@ document the fields below point at each game's own schemas (api/contract.py, gam
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
@@ -103,7 +105,7 @@ class ClaimSeatRequest(StrictSchema):
     )
 
     @validates_schema
-    def _name_or_bot(self, data: dict, **_: object) -> None:
+    def _name_or_bot(self, data: dict[str, Any], **_: object) -> None:
         if "name" not in data and "bot" not in data:
             raise ValidationError("Give a name, or a bot level.", "name")
 

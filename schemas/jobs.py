@@ -12,7 +12,17 @@ class JobSchema(ma.Schema):
     id = fields.String(required=True)
     kind = fields.String(
         required=True,
-        metadata={"enum": ["verify", "game-stats", "player-stats", "global-stats", "export", "bulk-export"]},
+        metadata={
+            "enum": [
+                "verify",
+                "game-stats",
+                "player-stats",
+                "global-stats",
+                "export",
+                "bulk-export",
+                "import",
+            ]
+        },
     )
     status = fields.String(required=True, metadata={"enum": ["queued", "started", "finished", "failed"]})
     progress = fields.Float(required=True, metadata={"description": "0 to 1"})

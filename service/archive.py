@@ -8,12 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import marshmallow as ma
 import orjson
 
 from games import get_game
 from games.base import FULL, Viewer
 from replays import core, export
-from replays.export import validate_import
+from replays.export import ImportRefused, validate_import
+from schemas.archive import ExchangeDocumentSchema
+from schemas.common import MAX_JSON_DEPTH, json_depth
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from store import GameStore, timestamps
@@ -27,6 +30,9 @@ EXPORT_FORMATS = {
     "html": "text/html; charset=utf-8",
 }
 MAX_BULK_GAMES = 10_000
+# How long an imported log waits for its job (far longer than a queue is ever behind): the job drops
+# it once the game is stored; one never picked up expires instead of piling up.
+IMPORT_INPUT_TTL_SECONDS = 3600
 
 
 class ImportIdTaken(Exception):
@@ -92,10 +98,54 @@ class ArchiveService:
 
     # -- imports -----------------------------------------------------------------------------------
 
-    def import_document(self, document: Mapping[str, Any], game_id: str | None = None) -> dict[str, Any]:
+    def start_import(self, body: bytes) -> str:
+        """Start importing an exchange document (``body``: the request's JSON, unread). Nothing of it
+        is parsed here: parsing and checking up to 8 MiB takes a Python process a second or more
+        (orjson alone about 0.3 s), which must not hold a web process; the job does all of it
+        (:meth:`import_job`). Returns the job's id; its params name the game id the import will
+        have, its result is ``{"id", "game": <archive entry>}``, its error the refusal."""
+        game_id = new_game_id()
+        self.jobs.book.put_input(game_id, body, IMPORT_INPUT_TTL_SECONDS)
+        return self.jobs.start("import", {"game_id": game_id})
+
+    def import_job(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
+        """The import job: replay the kept document and store it under the game id of ``params``.
+        A retry (the worker died) ends where the first run would have: a half-written game is written
+        again, a stored one is answered as it is."""
+        game_id = params["game_id"]
+        raw = self.jobs.book.input(game_id)
+        if raw is None:
+            entry = self.archive.summary(game_id)
+            if entry is not None:  # stored by an earlier run, which died before recording its result
+                return json_body({"id": game_id, "game": entry}), "application/json"
+            raise JobProblem(410, "IMPORT_EXPIRED", "The log waited too long for its import: send it again.")
+        try:
+            document = _exchange_document(raw)
+            imported = self.import_document(document, game_id, resume=True)
+        except JobProblem:
+            self.jobs.book.drop_input(game_id)  # refused for good: a retry would refuse it again
+            raise
+        except ImportRefused as refused:
+            self.jobs.book.drop_input(game_id)  # refused for good: a retry would refuse it again
+            details = refused.to_dict()
+            code, message = details.pop("code"), details.pop("message")
+            raise JobProblem(422, code, message, title="The log was refused", **details) from None
+        except ImportIdTaken:
+            raise JobProblem(
+                409, "IMPORT_ID_TAKEN", "The game id drawn for this import is taken: send it again."
+            ) from None
+        progress(1.0)
+        self.jobs.book.drop_input(game_id)
+        return json_body(imported), "application/json"
+
+    def import_document(
+        self, document: Mapping[str, Any], game_id: str | None = None, resume: bool = False
+    ) -> dict[str, Any]:
         """Replay an exchange document through the rules and store it as a finished game of the
-        archive. Returns ``{"id", "game": <archive entry>}``; raises ``replays.export.ImportRefused``
-        for an invalid log and :class:`ImportIdTaken` when the id is taken."""
+        archive, in this process (the import job's work; ``resume``: see
+        ``store.archive.import_finished_game``). Returns ``{"id", "game": <archive entry>}``; raises
+        ``replays.export.ImportRefused`` for an invalid log and :class:`ImportIdTaken` when the id
+        is taken."""
         from service.games import public_config
 
         checked = validate_import(document)
@@ -113,6 +163,7 @@ class ArchiveService:
             snapshot_state=game.state_to_json(checked["state"]),
             result=checked["result"],
             now=timestamps.now(),
+            resume=resume,
         )
         if summary is None:
             raise ImportIdTaken(game_id)
@@ -213,3 +264,25 @@ class ArchiveService:
             chunks.extend(export.ndjson_lines([doc]))
             progress(done / total)
         return b"".join(chunks), "application/x-ndjson"
+
+
+def _exchange_document(raw: bytes) -> dict[str, Any]:
+    """Parse and check an import's body as the API checks every other body (its parser would have
+    refused it before the view ran): JSON (400), nesting (400), the exchange document's schema
+    (422 with ``errors``). The rules come next (``validate_import``)."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        message = f"The body is not valid JSON: {error}"
+        raise JobProblem(400, "MALFORMED_JSON", message, title="Malformed JSON") from None
+    if json_depth(value) > MAX_JSON_DEPTH:
+        message = f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep."
+        raise JobProblem(400, "JSON_TOO_DEEP", message, title="JSON nested too deeply")
+    try:
+        document: dict[str, Any] = ExchangeDocumentSchema().load(value)
+    except ma.ValidationError as error:
+        message = "The request does not match the schema: see errors."
+        raise JobProblem(
+            422, "VALIDATION_ERROR", message, title="Invalid request", errors={"json": error.messages}
+        ) from None
+    return document

@@ -47,9 +47,9 @@ class NoSuchGame(LookupError):
 class JobProblem(Exception):
     """A job that cannot succeed whatever the retries (no such game...): reported, not retried."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any):
+    def __init__(self, status: int, code: str, message: str, title: str | None = None, **extra: Any):
         super().__init__(message)
-        self.problem = {"status": status, "code": code, "title": message, "detail": message, **extra}
+        self.problem = {"status": status, "code": code, "title": title or message, "detail": message, **extra}
 
 
 class JobService:

@@ -275,13 +275,18 @@ class Archive:
         full_config: Mapping[str, Any],
         events: Sequence[Mapping[str, Any]],
         snapshot: Mapping[str, Any],
+        resume: bool = False,
     ) -> bool:
         """Write a complete, already validated log as a finished game (an import). Refuses (False)
-        when the id exists; the whole game appears at once (MULTI/EXEC on the game's own keys)."""
+        when the id exists, unless ``resume`` and an earlier attempt of this import died between
+        claiming the id and writing (status ``importing``): the write is then done again. The whole
+        game appears at once (MULTI/EXEC on the game's own keys)."""
         keys = game_keys(game_id)
         if not self.redis.hsetnx(keys.meta, "status", "importing"):
-            return False
+            if not (resume and _text(self.redis.hget(keys.meta, "status")) == "importing"):
+                return False
         pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(keys.events, keys.snapshot, keys.config)
         for version, event in enumerate(events, start=1):
             pipe.xadd(keys.events, {"e": orjson.dumps(event)}, id=f"{version}-1")
         pipe.set(keys.snapshot, orjson.dumps(snapshot))
@@ -439,9 +444,14 @@ def import_finished_game(
     snapshot_state: Any,
     result: Mapping[str, Any] | None,
     now: str,
+    resume: bool = False,
 ) -> dict[str, Any] | None:
     """Store an already validated, complete log as a finished game, list it with the other games
-    and enter it into the archive. Returns its archive summary (None when the id is taken)."""
+    and enter it into the archive. Returns its archive summary (None when the id is taken).
+
+    ``resume``: this import may have run before under the same id (a job retried after its worker
+    died): a game it left half written is written again, one it wrote is listed and entered again
+    (both idempotent), so the retry ends where the first run would have."""
     from store.games import GameStore
 
     meta: dict[str, Any] = {
@@ -470,8 +480,9 @@ def import_finished_game(
         full_config=full_config,
         events=events,
         snapshot={"version": len(events), "state": snapshot_state},
+        resume=resume,
     )
-    if not stored:
+    if not stored and not (resume and _imported(client, game_id)):
         return None
     GameStore(client).index_game(game_id, name, "finished")
     log = load_log(client, game_id)
@@ -480,3 +491,13 @@ def import_finished_game(
     summary = summary_of(log, imported=True)
     archive.enter(summary)
     return summary
+
+
+def _text(value: Any) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _imported(client: redis.Redis, game_id: str) -> bool:
+    """Was ``game_id`` stored by an import (and completely)?"""
+    status, imported = client.hmget(game_keys(game_id).meta, "status", "imported")
+    return _text(status) == "finished" and _text(imported) == "1"

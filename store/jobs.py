@@ -22,6 +22,8 @@ same id; this module keeps the record a client reads (status, progress, error, w
     the key of the job ids' HMAC (never expires)
 ``jobs:{jobs}:pending`` (sorted set)
     ids of records not yet finished or failed, scored by creation (s)
+``jobs:{jobs}:input:<name>`` (string)
+    a job's input too large for its params (an imported log, named by its game id); expires
 
 Records and results expire (``RESULT_TTL_SECONDS``) after the job ends, so the cache cannot grow
 without bound; an expired result is simply recomputed on the next request.
@@ -84,6 +86,10 @@ def record_key(jid: str) -> str:
 
 def result_key(jid: str) -> str:
     return f"{PREFIX}:{jid}:result"
+
+
+def input_key(name: str) -> str:
+    return f"{PREFIX}:input:{name}"
 
 
 def now_iso() -> str:
@@ -232,6 +238,19 @@ class JobBook:
     def settle(self, jid: str) -> None:
         """Take a record that needs no more watching out of the pending set."""
         self.redis.zrem(PENDING, jid)
+
+    # -- a job's input too large for its params (an imported log) ------------------------------
+
+    def put_input(self, name: str, body: bytes, ttl_seconds: int) -> None:
+        """Keep ``body`` for a job to read (``name``: what its params call it) for ``ttl_seconds``."""
+        self.redis.set(input_key(name), body, ex=ttl_seconds)
+
+    def input(self, name: str) -> bytes | None:
+        """The input kept under ``name`` (None once expired or dropped)."""
+        return self.redis.get(input_key(name))
+
+    def drop_input(self, name: str) -> None:
+        self.redis.delete(input_key(name))
 
     def pending_count(self) -> int:
         return int(self.redis.zcard(PENDING))

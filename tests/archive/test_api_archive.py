@@ -25,10 +25,51 @@ def exchange(log=None, players=NAMES):
     )
 
 
+def run_queued_jobs(client) -> None:
+    """Run the app's queued jobs in this process (an RQ SimpleWorker in burst mode), as a worker would."""
+    from redis import Redis
+    from rq import SimpleWorker
+
+    with Redis.from_url(client.application.config["REDIS_URL"]) as connection:
+        SimpleWorker(["default"], connection=connection).work(burst=True, logging_level="WARNING")
+
+
+def import_job(client, document=None, *, data=None):
+    """POST an import (202 + the job's Location), run the job, and return (job, result response)."""
+    if data is not None:
+        response = client.post("/v1/archive/import", data=data, content_type="application/json")
+    else:
+        response = client.post("/v1/archive/import", json=document)
+    assert response.status_code == 202, response.get_json()
+    assert response.headers["Location"].startswith("/v1/jobs/import-")
+    run_queued_jobs(client)
+    job = client.get(response.headers["Location"]).get_json()
+    return job, client.get(f"{response.headers['Location']}/result")
+
+
 def imported(client, log=None, players=NAMES) -> str:
-    response = client.post("/v1/archive/import", json=exchange(log, players))
-    assert response.status_code == 201, response.get_json()
-    return response.get_json()["id"]
+    job, result = import_job(client, exchange(log, players))
+    assert job["status"] == "finished", job
+    assert result.status_code == 200 and result.get_json()["id"] == job["params"]["game_id"]
+    return result.get_json()["id"]
+
+
+def import_refusal(client, document=None, *, data=None) -> dict:
+    """The problem an import is refused with: by its job (the failed job's error and result), as
+    every document is parsed and checked there."""
+    if data is not None:
+        response = client.post("/v1/archive/import", data=data, content_type="application/json")
+    else:
+        response = client.post("/v1/archive/import", json=document)
+    assert response.status_code == 202, response.get_json()
+    run_queued_jobs(client)
+    job = client.get(response.headers["Location"]).get_json()
+    assert job["status"] == "failed" and job["error"]["status"] in (400, 422), job
+    result = client.get(f"{response.headers['Location']}/result")
+    assert result.status_code == job["error"]["status"]
+    assert result.headers["Content-Type"] == "application/problem+json"
+    assert result.get_json()["code"] == job["error"]["code"]
+    return result.get_json()
 
 
 class ToyTable:
@@ -91,14 +132,17 @@ def test_import_refuses_an_invalid_log_with_the_first_offending_event_and_change
     plays = [i for i, e in enumerate(doc["events"]) if e["type"] == "card_played"]
     # Seat 0 opens battle 1 with a Bishop it does not hold (its hand is mercenaries and a Heroine).
     doc["events"][plays[0]] = dict(doc["events"][plays[0]], card="bishop")
-    keys_before = sorted(redis_client.keys("*"))
-    response = client.post("/v1/archive/import", json=doc)
-    assert response.status_code == 422
-    body = response.get_json()
-    assert response.headers["Content-Type"] == "application/problem+json"
+
+    def stored_games():  # every game and archive key (job and queue bookkeeping aside)
+        return sorted(k for k in redis_client.keys("*") if k.startswith((b"game:", b"games:", b"archive:")))
+
+    before = stored_games()
+    body = import_refusal(client, doc)
     assert body["index"] == plays[0] and body["code"] == "CARD_NOT_IN_HAND", body
+    assert body["title"] == "The log was refused"
     assert body["event"] == doc["events"][plays[0]] and "rule" in body
-    assert sorted(redis_client.keys("*")) == keys_before
+    assert stored_games() == before
+    assert redis_client.keys("jobs:{jobs}:input:*") == []  # the refused log is not kept
 
 
 def _last(kind, events):
@@ -120,14 +164,65 @@ def _last(kind, events):
 def test_import_refusals_are_problem_documents(client, mutate, code):
     doc = exchange()
     mutate(doc)
-    response = client.post("/v1/archive/import", json=doc)
-    assert response.status_code == 422 and response.get_json()["code"] == code
+    assert import_refusal(client, doc)["code"] == code
+
+
+def test_an_import_is_a_job_and_the_web_request_replays_nothing(client, redis_client, monkeypatch):
+    """Issue 9: the POST keeps the body and queues the job (202 + Location); the engine folds no
+    event in the web request; the job replays the log and its result names the game (the id its
+    params announced)."""
+    document = exchange()
+    engine = type(CONDOTTIERE)
+    folded = []
+    real_evolve = engine.evolve
+
+    def counting_evolve(self, state, event):
+        folded.append(event["type"])
+        return real_evolve(self, state, event)
+
+    monkeypatch.setattr(engine, "evolve", counting_evolve)
+    response = client.post("/v1/archive/import", json=document)
+    assert response.status_code == 202 and folded == []
+    job = response.get_json()
+    assert job["kind"] == "import" and job["status"] == "queued"
+    assert response.headers["Location"] == f"/v1/jobs/{job['id']}"
+    game_id = job["params"]["game_id"]
+    assert client.get(f"/v1/games/{game_id}").status_code == 404  # not before the job ran
+    run_queued_jobs(client)
+    assert len(folded) >= len(document["events"])  # the worker replayed the whole log
+    done = client.get(response.headers["Location"]).get_json()
+    assert done["status"] == "finished"
+    result = client.get(done["result"]).get_json()
+    assert result["id"] == game_id and result["game"]["imported"] is True
+    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
+
+
+def test_a_retried_import_job_ends_with_one_game(client, redis_client):
+    """A worker that dies after storing the game and before recording the result: the retry finds
+    the game it stored (and no kept log) and answers it instead of importing a second copy."""
+    from service.archive import ArchiveService
+    from store import GameStore
+
+    response = client.post("/v1/archive/import", json=exchange())
+    game_id = response.get_json()["params"]["game_id"]
+    run_queued_jobs(client)
+    service = ArchiveService(GameStore(redis_client))
+    assert redis_client.get(f"jobs:{{jobs}}:input:{game_id}") is None
+    body, _ = service.import_job({"game_id": game_id}, lambda fraction: None)
+    assert orjson.loads(body)["id"] == game_id
+    assert len(redis_client.zrange("archive:{archive}:all", 0, -1)) == 1
 
 
 def test_import_of_a_malformed_body_is_a_4xx(client):
-    assert client.post("/v1/archive/import", data="{", content_type="application/json").status_code == 400
-    assert client.post("/v1/archive/import", json={"format": "game-log"}).status_code == 422
-    assert client.post("/v1/archive/import", json=[1, 2]).status_code == 422
+    """Refused by the job with the problem the request's parser gives any other body; a body that
+    is not JSON at all (415) or too large (413) is refused at once."""
+    assert import_refusal(client, data="{")["code"] == "MALFORMED_JSON"
+    assert import_refusal(client, data="[" * 40 + "]" * 40)["code"] == "JSON_TOO_DEEP"
+    missing = import_refusal(client, {"format": "game-log"})
+    assert missing["code"] == "VALIDATION_ERROR" and "events" in missing["errors"]["json"]
+    assert import_refusal(client, [1, 2])["code"] == "VALIDATION_ERROR"
+    not_json = client.post("/v1/archive/import", data="format=game-log", content_type="text/plain")
+    assert not_json.status_code == 415 and not_json.get_json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
 
 
 def test_replay_and_battles_of_a_finished_game(client):
@@ -236,8 +331,8 @@ def test_exports_in_every_format_and_the_log_round_trips(client, run_jobs):
     assert [c["summary"]["regions"]["Genova"] for c in doc["chapters"]] == [None, None, 0, 0]
 
     _, log = follow(client, client.post(f"/v1/games/{game_id}/exports", json={"format": "log"}), run_jobs)
-    again = client.post("/v1/archive/import", json=log.get_json())
-    assert again.status_code == 201
+    job, again = import_job(client, log.get_json())
+    assert job["status"] == "finished", job
     copy_id = again.get_json()["id"]
     first = client.get(f"/v1/games/{game_id}/events?limit=500").get_json()["events"]
     second = client.get(f"/v1/games/{copy_id}/events?limit=500").get_json()["events"]
@@ -258,7 +353,7 @@ def test_export_of_a_running_game_is_redacted_for_the_requesting_viewer(client, 
     dealt = {e["seat"]: e["cards"] for e in seat1.get_json()["events"] if e["type"] == "cards_dealt"}
     assert dealt[0] is None and len(dealt[1]) == 2
     # An export of a running game cannot be imported.
-    assert client.post("/v1/archive/import", json=seat1.get_json()).get_json()["code"] == "REDACTED_LOG"
+    assert import_refusal(client, seat1.get_json())["code"] == "REDACTED_LOG"
 
 
 def _unkeyed_job_id(kind, params, data_version):
@@ -404,8 +499,8 @@ def test_import_takes_logs_larger_than_a_move_body_but_not_unbounded(client):
     )
     body = orjson.dumps(doc)
     assert len(body) > 64 * 1024 or len(events) > 400
-    response = client.post("/v1/archive/import", data=body + b" " * 70_000, content_type="application/json")
-    assert response.status_code == 201, response.get_json()
+    job, _ = import_job(client, data=body + b" " * 70_000)
+    assert job["status"] == "finished", job
     huge = client.post("/v1/archive/import", data=b" " * (9 * 1024 * 1024), content_type="application/json")
     assert huge.status_code == 413 and huge.get_json()["code"] == "PAYLOAD_TOO_LARGE"
     # Other routes keep the small limit.

@@ -117,3 +117,34 @@ def test_a_failed_job_is_started_again_on_the_next_request(redis_client):
     assert book.get(jid).status == "failed" and book.get(jid).error == {"code": "JOB_FAILED"}
     assert book.create("export", {"game_id": "g1", "format": "html"}, "game:finished:3") == (jid, True)
     assert book.get(jid).status == "queued" and book.get(jid).error is None
+
+
+def test_a_resumed_import_rewrites_a_half_written_game_and_a_plain_one_refuses_the_id(redis_client):
+    """An import job whose worker died between claiming the game id (status ``importing``) and the
+    MULTI that writes the game: its retry (``resume``) writes the whole game; without ``resume`` an
+    id already there is refused."""
+    from store.archive import import_finished_game, load_log
+
+    events = [{"type": "start", "config": {}}, {"type": "end"}]
+    game = dict(
+        game_id="01m8kknrfm9bbbbbbbbb",
+        name="toy",
+        title="Toy",
+        public_config={},
+        full_config={},
+        players=["Ann", "Bob"],
+        events=events,
+        snapshot_state={"over": True},
+        result={"winners": [0], "reason": "points"},
+        now="2026-11-30T12:00:00Z",
+    )
+    redis_client.hset("game:{g:01m8kknrfm9bbbbbbbbb}:meta", "status", "importing")
+    redis_client.xadd("game:{g:01m8kknrfm9bbbbbbbbb}:events", {"e": b'{"type": "partial"}'}, id="1-1")
+    assert import_finished_game(redis_client, **game) is None
+    summary = import_finished_game(redis_client, **game, resume=True)
+    assert summary is not None and summary["imported"] is True
+    log = load_log(redis_client, "01m8kknrfm9bbbbbbbbb")
+    assert log.events == events and log.status == "finished"
+    # Run again (the retry of a run that got this far): the same game, entered once.
+    assert import_finished_game(redis_client, **game, resume=True) == summary
+    assert Archive(redis_client).count() == 1
