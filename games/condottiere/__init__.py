@@ -9,13 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.base import Game, LogError
-from games.condottiere import leave, rules, views
+from games.condottiere import automatic, decide, evolve, leave, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import configure as _configure
 from games.condottiere.contract import contract as _contract
-from games.condottiere.rules import ST_OVER, State
 from games.condottiere.serial import state_from_json as _from_json
 from games.condottiere.serial import state_to_json as _to_json
+from games.condottiere.state import State
+from games.condottiere.steps import STEP_GAME_OVER
 from games.condottiere.verify import verify_log as _verify_log
 
 
@@ -30,16 +31,16 @@ class Condottiere:
         return config["players"]
 
     def start(self, config: Mapping[str, Any]) -> list[dict]:
-        return rules.start(_configure(config))
+        return decide.start(_configure(config))
 
     def evolve(self, state: State | None, event: dict) -> State:
-        return rules.evolve(state, event)
+        return evolve.evolve(state, event)
 
     def decide(self, state: State, seat: int, command: dict) -> list[dict]:
-        return rules.decide(state, seat, command)
+        return decide.decide(state, seat, command)
 
     def next_automatic_event(self, state: State) -> dict | None:
-        return rules.next_automatic_event(state)
+        return automatic.next_automatic_event(state)
 
     def legal_moves(self, state: State, seat: int) -> list[dict]:
         return views.legal_moves(state, seat)
@@ -48,7 +49,7 @@ class Condottiere:
         return [] if state is None else list(state.awaiting)
 
     def is_over(self, state: State) -> bool:
-        return state is not None and state.step == ST_OVER
+        return state is not None and state.step == STEP_GAME_OVER
 
     def result(self, state: State) -> dict[str, Any] | None:
         return None if state is None else views.result(state)
@@ -89,9 +90,9 @@ class Condottiere:
 
 def _with_automatic(state: State, events: list[dict]) -> list[dict]:
     for event in events:
-        state = rules.evolve(state, event)
+        state = evolve.evolve(state, event)
     out = list(events)
-    rules.run_automatic(state, out)
+    automatic.run_automatic(state, out)
     return out
 
 

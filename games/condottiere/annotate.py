@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.condottiere.board import CARD_NAMES, MERCENARY
-from games.condottiere.rules import strengths
+from games.condottiere.queries import strengths
 
 _EFFECTS = {
     "winter": "every mercenary counts 1",

@@ -7,23 +7,23 @@ from __future__ import annotations
 from typing import Any
 
 FIELDS = (
-    # configuration, cached flags
+    # configuration, and its options as flags (read on every event)
     "config",
-    "n",
+    "seat_count",
     "classic",
-    "draw",
-    "target",
-    "big",
-    "cap",
-    "hid",
+    "draw_after_battle",
+    "points_target",
+    "bigger_kingdoms",
+    "capturing",
+    "hidden_cards",
     "seed",
-    # chance: counter of random outcomes drawn so far (RL-10)
-    "rng",
+    # chance: how many random outcomes were drawn so far (RL-10)
+    "chance_draws",
     # match (OPT-POINTS) and game bookkeeping
     "game_number",
     "scores",
     "first",
-    "prev_first",
+    "previous_first",
     # board and cards; hands are sorted tuples of codes, lines tuples of face-up codes,
     # down[s] the face-down cards of seat s (OPT-HID), owners[r] a seat or None
     "holder",
@@ -36,19 +36,20 @@ FIELDS = (
     "lines",
     "down",
     # the automatic-step machine: the current step, the automatic event it will emit (or None),
-    # the seats awaited; queue of (seat, count) deals or draws and the step after the deals
+    # the seats awaited; the (seat, count) deals or draws still to make and the step after the deals
     "step",
     "pending",
     "awaiting",
-    "queue",
-    "deal_next",
+    "deal_queue",
+    "step_after_deal",
     # inside one move's own events: the event type that completes the move (None between moves)
-    "midmove",
-    # the current battle
+    "move_ends_with",
+    # the current battle; final_battle is "game" or "match" during a final battle (VIC-4, CL-2,
+    # OPT-POINTS-2), takes_part[s] whether seat s fights in it
     "region",
     "defender",
-    "fb",
-    "part",
+    "final_battle",
+    "takes_part",
     "passed",
     "defender_played",
     "turn",
@@ -64,7 +65,7 @@ FIELDS = (
     "last_cause",
     "last_strengths",
     # hand discards (END-7) and rounds (RND-2)
-    "hand_pending",
+    "hand_discard_awaited",
     "round_holder",
     # outcome
     "winners",
@@ -91,9 +92,9 @@ class State:
 # An unrolled attribute copy is several times faster than copy.copy or a getattr loop, and the
 # copy is on the hot path of every event.
 _source = (
-    "def copy(self):\n    o = _new(State)\n"
-    + "".join(f"    o.{f} = self.{f}\n" for f in FIELDS)
-    + "    return o\n"
+    "def copy(self):\n    duplicate = _new(State)\n"
+    + "".join(f"    duplicate.{f} = self.{f}\n" for f in FIELDS)
+    + "    return duplicate\n"
 )
 _namespace: dict[str, Any] = {"_new": object.__new__, "State": State}
 exec(_source, _namespace)  # noqa: S102 - generated from the constant FIELDS above

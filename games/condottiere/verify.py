@@ -7,16 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from games.base import CommandError, ConfigError, LogError
+from games.condottiere.automatic import next_automatic_event
 from games.condottiere.config import configure
+from games.condottiere.decide import command_events
+from games.condottiere.events import Chance
+from games.condottiere.evolve import evolve
 from games.condottiere.leave import LEAVE_EVENTS, events_for
-from games.condottiere.rules import (
-    ST_OVER,
-    Chance,
-    command_events,
-    evolve,
-    next_automatic_event,
-    shuffle_source,
-)
+from games.condottiere.queries import shuffle_source
+from games.condottiere.steps import STEP_GAME_OVER
 
 _PLAYER_EVENTS = {
     "token_placed",
@@ -67,7 +65,7 @@ def _chance_ok(state: Any, expected: Chance, e: dict) -> str | None:
         if e.get("type") != "first_condottiere_chosen" or not e.get("drawn"):
             return "expected the drawn first Condottiere (first_condottiere_chosen)"
         seat = e.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.n:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
             return "the drawn first Condottiere is not a seat of this game"
         if set(e) != {"type", "v", "seat", "drawn"}:
             return "unexpected fields in first_condottiere_chosen"
@@ -121,7 +119,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             state = evolve(None, e)
             i += 1
             continue
-        if state.step == ST_OVER:
+        if state.step == STEP_GAME_OVER:
             return LogError(i, "GAME_OVER", "The log goes on after the end of the game.", None, e)
         pending = state.pending
         if pending is not None:
@@ -182,7 +180,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
         i += len(produced)
     if state is None:
         return LogError(0, "EMPTY_LOG", "The log is empty.")
-    if state.midmove is not None:
+    if state.move_ends_with is not None:
         return LogError(total, "INCOMPLETE_LOG", "The log stops in the middle of a move.")
     if state.pending is not None:
         return LogError(

@@ -7,31 +7,28 @@ from typing import Any
 from games.base import FULL
 from games.condottiere.board import MERCENARY, REGIONS, in_card_order
 from games.condottiere.config import public_config
-from games.condottiere.rules import (
-    ST_BATTLE,
-    ST_CHOOSE,
-    ST_HAND,
-    ST_KEEP,
-    ST_OVER,
-    State,
-    allowed_regions,
-    may_discard_hand,
-    pope_regions,
-    strengths,
+from games.condottiere.queries import allowed_regions, may_discard_hand, pope_regions, strengths
+from games.condottiere.state import State
+from games.condottiere.steps import (
+    STEP_BATTLE,
+    STEP_GAME_OVER,
+    STEP_HAND_DISCARD,
+    STEP_KEEP_CARDS,
+    STEP_PLACE_TOKEN,
 )
 
 PHASES = {
-    ST_CHOOSE: "place_token",
-    ST_BATTLE: "battle",
-    ST_HAND: "hand_discard",
-    ST_KEEP: "keep_cards",
-    ST_OVER: "over",
+    STEP_PLACE_TOKEN: "place_token",
+    STEP_BATTLE: "battle",
+    STEP_HAND_DISCARD: "hand_discard",
+    STEP_KEEP_CARDS: "keep_cards",
+    STEP_GAME_OVER: "over",
 }
 
 
 def phase(s: State) -> str:
     # "resolving" is only seen in replays between the events of one move
-    if s.midmove is not None:
+    if s.move_ends_with is not None:
         return "resolving"
     return PHASES.get(s.step, "resolving")
 
@@ -40,7 +37,7 @@ def legal_moves(s: State, seat: Any) -> list[dict]:
     if s is None or seat not in s.awaiting:
         return []
     step = s.step
-    if step == ST_BATTLE:
+    if step == STEP_BATTLE:
         moves: list[dict] = []
         hand = s.hands[seat]
         previous = None
@@ -64,15 +61,15 @@ def legal_moves(s: State, seat: Any) -> list[dict]:
         else:
             moves.append({"type": "pass"})
         return moves
-    if step == ST_CHOOSE:
+    if step == STEP_PLACE_TOKEN:
         moves = [{"type": "place_token", "region": REGIONS[r]} for r in allowed_regions(s, seat)]
-        if s.classic and s.declines < s.n:
+        if s.classic and s.declines < s.seat_count:
             moves.append({"type": "decline_token"})
         return moves
-    if step == ST_HAND:
+    if step == STEP_HAND_DISCARD:
         keep = {"type": "discard_hand", "discard": False}
         return [{"type": "discard_hand", "discard": True}, keep] if may_discard_hand(s, seat) else [keep]
-    if step == ST_KEEP:
+    if step == STEP_KEEP_CARDS:
         hand = s.hands[seat]
         distinct = sorted(set(hand))
         moves = [{"type": "keep_cards", "cards": []}]
@@ -99,12 +96,12 @@ def known_lines(s: State, viewer: Any) -> list[tuple]:
 
 
 def view(s: State, viewer: Any) -> dict[str, Any]:
-    n = s.n
+    n = s.seat_count
     full = viewer == FULL
     shown = strengths(s.lines)  # OPT-HID-4: face-up cards only
     # RL-X5: the viewer's own strength counting every card it knows of (its face-down cards too)
     known = strengths(known_lines(s, viewer)) if any(s.down) else shown
-    in_battle = s.step == ST_BATTLE or (s.region is not None) or s.fb is not None
+    in_battle = s.step == STEP_BATTLE or (s.region is not None) or s.final_battle is not None
     regions_of: list[list[str]] = [[] for _ in range(n)]
     for i, owner in enumerate(s.owners):
         if owner is not None:
@@ -128,11 +125,11 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
             player["hand"] = in_card_order(s.hands[i])
         players.append(player)
     battle = None
-    if s.region is not None or s.fb is not None:
+    if s.region is not None or s.final_battle is not None:
         battle = {
             "region": None if s.region is None else REGIONS[s.region],
             "defender": s.defender,
-            "final": s.fb is not None,
+            "final": s.final_battle is not None,
         }
     last_battle = None
     if s.last_strengths is not None:
@@ -148,7 +145,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         "config": _full_config(s.config) if full else public_config(s.config),
         "phase": phase(s),
         "awaiting": list(s.awaiting),
-        "turn": s.turn if s.step == ST_BATTLE else None,
+        "turn": s.turn if s.step == STEP_BATTLE else None,
         "condottiere": s.holder,
         "pope": None if s.pope is None else REGIONS[s.pope],
         "battle": battle,
@@ -160,13 +157,15 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         "winners": None if s.winners is None else list(s.winners),
         "result": result,
         "match": (
-            {"game_number": s.game_number, "scores": list(s.scores), "target": s.target} if s.target else None
+            {"game_number": s.game_number, "scores": list(s.scores), "target": s.points_target}
+            if s.points_target
+            else None
         ),
     }
-    if s.step == ST_CHOOSE and s.classic:
+    if s.step == STEP_PLACE_TOKEN and s.classic:
         out["declines"] = s.declines
-    if s.step == ST_HAND:
-        out["hand_discard"] = list(s.hand_pending)
+    if s.step == STEP_HAND_DISCARD:
+        out["hand_discard"] = list(s.hand_discard_awaited)
     if full:
         out["deck"] = list(s.deck)
     elif isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < n:
@@ -186,13 +185,13 @@ def _full_config(config: dict) -> dict[str, Any]:
 
 
 def _result(s: State) -> dict[str, Any] | None:
-    if s.step != ST_OVER:
+    if s.step != STEP_GAME_OVER:
         return None
-    regions = [[] for _ in range(s.n)]
+    regions = [[] for _ in range(s.seat_count)]
     for i, owner in enumerate(s.owners):
         if owner is not None:
             regions[owner].append(REGIONS[i])
-    if s.target:
+    if s.points_target:
         return {
             "winners": list(s.match_winners or ()),
             # A match that did not end on points says why (RL-11, RL-X17, RL-X18).
