@@ -1,5 +1,5 @@
 """Bot seats played by the RQ job ``worker.bots.play_bot_turns`` on the private Redis, with real RQ
-workers (in-process ``SimpleWorker`` in burst mode, and one ``rq worker`` subprocess)."""
+workers (in-process ``SimpleWorker`` in burst mode, and one ``python -m worker`` subprocess)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from rq import Queue, SimpleWorker
 from games import get_game
 from service import GameService, bot_turns, followups
 from service import errors as service_errors
+from service.jobs import JobService
+from store.outbox import Outbox
 from worker import bots as bot_worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,7 +160,9 @@ def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client)
 
 def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, redis_server):
     """A real worker subprocess on the ``bots`` queue (``python -m worker``, as the Procfile runs
-    it) plays an all-bot game to the end."""
+    it) plays an all-bot game to the end, and carries out the follow-up work of the move that ended
+    it itself: the entry point connected the receivers (the verify job is queued, nothing is left
+    for the janitor)."""
     summary = service.create_game(
         "condottiere",
         {"players": 4, "seed": 21, "ruleset": "classic"},
@@ -179,6 +183,9 @@ def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, red
     while state_of(service, game_id).status != "finished" and time.monotonic() < deadline:
         time.sleep(0.05)
     assert state_of(service, game_id).status == "finished"
+    assert Outbox(redis_client).pending(game_id) == {}
+    verify = JobService(service.store).start("verify", {"game_id": game_id})  # the job already queued
+    assert verify in Queue("default", connection=redis_client).job_ids
 
 
 def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, redis_server):
