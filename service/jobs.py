@@ -7,6 +7,8 @@ records live in ``store.jobs`` and the queue in ``store.queues``.
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from service.faults import fault_point
 from store import GameStore
 from store.archive import Archive, game_version
-from store.jobs import JobBook, JobRecord
+from store.jobs import DEFAULT_ALIVE_SECONDS, JobBook, JobRecord
 from store.queues import GAVE_UP, JobQueues
 
 if TYPE_CHECKING:
@@ -34,6 +36,12 @@ GAME_KINDS = frozenset({"verify", "game-stats", "export"})
 # A record younger than this is left alone by the reconciliation: its creator is normally
 # enqueueing it right now.
 RECONCILE_AFTER_SECONDS = 5.0
+
+# A running attempt renews its heartbeat (store.jobs) every ALIVE_SECONDS / 4; the janitor hands the
+# job of a started record without one back to RQ. So a run whose process died is noticed within
+# ALIVE_SECONDS plus a janitor tick, instead of RQ's own 60-90 s (its execution heartbeat is the
+# monitoring interval plus 60 s). Read by the worker process; the janitor only checks the key.
+ALIVE_SECONDS = float(os.environ.get("JOB_ALIVE_SECONDS") or DEFAULT_ALIVE_SECONDS)
 
 Progress = Callable[[float], None]
 # A job's work: (params, progress) -> (result body, content type).
@@ -138,7 +146,13 @@ class JobService:
         record = self.book.get(jid)
         if record is None:
             return "gone"  # the record expired: nobody waits for this result any more
-        self.book.started(jid)
+        self.book.started(jid, ALIVE_SECONDS)
+        with _Heartbeat(self.book, jid):
+            return self._run_started(jid, record, handlers, retries_left)
+
+    def _run_started(
+        self, jid: str, record: JobRecord, handlers: Mapping[str, Handler], retries_left: Callable[[], bool]
+    ) -> str:
         handler = handlers[record.kind]
         last = [0.0]
 
@@ -193,6 +207,31 @@ class JobService:
                 counts["failed"] += 1
         return counts
 
+    def recover_dead_runs(self) -> dict[str, int]:
+        """Hand back to RQ the jobs whose run died with its process (a started record whose heartbeat
+        expired): RQ retries such a job while it has retries left (the record shows ``queued`` again)
+        and fails it after (the record is failed, so the client sees it at once)."""
+        counts = {"requeued": 0, "failed": 0}
+        for jid in self.book.dead_runs():
+            if self.queues.status(jid) == "started":
+                self.queues.abandon(QUEUE, jid)
+            status = self.queues.status(jid)
+            if status in GAVE_UP:
+                log.warning("job %s: its worker died and no retry is left: failed", jid)
+                problem = {
+                    "status": 500,
+                    "code": "JOB_FAILED",
+                    "title": "The job failed",
+                    "detail": "The process running it stopped.",
+                }
+                self.book.fail(jid, problem, final=True)
+                counts["failed"] += 1
+            elif status is not None and self.book.back_to_queued(jid):
+                log.warning("job %s: its worker died mid-job: queued again (RQ status %s)", jid, status)
+                counts["requeued"] += 1
+            # No RQ job at all: reconcile() enqueues it again.
+        return counts
+
     def rescue_lost_dequeues(self, seen: dict[tuple[str, str], float], queues: tuple[str, ...]) -> list[str]:
         """See :meth:`store.queues.JobQueues.rescue_lost_dequeues`."""
         return self.queues.rescue_lost_dequeues(seen, queues)
@@ -200,6 +239,34 @@ class JobService:
     def requeue_abandoned(self, queue: str = QUEUE, timestamp: float | None = None) -> list[str]:
         """See :meth:`store.queues.JobQueues.requeue_abandoned`."""
         return self.queues.requeue_abandoned(queue, timestamp)
+
+
+class _Heartbeat:
+    """Renews a running attempt's heartbeat from a daemon thread until the block ends: the thread
+    dies with the process, which is the point. A beat that fails (Redis away) is retried at the next
+    interval; if Redis stays away longer than ALIVE_SECONDS, the run is taken for dead and runs again
+    (jobs are idempotent: a second run recomputes the same result)."""
+
+    def __init__(self, book: JobBook, jid: str):
+        self._book = book
+        self._jid = jid
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat {jid}", daemon=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(ALIVE_SECONDS / 4):
+            try:
+                self._book.beat(self._jid, ALIVE_SECONDS)
+            except Exception:  # noqa: BLE001 - Redis away: the next beat may get through
+                log.warning("job %s: heartbeat failed", self._jid, exc_info=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def verify_followup(service: GameService, game_id: str, value: str) -> bool:

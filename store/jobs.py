@@ -24,6 +24,11 @@ same id; this module keeps the record a client reads (status, progress, error, w
     ids of records not yet finished or failed, scored by creation (s)
 ``jobs:{jobs}:input:<name>`` (string)
     a job's input too large for its params (an imported log, named by its game id); expires
+``jobs:{jobs}:<id>:alive`` (string, short TTL)
+    the heartbeat of the attempt running now: set when it starts, renewed every few seconds by the
+    process running it (``service.jobs``), deleted when it ends; a ``started`` record without it
+    was left by a process that died (the janitor hands the job back to RQ within seconds instead of
+    RQ's own 60-90 s heartbeat expiry)
 
 Records and results expire (``RESULT_TTL_SECONDS``) after the job ends, so the cache cannot grow
 without bound; an expired result is simply recomputed on the next request.
@@ -54,6 +59,8 @@ PREFIX = "jobs:{jobs}"
 PENDING = f"{PREFIX}:pending"
 RESULT_TTL_SECONDS = 24 * 3600
 STATUSES = ("queued", "started", "finished", "failed")
+# How long a running attempt's heartbeat lasts unless renewed (service.jobs renews it).
+DEFAULT_ALIVE_SECONDS = 10.0
 
 
 SECRET_KEY = f"{PREFIX}:id-secret"
@@ -86,6 +93,10 @@ def record_key(jid: str) -> str:
 
 def result_key(jid: str) -> str:
     return f"{PREFIX}:{jid}:result"
+
+
+def alive_key(jid: str) -> str:
+    return f"{PREFIX}:{jid}:alive"
 
 
 def input_key(name: str) -> str:
@@ -129,11 +140,22 @@ redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
 return 1
 """
 
+# A started record whose heartbeat is gone goes back to queued (its job is queued again in RQ);
+# returns 1 when it did. KEYS: record, alive.
+_BACK_TO_QUEUED = r"""
+if redis.call('HGET', KEYS[1], 'status') == 'started' and redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('HSET', KEYS[1], 'status', 'queued')
+  return 1
+end
+return 0
+"""
+
 
 class JobBook:
     def __init__(self, client: redis.Redis):
         self.redis = client
         self._create = client.register_script(_CREATE)
+        self._back_to_queued = client.register_script(_BACK_TO_QUEUED)
 
     def create(self, kind: str, params: Mapping[str, Any], data_version: str) -> tuple[str, bool]:
         """(job id, True when this call created it and must enqueue it)."""
@@ -180,13 +202,40 @@ class JobBook:
         value = self.redis.hget(record_key(jid), "status")
         return value.decode() if value else None
 
-    def started(self, jid: str) -> int:
-        """Mark an attempt as started (a re-run after a crash counts as a new attempt)."""
+    def started(self, jid: str, alive_seconds: float = DEFAULT_ALIVE_SECONDS) -> int:
+        """Mark an attempt as started (a re-run after a crash counts as a new attempt), with its
+        first heartbeat (``beat``), in one transaction: a started record never lacks one while the
+        process running it lives."""
         pipe = self.redis.pipeline(transaction=True)
+        pipe.set(alive_key(jid), "1", px=int(alive_seconds * 1000))
         pipe.hset(record_key(jid), mapping={"status": "started", "started": now_iso(), "progress": "0"})
         pipe.hdel(record_key(jid), "error")
         pipe.hincrby(record_key(jid), "attempts", 1)
         return int(pipe.execute()[-1])
+
+    def beat(self, jid: str, alive_seconds: float) -> None:
+        """The running attempt is alive for ``alive_seconds`` more."""
+        self.redis.set(alive_key(jid), "1", px=int(alive_seconds * 1000))
+
+    def dead_runs(self) -> list[str]:
+        """Ids of pending records marked ``started`` whose heartbeat has expired: the process that
+        ran them died (or lost Redis for longer than the heartbeat lasts)."""
+        pending = self.pending_since(time.time())
+        pipe = self.redis.pipeline(transaction=False)
+        for jid in pending:
+            pipe.hget(record_key(jid), "status")
+            pipe.exists(alive_key(jid))
+        answers = pipe.execute()
+        return [
+            jid
+            for jid, status, alive in zip(pending, answers[0::2], answers[1::2], strict=True)
+            if status == b"started" and not alive
+        ]
+
+    def back_to_queued(self, jid: str) -> bool:
+        """A dead run's record shows ``queued`` again (its job was handed back to the queue), unless
+        a new attempt started meanwhile."""
+        return bool(self._back_to_queued(keys=[record_key(jid), alive_key(jid)]))
 
     def progress(self, jid: str, fraction: float) -> None:
         self.redis.hset(record_key(jid), "progress", f"{max(0.0, min(1.0, fraction)):.4f}")
@@ -208,6 +257,7 @@ class JobBook:
         pipe.hincrby(record_key(jid), "completions", 1)
         pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
         pipe.zrem(PENDING, jid)
+        pipe.delete(alive_key(jid))
         pipe.execute()
 
     def fail(self, jid: str, problem: Mapping[str, Any], final: bool) -> None:
@@ -219,6 +269,7 @@ class JobBook:
             mapping["status"] = "queued"
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(record_key(jid), mapping=mapping)
+        pipe.delete(alive_key(jid))
         if final:
             pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
             pipe.zrem(PENDING, jid)

@@ -90,6 +90,22 @@ class JobQueues:
         registry.cleanup(timestamp=timestamp)
         return sorted(before - set(registry.get_job_ids(cleanup=False)))
 
+    def abandon(self, queue: str, job_id: str) -> bool:
+        """Treat the execution of ``job_id`` on ``queue`` as abandoned now, as RQ would once its
+        heartbeat expired (``requeue_abandoned``): retried while it has retries left, else failed.
+        For a run whose death we know sooner than RQ (our own heartbeat, ``store.jobs``). Returns
+        False when RQ does not have the job running."""
+        registry = StartedJobRegistry(queue, connection=self.client)
+        prefix = f"{job_id}:".encode()
+        entries = [entry for entry in self.client.zrange(registry.key, 0, -1) if entry.startswith(prefix)]
+        if not entries:
+            return False
+        # RQ handles abandoned executions by expiry score: this one's expiry is moved to the dawn of
+        # time and only executions that old are handled, with RQ's own retry accounting.
+        self.client.zadd(registry.key, dict.fromkeys(entries, 1), xx=True)
+        registry.cleanup(timestamp=1)
+        return True
+
     def rescue_lost_dequeues(
         self, seen: dict[tuple[str, str], float], queues: Iterable[str], min_age: float = 5.0
     ) -> list[str]:

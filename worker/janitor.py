@@ -8,8 +8,11 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    grace period (the process that made the change died, or an action failed) get them run again;
    a bot turn left waiting gets a fresh job (``service.bot_turns.bot_followup``);
 2. **lost dequeues**: jobs a worker took from a queue and died before starting go back on it;
-3. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating;
-4. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``).
+3. **dead runs**: a started job whose own heartbeat (``service.jobs.ALIVE_SECONDS``, 10 s) expired
+   (its worker died mid-job) is handed back to RQ at once, retried or failed by RQ's own rules;
+4. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating (60-90 s: the
+   backstop for jobs started by a worker that beats no heartbeat of ours);
+5. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class Janitor:
         report["games"] = self.service.followups.sweep(LEASE_MS)
         queues = (jobs.QUEUE, bot_turns.QUEUE)
         report["rescued"] = self.jobs.rescue_lost_dequeues(self._seen, queues)
+        report["dead_runs"] = self.jobs.recover_dead_runs()
         report["abandoned"] = [jid for queue in queues for jid in self.jobs.requeue_abandoned(queue)]
         report["jobs"] = self.jobs.reconcile()
         return report
@@ -71,7 +75,8 @@ def main() -> int:
         started = time.monotonic()
         try:
             report = janitor.tick()
-            if report["games"] or report["rescued"] or report["abandoned"] or any(report["jobs"].values()):
+            repaired = any(report["jobs"].values()) or any(report["dead_runs"].values())
+            if report["games"] or report["rescued"] or report["abandoned"] or repaired:
                 log.info("swept: %s", report)
         except Exception:  # noqa: BLE001 - Redis down or a bug: log, and try again next tick
             log.exception("sweep failed")

@@ -1,0 +1,153 @@
+"""A job whose worker dies mid-job (SIGKILL of the RQ worker and its work horse, as a lost machine
+or an OOM kill would) is noticed by its own heartbeat (``service.jobs.ALIVE_SECONDS``) and handed
+back to RQ by the janitor within a bound, instead of RQ's own 60-90 s heartbeat expiry: the record
+finishes, or fails clearly when no retry is left. And a live run, however long, is never taken for
+dead. Each test prints the recovery time it measured."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+from rq.job import Job
+from rq.registry import FailedJobRegistry
+
+from service import GameService
+from service.jobs import ALIVE_SECONDS, JobService
+from store.jobs import JobBook
+from tests.archive.test_worker_kill import _children, archive_toy_games, wait_for
+from tests.faults.test_crash_points import _rq_worker
+from worker.janitor import Janitor
+
+# Heartbeat expiry, a janitor tick or two and the re-run of a short job, on a loaded machine.
+RECOVERY_BOUND_SECONDS = ALIVE_SECONDS + 10.0
+TOY_WORKER = "tests.archive.rq_support.ToyWorker"
+
+
+@pytest.fixture()
+def service(redis_client, redis_server):
+    svc = GameService.from_url(redis_server.url)
+    yield svc
+    svc.store.redis.close()
+
+
+@pytest.fixture()
+def workers(redis_server):
+    """``start(**env)`` runs an RQ worker on the ``default`` queue until the test ends."""
+    started: list[subprocess.Popen] = []
+
+    def start(**env: str) -> subprocess.Popen:
+        process = _rq_worker(redis_server.url, TOY_WORKER, "default", env=env)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        kill_worker(process)
+
+
+def kill_worker(process: subprocess.Popen) -> None:
+    """SIGKILL the worker's process group and its work horse (RQ puts the horse in a group of its
+    own, so killing the group alone would leave it running)."""
+    if process.poll() is not None:
+        return
+    horses = _children(process.pid)
+    os.killpg(process.pid, signal.SIGKILL)
+    for horse in horses:
+        try:
+            os.kill(horse, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.wait(timeout=10)
+
+
+def start_slow_job(service: GameService) -> str:
+    archive_toy_games(service.store.redis, 12)
+    return JobService(service.store).start("global-stats", {"game": "toy"})
+
+
+def kill_mid_job(book: JobBook, jid: str, worker: subprocess.Popen) -> float:
+    wait_for(lambda: (r := book.get(jid)) and r.status == "started" and 0 < r.progress < 0.9)
+    kill_worker(worker)
+    return time.monotonic()
+
+
+def tick_until(janitor: Janitor, done, bound: float) -> tuple[float, list[dict]]:
+    """Tick the janitor (a little more often than ``python -m worker.janitor``) until ``done()``;
+    return the seconds it took and the janitor's dead-run reports."""
+    started = time.monotonic()
+    reports = []
+    while time.monotonic() - started < bound:
+        reports.append(janitor.tick()["dead_runs"])
+        if done():
+            return time.monotonic() - started, reports
+        time.sleep(0.2)
+    raise AssertionError(f"not recovered within {bound} s")
+
+
+@pytest.mark.timeout(120)
+def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(service, workers, redis_client):
+    """The record of a job killed mid-run (``started``, some progress) does not wait for RQ's
+    heartbeat expiry: it is queued again and finished by a healthy worker within the bound."""
+    book = JobBook(redis_client)
+    jid = start_slow_job(service)
+    killed_at = kill_mid_job(book, jid, workers(TOY_FACTS_DELAY="0.25"))
+    assert book.status(jid) == "started" and book.result(jid) is None
+    workers()  # a healthy worker
+    janitor = Janitor(service)
+    requeued_after = None
+    while time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS:
+        report = janitor.tick()["dead_runs"]
+        if report["requeued"] and requeued_after is None:
+            requeued_after = time.monotonic() - killed_at
+        if book.status(jid) == "finished":
+            break
+        time.sleep(0.2)
+    took = time.monotonic() - killed_at
+    print(f"\ndead worker mid-job: handed back after {requeued_after} s, finished after {took:.2f} s")
+    record = book.get(jid)
+    assert record.status == "finished", f"still {record.status} {took:.1f} s after the kill"
+    assert requeued_after is not None and requeued_after <= ALIVE_SECONDS + 3
+    assert record.attempts == 2 and record.completions == 1
+    assert Job.fetch(jid, connection=redis_client).get_status() == "finished"
+    assert FailedJobRegistry("default", connection=redis_client).count == 0
+    assert book.pending_count() == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(service, workers, redis_client):
+    """No retry left: the record is failed (JOB_FAILED, "the process running it stopped") within the
+    bound, so a client stops waiting and may ask again; RQ's job is failed too."""
+    book = JobBook(redis_client)
+    jid = start_slow_job(service)
+    worker = workers(TOY_FACTS_DELAY="0.25")
+    wait_for(lambda: book.status(jid) == "started")
+    redis_client.hset(f"rq:job:{jid}", "retries_left", 0)  # as if this were its last retry
+    killed_at = kill_mid_job(book, jid, worker)
+    _, reports = tick_until(Janitor(service), lambda: book.status(jid) == "failed", RECOVERY_BOUND_SECONDS)
+    took = time.monotonic() - killed_at
+    print(f"\ndead worker, no retry left: record failed after {took:.2f} s")
+    record = book.get(jid)
+    assert record.error["code"] == "JOB_FAILED" and "stopped" in record.error["detail"]
+    assert {"requeued": 0, "failed": 1} in reports
+    assert Job.fetch(jid, connection=redis_client).get_status() == "failed"
+    assert book.pending_count() == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_live_job_longer_than_its_heartbeat_is_never_taken_for_dead(service, workers, redis_client):
+    """A run lasting several heartbeat periods (JOB_ALIVE_SECONDS=1, a job of about 3 s) renews its
+    heartbeat: the janitor, ticking all along, never hands it back, and it runs once."""
+    book = JobBook(redis_client)
+    jid = start_slow_job(service)
+    started = time.monotonic()
+    workers(TOY_FACTS_DELAY="0.25", JOB_ALIVE_SECONDS="1")
+    took, reports = tick_until(Janitor(service), lambda: book.status(jid) == "finished", 60)
+    assert took > 2.5, "the job was shorter than its heartbeat: nothing was tested"
+    assert all(report == {"requeued": 0, "failed": 0} for report in reports)
+    record = book.get(jid)
+    assert record.attempts == 1 and record.completions == 1
+    print(f"\nlive job of {time.monotonic() - started:.1f} s with a 1 s heartbeat: run once")
