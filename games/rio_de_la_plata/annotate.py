@@ -112,6 +112,18 @@ def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
         return f"{who} takes a group of {event['size']} off the stack at {event['edge']}."
     if kind == "moved":
         return f"{who} moves group {event['group']} to {_cell(event['to'])}."
+    if kind == "across_chosen":
+        return f"{who} chooses which person goes across (position {event['person'] + 1} of the pair)."
+    if kind == "commander_chosen":
+        return f"{who} names seat {event['commander']} to command the new group."
+    if kind == "consented":
+        return f"{who} {'agrees' if event['accept'] else 'refuses'}."
+    if kind == "bonus_started":
+        return f"{who} starts a bonus move with group {event['group']}."
+    if kind == "sacrificed":
+        return f"{who} sacrifices group {event['group']}."
+    if kind == "bonus_stepped":
+        return f"{who} moves group {event['group']} one extra cell to {_cell(event['to'])}."
     if kind == "passed":
         return f"{who} passes."
     if kind == "fighting_ended":

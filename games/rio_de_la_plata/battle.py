@@ -11,11 +11,21 @@ RIO-RL-51, the enemy marker retreats).
 
 Groups live in ``battle["groups"]`` (id -> group) while the fighting lasts: ``side`` ``a``/``d``,
 ``stack`` (owners, top first; attackers are ``-1``), ``at`` (a cell key) or ``edge`` (outside the
-city), ``moved`` (this battle round) and ``fought`` (the last battle round it fought in).
+city), ``moved`` (this battle round), ``fought`` (the last battle round it fought in), ``can_bonus``
+(a bonus move is open to it now) and ``bonused`` (it made its bonus move this battle round).
 
-Not yet implemented (refused, and listed in docs/rio-de-la-plata-protocol.md): merging groups of
-different colours (consents, RIO-RL-64), the 2+2 regrouping (RIO-BATTLE-27) and bonus moves
-(RIO-BATTLE-28, RIO-RL-46, RIO-RL-63).
+The three manoeuvres, each a procedure of single commands (RIO-RL-69):
+
+* a *join*: a ``move`` onto a group of one's own side is a merge (RIO-BATTLE-25) or, for two pairs,
+  the 2+2 regrouping (RIO-BATTLE-27). When the moving group is a mixed pair the moving player
+  chooses which person goes across (``choose_across``); when the new group would hold two or more
+  colours he names its commander (``choose_commander``) and every other player in it answers
+  (``consent``) (RIO-BATTLE-19, RIO-RL-64). ``battle["ask"]`` holds the proposal meanwhile. A refused
+  join is not made; the group may be given another move (not that one again this battle round).
+* a *bonus move* (RIO-BATTLE-28, RIO-RL-46, RIO-RL-63): ``bonus`` names the group (it must have moved,
+  merged or regrouped this battle round, without fighting), ``sacrifice`` removes one group of its
+  side at a time (another player's group only with his ``consent``), and ``bonus_step`` takes the one
+  extra cell. ``battle["bonus"]`` holds it meanwhile.
 """
 
 from __future__ import annotations
@@ -364,8 +374,9 @@ def _start_round(s: State) -> None:
     battle["round"] += 1
     battle["combat"] = False
     battle["mover"] = 0
+    battle["refused"] = []
     for group in battle["groups"].values():
-        group["moved"] = False
+        group.update({"moved": False, "can_bonus": False, "bonused": False})
     if not any(g["side"] == "a" for g in battle["groups"].values()):
         battle["stage"] = "over"
         return
@@ -414,13 +425,9 @@ def destinations(s: State, gid: str) -> list[str]:
     forbidden = set(battle["forbidden"])
     barred = group["fought"] >= battle["round"] - 1
 
-    occupied: dict[str, dict[str, dict[str, Any]]] = {}
-    for g in battle["groups"].values():
-        if g["at"] is not None:
-            occupied.setdefault(g["at"], {})[g["side"]] = g
+    occupied = _occupants(battle)
     other_side = "d" if side == "a" else "a"
-    top = board.battle["max_group"]
-    colours = set(group["stack"])
+    refused = {tuple(r) for r in battle.get("refused", ())}
 
     def stop_kind(key: str) -> str | None:
         """None: may pass through; 'stop': may stop, not pass; 'end': a move ends here; 'no'."""
@@ -428,17 +435,12 @@ def destinations(s: State, gid: str) -> list[str]:
             return "no"
         here = occupied.get(key)
         if here:
-            if other_side in here:
+            if here.get(other_side):
                 return "end"
-            other = here.get(side)
-            if other is not None:
-                ok = (
-                    len(other["stack"]) + size <= top
-                    and not barred
-                    and other["fought"] < battle["round"] - 1
-                    and len(set(other["stack"]) | colours) == 1
-                )
-                return "end" if ok else "no"
+            own = here.get(side) or []
+            if own:
+                ok = len(own) == 1 and _join_kind(s, group, own[0]) is not None and not barred
+                return "end" if ok and (gid, key) not in refused else "no"
         cell = s["city"].get(key)
         if cell and cell["b"]:
             return "end" if side == "a" else "stop"
@@ -475,6 +477,29 @@ def destinations(s: State, gid: str) -> list[str]:
                 frontier.append((nk, left - 1))
     found.discard(group["at"] or "")
     return sorted(found)
+
+
+def _occupants(battle: dict[str, Any]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Cell -> side -> the groups there (two of a side only after a 2+2 regrouping, RIO-RL-38)."""
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for g in battle["groups"].values():
+        if g["at"] is not None:
+            out.setdefault(g["at"], {}).setdefault(g["side"], []).append(g)
+    return out
+
+
+def _join_kind(s: State, group: dict[str, Any], other: dict[str, Any]) -> str | None:
+    """RIO-BATTLE-25, RIO-BATTLE-26, RIO-BATTLE-27, RIO-BATTLE-20: ``merge`` (at most 3 together),
+    ``regroup`` (two pairs) or ``None``; people who fought this battle round or the last cannot."""
+    battle = battle_of(s)
+    top = s.board.battle["max_group"]
+    if other["fought"] >= battle["round"] - 1 or group["fought"] >= battle["round"] - 1:
+        return None
+    if len(group["stack"]) + len(other["stack"]) <= top:
+        return "merge"
+    if len(group["stack"]) == 2 and len(other["stack"]) == 2:
+        return "regroup"
+    return None
 
 
 def _share(total: int, stack: list[int]) -> dict[int, int]:
@@ -562,28 +587,250 @@ def attack_building(s: State, key: str, gid: str) -> None:
     battle["combat"] = True
 
 
-def _moved(s: State, e: Event) -> None:
+def _arrive(s: State, gid: str, key: str) -> None:
+    """The group steps onto ``key``: combat with each enemy group there, the largest first
+    (engine ruling: two enemy groups share a cell only after a 2+2 regrouping), then, for attackers,
+    the attack on the building (RIO-BATTLE-29, RIO-BATTLE-32, RIO-RL-40, RIO-RL-42)."""
     battle = battle_of(s)
-    gid, key = e["group"], ckey(e["to"])
     group = battle["groups"][gid]
     side = group["side"]
     other_side = "d" if side == "a" else "a"
-    enemy = group_at(battle, key, other_side)
-    friend = group_at(battle, key, side)
-    group["moved"] = True
-    if friend is not None:  # RIO-BATTLE-25: a merge (one colour only, for now)
-        fid, f = friend
-        f["stack"] = group["stack"] + f["stack"]
-        f["moved"] = True
-        del battle["groups"][gid]
-        return
     group["at"], group["edge"] = key, None
-    if enemy is not None:
+    enemies = sorted(
+        ((eid, g) for eid, g in battle["groups"].items() if g["at"] == key and g["side"] == other_side),
+        key=lambda item: (-len(item[1]["stack"]), int(item[0])),
+    )
+    for enemy in enemies:
+        if gid not in battle["groups"]:
+            break
         pair = ((gid, group), enemy) if side == "a" else (enemy, (gid, group))
         combat(s, key, pair[0], pair[1])
     cell = s["city"].get(key)
     if side == "a" and gid in battle["groups"] and cell and cell["b"]:
         attack_building(s, key, gid)
+
+
+def _moved(s: State, e: Event) -> None:
+    battle = battle_of(s)
+    gid, key = e["group"], ckey(e["to"])
+    group = battle["groups"][gid]
+    group["moved"] = True
+    friend = group_at(battle, key, group["side"])
+    if friend is not None:  # RIO-BATTLE-25, RIO-BATTLE-27: a merge or a 2+2 regrouping
+        group["moved"] = False  # not moved until the join is made (a refusal leaves it free)
+        fid, f = friend
+        battle["ask"] = {
+            "kind": _join_kind(s, group, f),
+            "group": gid,
+            "target": fid,
+            "to": key,
+            "mover": e["seat"],
+            "across": None,
+            "commander": None,
+            "consent": None,
+        }
+        _advance_join(s)
+        return
+    _arrive(s, gid, key)
+    if gid in battle["groups"]:
+        group["can_bonus"] = group["fought"] != battle["round"] and not group.get("bonused")
+
+
+def _joined_people(s: State, ask: dict[str, Any]) -> list[int]:
+    battle = battle_of(s)
+    group, target = battle["groups"][ask["group"]], battle["groups"][ask["target"]]
+    crossing = group["stack"] if ask["kind"] == "merge" else [group["stack"][ask["across"] or 0]]
+    return crossing + target["stack"]
+
+
+def _advance_join(s: State) -> None:
+    """RIO-RL-64: settle what the join still needs (the person going across, the commander, the
+    consents, in that order), then make it."""
+    battle = battle_of(s)
+    ask = battle["ask"]
+    group = battle["groups"][ask["group"]]
+    if ask["kind"] == "regroup" and ask["across"] is None:
+        if len(set(group["stack"])) > 1:
+            return  # choose_across
+        ask["across"] = 0
+    colours = set(_joined_people(s, ask))
+    if ask["commander"] is None:
+        if len(colours) > 1:
+            return  # choose_commander
+        ask["commander"] = ask["mover"]
+    if ask["consent"] is None:
+        ask["consent"] = [seat for seat in s["order"] if seat in colours and seat != ask["mover"]]
+    if ask["consent"]:
+        return  # consent
+    _make_join(s)
+
+
+def _make_join(s: State) -> None:
+    battle = battle_of(s)
+    ask = battle.pop("ask")
+    battle["ask"] = None
+    gid, fid, chief = ask["group"], ask["target"], ask["commander"]
+    group, target = battle["groups"][gid], battle["groups"][fid]
+    if ask["kind"] == "merge":
+        crossing, staying = group["stack"], []
+    else:
+        index = ask["across"] or 0
+        crossing = [group["stack"][index]]
+        staying = group["stack"][:index] + group["stack"][index + 1 :]
+    # RIO-RL-64: the commander's people on top, then the moving group's, then the group on the cell
+    target["stack"] = (
+        [p for p in crossing if p == chief]
+        + [p for p in target["stack"] if p == chief]
+        + [p for p in crossing if p != chief]
+        + [p for p in target["stack"] if p != chief]
+    )
+    target["moved"] = True
+    target["fought"] = max(target["fought"], group["fought"])
+    target["can_bonus"] = not target.get("bonused")
+    if staying:  # RIO-BATTLE-27: the single stays on the cell, a unit of its own (RIO-RL-38)
+        group.update({"stack": staying, "at": ask["to"], "edge": None, "moved": True})
+        group["can_bonus"] = not group.get("bonused")
+    else:
+        del battle["groups"][gid]
+
+
+def _refuse_join(s: State) -> None:
+    """RIO-RL-64: on a refusal the move is not made; the group may be given another move (this one
+    is not offered again this battle round: engine ruling)."""
+    battle = battle_of(s)
+    ask = battle["ask"]
+    battle["ask"] = None
+    battle.setdefault("refused", []).append([ask["group"], ask["to"]])
+
+
+def _across_chosen(s: State, e: Event) -> None:
+    battle_of(s)["ask"]["across"] = e["person"]
+    _advance_join(s)
+
+
+def _commander_chosen(s: State, e: Event) -> None:
+    battle_of(s)["ask"]["commander"] = e["commander"]
+    _advance_join(s)
+
+
+def _consented(s: State, e: Event) -> None:
+    battle = battle_of(s)
+    ask = battle["ask"]
+    if not e["accept"]:
+        if ask["kind"] == "sacrifice":
+            _refuse_sacrifice(s)
+        else:
+            _refuse_join(s)
+        return
+    ask["consent"].pop(0)
+    if ask["consent"]:
+        return
+    if ask["kind"] == "sacrifice":
+        _make_sacrifice(s)
+    else:
+        _make_join(s)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bonus moves (RIO-BATTLE-28, RIO-RL-46, RIO-RL-63)
+
+
+def commander(group: dict[str, Any]) -> int:
+    return group["stack"][0]
+
+
+def bonus_victims(s: State, gid: str) -> list[str]:
+    """RIO-RL-46: the groups a bonus move of ``gid`` may sacrifice: for attackers, other attacker
+    groups; for defenders, groups commanded by one of the group's players. Anywhere, outside the
+    city included (RIO-RL-63)."""
+    battle = battle_of(s)
+    group = battle["groups"][gid]
+    colours = set(group["stack"])
+    refused = set((battle.get("bonus") or {}).get("refused", ()))
+    out = []
+    for vid, g in sorted(battle["groups"].items(), key=lambda item: int(item[0])):
+        if vid == gid or g["side"] != group["side"] or vid in refused:
+            continue
+        if group["side"] == "d" and commander(g) not in colours:
+            continue
+        out.append(vid)
+    return out
+
+
+def bonus_steps(s: State, gid: str) -> list[str]:
+    """The one extra cell (RIO-BATTLE-28): an orthogonal neighbour, not forbidden, and not a cell
+    holding a group of its own side (engine ruling: a bonus step does not merge or regroup)."""
+    battle = battle_of(s)
+    group = battle["groups"][gid]
+    if group["at"] is None:
+        return []
+    forbidden = set(battle["forbidden"])
+    occupied = _occupants(battle)
+    out = []
+    for n in s.board.rook[cpair(group["at"])]:
+        key = ckey(n)
+        if key in forbidden or occupied.get(key, {}).get(group["side"]):
+            continue
+        out.append(key)
+    return sorted(out)
+
+
+def bonus_open(s: State, gid: str) -> bool:
+    battle = battle_of(s)
+    group = battle["groups"][gid]
+    return bool(
+        group.get("can_bonus")
+        and not group.get("bonused")
+        and len(bonus_victims(s, gid)) >= len(group["stack"])
+        and bonus_steps(s, gid)
+    )
+
+
+def _bonus_started(s: State, e: Event) -> None:
+    battle = battle_of(s)
+    group = battle["groups"][e["group"]]
+    group["can_bonus"] = False
+    group["bonused"] = True  # RIO-RL-46: at most one bonus move per battle round
+    battle["bonus"] = {"group": e["group"], "left": len(group["stack"]), "refused": []}
+
+
+def _sacrificed(s: State, e: Event) -> None:
+    battle = battle_of(s)
+    victim = battle["groups"][e["group"]]
+    others = [seat for seat in s["order"] if seat in victim["stack"] and seat != e["seat"]]
+    battle["ask"] = {"kind": "sacrifice", "victim": e["group"], "mover": e["seat"], "consent": others}
+    if not others:
+        _make_sacrifice(s)
+
+
+def _make_sacrifice(s: State) -> None:
+    """RIO-RL-46: sacrificed people go to their owners' supplies without VP (RIO-BATTLE-37)."""
+    battle = battle_of(s)
+    ask = battle["ask"]
+    battle["ask"] = None
+    victim = battle["groups"].pop(ask["victim"])
+    for seat in victim["stack"]:
+        if seat != ATT:
+            s["p"][seat]["supply"] += 1
+    battle["bonus"]["left"] -= 1
+
+
+def _refuse_sacrifice(s: State) -> None:
+    """RIO-RL-63: another player's group is sacrificed only with his consent. When too few groups
+    are left to sacrifice, the bonus move is lost (engine ruling; the sacrifices made stand)."""
+    battle = battle_of(s)
+    ask = battle["ask"]
+    battle["ask"] = None
+    bonus = battle["bonus"]
+    bonus["refused"].append(ask["victim"])
+    if len(bonus_victims(s, bonus["group"])) < bonus["left"]:
+        battle["bonus"] = None
+
+
+def _bonus_stepped(s: State, e: Event) -> None:
+    battle = battle_of(s)
+    battle["bonus"] = None
+    _arrive(s, e["group"], ckey(e["to"]))
 
 
 def _passed(s: State, e: Event) -> None:
@@ -602,12 +849,17 @@ def _passed(s: State, e: Event) -> None:
 
 def _fighting_ended(s: State, e: Event) -> None:
     """RIO-BATTLE-39, RIO-BATTLE-40 (mixed groups first, RIO-RL-65); plaza people go home
-    (RIO-RL-51 (a))."""
+    (RIO-RL-51 (a)). Groups of different colours left on one cell by a 2+2 regrouping are taken back
+    like mixed groups (engine ruling: a cell holds one colour outside a battle, RIO-CITY-6)."""
     battle = battle_of(s)
+    colours: dict[str, set[int]] = {}
+    for g in battle["groups"].values():
+        if g["side"] == "d":
+            colours.setdefault(g["at"], set()).update(g["stack"])
     for g in battle["groups"].values():
         if g["side"] == "a":
             continue
-        if len(set(g["stack"])) > 1 or cpair(g["at"]) in s.board.plaza:
+        if len(colours[g["at"]]) > 1 or cpair(g["at"]) in s.board.plaza:
             for seat in g["stack"]:
                 s["p"][seat]["supply"] += 1
             continue
@@ -666,6 +918,12 @@ BATTLE_HANDLERS = {
     "defended": _defended,
     "split": _split,
     "moved": _moved,
+    "across_chosen": _across_chosen,
+    "commander_chosen": _commander_chosen,
+    "consented": _consented,
+    "bonus_started": _bonus_started,
+    "sacrificed": _sacrificed,
+    "bonus_stepped": _bonus_stepped,
     "passed": _passed,
     "fighting_ended": _fighting_ended,
     "withdrew": _withdrew,
@@ -687,6 +945,9 @@ def battle_awaiting(s: State) -> list[int]:
     if stage == "defend":
         return [defenders(s)[battle["di"]]]
     if stage == "move":
+        ask = battle.get("ask")
+        if ask is not None:  # RIO-RL-69 (5): choices and consents are pending decisions
+            return [ask["consent"][0]] if ask.get("consent") else [ask["mover"]]
         return [movers(s)[battle["mover"]]]
     if stage == "withdraw":
         return [s["order"][battle["withdrawer"]]]
@@ -717,14 +978,8 @@ def battle_moves(s: State, seat: int) -> list[dict[str, Any]]:
             for k, n in sorted(battle["stacks"].items())
             for size in range(1, min(top, n) + 1)
         ]
-    if stage == "move":  # RIO-RL-53, RIO-RL-69 (4)
-        side = "a" if seat == battle["attacker"] else "d"
-        moves = []
-        for gid, g in sorted(battle["groups"].items(), key=lambda item: int(item[0])):
-            if g["side"] != side or g["moved"] or (side == "d" and g["stack"][0] != seat):
-                continue
-            moves += [{"type": "move", "group": gid, "to": list(cpair(k))} for k in destinations(s, gid)]
-        return moves + [{"type": "pass"}]
+    if stage == "move":  # RIO-RL-53, RIO-RL-69 (4), (5)
+        return move_stage_moves(s, seat)
     if stage == "withdraw":  # RIO-BATTLE-40, RIO-RL-65
         moves = []
         for key, cell in sorted(s["city"].items()):
@@ -734,6 +989,37 @@ def battle_moves(s: State, seat: int) -> list[dict[str, Any]]:
     return []
 
 
+def move_stage_moves(s: State, seat: int) -> list[dict[str, Any]]:
+    battle = battle_of(s)
+    ask = battle.get("ask")
+    if ask is not None:
+        if ask.get("consent"):
+            return [{"type": "consent", "accept": True}, {"type": "consent", "accept": False}]
+        if ask["kind"] == "regroup" and ask["across"] is None:  # RIO-RL-64
+            stack = battle["groups"][ask["group"]]["stack"]
+            firsts = sorted({stack.index(p) for p in stack})
+            return [{"type": "choose_across", "person": i} for i in firsts]
+        colours = sorted(set(_joined_people(s, ask)))
+        return [{"type": "choose_commander", "commander": c} for c in colours]
+    bonus = battle.get("bonus")
+    if bonus is not None:  # RIO-RL-63: the sacrifices, one at a time, then the step
+        gid = bonus["group"]
+        if bonus["left"]:
+            return [{"type": "sacrifice", "group": v} for v in bonus_victims(s, gid)]
+        return [{"type": "bonus_step", "group": gid, "to": list(cpair(k))} for k in bonus_steps(s, gid)]
+    side = "a" if seat == battle["attacker"] else "d"
+    moves: list[dict[str, Any]] = []
+    bonuses: list[dict[str, Any]] = []
+    for gid, g in sorted(battle["groups"].items(), key=lambda item: int(item[0])):
+        if g["side"] != side or (side == "d" and g["stack"][0] != seat):
+            continue
+        if not g["moved"]:
+            moves += [{"type": "move", "group": gid, "to": list(cpair(k))} for k in destinations(s, gid)]
+        if bonus_open(s, gid):
+            bonuses.append({"type": "bonus", "group": gid})
+    return moves + bonuses + [{"type": "pass"}]
+
+
 BATTLE_EVENT_OF = {
     "place_attacker": "attacker_placed",
     "fire": "fired",
@@ -741,6 +1027,12 @@ BATTLE_EVENT_OF = {
     "defend": "defended",
     "split": "split",
     "move": "moved",
+    "choose_across": "across_chosen",
+    "choose_commander": "commander_chosen",
+    "consent": "consented",
+    "bonus": "bonus_started",
+    "sacrifice": "sacrificed",
+    "bonus_step": "bonus_stepped",
     "pass": "passed",
     "withdraw": "withdrew",
 }

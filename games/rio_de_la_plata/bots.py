@@ -85,6 +85,14 @@ class HeuristicBot:
             return 2
         if kind == "withdraw":
             return -1
+        if kind == "consent":
+            return 1 if m["accept"] else 0
+        if kind == "choose_commander":
+            return 1 if m["commander"] == seat else 0
+        if kind == "bonus":
+            return -5  # a bonus move costs as many groups as the group has people
+        if kind == "bonus_step" and seat == v["battle"]["attacker"]:
+            return self._battle_move(v, seat, m)
         if kind == "split":
             return m["size"] == 1
         if kind == "pass":

@@ -86,11 +86,12 @@ def free_moves(s: State, seat: int) -> list[Command]:
                     moves.append({"type": "offer_add", "side": side, "item": item})
         if offer["give"] or offer["get"]:
             moves.append({"type": "offer_send"})
-        return moves
-    if offer is not None and offer["sent"] and offer["to"] == seat:
+    elif offer is not None and offer["sent"] and offer["to"] == seat:
         if can_accept(s, offer):
             moves.append({"type": "offer_accept"})
         moves.append({"type": "offer_decline"})
+    # a new offer (which makes the open one lapse) is always possible, so no seat is ever left
+    # without a move while the game awaits anybody
     moves += [{"type": "offer_open", "to": other} for other in range(s["n"]) if other != seat]
     return moves
 

@@ -383,3 +383,137 @@ def test_war_3_rl_30_retreat_to_the_left_mark():
     assert retreat_index(state, "pirates") == state.board.enemies["pirates"]["reset"]
     state["enemy"]["pirates"] = 8
     assert retreat_index(state, "pirates") == 4
+
+
+def _defender_round(groups):
+    """A battle round at yellow's part (the attacker has passed)."""
+    state = fight(base(), {"1": ("a", [-1], "2,1"), **groups})
+    return play(state, ATTACKER, {"type": "pass"})
+
+
+def _stacks(state):
+    return {gid: (g["stack"], g["at"]) for gid, g in state["battle"]["groups"].items() if g["side"] == "d"}
+
+
+def test_rl_64_battle_19_battle_25_mixed_merge_names_a_commander_and_needs_consent():
+    """RIO-RL-64, RIO-BATTLE-19, RIO-BATTLE-25, RIO-RL-69: a move onto another colour's group is a
+    proposal: the mover names the commander (a pending decision), the other player consents, and the
+    commander's people go on top. Both groups lose their remaining steps."""
+    state = _defender_round({"2": ("d", [YELLOW], "5,5"), "3": ("d", [GREEN], "5,6")})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    assert GAME.awaiting(state) == [YELLOW]
+    assert rule_moves(state, YELLOW) == [
+        {"type": "choose_commander", "commander": YELLOW},
+        {"type": "choose_commander", "commander": GREEN},
+    ]
+    state = play(state, YELLOW, {"type": "choose_commander", "commander": GREEN})
+    assert GAME.awaiting(state) == [GREEN]
+    assert rule_moves(state, GREEN) == [
+        {"type": "consent", "accept": True},
+        {"type": "consent", "accept": False},
+    ]
+    state = play(state, GREEN, {"type": "consent", "accept": True})
+    assert _stacks(state) == {"3": ([GREEN, YELLOW], "5,6")}
+    assert state["battle"]["groups"]["3"]["moved"]
+    assert GAME.awaiting(state) == [YELLOW]
+    assert not [m for m in rule_moves(state, YELLOW) if m["type"] == "move"]
+
+
+def test_rl_64_refused_merge_is_not_made_and_the_group_may_move_elsewhere():
+    """RIO-RL-64, RIO-BATTLE-19: on a refusal the move is not made, and the group may be given
+    another move (the refused one is not offered again this battle round: engine ruling)."""
+    state = _defender_round({"2": ("d", [YELLOW], "5,5"), "3": ("d", [GREEN], "5,6")})
+    before = _stacks(state)
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    state = play(state, YELLOW, {"type": "choose_commander", "commander": YELLOW})
+    state = play(state, GREEN, {"type": "consent", "accept": False})
+    assert _stacks(state) == before and not state["battle"]["groups"]["2"]["moved"]
+    moves = rule_moves(state, YELLOW)
+    assert {"type": "move", "group": "2", "to": [5, 6]} not in moves
+    assert {"type": "move", "group": "2", "to": [4, 5]} in moves
+
+
+def test_battle_27_two_pairs_regroup_into_a_three_and_a_single():
+    """RIO-BATTLE-27, RIO-BATTLE-18, RIO-RL-38: two pairs of one colour meeting become a group of 3 and
+    a single, both on that cell, and neither may move again this battle round."""
+    state = _defender_round({"2": ("d", [YELLOW, YELLOW], "5,5"), "3": ("d", [YELLOW, YELLOW], "5,6")})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    assert _stacks(state) == {"2": ([YELLOW], "5,6"), "3": ([YELLOW, YELLOW, YELLOW], "5,6")}
+    assert all(g["moved"] for g in state["battle"]["groups"].values() if g["side"] == "d")
+    assert not [m for m in rule_moves(state, YELLOW) if m["type"] == "move"]
+    assert state["p"][YELLOW]["supply"] == base()["p"][YELLOW]["supply"] - 4
+
+
+def test_battle_27_rl_64_mixed_pair_chooses_who_goes_across():
+    """RIO-BATTLE-27, RIO-RL-64: a mixed pair's mover chooses which person goes across, then names the
+    commander of the new group of 3, whose other players consent; the stack is the commander's people,
+    then the moving group's, then the group already on the cell."""
+    state = _defender_round({"2": ("d", [YELLOW, GREEN], "5,5"), "3": ("d", [YELLOW, YELLOW], "5,6")})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    assert rule_moves(state, YELLOW) == [
+        {"type": "choose_across", "person": 0},
+        {"type": "choose_across", "person": 1},
+    ]
+    state = play(state, YELLOW, {"type": "choose_across", "person": 1})
+    state = play(state, YELLOW, {"type": "choose_commander", "commander": GREEN})
+    state = play(state, GREEN, {"type": "consent", "accept": True})
+    assert _stacks(state) == {"2": ([YELLOW], "5,6"), "3": ([GREEN, YELLOW, YELLOW], "5,6")}
+
+
+def test_battle_28_rl_46_rl_63_attacker_bonus_move_sacrifices_groups():
+    """RIO-BATTLE-28, RIO-RL-46, RIO-RL-63, RIO-BATTLE-37: after its move a group of k may sacrifice k
+    other groups of its side, anywhere (outside the city too), one at a time, then move 1 extra cell;
+    nobody scores for the sacrificed; at most one bonus move per group and battle round."""
+    state = fight(
+        base(),
+        {
+            "1": ("a", [-1], "2,1"),
+            "5": ("a", [-1], "0,0-1,0"),
+            "6": ("a", [-1], "12,8"),
+            "2": ("d", [YELLOW], "9,9"),
+        },
+    )
+    assert {"type": "bonus", "group": "1"} not in rule_moves(state, ATTACKER)  # not before moving
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [2, 4]})
+    state = play(state, ATTACKER, {"type": "bonus", "group": "1"})
+    assert rule_moves(state, ATTACKER) == [
+        {"type": "sacrifice", "group": "5"},
+        {"type": "sacrifice", "group": "6"},
+    ]
+    state = play(state, ATTACKER, {"type": "sacrifice", "group": "5"})
+    assert "5" not in state["battle"]["groups"]
+    steps = rule_moves(state, ATTACKER)
+    assert {"type": "bonus_step", "group": "1", "to": [2, 5]} in steps and all(
+        m["type"] == "bonus_step" for m in steps
+    )
+    state = play(state, ATTACKER, {"type": "bonus_step", "group": "1", "to": [2, 5]})
+    assert state["battle"]["groups"]["1"]["at"] == "2,5"
+    assert [p["vp"] for p in state["p"]] == [10, 0, 0]
+    assert {"type": "bonus", "group": "1"} not in rule_moves(state, ATTACKER)
+
+
+def test_rl_63_rl_46_sacrificing_another_players_group_needs_consent():
+    """RIO-RL-63, RIO-RL-46: a mixed group may sacrifice groups of any of its players; another player's
+    group only with his consent. Sacrificed people return to supply without VP. When a refusal
+    leaves too few groups, the bonus move is lost (engine ruling)."""
+    groups = {
+        "2": ("d", [YELLOW, GREEN], "5,5"),
+        "3": ("d", [GREEN], "12,8"),
+        "4": ("d", [YELLOW], "1,8"),
+    }
+    for accept in (True, False):
+        state = _defender_round(groups)
+        state = play(state, YELLOW, {"type": "move", "group": "2", "to": [4, 5]})
+        state = play(state, YELLOW, {"type": "bonus", "group": "2"})
+        state = play(state, YELLOW, {"type": "sacrifice", "group": "4"})
+        supply = state["p"][GREEN]["supply"]
+        state = play(state, YELLOW, {"type": "sacrifice", "group": "3"})
+        assert GAME.awaiting(state) == [GREEN]
+        state = play(state, GREEN, {"type": "consent", "accept": accept})
+        if accept:
+            assert state["p"][GREEN]["supply"] == supply + 1 and state["p"][GREEN]["vp"] == 0
+            state = play(state, YELLOW, {"type": "bonus_step", "group": "2", "to": [3, 5]})
+            assert state["battle"]["groups"]["2"]["at"] == "3,5"
+        else:
+            assert "3" in state["battle"]["groups"] and state["battle"]["bonus"] is None
+            assert {"type": "pass"} in rule_moves(state, YELLOW)

@@ -1,8 +1,6 @@
 """Which Rio de la Plata rule IDs are named by a test (name or docstring), as
 tests/condottiere/test_rule_coverage.py does for Condottiere. ``RIO-GAP-n`` items are data, not rules,
-and need no test (section 20). Coverage is not complete yet: the test is an expected failure that
-reports the count and the missing IDs, and it fails loudly (strict xfail) once every ID is covered,
-so the marker must then be removed."""
+and need no test (section 20). Every other ID must be named by at least one test."""
 
 from __future__ import annotations
 
@@ -49,9 +47,6 @@ def test_tests_name_only_rule_ids_the_specification_has():
 
 
 @pytest.mark.skipif(not SPEC.exists(), reason="rules specification not on this machine")
-@pytest.mark.xfail(
-    strict=True, reason="Rio rule coverage is incomplete (see docs/rio-de-la-plata-protocol.md)"
-)
 def test_every_rio_rule_id_is_tested():
     missing = missing_ids()
     assert not missing, f"{len(missing)} Rio rule IDs without a test: {missing}"
