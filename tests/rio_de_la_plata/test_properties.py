@@ -20,6 +20,7 @@ from games.rio_de_la_plata.trade import FREE_COMMANDS
 from tests.hypothesis_profiles import examples
 
 from .helpers import new_game, people_of
+from .recount import recount_vp
 
 EXAMPLES = examples(int(os.environ.get("RIO_EXAMPLES", "1")))
 
@@ -111,6 +112,7 @@ def _run(players: int, seed: int) -> None:
     result = GAME.result(state)
     assert result is not None and result["winners"]
     assert result["vp"] == [p["vp"] for p in state["p"]]
+    assert recount_vp(log) == result["vp"], "final VP equal an independent recount from the log"
     for seat in range(players):  # VP by source add up to the total (no VP lost or invented)
         assert sum(state["p"][seat]["vp_by"].values()) == state["p"][seat]["vp"]
 
@@ -122,5 +124,6 @@ def test_random_games_play_to_the_end(players, seed):
     """RIO-ROUND-1, RIO-ROUND-3, RIO-END-1: random legal games of 3, 4 and 5 players end after 20
     rounds; fold == live state; JSON round trip; verify_log accepts the log; people, tiles,
     sections and characters are conserved at every event; legal_moves is what decide accepts, free
-    commands (RIO-RL-27: purchases and trades, from any seat) included."""
+    commands (RIO-RL-27: purchases and trades, from any seat) included; the final VP equal an
+    independent recount from the log (RIO-END-2, RIO-END-3, RIO-END-5)."""
     _run(players, seed)
