@@ -163,6 +163,22 @@ COMMANDS: dict[str, Schema] = {
     "split": _obj({"type": _const("split"), "edge": _ref("Edge"), "size": {"type": "integer", "minimum": 1}}),
     "move": _obj({"type": _const("move"), "group": {"type": "string"}, "to": _ref("Cell")}),
     "withdraw": _obj({"type": _const("withdraw"), "cell": _ref("Cell"), "count": COUNT}),
+    # The manoeuvres (RIO-BATTLE-25, RIO-BATTLE-27, RIO-BATTLE-28, RIO-RL-46, RIO-RL-63, RIO-RL-64)
+    "choose_across": _obj(
+        {"type": _const("choose_across"), "person": COUNT},
+        description="2+2 regrouping of a mixed pair: the position (top = 0) of the person who goes across",
+    ),
+    "choose_commander": _obj(
+        {"type": _const("choose_commander"), "commander": _ref("Seat")},
+        description="Name the commander of a group of two or more colours (RIO-RL-64)",
+    ),
+    "consent": _obj(
+        {"type": _const("consent"), "accept": BOOL},
+        description="Agree to, or refuse, a join or a sacrifice that involves one's people",
+    ),
+    "bonus": _obj({"type": _const("bonus"), "group": {"type": "string"}}),
+    "sacrifice": _obj({"type": _const("sacrifice"), "group": {"type": "string"}}),
+    "bonus_step": _obj({"type": _const("bonus_step"), "group": {"type": "string"}, "to": _ref("Cell")}),
     "pass": _obj({"type": _const("pass")}),
     # Free commands of any seat (RIO-TRADE-1, RIO-TRADE-2, RIO-RL-27)
     "buy": _obj({"type": _const("buy"), "good": _enum(["stone", "wood"])}),
@@ -311,7 +327,10 @@ GROUP: Schema = _obj(
         "edge": _nullable(_ref("Edge")),
         "moved": BOOL,
         "fought": INT,
-    }
+        "can_bonus": BOOL,
+        "bonused": BOOL,
+    },
+    required=["side", "stack", "at", "edge", "moved", "fought"],
 )
 
 BATTLE: Schema = {
@@ -349,6 +368,16 @@ BATTLE: Schema = {
         "quiet": COUNT,
         "combat": BOOL,
         "withdrawer": COUNT,
+        "ask": _nullable(
+            {
+                "type": "object",
+                "description": "A join (merge, regroup) or a sacrifice waiting for choices and consents",
+            }
+        ),
+        "bonus": _nullable(
+            _obj({"group": {"type": "string"}, "left": COUNT, "refused": _list({"type": "string"})})
+        ),
+        "refused": _list(_list({"type": "string"}), description="Joins refused this battle round"),
     },
     "required": ["stage", "enemy"],
     "additionalProperties": False,

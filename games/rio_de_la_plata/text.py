@@ -301,6 +301,18 @@ def describe_move(move: Mapping[str, Any]) -> str:
         return f"move group {move.get('group')} to {_cell(move.get('to'))}"
     if kind == "withdraw":
         return f"withdraw {move.get('count')} from {_cell(move.get('cell'))}"
+    if kind == "choose_across":
+        return f"send the person at position {move.get('person', 0) + 1} of the pair across"
+    if kind == "choose_commander":
+        return f"let seat {move.get('commander')} command the new group"
+    if kind == "consent":
+        return "agree" if move.get("accept") else "refuse"
+    if kind == "bonus":
+        return f"start a bonus move with group {move.get('group')} (sacrificing groups)"
+    if kind == "sacrifice":
+        return f"sacrifice group {move.get('group')}"
+    if kind == "bonus_step":
+        return f"move group {move.get('group')} one extra cell to {_cell(move.get('to'))}"
     if kind == "pass":
         return "pass"
     if kind == "offer_open":
