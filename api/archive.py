@@ -199,22 +199,51 @@ class Replay(MethodView):
         cached = _finished_and_cached(game_id, field)
         if cached is not None:
             return _cached_response(cached)
+        running = _running_replay(game_id, version)
+        if running is not None:
+            return json_response(running, 200, _headers(False))
         log, seat = _game_and_viewer(game_id)
         game = get_game(log.name)
-        if version is not None and version > log.version:
-            raise ProblemError(
-                422,
-                "VERSION_OUT_OF_RANGE",
-                "No such version",
-                f"Versions of this game are 0..{log.version}.",
-                last_version=log.version,
-            )
+        _check_version(version, log.version)
         replay = core.replay_at(game, log.events, version, seat, finished=log.finished)
         # issue 8: like every view, a replay says whether the creator fixed the shuffles
         body = {"game_id": game_id, "prearranged": log.meta.get("prearranged") == "true", **replay}
         if log.finished:
             return _cache_and_respond(game_id, field, body)
         return json_response(body, 200, _headers(False))
+
+
+def _check_version(version: int | None, last: int) -> None:
+    if version is not None and version > last:
+        raise ProblemError(
+            422,
+            "VERSION_OUT_OF_RANGE",
+            "No such version",
+            f"Versions of this game are 0..{last}.",
+            last_version=last,
+        )
+
+
+def _running_replay(game_id: str, version: int | None) -> dict[str, Any] | None:
+    """A running game's replay, without reading or folding its whole log (issue 9): its current
+    version is the service's current state; an earlier one is folded from the nearest checkpoint
+    (``ArchiveService.state_at``). None for a game that is not running (finished: the full log,
+    computed once and kept)."""
+    svc = service()
+    summary = svc.get_summary(game_id)  # 404 for an unknown or malformed id
+    if summary["status"] == "open":
+        raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
+    seat, current = svc.viewer_seat(game_id, bearer_token())
+    if current.status != "active":
+        return None
+    last = current.version
+    _check_version(version, last)
+    game = get_game(current.name)
+    at = last if version is None else version
+    state = current.state if at == last else archive().state_at(game, game_id, at)
+    replay = core.replay_of(game, state, at, last, seat, finished=False)
+    # issue 8: like every view, a replay says whether the creator fixed the shuffles
+    return {"game_id": game_id, "prearranged": current.prearranged, **replay}
 
 
 @blp.route("/games/<string:game_id>/battles")

@@ -61,6 +61,14 @@ def replay_at(
         finished = version == last and bool(events) and game.is_over(state)
         if not finished and version < last:
             finished = is_finished(game, events)
+    return replay_of(game, state, version, last, viewer, finished)
+
+
+def replay_of(
+    game: Game[Any], state: Any, version: int, last: int, viewer: Viewer, finished: bool
+) -> dict[str, Any]:
+    """What :func:`replay_at` answers, for a ``state`` at ``version`` already computed (of a log of
+    ``last`` events; ``finished``: whether the whole game is over)."""
     seen_by = effective_viewer(finished, viewer)
     return {
         "version": version,

@@ -5,6 +5,9 @@ workers call :class:`ArchiveService`; Redis is behind ``store.archive`` and ``st
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,7 +15,7 @@ import marshmallow as ma
 import orjson
 
 from games import get_game
-from games.base import FULL, Viewer
+from games.base import FULL, Game, Viewer
 from replays import core, export
 from replays.export import ImportRefused, validate_import
 from schemas.archive import ExchangeDocumentSchema
@@ -33,6 +36,10 @@ MAX_BULK_GAMES = 10_000
 # How long an imported log waits for its job (far longer than a queue is ever behind): the job drops
 # it once the game is stored; one never picked up expires instead of piling up.
 IMPORT_INPUT_TTL_SECONDS = 3600
+# Replays of running games fold from the nearest state kept every CHECKPOINT_EVERY events (see
+# ReplayCheckpoints), so a request folds at most that many events once the checkpoints exist.
+CHECKPOINT_EVERY = 64
+REPLAY_CHECKPOINTS = int(os.environ.get("REPLAY_CHECKPOINTS") or 4096)
 
 
 class ImportIdTaken(Exception):
@@ -51,14 +58,57 @@ def _viewer(value: Any) -> Viewer:
     return int(value)
 
 
+class ReplayCheckpoints:
+    """States of running games at every ``every``-th version, kept in this process (at most ``size``
+    states, the least recently used game's go first). A log only grows, so the state at a version
+    never changes: a checkpoint stays right for the game's whole life. Engines never mutate states,
+    so a kept state is shared safely (as ``service.cache`` shares the current ones)."""
+
+    def __init__(self, every: int = CHECKPOINT_EVERY, size: int = REPLAY_CHECKPOINTS):
+        self.every = every
+        self.size = size
+        self._games: OrderedDict[str, dict[int, Any]] = OrderedDict()
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def nearest(self, game_id: str, version: int) -> tuple[int, Any]:
+        """The kept (version, state) nearest below or at ``version``; (0, None) when none is."""
+        with self._lock:
+            kept = self._games.get(game_id)
+            if kept is None:
+                return 0, None
+            self._games.move_to_end(game_id)
+            stop = version - version % self.every
+            while stop > 0:
+                if stop in kept:
+                    return stop, kept[stop]
+                stop -= self.every
+            return 0, None
+
+    def put(self, game_id: str, version: int, state: Any) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            kept = self._games.setdefault(game_id, {})
+            self._games.move_to_end(game_id)
+            if version not in kept:
+                kept[version] = state
+                self._count += 1
+            while self._count > self.size and self._games:
+                _, dropped = self._games.popitem(last=False)
+                self._count -= len(dropped)
+
+
 class ArchiveService:
     """See the module docstring."""
 
     def __init__(self, store: GameStore, jobs: JobService | None = None):
         self._client = store.redis
+        self._store = store
         self.jobs = jobs or JobService(store)
         self.archive = Archive(store.redis)
         self.replays = ReplayCache(store.redis)
+        self.checkpoints = ReplayCheckpoints()
 
     # -- reads -------------------------------------------------------------------------------------
 
@@ -95,6 +145,25 @@ class ArchiveService:
     def keep_answer(self, game_id: str, name: str, body: bytes) -> None:
         """Keep a finished game's answer: a finished game never changes."""
         self.replays.put(game_id, name, body)
+
+    def state_at(self, game: Game[Any], game_id: str, version: int) -> Any:
+        """A stored game's state at ``version`` (at most its current version), folded from the
+        nearest checkpoint: the events after it are read from Redis, not the whole log, and the
+        checkpoints passed on the way are kept for the next request."""
+        every = self.checkpoints.every
+        start, state = self.checkpoints.nearest(game_id, version)
+        if start == version:
+            return state
+        evolve = game.evolve
+        position = start
+        for entry in self._store.read_events(game_id, after=start, limit=version - start):
+            state = evolve(state, entry.event)
+            position = entry.version
+            if position % every == 0:
+                self.checkpoints.put(game_id, position, state)
+        if position != version:
+            raise LookupError(f"game {game_id} has no version {version}")
+        return state
 
     # -- imports -----------------------------------------------------------------------------------
 
