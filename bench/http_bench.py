@@ -639,6 +639,62 @@ class Server:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def _frame_name(frame: str) -> str:
+    """``function (path/to/module.py:12)`` as ``function (module.py)``: one entry per function."""
+    name, _, where = frame.rpartition(" (")
+    return f"{name} ({where.rsplit('/', 1)[-1].split(':')[0].rstrip(')')})" if name else frame
+
+
+class Profiler:
+    """py-spy recording one gunicorn worker during a phase (``--profile``): collapsed stacks written to
+    a file, and the functions with the largest share of samples (inclusive) printed. py-spy needs
+    ptrace: run as root or with CAP_SYS_PTRACE."""
+
+    def __init__(self, path: Path, worker_pid: int, seconds: float):
+        self.path = path
+        py_spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+        if py_spy is None:
+            raise RuntimeError("--profile needs py-spy (pip install py-spy; it is in the dev extras)")
+        self.process = subprocess.Popen(
+            [py_spy, "record", "--pid", str(worker_pid), "--format", "raw", "--rate", "250", "--gil"]
+            + ["--nonblocking", "--duration", str(int(seconds) + 1), "--output", str(path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def report(self, label: str, top: int = 25) -> None:
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if not self.path.exists():
+            print(f"[{label}] profile: py-spy wrote nothing (ptrace allowed?)")
+            return
+        inclusive: collections.Counter = collections.Counter()
+        own: collections.Counter = collections.Counter()
+        total = 0
+        for line in self.path.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            if not stack or not count.isdigit():
+                continue
+            samples = int(count)
+            total += samples
+            frames = [_frame_name(frame) for frame in stack.split(";")]
+            for frame in set(frames):
+                inclusive[frame] += samples
+            own[frames[-1]] += samples
+        if not total:
+            print(f"[{label}] profile: no samples")
+            return
+        print(f"[{label}] profile of one worker ({total} samples with the GIL held; {self.path}):")
+        print(
+            f"[{label}]   inclusive: "
+            + "; ".join(f"{f} {n / total:.1%}" for f, n in inclusive.most_common(top))
+        )
+        print(f"[{label}]   own: " + "; ".join(f"{f} {n / total:.1%}" for f, n in own.most_common(top)))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=16, help="client threads, each one connection (16)")
@@ -674,6 +730,12 @@ def main(argv: list[str] | None = None) -> int:
         help="stream: seats follow their view streams and never GET a view; poll: the awaited seat GETs "
         "its view before each move (the old cycle); both (default): one phase of each in the same run",
     )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="record one web worker with py-spy during each games phase (collapsed stacks in DIR) and "
+        "print the top entries; needs ptrace (root)",
+    )
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
 
@@ -702,6 +764,11 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             before = commandstats(stats_client) if stats_client else {}
             sampler = ConnectionSampler(stats_client)
+            profiler = None
+            if args.profile and server is not None:
+                Path(args.profile).mkdir(parents=True, exist_ok=True)
+                worker = children_of(server.process.pid)[0]
+                profiler = Profiler(Path(args.profile) / f"{mode}.txt", worker, args.seconds)
             start = meter.sample()
             tally, elapsed = games_phase(
                 base_url, args.clients, args.seconds, players, args.max_games, args.seed, mode == "stream"
@@ -710,6 +777,8 @@ def main(argv: list[str] | None = None) -> int:
             held = sampler.stop()
             after = commandstats(stats_client) if stats_client else {}
             results[mode] = (tally, elapsed, cost, before, after, held)
+            if profiler is not None:
+                profiler.report(mode)
         cpu2 = meter.sample()
         health_after, health_elapsed_after = health_phase(base_url, args.clients, args.health_seconds)
         cpu3 = meter.sample()

@@ -216,6 +216,17 @@ ABORTED = "aborted"
 
 
 @runtime_checkable
+class DecideHooks(Protocol):
+    """An optional hook for the server's hot path: ``decide`` already evolves every event it returns
+    to find the automatic ones, and the server needs that final state too; without this hook it
+    folds the same events again."""
+
+    def decide_and_evolve(self, state: Any, seat: int, command: Command) -> tuple[list[Event], Any]:
+        """``decide(state, seat, command)`` and the state after its events (the same events, and
+        the state ``fold`` of them would give)."""
+
+
+@runtime_checkable
 class SeatHooks(Protocol):
     """Optional hooks for seats that leave (looked up with :func:`hook`). Each returns the events
     the action causes, its own first (``seat_resigned``, ``game_aborted`` with ``"seat"``), then

@@ -249,8 +249,16 @@ class VersionedEventSchema(ma.Schema):
 class MoveResponse(ma.Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
-    events = fields.List(fields.Nested(VersionedEventSchema), required=True)
-    view = fields.Nested(ViewSchema, required=True)
+    events = fields.List(
+        fields.Nested(VersionedEventSchema),
+        metadata={
+            "description": "The events the move caused, redacted for the seat; "
+            "absent with Prefer: return=minimal"
+        },
+    )
+    view = fields.Nested(
+        ViewSchema, metadata={"description": "The seat's new view; absent with Prefer: return=minimal"}
+    )
 
 
 class EventsPageSchema(ma.Schema):

@@ -160,9 +160,16 @@ class ClaimOutcome:
 
 @dataclass(frozen=True)
 class MoveOutcome:
+    """The answer to a move. ``body`` holds ``game_id`` and ``version``, and the redacted ``events``
+    and the seat's ``view`` unless the caller asked for a minimal answer (and sent no idempotency
+    key: a key's stored answer is always the whole one). ``view_json`` is ``body["view"]`` already
+    encoded, when this process encoded it (the API sends those bytes rather than encoding again)."""
+
     status_code: int
     body: dict[str, Any]
     replayed: bool = False
+    seat: int | None = None
+    view_json: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -611,12 +618,16 @@ class GameService:
         with self._encoded_lock:
             body = self._encoded.get(key)
         if body is None:
-            body = orjson.dumps(game_view.to_dict())
-            with self._encoded_lock:
-                self._encoded[key] = body
-                while len(self._encoded) > ENCODED_VIEWS:
-                    self._encoded.popitem(last=False)
+            body = self._remember_view(key, orjson.dumps(game_view.to_dict()))
         return ViewUpdate(cached.version, cached.status, body)
+
+    def _remember_view(self, key: tuple[str, int, Any], body: bytes) -> bytes:
+        """Keep one viewer's encoded view (game, version, viewer) for its streams; returns ``body``."""
+        with self._encoded_lock:
+            self._encoded[key] = body
+            while len(self._encoded) > ENCODED_VIEWS:
+                self._encoded.popitem(last=False)
+        return body
 
     def _advance(self, game_id: str, entries: list[StreamEntry]) -> None:
         """Bring the cached game up to the events the live listener read, once per process, so the
@@ -665,12 +676,15 @@ class GameService:
         command: Mapping[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        minimal: bool = False,
     ) -> MoveOutcome:
         """Decide ``command`` for the seat of ``token`` and append its events atomically.
 
         With ``expected_version`` the move applies only at that version (else VersionConflict with
         the current one); without it, a stale cache is refreshed from the script's answer and the
-        command re-decided. A retried ``idempotency_key`` returns the first answer unchanged."""
+        command re-decided. A retried ``idempotency_key`` returns the first answer unchanged.
+        ``minimal``: the caller follows its view stream and wants only the new version, so the
+        answer's events and view are not computed (unless a key needs the whole answer stored)."""
 
         def resolve(cached: CachedGame) -> tuple[int, str]:
             if token is None:
@@ -678,7 +692,7 @@ class GameService:
             seat = self._seat_for_token(cached, token)
             return seat, cached.seat_hashes[seat]
 
-        return self._submit(game_id, resolve, command, expected_version, idempotency_key)
+        return self._submit(game_id, resolve, command, expected_version, idempotency_key, minimal=minimal)
 
     def _resolve_token(self, token: str | None) -> Callable[[CachedGame], tuple[int, str]]:
         def resolve(cached: CachedGame) -> tuple[int, str]:
@@ -795,6 +809,7 @@ class GameService:
         idempotency_key: str | None,
         decide: Callable[[Any, int], list[dict[str, Any]]] | None = None,
         timed_out: bool = False,
+        minimal: bool = False,
     ) -> MoveOutcome:
         entry = self._entry(game_id)
         if entry.cached.status == "open":
@@ -810,10 +825,18 @@ class GameService:
             entry = self._reload(game_id)
             seat, token_hash = resolve(entry.cached)
         idem_field = f"{seat}:{idempotency_key}" if idempotency_key else ""
-        fingerprint = hashlib.sha256(
-            orjson.dumps({"command": command, "expected_version": expected}, option=orjson.OPT_SORT_KEYS)
-        ).hexdigest()
+        # Only a key's retry is ever compared with the first request: without a key, nothing to hash.
+        fingerprint = (
+            hashlib.sha256(
+                orjson.dumps({"command": command, "expected_version": expected}, option=orjson.OPT_SORT_KEYS)
+            ).hexdigest()
+            if idem_field
+            else ""
+        )
         game = get_game(entry.cached.name)
+        # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
+        decide_and_evolve = hook(game, "decide_and_evolve") if decide is None else None
+        whole_answer = not minimal or bool(idem_field)
 
         for _ in range(MAX_DECIDE_ATTEMPTS):
             cached = entry.cached
@@ -826,10 +849,14 @@ class GameService:
                     return replayed
                 raise errors.VersionConflict(cached.version)
             try:
-                if decide is not None:
+                if decide_and_evolve is not None:
+                    events, state = decide_and_evolve(cached.state, seat, dict(command))
+                elif decide is not None:
                     events = decide(cached.state, seat)
+                    state = fold(game, events, cached.state)
                 else:
                     events = game.decide(cached.state, seat, dict(command))
+                    state = fold(game, events, cached.state)
             except GameError as err:
                 # A refusal decided on a cached state may be stale: only a fresh one is final.
                 if not entry.fresh:
@@ -839,7 +866,6 @@ class GameService:
                 if replayed:
                     return replayed
                 raise errors.RuleRefusal(err) from None
-            state = fold(game, events, cached.state)
             kinds, bots, clock = cached.seat_kinds, cached.bots, None
             if cached.clock is not None:
                 kinds, bots, clock, handover = self._next_clock(game, cached, state, seat, timed_out)
@@ -865,17 +891,15 @@ class GameService:
                 clock=clock,
                 prearranged=cached.prearranged,
             )
-            body = {
-                "game_id": game_id,
-                "version": version,
-                "events": [
+            body: dict[str, Any] = {"game_id": game_id, "version": version}
+            if whole_answer:
+                body["events"] = [
                     {"version": cached.version + i + 1, "event": game.redact(event, seat)}
                     for i, event in enumerate(events)
-                ],
-                "view": GameView(
+                ]
+                body["view"] = GameView(
                     game, game_id, version, new.status, seat, state, clock, new.prearranged
-                ).to_dict(),
-            }
+                ).to_dict()
             followups = actions_for(game, state, version, new.status != cached.status, bots)
             result = self.store.append(
                 game_id,
@@ -897,11 +921,16 @@ class GameService:
                     self.followups.run(game_id)
                 self._schedule_clock(new)
                 self._notify(new, events)
-                return MoveOutcome(200, body)
+                view_json = None
+                if "view" in body and clock is None:
+                    # The seat's own view stream sends these very bytes (a timed view's clock is
+                    # computed at each send: nothing to share).
+                    view_json = self._remember_view((game_id, version, seat), orjson.dumps(body["view"]))
+                return MoveOutcome(200, body, seat=seat, view_json=view_json)
             if result.outcome == "replay":
                 stored = result.response
                 assert stored is not None, "the append script returns the stored response with 'replay'"
-                return MoveOutcome(stored["status"], stored["body"], replayed=True)
+                return MoveOutcome(stored["status"], stored["body"], replayed=True, seat=seat)
             if result.outcome == "idem_mismatch":
                 raise errors.IdempotencyKeyReused()
             if result.outcome == "bad_token":
@@ -1013,12 +1042,13 @@ class GameService:
     def _replay(self, game_id: str, idem_field: str, fingerprint: str) -> MoveOutcome | None:
         if not idem_field:
             return None
+        seat = int(idem_field.partition(":")[0])
         stored = self.store.get_idempotent(game_id, idem_field)
         if stored is None:
             return None
         if stored[0] != fingerprint:
             raise errors.IdempotencyKeyReused()
-        return MoveOutcome(stored[1]["status"], stored[1]["body"], replayed=True)
+        return MoveOutcome(stored[1]["status"], stored[1]["body"], replayed=True, seat=seat)
 
     def _notify(self, cached: CachedGame, events: list[dict[str, Any]]) -> None:
         game = get_game(cached.name)

@@ -39,6 +39,10 @@ class Condottiere:
     def decide(self, state: State, seat: int, command: dict) -> list[dict]:
         return decide.decide(state, seat, command)
 
+    # -- games.base.DecideHooks ----------------------------------------------------------------
+    def decide_and_evolve(self, state: State, seat: int, command: dict) -> tuple[list[dict], State]:
+        return decide.decide_and_evolve(state, seat, command)
+
     def next_automatic_event(self, state: State) -> dict | None:
         return automatic.next_automatic_event(state)
 

@@ -245,12 +245,16 @@ COMMANDS: dict[str, Callable[[State, int, dict], list[Event]]] = {
 def decide(state: State, seat: Any, command: Any) -> list[Event]:
     """The events ``command`` by ``seat`` causes, then every automatic event that follows until a
     player must decide; raises ``CommandError`` if the command is refused."""
+    return decide_and_evolve(state, seat, command)[0]
+
+
+def decide_and_evolve(state: State, seat: Any, command: Any) -> tuple[list[Event], State]:
+    """``decide``'s events and the state after them (each event evolved once)."""
     events = command_events(state, seat, command)
     for event in events:
         state = evolve(state, event)
     out = list(events)
-    run_automatic(state, out)
-    return out
+    return out, run_automatic(state, out)
 
 
 def start(config: dict[str, Any]) -> list[Event]:
