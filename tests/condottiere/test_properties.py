@@ -4,7 +4,8 @@ combinations, with invariants checked after every event.
 Invariants (issue 2, item 7): every card accounted for; the fold of the log equals the live state;
 state JSON round-trips (and deciding on the round-tripped state gives the same events); every game
 terminates; no view or redacted event shows a seat anything it may not know; ``decide`` accepts
-every legal move (and ``decide_and_evolve`` reaches the state the fold of its events reaches); ``verify_log`` accepts the log and pinpoints a tampered event; the declared
+every legal move (and ``decide_and_evolve`` reaches the state the fold of its events reaches);
+``verify_log`` accepts the log and pinpoints a tampered event; the declared
 winner satisfies a victory rule (thresholds computed here from the rules' map, not the engine's);
 battle strengths agree with an independent implementation of STR-1/STR-2.
 """
