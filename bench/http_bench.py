@@ -9,16 +9,21 @@ the production settings: AOF on, ``appendfsync everysec``) in a temporary direct
 port (never 6379) and gunicorn with ``gunicorn.conf.py`` (gevent workers) on a free port.
 
 Phases, each bounded in time: warm-up; health (every client thread loops ``GET /v1/health``);
-games (every client thread plays whole games one after the other: create, claim every seat, then
-until the game is over: the awaited seat GETs its view and POSTs a uniformly random legal move);
-health again. The health rate is the mean of the two health phases, so drift on a shared machine
-counts against neither side.
+then for each mode a games phase followed by health again. Games: every client thread plays whole
+games one after the other (create, claim every seat, then random legal moves until the game is
+over). ``poll``: the awaited seat GETs its view, then POSTs its move. ``stream``: every seat follows
+``GET /view/stream`` and the awaited seat POSTs its move with ``Prefer: return=minimal`` (no view
+GET; the cycle ends when every seat's stream has delivered the new view); ``stream-whole``: the
+same with the whole move answer. Each mode is compared with the mean of the two health phases
+around it, so drift on a shared machine counts against neither side.
 
-Figures: accepted moves/s, p50/p99 latency of the move POST (and of the view GET), Redis
-commands per accepted move (``INFO commandstats`` deltas over the games phase divided by accepted
-moves; EVALSHA shown apart), health requests/s, and the ratio moves/s / health req/s. Every move
-of the games phase costs the client two requests (view, move), the health loop one: the ratio
-compares a whole move cycle with the cheapest request, as the issue asks.
+Figures: move cycles/s, p50/p99 latency of the move POST (and of the view GET, or of the POST until
+every seat's stream has the view), health requests/s, their RATIO, server (and Redis, client) CPU
+per move cycle and per stream message, the CPU RATIO (web CPU of a health request / web CPU of a
+move cycle: what a CPU-bound server reaches, far less noisy than the rates when the machine is
+shared), the most Redis connections held, Redis commands per accepted move (``INFO commandstats``
+deltas) and, under MONITOR, per request. ``--profile DIR`` records one web worker with py-spy
+during each games phase and prints the functions with the largest share of samples.
 
 The client uses ``http.client`` keep-alive connections (one per thread) rather than ``requests``:
 its per-request CPU is a fraction of ``requests``' and the client shares the machine's cores with
@@ -75,8 +80,10 @@ class Client:
         connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return connection
 
-    def request(self, method: str, path: str, body=None, token: str | None = None) -> tuple[int, bytes]:
-        headers = {"Accept": "application/json"}
+    def request(
+        self, method: str, path: str, body=None, token: str | None = None, headers: dict | None = None
+    ) -> tuple[int, bytes]:
+        headers = {"Accept": "application/json", **(headers or {})}
         payload = None
         if body is not None:
             payload = json.dumps(body).encode()
@@ -101,8 +108,10 @@ class Client:
                     raise
         raise AssertionError("unreachable")
 
-    def json(self, method: str, path: str, body=None, token: str | None = None, expect=(200, 201)):
-        status, data = self.request(method, path, body, token)
+    def json(
+        self, method: str, path: str, body=None, token: str | None = None, expect=(200, 201), headers=None
+    ):
+        status, data = self.request(method, path, body, token, headers)
         if status not in expect:
             raise HttpError(method, path, status, data)
         return json.loads(data) if data else None
@@ -111,6 +120,9 @@ class Client:
         if self.connection is not None:
             self.connection.close()
             self.connection = None
+
+
+MINIMAL = {"Prefer": "return=minimal"}
 
 
 @dataclass
@@ -225,11 +237,12 @@ class ViewStream:
 
 
 def play_one_game_streamed(
-    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float
+    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float, minimal: bool = True
 ) -> bool:
     """Like ``play_one_game``, but no client ever GETs a view: every seat follows its view stream and
-    the awaited seat POSTs a move; a move cycle ends when every seat's stream has delivered the view
-    at the move's version (that latency is recorded)."""
+    the awaited seat POSTs a move (``minimal``: asking for the minimal answer, ``Prefer:
+    return=minimal``, as a client that follows its stream does); a move cycle ends when every seat's
+    stream has delivered the view at the move's version (that latency is recorded)."""
     import selectors
 
     created = client.json(
@@ -275,6 +288,7 @@ def play_one_game_streamed(
                 f"/v1/games/{game_id}/moves",
                 {"command": command, "expected_version": mine["version"]},
                 token=tokens[seat],
+                headers=MINIMAL if minimal else None,
             )
             tally.move_latencies.append(time.perf_counter() - started)
             until_all_at(moved["version"])
@@ -329,7 +343,14 @@ def health_phase(base_url: str, clients: int, seconds: float) -> tuple[int, floa
 
 
 def games_phase(
-    base_url: str, clients: int, seconds: float, players: list[int], max_games: int, seed: int, streamed=False
+    base_url: str,
+    clients: int,
+    seconds: float,
+    players: list[int],
+    max_games: int,
+    seed: int,
+    streamed=False,
+    minimal=False,
 ):
     tallies = [Tally() for _ in range(clients)]
     games_started = [0]
@@ -347,8 +368,10 @@ def games_phase(
                         break
                     games_started[0] += 1
                 try:
-                    play = play_one_game_streamed if streamed else play_one_game
-                    play(client, rng.choice(players), rng, tally, deadline)
+                    if streamed:
+                        play_one_game_streamed(client, rng.choice(players), rng, tally, deadline, minimal)
+                    else:
+                        play_one_game(client, rng.choice(players), rng, tally, deadline)
                 except HttpError as exc:
                     tally.errors.append(str(exc))
                     if len(tally.errors) > 5:
@@ -524,20 +547,23 @@ def report_games(
         f"[{mode}] move POST latency: p50 {p(tally.move_latencies, 0.5) * 1000:.2f} ms, "
         f"p99 {p(tally.move_latencies, 0.99) * 1000:.2f} ms"
     )
-    if mode == "stream":
+    if mode.startswith("stream"):
         print(
-            f"[stream] move POST until every seat's stream delivered its view: p50 "
+            f"[{mode}] move POST until every seat's stream delivered its view: p50 "
             f"{p(tally.view_latencies, 0.5) * 1000:.2f} ms, p99 {p(tally.view_latencies, 0.99) * 1000:.2f} ms"
         )
-        print(f"[stream] move cycles/s: {rate:.0f} (each: one POST; every seat learns it from its stream)")
-        print(f"[stream] RATIO move cycles/s / health req/s: {rate / health_rate:.3f}")
+        print(f"[{mode}] move cycles/s: {rate:.0f} (each: one POST; every seat learns it from its stream)")
         print(
-            f"[stream] stream messages: {tally.stream_messages} "
+            f"[{mode}] RATIO move cycles/s / health req/s: {rate / health_rate:.3f} "
+            f"(health {health_rate:.0f} req/s around this phase)"
+        )
+        print(
+            f"[{mode}] stream messages: {tally.stream_messages} "
             f"({tally.stream_messages / tally.moves:.2f} per move)"
         )
         if cost.get("web") and tally.stream_messages:
             print(
-                f"[stream] server CPU per stream message (all web CPU / messages): "
+                f"[{mode}] server CPU per stream message (all web CPU / messages): "
                 f"{cost['web'] / tally.stream_messages * 1000:.3f} ms"
             )
     else:
@@ -546,14 +572,19 @@ def report_games(
             f"p99 {p(tally.view_latencies, 0.99) * 1000:.2f} ms"
         )
         print(f"[poll] moves/s: {rate:.0f} (each: the mover's view GET and its move POST)")
-        print(f"[poll] RATIO moves/s / health req/s: {rate / health_rate:.3f}")
+        print(
+            f"[poll] RATIO moves/s / health req/s: {rate / health_rate:.3f} "
+            f"(health {health_rate:.0f} req/s around this phase)"
+        )
         print(f"[poll] ratio (move POST + view GET)/s / health req/s: {2 * rate / health_rate:.3f}")
     print(f"[{mode}] " + format_cpu(cost, tally.moves, "move cycle (create/claim included)"))
     if cost.get("web") and health_cpu.get("web"):
         web_health = health_cpu["web"] / health_count
+        cycle_in_health = cost["web"] / tally.moves / web_health
         print(
-            f"[{mode}] server CPU of a move cycle in health requests: "
-            f"{cost['web'] / tally.moves / web_health:.2f}"
+            f"[{mode}] server CPU of a move cycle in health requests: {cycle_in_health:.2f}; CPU RATIO "
+            f"(health CPU / move cycle CPU, the ratio a CPU-bound server reaches whatever the load "
+            f"beside): {1 / cycle_in_health:.3f}"
         )
     if held is not None:
         print(f"[{mode}] Redis connections held (most seen, all web workers): {held}")
@@ -726,9 +757,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mode",
         default="both",
-        choices=("both", "stream", "poll"),
-        help="stream: seats follow their view streams and never GET a view; poll: the awaited seat GETs "
-        "its view before each move (the old cycle); both (default): one phase of each in the same run",
+        choices=("both", "stream", "poll", "stream-whole", "all"),
+        help="stream: seats follow their view streams and never GET a view, moves ask for the minimal "
+        "answer (Prefer: return=minimal); stream-whole: the same with the whole move answer (events and "
+        "the mover's view); poll: the awaited seat GETs its view before each move (the old cycle); "
+        "both (default): poll and stream in the same run; all: the three",
     )
     parser.add_argument(
         "--profile",
@@ -752,14 +785,32 @@ def main(argv: list[str] | None = None) -> int:
             f"{os.cpu_count()} cores, players {players}",
             flush=True,
         )
-        modes = ["poll", "stream"] if args.mode == "both" else [args.mode]
+        modes = {"both": ["poll", "stream"], "all": ["poll", "stream-whole", "stream"]}.get(
+            args.mode, [args.mode]
+        )
         for mode in modes:  # warm-up
-            games_phase(base_url, min(args.clients, 4), 2.0, players, 8, args.seed + 99, mode == "stream")
+            games_phase(
+                base_url, min(args.clients, 4), 2.0, players, 8, args.seed + 99, mode.startswith("stream")
+            )
 
         meter = CpuMeter(server.process.pid if server else None, stats_client)
-        cpu0 = meter.sample()
-        health_before, health_elapsed_before = health_phase(base_url, args.clients, args.health_seconds)
-        cpu1 = meter.sample()
+        health_cpu: dict[str, float] = {}
+        health_rates: list[float] = []
+        health_count = 0
+
+        def measure_health() -> None:
+            nonlocal health_count
+            cpu_before = meter.sample()
+            count, elapsed = health_phase(base_url, args.clients, args.health_seconds)
+            for key, value in meter.delta(cpu_before, meter.sample()).items():
+                health_cpu[key] = health_cpu.get(key, 0.0) + value
+            health_rates.append(count / elapsed)
+            health_count += count
+
+        # Health before and after every games phase: each mode is compared with the health rate
+        # measured right around it (the mean of its two neighbours), so drift on a shared machine
+        # counts against neither side and favours no mode.
+        measure_health()
         results = {}
         for mode in modes:
             before = commandstats(stats_client) if stats_client else {}
@@ -771,32 +822,31 @@ def main(argv: list[str] | None = None) -> int:
                 profiler = Profiler(Path(args.profile) / f"{mode}.txt", worker, args.seconds)
             start = meter.sample()
             tally, elapsed = games_phase(
-                base_url, args.clients, args.seconds, players, args.max_games, args.seed, mode == "stream"
+                base_url,
+                args.clients,
+                args.seconds,
+                players,
+                args.max_games,
+                args.seed,
+                mode.startswith("stream"),
+                minimal=mode == "stream",
             )
             cost = meter.delta(start, meter.sample())
             held = sampler.stop()
             after = commandstats(stats_client) if stats_client else {}
-            results[mode] = (tally, elapsed, cost, before, after, held)
             if profiler is not None:
                 profiler.report(mode)
-        cpu2 = meter.sample()
-        health_after, health_elapsed_after = health_phase(base_url, args.clients, args.health_seconds)
-        cpu3 = meter.sample()
-        health_cpu = {
-            k: v + w
-            for (k, v), w in zip(
-                meter.delta(cpu0, cpu1).items(), meter.delta(cpu2, cpu3).values(), strict=True
-            )
-        }
-        health_rate = (health_before / health_elapsed_before + health_after / health_elapsed_after) / 2
-        health_count = health_before + health_after
+            measure_health()
+            health_rate = (health_rates[-2] + health_rates[-1]) / 2
+            results[mode] = (tally, elapsed, cost, before, after, held, health_rate)
         print(
-            f"health req/s: {health_rate:.0f} (before {health_before / health_elapsed_before:.0f}, "
-            f"after {health_after / health_elapsed_after:.0f}); "
+            "health req/s: "
+            + ", ".join(f"{rate:.0f}" for rate in health_rates)
+            + " (one phase before and one after each games phase); "
             + format_cpu(health_cpu, health_count, "health request")
         )
         errors = 0
-        for mode, (tally, elapsed, cost, before, after, held) in results.items():
+        for mode, (tally, elapsed, cost, before, after, held, health_rate) in results.items():
             errors += len(tally.errors)
             report_games(
                 mode, tally, elapsed, cost, before, after, held, health_rate, health_cpu, health_count
