@@ -130,8 +130,17 @@ CORS_ALLOW_HEADERS = [
     "If-Match",
     "If-None-Match",
     "Last-Event-ID",
+    "Prefer",
 ]
-CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate", "Link"]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Location",
+    "Retry-After",
+    "Idempotent-Replayed",
+    "WWW-Authenticate",
+    "Link",
+    "Preference-Applied",
+]
 
 
 def _cors_origins(value: str | list[str]) -> str | list[str]:

@@ -193,6 +193,10 @@ class Moves(MethodView):
                 "schema": {"type": "string", "enum": ["true"]},
                 "description": "Present on a retry answered from its Idempotency-Key (nothing applied again)",
             },
+            "Preference-Applied": {
+                "schema": {"type": "string", "enum": ["return=minimal"]},
+                "description": "Present when the answer is the minimal one asked for (Prefer: return=minimal)",
+            },
         },
     )
     @blp.problems(400, 401, 404, 409, 412, 413, 415, 422, 429, 503)

@@ -131,3 +131,23 @@ def test_the_whole_answers_view_is_the_document_the_seats_stream_sends(client):
     stream.close()
     assert first.id == answer["version"]
     assert first.data == answer["view"] == table.view(seat)
+
+
+def test_a_browser_may_ask_for_the_minimal_answer_and_read_that_it_got_it(table, client):
+    """CORS: ``Prefer`` is an allowed request header and ``Preference-Applied`` an exposed one."""
+    preflight = client.options(
+        f"/v1/games/{table.id}/moves",
+        headers={
+            "Origin": "https://client.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, prefer",
+        },
+    )
+    allowed = {h.strip().lower() for h in preflight.headers["Access-Control-Allow-Headers"].split(",")}
+    assert "prefer" in allowed
+    seat, view = awaited_seat(table)
+    response = table.move(
+        seat, a_move(view), headers={"Origin": "https://client.example", "Prefer": "return=minimal"}
+    )
+    exposed = {h.strip().lower() for h in response.headers["Access-Control-Expose-Headers"].split(",")}
+    assert "preference-applied" in exposed and response.headers["Preference-Applied"] == "return=minimal"
