@@ -195,7 +195,7 @@ class Moves(MethodView):
             },
             "Preference-Applied": {
                 "schema": {"type": "string", "enum": ["return=minimal"]},
-                "description": "Present when the answer is the minimal one asked for (Prefer: return=minimal)",
+                "description": "Present when the answer is the minimal one (Prefer: return=minimal)",
             },
         },
     )

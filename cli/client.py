@@ -141,11 +141,16 @@ class ApiClient:
         *,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        minimal: bool = False,
     ) -> dict[str, Any]:
+        """POST a move. ``minimal``: the caller follows its view stream, so the answer need only say
+        the new version (``Prefer: return=minimal``: no events, no view)."""
         body: dict[str, Any] = {"command": dict(command)}
         if expected_version is not None:
             body["expected_version"] = expected_version
         headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
+        if minimal:
+            headers["Prefer"] = "return=minimal"
         return self.request(
             "POST", f"/v1/games/{game_id}/moves", token=token, json_body=body, headers=headers
         ).json()

@@ -206,7 +206,7 @@ def play_loop(
                     )
                     return 1
             try:
-                client.move(game_id, token, move, expected_version=current["version"])
+                client.move(game_id, token, move, expected_version=current["version"], minimal=True)
             except ApiError as error:
                 out.write(f"Move refused: {error}\n")
                 if error.status not in (409, 412):  # nothing changed: no view will come, read it

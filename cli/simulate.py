@@ -277,7 +277,9 @@ def play_http_game(
                         continue
                     command = choose_move(game_name, levels[seat], current["view"], rngs[seat], strict=True)
                     try:
-                        client.move(game_id, tokens[seat], command, expected_version=current["version"])
+                        client.move(
+                            game_id, tokens[seat], command, expected_version=current["version"], minimal=True
+                        )
                     except ApiError as error:
                         if error.status != 409:  # a conflict: the stream brings the newer view
                             raise

@@ -535,7 +535,7 @@ class _ForcedKeepServer:
     def all_events(self, game_id, token, after=0):
         return []
 
-    def move(self, game_id, token, move, expected_version=None):
+    def move(self, game_id, token, move, expected_version=None, minimal=False):
         self.moves.append(move)
 
 
