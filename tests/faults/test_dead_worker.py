@@ -49,6 +49,12 @@ def workers(redis_server):
         kill_worker(process)
 
 
+def kill_horse(process: subprocess.Popen) -> None:
+    """SIGKILL only the work horse running the job; the worker itself lives on."""
+    for horse in _children(process.pid):
+        os.kill(horse, signal.SIGKILL)
+
+
 def kill_worker(process: subprocess.Popen) -> None:
     """SIGKILL the worker's process group and its work horse (RQ puts the horse in a group of its
     own, so killing the group alone would leave it running)."""
@@ -69,9 +75,9 @@ def start_slow_job(service: GameService) -> str:
     return JobService(service.store).start("global-stats", {"game": "toy"})
 
 
-def kill_mid_job(book: JobBook, jid: str, worker: subprocess.Popen) -> float:
+def kill_mid_job(book: JobBook, jid: str, worker: subprocess.Popen, kill=kill_worker) -> float:
     wait_for(lambda: (r := book.get(jid)) and r.status == "started" and 0 < r.progress < 0.9)
-    kill_worker(worker)
+    kill(worker)
     return time.monotonic()
 
 
@@ -107,7 +113,8 @@ def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(service, work
             break
         time.sleep(0.2)
     took = time.monotonic() - killed_at
-    print(f"\ndead worker mid-job: handed back after {requeued_after} s, finished after {took:.2f} s")
+    handed_back = "never" if requeued_after is None else f"after {requeued_after:.2f} s"
+    print(f"\ndead worker mid-job: handed back {handed_back}, finished after {took:.2f} s")
     record = book.get(jid)
     assert record.status == "finished", f"still {record.status} {took:.1f} s after the kill"
     assert requeued_after is not None and requeued_after <= ALIVE_SECONDS + 3
@@ -134,6 +141,22 @@ def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(service, worke
     assert record.error["code"] == "JOB_FAILED" and "stopped" in record.error["detail"]
     assert {"requeued": 0, "failed": 1} in reports
     assert Job.fetch(jid, connection=redis_client).get_status() == "failed"
+    assert book.pending_count() == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_job_whose_work_horse_alone_dies_mid_job_finishes_within_the_bound(service, workers, redis_client):
+    """Only the work horse is killed (OOM killer): its worker notices and RQ retries the job, which
+    the same worker runs again; the record finishes within the bound, once."""
+    book = JobBook(redis_client)
+    jid = start_slow_job(service)
+    killed_at = kill_mid_job(book, jid, workers(TOY_FACTS_DELAY="0.25"), kill=kill_horse)
+    tick_until(Janitor(service), lambda: book.status(jid) == "finished", RECOVERY_BOUND_SECONDS)
+    took = time.monotonic() - killed_at
+    print(f"\nwork horse killed mid-job: finished after {took:.2f} s")
+    record = book.get(jid)
+    assert record.attempts == 2 and record.completions == 1
+    assert FailedJobRegistry("default", connection=redis_client).count == 0
     assert book.pending_count() == 0
 
 
