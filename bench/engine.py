@@ -5,7 +5,7 @@ server or a simulator pays per move) and replayed events/s (evolve only, what a 
 same figures for Rio de la Plata with 3, 4 and 5 players (a Rio game is about a hundred times longer,
 so it plays fewer games per line).
 
-    .venv/bin/python bench/engine.py [--games N] [--rio-games N] [--max-moves M]
+    .venv/bin/python bench/engine.py [--games N] [--rio-games N] [--max-moves M] [--only condottiere|rio]
 
 Figure to beat (issue 2): the public TypeScript engine, about 3,600 random moves/s and 22
 four-player games/s on this kind of machine.
@@ -103,6 +103,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--rio-games", type=int, default=10)
     parser.add_argument("--max-moves", type=int, default=100_000)
+    parser.add_argument("--only", choices=("condottiere", "rio"), help="measure one game's lines only")
     args = parser.parse_args()
     print(
         f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
@@ -113,7 +114,7 @@ def main() -> None:
         f"{'replay ev/s':>11} {'moves/game':>10} {'unfinished':>10} {'wall moves/s':>12}"
     )
     total_unfinished = 0
-    for ruleset, options in SETUPS:
+    for ruleset, options in SETUPS if args.only != "rio" else []:
         for players in (2, 4, 6):
             r = run(ruleset, options, players, args.games, args.max_moves)
             total_unfinished += r["unfinished"]
@@ -123,7 +124,7 @@ def main() -> None:
                 f"{r['events_s']:11.0f} {r['moves_per_game']:10.1f} {r['unfinished']:>10} "
                 f"{r['wall_moves_s']:12.0f}"
             )
-    for players in (3, 4, 5):
+    for players in (3, 4, 5) if args.only != "condottiere" else ():
         r = run("rio", {}, players, args.rio_games, args.max_moves, RIO)
         total_unfinished += r["unfinished"]
         print(
