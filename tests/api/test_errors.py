@@ -189,12 +189,34 @@ def test_versions_beyond_any_log_are_422_not_500(table):
     assert last.status_code == 200 and last.get_json()["events"] == []
 
 
-def test_endless_contention_is_a_503_with_retry_after(table, redis_client, monkeypatch):
+def test_endless_contention_is_a_503_with_retry_after(table, svc, redis_server, monkeypatch):
+    """Real contention: another process (a second GameService on the same Redis) commits a write
+    to the game (a seat token rotation) just before each of this move's appends, so every attempt
+    meets a version conflict and decides again on the newer state. After MAX_DECIDE_ATTEMPTS lost
+    races the move is refused with 503 CONTENTION and Retry-After, and none of it is stored."""
     import service.games
 
-    monkeypatch.setattr(service.games, "MAX_DECIDE_ATTEMPTS", 0)
-    before = redis_dump(redis_client)
-    response = table.move(0, {"type": "pass"})
+    rival = service.games.GameService.from_url(redis_server.url)
+    bob = {"token": table.tokens[1]}
+    tried_at: list[int] = []
+    real_append = svc.store.append
+
+    def append_after_a_rival_write(game_id, **kwargs):
+        tried_at.append(kwargs["expected_version"])
+        bob["token"] = rival.rotate_token(game_id, bob["token"])["token"]
+        return real_append(game_id, **kwargs)
+
+    monkeypatch.setattr(svc.store, "append", append_after_a_rival_write)
+    start = table.view(0)["version"]
+    try:
+        response = table.move(0, {"type": "pass"})
+    finally:
+        rival.live.close()
+        rival.store.redis.close()
     assert_problem(response, 503, "CONTENTION")
     assert response.headers["Retry-After"] == "1"
-    assert redis_dump(redis_client) == before
+    attempts = service.games.MAX_DECIDE_ATTEMPTS
+    # each attempt decided again on the state the conflict returned: one version further each time
+    assert tried_at == list(range(start, start + attempts))
+    log = table.client.get(f"/v1/games/{table.id}/events?after={start}").get_json()["events"]
+    assert [entry["event"]["type"] for entry in log] == ["seat_token_rotated"] * attempts

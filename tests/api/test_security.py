@@ -79,7 +79,46 @@ def test_a_token_acts_only_for_its_own_seat_and_game(client):
     assert client.get(f"/v1/games/{ours.id}").get_json()["version"] == 4
 
 
-def test_bot_seats_cannot_be_played_over_http(client, svc):
+def test_bot_seats_cannot_be_played_over_http(client):
+    """A bot seat's token is thrown away: over HTTP nobody can act for it. Its seat cannot be
+    claimed (before or after the start), a move without a token is 401, the human's token acts
+    only for the human's seat (NOT_YOUR_TURN while the bot is awaited), a seat field in the body
+    is refused, and none of it changes the game."""
+    created = client.post("/v1/games", json={"game": "toy", "bots": {"0": "random"}})
+    assert created.status_code == 201
+    game = created.get_json()
+    assert "token" not in str(game).lower(), "a creation with bot seats answered a token"
+    url = f"/v1/games/{game['id']}"
+    taken = client.post(f"{url}/seats", json={"name": "Eve", "seat": 0})
+    assert taken.status_code == 409 and taken.get_json()["code"] == "SEAT_TAKEN"
+    human = client.post(f"{url}/seats", json={"name": "Ann"}).get_json()
+    assert human["seat"] == 1 and human["started"]
+    summary = client.get(url).get_json()
+    assert summary["awaiting"] == [0], "the toy game's first seat (the bot) is awaited"
+    version = summary["version"]
+    bearer = {"Authorization": f"Bearer {human['token']}"}
+    attempts = [
+        (client.post(f"{url}/seats", json={"name": "Eve", "seat": 0}), 409, "GAME_FULL"),
+        (client.post(f"{url}/moves", json={"command": {"type": "pass"}}), 401, "INVALID_TOKEN"),
+        (
+            client.post(f"{url}/moves", json={"command": {"type": "pass"}}, headers=bearer),
+            422,
+            "NOT_YOUR_TURN",
+        ),
+        (
+            client.post(f"{url}/moves", json={"command": {"type": "pass"}, "seat": 0}, headers=bearer),
+            422,
+            "VALIDATION_ERROR",
+        ),
+    ]
+    for response, status, code in attempts:
+        assert (response.status_code, response.get_json().get("code")) == (status, code), response.get_json()
+    after = client.get(url).get_json()
+    assert after["version"] == version and after["awaiting"] == [0]
+
+
+def test_submit_as_seat_acts_only_for_bot_seats(client, svc):
+    """The trusted in-process path of the bot workers refuses a human's seat."""
     game = client.post("/v1/games", json={"game": "toy", "bots": {"0": "random"}}).get_json()
     human = client.post(f"/v1/games/{game['id']}/seats", json={"name": "Ann"}).get_json()
     assert human["seat"] == 1
@@ -188,10 +227,14 @@ def play(
         if spectator["status"] == "finished":
             break
         game.received.append(Received(None, "view", version, spectator["view"]))
-        # Let every stream catch up, so its messages so far were all produced while the game ran.
+        # Let every stream catch up, so its messages so far were all produced while the game ran;
+        # one that does not within 5 s fails the test (a stream that stopped delivering would
+        # otherwise leave the rest of the game unchecked for it).
         deadline = time.monotonic() + 5
         while any(progress.get(s, 0) < version for s in seats_followed) and time.monotonic() < deadline:
             time.sleep(0.002)
+        behind = {s: progress.get(s, 0) for s in seats_followed if progress.get(s, 0) < version}
+        assert not behind, f"streams still behind version {version} after 5 s (seat: last id): {behind}"
         last_running_version = version
         seat = rng.choice(spectator["view"]["awaiting"])
         if exports and run_jobs is not None and (step == 2 or rng.random() < 0.04):
