@@ -1,18 +1,22 @@
-"""Global statistics over an archive of finished games, timed against merely reading the same logs.
+"""Global statistics after one more game, at 1,000 and at 10,000 archived games.
 
-    .venv/bin/python bench/archive_stats.py [--games 1000] [--seed 1]
+    .venv/bin/python bench/archive_stats.py [--sizes 1000 10000] [--distinct 200] [--seed 1]
 
-Generates ``--games`` Condottiere games in-process (random legal moves, 2 to 6 players, a mix of
-rulesets and options), stores them as finished games of the archive in a private, throw-away
-redis-server (never the machine's default port), then measures in the same run:
+Generates ``--distinct`` Condottiere games in-process (random legal moves, 2 to 6 players, a mix of
+rulesets and options) and imports them into a private, throw-away redis-server (never the machine's
+default port) over and over, with fresh ids, finish times and seat names drawn from 300 players,
+until the archive holds each of ``--sizes`` games (every import is a real one: compact log, archive
+entry, statistics aggregates). At each size it times, best of ``--repeat``:
 
-* read: every archived log fetched from Redis (pipelined XRANGE) and decoded (orjson);
-* stats: the global-statistics job over the same archive, cold (every log read, facts computed
-  from it, aggregated) and warm (each finished game's facts kept from an earlier run);
-* replay: every event read and folded through the engine's ``evolve`` (events replayed per
-  second), and the fold alone over logs already in memory.
+* enter: one more game entering the archive (its facts computed, the enter script with its
+  statistics increments; best of the last ``--repeat`` games of the size);
+* refresh: the global-statistics job's computation after it (``StatsService.compute_global``: now
+  read from the aggregates), and one player's statistics;
+* recompute: the figures computed from every archived log read again (what the job did before the
+  aggregates, cold), at the first size only, and checked equal to the aggregates.
 
-The figure tracked is stats / read (aim: at most 2.0). Each timing is the best of ``--repeat``.
+The figure tracked: refresh at the largest size / refresh at the smallest (aim: about 1, it must not
+grow with the archive; before aggregates a warm refresh read every game's kept facts: 196 ms at 1,000).
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import get_game  # noqa: E402
 from games.base import fold  # noqa: E402
+from replays import stats  # noqa: E402
+from service import aggregates  # noqa: E402
 from service.stats import StatsService  # noqa: E402
 from store import GameStore  # noqa: E402
-from store.archive import FACTS, SUMMARY, Archive, events_of, import_finished_game, index_key  # noqa: E402
+from store.archive import Archive, events_of, import_finished_game  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 
 GAME = get_game("condottiere")
-NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon"]
+PLAYERS = [f"Player{i:03d}" for i in range(300)]
 
 
 def random_game(rng: random.Random) -> tuple[list[dict], object]:
@@ -66,117 +72,96 @@ def best(repeat: int, func):
     return min(times), value
 
 
+class Archiver:
+    def __init__(self, client, logs, rng: random.Random):
+        self.client, self.logs, self.rng, self.count = client, logs, rng, 0
+
+    def one(self) -> None:
+        events, state = self.logs[self.count % len(self.logs)]
+        players = self.rng.sample(PLAYERS, GAME.seat_count(events[0]["config"]))
+        day, second = divmod(self.count, 86_400)
+        import_finished_game(
+            self.client,
+            game_id=f"bench{self.count:06d}",
+            name=GAME.name,
+            title=GAME.title,
+            public_config={k: v for k, v in events[0]["config"].items() if k != "seed"},
+            full_config=events[0]["config"],
+            players=players,
+            events=events,
+            snapshot_state=None,
+            result=GAME.result(state),
+            now=f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T{second // 3600:02d}:{second // 60 % 60:02d}:"
+            f"{second % 60:02d}Z",
+            counts=aggregates.counter_for_import(events, GAME.name),
+        )
+        self.count += 1
+
+
+def recompute(client) -> dict:
+    ids = Archive(client).ids()
+    players, overall = stats.PlayerStats(), stats.GlobalStats()
+    summaries = {game_id: Archive(client).summary(game_id) for game_id in ids}
+    for game_id, events in events_of(client, ids):
+        facts = stats.game_facts(GAME, events)
+        players.add(summaries[game_id]["players"], facts)
+        overall.add(facts)
+    return overall.result()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--distinct", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
+    rng = random.Random(args.seed)
+    started = time.perf_counter()
+    logs = [random_game(rng) for _ in range(args.distinct)]
+    print(f"{args.distinct} distinct games generated in {time.perf_counter() - started:.1f} s")
     server = PrivateRedis()
+    refreshes = []
     try:
         client = server.client()
-        rng = random.Random(args.seed)
-        started = time.perf_counter()
-        total_events = 0
-        for i in range(args.games):
-            events, state = random_game(rng)
-            total_events += len(events)
-            players = rng.sample(NAMES, GAME.seat_count(events[0]["config"]))
-            import_finished_game(
-                client,
-                game_id=f"bench{i:05d}",
-                name=GAME.name,
-                title=GAME.title,
-                public_config={k: v for k, v in events[0]["config"].items() if k != "seed"},
-                full_config=events[0]["config"],
-                players=players,
-                events=events,
-                snapshot_state=GAME.state_to_json(state),
-                result=GAME.result(state),
-                now="2026-11-29T12:00:00Z",
+        archiver = Archiver(client, logs, rng)
+        statistics = StatsService(GameStore(client))
+        for size in sorted(args.sizes):
+            started = time.perf_counter()
+            while archiver.count < size - args.repeat:
+                archiver.one()
+            filled = time.perf_counter() - started
+            statistics.compute_global({"game": GAME.name}, lambda f: None)  # warm (imports, caches)
+            enter_time, _ = best(args.repeat, archiver.one)  # one more game, and more: best of them
+            refresh, body = best(
+                args.repeat, lambda: statistics.compute_global({"game": GAME.name}, lambda f: None)[0]
             )
-        generated = time.perf_counter() - started
-        archive = Archive(client)
-        ids = [i.decode() for i in client.zrange(index_key("game", GAME.name), 0, -1)]
-        assert len(ids) == args.games == archive.count()
-
-        def read():
-            count = 0
-            client.hmget(SUMMARY, ids)
-            for _, events in events_of(client, ids):
-                count += len(events)
-            return count
-
-        def statistics():
-            # Cold: every game's facts computed from its log (the cache of facts is emptied).
-            client.delete(FACTS)
-            body, _ = StatsService(GameStore(client)).compute_global(
-                {"game": GAME.name}, lambda fraction: None
+            player, _ = best(
+                args.repeat,
+                lambda: statistics.compute_player({"game": GAME.name, "name": "player007"}, lambda f: None),
             )
-            return body
-
-        def statistics_warm():
-            body, _ = StatsService(GameStore(client)).compute_global(
-                {"game": GAME.name}, lambda fraction: None
+            refreshes.append(refresh)
+            used = client.info("memory")["used_memory"]
+            mib = used / 2**20
+            print(
+                f"\narchive of {archiver.count} games (filled in {filled:.1f} s, used_memory {mib:.1f} MiB)"
             )
-            return body
-
-        def replay():
-            count = 0
-            evolve = GAME.evolve
-            for _, events in events_of(client, ids):
-                state = None
-                for event in events:
-                    state = evolve(state, event)
-                count += len(events)
-            return count
-
-        logs = [events for _, events in events_of(client, ids)]
-
-        def fold_only():
-            evolve = GAME.evolve
-            for events in logs:
-                state = None
-                for event in events:
-                    state = evolve(state, event)
-            return sum(len(events) for events in logs)
-
-        read_time, read_events = best(args.repeat, read)
-        fold_time, _ = best(args.repeat, fold_only)
-        stats_time, body = best(args.repeat, statistics)
-        replay_time, replayed = best(args.repeat, replay)
-        statistics()  # fills the cache of facts
-        warm_time, warm_body = best(args.repeat, statistics_warm)
-        assert warm_body == body
-        assert read_events == total_events == replayed
-        print(
-            f"archive: {args.games} games, {total_events} events "
-            f"({total_events / args.games:.0f} per game), generated and stored in {generated:.1f} s"
-        )
-        print(
-            f"read logs from Redis:   {read_time * 1000:8.1f} ms  ({total_events / read_time:,.0f} events/s)"
-        )
-        print(
-            f"global statistics:      {stats_time * 1000:8.1f} ms  "
-            f"({total_events / stats_time:,.0f} events/s)"
-        )
-        print(f"ratio stats / read:     {stats_time / read_time:8.2f}  (aim: <= 2.0)")
-        print(
-            f"global statistics, facts cached: {warm_time * 1000:8.1f} ms  "
-            "(after a new game enters the archive)"
-        )
-        print(
-            f"replay (read + fold):   {replay_time * 1000:8.1f} ms  "
-            f"({total_events / replay_time:,.0f} events replayed/s)"
-        )
-        print(
-            f"fold only (in memory):  {fold_time * 1000:8.1f} ms  "
-            f"({total_events / fold_time:,.0f} events replayed/s)"
-        )
-        print(f"result size: {len(body):,} bytes of JSON")
+            print(f"  one more game enters (facts + enter script): {enter_time * 1000:8.2f} ms")
+            print(
+                f"  global statistics after it:                  {refresh * 1000:8.2f} ms  ({len(body):,} B)"
+            )
+            print(f"  one player's statistics:                     {player * 1000:8.2f} ms")
+            if size == min(args.sizes):
+                took, recomputed = best(1, lambda: recompute(client))
+                kept = aggregates.global_stats(Archive(client), GAME.name)
+                kept.pop("leaders"), kept.pop("game")
+                same = kept == recomputed
+                print(f"  recomputed from every log instead:  {took * 1000:8.2f} ms  (same figures: {same})")
+        ratio = refreshes[-1] / refreshes[0]
+        print(f"\nrefresh at {max(args.sizes)} / at {min(args.sizes)} games: {ratio:.2f}  (aim: ~1)")
     finally:
         server.stop()
 

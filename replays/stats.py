@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from games.base import Event, Game, fold, hook
@@ -240,3 +241,237 @@ def aggregate(
         players.add(names, facts)
         overall.add(facts)
     return players, overall
+
+
+# -- aggregates kept in the store, updated once per archived game --------------------------------
+#
+# What the aggregators above compute from every game's facts, kept instead as counters that one
+# more game only increments: a statistic is then read from its aggregate (its size depends on the
+# number of distinct values, players, regions..., never on the number of games). Every figure above is
+# a sum over games, a ratio of sums, or (lengths) a distribution, kept as a count per value, so
+# the counters reproduce the same figures exactly. The game-specific part stays the game's
+# ``game_facts`` hook: its facts are already in this generic additive shape (counters, totals, seats,
+# winners), so folding them needs nothing from the game.
+#
+# Counter names are JSON arrays (``["seat", 2, "wins"]``): any name or key a game uses is kept
+# unambiguous, with its type (an int seat stays an int).
+
+LEADERS = 20
+# A leader's score in a sorted set: wins first, then games (fewer than this many per player).
+LEADER_SCALE = 10_000_000
+
+
+def _field(*parts: Any) -> str:
+    import orjson
+
+    return orjson.dumps(list(parts)).decode()
+
+
+def _parts(field: str) -> list[Any]:
+    import orjson
+
+    parts: list[Any] = orjson.loads(field)
+    return parts
+
+
+def _bump(into: dict[str, int], field: str, amount: int = 1) -> None:
+    # Zeros are kept too: the aggregators list a counter a game mentioned even when it counts 0.
+    into[field] = into.get(field, 0) + amount
+
+
+def overall_increments(facts: Mapping[str, Any]) -> dict[str, int]:
+    """The counters one game adds to its engine's global statistics (see :class:`GlobalStats`)."""
+    out: dict[str, int] = {}
+    seats = facts["seats"]
+    winners = facts.get("winners") or ()
+    _bump(out, _field("games"))
+    _bump(out, _field("players", seats))
+    _bump(out, _field("outcome", facts.get("outcome") or "unknown"))
+    first = facts.get("first_seat")
+    if first is not None:
+        _bump(out, _field("first", "games"))
+        _bump(out, _field("first", "wins"), int(first in winners))
+        # Kept per number of seats: the expected rate is sum(len(winners) / seats), exactly.
+        _bump(out, _field("first", "expected", seats), len(winners))
+    for seat in range(seats):
+        _bump(out, _field("seat", seat, "games"))
+        _bump(out, _field("seat", seat, "wins"), int(seat in winners))
+    for name, counts in (facts.get("counters") or {}).items():
+        for key, count in counts.items():
+            _bump(out, _field("counter", name, key), count)
+    _bump(out, _field("chapters", int(facts.get("chapters") or 0)))
+    _bump(out, _field("events", int(facts.get("events") or 0)))
+    return out
+
+
+def player_increments(facts: Mapping[str, Any], seats: Sequence[int]) -> dict[str, int]:
+    """The counters one game adds to a player who held ``seats`` (see :class:`PlayerStats`)."""
+    out: dict[str, int] = {}
+    count = facts["seats"]
+    winners = set(facts.get("winners") or ())
+    seat_counters = facts.get("seat_counters") or [{}] * count
+    seat_totals = facts.get("seat_totals") or [{}] * count
+    for seat in seats:
+        won = int(seat in winners)
+        _bump(out, _field("games"))
+        _bump(out, _field("wins"), won)
+        for table, key in (("by_seat", seat), ("by_player_count", count)):
+            _bump(out, _field(table, key, "games"))
+            _bump(out, _field(table, key, "wins"), won)
+        for name, counts in seat_counters[seat].items():
+            for key, amount in counts.items():
+                _bump(out, _field("counter", name, key), amount)
+        for key, amount in seat_totals[seat].items():
+            _bump(out, _field("total", key), amount)
+    return out
+
+
+@dataclass(frozen=True)
+class GameCounts:
+    """Everything one archived game adds to the statistics of its engine."""
+
+    overall: dict[str, int]
+    players: dict[str, dict[str, int]]  # case-folded name -> counters
+    leaders: dict[str, int]  # seat name as written -> leader score increment
+    spellings: dict[str, str]  # case-folded name -> the spelling in this game
+
+
+def game_counts(facts: Mapping[str, Any], names: Sequence[str | None]) -> GameCounts:
+    """One game's increments: global, per player (names matched case-insensitively, as the player
+    statistics do) and the leader board (names as written, as the global statistics list them)."""
+    count = facts["seats"]
+    winners = set(facts.get("winners") or ())
+    by_player: dict[str, list[int]] = {}
+    spellings: dict[str, str] = {}
+    leaders: dict[str, int] = {}
+    for seat in range(count):
+        name = names[seat] if seat < len(names) else None
+        if not name:
+            continue
+        by_player.setdefault(name.casefold(), []).append(seat)
+        spellings.setdefault(name.casefold(), name)
+        leaders[name] = leaders.get(name, 0) + LEADER_SCALE * int(seat in winners) + 1
+    return GameCounts(
+        overall=overall_increments(facts),
+        players={folded: player_increments(facts, seats) for folded, seats in by_player.items()},
+        leaders=leaders,
+        spellings=spellings,
+    )
+
+
+def distribution_of_counts(counts: Mapping[int, int], buckets: int = LENGTH_BUCKETS) -> dict[str, Any]:
+    """:func:`distribution` of a multiset given as value -> how many times (without expanding it)."""
+    total = sum(counts.values())
+    if not total:
+        return distribution([], buckets)
+    ordered = sorted(counts.items())
+    low, high = ordered[0][0], ordered[-1][0]
+    width = max(1, -(-(high - low + 1) // buckets))
+    histogram: Counter[int] = Counter()
+    for value, n in ordered:
+        histogram[(value - low) // width] += n
+
+    def percentile(percent: int) -> int:
+        rank = max(1, -(-percent * total // 100))
+        seen = 0
+        for value, n in ordered:
+            seen += n
+            if seen >= rank:
+                return value
+        return high
+
+    return {
+        "count": total,
+        "min": low,
+        "max": high,
+        "mean": round(sum(value * n for value, n in ordered) / total, 3),
+        "median": percentile(50),
+        "p90": percentile(90),
+        "histogram": [
+            {"from": low + i * width, "to": low + (i + 1) * width - 1, "count": histogram.get(i, 0)}
+            for i in range((high - low) // width + 1)
+        ],
+    }
+
+
+def overall_result(counters: Mapping[str, int], leaders: Sequence[tuple[str, int]]) -> dict[str, Any]:
+    """:meth:`GlobalStats.result` (plus ``leaders``) from the kept counters and the leader board
+    (name, score), best first."""
+    from fractions import Fraction
+
+    overall = GlobalStats()
+    expected = Fraction(0)
+    chapters: dict[int, int] = {}
+    events: dict[int, int] = {}
+    for field, n in counters.items():
+        parts = _parts(field)
+        head = parts[0]
+        if head == "games":
+            overall.games = n
+        elif head == "players":
+            overall.by_player_count[parts[1]] += n
+        elif head == "outcome":
+            overall.outcomes[parts[1]] += n
+        elif head == "first":
+            if parts[1] == "games":
+                overall.first_seat_games = n
+            elif parts[1] == "wins":
+                overall.first_seat_wins = n
+            else:
+                expected += Fraction(n, parts[2]) if parts[2] else 0
+        elif head == "seat":
+            row = overall.seat_wins.setdefault(parts[1], [0, 0])
+            row[0 if parts[2] == "games" else 1] += n
+        elif head == "counter":
+            overall.counters.setdefault(parts[1], Counter())[parts[2]] += n
+        elif head == "chapters":
+            chapters[parts[1]] = n
+        elif head == "events":
+            events[parts[1]] = n
+    overall.first_seat_expected = float(expected)
+    body = overall.result()
+    body["length"] = {"chapters": distribution_of_counts(chapters), "events": distribution_of_counts(events)}
+    body["leaders"] = [
+        {
+            "name": name,
+            "games": score % LEADER_SCALE,
+            "wins": score // LEADER_SCALE,
+            "win_rate": _rate(score // LEADER_SCALE, score % LEADER_SCALE),
+        }
+        for name, score in leaders
+    ]
+    return body
+
+
+def player_result(counters: Mapping[str, int]) -> dict[str, Any] | None:
+    """One player's :meth:`PlayerStats.result` row from the kept counters (None: no game)."""
+    if not counters.get(_field("games")):
+        return None
+    players = PlayerStats()
+    entry = players.players["_"] = {
+        "games": 0,
+        "wins": 0,
+        "by_seat": {},
+        "by_player_count": {},
+        "counters": {},
+        "totals": Counter(),
+    }
+    for field, n in counters.items():
+        parts = _parts(field)
+        head = parts[0]
+        if head in ("games", "wins"):
+            entry[head] = n
+        elif head in ("by_seat", "by_player_count"):
+            row = entry[head].setdefault(parts[1], [0, 0])
+            row[0 if parts[2] == "games" else 1] += n
+        elif head == "counter":
+            entry["counters"].setdefault(parts[1], Counter())[parts[2]] += n
+        elif head == "total":
+            entry["totals"][parts[1]] += n
+    result: dict[str, Any] = players.result()["_"]
+    return result
+
+
+def best_leaders(scored: Sequence[tuple[str, int]], top: int = LEADERS) -> list[tuple[str, int]]:
+    """The leader board's order (most wins, then most games, then name) of (name, score) pairs."""
+    return sorted(scored, key=lambda item: (-item[1], item[0]))[:top]

@@ -20,10 +20,11 @@ from replays import core, export
 from replays.export import ImportRefused, validate_import
 from schemas.archive import ExchangeDocumentSchema
 from schemas.common import MAX_JSON_DEPTH, json_depth
+from service.aggregates import counter_for_import, enter_archive
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from store import GameStore, timestamps
-from store.archive import Archive, GameLog, Page, import_finished_game, load_log, load_meta, summary_of
+from store.archive import Archive, GameLog, Page, import_finished_game, load_log, load_meta
 from store.replay_cache import ReplayCache
 
 EXPORT_FORMATS = {
@@ -233,6 +234,7 @@ class ArchiveService:
             result=checked["result"],
             now=timestamps.now(),
             resume=resume,
+            counts=counter_for_import(checked["events"], game.name),
         )
         if summary is None:
             raise ImportIdTaken(game_id)
@@ -273,7 +275,7 @@ class ArchiveService:
         if log.finished and (log.result or {}).get("rated") is not False:
             # A finished game enters the archive here too (idempotent), so a missed follow-up heals.
             # An aborted game (rated: false) never does: no search, statistic or rating counts it.
-            self.archive.enter(summary_of(log))
+            enter_archive(self.archive, log)  # with its statistics (service.aggregates)
             report["archived"] = True
         return json_body(report), "application/json"
 

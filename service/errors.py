@@ -76,6 +76,24 @@ class IdempotencyKeyReused(ServiceError):
     )
 
 
+class RetryAfterFinish(ServiceError):
+    """A move with an Idempotency-Key reached a finished game whose record of that key is gone
+    (finished games keep their idempotency records for a while after they are compacted, not for
+    the 7 days of a running game). The service cannot tell whether this is a late retry of a move
+    that was applied or a new move, so it says so instead of guessing."""
+
+    status, code, title = 409, "GAME_FINISHED", "The game is finished"
+
+    def __init__(self, current_version: int):
+        super().__init__(
+            "The game is finished and the first answer to this Idempotency-Key is no longer kept. If "
+            "this is a retry, read the game's events (GET /v1/games/{id}/events) to see whether the "
+            "move was applied.",
+            current_version=current_version,
+        )
+        self.current_version = current_version
+
+
 class Busy(ServiceError):
     status, code, title = 503, "CONTENTION", "The game changed too often while deciding; retry"
 

@@ -8,7 +8,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | action | value | done by | done when |
 | --- | --- | --- | --- |
 | ``index`` | status | here | the cross-game index lists the game under its current status |
-| ``archive`` | version | here | the finished game is in the archive |
+| ``archive`` | version | here | the finished game is in the archive and due for compaction |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 
@@ -156,15 +156,19 @@ def index_game(service: GameService, game_id: str, value: str) -> bool:
 
 
 def archive_game(service: GameService, game_id: str, value: str) -> bool:
-    from store.archive import Archive, load_meta, summary_of
+    from service.aggregates import enter_archive
+    from service.compaction import Compaction
+    from store.archive import Archive, load_log
 
     client = service.store.redis
-    found = load_meta(client, game_id)
+    found = load_log(client, game_id)
     if found is None or not found.finished:
         return True
+    # Every finished game is compacted a while later (service.compaction), archived or not.
+    Compaction(service.store).schedule(game_id, found.meta.get("finished"))
     if (found.result or {}).get("rated") is False:
         return True  # an aborted game is verified, never archived
-    Archive(client).enter(summary_of(found))
+    enter_archive(Archive(client), found)  # with its statistics (service.aggregates)
     return True
 
 

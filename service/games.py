@@ -561,6 +561,11 @@ class GameService:
         """Wait up to ``timeout`` seconds for events after ``after``; return them redacted for
         ``seat`` (None: spectator), with the game's status and version once they are read (if the
         game is finished by then, the whole log is public and nothing is redacted)."""
+        status, version = self._status_and_version(game_id, after)
+        if status == "finished" and version > after:
+            # A finished game's log may be compacted (no stream for the listener to read): read it
+            whole = self.store.read_events(game_id, after=after, limit=MAX_EVENTS_PAGE)
+            return self.redact_entries(name, whole, seat, True), status, version
         entries = subscription.wait(after, timeout)
         if entries is None:  # fell behind what the listener keeps: read the log itself
             entries = self.store.read_events(game_id, after=after, limit=MAX_EVENTS_PAGE)
@@ -847,6 +852,8 @@ class GameService:
                 replayed = self._replay(game_id, idem_field, fingerprint)
                 if replayed:
                     return replayed
+                if idem_field and cached.status == "finished":
+                    raise errors.RetryAfterFinish(cached.version)
                 raise errors.VersionConflict(cached.version)
             try:
                 if decide_and_evolve is not None:
@@ -865,6 +872,8 @@ class GameService:
                 replayed = self._replay(game_id, idem_field, fingerprint)
                 if replayed:
                     return replayed
+                if idem_field and cached.status == "finished":
+                    raise errors.RetryAfterFinish(cached.version) from None
                 raise errors.RuleRefusal(err) from None
             kinds, bots, clock = cached.seat_kinds, cached.bots, None
             if cached.clock is not None:
@@ -1117,6 +1126,10 @@ class GameService:
         if stored.snapshot is not None:
             state = get_game(name).state_from_json(stored.snapshot["state"])
             version = int(stored.snapshot["version"])
+        elif stored.compact_log is not None:
+            # A compacted game keeps no snapshot: its final state is the fold of its log
+            state = fold(get_game(name), stored.compact_log)
+            version = len(stored.compact_log)
         count = int(meta["seat_count"])
         kinds = {s: meta[f"kind:{s}"] for s in range(count) if f"kind:{s}" in meta}
         bots = {s: meta[f"bot:{s}"] for s in range(count) if meta.get(f"bot:{s}")}

@@ -12,14 +12,18 @@ apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
     game id -> JSON summary (what a search returns)
 ``archive:{archive}:version`` (string)
     a counter bumped whenever a game enters: the data version that global statistics depend on
-``archive:{archive}:facts`` (hash)
-    game id -> JSON statistics facts (``replays.stats``), kept once computed: a finished game never
-    changes
+``archive:{archive}:stats:overall:<game>`` (hash)
+    an engine's statistics counters (``service.aggregates``)
+``archive:{archive}:stats:player:<game>:<name>`` (hash)
+    one player's counters (name case-folded), and ``@name``: the spelling of their latest game
+``archive:{archive}:stats:leaders:<game>`` (zset)
+    seat name -> wins * 10^7 + games
 ``archive:{archive}:q:<hash>`` (zset)
     a short-lived intersection for a multi-filter search
 
 Entering is one Lua script and idempotent (a game already there changes nothing, the version is
-not bumped), so the signal receiver and the verify job may both call it.
+not bumped, its statistics are not counted again), so the follow-up action and the verify job may
+both call it.
 """
 
 from __future__ import annotations
@@ -27,14 +31,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import redis
 
-from store import timestamps
+from store import compact, timestamps
 from store.keys import game_keys
 
 TAG = "{archive}"
@@ -42,7 +46,6 @@ PREFIX = f"archive:{TAG}"
 ALL = f"{PREFIX}:all"
 SUMMARY = f"{PREFIX}:summary"
 VERSION = f"{PREFIX}:version"
-FACTS = f"{PREFIX}:facts"
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
 
@@ -56,18 +59,97 @@ def index_key(field: str, value: Any) -> str:
     return f"{PREFIX}:by:{field}:{text}"
 
 
-# KEYS: summary, all, version, then the index keys; ARGV: 1 game id, 2 score, 3 summary JSON.
-_ENTER = r"""
+# Adds a game's increments to the statistics aggregates: the keys from KEYS[first_key] on, one per
+# group of ARGV from ARGV[first_arg] on. A group: kind ('h': hash counters, 'z': sorted-set scores),
+# the number m of pairs, a "latest" ordering string ('' = none) and its value, then m (field, amount)
+# pairs. A hash with a latest string keeps the value of the greatest string seen ('@at', '@name').
+_ADD_COUNTS = r"""
+local function add_counts(first_key, first_arg)
+  local a = first_arg
+  for k = first_key, #KEYS do
+    local key, kind, m, at, latest = KEYS[k], ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3]
+    a = a + 4
+    for j = 1, m do
+      if kind == 'h' then
+        redis.call('HINCRBY', key, ARGV[a], ARGV[a + 1])
+      else
+        redis.call('ZINCRBY', key, ARGV[a + 1], ARGV[a])
+      end
+      a = a + 2
+    end
+    if at ~= '' then
+      local seen = redis.call('HGET', key, '@at')
+      if not seen or at > seen then
+        redis.call('HSET', key, '@at', at, '@name', latest)
+      end
+    end
+  end
+end
+"""
+
+# KEYS: summary, all, version, the n index keys, then the statistics keys (_ADD_COUNTS)
+# ARGV: 1 game id, 2 score, 3 summary JSON, 4 n, then the statistics groups.
+# The summary's HSETNX is the "counted" marker: a game enters, and is counted, once.
+_ENTER = (
+    _ADD_COUNTS
+    + r"""
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then
   return {0, tonumber(redis.call('GET', KEYS[3]) or '0')}
 end
-for i = 2, #KEYS do
-  if i ~= 3 then
-    redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
-  end
+local n = tonumber(ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+for i = 4, 3 + n do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
 end
+add_counts(4 + n, 5)
 return {1, redis.call('INCR', KEYS[3])}
 """
+)
+
+# A recomputation from scratch: the increments of one game, with no marker (the caller emptied the
+# aggregates first). KEYS: the statistics keys; ARGV: the groups.
+_RECOUNT = _ADD_COUNTS + "\nadd_counts(1, 1)\nreturn 1\n"
+
+STATS_PREFIX = f"{PREFIX}:stats"
+
+
+def stats_overall_key(game: str) -> str:
+    """Hash: an engine's global statistics counters (``replays.stats.overall_increments``)."""
+    return f"{STATS_PREFIX}:overall:{game}"
+
+
+def stats_player_key(game: str, folded_name: str) -> str:
+    """Hash: one player's counters for one engine (``replays.stats.player_increments``), with the
+    spelling of their most recent game (``@name``, ordered by ``@at``)."""
+    return f"{STATS_PREFIX}:player:{game}:{folded_name}"
+
+
+def stats_leaders_key(game: str) -> str:
+    """Sorted set: seat name -> wins * LEADER_SCALE + games (``replays.stats.game_counts``)."""
+    return f"{STATS_PREFIX}:leaders:{game}"
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Increments of one statistics aggregate: hash counters (``kind`` 'h') or sorted-set scores
+    ('z'); ``latest`` = (ordering string, value) keeps the value of the greatest string."""
+
+    key: str
+    kind: str
+    increments: Mapping[str, int]
+    latest: tuple[str, str] | None = None
+
+
+def _counts_args(counts: Sequence[Counts]) -> tuple[list[str], list[Any]]:
+    keys: list[str] = []
+    args: list[Any] = []
+    for group in counts:
+        keys.append(group.key)
+        at, latest = group.latest or ("", "")
+        args.extend((group.kind, len(group.increments), at, latest))
+        for field, amount in group.increments.items():
+            args.extend((field, amount))
+    return keys, args
 
 
 def finished_ms(value: str | float | int | None) -> int:
@@ -144,14 +226,56 @@ class Archive:
     def __init__(self, client: redis.Redis):
         self.redis = client
         self._enter = client.register_script(_ENTER)
+        self._recount = client.register_script(_RECOUNT)
 
     # -- entering --------------------------------------------------------------------------------
-    def enter(self, summary: Mapping[str, Any]) -> tuple[bool, int]:
-        """Add a finished game (idempotent). Returns (newly added, archive version)."""
+    def enter(self, summary: Mapping[str, Any], counts: Sequence[Counts] = ()) -> tuple[bool, int]:
+        """Add a finished game and, in the same atomic step, its statistics ``counts`` (idempotent:
+        a game already there changes nothing, so it is counted once). Returns (newly added, archive
+        version)."""
         score = finished_ms(summary["finished"])
-        keys = [SUMMARY, ALL, VERSION, *_index_keys(summary)]
-        added, version = self._enter(keys=keys, args=[summary["id"], score, orjson.dumps(summary)])
+        index = [key for key in _index_keys(summary) if key != ALL]
+        count_keys, count_args = _counts_args(counts)
+        keys = [SUMMARY, ALL, VERSION, *index, *count_keys]
+        args = [summary["id"], score, orjson.dumps(summary), len(index), *count_args]
+        added, version = self._enter(keys=keys, args=args)
         return bool(added), int(version)
+
+    # -- statistics aggregates ---------------------------------------------------------------------
+    def overall_counts(self, game: str) -> dict[str, int]:
+        """An engine's global counters (field -> count)."""
+        return {_str(k): int(v) for k, v in self.redis.hgetall(stats_overall_key(game)).items()}
+
+    def player_counts(self, game: str, folded_name: str) -> tuple[dict[str, int], str | None]:
+        """One player's counters and the spelling of their most recent game."""
+        raw = {_str(k): _str(v) for k, v in self.redis.hgetall(stats_player_key(game, folded_name)).items()}
+        spelling = raw.pop("@name", None)
+        raw.pop("@at", None)
+        return {k: int(v) for k, v in raw.items()}, spelling
+
+    def leader_scores(self, game: str, top: int) -> list[tuple[str, int]]:
+        """The ``top`` best (name, score) of the leader board, ties at the cut all included (the
+        caller orders them by name: a sorted set orders equal scores by member bytes)."""
+        key = stats_leaders_key(game)
+        best = self.redis.zrange(key, 0, top - 1, desc=True, withscores=True)
+        if len(best) < top:
+            return [(_str(m), int(s)) for m, s in best]
+        cut = best[-1][1]
+        above = [(_str(m), int(s)) for m, s in best if s > cut]
+        ties = self.redis.zrange(key, cut, cut, byscore=True, offset=0, num=top - len(above))
+        return above + [(_str(m), int(cut)) for m in ties]
+
+    def reset_counts(self, game: str) -> int:
+        """Delete an engine's statistics aggregates (before a recomputation). Returns how many keys."""
+        keys = [stats_overall_key(game), stats_leaders_key(game)]
+        keys += list(self.redis.scan_iter(match=f"{STATS_PREFIX}:player:{game}:*", count=1000))
+        return int(self.redis.delete(*keys)) if keys else 0
+
+    def recount(self, counts: Sequence[Counts]) -> None:
+        """Add one game's ``counts`` without the once-only marker (a recomputation from scratch)."""
+        keys, args = _counts_args(counts)
+        if keys:
+            self._recount(keys=keys, args=args)
 
     def version(self) -> int:
         return int(self.redis.get(VERSION) or 0)
@@ -183,21 +307,6 @@ class Archive:
             for gid, raw in zip(game_ids, self.redis.hmget(SUMMARY, game_ids), strict=True)
             if raw
         }
-
-    def known_facts(self, game_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The statistics facts kept for ``game_ids`` (those computed before)."""
-        if not game_ids:
-            return {}
-        found = zip(game_ids, self.redis.hmget(FACTS, game_ids), strict=True)
-        return {gid: orjson.loads(raw) for gid, raw in found if raw is not None}
-
-    def keep_facts(self, facts: Mapping[str, Mapping[str, Any]]) -> None:
-        """Keep computed facts (a finished game's facts never change)."""
-        if facts:
-            self.redis.hset(
-                FACTS,
-                mapping={gid: orjson.dumps(f, option=orjson.OPT_NON_STR_KEYS) for gid, f in facts.items()},
-            )
 
     def logs(self, game_ids: Iterable[str]) -> Iterable[tuple[str, list[dict[str, Any]]]]:
         """(game id, complete log) of ``game_ids``: see :func:`events_of`."""
@@ -285,15 +394,24 @@ class Archive:
         if not self.redis.hsetnx(keys.meta, "status", "importing"):
             if not (resume and _text(self.redis.hget(keys.meta, "status")) == "importing"):
                 return False
+        # Stored compact at once (store.compact): an imported log was replayed through the rules on
+        # its way in, and a finished game needs neither a stream nor a snapshot.
+        packed = compact.encode(
+            events, compact.engine_dictionary(self.redis, str(meta["game"]), orjson.dumps(list(events)))
+        )
         pipe = self.redis.pipeline(transaction=True)
         pipe.delete(keys.events, keys.snapshot, keys.config)
-        for version, event in enumerate(events, start=1):
-            pipe.xadd(keys.events, {"e": orjson.dumps(event)}, id=f"{version}-1")
-        pipe.set(keys.snapshot, orjson.dumps(snapshot))
-        pipe.set(keys.config, orjson.dumps(full_config))
-        pipe.hset(keys.meta, mapping={k: _field(v) for k, v in meta.items()})
+        pipe.set(keys.log, packed)
+        pipe.delete(keys.meta)  # written anew, in compact encoding (store.compact.chunked)
+        pipe.hset(
+            keys.meta, mapping=compact.chunked({**{k: _field(v) for k, v in meta.items()}, "compacted": "1"})
+        )
         pipe.execute()
         return True
+
+
+def _str(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _field(value: Any) -> Any:
@@ -327,9 +445,16 @@ def events_of(client: redis.Redis, game_ids: Iterable[str]) -> Iterable[tuple[st
         batch = ids[start : start + 50]
         pipe = client.pipeline(transaction=False)
         for game_id in batch:
-            pipe.xrange(game_keys(game_id).events)
-        for game_id, entries in zip(batch, pipe.execute(), strict=True):
-            yield game_id, [loads(fields[b"e"] if b"e" in fields else fields["e"]) for _, fields in entries]
+            keys = game_keys(game_id)
+            pipe.xrange(keys.events)
+            pipe.get(keys.log)
+        replies = pipe.execute()
+        for game_id, entries, packed in zip(batch, replies[::2], replies[1::2], strict=True):
+            # The stream is read first: a compaction in between leaves the compact value to read.
+            if packed is not None:
+                yield game_id, compact.decode(client, packed)
+                continue
+            yield game_id, [loads(_entry_fields(fields)[b"e"]) for _, fields in entries]
 
 
 @dataclass(frozen=True)
@@ -386,14 +511,20 @@ def load_log(client: redis.Redis, game_id: str) -> GameLog | None:
     pipe.hgetall(keys.meta)
     pipe.xrange(keys.events)
     pipe.get(keys.snapshot)
-    meta, entries, snapshot = pipe.execute()
+    pipe.get(keys.log)
+    meta, entries, snapshot, packed = pipe.execute()
     if not meta:
         return None
+    meta = compact.unchunk(meta)
     loads = orjson.loads
+    if packed is not None:
+        events = compact.decode(client, packed)
+    else:
+        events = [loads(_entry_fields(fields)[b"e"]) for _, fields in entries]
     return GameLog(
         game_id=game_id,
         meta={k.decode(): v.decode() for k, v in meta.items()},
-        events=[loads(_entry_fields(fields)[b"e"]) for _, fields in entries],
+        events=events,
         snapshot=loads(snapshot) if snapshot else None,
     )
 
@@ -423,7 +554,7 @@ def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
 
 def load_meta(client: redis.Redis, game_id: str) -> GameLog | None:
     """A game's metadata only (``events`` left empty): enough for its archive summary."""
-    meta = client.hgetall(game_keys(game_id).meta)
+    meta = compact.unchunk(client.hgetall(game_keys(game_id).meta))
     if not meta:
         return None
     return GameLog(
@@ -445,9 +576,11 @@ def import_finished_game(
     result: Mapping[str, Any] | None,
     now: str,
     resume: bool = False,
+    counts: Callable[[dict[str, Any]], Sequence[Counts]] | None = None,
 ) -> dict[str, Any] | None:
     """Store an already validated, complete log as a finished game, list it with the other games
-    and enter it into the archive. Returns its archive summary (None when the id is taken).
+    and enter it into the archive, with the statistics ``counts(summary)`` gives. Returns its archive
+    summary (None when the id is taken).
 
     ``resume``: this import may have run before under the same id (a job retried after its worker
     died): a game it left half written is written again, one it wrote is listed and entered again
@@ -489,7 +622,7 @@ def import_finished_game(
     if log is None:  # only a game removed meanwhile has no log: the import stored it just now
         return None
     summary = summary_of(log, imported=True)
-    archive.enter(summary)
+    archive.enter(summary, counts(summary) if counts is not None else ())
     return summary
 
 

@@ -16,7 +16,7 @@ import orjson
 import redis
 import redis.cluster
 
-from store import scripts
+from store import compact, scripts
 from store.keys import (
     CLOCKS_DUE,
     INDEX_ALL,
@@ -91,6 +91,8 @@ class StoredGame:
     meta: dict[str, str]
     seat_hashes: dict[int, str]
     snapshot: dict[str, Any] | None  # {"version": n, "state": ...}; None before the game starts
+    # A compacted game has no snapshot: its whole log instead (the caller folds it)
+    compact_log: list[dict[str, Any]] | None = None
 
     @property
     def version(self) -> int:
@@ -180,25 +182,31 @@ class GameStore:
         pipe.hgetall(keys.meta)
         pipe.hgetall(keys.seats)
         pipe.get(keys.snapshot)
-        meta, seats, snapshot = pipe.execute()
+        pipe.get(keys.log)
+        meta, seats, snapshot, packed = pipe.execute()
         if not meta:
             return None
+        meta = compact.unchunk(meta)
         return StoredGame(
             game_id=game_id,
             meta={_text(k): _text(v) for k, v in meta.items()},
             seat_hashes={int(k): _text(v) for k, v in seats.items()},
             snapshot=orjson.loads(snapshot) if snapshot else None,
+            compact_log=compact.decode(self.redis, packed) if packed is not None and not snapshot else None,
         )
 
     def meta(self, game_id: str) -> dict[str, str] | None:
-        raw = self.redis.hgetall(game_keys(game_id).meta)
+        raw = compact.unchunk(self.redis.hgetall(game_keys(game_id).meta))
         return {_text(k): _text(v) for k, v in raw.items()} if raw else None
 
     def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]:
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(game_keys(game_id).meta)
-        return [{_text(k): _text(v) for k, v in raw.items()} if raw else None for raw in pipe.execute()]
+        return [
+            {_text(k): _text(v) for k, v in compact.unchunk(raw).items()} if raw else None
+            for raw in pipe.execute()
+        ]
 
     def status_and_version(self, game_id: str) -> tuple[str, int] | None:
         status, version = self.redis.hmget(game_keys(game_id).meta, "status", "version")
@@ -212,9 +220,24 @@ class GameStore:
 
     # -- the event log --------------------------------------------------------------------------
     def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StreamEntry]:
-        """Events with version > ``after``, oldest first (at most ``limit``)."""
-        raw = self.redis.xrange(game_keys(game_id).events, f"{after + 1}-1", "+", count=limit)
-        return [_entry(entry_id, fields) for entry_id, fields in raw]
+        """Events with version > ``after``, oldest first (at most ``limit``), from the stream or, once
+        the game is compacted, its compact value (both read in one MULTI: the compaction replaces one
+        by the other atomically, so one of them holds the log)."""
+        keys = game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xrange(keys.events, f"{after + 1}-1", "+", count=limit)
+        pipe.get(keys.log)
+        raw, packed = pipe.execute()
+        if packed is not None:
+            events = compact.decode(self.redis, packed)
+            end = len(events) if limit is None else min(len(events), after + limit)
+            return [StreamEntry(version, events[version - 1]) for version in range(after + 1, end + 1)]
+        return [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
+
+    def compact_events(self, game_id: str) -> list[dict[str, Any]] | None:
+        """A compacted game's whole log (None when it is not compacted)."""
+        packed = self.redis.get(game_keys(game_id).log)
+        return None if packed is None else compact.decode(self.redis, packed)
 
     def wait_events(
         self, game_id: str, after: int, block_ms: int, limit: int = 500, client: redis.Redis | None = None
@@ -399,6 +422,8 @@ class GameStore:
     # -- clocks -----------------------------------------------------------------------------------
     def clock(self, game_id: str) -> dict[str, Any] | None:
         raw = self.redis.hget(game_keys(game_id).meta, "clock")
+        if raw is None:  # a compacted game keeps a long value in parts (store.compact)
+            raw = (self.meta(game_id) or {}).get("clock")
         return orjson.loads(raw) if raw else None
 
     def clocks(self, game_ids: Sequence[str]) -> list[dict[str, Any] | None]:
@@ -469,6 +494,14 @@ def _flatten(mapping: Mapping[str, Any]) -> list[Any]:
         flat.append(key)
         flat.append(_field(value))
     return flat
+
+
+def _fields(fields: Any) -> Mapping[Any, Any]:
+    """A stream entry's fields as a mapping: redis-py's cluster client skips the XRANGE response
+    callback inside a MULTI pipeline and hands back the raw ``[field, value, ...]`` list."""
+    if isinstance(fields, Mapping):
+        return fields
+    return dict(zip(fields[::2], fields[1::2], strict=True))
 
 
 def _entry(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StreamEntry:

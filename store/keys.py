@@ -16,6 +16,7 @@ class GameKeys:
     idem: str  # hash: "<seat>:<idempotency key>" -> "<fingerprint>\n<response JSON>"
     config: str  # string: the full configuration (seed included): secret until the game starts
     outbox: str  # hash: follow-up action -> the version/status it is for (store/outbox.py)
+    log: str  # string: a finished game's whole log, compressed, once compacted (store/compact.py)
 
     def for_append(self) -> list[str]:
         return [self.events, self.snapshot, self.meta, self.seats, self.idem, self.outbox]
@@ -34,6 +35,7 @@ def game_keys(game_id: str) -> GameKeys:
         idem=f"game:{tag}:idem",
         config=f"game:{tag}:config",
         outbox=f"game:{tag}:outbox",
+        log=f"game:{tag}:log",
     )
 
 

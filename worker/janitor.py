@@ -12,7 +12,8 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    (its worker died mid-job) is handed back to RQ at once, retried or failed by RQ's own rules;
 4. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating (60-90 s: the
    backstop for jobs started by a worker that beats no heartbeat of ours);
-5. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``).
+5. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``);
+6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 from typing import Any
 
 from service import GameService, bot_turns, followups, jobs
+from service.compaction import Compaction
 
 log = logging.getLogger("worker.janitor")
 
@@ -41,6 +43,7 @@ class Janitor:
         self._seen: dict[tuple[str, str], float] = {}
         self._next_full_scan = 0.0
         followups.connect_receivers()
+        self.compaction = Compaction(service.store)
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -54,6 +57,7 @@ class Janitor:
         report["dead_runs"] = self.jobs.recover_dead_runs()
         report["abandoned"] = [jid for queue in queues for jid in self.jobs.requeue_abandoned(queue)]
         report["jobs"] = self.jobs.reconcile()
+        report["compacted"] = self.compaction.run_due().compacted
         return report
 
 
@@ -76,7 +80,7 @@ def main() -> int:
         try:
             report = janitor.tick()
             repaired = any(report["jobs"].values()) or any(report["dead_runs"].values())
-            if report["games"] or report["rescued"] or report["abandoned"] or repaired:
+            if report["games"] or report["rescued"] or report["abandoned"] or report["compacted"] or repaired:
                 log.info("swept: %s", report)
         except Exception:  # noqa: BLE001 - Redis down or a bug: log, and try again next tick
             log.exception("sweep failed")

@@ -270,7 +270,10 @@ def test_a_game_that_ends_enters_the_archive_with_a_verify_job(client, run_jobs)
 
 
 def test_verify_reports_a_divergent_snapshot_and_leaves_it(client, redis_client, run_jobs):
-    game_id = imported(client)
+    # A played game (an imported one is stored compact, without a snapshot: store/compact.py)
+    table = ToyTable(client)
+    table.finish()
+    game_id = table.id
     key = f"game:{{g:{game_id}}}:snapshot"
     snapshot = orjson.loads(redis_client.get(key))
     tampered = copy.deepcopy(snapshot)
@@ -514,14 +517,15 @@ def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client):
     from rq import SimpleWorker
 
     game_id = imported(client)
-    stream = f"game:{{g:{game_id}}}:events"
-    bad_entry = redis_client.xadd(stream, {"e": b"{corrupt"}, id="999999-1")
     response = client.post(f"/v1/games/{game_id}/exports", json={"format": "json"})
+    packed = f"game:{{g:{game_id}}}:log"  # an imported game is stored compact (store/compact.py)
+    good = redis_client.get(packed)
+    redis_client.set(packed, b"\x01corrupt")
     worker = SimpleWorker(["default"], connection=redis_client)
     worker.work(burst=True, max_jobs=1, logging_level="CRITICAL")
     job = client.get(response.headers["Location"]).get_json()
     assert job["status"] == "queued" and job["attempts"] == 1  # a retry is on its way
-    redis_client.xdel(stream, bad_entry)
+    redis_client.set(packed, good)
     worker.work(burst=True, logging_level="CRITICAL")
     job = client.get(response.headers["Location"]).get_json()
     assert job["status"] == "finished" and job["attempts"] == 2
@@ -533,8 +537,8 @@ def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client):
 
 def test_a_job_that_keeps_failing_ends_failed_after_its_retries(client, redis_client, run_jobs):
     game_id = imported(client)
-    redis_client.xadd(f"game:{{g:{game_id}}}:events", {"e": b"{corrupt"}, id="999999-1")
     response = client.post(f"/v1/games/{game_id}/verify")
+    redis_client.set(f"game:{{g:{game_id}}}:log", b"\x01corrupt")  # stored compact: store/compact.py
     run_jobs()
     job = client.get(response.headers["Location"]).get_json()
     assert job["status"] == "failed" and job["attempts"] == 4  # the first run and 3 retries

@@ -1,0 +1,279 @@
+"""The compact form of a finished game: its whole log as one compressed value.
+
+Once a finished game is archived and verified (``service.compaction``), its event stream (one entry
+per event: about 36 KiB for a 4-player Condottiere game) is replaced by one string
+``game:{g:<id>}:log`` (about 1.6 KiB), and the keys a finished game no longer needs go: the snapshot
+(the fold of the log gives the final state), the full configuration (the genesis events carry it),
+and the idempotency records expire soon (``IDEMPOTENCY_AFTER_COMPACTION_SECONDS``).
+
+The switch is one Lua script on the game's own keys (one Cluster slot): it writes the compressed
+value, deletes the stream and marks the metadata (``compacted``) in one atomic step, so a reader sees
+the stream or the compressed value, never neither. Readers (``read_events``, ``load_log``,
+``events_of``) read both in one MULTI and take whichever is there.
+
+Value format: one format byte, then the payload.
+
+* ``1``: zlib (level 9) of the JSON array of the events.
+* ``2``: an 8-byte dictionary id, then a raw deflate stream (level 9) of the JSON array compressed
+  with that preset dictionary (``compact:dict:<id>``). A small log shares most of its vocabulary
+  (event types, field names, the game's names for things) with any other log of its engine, so the
+  first compacted log of each engine becomes that engine's dictionary (``compact:dict-for:<game>``,
+  written once with SET NX and never changed; values name the dictionary they need, so a new one
+  could be introduced later without touching old values). It saves about a third (2.3 -> 1.6 KiB).
+  Dictionaries live outside the games' slots and are read once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+import redis
+
+from store.keys import game_keys
+
+# A late retry of a move of a finished game still gets its first answer for this long after the
+# compaction; after it, the append script finds no record and answers that the game is finished.
+IDEMPOTENCY_AFTER_COMPACTION_SECONDS = int(os.environ.get("IDEMPOTENCY_AFTER_COMPACTION_SECONDS") or 3600)
+
+FORMAT_ZLIB = 1
+FORMAT_DICT = 2
+DICT_BYTES = 32 * 1024  # deflate's window: a longer dictionary is not used
+
+_dictionaries: dict[bytes, bytes] = {}
+_dictionaries_lock = threading.Lock()
+
+
+def dictionary_key(dict_id: bytes) -> str:
+    return f"compact:dict:{dict_id.hex()}"
+
+
+def dictionary_for_key(game: str) -> str:
+    return f"compact:dict-for:{game}"
+
+
+def log_key(game_id: str) -> str:
+    return game_keys(game_id).log
+
+
+def _dict_id(dictionary: bytes) -> bytes:
+    return hashlib.sha256(dictionary).digest()[:8]
+
+
+def _remember(dict_id: bytes, dictionary: bytes) -> None:
+    with _dictionaries_lock:
+        _dictionaries[dict_id] = dictionary
+
+
+def _dictionary(client: redis.Redis, dict_id: bytes) -> bytes:
+    found = _dictionaries.get(dict_id)
+    if found is None:
+        found = client.get(dictionary_key(dict_id))
+        if found is None:
+            raise LookupError(f"compression dictionary {dict_id.hex()} is missing")
+        found = bytes(found)
+        _remember(dict_id, found)
+    return found
+
+
+def engine_dictionary(client: redis.Redis, game: str, sample: bytes) -> tuple[bytes, bytes]:
+    """The dictionary of engine ``game`` (id, bytes); the first caller makes ``sample`` (a complete
+    log of that engine, as JSON) its dictionary. Written dictionary first, then the pointer, so a
+    pointer never names a missing dictionary."""
+    raw_id = client.get(dictionary_for_key(game))
+    if raw_id is not None:
+        dict_id = bytes.fromhex(raw_id.decode())
+        return dict_id, _dictionary(client, dict_id)
+    dictionary = sample[-DICT_BYTES:]
+    dict_id = _dict_id(dictionary)
+    client.set(dictionary_key(dict_id), dictionary, nx=True)
+    if not client.set(dictionary_for_key(game), dict_id.hex(), nx=True):
+        return engine_dictionary(client, game, sample)  # another process won: use theirs
+    _remember(dict_id, dictionary)
+    return dict_id, dictionary
+
+
+def encode(events: Sequence[Any], dictionary: tuple[bytes, bytes] | None = None) -> bytes:
+    """The compact value of a complete log (with ``dictionary`` = (id, bytes) when given)."""
+    raw = orjson.dumps(list(events))
+    if dictionary is None:
+        return bytes([FORMAT_ZLIB]) + zlib.compress(raw, 9)
+    dict_id, zdict = dictionary
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, zdict)
+    return bytes([FORMAT_DICT]) + dict_id + packer.compress(raw) + packer.flush()
+
+
+def decode(client: redis.Redis, value: bytes) -> list[dict[str, Any]]:
+    """The events of a compact value (the dictionary it names is read once per process)."""
+    kind = value[0]
+    if kind == FORMAT_ZLIB:
+        return orjson.loads(zlib.decompress(value[1:]))
+    if kind == FORMAT_DICT:
+        dict_id = bytes(value[1:9])
+        unpacker = zlib.decompressobj(-15, _dictionary(client, dict_id))
+        return orjson.loads(unpacker.decompress(value[9:]) + unpacker.flush())
+    raise ValueError(f"unknown compact log format {kind}")
+
+
+# A metadata value at most this long keeps the hash in listpack encoding (hash-max-listpack-value).
+CHUNK = 64
+
+# KEYS: meta, events, snapshot, config, idem, log
+# ARGV: 1 compact value, 2 the version it holds, 3 idempotency TTL after compaction (seconds)
+# Returns 'ok', 'already' (compacted before: the leftovers are removed again, harmlessly),
+# 'not_finished', or 'stale' (the stream does not hold exactly that version: nothing changed).
+_COMPACT = r"""
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'finished' then
+  return 'not_finished'
+end
+local function shorten_idem()
+  local ttl = tonumber(ARGV[3])
+  local left = redis.call('TTL', KEYS[5])
+  if left == -1 or left > ttl then
+    redis.call('EXPIRE', KEYS[5], ttl)
+  end
+end
+if redis.call('EXISTS', KEYS[6]) == 1 then
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+  shorten_idem()
+  return 'already'
+end
+local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
+if version ~= tonumber(ARGV[2]) or redis.call('XLEN', KEYS[2]) ~= version then
+  return 'stale'
+end
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if #last == 0 or last[1][1] ~= (version .. '-1') then
+  return 'stale'
+end
+redis.call('SET', KEYS[6], ARGV[1])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+-- Values longer than CHUNK bytes (the configuration, the result) are cut into numbered fields: a hash
+-- whose values all fit stays in Redis's compact listpack encoding (about half the memory).
+-- The hash is written anew: Redis never converts a hash back to listpack once it has grown out of it.
+local meta = redis.call('HGETALL', KEYS[1])
+local fields = {'compacted', '1'}
+for i = 1, #meta, 2 do
+  local field, value = meta[i], meta[i + 1]
+  if #value > CHUNK then
+    local part = 0
+    for at = 1, #value, CHUNK do
+      fields[#fields + 1] = field .. '#' .. part
+      fields[#fields + 1] = string.sub(value, at, at + CHUNK - 1)
+      part = part + 1
+    end
+  else
+    fields[#fields + 1] = field
+    fields[#fields + 1] = value
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(fields))
+shorten_idem()
+return 'ok'
+"""
+COMPACT = f"local CHUNK = {CHUNK}\n" + _COMPACT
+
+
+def chunked(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` as a compacted game keeps it: values longer than ``CHUNK`` bytes in numbered parts."""
+    out: dict[str, Any] = {}
+    for field, value in meta.items():
+        raw = (
+            value.encode() if isinstance(value, str) else bytes(value) if isinstance(value, bytes) else value
+        )
+        if isinstance(raw, bytes) and len(raw) > CHUNK:
+            for part, at in enumerate(range(0, len(raw), CHUNK)):
+                out[f"{field}#{part}"] = raw[at : at + CHUNK]
+        else:
+            out[field] = value
+    return out
+
+
+def unchunk(meta: dict[Any, Any]) -> dict[Any, Any]:
+    """A compacted game's metadata as written: the numbered parts (``field#0``, ``field#1``...) of a
+    long value joined again (see ``COMPACT``). Keys and values as given (bytes or str)."""
+    parts: dict[Any, list[tuple[int, Any]]] = {}
+    whole: dict[Any, Any] = {}
+    for field, value in meta.items():
+        name, mark, index = field.rpartition(b"#" if isinstance(field, bytes) else "#")
+        if mark and index.isdigit():
+            parts.setdefault(name, []).append((int(index), value))
+        else:
+            whole[field] = value
+    for name, pieces in parts.items():
+        pieces.sort(key=lambda piece: piece[0])
+        whole[name] = pieces[0][1][:0].join(piece for _, piece in pieces)
+    return whole
+
+
+class Compactor:
+    """Replaces a finished game's stream by its compact value (see the module docstring)."""
+
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._compact = client.register_script(COMPACT)
+
+    def compact(self, game_id: str, game: str, events: Sequence[Any]) -> str:
+        """Store ``events`` (the game's complete log, read from its stream) as its compact value and
+        drop the stream, snapshot and configuration. Idempotent; see ``COMPACT`` for the outcomes."""
+        sample = orjson.dumps(list(events))
+        value = encode(events, engine_dictionary(self.redis, game, sample))
+        if decode(self.redis, value) != orjson.loads(sample):  # never trade a log for a wrong value
+            raise AssertionError(f"compact value of {game_id} does not decode to its log")
+        keys = game_keys(game_id)
+        reply = self._compact(
+            keys=[keys.meta, keys.events, keys.snapshot, keys.config, keys.idem, log_key(game_id)],
+            args=[value, len(events), IDEMPOTENCY_AFTER_COMPACTION_SECONDS],
+        )
+        return reply.decode() if isinstance(reply, bytes) else reply
+
+    def is_compacted(self, game_id: str) -> bool:
+        return bool(self.redis.exists(log_key(game_id)))
+
+
+# Games waiting to be compacted: game id -> the time (ms) from which it may be. One key for all
+# games (a Cluster slot of its own): it holds only the games finished in the last minute or so, and
+# takes one ZADD and one ZREM per finished game.
+DUE = "compact:due"
+
+# KEYS: due; ARGV: now ms, lease ms, limit. The games due now, pushed ``lease`` ms later so two
+# janitors do not compact the same game at once (one that dies lets the lease run out).
+_TAKE = r"""
+local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))
+local until_ms = tonumber(ARGV[1]) + tonumber(ARGV[2])
+for _, id in ipairs(ids) do
+  redis.call('ZADD', KEYS[1], until_ms, id)
+end
+return ids
+"""
+
+
+class CompactionQueue:
+    """Which finished games are to be compacted, and from when (see ``DUE``)."""
+
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._take = client.register_script(_TAKE)
+
+    def schedule(self, game_id: str, at_ms: int) -> None:
+        """Compact ``game_id`` from ``at_ms`` on (idempotent; an earlier time already set stays)."""
+        self.redis.zadd(DUE, {game_id: at_ms}, lt=True)
+
+    def take_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
+        return [
+            i.decode() if isinstance(i, bytes) else i
+            for i in self._take(keys=[DUE], args=[now_ms, lease_ms, limit])
+        ]
+
+    def done(self, game_id: str) -> None:
+        self.redis.zrem(DUE, game_id)
+
+    def due_at(self, game_id: str) -> float | None:
+        return self.redis.zscore(DUE, game_id)
