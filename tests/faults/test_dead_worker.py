@@ -72,7 +72,9 @@ def kill_worker(process: subprocess.Popen) -> None:
 
 def start_slow_job(service: GameService) -> str:
     archive_toy_games(service.store.redis, 12)
-    return JobService(service.store).start("global-stats", {"game": "toy"})
+    # A bulk export reads every archived log, one slowed step per game (tests/archive/rq_support.py);
+    # global statistics are read from aggregates in one step (service/aggregates.py)
+    return JobService(service.store).start("bulk-export", {"filters": {"game": ["toy"]}})
 
 
 def kill_mid_job(book: JobBook, jid: str, worker: subprocess.Popen, kill=kill_worker) -> float:
