@@ -47,6 +47,9 @@ class ApiClient:
     ):
         self.server = (server or default_server()).rstrip("/")
         self.timeout = timeout
+        # How many times a request refused with 429 (rate limit) is sent again after Retry-After: a
+        # Rio de la Plata seat makes many small moves, faster than the move limit when a bot plays it.
+        self.rate_limit_retries = 8
         self.session = session or requests.Session()
 
     # -- plumbing --------------------------------------------------------------------------
@@ -84,15 +87,22 @@ class ApiClient:
     ) -> requests.Response:
         all_headers = self._headers(token)
         all_headers.update(headers or {})
-        response = self.session.request(
-            method,
-            self._url(path),
-            json=json_body,
-            params=params,
-            headers=all_headers,
-            timeout=kwargs.pop("timeout", self.timeout),
-            **kwargs,
-        )
+        timeout = kwargs.pop("timeout", self.timeout)
+        for attempt in range(self.rate_limit_retries + 1):
+            response = self.session.request(
+                method,
+                self._url(path),
+                json=json_body,
+                params=params,
+                headers=all_headers,
+                timeout=timeout,
+                **kwargs,
+            )
+            if response.status_code != 429 or attempt == self.rate_limit_retries:
+                break
+            # A refused request changed nothing (README, "What every client can rely on"), so it is
+            # sent again, with the same idempotency key, once the server's Retry-After has passed.
+            time.sleep(_retry_after(response))
         return self._check(response)
 
     # -- games -----------------------------------------------------------------------------
@@ -314,6 +324,15 @@ class ApiClient:
             problem = job.get("error") or {"detail": "import job failed"}
             raise ApiError(int(problem.get("status") or 500), problem)
         return self.request("GET", f"/v1/jobs/{job['id']}/result").json()
+
+
+def _retry_after(response: requests.Response, longest: float = 10.0) -> float:
+    """Seconds to wait before repeating a request the server refused with 429 (its Retry-After in
+    seconds, at most ``longest``; one second when it sent none)."""
+    try:
+        return min(longest, max(0.0, float(response.headers.get("Retry-After", "1"))))
+    except ValueError:
+        return 1.0
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:

@@ -269,6 +269,8 @@ def play_http_game(
             # Each seat learns every change from its own view stream (no polling) and moves when awaited.
             try:
                 for current in client.follow_views(game_id, tokens[seat], read_timeout=timeout):
+                    if failures:  # another seat failed: the game cannot finish, stop at once
+                        return
                     if time.monotonic() > deadline:
                         raise TimeoutError(f"game {game_id} not finished after {timeout} s")
                     if current is None or current["status"] == "finished":

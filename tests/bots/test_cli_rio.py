@@ -191,3 +191,49 @@ def test_rio_simulate_in_process(live):
     )
     assert code == 0, text
     assert "2 games" in text and "rio_de_la_plata" in text and "heuristic" in text
+
+
+def test_the_client_waits_out_the_move_rate_limit_instead_of_failing(redis_server):
+    """A Rio seat makes many small moves (one placement per command, RIO-PLACE-1), faster than a
+    server's per-token move limit when a bot plays it: the client answers 429 by waiting the
+    server's Retry-After and sending the same move again (a refused request changed nothing), so a
+    simulated game is not lost to the limit (it was: `simulate --game rio_de_la_plata --http`)."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from api import create_app
+
+    app = create_app(
+        {
+            "REDIS_URL": redis_server.url,
+            "TESTING": True,
+            "RATE_LIMITS_ENABLED": True,
+            "RATE_LIMIT_MOVE": "3/second",
+        }
+    )
+    http = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = ApiClient(f"http://127.0.0.1:{http.server_port}")
+        game_id = client.create_game({"players": 3, "seed": 2}, game="rio_de_la_plata")["id"]
+        tokens = {s: client.claim_seat(game_id, name=f"P{s}", seat=s)["token"] for s in range(3)}
+        refused_first = []
+        real_request = client.session.request
+
+        def counting(method, url, **kwargs):
+            response = real_request(method, url, **kwargs)
+            refused_first.append(response.status_code == 429)
+            return response
+
+        seat = client.view(game_id)["view"]["awaiting"][0]
+        client.session.request = counting
+        field = {"type": "place", "space": "field"}
+        for _ in range(4):  # four people on the field, back to back: more than 3 moves in a second
+            client.move(game_id, tokens[seat], field)
+        assert any(refused_first), "the limit was never reached: the test proves nothing"
+        assert client.view(game_id)["view"]["field"][seat] == 4
+    finally:
+        http.shutdown()
+        app.extensions["game_service"].live.close()
