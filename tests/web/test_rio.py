@@ -57,8 +57,8 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
     """RIO-CITY-3, RIO-PLACE-1: the play page draws the city grid (every cell), the tracks and the
     players' stocks; the seat's legal placements are outlined on the board and offered as "Place a
     person on a city cell…" then the cell; the person placed appears on that cell; after a few more
-    moves the page's people are exactly the seat view's, and a spectator's page shows the same city
-    with no moves to make."""
+    moves the page's people are exactly the seat view's; a spectator's page shows the same city with
+    no moves to make, and the replay page draws it too."""
     game_id, claim = _game(live)
     module = requests.get(f"{live.url}/web/games/rio_de_la_plata/renderer.js", timeout=10)
     assert module.status_code == 200 and "export function choices" in module.text
@@ -118,6 +118,12 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
     assert not watcher.locator("svg.rio-city rect.rio-legal").count(), "nor outlined cells"
     assert spectator["view"]["city"][key]["ppl"][claim["seat"]] >= 1
     screenshot(watcher, "rio-watch-phone")
+
+    replay = context_for("desktop").new_page()
+    replay.on("pageerror", lambda error: errors.append(str(error)))
+    replay.goto(f"{live.url}/replay/{game_id}")
+    replay.wait_for_selector(f"svg.rio-city circle.rio-person[data-cell='{key}']")
+    assert "Year 1580" in replay.locator(".rio-year").text_content()
     assert not errors, errors
 
 
