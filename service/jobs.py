@@ -213,9 +213,11 @@ class JobService:
         and fails it after (the record is failed, so the client sees it at once)."""
         counts = {"requeued": 0, "failed": 0}
         for jid in self.book.dead_runs():
-            if self.queues.status(jid) == "started":
-                self.queues.abandon(QUEUE, jid)
             status = self.queues.status(jid)
+            if status == "started":
+                if not self.queues.abandon(QUEUE, jid, started_before=time.time() - ALIVE_SECONDS):
+                    continue  # a run RQ has just started (a retry): its heartbeat is on its way
+                status = self.queues.status(jid)
             if status in GAVE_UP:
                 log.warning("job %s: its worker died and no retry is left: failed", jid)
                 problem = {
@@ -226,7 +228,7 @@ class JobService:
                 }
                 self.book.fail(jid, problem, final=True)
                 counts["failed"] += 1
-            elif status is not None and self.book.back_to_queued(jid):
+            elif status not in (None, "started") and self.book.back_to_queued(jid):
                 log.warning("job %s: its worker died mid-job: queued again (RQ status %s)", jid, status)
                 counts["requeued"] += 1
             # No RQ job at all: reconcile() enqueues it again.

@@ -90,11 +90,18 @@ class JobQueues:
         registry.cleanup(timestamp=timestamp)
         return sorted(before - set(registry.get_job_ids(cleanup=False)))
 
-    def abandon(self, queue: str, job_id: str) -> bool:
+    def abandon(self, queue: str, job_id: str, started_before: float) -> bool:
         """Treat the execution of ``job_id`` on ``queue`` as abandoned now, as RQ would once its
         heartbeat expired (``requeue_abandoned``): retried while it has retries left, else failed.
-        For a run whose death we know sooner than RQ (our own heartbeat, ``store.jobs``). Returns
-        False when RQ does not have the job running."""
+        For a run whose death we know sooner than RQ (our own heartbeat, ``store.jobs``). A run RQ
+        started at or after ``started_before`` (epoch seconds) is left alone: it may be the retry
+        another janitor has just handed back, not yet beating. Returns whether it was abandoned."""
+        try:
+            job = Job.fetch(job_id, connection=self.client)
+        except NoSuchJobError:
+            return False
+        if job.started_at is None or job.started_at.timestamp() >= started_before:
+            return False
         registry = StartedJobRegistry(queue, connection=self.client)
         prefix = f"{job_id}:".encode()
         entries = [entry for entry in self.client.zrange(registry.key, 0, -1) if entry.startswith(prefix)]

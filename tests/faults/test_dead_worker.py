@@ -12,8 +12,9 @@ import subprocess
 import time
 
 import pytest
+from rq import Worker
 from rq.job import Job
-from rq.registry import FailedJobRegistry
+from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from service import GameService
 from service.jobs import ALIVE_SECONDS, JobService
@@ -176,3 +177,23 @@ def test_a_live_job_longer_than_its_heartbeat_is_never_taken_for_dead(service, w
     record = book.get(jid)
     assert record.attempts == 1 and record.completions == 1
     print(f"\nlive job of {time.monotonic() - started:.1f} s with a 1 s heartbeat: run once")
+
+
+def test_a_run_rq_has_just_started_is_not_taken_for_dead(service, redis_client):
+    """Several janitors may run: one that found a dead run's record must not hand back the retry RQ
+    started meanwhile (another janitor handed the job back), before that retry's first heartbeat."""
+    jobs = JobService(service.store)
+    archive_toy_games(redis_client, 1)
+    jid = jobs.start("global-stats", {"game": "toy"})
+    jobs.book.started(jid, alive_seconds=0.001)  # the dead attempt: its heartbeat is gone at once
+    time.sleep(0.01)
+    job = Job.fetch(jid, connection=redis_client)
+    worker = Worker(["default"], connection=redis_client)
+    worker.prepare_execution(job)  # RQ starts the retry: the worker's side, then the work horse's
+    with redis_client.pipeline() as pipeline:
+        job.prepare_for_execution(worker.name, pipeline)
+        pipeline.execute()
+    assert jobs.book.dead_runs() == [jid]
+    assert jobs.recover_dead_runs() == {"requeued": 0, "failed": 0}
+    assert jid in StartedJobRegistry("default", connection=redis_client).get_job_ids(cleanup=False)
+    assert Job.fetch(jid, connection=redis_client).get_status() == "started"
