@@ -385,6 +385,11 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
         return ("split", edge), f"split the stack at edge {edge} (choose the size)", "How many"
     if kind == "withdraw":
         return ("withdraw",), "withdraw people (choose the cell and how many)", "Which"
+    if kind == "bonus_step":
+        group = move.get("group")
+        return ("bonus_step", group), f"move group {group} one extra cell (choose where)", "Where to"
+    if kind == "sacrifice":
+        return ("sacrifice",), "sacrifice a group (choose which)", "Which group"
     if kind == "offer_open":
         return ("offer_open",), "write a trade offer (choose to whom)", "To whom"
     if kind == "offer_add":

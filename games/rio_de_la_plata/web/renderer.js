@@ -265,6 +265,12 @@ export function describeMove(move) {
     case "split": return `Take ${move.size} off the stack at ${move.edge}`;
     case "move": return `Move group ${move.group} to ${cellText(move.to)}`;
     case "withdraw": return `Withdraw ${move.count} from ${cellText(move.cell)}`;
+    case "choose_across": return `Send the person at position ${move.person + 1} of the pair across`;
+    case "choose_commander": return `Let ${move.commander === undefined ? "?" : `seat ${move.commander}`} command the new group`;
+    case "consent": return move.accept ? "Agree" : "Refuse";
+    case "bonus": return `Start a bonus move with group ${move.group}`;
+    case "sacrifice": return `Sacrifice group ${move.group}`;
+    case "bonus_step": return `Move group ${move.group} one extra cell to ${cellText(move.to)}`;
     case "pass": return "Pass";
     case "offer_open": return `Write a trade offer to seat ${move.to}`;
     case "offer_add": return `Add 1 ${words(move.item)} to what you ${move.side === "give" ? "give" : "ask for"}`;
@@ -295,6 +301,8 @@ function group(move) {
     case "move": return [`move:${move.group}`, `Move group ${move.group}…`, "Where to?"];
     case "split": return [`split:${move.edge}`, `Split the stack at ${move.edge}…`, "How many?"];
     case "withdraw": return ["withdraw", "Withdraw people…", "From where, and how many?"];
+    case "bonus_step": return [`bonus_step:${move.group}`, `Move group ${move.group} one extra cell…`, "Where to?"];
+    case "sacrifice": return ["sacrifice", "Sacrifice a group…", "Which group?"];
     case "offer_open": return ["offer_open", "Write a trade offer…", "To whom?"];
     case "offer_add": return ["offer_add", "Add an item to your offer…", "Which item?"];
     default: return null;
