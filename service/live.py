@@ -62,7 +62,14 @@ class Subscription:
                 watched.condition.wait(timeout)
             if watched.position <= after:
                 return []
-            entries = [entry for entry in watched.recent if entry.version > after]
+            # Versions grow along ``recent``: walk back from the newest (every stream of a game
+            # wakes on each move, and most want only the last entry or two of the 64 kept).
+            entries = []
+            for entry in reversed(watched.recent):
+                if entry.version <= after:
+                    break
+                entries.append(entry)
+            entries.reverse()
         if not entries or entries[0].version != after + 1:
             return None
         return entries

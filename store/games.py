@@ -396,7 +396,12 @@ class GameStore:
         the same pipeline (one round trip; see ``store.outbox``). A refused change leaves a hint
         to a slot with nothing due: the sweeper drops it."""
         if not records:
-            return script(keys=keys, args=args)
+            try:
+                # EVALSHA directly: redis-py's Script object checks its client against a typing
+                # Protocol on every call, a measurable share of a move (issue 12).
+                return self.redis.evalsha(script.sha, len(keys), *keys, *args)
+            except redis.exceptions.NoScriptError:
+                return script(keys=keys, args=args)  # loads it, then runs it
         pipe = self.redis.pipeline(transaction=False)
         # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS (one
         # more round trip on every call).

@@ -5,6 +5,7 @@ that are never touched inside a per-game script."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class GameKeys:
         return [self.meta, self.seats, self.events, self.snapshot, self.outbox]
 
 
+@lru_cache(maxsize=4096)  # the live games' keys, asked for on every move and every live read
 def game_keys(game_id: str) -> GameKeys:
     tag = f"{{g:{game_id}}}"
     return GameKeys(

@@ -7,11 +7,20 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+# The last second formatted: every accepted move stamps the time, and strftime costs more than the
+# rest of the stamp; moves within one second share the formatted part. (seconds, text), replaced whole.
+_last_second: tuple[int, str] = (-1, "")
+
 
 def from_ms(ms: int) -> str:
     """The RFC 3339 form of ``ms`` milliseconds since the epoch."""
+    global _last_second
     seconds, millis = divmod(int(ms), 1000)
-    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S") + f".{millis:03d}Z"
+    cached_seconds, text = _last_second
+    if cached_seconds != seconds:
+        text = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _last_second = (seconds, text)
+    return f"{text}.{millis:03d}Z"
 
 
 def now() -> str:

@@ -1,0 +1,52 @@
+"""The live hub's subscriptions (service.live, issue 12): a waiting stream gets exactly the entries
+after the version it holds, oldest first, from the few the hub keeps; ``None`` once some of them
+are no longer kept (the stream then reads the store); ``[]`` when nothing came in time."""
+
+from __future__ import annotations
+
+from service.live import RECENT_ENTRIES, LiveHub
+from store import StreamEntry
+
+
+class IdleReader:
+    """Never reached: the hub's reader thread is not started by these tests."""
+
+    def read(self, after, block_ms):
+        raise AssertionError("no Redis read expected")
+
+    def wake(self):
+        pass
+
+    def close(self):
+        pass
+
+
+def entry(version: int) -> StreamEntry:
+    return StreamEntry(version=version, event={"type": "toy", "n": version})
+
+
+def hub_with(versions: range) -> tuple[LiveHub, object]:
+    hub = LiveHub(IdleReader())
+    hub._ensure_running = lambda: None  # the reader thread is not needed: news are handed over below
+    subscription = hub.subscribe("g1", 0)
+    hub._deliver("g1", [entry(v) for v in versions])
+    return hub, subscription
+
+
+def test_a_stream_gets_the_entries_after_its_version_in_order():
+    _, subscription = hub_with(range(1, 11))
+    assert [e.version for e in subscription.wait(7, 0.01)] == [8, 9, 10]
+    assert [e.version for e in subscription.wait(0, 0.01)] == list(range(1, 11))
+    assert [e.version for e in subscription.wait(9, 0.01)] == [10]
+
+
+def test_nothing_new_is_an_empty_list_after_the_timeout():
+    _, subscription = hub_with(range(1, 4))
+    assert subscription.wait(3, 0.01) == []
+
+
+def test_entries_no_longer_kept_send_the_stream_to_the_store():
+    _, subscription = hub_with(range(1, RECENT_ENTRIES + 11))
+    assert subscription.wait(5, 0.01) is None  # 6..10 are gone from the hub
+    kept = subscription.wait(10, 0.01)
+    assert [e.version for e in kept] == list(range(11, RECENT_ENTRIES + 11))
