@@ -34,7 +34,9 @@ class Condottiere:
         return decide.start(_configure(config))
 
     def evolve(self, state: State | None, event: dict) -> State:
-        return evolve.evolve(state, event)
+        after = evolve.evolve(state, event)
+        assert after is not None, "a log starts with game_started"
+        return after
 
     def decide(self, state: State, seat: int, command: dict) -> list[dict]:
         return decide.decide(state, seat, command)

@@ -167,8 +167,8 @@ def annotate(before: Any, event: dict, after: Any) -> str:
         seats = event.get("seats") or []
         if len(seats) == 1:
             return f"Seat {seats[0]} says whether to discard a hand without mercenaries."
-        names = ", ".join(str(s) for s in seats)
-        return f"Seats {names} say whether to discard a hand without mercenaries."
+        listed = ", ".join(str(s) for s in seats)
+        return f"Seats {listed} say whether to discard a hand without mercenaries."
     if kind == "hand_discarded":
         if not event.get("discard"):
             return f"{who} keeps the hand."
@@ -210,9 +210,9 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             return f"{stalled} Regions {counts}."
         if not winners:
             return f"The game ends without a winner. Regions {counts}."
-        names = " and ".join(f"seat {w}" for w in winners)
+        listed = " and ".join(f"seat {w}" for w in winners)
         verb = "wins" if len(winners) == 1 else "win"
-        return f"{names[0].upper() + names[1:]} {verb} the game {reason}. Regions {counts}."
+        return f"{listed[0].upper() + listed[1:]} {verb} the game {reason}. Regions {counts}."
     if kind == "game_scored":
         gained = ", ".join(str(x) for x in event.get("gained") or [])
         scores = ", ".join(str(x) for x in event.get("scores") or [])
@@ -224,9 +224,9 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             return f"The match ends with the stalled game, without a winner. Scores {scores}."
         if not winners:
             return f"The match ends without a winner. Scores {scores}."
-        names = " and ".join(f"seat {w}" for w in winners)
+        listed = " and ".join(f"seat {w}" for w in winners)
         verb = "wins" if len(winners) == 1 else "win"
-        return f"{names[0].upper() + names[1:]} {verb} the match. Scores {scores}."
+        return f"{listed[0].upper() + listed[1:]} {verb} the match. Scores {scores}."
     if kind == "seat_resigned":
         return f"{who} resigns: the game ends (RL-X17)."
     if kind == "game_aborted":

@@ -21,10 +21,11 @@ def next_automatic_event(state: State) -> Event | None:
     pending = state.pending
     if pending is None:
         return None
-    if type(pending) is Chance:
+    if isinstance(pending, Chance):
         draw = Random(f"{state.seed}/{state.chance_draws}")
         if pending.kind == "first":
             return make_event("first_condottiere_chosen", seat=draw.randrange(state.seat_count), drawn=True)
+        assert pending.reason is not None, "a shuffle has a reason"
         cards = shuffle_source(state, pending.reason)
         draw.shuffle(cards)
         return make_event("deck_shuffled", cards=cards, reason=pending.reason, count=len(cards))
@@ -36,6 +37,7 @@ def run_automatic(state: State, out: list[Event]) -> State:
     emitted = 0
     while state.pending is not None:
         event = next_automatic_event(state)
+        assert event is not None  # a pending step always makes its event
         out.append(event)
         state = evolve(state, event)
         emitted += 1

@@ -351,7 +351,7 @@ class HeuristicBot:
         position = Position(view)
         strong = self._relative_hand(view)
         denial_weight = 0.8 if strong >= 1.0 else -0.4 * (1.0 - strong)
-        scores = []
+        scores: list[float | None] = []
         for move in moves:
             if move.get("type") == "decline_token":
                 scores.append(None)
@@ -377,8 +377,8 @@ class HeuristicBot:
         best_region = max(real) if real else 0.0
         # Classic (CL-5): with a weak hand and nothing worth fighting for, let the neighbour choose.
         decline_score = best_region + 0.05 if strong < 0.7 and best_region < 0.45 else -math.inf
-        scores = [decline_score if s is None else s for s in scores]
-        return self._best(moves, scores, rng)
+        filled = [decline_score if s is None else s for s in scores]
+        return self._best(moves, filled, rng)
 
     # -- battle ----------------------------------------------------------------------------
 
@@ -498,7 +498,7 @@ class HeuristicBot:
         # Scarecrow is worth its keep value only where the battle is being lost; taking back the
         # 10 that is winning it would just waste the Scarecrow.
         p_now, _ = self._win_chances(state, i_stay=True)
-        scores = []
+        scores: list[float] = []
         for move in moves:
             kind = move.get("type")
             if kind == "pass":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from games.base import ConfigError
 from games.base import normalise_seed as base_normalise_seed
@@ -17,7 +17,7 @@ ONLY_2006 = ("draw_after_battle", "hidden_cards")
 FIELDS = ("ruleset", "players", "options", "seed", "first_condottiere", "deck_order")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -64,7 +64,8 @@ def place_token(state: State, seat: int, command: dict) -> list[Event]:
     if state.step != STEP_PLACE_TOKEN or state.awaiting != (seat,):
         raise _not_your_turn(state, seat)
     name = command.get("region")
-    _require(isinstance(name, str), "INVALID_COMMAND", "region must be a region name.")
+    if not isinstance(name, str):
+        raise CommandError("INVALID_COMMAND", "region must be a region name.")
     _require(name in REGION_INDEX, "UNKNOWN_REGION", f"There is no region {name!r}.", "MAP-1")
     region = REGION_INDEX[name]
     if region not in allowed_regions(state, seat):
@@ -209,11 +210,8 @@ def keep_cards(state: State, seat: int, command: dict) -> list[Event]:
     if state.step != STEP_KEEP_CARDS or state.awaiting != (seat,):
         raise _not_your_turn(state, seat)
     cards = command.get("cards")
-    _require(
-        isinstance(cards, list) and all(isinstance(c, str) for c in cards),
-        "INVALID_COMMAND",
-        "cards must be a list of card codes.",
-    )
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        raise CommandError("INVALID_COMMAND", "cards must be a list of card codes.")
     _require(len(cards) <= 2, "TOO_MANY_CARDS", "You may keep at most two cards.", "RND-2")
     rest = list(state.hands[seat])
     for card in cards:
@@ -262,5 +260,7 @@ def start(config: dict[str, Any]) -> list[Event]:
     automatic events up to the first decision."""
     first = make_event("game_started", config=config, game_number=1, scores=[0] * config["players"])
     out = [first]
-    run_automatic(evolve(None, first), out)
+    started = evolve(None, first)
+    assert started is not None, "game_started makes a state"
+    run_automatic(started, out)
     return out

@@ -4,7 +4,7 @@ of the state; the automatic-step machine (``steps.settle``) then works out what 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, overload
 
 from games.condottiere.board import REGION_INDEX, REGIONS
 from games.condottiere.events import Event, copy_config
@@ -409,6 +409,10 @@ EVENT_HANDLERS: dict[str, Callable[[State, Event], None]] = {
 }
 
 
+@overload
+def evolve(state: State, event: Event) -> State: ...
+@overload
+def evolve(state: None, event: Event) -> State | None: ...
 def evolve(state: State | None, event: Event) -> State | None:
     """The state after ``event`` (a new object; ``state`` is not changed). An event of a type
     this engine does not know leaves the state as it was."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.condottiere.events import Chance, Event
+
 FIELDS = (
     # configuration, and its options as flags (read on every event)
     "config",
@@ -77,6 +79,57 @@ FIELDS = (
 class State:
     __slots__ = FIELDS
 
+    # The fields' types (annotations only: the slots above hold the values).
+    config: dict[str, Any]
+    seat_count: int
+    classic: bool
+    draw_after_battle: bool
+    points_target: int | None
+    bigger_kingdoms: bool
+    capturing: bool
+    hidden_cards: bool
+    seed: int | str
+    chance_draws: int
+    game_number: int
+    scores: tuple[int, ...]
+    first: int | None
+    previous_first: int | None
+    holder: int | None
+    declines: int
+    pope: int | None  # a region index
+    owners: tuple[int | None, ...]
+    deck: tuple[str, ...]
+    discard: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    lines: tuple[tuple[str, ...], ...]
+    down: tuple[tuple[str, ...], ...]
+    step: int  # an index into steps.STEP_FUNCTIONS
+    pending: Event | Chance | None
+    awaiting: tuple[int, ...]
+    deal_queue: tuple[tuple[int, int], ...]
+    step_after_deal: int
+    move_ends_with: str | None
+    region: int | None
+    defender: int | None
+    final_battle: str | None
+    takes_part: tuple[bool, ...]
+    passed: tuple[bool, ...]
+    defender_played: bool
+    turn: int | None
+    end_cause: str | None
+    concluding: bool
+    card_played: bool
+    idle_battles: int
+    last_region: int | None
+    last_winner: int | None
+    last_cause: str | None
+    last_strengths: tuple[int, ...] | None
+    hand_discard_awaited: tuple[int, ...]
+    round_holder: int | None
+    winners: tuple[int, ...] | None
+    reason: str | None
+    match_winners: tuple[int, ...] | None
+
     def copy(self) -> State:  # replaced below by a generated, unrolled version
         raise NotImplementedError
 
@@ -98,4 +151,4 @@ _source = (
 )
 _namespace: dict[str, Any] = {"_new": object.__new__, "State": State}
 exec(_source, _namespace)  # noqa: S102 - generated from the constant FIELDS above
-State.copy = _namespace["copy"]
+State.copy = _namespace["copy"]  # type: ignore[method-assign]  # the generated copy replaces the stub

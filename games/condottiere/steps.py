@@ -65,7 +65,9 @@ StepResult = Event | Chance | tuple[int, ...] | None
 
 def choose_first(state: State) -> StepResult:
     if state.game_number > 1:  # RL-8
-        seat = (state.previous_first + 1) % state.seat_count
+        previous = state.previous_first
+        assert previous is not None, "a later game of a match knows its previous first player"
+        seat = (previous + 1) % state.seat_count
         return make_event("first_condottiere_chosen", seat=seat, drawn=False)
     chosen = state.config["first_condottiere"]
     if chosen is not None:
@@ -96,6 +98,7 @@ def deal(state: State) -> StepResult:
 
 def place_token(state: State) -> StepResult:
     holder = state.holder
+    assert holder is not None, "the token is placed after the first Condottiere is chosen"
     if allowed_regions(state, holder):
         return (holder,)
     # END-5 -> VIC-3 / CL-2: nothing can be chosen; most regions wins, a tie is fought out (VIC-4)
@@ -189,6 +192,7 @@ def battle(state: State) -> StepResult:
                 return make_event("cards_revealed", seat=seat, cards=list(down), cause="battle_end")
         return battle_ended_event(state)
     turn = state.turn
+    assert turn is not None, "a battle in progress has a seat to play"
     if not state.hands[turn]:  # BAT-5
         return make_event("passed", seat=turn, auto=True, final=is_final_pass(state, turn))
     return (turn,)
@@ -221,6 +225,7 @@ def award_region(state: State) -> StepResult:
             winners = []
         else:  # VIC-4: the players tied for the highest strength share the victory
             values = state.last_strengths
+            assert values is not None, "a final battle that ended has its strengths"
             fighters = [seat for seat in range(state.seat_count) if state.takes_part[seat]]
             best = max(values[seat] for seat in fighters)
             winners = [seat for seat in fighters if values[seat] == best]
@@ -232,8 +237,8 @@ def award_region(state: State) -> StepResult:
             reason="final_battle" if winners else "no_winner",
             regions=regions_by_seat(state),
         )
-    if winner is not None and state.owners[state.region] != winner:
-        region = state.region
+    region = state.region
+    if winner is not None and region is not None and state.owners[region] != winner:
         return make_event("region_won", seat=winner, region=REGIONS[region], **{"from": state.owners[region]})
     state.step = STEP_PASS_TOKEN
     return None
@@ -253,7 +258,9 @@ def pass_token(state: State) -> StepResult:
         elif state.defender is not None:
             seat, cause = state.defender, "defender"  # OPT-CAP-3, CL-7
         else:
-            seat, cause = (state.holder + 1) % state.seat_count, "left_neighbour"  # END-3, CL-4
+            holder = state.holder
+            assert holder is not None, "a battle was fought: someone held the token"
+            seat, cause = (holder + 1) % state.seat_count, "left_neighbour"  # END-3, CL-4
     return make_event("token_passed", seat=seat, cause=cause)
 
 
@@ -266,9 +273,11 @@ def check_victory(state: State) -> StepResult:
     if state.draw_after_battle:  # OPT-DRAW-1..3, RL-7
         seat_count = state.seat_count
         amount = 3 if any(state.hands) else 10
+        holder = state.holder
+        assert holder is not None, "a battle was fought: someone held the token"
         deal_queue = []
         for offset in range(seat_count):
-            seat = (state.holder + offset) % seat_count
+            seat = (holder + offset) % seat_count
             count = min(amount, hand_limit(state, seat) - len(state.hands[seat]))
             if count > 0:
                 deal_queue.append((seat, count))
@@ -295,8 +304,9 @@ def draw_cards(state: State) -> StepResult:
 
 def score_game(state: State) -> StepResult:
     gained = [region_count(state, seat) for seat in range(state.seat_count)]  # OPT-POINTS-1
-    if state.reason == "adjacent" and len(state.winners) == 1:
-        gained[state.winners[0]] += 5
+    winners = state.winners or ()
+    if state.reason == "adjacent" and len(winners) == 1:
+        gained[winners[0]] += 5
     scores = [before + more for before, more in zip(state.scores, gained, strict=True)]
     return make_event("game_scored", scores=scores, gained=gained)
 
@@ -306,11 +316,15 @@ def check_match(state: State) -> StepResult:
     if state.reason == "stalled":  # RL-11: the stalled game scores nothing and the match ends with it
         return make_event("match_won", winners=[], scores=list(scores), reason="stalled")
     best = max(scores)
-    if best >= state.points_target:  # OPT-POINTS-2, CL-7
+    target = state.points_target
+    assert target is not None, "only a points match checks its target"
+    if best >= target:  # OPT-POINTS-2, CL-7
         leaders = [seat for seat in range(state.seat_count) if scores[seat] == best]
         if len(leaders) == 1:
             return make_event("match_won", winners=leaders, scores=list(scores))
-        first = first_from(state.holder, leaders, state.seat_count)
+        holder = state.holder
+        assert holder is not None, "a game was played: someone holds the token"
+        first = first_from(holder, leaders, state.seat_count)
         return make_event("final_battle_started", seats=leaders, first=first)
     return make_event(
         "game_started",
@@ -365,7 +379,7 @@ def settle(state: State) -> State:
         result = step_functions[state.step](state)
         if result is None:
             continue
-        if type(result) is tuple:
+        if isinstance(result, tuple):
             state.pending = None
             state.awaiting = result
         else:

@@ -75,7 +75,7 @@ def _chance_ok(state: Any, expected: Chance, e: dict) -> str | None:
     cards = e.get("cards")
     if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
         return "deck_shuffled must list the cards (a redacted log cannot be verified)"
-    if Counter(cards) != Counter(shuffle_source(state, expected.reason)):
+    if expected.reason is None or Counter(cards) != Counter(shuffle_source(state, expected.reason)):
         return "the shuffled cards are not the cards this shuffle gathers"
     if e.get("count") != len(cards) or set(e) != {"type", "v", "cards", "reason", "count"}:
         return "deck_shuffled fields do not match"
@@ -102,7 +102,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             if e["type"] != "game_started":
                 return LogError(i, "NOT_A_GAME_START", "A log starts with game_started.", None, e)
             try:
-                config = configure(e.get("config"))
+                config = configure(e.get("config"))  # type: ignore[arg-type]  # refuses a non-mapping
             except ConfigError as error:
                 return LogError(i, "INVALID_CONFIG", error.message, error.rule, e)
             if config != e.get("config"):
@@ -123,12 +123,13 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             return LogError(i, "GAME_OVER", "The log goes on after the end of the game.", None, e)
         pending = state.pending
         if pending is not None:
-            if type(pending) is Chance:
+            if isinstance(pending, Chance):
                 why = _chance_ok(state, pending, e)
                 if why:
                     return LogError(i, "INVALID_CHANCE_EVENT", why, "RL-10", e)
             else:
                 expected = next_automatic_event(state)
+                assert expected is not None  # a pending step always makes its event
                 if e != expected:
                     return LogError(
                         i,

@@ -187,7 +187,7 @@ def _full_config(config: dict) -> dict[str, Any]:
 def _result(s: State) -> dict[str, Any] | None:
     if s.step != STEP_GAME_OVER:
         return None
-    regions = [[] for _ in range(s.seat_count)]
+    regions: list[list[str]] = [[] for _ in range(s.seat_count)]
     for i, owner in enumerate(s.owners):
         if owner is not None:
             regions[owner].append(REGIONS[i])
