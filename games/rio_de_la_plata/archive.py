@@ -368,6 +368,8 @@ RENDER_CSS = (
     ".rio-city .rio-group-size { font: 700 9px sans-serif; fill: #fff; paint-order: stroke; stroke: #2b2118;"
     " stroke-width: 2px; }\n"
     ".rio-details { font-size: 13px; padding-left: 18px; }\n"
+    "table.rio-stocks th, table.rio-stocks td { padding: 4px 3px; }\n"
+    "@media (max-width: 600px) { table.rio-stocks { font-size: 12px; } }\n"
 )
 
 

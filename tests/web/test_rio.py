@@ -133,6 +133,8 @@ def test_the_lobby_offers_rio_with_its_own_options(live, context_for):
     page.goto(live.url + "/")
     page.wait_for_selector("#new-game")
     page.locator("#new-game").select_option("rio_de_la_plata")
+    # The form redraws its fields once the game's module is loaded: wait for Rio's, then read them.
+    page.wait_for_selector("form.create input[name='players'][max='5']")
     players = page.locator("form.create input[name='players']")
-    players.wait_for()
-    assert players.get_attribute("min") == "3" and players.get_attribute("max") == "5"
+    assert players.get_attribute("min") == "3" and players.get_attribute("value") == "4"
+    assert not page.locator("form.create [name='ruleset']").count()  # Condottiere's field is gone
