@@ -196,12 +196,21 @@ def chunked(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def unchunk(meta: dict[Any, Any]) -> dict[Any, Any]:
+def pairs(reply: Any) -> dict[Any, Any]:
+    """An HGETALL reply as a mapping: redis-py's cluster client skips the response callbacks inside a
+    MULTI pipeline and hands back the raw ``[field, value, ...]`` list."""
+    if isinstance(reply, list):
+        return dict(zip(reply[::2], reply[1::2], strict=True))
+    return dict(reply)
+
+
+def unchunk(meta: Any) -> dict[Any, Any]:
     """A compacted game's metadata as written: the numbered parts (``field#0``, ``field#1``...) of a
-    long value joined again (see ``COMPACT``). Keys and values as given (bytes or str)."""
+    long value joined again (see ``COMPACT``). Keys and values as given (bytes or str); ``meta`` may
+    be a raw HGETALL reply (see :func:`pairs`)."""
     parts: dict[Any, list[tuple[int, Any]]] = {}
     whole: dict[Any, Any] = {}
-    for field, value in meta.items():
+    for field, value in pairs(meta).items():
         name, mark, index = field.rpartition(b"#" if isinstance(field, bytes) else "#")
         if mark and index.isdigit():
             parts.setdefault(name, []).append((int(index), value))

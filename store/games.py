@@ -190,7 +190,7 @@ class GameStore:
         return StoredGame(
             game_id=game_id,
             meta={_text(k): _text(v) for k, v in meta.items()},
-            seat_hashes={int(k): _text(v) for k, v in seats.items()},
+            seat_hashes={int(k): _text(v) for k, v in compact.pairs(seats).items()},
             snapshot=orjson.loads(snapshot) if snapshot else None,
             compact_log=compact.decode(self.redis, packed) if packed is not None and not snapshot else None,
         )
