@@ -68,6 +68,7 @@ DEFAULTS: dict[str, Any] = {
 # Environment variables read by the factory (config passed in wins).
 ENV_SETTINGS = {
     "REDIS_URL": str,
+    "RQ_REDIS_URL": str,
     "CORS_ORIGINS": str,
     "MAX_CONTENT_LENGTH": int,
     "SSE_HEARTBEAT_SECONDS": float,
@@ -160,7 +161,8 @@ def _settings(config: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    """Build the app. ``REDIS_URL`` comes from ``config`` or the environment (required), unless
+    """Build the app. ``REDIS_URL`` comes from ``config`` or the environment (required; and
+    ``RQ_REDIS_URL`` when ``REDIS_URL`` names a cluster), unless
     ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
     opened here (redis-py connects lazily)."""
     from service import GameService, followups
@@ -180,8 +182,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if game_service is None:
         if not url:
             raise RuntimeError("REDIS_URL is not set: pass it in config or the environment")
+        from store import queue_url
+
         game_service = GameService.from_url(
             url,
+            # Fails here, at start-up, when REDIS_URL is a cluster and RQ_REDIS_URL is unset.
+            queue_url=queue_url(url, app.config.get("RQ_REDIS_URL")),
             cache_size=int(app.config["GAME_CACHE_SIZE"]),
             live_block_seconds=float(app.config["SSE_HEARTBEAT_SECONDS"]),
             max_connections=int(app.config["REDIS_MAX_CONNECTIONS"]),

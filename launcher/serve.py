@@ -2,10 +2,12 @@
 supervisord.
 
 Environment (see README.md, "Configuration"):
-``REDIS_URL`` use this Redis and start none; ``DATA_DIR`` where the embedded Redis keeps its data
-(default ``./var``; the server lives in ``$DATA_DIR/redis``); ``REDIS_PORT`` its port (default: a
-free one); ``REDIS_APPENDFSYNC`` ``everysec`` (default) or ``always``; ``RQ_WORKERS`` and
-``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and ``bots`` (default 1 each);
+``REDIS_URL`` use this Redis and start none (when it names a cluster, the embedded Redis still
+starts, for RQ's queues, unless ``RQ_REDIS_URL`` names a plain Redis for them); ``DATA_DIR`` where
+the embedded Redis keeps its data (default ``./var``; the server lives in ``$DATA_DIR/redis``);
+``REDIS_PORT`` its port (default: a free one); ``REDIS_APPENDFSYNC`` ``everysec`` (default) or
+``always``; ``RQ_WORKERS`` and ``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and
+``bots`` (default 1 each);
 ``PORT``, ``HOST`` and ``WEB_CONCURRENCY`` go to gunicorn.
 
 Why supervisord (not honcho, not our own loop): honcho stops every process as soon as one exits,
@@ -31,6 +33,8 @@ import tempfile
 from pathlib import Path
 
 from launcher.embedded_redis import EmbeddedRedis, die_with_parent
+from store.games import is_cluster_url
+from store.queues import queue_url
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,9 +60,10 @@ def _exit_on_signal(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def child_environment(redis_url: str) -> dict[str, str]:
+def child_environment(redis_url: str, rq_url: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["REDIS_URL"] = redis_url
+    env["RQ_REDIS_URL"] = rq_url or redis_url
     # The Procfile names console scripts (gunicorn) and python: find the ones of this interpreter's venv.
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
@@ -140,8 +145,11 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
     supervisor: subprocess.Popen | None = None
     try:
         redis_url = os.environ.get("REDIS_URL")
+        rq_url = os.environ.get("RQ_REDIS_URL")
         redis_command = None
-        if not redis_url:
+        # The embedded Redis holds the games when REDIS_URL is unset, and RQ's queues when REDIS_URL
+        # names a cluster (RQ cannot use one) and RQ_REDIS_URL is unset.
+        if not redis_url or (is_cluster_url(redis_url) and not rq_url):
             data_dir = Path(os.environ.get("DATA_DIR") or PROJECT_ROOT / "var") / "redis"
             port = int(os.environ["REDIS_PORT"]) if os.environ.get("REDIS_PORT") else None
             embedded = EmbeddedRedis(
@@ -150,14 +158,20 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
                 appendfsync=os.environ.get("REDIS_APPENDFSYNC", "everysec"),
             )
             redis_command = embedded.prepare()
-            redis_url = embedded.url
+            if redis_url:
+                rq_url = embedded.url
+            else:
+                redis_url = embedded.url
             print(
-                f"launcher: embedded redis-server at {redis_url} (data in {embedded.data_dir}, "
+                f"launcher: embedded redis-server at {embedded.url} (data in {embedded.data_dir}, "
                 f"appendfsync {embedded.appendfsync}, log {embedded.log_path})",
                 flush=True,
             )
-        else:
+        if embedded is None or redis_url != embedded.url:
             print(f"launcher: using REDIS_URL={redis_url}", flush=True)
+        rq_url = queue_url(redis_url, rq_url)
+        if rq_url != redis_url:
+            print(f"launcher: RQ's queues on RQ_REDIS_URL={rq_url}", flush=True)
 
         counts = {
             "worker": int(os.environ.get("RQ_WORKERS") or 1),
@@ -172,7 +186,7 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
         supervisord = str(Path(sys.executable).with_name("supervisord"))
         supervisor = subprocess.Popen(
             [supervisord, "--nodaemon", "--configuration", str(config)],
-            env=child_environment(redis_url),
+            env=child_environment(redis_url, rq_url),
             cwd=str(procfile.parent),
             stdin=subprocess.DEVNULL,
             # Its own session: a terminal's Ctrl-C reaches the launcher only, which asks supervisord

@@ -36,7 +36,6 @@ from games import get_game
 from service import errors as service_errors
 from store import GameStore
 from store.outbox import Outbox
-from store.queues import JobQueues
 
 if TYPE_CHECKING:
     from service.games import GameService
@@ -83,7 +82,7 @@ def enqueue_bot_turns(store: GameStore, game_id: str, version: int) -> str | Non
 def _job_alive(store: GameStore, jid: str) -> bool:
     """Is ``jid`` waiting in the bots queue or running? (Not: lost inside a dequeue, finished,
     failed, or gone.)"""
-    queues = JobQueues(store.redis)
+    queues = store.queues
     status = queues.status(jid)
     if status in ("queued", "deferred", "scheduled"):
         # A job a worker took with BLMOVE and then died sits in RQ's intermediate list, still
@@ -124,7 +123,7 @@ def bot_followup(service: GameService, game_id: str, value: str) -> bool:
 
 
 def _enqueue(store: GameStore, game_id: str, version: int, jid: str) -> None:
-    JobQueues(store.redis).enqueue(
+    store.queues.enqueue(
         QUEUE,
         JOB_FUNCTION,
         game_id,

@@ -40,7 +40,7 @@ from service.followups import FollowUps, actions_for
 from service.ids import is_game_id, new_game_id
 from service.live import LiveHub, Subscription
 from service.signals import events_appended
-from store import GameStore, StoredGame, StreamEntry, connect, timestamps
+from store import GameStore, StoredGame, StreamEntry, connect, queue_connection, timestamps
 from store.live import EventsReader
 
 log = logging.getLogger(__name__)
@@ -232,10 +232,22 @@ class GameService:
 
     @classmethod
     def from_url(
-        cls, url: str, cache_size: int = 1024, live_block_seconds: float = 5.0, **redis_kwargs: Any
+        cls,
+        url: str,
+        cache_size: int = 1024,
+        live_block_seconds: float = 5.0,
+        queue_url: str | None = None,
+        **redis_kwargs: Any,
     ) -> GameService:
+        """A service on the event store at ``url`` whose jobs go to RQ at ``queue_url`` (default: the
+        store's own Redis when it is a plain server; on a cluster without one, anything that
+        enqueues fails with ``store.QueueRedisRequired``)."""
+        queue = None
+        if queue_url and queue_url != url:
+            socket_options = {k: v for k, v in redis_kwargs.items() if k.startswith("socket_")}
+            queue = queue_connection(queue_url, **socket_options)
         return cls(
-            GameStore(connect(url, **redis_kwargs)),
+            GameStore(connect(url, **redis_kwargs), queue=queue),
             cache_size=cache_size,
             live_block_seconds=live_block_seconds,
         )

@@ -65,8 +65,13 @@ class JobService:
 
     def __init__(self, store: GameStore):
         self.book = JobBook(store.redis)
-        self.queues = JobQueues(store.redis)
         self._store = store
+
+    @property
+    def queues(self) -> JobQueues:
+        """RQ's queues, on the store's queue Redis (looked up when first needed: a store on a cluster
+        without one still serves everything but jobs)."""
+        return self._store.queues
 
     # -- starting ----------------------------------------------------------------------------------
 

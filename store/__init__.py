@@ -10,6 +10,7 @@ from store.games import (
     iter_all_events,
 )
 from store.keys import GameKeys, game_keys
+from store.queues import QueueRedisRequired, queue_connection, queue_url
 
 __all__ = [
     "AppendResult",
@@ -18,7 +19,10 @@ __all__ = [
     "GameStore",
     "StoredGame",
     "StreamEntry",
+    "QueueRedisRequired",
     "connect",
+    "queue_connection",
+    "queue_url",
     "game_keys",
     "iter_all_events",
 ]

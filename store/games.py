@@ -8,6 +8,7 @@ knows nothing about any game's rules.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -17,6 +18,8 @@ import redis
 import redis.cluster
 
 from store import compact, scripts
+from store.cluster import ClusterClient
+from store.errors import NotReplicated
 from store.keys import (
     CLOCKS_DUE,
     INDEX_ALL,
@@ -28,12 +31,23 @@ from store.keys import (
     stream_ticket,
 )
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
+from store.queues import JobQueues, QueueRedisRequired
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
 IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600
 # How long after a change its follow-up work is left to the process that made it, before a sweeper
 # may take it (store/outbox.py): long enough that a live process normally finishes first.
 FOLLOWUP_GRACE_MS = 2000
+# The stricter mode (docs/scaling.md, "Failover"): a change is answered only once this many replicas
+# of its master hold it (WAIT), so a failover cannot lose an acknowledged move. 0: asynchronous
+# replication, Redis's default.
+WAIT_REPLICAS = 0
+WAIT_TIMEOUT_MS = 1000
+# Script outcomes that acknowledge a change: the writes, and the replay of an earlier answer (which
+# must not acknowledge a change no replica holds either). Refusals change nothing: nothing to wait for.
+_WRITES = frozenset({"ok", "claimed", "started", "replay"}) | {
+    o.encode() for o in ("ok", "claimed", "started", "replay")
+}
 
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
@@ -61,8 +75,14 @@ def connect(
     scheme, _, rest = url.partition("://")
     if scheme in CLUSTER_SCHEMES:
         if max_connections is not None:
-            kwargs["max_connections"] = max_connections
-        return redis.cluster.RedisCluster.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **kwargs)
+            # Per node, and blocking as on a single server: a caller beyond the bound waits for a
+            # connection instead of failing with "Too many connections" (a 503 under contention).
+            kwargs.update(
+                max_connections=max_connections,
+                connection_pool_class=redis.BlockingConnectionPool,
+                timeout=pool_timeout,
+            )
+        return ClusterClient.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **kwargs)
     if max_connections is not None:
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=max_connections, timeout=pool_timeout, **kwargs
@@ -73,10 +93,29 @@ def connect(
     return redis.Redis.from_url(url, **kwargs)
 
 
+_worker_stores: dict[tuple[str, int], GameStore] = {}
+_worker_stores_lock = threading.Lock()
+
+
+def worker_store(queue: redis.Redis, store_url: str | None) -> GameStore:
+    """The store an RQ job works on, one per process and queue connection: the games at
+    ``store_url`` (``REDIS_URL``: a plain server or a cluster), or on ``queue`` itself (RQ's Redis,
+    the connection the job came from) when none is named; its jobs are enqueued on ``queue``."""
+    key = (store_url or "", id(queue))
+    with _worker_stores_lock:
+        store = _worker_stores.get(key)
+        if store is None:
+            client = connect(store_url, socket_timeout=10) if store_url else queue
+            store = _worker_stores[key] = GameStore(client, queue=queue)
+        return store
+
+
 @overload
 def _text(value: bytes | str) -> str: ...
 @overload
 def _text(value: None) -> None: ...
+
+
 def _text(value: bytes | str | None) -> str | None:
     if value is None:
         return None
@@ -134,14 +173,38 @@ class StreamEntry:
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis, followup_grace_ms: int | None = None):
+    def __init__(
+        self, client: redis.Redis, followup_grace_ms: int | None = None, queue: redis.Redis | None = None
+    ):
         self.redis = client
+        # RQ's Redis (``store.queues.queue_url``); by default the store's own when that is a plain
+        # server. A Redis Cluster cannot hold RQ's queues.
+        self._queue = queue
         self.followup_grace_ms = followup_grace_ms or int(
             os.environ.get("FOLLOWUP_GRACE_MS") or FOLLOWUP_GRACE_MS
         )
+        self.wait_replicas = int(os.environ.get("REDIS_WAIT_REPLICAS") or WAIT_REPLICAS)
+        self.wait_timeout_ms = int(os.environ.get("REDIS_WAIT_TIMEOUT_MS") or WAIT_TIMEOUT_MS)
         self._append = client.register_script(scripts.APPEND)
         self._claim = client.register_script(scripts.CLAIM)
         self._rotate = client.register_script(scripts.ROTATE)
+
+    @property
+    def queue_redis(self) -> redis.Redis:
+        """The plain Redis that RQ's queues live on (the job queues, not the games)."""
+        if self._queue is not None:
+            return self._queue
+        if isinstance(self.redis, redis.cluster.RedisCluster):
+            raise QueueRedisRequired(
+                "this store is a Redis Cluster, which RQ cannot use: give it a plain Redis for the "
+                "queues (RQ_REDIS_URL)"
+            )
+        return self.redis
+
+    @property
+    def queues(self) -> JobQueues:
+        """RQ's queues (on :attr:`queue_redis`)."""
+        return JobQueues(self.queue_redis)
 
     def ping(self) -> None:
         """Raise (``store.errors.StoreError``) unless Redis answers."""
@@ -381,7 +444,9 @@ class GameStore:
             *meta_args,
             *(orjson.dumps(event) for event in events),
         ]
-        reply = self._rotate(keys=[keys.events, keys.snapshot, keys.meta, keys.seats], args=args)
+        reply = self._run_recording(
+            self._rotate, game_id, [keys.events, keys.snapshot, keys.meta, keys.seats], args, False
+        )
         outcome = _text(reply[0])
         if outcome in ("ok", "conflict"):
             return AppendResult(outcome, version=int(reply[1]))
@@ -395,6 +460,11 @@ class GameStore:
         """Run ``script``; when it may record follow-up work, hint the game's slot right after it in
         the same pipeline (one round trip; see ``store.outbox``). A refused change leaves a hint
         to a slot with nothing due: the sweeper drops it."""
+        if self.wait_replicas > 0:
+            reply = self._run_replicated(script, keys, args)
+            if records:
+                self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
+            return reply
         if not records:
             try:
                 # EVALSHA directly: redis-py's Script object checks its client against a typing
@@ -404,8 +474,11 @@ class GameStore:
                 return script(keys=keys, args=args)  # loads it, then runs it
         pipe = self.redis.pipeline(transaction=False)
         # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS (one
-        # more round trip on every call).
-        pipe.evalsha(script.sha, len(keys), *keys, *args)
+        # more round trip on every call). Through execute_command because redis-py's cluster
+        # pipeline refuses its evalsha method outright; it routes the command by its keys all the
+        # same (on a cluster the hint goes to its own slot's master in parallel: two round trips
+        # when the slots live on two masters).
+        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
         hint(pipe, game_id, now_ms() + self.followup_grace_ms)
         try:
             return pipe.execute()[0]
@@ -415,6 +488,36 @@ class GameStore:
             reply = script(keys=keys, args=args)
             self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
             return reply
+
+    def _run_replicated(self, script: Any, keys: list[str], args: list[Any], retried: bool = False) -> Any:
+        """``REDIS_WAIT_REPLICAS``: run ``script`` and ``WAIT`` for that many replicas on the same
+        connection of the game's master (WAIT counts the writes of its own connection), in one
+        round trip. A change that fewer replicas acknowledged in time raises ``NotReplicated``."""
+        node = self.redis
+        if isinstance(self.redis, redis.cluster.RedisCluster):
+            node = self.redis.get_node_from_key(keys[0]).redis_connection
+        pipe = node.pipeline(transaction=False)
+        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        try:
+            reply, acknowledged = pipe.execute()
+        except redis.exceptions.NoScriptError:
+            if retried:
+                raise
+            node.script_load(script.script)  # the failed EVALSHA changed nothing
+            return self._run_replicated(script, keys, args, retried=True)
+        except (redis.exceptions.AskError, redis.exceptions.ClusterDownError):
+            # The slot moved (a failover) since the client learnt the map: nothing ran; learn it again.
+            if retried or not isinstance(self.redis, redis.cluster.RedisCluster):
+                raise
+            self.redis.nodes_manager.initialize()
+            return self._run_replicated(script, keys, args, retried=True)
+        outcome = reply[0] if isinstance(reply, list) and reply else None
+        if outcome in _WRITES and int(acknowledged) < self.wait_replicas:
+            raise NotReplicated(
+                f"{acknowledged} of {self.wait_replicas} replicas acknowledged in {self.wait_timeout_ms} ms"
+            )
+        return reply
 
     def get_idempotent(self, game_id: str, idempotency_field: str) -> tuple[str, dict[str, Any]] | None:
         """(fingerprint, response) stored under an idempotency field, or None."""

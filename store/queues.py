@@ -1,6 +1,8 @@
-"""The job queues (RQ) on the store's Redis: enqueueing, a job's status, and the repairs RQ itself
-makes too late (jobs lost inside a dequeue, abandoned runs). RQ keeps its own keys in Redis, so it
-gets its connection here like every other Redis user; callers never see the client."""
+"""The job queues (RQ): enqueueing, a job's status, and the repairs RQ itself makes too late (jobs
+lost inside a dequeue, abandoned runs). RQ keeps its own keys in a plain Redis (``RQ_REDIS_URL``,
+by default the store's own when that is a plain server; never a cluster, which RQ does not
+support), so it gets its connection here like every other Redis user; callers never see the
+client."""
 
 from __future__ import annotations
 
@@ -21,10 +23,37 @@ log = logging.getLogger(__name__)
 GAVE_UP = frozenset({"failed", "stopped", "canceled"})
 
 
-def queue_connection(url: str) -> redis.Redis:
-    """The connection an RQ worker process works with (RQ needs a plain client, not a pool bound for
-    a web process; it also serves the jobs, which build their services on it)."""
-    return redis.Redis.from_url(url)
+class QueueRedisRequired(RuntimeError):
+    """The event store is a Redis Cluster and no plain Redis was named for RQ (``RQ_REDIS_URL``)."""
+
+
+def _is_cluster_url(url: str) -> bool:
+    return url.split("://", 1)[0] in ("redis+cluster", "rediss+cluster")
+
+
+def queue_url(store_url: str, rq_url: str | None = None) -> str:
+    """The Redis RQ works on: ``rq_url`` (``RQ_REDIS_URL``) when given, else the store's own
+    (``REDIS_URL``) when that is a plain server.
+
+    RQ does not support Redis Cluster (its queues, registries and job hashes are plain keys that its
+    commands and scripts combine across slots), so a cluster store needs a plain Redis beside it."""
+    if rq_url:
+        if _is_cluster_url(rq_url):
+            raise QueueRedisRequired(f"RQ_REDIS_URL must name a plain Redis, not a cluster: {rq_url}")
+        return rq_url
+    if _is_cluster_url(store_url):
+        raise QueueRedisRequired(
+            "REDIS_URL names a Redis Cluster, which RQ cannot use: set RQ_REDIS_URL to a plain Redis"
+        )
+    return store_url
+
+
+def queue_connection(url: str, **kwargs: Any) -> redis.Redis:
+    """The connection to RQ's Redis (``queue_url``): an RQ worker process works with it (RQ needs a
+    plain client, not a pool bound for a web process), enqueuers and the janitor too."""
+    if _is_cluster_url(url):
+        raise QueueRedisRequired(f"RQ needs a plain Redis, not a cluster: {url}")
+    return redis.Redis.from_url(url, **kwargs)
 
 
 class JobQueues:

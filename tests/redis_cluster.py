@@ -17,6 +17,7 @@ from pathlib import Path
 
 import redis
 
+from store.cluster import ClusterClient
 from tests.redis_server import redis_server_binary
 
 SLOTS = 16384
@@ -186,7 +187,9 @@ class PrivateRedisCluster:
                 client.flushall()
 
     def client(self, **kwargs) -> redis.cluster.RedisCluster:
-        return redis.cluster.RedisCluster(host="127.0.0.1", port=self.ports[0], **kwargs)
+        """A cluster client as the store makes one (``store.connect``), whose ``keys`` looks at
+        every master (redis-py asks one node), so tests that dump "every key" see every key."""
+        return WholeClusterClient(host="127.0.0.1", port=self.ports[0], **kwargs)
 
     def stop(self) -> None:
         for process in self.processes.values():
@@ -205,3 +208,24 @@ class PrivateRedisCluster:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class WholeClusterClient(ClusterClient):
+    """The store's cluster client whose ``keys`` asks every master (redis-py asks one node)."""
+
+    def keys(self, pattern="*", **kwargs):
+        kwargs.setdefault("target_nodes", self.PRIMARIES)
+        return super().keys(pattern, **kwargs)
+
+
+def client_ids_by_node(client: redis.Redis) -> set[tuple[int | None, int]]:
+    """(node port, client id) of every client connection to ``client``'s server(s), replication
+    links left out: what a test counts to bound the connections a process holds."""
+    if isinstance(client, redis.cluster.RedisCluster):
+        found = set()
+        for node in client.get_primaries():
+            for entry in node.redis_connection.client_list():
+                if "S" not in entry.get("flags", "") and "M" not in entry.get("flags", ""):
+                    found.add((node.port, int(entry["id"])))
+        return found
+    return {(None, int(entry["id"])) for entry in client.client_list()}

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import redis
+import redis.cluster
 from redis.connection import AbstractConnection
 
 _COMMAND_NAME = re.compile(rb"\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n")
@@ -35,14 +36,15 @@ class RoundTrips:
 
 @contextmanager
 def count_round_trips(client: redis.Redis) -> Iterator[RoundTrips]:
-    """Count round trips from this process to ``client``'s server while the block runs."""
-    kwargs = client.connection_pool.connection_kwargs
-    target = (kwargs.get("host"), kwargs.get("port"))
+    """Count round trips from this process to ``client``'s server (every node of a cluster) while
+    the block runs. On a cluster, commands a pipeline sends to two nodes are two round trips (sent
+    one after the other, answered in parallel)."""
     counter = RoundTrips()
     original = AbstractConnection.send_packed_command
+    targets = _addresses(client)
 
     def counting(self, command, check_health=True):
-        if (getattr(self, "host", None), getattr(self, "port", None)) == target:
+        if (getattr(self, "host", None), getattr(self, "port", None)) in targets:
             packed = (
                 command.encode()
                 if isinstance(command, str)
@@ -63,8 +65,26 @@ def count_round_trips(client: redis.Redis) -> Iterator[RoundTrips]:
         AbstractConnection.send_packed_command = original
 
 
+def _addresses(client: redis.Redis) -> set[tuple[str | None, int | None]]:
+    if isinstance(client, redis.cluster.RedisCluster):
+        return {(node.host, node.port) for node in client.get_nodes()}
+    kwargs = client.connection_pool.connection_kwargs
+    return {(kwargs.get("host"), kwargs.get("port"))}
+
+
 def command_calls(client: redis.Redis) -> dict[str, int]:
-    """Calls per command since the server started (``INFO commandstats``), e.g. {"evalsha": 3}."""
+    """Calls per command since the server started (``INFO commandstats``), e.g. {"evalsha": 3};
+    on a cluster, summed over the masters."""
+    if isinstance(client, redis.cluster.RedisCluster):
+        per_node = client.info("commandstats", target_nodes=redis.cluster.RedisCluster.PRIMARIES)
+        if per_node and not isinstance(next(iter(per_node.values())), dict):
+            per_node = {"one": per_node}  # a single master answers without the per-node level
+        total: dict[str, int] = {}
+        for stats in per_node.values():
+            for name, value in stats.items():
+                key = name.removeprefix("cmdstat_")
+                total[key] = total.get(key, 0) + int(value["calls"])
+        return total
     stats = client.info("commandstats")
     return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
 

@@ -7,18 +7,18 @@ from typing import Any
 from rq import get_current_job
 
 from service import GameService, bot_turns
-from store import GameStore
+from worker.stores import store_for
 
 _services: dict[int, GameService] = {}
 
 
 def _service() -> GameService:
-    """One GameService (and its state cache) per RQ connection in this process: the connection RQ
-    runs the job with (``store.queues.queue_connection``, opened by ``python -m worker``)."""
-    connection = get_current_job().connection
-    service = _services.get(id(connection))
-    if service is None or service.store.redis is not connection:
-        service = _services[id(connection)] = GameService(GameStore(connection))
+    """One GameService (and its state cache) per store in this process: the games of
+    ``worker.stores``, the queue RQ runs the job from (``python -m worker``)."""
+    store = store_for(get_current_job().connection)
+    service = _services.get(id(store))
+    if service is None or service.store is not store:
+        service = _services[id(store)] = GameService(store)
     return service
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from service import GameService, followups
 from service import errors as service_errors
+from store.queues import queue_url
 
 log = logging.getLogger("worker.clocks")
 
@@ -51,7 +52,7 @@ def enforce_due(service: GameService, now_ms: int | None = None, limit: int = 10
 def run(url: str, interval: float = INTERVAL_SECONDS, rescan: float = RESCAN_SECONDS) -> None:
     # A seat handed to the bot is played by the bots queue; a timeout that ends a game is verified.
     followups.connect_receivers()
-    service = GameService.from_url(url)
+    service = GameService.from_url(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
     stopping = False
 
     def stop(*_: Any) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from service import GameService, bot_turns, followups, jobs
 from service.compaction import Compaction
+from store.queues import queue_url
 
 log = logging.getLogger("worker.janitor")
 
@@ -73,7 +74,9 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    janitor = Janitor(GameService.from_url(os.environ["REDIS_URL"], socket_timeout=10))
+    url = os.environ["REDIS_URL"]
+    rq_url = queue_url(url, os.environ.get("RQ_REDIS_URL"))
+    janitor = Janitor(GameService.from_url(url, queue_url=rq_url, socket_timeout=10))
     log.info("sweeping every %.1f s", INTERVAL_SECONDS)
     while not stopping:
         started = time.monotonic()

@@ -12,6 +12,7 @@ from service.archive import ArchiveService
 from service.jobs import Handler, JobService
 from service.stats import StatsService
 from store import GameStore
+from worker.stores import store_for
 
 
 def handlers(store: GameStore) -> dict[str, Handler]:
@@ -31,7 +32,7 @@ def handlers(store: GameStore) -> dict[str, Handler]:
 def run(jid: str) -> str:
     """The entry point RQ runs, on the connection it was started with (``python -m worker``)."""
     job = get_current_job()
-    store = GameStore(job.connection)
+    store = store_for(job.connection)
     return JobService(store).run(
         jid, handlers(store), retries_left=lambda: bool(job.retries_left and job.retries_left > 0)
     )

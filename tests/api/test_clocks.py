@@ -114,7 +114,7 @@ def test_rl_x19_a_seat_past_its_deadline_times_out_with_the_default_move(client,
     assert enforce_due(svc, now_ms=deadline) == []  # applied once
 
 
-def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_server, redis_client):
+def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_server, queue_client):
     game_id, _ = _timed_game(client, timeouts_to_bot=1)
     deadline = client.get(f"/v1/games/{game_id}").get_json()["clock"]["seats"][1]["deadline_ms"]
     enforce_due(svc, now_ms=deadline)
@@ -125,7 +125,7 @@ def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_se
     assert all(s["deadline_ms"] is None for s in summary["clock"]["seats"] if s["seat"] == 1)
     assert GAME.verify_log(log) is None
     if 1 in summary["awaiting"]:  # the bot is due: its turn was enqueued like any bot seat's
-        assert Queue("bots", connection=redis_client).count >= 1
+        assert Queue("bots", connection=queue_client).count >= 1
 
 
 def test_the_stream_of_a_timed_game_sends_the_clock(client):

@@ -301,9 +301,9 @@ def toy_hidden(states, version: int, viewer: int | None) -> set[str]:
 
 
 @pytest.fixture()
-def run_jobs(redis_client):
+def run_jobs(queue_client):
     def run() -> None:
-        SimpleWorker(["default"], connection=redis_client).work(burst=True, logging_level="WARNING")
+        SimpleWorker(["default"], connection=queue_client).work(burst=True, logging_level="WARNING")
 
     return run
 

@@ -22,10 +22,10 @@ def client(app):
 
 
 @pytest.fixture()
-def run_jobs(redis_client):
+def run_jobs(queue_client):
     """Run every queued job to completion in this process (an RQ SimpleWorker in burst mode)."""
 
     def run() -> None:
-        SimpleWorker(["default"], connection=redis_client).work(burst=True, logging_level="WARNING")
+        SimpleWorker(["default"], connection=queue_client).work(burst=True, logging_level="WARNING")
 
     return run

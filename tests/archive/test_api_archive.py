@@ -478,13 +478,13 @@ def test_archive_search_validation_and_bulk_export(client, run_jobs):
     assert all(export.validate_import(d)["result"]["winners"] == [0] for d in docs)
 
 
-def test_a_job_rq_gave_up_on_is_reported_failed_not_queued_forever(client, redis_client):
+def test_a_job_rq_gave_up_on_is_reported_failed_not_queued_forever(client, queue_client):
     from rq.job import Job
 
     game_id = imported(client)
     response = client.post(f"/v1/games/{game_id}/verify")
     job_id = response.get_json()["id"]
-    rq_job = Job.fetch(job_id, connection=redis_client)
+    rq_job = Job.fetch(job_id, connection=queue_client)
     rq_job.set_status("failed")  # as after an abandoned run with no retry left
     job = client.get(response.headers["Location"]).get_json()
     assert job["status"] == "failed" and job["error"]["code"] == "JOB_FAILED"
@@ -511,7 +511,7 @@ def test_import_takes_logs_larger_than_a_move_body_but_not_unbounded(client):
     assert other.status_code == 413
 
 
-def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client):
+def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client, queue_client):
     """rq Retry: an unexpected error (here a corrupt stored event) is retried; once the cause is
     gone the retry finishes the job; while retries remain the job reads as queued, not failed."""
     from rq import SimpleWorker
@@ -521,7 +521,7 @@ def test_a_failing_job_is_retried_and_a_retry_can_succeed(client, redis_client):
     packed = f"game:{{g:{game_id}}}:log"  # an imported game is stored compact (store/compact.py)
     good = redis_client.get(packed)
     redis_client.set(packed, b"\x01corrupt")
-    worker = SimpleWorker(["default"], connection=redis_client)
+    worker = SimpleWorker(["default"], connection=queue_client)
     worker.work(burst=True, max_jobs=1, logging_level="CRITICAL")
     job = client.get(response.headers["Location"]).get_json()
     assert job["status"] == "queued" and job["attempts"] == 1  # a retry is on its way

@@ -19,7 +19,6 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 from games import get_game
 from games.base import fold
 from service.jobs import JobService
-from store import GameStore
 from store.archive import Archive, import_finished_game
 from store.jobs import JobBook
 from tests.api import toy_game
@@ -97,10 +96,12 @@ def wait_for(predicate, timeout: float = 60.0):
 
 
 @pytest.mark.timeout(120)
-def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_client):
+def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(
+    redis_server, redis_client, queue_client, jobs_store
+):
     games = archive_toy_games(redis_client, 12)
     version_before = Archive(redis_client).version()
-    jobs = JobService(GameStore(redis_client))
+    jobs = JobService(jobs_store)
     # Bulk export: a job that reads every archived log, one step per game (global statistics were
     # such a job before they became aggregates read in one step: service/aggregates.py).
     params = {"filters": {"game": ["toy"]}}
@@ -126,12 +127,12 @@ def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_
             os.killpg(first.pid, signal.SIGKILL)
     killed = book.get(jid)
     assert killed.status == "started" and killed.completions == 0 and book.result(jid) is None
-    assert jid in StartedJobRegistry("default", connection=redis_client).get_job_ids(cleanup=False)
+    assert jid in StartedJobRegistry("default", connection=queue_client).get_job_ids(cleanup=False)
 
     # RQ's maintenance requeues an execution once its heartbeat (at least 60 s) has expired; the
     # test moves the registry's clock forward instead of sleeping through it.
     assert jobs.requeue_abandoned(timestamp=time.time() + 3600) == [jid]
-    assert jid in Queue("default", connection=redis_client).job_ids
+    assert jid in Queue("default", connection=queue_client).job_ids
 
     second = start_worker(redis_server.url, burst=True, delay=0)
     _, err = second.communicate(timeout=60)
@@ -139,8 +140,8 @@ def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(redis_server, redis_
 
     record = book.get(jid)
     assert record.status == "finished" and record.attempts == 2 and record.completions == 1
-    assert Job.fetch(jid, connection=redis_client).get_status() == "finished"
-    assert FailedJobRegistry("default", connection=redis_client).count == 0
+    assert Job.fetch(jid, connection=queue_client).get_status() == "finished"
+    assert FailedJobRegistry("default", connection=queue_client).count == 0
     assert Archive(redis_client).version() == version_before  # nothing entered twice
 
     lines = [orjson.loads(line) for line in book.result(jid).splitlines()]

@@ -25,17 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
-def service(redis_client, redis_server):
-    svc = GameService.from_url(redis_server.url)
+def service(redis_client, redis_server, queue_server):
+    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
     followups.connect_receivers()
     yield svc
     # The receivers are process-global: leave other test modules none connected.
     followups.disconnect_receivers()
 
 
-def run_worker(redis_client) -> None:
-    queue = Queue(bot_turns.QUEUE, connection=redis_client)
-    SimpleWorker([queue], connection=redis_client).work(burst=True)
+def run_worker(queue_client) -> None:
+    queue = Queue(bot_turns.QUEUE, connection=queue_client)
+    SimpleWorker([queue], connection=queue_client).work(burst=True)
 
 
 def state_of(service, game_id):
@@ -43,7 +43,7 @@ def state_of(service, game_id):
     return cached
 
 
-def test_all_bot_game_plays_to_the_end(service, redis_client):
+def test_all_bot_game_plays_to_the_end(service, redis_client, queue_client):
     """VIC-1: four bot seats given at creation; the job enqueued by the start plays the whole game."""
     summary = service.create_game(
         "condottiere",
@@ -52,7 +52,7 @@ def test_all_bot_game_plays_to_the_end(service, redis_client):
     )
     game_id = summary["id"]
     assert service.get_summary(game_id)["status"] == "active"
-    run_worker(redis_client)
+    run_worker(queue_client)
     cached = state_of(service, game_id)
     assert cached.status == "finished"
     game = get_game("condottiere")
@@ -66,7 +66,7 @@ def test_all_bot_game_plays_to_the_end(service, redis_client):
     assert game.state_to_json(fold(game, events)) == game.state_to_json(cached.state)
 
 
-def test_humans_and_bots_game_progresses(service, redis_client):
+def test_humans_and_bots_game_progresses(service, redis_client, queue_client):
     """BAT-2, BAT-3: a human in seat 0 and three bots; after each human move the worker plays the
     bots until the human (or nobody: game over) is awaited again."""
     summary = service.create_game(
@@ -79,7 +79,7 @@ def test_humans_and_bots_game_progresses(service, redis_client):
     rng = random.Random(1)
     human_moves = 0
     for _ in range(3000):
-        run_worker(redis_client)
+        run_worker(queue_client)
         cached = state_of(service, game_id)
         if cached.status == "finished":
             break
@@ -95,7 +95,7 @@ def test_humans_and_bots_game_progresses(service, redis_client):
     assert human_moves > 5
 
 
-def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_client):
+def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_client, queue_client):
     """One job per (game, version); a job for an old version plays nothing twice."""
     summary = service.create_game("condottiere", {"players": 3, "seed": 3}, bots={1: "random", 2: "random"})
     game_id = summary["id"]
@@ -104,9 +104,9 @@ def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_
     # The start already enqueued the job of this version (if a bot moves first): a second is refused.
     bot_turns.enqueue_bot_turns(service.store, game_id, version)
     assert bot_turns.enqueue_bot_turns(service.store, game_id, version) is None
-    queue = Queue(bot_turns.QUEUE, connection=redis_client)
+    queue = Queue(bot_turns.QUEUE, connection=queue_client)
     assert queue.count == 1
-    run_worker(redis_client)
+    run_worker(queue_client)
     after = state_of(service, game_id)
     # Running the stale job again directly changes nothing: the human is awaited.
     result = bot_worker.play_bot_turns(game_id, version, service=service)
@@ -116,14 +116,14 @@ def test_duplicate_enqueues_collapse_and_stale_jobs_are_harmless(service, redis_
     assert claim.token
 
 
-def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client):
+def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client, queue_client):
     """The bot's randomness is seeded from (game, version, seat): replaying the same game state
     gives the same move, so racing duplicate jobs submit identical commands."""
     summary = service.create_game(
         "condottiere", {"players": 4, "seed": 8}, bots={s: "random" for s in range(4)}
     )
     game_id = summary["id"]
-    run_worker(redis_client)
+    run_worker(queue_client)
     events = [e.event for e in service.store.read_events(game_id, after=0, limit=100_000)]
     # Replay the same creation in a second game with the same seed: the same bots play the same
     # game only if the seeds depend on version and seat, not on the game id. They do depend on the
@@ -188,7 +188,9 @@ def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, red
     assert verify in Queue("default", connection=redis_client).job_ids
 
 
-def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, redis_server):
+def test_two_jobs_racing_on_one_game_play_each_move_once(
+    service, redis_client, redis_server, queue_client, queue_server
+):
     """Two workers running the bot job of the same game at once (a duplicate that slipped through,
     or a retry) never double a move: expected versions and per-version idempotency keys make one
     win each version; the log verifies and its fold equals the stored snapshot."""
@@ -196,14 +198,16 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, 
         "condottiere", {"players": 4, "seed": 33}, bots={s: "heuristic" for s in range(4)}
     )
     game_id = summary["id"]
-    Queue(bot_turns.QUEUE, connection=redis_client).empty()  # run the jobs by hand, twice at once
+    Queue(bot_turns.QUEUE, connection=queue_client).empty()  # run the jobs by hand, twice at once
     results = []
 
     collisions = []
     start = threading.Barrier(2)
 
     def job():
-        own = GameService.from_url(redis_server.url)  # a separate worker: its own cache and pool
+        own = GameService.from_url(
+            redis_server.url, queue_url=queue_server.url
+        )  # a separate worker: its own cache and pool
         submit = own.submit_as_seat
 
         def counting_submit(*args, **kwargs):
@@ -242,7 +246,7 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(service, redis_client, 
     assert collisions, "the two jobs never met: the test did not race"
 
 
-def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch):
+def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch, queue_client):
     """OPT-HID-4: the job hands the bot its seat's view (what a client in that seat gets), never
     the full state: no other hand, no deck order, no other seat's face-down card."""
     seen = []
@@ -258,7 +262,7 @@ def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch)
         {"players": 3, "seed": 4, "options": {"hidden_cards": True}},
         bots={s: "heuristic" for s in range(3)},
     )
-    run_worker(redis_client)
+    run_worker(queue_client)
     assert service.get_summary(summary["id"])["status"] == "finished"
     assert len(seen) > 20
     for view in seen:
@@ -271,7 +275,7 @@ def test_bot_decides_from_its_seat_view_only(service, redis_client, monkeypatch)
                 assert all(slot["card"] is None for slot in player["line"] if slot["face_down"])
 
 
-def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
+def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server, queue_client):
     """The web process wires the receiver (api.create_app): a game created over HTTP with bot seats
     gets its bot job enqueued without anything else connected, and a worker plays it out."""
     from api import create_app
@@ -288,9 +292,9 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server):
             },
         )
         assert created.status_code == 201, created.get_json()
-        queue = Queue(bot_turns.QUEUE, connection=redis_client)
+        queue = Queue(bot_turns.QUEUE, connection=queue_client)
         assert queue.count == 1
-        run_worker(redis_client)
+        run_worker(queue_client)
         summary = app.test_client().get(f"/v1/games/{created.get_json()['id']}").get_json()
         assert summary["status"] == "finished"
     finally:

@@ -10,10 +10,12 @@ It connects the follow-up handlers as the web process and the workers do, and pr
 
 from __future__ import annotations
 
+import os
 import sys
 
 from service import GameService, followups
 from service.jobs import JobService
+from store import queue_url
 from tests.api import toy_game
 from worker import bots
 
@@ -22,7 +24,7 @@ toy_game.register()
 
 def main(url: str, action: str, *args: str) -> None:
     followups.connect_receivers()
-    service = GameService.from_url(url)
+    service = GameService.from_url(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
     if action == "finish-toy":
         (game_id,) = args
         tokens = [service.claim_seat(game_id, name=name).token for name in ("Ann", "Bob")]

@@ -106,8 +106,8 @@ def duplicates(client) -> dict[str, int]:
 
 
 @pytest.fixture()
-def service(redis_client, redis_server):
-    svc = GameService.from_url(redis_server.url)
+def service(redis_client, redis_server, queue_server):
+    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
     yield svc
     svc.store.redis.close()
 
@@ -160,7 +160,7 @@ def test_killed_after_the_claim_that_starts_an_all_bot_game(service, janitor, wo
     client = service.store.redis
     (game_id,) = [i for i in service.store.list_ids(limit=10)]
     assert service.store.meta(game_id)["status"] == "active"
-    assert Queue("bots", connection=client).count == 0  # nothing was enqueued
+    assert Queue("bots", connection=service.store.queue_redis).count == 0  # nothing was enqueued
     took = recover(janitor, lambda: settled(service, game_id), bound=RECOVERY_BOUND_SECONDS + 20)
     print(
         f"\nrecovery after_start (bot game): {took:.2f} s (whole game included), twice: {duplicates(client)}"
@@ -180,7 +180,9 @@ def test_bot_job_killed_between_two_moves(service, janitor, worker, redis_server
     )
     game_id = bots_game["id"]
     client = service.store.redis
-    Queue("bots", connection=client).empty()  # the test plays the game through the actor instead
+    Queue(
+        "bots", connection=service.store.queue_redis
+    ).empty()  # the test plays the game through the actor instead
     worker()
     done = actor(redis_server.url, "after_commit:5", "bot-job", game_id)
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
@@ -211,7 +213,7 @@ def test_killed_between_the_job_record_and_the_enqueue(service, janitor, worker,
     # Simulate the crash on the verify job only: forget the one the move enqueued, then let the actor
     # write the record and die before the enqueue.
     jid = JobService(service.store).start("verify", {"game_id": game_id})
-    Queue("default", connection=client).empty()
+    Queue("default", connection=service.store.queue_redis).empty()
     client.delete(f"jobs:{{jobs}}:{jid}")
     client.zrem("jobs:{jobs}:pending", jid)
     worker()
@@ -219,7 +221,7 @@ def test_killed_between_the_job_record_and_the_enqueue(service, janitor, worker,
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
     killed_at = time.monotonic()
     book = JobBook(client)
-    assert book.status(jid) == "queued" and Queue("default", connection=client).count == 0
+    assert book.status(jid) == "queued" and Queue("default", connection=service.store.queue_redis).count == 0
     recover(janitor, lambda: book.status(jid) == "finished", bound=RECONCILE_AFTER_SECONDS + 5)
     took = time.monotonic() - killed_at
     print(f"\nrecovery between record and enqueue: {took:.2f} s")
@@ -258,12 +260,12 @@ def test_worker_killed_inside_the_dequeue(service, janitor, worker, redis_server
         "condottiere", {"players": 2, "seed": 5}, bots={0: "heuristic", 1: "random"}
     )["id"]
     _, version = service.store.status_and_version(game_id)
-    assert Queue("bots", connection=client).count == 1
+    assert Queue("bots", connection=service.store.queue_redis).count == 1
     dying = _rq_worker(redis_server.url, "tests.faults.rq_support.DyingInDequeueWorker", "bots")
     assert dying.wait(timeout=60) == -signal.SIGKILL
     killed_at = time.monotonic()
-    assert Queue("bots", connection=client).count == 0
-    assert Queue("bots", connection=client).intermediate_queue.get_job_ids()
+    assert Queue("bots", connection=service.store.queue_redis).count == 0
+    assert Queue("bots", connection=service.store.queue_redis).intermediate_queue.get_job_ids()
     worker()
     recover(janitor, _first_bot_move_after(service, game_id, version))
     took = time.monotonic() - killed_at

@@ -116,3 +116,23 @@ def test_fresh_checkout_gets_a_venv_from_a_python_3_11_or_newer(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / ".venv" / "created-by-fake").exists()
     assert installs(tmp_path) == 1
+
+
+def test_the_whole_suite_runs_the_redis_suites_again_on_a_cluster(checkout):
+    """Issue 13: `./run test` (as CI runs it) makes a second pytest pass with
+    --redis-topology=cluster over the Redis suites; a failure in either pass fails the run; with
+    arguments only the pass asked for runs."""
+    calls_log = checkout / ".venv" / "calls.log"
+    assert run(checkout, "test").returncode == 0
+    calls = [line for line in calls_log.read_text().splitlines() if "-m pytest" in line]
+    assert calls[-2] == "-m pytest --timeout=600"
+    assert calls[-1].startswith("-m pytest --timeout=600 --redis-topology=cluster tests/store tests/api")
+    assert run(checkout, "test", FAKE_PYTEST_STATUS="1").returncode == 1
+    before = len(calls_log.read_text().splitlines())
+    run(checkout, "test", "tests/api")
+    after = [line for line in calls_log.read_text().splitlines()[before:] if "-m pytest" in line]
+    assert after == ["-m pytest --timeout=600 tests/api"]
+    skipped = run(checkout, "test", REDIS_TOPOLOGIES="single")
+    assert skipped.returncode == 0
+    last = [line for line in calls_log.read_text().splitlines() if "-m pytest" in line][-1]
+    assert "--redis-topology" not in last

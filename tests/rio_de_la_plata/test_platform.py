@@ -73,9 +73,9 @@ def client(app):
 
 
 @pytest.fixture()
-def run_jobs(redis_client):
+def run_jobs(queue_client):
     def run() -> None:
-        SimpleWorker(["default"], connection=redis_client).work(burst=True, logging_level="WARNING")
+        SimpleWorker(["default"], connection=queue_client).work(burst=True, logging_level="WARNING")
 
     return run
 

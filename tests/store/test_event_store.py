@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+import redis
+import redis.cluster
 
 from store import GameStore, game_keys
 from tests.redis_metrics import calls_delta, command_calls, count_round_trips
@@ -165,6 +167,28 @@ def test_an_append_is_one_round_trip_and_one_evalsha(store, redis_client):
     delta = calls_delta(before, command_calls(redis_client))
     assert trips.count == 1 and trips.names == ["EVALSHA"]
     assert delta["evalsha"] == 1 and delta["xadd"] == 2 and delta["set"] == 1
+
+
+def test_an_append_that_records_follow_up_work_sends_its_hint_in_the_same_pipeline(store, redis_client):
+    """The append script and the hint that the game's slot holds follow-up work (``store.outbox``)
+    go out together: one round trip on a single server. On a cluster the hint's key lives in its
+    own slot: one round trip per master involved (two when the game's slot and the hints' slot are
+    on different masters), still both sent before either answer is read."""
+    from store.outbox import HINTS, slot_of
+
+    started_game(store)
+    append(store, 2, followups={"archive": 3})  # warm: the script loaded, both nodes connected
+    with count_round_trips(redis_client) as trips:
+        result = append(store, 3, followups={"archive": 4})
+    assert result.outcome == "ok"
+    assert sorted(trips.names) == ["EVALSHA", "ZADD"], trips.commands
+    if isinstance(redis_client, redis.cluster.RedisCluster):
+        game_node = redis_client.get_node_from_key(game_keys(GAME).events)
+        hints_node = redis_client.get_node_from_key(HINTS)
+        assert trips.count == (1 if game_node.name == hints_node.name else 2)
+    else:
+        assert trips.count == 1
+    assert redis_client.zscore(HINTS, str(slot_of(GAME))) is not None
 
 
 def test_iter_all_events_pages_through_a_long_log(store):
