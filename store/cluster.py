@@ -5,9 +5,9 @@ response callbacks to the EXEC reply, so ``HGETALL`` comes back as a flat ``[fie
 list, ``XRANGE`` entries as raw lists, ``SET`` as ``b"OK"``: the store's consistent reads would
 misread every one of them. :class:`ClusterClient` gives its transaction pipelines the ordinary
 client's callbacks as well (a non-transaction pipeline already parses each reply on its node, so it
-keeps redis-py's own table: applying a callback twice would break it). And its pipelines would ask
-the server for the keys of every script call (one more round trip each): they read them from the
-call instead."""
+keeps redis-py's own table: applying a callback twice would break it). And it would ask the server for
+the keys of every script call in a pipeline and of every XREAD (one more round trip each): it reads
+them from the call instead."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from redis.client import CaseInsensitiveDict
 
 class ClusterClient(redis.cluster.RedisCluster):  # type: ignore[misc]  # redis-py's cluster is untyped
     """``RedisCluster`` whose MULTI/EXEC pipelines answer as a plain ``Redis`` pipeline does, and
-    whose pipelines route a script call without asking the server for its keys."""
+    which routes script calls and XREADs without asking the server for their keys."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -55,14 +55,25 @@ def _without_keys(callback: Any) -> Any:
 
 
 def _script_keys_first(get_keys: Any) -> Any:
-    # A pipeline of redis-py 7 looks up the keys of every command it routes; for EVALSHA (whose keys
-    # "move") that costs a COMMAND GETKEYS round trip per call, doubling the cost of a move that
-    # records follow-up work. The keys are right there: EVALSHA sha numkeys key... (redis-py's
-    # direct calls already read them so).
+    # redis-py 7 looks up the keys of every command it routes; for the commands whose keys "move"
+    # (EVALSHA in a pipeline, XREAD always) it asks the server with COMMAND GETKEYS, one more round
+    # trip per call: a move that records follow-up work cost two, and the live listener's XREAD
+    # poll three per watched game. The keys are right there in the arguments.
     def keys(redis_conn: Any, *args: Any) -> Any:
-        name = args[0].upper() if isinstance(args[0], str) else args[0]
+        name = _word(args[0])
         if name in ("EVAL", "EVALSHA") and len(args) > 2:
             return list(args[3 : 3 + int(args[2])])
+        if name == "XREAD":
+            words = [_word(a) for a in args]
+            if "STREAMS" in words:
+                rest = args[words.index("STREAMS") + 1 :]
+                return list(rest[: len(rest) // 2])
         return get_keys(redis_conn, *args)
 
     return keys
+
+
+def _word(arg: Any) -> Any:
+    if isinstance(arg, bytes):
+        arg = arg.decode(errors="replace")
+    return arg.upper() if isinstance(arg, str) else arg

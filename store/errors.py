@@ -21,7 +21,7 @@ STORE_UNAVAILABLE: tuple[type[Exception], ...] = (
 )
 
 
-class NotReplicated(redis.TimeoutError):
+class NotReplicated(redis.TimeoutError):  # type: ignore[misc]  # redis-py is untyped here
     """``REDIS_WAIT_REPLICAS``: a change was applied on its master but fewer replicas than asked
     acknowledged it within ``REDIS_WAIT_TIMEOUT_MS``. A 503 like any store outage: the change may
     survive or be lost in a failover, and a retry with the same idempotency key gets its answer."""

@@ -9,8 +9,8 @@ it too.
 Redis Cluster: a multi-key ``XREAD`` must name keys of one slot, and each game's keys share the hash
 tag ``{g:<id>}`` (one slot per game, spread over the cluster). Blocking on one connection per slot
 would make connections grow with games, so on a cluster the reader polls instead: every
-``poll_seconds`` one non-blocking ``XREAD`` per slot group, over the cluster client's per-node
-connections (bounded by the number of masters). See docs/architecture.md, "Live streams".
+``poll_seconds`` one non-blocking ``XREAD`` per slot group, all in one pipeline over the cluster
+client's per-node connections (one round trip per master). See docs/architecture.md, "Live streams".
 """
 
 from __future__ import annotations
@@ -77,8 +77,12 @@ class EventsReader:
         deadline = time.monotonic() + block_ms / 1000
         while True:
             found: dict[str, list[StreamEntry]] = {}
+            # One pipeline: the XREADs of all slot groups go out together, one round trip per node.
+            pipe = self.client.pipeline(transaction=False)
             for group in groups.values():
-                found.update(_by_game(self.client.xread(group, count=READ_COUNT), names))
+                pipe.xread(group, count=READ_COUNT)
+            for reply in pipe.execute():
+                found.update(_by_game(reply, names))
             if found or time.monotonic() >= deadline:
                 return found
             time.sleep(self.poll_seconds)
