@@ -46,17 +46,27 @@ class PrivateRedisCluster:
 
     def __init__(self, masters: int = 3, replicas: int = 1, *extra_args: str):
         self.dir = tempfile.mkdtemp(prefix="test-redis-cluster-")
-        self.ports: list[int] = []
-        for _ in range(masters * (1 + replicas)):
-            taken = set(self.ports) | {p + 10000 for p in self.ports}
-            self.ports.append(cluster_port_pair(taken))
         self.processes: dict[int, subprocess.Popen] = {}
         self.masters = masters
         self.replicas = replicas
         self.extra_args = extra_args
-        for port in self.ports:
-            self._start_node(port)
-        self._wait_ping()
+        for attempt in range(3):
+            # Another process may take a port between our check and the node's bind (the machine
+            # is shared): start over on fresh ports.
+            self.ports = []
+            for _ in range(masters * (1 + replicas)):
+                taken = set(self.ports) | {p + 10000 for p in self.ports}
+                self.ports.append(cluster_port_pair(taken))
+            for port in self.ports:
+                self._start_node(port)
+            try:
+                self._wait_ping()
+                break
+            except RuntimeError:
+                self._stop_processes()
+                self.processes = {}
+                if attempt == 2:
+                    raise
         self._assign()
         self.wait_healthy()
         self.url = f"redis+cluster://127.0.0.1:{self.ports[0]}/0"
@@ -192,6 +202,10 @@ class PrivateRedisCluster:
         return WholeClusterClient(host="127.0.0.1", port=self.ports[0], **kwargs)
 
     def stop(self) -> None:
+        self._stop_processes()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _stop_processes(self) -> None:
         for process in self.processes.values():
             if process.poll() is None:
                 process.terminate()
@@ -201,7 +215,6 @@ class PrivateRedisCluster:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> PrivateRedisCluster:
         return self
