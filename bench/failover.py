@@ -312,6 +312,26 @@ def drill(name: str, web: Web, cluster: PrivateRedisCluster, args) -> dict:
     return result
 
 
+def running_memory(cluster: PrivateRedisCluster, record: Record) -> None:
+    """Redis bytes of the games the last cost phase left running (MEMORY USAGE of each game's keys,
+    idempotency records included: these clients send none)."""
+    client = cluster.client()
+    sizes, versions = [], []
+    for game_id in list(record.tokens):
+        keys = client.keys(f"game:{{g:{game_id}}}:*")
+        meta = client.hgetall(f"game:{{g:{game_id}}}:meta")
+        if meta.get(b"status") != b"active":
+            continue
+        sizes.append(sum(int(client.memory_usage(key) or 0) for key in keys))
+        versions.append(int(meta[b"version"]))
+    client.close()
+    if sizes:
+        print(
+            f"memory: {len(sizes)} running 3-player games, mean version {sum(versions) / len(versions):.0f}: "
+            f"{sum(sizes) / len(sizes) / 1024:.1f} KiB each (max {max(sizes) / 1024:.1f} KiB)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=6)
@@ -343,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"Redis CPU per move on the masters {per_move_ms:.3f} ms "
                 f"(one shard's core: about {1000 / per_move_ms:.0f} moves/s)"
             )
+        running_memory(cluster, record)
         ratios = [w / a for w, a in zip(rates["wait"], rates["async"], strict=True)]
         print(f"cost: moves/s ratio wait/async per round {', '.join(f'{r:.2f}' for r in ratios)}")
         for name, web in (("async", webs[0]), ("wait", webs[1])):

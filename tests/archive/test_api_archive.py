@@ -27,11 +27,11 @@ def exchange(log=None, players=NAMES):
 
 def run_queued_jobs(client) -> None:
     """Run the app's queued jobs in this process (an RQ SimpleWorker in burst mode), as a worker would."""
-    from redis import Redis
     from rq import SimpleWorker
 
-    with Redis.from_url(client.application.config["REDIS_URL"]) as connection:
-        SimpleWorker(["default"], connection=connection).work(burst=True, logging_level="WARNING")
+    # RQ's Redis, as the app enqueued on it (the store's own, or RQ_REDIS_URL beside a cluster).
+    connection = client.application.extensions["game_service"].store.queue_redis
+    SimpleWorker(["default"], connection=connection).work(burst=True, logging_level="WARNING")
 
 
 def import_job(client, document=None, *, data=None):

@@ -29,8 +29,8 @@ TOY_WORKER = "tests.archive.rq_support.ToyWorker"
 
 
 @pytest.fixture()
-def service(redis_client, redis_server):
-    svc = GameService.from_url(redis_server.url)
+def service(redis_client, redis_server, queue_server):
+    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
     yield svc
     svc.store.redis.close()
 
@@ -98,7 +98,9 @@ def tick_until(janitor: Janitor, done, bound: float) -> tuple[float, list[dict]]
 
 
 @pytest.mark.timeout(120)
-def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(service, workers, redis_client):
+def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(
+    service, workers, redis_client, queue_client
+):
     """The record of a job killed mid-run (``started``, some progress) does not wait for RQ's
     heartbeat expiry: it is queued again and finished by a healthy worker within the bound."""
     book = JobBook(redis_client)
@@ -122,20 +124,22 @@ def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(service, work
     assert record.status == "finished", f"still {record.status} {took:.1f} s after the kill"
     assert requeued_after is not None and requeued_after <= ALIVE_SECONDS + 3
     assert record.attempts == 2 and record.completions == 1
-    assert Job.fetch(jid, connection=redis_client).get_status() == "finished"
-    assert FailedJobRegistry("default", connection=redis_client).count == 0
+    assert Job.fetch(jid, connection=queue_client).get_status() == "finished"
+    assert FailedJobRegistry("default", connection=queue_client).count == 0
     assert book.pending_count() == 0
 
 
 @pytest.mark.timeout(120)
-def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(service, workers, redis_client):
+def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(
+    service, workers, redis_client, queue_client
+):
     """No retry left: the record is failed (JOB_FAILED, "the process running it stopped") within the
     bound, so a client stops waiting and may ask again; RQ's job is failed too."""
     book = JobBook(redis_client)
     jid = start_slow_job(service)
     worker = workers(TOY_FACTS_DELAY="0.25")
     wait_for(lambda: book.status(jid) == "started")
-    redis_client.hset(f"rq:job:{jid}", "retries_left", 0)  # as if this were its last retry
+    queue_client.hset(f"rq:job:{jid}", "retries_left", 0)  # as if this were its last retry
     killed_at = kill_mid_job(book, jid, worker)
     _, reports = tick_until(Janitor(service), lambda: book.status(jid) == "failed", RECOVERY_BOUND_SECONDS)
     took = time.monotonic() - killed_at
@@ -143,7 +147,7 @@ def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(service, worke
     record = book.get(jid)
     assert record.error["code"] == "JOB_FAILED" and "stopped" in record.error["detail"]
     assert {"requeued": 0, "failed": 1} in reports
-    assert Job.fetch(jid, connection=redis_client).get_status() == "failed"
+    assert Job.fetch(jid, connection=queue_client).get_status() == "failed"
     assert book.pending_count() == 0
 
 
