@@ -158,7 +158,7 @@ def test_bot_moves_are_deterministic_per_game_and_version(service, redis_client,
     assert checked > 10
 
 
-def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, redis_server):
+def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, redis_server, queue_client):
     """A real worker subprocess on the ``bots`` queue (``python -m worker``, as the Procfile runs
     it) plays an all-bot game to the end, and carries out the follow-up work of the move that ended
     it itself: the entry point connected the receivers (the verify job is queued, nothing is left
@@ -185,7 +185,7 @@ def test_real_rq_worker_process_plays_an_all_bot_game(service, redis_client, red
     assert state_of(service, game_id).status == "finished"
     assert Outbox(redis_client).pending(game_id) == {}
     verify = JobService(service.store).start("verify", {"game_id": game_id})  # the job already queued
-    assert verify in Queue("default", connection=redis_client).job_ids
+    assert verify in Queue("default", connection=queue_client).job_ids
 
 
 def test_two_jobs_racing_on_one_game_play_each_move_once(
