@@ -38,8 +38,8 @@ def svc(app):
     return app.extensions["game_service"]
 
 
-def run_jobs(redis_client) -> None:
-    SimpleWorker(["default"], connection=redis_client).work(burst=True, logging_level="WARNING")
+def run_jobs(queue) -> None:
+    SimpleWorker(["default"], connection=queue).work(burst=True, logging_level="WARNING")
 
 
 def play(client, players: int = 3, seed: int = 1) -> tuple[str, list[str], dict[str, tuple]]:
@@ -82,7 +82,7 @@ def job_result(client, redis_client, url: str, body=None) -> bytes:
     if started.status_code == 200:
         return started.data
     assert started.status_code == 202, started.get_json()
-    run_jobs(redis_client)
+    run_jobs(client.application.extensions["game_service"].store.queue_redis)  # RQ's Redis
     job = client.get(started.headers["Location"]).get_json()
     assert job["status"] == "finished", job
     return client.get(job["result"]).data

@@ -152,7 +152,9 @@ def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(
 
 
 @pytest.mark.timeout(120)
-def test_a_job_whose_work_horse_alone_dies_mid_job_finishes_within_the_bound(service, workers, redis_client):
+def test_a_job_whose_work_horse_alone_dies_mid_job_finishes_within_the_bound(
+    service, workers, redis_client, queue_client
+):
     """Only the work horse is killed (OOM killer): its worker notices and RQ retries the job, which
     the same worker runs again; the record finishes within the bound, once."""
     book = JobBook(redis_client)
@@ -163,7 +165,7 @@ def test_a_job_whose_work_horse_alone_dies_mid_job_finishes_within_the_bound(ser
     print(f"\nwork horse killed mid-job: finished after {took:.2f} s")
     record = book.get(jid)
     assert record.attempts == 2 and record.completions == 1
-    assert FailedJobRegistry("default", connection=redis_client).count == 0
+    assert FailedJobRegistry("default", connection=queue_client).count == 0
     assert book.pending_count() == 0
 
 
@@ -183,7 +185,7 @@ def test_a_live_job_longer_than_its_heartbeat_is_never_taken_for_dead(service, w
     print(f"\nlive job of {time.monotonic() - started:.1f} s with a 1 s heartbeat: run once")
 
 
-def test_a_run_rq_has_just_started_is_not_taken_for_dead(service, redis_client):
+def test_a_run_rq_has_just_started_is_not_taken_for_dead(service, redis_client, queue_client):
     """Several janitors may run: one that found a dead run's record must not hand back the retry RQ
     started meanwhile (another janitor handed the job back), before that retry's first heartbeat."""
     jobs = JobService(service.store)
@@ -191,13 +193,13 @@ def test_a_run_rq_has_just_started_is_not_taken_for_dead(service, redis_client):
     jid = jobs.start("global-stats", {"game": "toy"})
     jobs.book.started(jid, alive_seconds=0.001)  # the dead attempt: its heartbeat is gone at once
     time.sleep(0.01)
-    job = Job.fetch(jid, connection=redis_client)
-    worker = Worker(["default"], connection=redis_client)
+    job = Job.fetch(jid, connection=queue_client)
+    worker = Worker(["default"], connection=queue_client)
     worker.prepare_execution(job)  # RQ starts the retry: the worker's side, then the work horse's
-    with redis_client.pipeline() as pipeline:
+    with queue_client.pipeline() as pipeline:  # RQ's own keys: on RQ's Redis
         job.prepare_for_execution(worker.name, pipeline)
         pipeline.execute()
     assert jobs.book.dead_runs() == [jid]
     assert jobs.recover_dead_runs() == {"requeued": 0, "failed": 0}
-    assert jid in StartedJobRegistry("default", connection=redis_client).get_job_ids(cleanup=False)
-    assert Job.fetch(jid, connection=redis_client).get_status() == "started"
+    assert jid in StartedJobRegistry("default", connection=queue_client).get_job_ids(cleanup=False)
+    assert Job.fetch(jid, connection=queue_client).get_status() == "started"
