@@ -84,6 +84,9 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
 
     page.get_by_role("button", name="Place a person on a city cell…").click()
     assert page.locator("fieldset legend").text_content() == "Which cell?"
+    page.get_by_role("button", name="Back", exact=True).click()  # the first menu again
+    page.get_by_role("button", name="Place a person on a city cell…").click()
+    assert page.locator("fieldset legend").text_content() == "Which cell?"
     target = placements[0]["cell"]
     page.get_by_role("button", name=f"Place a person on cell ({target[0]}, {target[1]})", exact=True).click()
     key = f"{target[0]},{target[1]}"
@@ -138,3 +141,40 @@ def test_the_lobby_offers_rio_with_its_own_options(live, context_for):
     players = page.locator("form.create input[name='players']")
     assert players.get_attribute("min") == "3" and players.get_attribute("value") == "4"
     assert not page.locator("form.create [name='ruleset']").count()  # Condottiere's field is gone
+
+
+def test_rio_trade_2_a_seat_nobody_waits_for_may_still_buy_from_its_page(live, context_for):
+    """RIO-TRADE-2, RIO-TRADE-1: purchases (and trade offers) are free commands any player may issue
+    while the game awaits somebody else; the play page offers a waiting seat its legal moves under
+    "Meanwhile you may" (not "Your turn"), and buying there gives the seat its stone."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": 9}},
+        timeout=10,
+    ).json()
+    game_id = created["id"]
+    claims = [
+        requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": n}, timeout=10).json()
+        for n in ("Ann", "Bob", "Cid")
+    ]
+    ann = claims[0]
+    page = context_for("desktop").new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(live.url + "/")
+    seat = json.dumps({"seat": ann["seat"], "token": ann["token"]})
+    page.evaluate(f"sessionStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
+    page.goto(f"{live.url}/play/{game_id}")
+    page.wait_for_selector(".your-turn, .free-moves")
+    if page.locator(".your-turn").count():  # Ann is first: she ends her turn, Bob or Cid (idle) is next
+        page.get_by_role("button", name="End your turn", exact=True).click()
+    page.wait_for_selector(".free-moves")
+    assert ann["seat"] not in _view(live, game_id)["view"]["awaiting"]
+    assert not page.locator(".your-turn").count()
+    stone = _view(live, game_id, ann["token"])["view"]["p"][ann["seat"]]["stone"]
+    page.get_by_role("button", name="Buy 1 stone", exact=True).click()
+    cell = f"table.rio-stocks tr[data-seat='{ann['seat']}'] td[data-stock='stone']"
+    page.wait_for_function(f"() => document.querySelector({json.dumps(cell)}).textContent === '{stone + 1}'")
+    assert _view(live, game_id, ann["token"])["view"]["p"][ann["seat"]]["stone"] == stone + 1
+    assert page.get_by_role("button", name="Write a trade offer…").count() == 1
+    assert not errors, errors

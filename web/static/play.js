@@ -32,6 +32,8 @@ async function main() {
   game.mount(area, ctx);
 
   let version = 0;
+  let movesVersion = -1;
+  let redrawMoves = false;
   let annotated = 0;
   let finished = false;
 
@@ -69,7 +71,16 @@ async function main() {
     game.render(data.view, ctx);
     status.textContent = game.status(data.view, ctx);
     const mine = token && data.view && (data.view.awaiting || []).includes(claim.seat);
-    drawMoves(mine ? data.view.legal_moves || [] : [], mine);
+    // A seat nobody waits for may still have moves (a game's free commands, such as Rio de la
+    // Plata's purchases and trade offers): they are offered too, under another heading.
+    // An event that arrives after the view it led to (the stream lags the page's own reads) must
+    // not redraw the same moves over a second question the player has open (Bishop, a Rio cell).
+    const questionOpen = controls.querySelector(".moves fieldset") !== null;
+    if (data.version !== movesVersion || redrawMoves || !questionOpen) {
+      drawMoves(token && data.view ? data.view.legal_moves || [] : [], mine);
+    }
+    movesVersion = data.version;
+    redrawMoves = false;
     await readLog();
   }
 
@@ -87,7 +98,7 @@ async function main() {
 
   function drawMoves(moves, mine) {
     const box = controls.querySelector(".moves");
-    if (!mine) {
+    if (!mine && !moves.length) {
       box.replaceChildren(h("p", { class: "muted" }, finished ? "The game is over." : "Waiting for the others…"));
       return;
     }
@@ -95,14 +106,17 @@ async function main() {
       type: "button",
       onclick: () => (choice.options ? ask(choice) : submit(choice.move)),
     }, choice.label));
-    box.replaceChildren(h("p", { class: "your-turn" }, "Your turn."), ...buttons);
-    if (buttons.length) buttons[0].focus({ preventScroll: true });
+    const heading = mine
+      ? h("p", { class: "your-turn" }, "Your turn.")
+      : h("p", { class: "free-moves muted" }, "Waiting for the others… Meanwhile you may:");
+    box.replaceChildren(heading, ...buttons);
+    if (mine && buttons.length) buttons[0].focus({ preventScroll: true });
   }
 
   function ask(choice) {
     const box = controls.querySelector(".moves");
     const options = choice.options.map((option) => h("button", { type: "button", onclick: () => submit(option.move) }, option.label));
-    const back = h("button", { type: "button", class: "secondary", onclick: () => update() }, "Back");
+    const back = h("button", { type: "button", class: "secondary", onclick: () => { redrawMoves = true; update(); } }, "Back");
     box.replaceChildren(h("fieldset", {}, h("legend", {}, choice.prompt), ...options, back));
     options[0].focus();
   }
@@ -120,6 +134,7 @@ async function main() {
     } catch (error) {
       if (error.code !== "VERSION_CONFLICT") showError(error);
     }
+    redrawMoves = true; // a refused move changed nothing: its disabled buttons must come back
     await update();
   }
 
