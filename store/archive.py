@@ -8,8 +8,9 @@ apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
     game id, score = finished time (ms since the epoch)
 ``archive:{archive}:by:<field>:<value>`` (zset)
     the same, per player name (case-folded), game, ruleset, option, player count, winner name, outcome
-``archive:{archive}:summary`` (hash)
-    game id -> JSON summary (what a search returns)
+A game's summary (what a search returns) is built from its own metadata when read
+(:func:`summary_of`), not kept beside it: a copy cost about 0.5 KiB per finished game for good,
+as much as a quarter of what a compacted game keeps (bench/memory.py).
 ``archive:{archive}:version`` (string)
     a counter bumped whenever a game enters: the data version that global statistics depend on
 ``archive:{archive}:stats:overall:<game>`` (hash)
@@ -21,8 +22,8 @@ apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
 ``archive:{archive}:q:<hash>`` (zset)
     a short-lived intersection for a multi-filter search
 
-Entering is one Lua script and idempotent (a game already there changes nothing, the version is
-not bumped, its statistics are not counted again), so the follow-up action and the verify job may
+Entering is one Lua script and idempotent (a game already in ``all`` changes nothing, the version
+is not bumped, its statistics are not counted again), so the follow-up action and the verify job may
 both call it.
 """
 
@@ -44,7 +45,6 @@ from store.keys import game_keys
 TAG = "{archive}"
 PREFIX = f"archive:{TAG}"
 ALL = f"{PREFIX}:all"
-SUMMARY = f"{PREFIX}:summary"
 VERSION = f"{PREFIX}:version"
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
@@ -87,22 +87,21 @@ local function add_counts(first_key, first_arg)
 end
 """
 
-# KEYS: summary, all, version, the n index keys, then the statistics keys (_ADD_COUNTS)
-# ARGV: 1 game id, 2 score, 3 summary JSON, 4 n, then the statistics groups.
-# The summary's HSETNX is the "counted" marker: a game enters, and is counted, once.
+# KEYS: all, version, the n index keys, then the statistics keys (_ADD_COUNTS)
+# ARGV: 1 game id, 2 score, 3 n, then the statistics groups.
+# The ZADD NX into ``all`` is the "counted" marker: a game enters, and is counted, once.
 _ENTER = (
     _ADD_COUNTS
     + r"""
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then
-  return {0, tonumber(redis.call('GET', KEYS[3]) or '0')}
+if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then
+  return {0, tonumber(redis.call('GET', KEYS[2]) or '0')}
 end
-local n = tonumber(ARGV[4])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-for i = 4, 3 + n do
+local n = tonumber(ARGV[3])
+for i = 3, 2 + n do
   redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
 end
-add_counts(4 + n, 5)
-return {1, redis.call('INCR', KEYS[3])}
+add_counts(3 + n, 4)
+return {1, redis.call('INCR', KEYS[2])}
 """
 )
 
@@ -165,11 +164,10 @@ def iso(ms: int) -> str:
     return timestamps.from_ms(ms)
 
 
-def _entry(raw: bytes | str) -> dict[str, Any]:
-    # Entries stored before the API had one timestamp format are served in it.
-    entry = orjson.loads(raw)
-    entry["finished"] = timestamps.normalize(entry.get("finished"))
-    return entry
+def _entry_of(game_id: str, raw_meta: Any) -> dict[str, Any]:
+    """The archive summary of a game from its raw metadata (an HGETALL reply)."""
+    meta = {_str(k): _str(v) for k, v in compact.unchunk(raw_meta).items()}
+    return summary_of(GameLog(game_id=game_id, meta=meta, events=[], snapshot=None))
 
 
 def build_summary(
@@ -236,8 +234,8 @@ class Archive:
         score = finished_ms(summary["finished"])
         index = [key for key in _index_keys(summary) if key != ALL]
         count_keys, count_args = _counts_args(counts)
-        keys = [SUMMARY, ALL, VERSION, *index, *count_keys]
-        args = [summary["id"], score, orjson.dumps(summary), len(index), *count_args]
+        keys = [ALL, VERSION, *index, *count_keys]
+        args = [summary["id"], score, len(index), *count_args]
         added, version = self._enter(keys=keys, args=args)
         return bool(added), int(version)
 
@@ -281,8 +279,8 @@ class Archive:
         return int(self.redis.get(VERSION) or 0)
 
     def summary(self, game_id: str) -> dict[str, Any] | None:
-        raw = self.redis.hget(SUMMARY, game_id)
-        return _entry(raw) if raw else None
+        """An archived game's summary (None when it has not entered the archive)."""
+        return self.summaries([game_id]).get(game_id)
 
     def count(self) -> int:
         return int(self.redis.zcard(ALL))
@@ -299,14 +297,20 @@ class Archive:
         return [i.decode() if isinstance(i, bytes) else i for i in self.redis.zrange(key, 0, -1, desc=True)]
 
     def summaries(self, game_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The archive entries of ``game_ids`` (those that have one)."""
+        """The archive entries of ``game_ids`` (those that have one): whether each is in the archive
+        and its metadata, in one pipelined read (the metadata live in the games' own slots)."""
         if not game_ids:
             return {}
-        return {
-            gid: _entry(raw)
-            for gid, raw in zip(game_ids, self.redis.hmget(SUMMARY, game_ids), strict=True)
-            if raw
-        }
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zmscore(ALL, list(game_ids))
+        for game_id in game_ids:
+            pipe.hgetall(game_keys(game_id).meta)
+        scores, *metas = pipe.execute()
+        found: dict[str, dict[str, Any]] = {}
+        for game_id, score, meta in zip(game_ids, scores, metas, strict=True):
+            if score is not None and meta:
+                found[game_id] = _entry_of(game_id, meta)
+        return found
 
     def logs(self, game_ids: Iterable[str]) -> Iterable[tuple[str, list[dict[str, Any]]]]:
         """(game id, complete log) of ``game_ids``: see :func:`events_of`."""
@@ -354,8 +358,9 @@ class Archive:
             if len(rows) < batch:
                 break
         page, more = found[:limit], len(found) > limit
-        summaries = self.redis.hmget(SUMMARY, [game_id for game_id, _ in page]) if page else []
-        items = [_entry(raw) for raw in summaries if raw]
+        ids = [game_id for game_id, _ in page]
+        summaries = self.summaries(ids)
+        items = [summaries[game_id] for game_id in ids if game_id in summaries]
         next_cursor = _encode_cursor(*page[-1][::-1]) if more and page else None
         return Page(items=items, next_cursor=next_cursor)
 

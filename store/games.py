@@ -22,12 +22,10 @@ from store.cluster import ClusterClient
 from store.errors import NotReplicated
 from store.keys import (
     CLOCKS_DUE,
-    INDEX_ALL,
+    INDEX_NAMES,
     STATUSES,
     game_keys,
-    index_by_game,
     index_by_game_status,
-    index_by_status,
     stream_ticket,
 )
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
@@ -557,14 +555,11 @@ class GameStore:
         """Record ``game_id`` under ``status`` (and nowhere else). Idempotent, and outside any
         per-game script: these keys live in other Cluster slots."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(INDEX_ALL, {game_id: 0})
-        pipe.zadd(index_by_game(name), {game_id: 0})
+        pipe.sadd(INDEX_NAMES, name)
         for other in STATUSES:
             if other == status:
-                pipe.zadd(index_by_status(other), {game_id: 0})
                 pipe.zadd(index_by_game_status(name, other), {game_id: 0})
             else:
-                pipe.zrem(index_by_status(other), game_id)
                 pipe.zrem(index_by_game_status(name, other), game_id)
         pipe.execute()
 
@@ -576,18 +571,18 @@ class GameStore:
         before: str | None = None,
         limit: int = 20,
     ) -> list[str]:
-        """Game ids, newest first, strictly older than ``before`` (a cursor: the last id seen)."""
-        if status and name:
-            key = index_by_game_status(name, status)
-        elif status:
-            key = index_by_status(status)
-        elif name:
-            key = index_by_game(name)
-        else:
-            key = INDEX_ALL
+        """Game ids, newest first, strictly older than ``before`` (a cursor: the last id seen): the
+        newest ``limit`` of each engine-and-status set asked for, merged (one pipelined read)."""
+        names = [name] if name else sorted(_text(n) for n in self.redis.smembers(INDEX_NAMES))
+        keys = [index_by_game_status(n, s) for n in names for s in ([status] if status else STATUSES)]
+        if not keys:
+            return []
         start = f"({before}" if before else "+"
-        ids = self.redis.zrange(key, start, "-", desc=True, bylex=True, offset=0, num=limit)
-        return [_text(i) for i in ids]
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.zrange(key, start, "-", desc=True, bylex=True, offset=0, num=limit)
+        found = {_text(i) for ids in pipe.execute() for i in ids}
+        return sorted(found, reverse=True)[:limit]
 
 
 def _field(value: Any) -> Any:

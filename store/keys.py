@@ -46,18 +46,13 @@ def stream_ticket(game_id: str, ticket_hash: str) -> str:
     return f"game:{{g:{game_id}}}:ticket:{ticket_hash}"
 
 
-# Cross-game index: sorted sets whose members all have score 0, ordered by member (the game id,
-# which is time-sortable), so "newest first" is ZRANGE ... BYLEX REV and a cursor is a game id.
-INDEX_ALL = "games:index:all"
+# Cross-game index: one sorted set per engine and status, whose members all have score 0, ordered by
+# member (the game id, which is time-sortable), so "newest first" is ZRANGE ... BYLEX REV and a cursor
+# is a game id. A game is in exactly one of them; the listings across engines or statuses merge a
+# few of them (``store.games.GameStore.list_ids``) instead of keeping a game in four sets: each
+# entry of a big sorted set costs about 129 bytes, kept for every finished game (bench/memory.py).
+INDEX_NAMES = "games:index:names"  # set: the engines that have ever had a game (a handful)
 STATUSES = ("open", "active", "finished")
-
-
-def index_by_status(status: str) -> str:
-    return f"games:index:status:{status}"
-
-
-def index_by_game(name: str) -> str:
-    return f"games:index:game:{name}"
 
 
 def index_by_game_status(name: str, status: str) -> str:

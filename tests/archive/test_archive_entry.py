@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
-from store.archive import SUMMARY
+from store.keys import game_keys
 from tests.archive.test_api_archive import ToyTable, follow, imported
 
 RFC3339_MS_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -55,9 +53,8 @@ def test_archive_and_job_times_are_rfc_3339_utc_with_milliseconds(client, run_jo
 
 def test_entries_stored_in_an_older_format_are_served_in_the_one_format(client, redis_client):
     game_id = imported(client)
-    stored = orjson.loads(redis_client.hget(SUMMARY, game_id))
-    stored["finished"] = "2026-11-30T17:51:00.123456Z"  # what isoformat() used to store
-    redis_client.hset(SUMMARY, game_id, orjson.dumps(stored))
+    # The archive entry is built from the game's metadata, where isoformat() used to store this
+    redis_client.hset(game_keys(game_id).meta, "finished", "2026-11-30T17:51:00.123456Z")
     assert client.get(f"/v1/archive/{game_id}").get_json()["finished"] == "2026-11-30T17:51:00.123Z"
     listed = client.get("/v1/archive").get_json()["games"]
     assert [g["finished"] for g in listed if g["id"] == game_id] == ["2026-11-30T17:51:00.123Z"]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from store.archive import Archive, BadCursor, build_summary
 from store.jobs import JobBook, id_secret, job_id
+from store.keys import game_keys
 
 BASE = 1_790_000_000_000  # ms
 
@@ -24,26 +26,46 @@ def summary(
     )
 
 
+def enter(archive, entry):
+    """Store the metadata a finished game with archive summary ``entry`` has (an archive entry is
+    built from its game's metadata), then enter it."""
+    meta = {
+        "game": entry["game"],
+        "status": "finished",
+        "seat_count": entry["player_count"],
+        "version": entry["version"],
+        "finished": entry["finished"],
+        "config": orjson.dumps({"ruleset": entry["ruleset"], "options": {o: True for o in entry["options"]}}),
+        "result": orjson.dumps({"winners": entry["winners"], "reason": entry["outcome"]}),
+        "prearranged": "true" if entry["prearranged"] else "false",
+        **{f"name:{seat}": name for seat, name in enumerate(entry["players"])},
+    }
+    archive.redis.hset(game_keys(entry["id"]).meta, mapping=meta)
+    return archive.enter(entry)
+
+
 def test_entering_is_idempotent_and_bumps_the_archive_version_once(redis_client):
     archive = Archive(redis_client)
     first = summary(1, ["Ann", "Bob"], [0])
-    assert archive.enter(first) == (True, 1)
-    assert archive.enter(first) == (False, 1)
-    assert archive.enter(summary(2, ["Ann", "Bob"], [1])) == (True, 2)
+    assert enter(archive, first) == (True, 1)
+    assert enter(archive, first) == (False, 1)
+    assert enter(archive, summary(2, ["Ann", "Bob"], [1])) == (True, 2)
     assert archive.count() == 2 and archive.version() == 2
+    assert archive.summary("g001") == first  # built from the game's metadata, as entered
     assert archive.summary("g001")["winner_names"] == ["Ann"]
 
 
 @pytest.fixture()
 def filled(redis_client):
     archive = Archive(redis_client)
-    archive.enter(summary(1, ["Ann", "Bob"], [0]))
-    archive.enter(summary(2, ["ann", "Cid", "Dee", "Eve"], [2], options=("capturing",), outcome="total"))
-    archive.enter(
-        summary(3, ["Bob", "Cid", "Ann"], [1], ruleset="classic", options=("capturing", "hidden_cards"))
+    enter(archive, summary(1, ["Ann", "Bob"], [0]))
+    enter(archive, summary(2, ["ann", "Cid", "Dee", "Eve"], [2], options=("capturing",), outcome="total"))
+    enter(
+        archive,
+        summary(3, ["Bob", "Cid", "Ann"], [1], ruleset="classic", options=("capturing", "hidden_cards")),
     )
-    archive.enter(summary(4, ["Bob", "Cid"], [], outcome="no_winner"))
-    archive.enter(summary(5, ["Eve", "Ann", "Bob", "Cid"], [1], options=("hidden_cards",)))
+    enter(archive, summary(4, ["Bob", "Cid"], [], outcome="no_winner"))
+    enter(archive, summary(5, ["Eve", "Ann", "Bob", "Cid"], [1], options=("hidden_cards",)))
     return archive
 
 
@@ -72,7 +94,7 @@ def test_search_by_date_range_is_inclusive(filled):
 def test_cursor_pagination_visits_every_game_once_even_with_equal_finish_times(redis_client):
     archive = Archive(redis_client)
     for i in range(1, 12):
-        archive.enter(summary(i, ["Ann", "Bob"], [0], finished=i // 3))  # ties of 3
+        enter(archive, summary(i, ["Ann", "Bob"], [0], finished=i // 3))  # ties of 3
     seen, cursor = [], None
     while True:
         page = archive.search(filters={"player": ["Ann"]}, cursor=cursor, limit=4)
