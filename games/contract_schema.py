@@ -1,0 +1,86 @@
+"""JSON Schema (draft 2020-12, as OpenAPI 3.1 uses) building blocks that every engine's ``contract``
+module writes its commands, events and views with, so the engines' contracts share one dialect:
+closed objects (``additionalProperties: false``, so a field an engine adds without declaring it fails
+the contract tests), versioned events, and ``oneOf`` unions with a ``type`` discriminator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+Schema = dict[str, Any]
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def ref(name: str) -> Schema:
+    """A reference to ``$defs/<name>`` of the contract document."""
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def obj(properties: dict[str, Schema], required: list[str] | None = None, **extra: Any) -> Schema:
+    """A closed object; every property is required unless ``required`` names fewer."""
+    schema: Schema = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+    }
+    schema.update(extra)
+    return schema
+
+
+def nullable(schema: Schema) -> Schema:
+    """``schema`` or null (null where a value is redacted or not yet known)."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def array(items: Schema, **extra: Any) -> Schema:
+    """An array of ``items``; ``extra`` adds keywords such as ``minItems`` or ``description``."""
+    return {"type": "array", "items": items, **extra}
+
+
+def const(value: str) -> Schema:
+    """The string ``value`` and nothing else."""
+    return {"type": "string", "const": value}
+
+
+def enum(values: Iterable[str], doc: str | None = None) -> Schema:
+    """One of the strings ``values``, in their order."""
+    schema: Schema = {"type": "string", "enum": list(values)}
+    if doc:
+        schema["description"] = doc
+    return schema
+
+
+def mapping(values: Schema, keys: Schema | None = None) -> Schema:
+    """An object used as a map: any keys (or those ``keys`` allows) to ``values``."""
+    schema: Schema = {"type": "object", "additionalProperties": values}
+    if keys is not None:
+        schema["propertyNames"] = keys
+    return schema
+
+
+def event(type_: str, properties: dict[str, Schema], optional: tuple[str, ...] = (), doc: str = "") -> Schema:
+    """An event of version 1 with discriminator ``type_``; all its fields but ``optional`` required."""
+    props = {"type": const(type_), "v": {"type": "integer", "const": 1}, **properties}
+    required = [name for name in props if name not in optional]
+    return obj(props, required=required, description=doc) if doc else obj(props, required=required)
+
+
+def union(members: dict[str, Schema], doc: str) -> Schema:
+    """``oneOf`` the ``$defs`` named by ``members``, discriminated by their ``type`` constants."""
+    discriminated = {
+        member["properties"]["type"]["const"]: f"#/$defs/{name}" for name, member in members.items()
+    }
+    return {
+        "oneOf": [ref(name) for name in members],
+        "discriminator": {"propertyName": "type", "mapping": discriminated},
+        "description": doc,
+    }
+
+
+def document(defs: dict[str, Schema]) -> Schema:
+    """The contract document holding ``defs``."""
+    return {"$schema": DRAFT, "$defs": defs}
