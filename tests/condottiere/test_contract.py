@@ -9,35 +9,22 @@ from __future__ import annotations
 import random
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from games import get_game
-from games.base import FULL, SPECTATOR, ContractHooks, fold
-from tests.condottiere import contract_check
+from games.base import FULL, SPECTATOR, fold
+from tests import contract_check
 from tests.condottiere.test_engine_smoke import CONFIGS
 
 GAME = get_game("condottiere")
 
 
 def test_the_game_publishes_a_valid_json_schema_document():
-    assert isinstance(GAME, ContractHooks)
-    document = GAME.contract()
-    Draft202012Validator.check_schema(document)
-    assert {"Command", "Event", "View", "Config"} <= set(document["$defs"])
+    contract_check.assert_valid_document(GAME)
 
 
 @pytest.mark.parametrize("union", ["Command", "Event"])
 def test_unions_are_discriminated_by_type(union):
-    defs = GAME.contract()["$defs"]
-    schema = defs[union]
-    assert schema["discriminator"]["propertyName"] == "type"
-    members = [ref["$ref"] for ref in schema["oneOf"]]
-    mapping = schema["discriminator"]["mapping"]
-    assert sorted(mapping.values()) == sorted(members)
-    for type_, ref in mapping.items():
-        member = defs[ref.removeprefix("#/$defs/")]
-        assert member["properties"]["type"]["const"] == type_
-        assert "type" in member["required"]
+    contract_check.assert_discriminated_by_type(GAME, union)
 
 
 def _random_game(ruleset, options, players, seed):

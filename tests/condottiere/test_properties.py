@@ -25,7 +25,7 @@ from hypothesis import event as note_statistic
 from hypothesis import strategies as st
 
 from games.base import FULL, SPECTATOR, CommandError, fold
-from tests.condottiere import contract_check
+from tests import contract_check
 from tests.condottiere.scenario import GAME, count_cards, make_config
 from tests.condottiere.spec import BORDERS, DECKS, PRINTED, REGIONS, largest_connected
 from tests.hypothesis_profiles import examples

@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from jsonschema import Draft202012Validator
 
-from games.base import FULL, SPECTATOR, ContractHooks, fold
+from games.base import FULL, SPECTATOR, fold
 from games.rio_de_la_plata import GAME
 from games.rio_de_la_plata.contract import COMMANDS, event_of
-from tests.condottiere import contract_check
+from tests import contract_check
 
 NAME = "rio_de_la_plata"
 
@@ -24,24 +23,12 @@ def check(definition, instance):
 
 
 def test_the_game_publishes_a_valid_json_schema_document():
-    assert isinstance(GAME, ContractHooks)
-    document = GAME.contract()
-    Draft202012Validator.check_schema(document)
-    assert {"Command", "Event", "View", "Config"} <= set(document["$defs"])
+    contract_check.assert_valid_document(GAME)
 
 
 @pytest.mark.parametrize("union", ["Command", "Event"])
 def test_unions_are_discriminated_by_type(union):
-    defs = GAME.contract()["$defs"]
-    schema = defs[union]
-    assert schema["discriminator"]["propertyName"] == "type"
-    members = [ref["$ref"] for ref in schema["oneOf"]]
-    mapping = schema["discriminator"]["mapping"]
-    assert sorted(mapping.values()) == sorted(members)
-    for type_, ref in mapping.items():
-        member = defs[ref.removeprefix("#/$defs/")]
-        assert member["properties"]["type"]["const"] == type_
-        assert "type" in member["required"]
+    contract_check.assert_discriminated_by_type(GAME, union)
 
 
 def test_every_command_the_engine_maps_to_an_event_has_a_schema():

@@ -15,7 +15,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from games import get_game
-from games.base import hook
+from games.base import ContractHooks, hook
 
 
 @cache
@@ -43,3 +43,25 @@ def problems(game_name: str, definition: str, instance: Any) -> list[str]:
 def check(definition: str, instance: Any, game_name: str = "condottiere") -> None:
     found = problems(game_name, definition, instance)
     assert not found, f"{definition} breaks the published contract: {found[:5]} in {instance!r:.500}"
+
+
+def assert_valid_document(game: Any) -> None:
+    """The game publishes a JSON Schema 2020-12 document holding what the API lifts into openapi.yaml."""
+    assert isinstance(game, ContractHooks)
+    document = game.contract()
+    Draft202012Validator.check_schema(document)
+    assert {"Command", "Event", "View", "Config"} <= set(document["$defs"])
+
+
+def assert_discriminated_by_type(game: Any, union: str) -> None:
+    """``union`` is a ``oneOf`` whose discriminator maps each member's ``type`` constant to it."""
+    defs = game.contract()["$defs"]
+    schema = defs[union]
+    assert schema["discriminator"]["propertyName"] == "type"
+    members = [ref["$ref"] for ref in schema["oneOf"]]
+    mapping = schema["discriminator"]["mapping"]
+    assert sorted(mapping.values()) == sorted(members)
+    for type_, ref in mapping.items():
+        member = defs[ref.removeprefix("#/$defs/")]
+        assert member["properties"]["type"]["const"] == type_
+        assert "type" in member["required"]
