@@ -32,6 +32,18 @@ class InvalidToken(ServiceError):
     status, code, title = 401, "INVALID_TOKEN", "Missing or invalid seat token"
 
 
+class SeatTokensExpired(InvalidToken):
+    """A seat token sent to a finished game whose token hashes are no longer kept (they expire an
+    hour after its compaction, with its idempotency records): the token cannot be checked, so no
+    seat's view; everyone's view of the game, its events and replay stay readable."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The game is finished and its seat tokens are no longer kept: read it without a token "
+            "(GET /v1/games/{id}/view, /events, /replay)."
+        )
+
+
 class InvalidTicket(ServiceError):
     status, code, title = 401, "INVALID_TICKET", "Unknown, expired or already used stream ticket"
 

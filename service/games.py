@@ -834,13 +834,19 @@ class GameService:
             resolve(resolve_open.cached)
             raise errors.GameNotStarted()
         try:
-            seat, token_hash = resolve(entry.cached)
-        except errors.InvalidToken:
-            if entry.fresh:
-                raise
-            # The token may be newer than this process's copy (rotated elsewhere): read again.
-            entry = self._reload(game_id)
-            seat, token_hash = resolve(entry.cached)
+            try:
+                seat, token_hash = resolve(entry.cached)
+            except errors.InvalidToken:
+                if entry.fresh:
+                    raise
+                # The token may be newer than this process's copy (rotated elsewhere): read again.
+                entry = self._reload(game_id)
+                seat, token_hash = resolve(entry.cached)
+        except errors.SeatTokensExpired:
+            # A move for a game that ended long ago: what it would have been told with its token
+            if idempotency_key:
+                raise errors.RetryAfterFinish(entry.cached.version) from None
+            raise errors.RuleRefusal(GameError("GAME_OVER", "The game is over.")) from None
         idem_field = f"{seat}:{idempotency_key}" if idempotency_key else ""
         # Only a key's retry is ever compared with the first request: without a key, nothing to hash.
         fingerprint = (
@@ -1175,6 +1181,8 @@ class GameService:
 
     @staticmethod
     def _seat_for_token(cached: CachedGame, token: str) -> int:
+        if cached.status == "finished" and not cached.seat_hashes:
+            raise errors.SeatTokensExpired()  # compacted, and its token hashes expired since
         digest = hash_token(token)
         found = None
         for seat, stored in cached.seat_hashes.items():

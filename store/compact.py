@@ -4,7 +4,8 @@ Once a finished game is archived and verified (``service.compaction``), its even
 per event: about 36 KiB for a 4-player Condottiere game) is replaced by one string
 ``game:{g:<id>}:log`` (about 1.9 KiB), and the keys a finished game no longer needs go: the snapshot
 (the fold of the log gives the final state), the full configuration (the genesis events carry it),
-and the idempotency records expire soon (``IDEMPOTENCY_AFTER_COMPACTION_SECONDS``).
+and the idempotency records and seat token hashes expire soon (``IDEMPOTENCY_AFTER_COMPACTION_SECONDS``;
+after it, a request with a seat token is answered that the game is over, see ``service.games``).
 
 The switch is one Lua script on the game's own keys (one Cluster slot): it writes the compressed
 value, deletes the stream and marks the metadata (``compacted``) in one atomic step, so a reader sees
@@ -123,8 +124,11 @@ def decode(client: redis.Redis, value: bytes) -> list[dict[str, Any]]:
 # A metadata value at most this long keeps the hash in listpack encoding (hash-max-listpack-value).
 CHUNK = 64
 
-# KEYS: meta, events, snapshot, config, idem, log
+# KEYS: meta, events, snapshot, config, idem, log, seats
 # ARGV: 1 compact value, 2 the version it holds, 3 idempotency TTL after compaction (seconds)
+# The seat token hashes expire with the idempotency records: a finished game takes no more moves,
+# and the move script checks the token before it looks for a kept answer, so a late retry needs
+# them exactly as long as the records (0.4 KiB per 4-player game otherwise kept for good).
 # Returns 'ok', 'already' (compacted before: the leftovers are removed again, harmlessly),
 # 'not_finished', or 'stale' (the stream does not hold exactly that version: nothing changed).
 _COMPACT = r"""
@@ -137,6 +141,10 @@ local function shorten_idem()
   local left = redis.call('TTL', KEYS[5])
   if left == -1 or left > ttl then
     redis.call('EXPIRE', KEYS[5], ttl)
+  end
+  left = redis.call('TTL', KEYS[7])
+  if left == -1 or left > ttl then
+    redis.call('EXPIRE', KEYS[7], ttl)
   end
 end
 if redis.call('EXISTS', KEYS[6]) == 1 then
@@ -238,7 +246,15 @@ class Compactor:
             raise AssertionError(f"compact value of {game_id} does not decode to its log")
         keys = game_keys(game_id)
         reply = self._compact(
-            keys=[keys.meta, keys.events, keys.snapshot, keys.config, keys.idem, log_key(game_id)],
+            keys=[
+                keys.meta,
+                keys.events,
+                keys.snapshot,
+                keys.config,
+                keys.idem,
+                log_key(game_id),
+                keys.seats,
+            ],
             args=[value, len(events), IDEMPOTENCY_AFTER_COMPACTION_SECONDS],
         )
         return reply.decode() if isinstance(reply, bytes) else reply

@@ -134,6 +134,7 @@ def test_every_reader_answers_the_same_from_the_compact_form(client, svc, redis_
     assert redis_client.exists(keys.events, keys.snapshot, keys.config) == 0
     assert redis_client.exists(keys.log) == 1
     assert 0 < redis_client.ttl(keys.idem) <= compact.IDEMPOTENCY_AFTER_COMPACTION_SECONDS
+    assert 0 < redis_client.ttl(keys.seats) <= compact.IDEMPOTENCY_AFTER_COMPACTION_SECONDS
     assert redis_client.hget(keys.meta, "compacted") == b"1"
     # Long values (configuration, result) are kept in parts: the hash stays in compact encoding
     assert redis_client.object("encoding", keys.meta) == b"listpack"
@@ -172,6 +173,33 @@ def test_a_late_retry_gets_its_first_answer_then_a_clear_refusal(client, redis_c
     )
     assert pinned.status_code == 409 and pinned.get_json()["code"] == "GAME_FINISHED"
     assert client.get(f"/v1/games/{game_id}").get_json()["version"] == version  # nothing applied
+
+
+def test_after_the_seat_tokens_expire_a_late_request_is_told_the_game_is_over(client, svc, redis_client):
+    """The seat token hashes expire with the idempotency records (an hour after the compaction):
+    a late move is then told the game is finished (409 GAME_FINISHED with a key, 422 GAME_OVER
+    without, as a checked token would have been), a seat's view is refused with a detail that says
+    why, and everyone's view and events stay readable."""
+    game_id, tokens, sent = play(client, seed=5)
+    Compaction(GameStore(redis_client)).run_due()
+    keys = game_keys(game_id)
+    redis_client.delete(keys.idem, keys.seats)  # what their expiry does
+    svc.cache.clear()
+    seat, body, first = sent[list(sent)[-1]]
+    auth = {"Authorization": f"Bearer {tokens[seat]}"}
+    version = client.get(f"/v1/games/{game_id}").get_json()["version"]
+    base = f"/v1/games/{game_id}"
+    keyed = client.post(f"{base}/moves", json=body, headers={**auth, "Idempotency-Key": "late"})
+    assert keyed.status_code == 409 and keyed.get_json()["code"] == "GAME_FINISHED", keyed.get_json()
+    assert keyed.get_json()["current_version"] == version
+    plain = client.post(f"{base}/moves", json=body, headers=auth)
+    assert plain.status_code == 422 and plain.get_json()["code"] == "GAME_OVER", plain.get_json()
+    view = client.get(f"{base}/view", headers=auth)
+    assert view.status_code == 401 and view.get_json()["code"] == "INVALID_TOKEN"
+    assert "no longer kept" in view.get_json()["detail"]
+    assert client.get(f"{base}/view").status_code == 200
+    assert client.get(f"{base}/events?limit=500").get_json()["events"][-1]["version"] == version
+    assert client.get(base).get_json()["version"] == version  # nothing applied
 
 
 def test_compaction_is_idempotent_and_a_rerun_after_a_crash_finishes_it(client, redis_client):
