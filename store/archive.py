@@ -408,9 +408,7 @@ class Archive:
         pipe.delete(keys.events, keys.snapshot, keys.config)
         pipe.set(keys.log, packed)
         pipe.delete(keys.meta)  # written anew, in compact encoding (store.compact.chunked)
-        pipe.hset(
-            keys.meta, mapping=compact.chunked({**{k: _field(v) for k, v in meta.items()}, "compacted": "1"})
-        )
+        pipe.hset(keys.meta, mapping=compact.packed_meta({k: _json_text(v) for k, v in meta.items()}))
         pipe.execute()
         return True
 
@@ -423,6 +421,12 @@ def _field(value: Any) -> Any:
     if isinstance(value, (dict, list, bool)) or value is None:
         return orjson.dumps(value)
     return value
+
+
+def _json_text(value: Any) -> str:
+    """A metadata value as the text Redis would keep for it (``_field``, then decoded)."""
+    stored = _field(value)
+    return stored.decode() if isinstance(stored, bytes) else str(stored)
 
 
 def _encode_cursor(score: int, game_id: str) -> str:

@@ -30,7 +30,7 @@ import hashlib
 import os
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -125,7 +125,8 @@ def decode(client: redis.Redis, value: bytes) -> list[dict[str, Any]]:
 CHUNK = 64
 
 # KEYS: meta, events, snapshot, config, idem, log, seats
-# ARGV: 1 compact value, 2 the version it holds, 3 idempotency TTL after compaction (seconds)
+# ARGV: 1 compact value, 2 the version it holds, 3 idempotency TTL after compaction (seconds), 4 the
+# number n of metadata fields read, then the n field/value pairs read, then the packed metadata's pairs
 # The seat token hashes expire with the idempotency records: a finished game takes no more moves,
 # and the move script checks the token before it looks for a kept answer, so a late retry needs
 # them exactly as long as the records (0.4 KiB per 4-player game otherwise kept for good).
@@ -160,33 +161,63 @@ local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 if #last == 0 or last[1][1] ~= (version .. '-1') then
   return 'stale'
 end
+-- The metadata are replaced by their packed form (``packed_meta``, computed by the caller from the
+-- fields it read): only if they are still exactly what it read (ARGV[4]: the number of fields, then
+-- the pairs as read), so nothing written meanwhile is lost. The new fields follow the read pairs.
+local count = tonumber(ARGV[4])
+if redis.call('HLEN', KEYS[1]) ~= count then
+  return 'stale'
+end
+for i = 5, 4 + 2 * count, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
+    return 'stale'
+  end
+end
 redis.call('SET', KEYS[6], ARGV[1])
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
--- Values longer than CHUNK bytes (the configuration, the result) are cut into numbered fields: a hash
--- whose values all fit stays in Redis's compact listpack encoding (about half the memory).
 -- The hash is written anew: Redis never converts a hash back to listpack once it has grown out of it.
-local meta = redis.call('HGETALL', KEYS[1])
-local fields = {'compacted', '1'}
-for i = 1, #meta, 2 do
-  local field, value = meta[i], meta[i + 1]
-  if #value > CHUNK then
-    local part = 0
-    for at = 1, #value, CHUNK do
-      fields[#fields + 1] = field .. '#' .. part
-      fields[#fields + 1] = string.sub(value, at, at + CHUNK - 1)
-      part = part + 1
-    end
-  else
-    fields[#fields + 1] = field
-    fields[#fields + 1] = value
-  end
+local fields = {}
+for i = 5 + 2 * count, #ARGV do
+  fields[#fields + 1] = ARGV[i]
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], unpack(fields))
 shorten_idem()
 return 'ok'
 """
-COMPACT = f"local CHUNK = {CHUNK}\n" + _COMPACT
+COMPACT = _COMPACT
+
+
+# A compacted game's metadata keep these fields as they are (the scripts and HMGETs read them: the
+# status and version, whether and how it was stored); all the others go into one packed field ``z``
+# (raw deflate of their JSON, read back by :func:`unchunk`): 0.98 KiB -> about 0.6 KiB for a 4-player game.
+PLAIN_FIELDS = frozenset({"status", "version", "compacted", "imported"})
+PACKED = "z"
+
+
+def packed_meta(meta: Mapping[Any, Any]) -> dict[str, Any]:
+    """``meta`` (field -> text or bytes) as a compacted game keeps it: the fields of ``PLAIN_FIELDS``
+    as they are, ``compacted``, and the others packed into ``PACKED``, in parts (``chunked``)."""
+    plain: dict[str, Any] = {"compacted": "1"}
+    rest: dict[str, str] = {}
+    for field, value in meta.items():
+        name = field.decode() if isinstance(field, bytes) else str(field)
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        if name in PLAIN_FIELDS:
+            plain[name] = text
+        else:
+            rest[name] = text
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    plain[PACKED] = packer.compress(orjson.dumps(rest)) + packer.flush()
+    return chunked(plain)
+
+
+def _unpacked(value: bytes | str, like: Any) -> dict[Any, Any]:
+    raw = value.encode("latin-1") if isinstance(value, str) else value
+    fields = orjson.loads(zlib.decompressobj(-15).decompress(raw))
+    if isinstance(like, bytes):
+        return {k.encode(): v.encode() for k, v in fields.items()}
+    return fields
 
 
 def chunked(meta: dict[str, Any]) -> dict[str, Any]:
@@ -227,6 +258,9 @@ def unchunk(meta: Any) -> dict[Any, Any]:
     for name, pieces in parts.items():
         pieces.sort(key=lambda piece: piece[0])
         whole[name] = pieces[0][1][:0].join(piece for _, piece in pieces)
+    for name in list(whole):
+        if name in (PACKED, PACKED.encode()):
+            whole = {**_unpacked(whole.pop(name), name), **whole}
     return whole
 
 
@@ -245,6 +279,11 @@ class Compactor:
         if decode(self.redis, value) != orjson.loads(sample):  # never trade a log for a wrong value
             raise AssertionError(f"compact value of {game_id} does not decode to its log")
         keys = game_keys(game_id)
+        read = pairs(self.redis.hgetall(keys.meta))
+        if b"compacted" in read or "compacted" in read:  # packed already: the script says 'already'
+            read = {}
+        current = [item for pair in read.items() for item in pair]
+        packed = [item for pair in packed_meta(read).items() for item in pair] if read else []
         reply = self._compact(
             keys=[
                 keys.meta,
@@ -255,7 +294,7 @@ class Compactor:
                 log_key(game_id),
                 keys.seats,
             ],
-            args=[value, len(events), IDEMPOTENCY_AFTER_COMPACTION_SECONDS],
+            args=[value, len(events), IDEMPOTENCY_AFTER_COMPACTION_SECONDS, len(read), *current, *packed],
         )
         return reply.decode() if isinstance(reply, bytes) else reply
 

@@ -138,7 +138,7 @@ def test_every_reader_answers_the_same_from_the_compact_form(client, svc, redis_
     assert redis_client.hget(keys.meta, "compacted") == b"1"
     # Long values (configuration, result) are kept in parts: the hash stays in compact encoding
     assert redis_client.object("encoding", keys.meta) == b"listpack"
-    assert redis_client.hget(keys.meta, "config") is None
+    assert redis_client.hget(keys.meta, "config") is None and redis_client.hget(keys.meta, "name:0") is None
 
     svc.cache.clear()  # the final state is folded from the compact log, not taken from a cache
     after = everything(client, redis_client, game_id, tokens)
@@ -216,6 +216,29 @@ def test_compaction_is_idempotent_and_a_rerun_after_a_crash_finishes_it(client, 
     assert compaction.queue.due_at(game_id) is None
     assert load_log(redis_client, game_id).events == log.events
     assert redis_client.exists(keys.events, keys.snapshot, keys.config) == 0
+
+
+def test_metadata_changed_while_compacting_leave_the_game_as_it_was(client, redis_client, monkeypatch):
+    """The metadata are packed from what the compactor read; a field written between that read and
+    the script makes the script refuse ('stale'): nothing lost, the stream kept, tried again later."""
+    game_id, _, _ = play(client, seed=6)
+    keys = game_keys(game_id)
+    compaction = Compaction(GameStore(redis_client))
+    log = load_log(redis_client, game_id)
+    packed_meta = compact.packed_meta
+
+    def written_meanwhile(meta):
+        redis_client.hset(keys.meta, "late", "1")
+        return packed_meta(meta)
+
+    monkeypatch.setattr(compact, "packed_meta", written_meanwhile)
+    assert compaction.compactor.compact(game_id, log.name, log.events) == "stale"
+    assert redis_client.exists(keys.events) == 1 and redis_client.exists(keys.log) == 0
+    assert redis_client.hget(keys.meta, "late") == b"1"
+    monkeypatch.setattr(compact, "packed_meta", packed_meta)
+    assert compaction.compactor.compact(game_id, log.name, log.events) == "ok"
+    assert GameStore(redis_client).meta(game_id)["late"] == "1"  # packed with the rest, read back
+    assert redis_client.hget(keys.meta, "late") is None
 
 
 def test_a_log_that_does_not_verify_is_not_compacted(client, redis_client):
