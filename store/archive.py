@@ -4,10 +4,13 @@ Layout. Every archive key carries the hash tag ``{archive}``, so on Redis Cluste
 in one slot and one script may update them all (and ZINTERSTORE may combine them); they are kept
 apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
 
-``archive:{archive}:all`` (zset)
-    game id, score = finished time (ms since the epoch)
 ``archive:{archive}:by:<field>:<value>`` (zset)
-    the same, per player name (case-folded), game, ruleset, option, player count, winner name, outcome
+    game id, score = finished time (ms since the epoch), per game (engine), player name
+    (case-folded), ruleset, option, player count, winner name, outcome, prearranged. A game is in
+    exactly one ``by:game:<engine>`` set: the whole archive is their union (merged when read), not a
+    set of its own (one more entry of ~120 B per game kept for good).
+``archive:{archive}:games`` (set)
+    the engines that have games in the archive
 A game's summary (what a search returns) is built from its own metadata when read
 (:func:`summary_of`), not kept beside it: a copy cost about 0.5 KiB per finished game for good,
 as much as a quarter of what a compacted game keeps (bench/memory.py).
@@ -22,8 +25,8 @@ as much as a quarter of what a compacted game keeps (bench/memory.py).
 ``archive:{archive}:q:<hash>`` (zset)
     a short-lived intersection for a multi-filter search
 
-Entering is one Lua script and idempotent (a game already in ``all`` changes nothing, the version
-is not bumped, its statistics are not counted again), so the follow-up action and the verify job may
+Entering is one Lua script and idempotent (a game already in its engine's set changes nothing, the
+version is not bumped, its statistics are not counted again), so the follow-up action and the verify job may
 both call it.
 """
 
@@ -44,7 +47,7 @@ from store.keys import game_keys
 
 TAG = "{archive}"
 PREFIX = f"archive:{TAG}"
-ALL = f"{PREFIX}:all"
+ENGINES = f"{PREFIX}:games"
 VERSION = f"{PREFIX}:version"
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
@@ -87,21 +90,23 @@ local function add_counts(first_key, first_arg)
 end
 """
 
-# KEYS: all, version, the n index keys, then the statistics keys (_ADD_COUNTS)
-# ARGV: 1 game id, 2 score, 3 n, then the statistics groups.
-# The ZADD NX into ``all`` is the "counted" marker: a game enters, and is counted, once.
+# KEYS: the engine's set (by:game:<engine>), engines, version, the n other index keys, then the
+# statistics keys (_ADD_COUNTS)
+# ARGV: 1 game id, 2 score, 3 engine, 4 n, then the statistics groups.
+# The ZADD NX into the engine's set is the "counted" marker: a game enters, and is counted, once.
 _ENTER = (
     _ADD_COUNTS
     + r"""
 if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then
-  return {0, tonumber(redis.call('GET', KEYS[2]) or '0')}
+  return {0, tonumber(redis.call('GET', KEYS[3]) or '0')}
 end
-local n = tonumber(ARGV[3])
-for i = 3, 2 + n do
+redis.call('SADD', KEYS[2], ARGV[3])
+local n = tonumber(ARGV[4])
+for i = 4, 3 + n do
   redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
 end
-add_counts(3 + n, 4)
-return {1, redis.call('INCR', KEYS[2])}
+add_counts(4 + n, 5)
+return {1, redis.call('INCR', KEYS[3])}
 """
 )
 
@@ -232,10 +237,11 @@ class Archive:
         a game already there changes nothing, so it is counted once). Returns (newly added, archive
         version)."""
         score = finished_ms(summary["finished"])
-        index = [key for key in _index_keys(summary) if key != ALL]
+        engine = index_key("game", summary["game"])
+        index = [key for key in _index_keys(summary) if key != engine]
         count_keys, count_args = _counts_args(counts)
-        keys = [ALL, VERSION, *index, *count_keys]
-        args = [summary["id"], score, len(index), *count_args]
+        keys = [engine, ENGINES, VERSION, *index, *count_keys]
+        args = [summary["id"], score, summary["game"], len(index), *count_args]
         added, version = self._enter(keys=keys, args=args)
         return bool(added), int(version)
 
@@ -282,35 +288,52 @@ class Archive:
         """An archived game's summary (None when it has not entered the archive)."""
         return self.summaries([game_id]).get(game_id)
 
+    def engine_keys(self) -> list[str]:
+        """The ``by:game:<engine>`` sets, whose union is the whole archive."""
+        return [index_key("game", _str(name)) for name in sorted(self.redis.smembers(ENGINES))]
+
     def count(self) -> int:
-        return int(self.redis.zcard(ALL))
+        pipe = self.redis.pipeline(transaction=False)
+        for key in self.engine_keys():
+            pipe.zcard(key)
+        return sum(int(n) for n in pipe.execute())
 
     def ids(self, newest_first: bool = True) -> list[str]:
-        return [
-            i.decode() if isinstance(i, bytes) else i
-            for i in self.redis.zrange(ALL, 0, -1, desc=newest_first)
-        ]
+        pipe = self.redis.pipeline(transaction=False)
+        for key in self.engine_keys():
+            pipe.zrange(key, 0, -1, withscores=True)
+        rows = [(int(score), _str(member)) for found in pipe.execute() for member, score in found]
+        return [member for _, member in sorted(rows, reverse=newest_first)]
 
     # -- statistics' inputs ----------------------------------------------------------------------
     def ids_in(self, key: str) -> list[str]:
         """The game ids of index ``key`` (``index_key(field, value)``), newest first."""
         return [i.decode() if isinstance(i, bytes) else i for i in self.redis.zrange(key, 0, -1, desc=True)]
 
-    def summaries(self, game_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def summaries(self, game_ids: Sequence[str], listed: bool = False) -> dict[str, dict[str, Any]]:
         """The archive entries of ``game_ids`` (those that have one): whether each is in the archive
-        and its metadata, in one pipelined read (the metadata live in the games' own slots)."""
+        and its metadata, in pipelined reads (the metadata live in the games' own slots); ``listed``:
+        the ids come from an archive index, so they are in the archive."""
         if not game_ids:
             return {}
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zmscore(ALL, list(game_ids))
         for game_id in game_ids:
             pipe.hgetall(game_keys(game_id).meta)
-        scores, *metas = pipe.execute()
-        found: dict[str, dict[str, Any]] = {}
-        for game_id, score, meta in zip(game_ids, scores, metas, strict=True):
-            if score is not None and meta:
-                found[game_id] = _entry_of(game_id, meta)
-        return found
+        found = {
+            game_id: _entry_of(game_id, meta)
+            for game_id, meta in zip(game_ids, pipe.execute(), strict=True)
+            if meta
+        }
+        if listed:
+            return found
+        pipe = self.redis.pipeline(transaction=False)  # in the archive: in its engine's set
+        for game_id, entry in found.items():
+            pipe.zscore(index_key("game", entry["game"]), game_id)
+        return {
+            game_id: entry
+            for (game_id, entry), score in zip(found.items(), pipe.execute(), strict=True)
+            if score is not None
+        }
 
     def logs(self, game_ids: Iterable[str]) -> Iterable[tuple[str, list[dict[str, Any]]]]:
         """(game id, complete log) of ``game_ids``: see :func:`events_of`."""
@@ -332,12 +355,27 @@ class Archive:
         keys = sorted(
             {index_key(field, value) for field, values in (filters or {}).items() for value in values}
         )
-        key = self._combined(keys)
+        scanned = self.engine_keys() if not keys else [self._combined(keys)]
         high = "+inf" if finished_to is None else finished_to
         low = "-inf" if finished_from is None else finished_from
         after_score, after_id = _decode_cursor(cursor) if cursor else (None, "")
         if after_score is not None:
             high = after_score if finished_to is None else min(after_score, finished_to)
+        found: list[tuple[str, int]] = []
+        for key in scanned:  # the newest limit + 1 of each, merged
+            found += self._newest(key, high, low, after_score, after_id, limit)
+        found.sort(key=lambda row: (row[1], row[0]), reverse=True)
+        page, more = found[:limit], len(found) > limit
+        ids = [game_id for game_id, _ in page]
+        summaries = self.summaries(ids, listed=True)
+        items = [summaries[game_id] for game_id in ids if game_id in summaries]
+        next_cursor = _encode_cursor(*page[-1][::-1]) if more and page else None
+        return Page(items=items, next_cursor=next_cursor)
+
+    def _newest(
+        self, key: str, high: Any, low: Any, after_score: int | None, after_id: str, limit: int
+    ) -> list[tuple[str, int]]:
+        """Up to ``limit`` + 1 (id, score) of ``key`` between the bounds, after the cursor, newest first."""
         found: list[tuple[str, int]] = []
         offset = 0
         batch = limit + 1
@@ -357,16 +395,9 @@ class Archive:
             offset += len(rows)
             if len(rows) < batch:
                 break
-        page, more = found[:limit], len(found) > limit
-        ids = [game_id for game_id, _ in page]
-        summaries = self.summaries(ids)
-        items = [summaries[game_id] for game_id in ids if game_id in summaries]
-        next_cursor = _encode_cursor(*page[-1][::-1]) if more and page else None
-        return Page(items=items, next_cursor=next_cursor)
+        return found
 
     def _combined(self, keys: list[str]) -> str:
-        if not keys:
-            return ALL
         if len(keys) == 1:
             return keys[0]
         digest = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:24]

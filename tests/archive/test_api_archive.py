@@ -210,7 +210,9 @@ def test_a_retried_import_job_ends_with_one_game(client, redis_client):
     assert redis_client.get(f"jobs:{{jobs}}:input:{game_id}") is None
     body, _ = service.import_job({"game_id": game_id}, lambda fraction: None)
     assert orjson.loads(body)["id"] == game_id
-    assert len(redis_client.zrange("archive:{archive}:all", 0, -1)) == 1
+    from store.archive import Archive
+
+    assert Archive(redis_client).count() == 1
 
 
 def test_import_of_a_malformed_body_is_a_4xx(client):

@@ -55,6 +55,31 @@ def test_entering_is_idempotent_and_bumps_the_archive_version_once(redis_client)
     assert archive.summary("g001")["winner_names"] == ["Ann"]
 
 
+def test_the_whole_archive_is_the_merge_of_the_engines_sets_newest_first(redis_client):
+    """No set lists every game: an unfiltered search, a date range, the count and the ids merge the
+    engines' sets, ties of finish time included, and the cursor visits every game once."""
+    archive = Archive(redis_client)
+    for i in range(1, 14):
+        game = "condottiere" if i % 3 else "rio_de_la_plata"
+        enter(archive, summary(i, ["Ann", "Bob"], [0], finished=i // 2, game=game))  # ties of 2
+    expected = [f"g{i:03d}" for i in sorted(range(1, 14), key=lambda i: (i // 2, f"g{i:03d}"), reverse=True)]
+    assert archive.count() == 13 and archive.ids() == expected
+    assert archive.ids(newest_first=False) == expected[::-1]
+    seen, cursor = [], None
+    while True:
+        page = archive.search(cursor=cursor, limit=4)
+        seen += ids(page)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == expected
+    assert ids(archive.search(finished_from=BASE + 2000, finished_to=BASE + 3000)) == expected[6:10]
+    assert ids(archive.search(filters={"game": ["rio_de_la_plata"]})) == [
+        game_id for game_id in expected if int(game_id[1:]) % 3 == 0
+    ]
+    assert archive.summary("g003")["game"] == "rio_de_la_plata" and archive.summary("g099") is None
+
+
 @pytest.fixture()
 def filled(redis_client):
     archive = Archive(redis_client)
