@@ -2,8 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from api import create_app
+from tests import app_fixtures
 from tests.api import toy_game
+
+# The shared API fixtures (tests/app_fixtures.py), which pytest finds here by these names.
+client = app_fixtures.client
+svc = app_fixtures.svc
+run_jobs = app_fixtures.run_jobs
 
 
 @pytest.fixture(autouse=True)
@@ -14,20 +19,7 @@ def toy_registered():
 
 @pytest.fixture()
 def app(redis_client, redis_server):
-    app = create_app({"REDIS_URL": redis_server.url, "TESTING": True, "SSE_HEARTBEAT_SECONDS": 0.2})
-    yield app
-    app.extensions["game_service"].live.close()
-    app.extensions["game_service"].store.redis.close()
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
-
-
-@pytest.fixture()
-def svc(app):
-    return app.extensions["game_service"]
+    yield from app_fixtures.make_app(redis_server, SSE_HEARTBEAT_SECONDS=0.2)
 
 
 class Table:

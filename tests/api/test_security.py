@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
-from rq import SimpleWorker
 
 from games import get_game
 from games.base import FULL, fold
@@ -298,14 +297,6 @@ def toy_hidden(states, version: int, viewer: int | None) -> set[str]:
     if state is None:
         return set()
     return {card for seat, hand in enumerate(state["hands"]) if seat != viewer for card in hand}
-
-
-@pytest.fixture()
-def run_jobs(queue_client):
-    def run() -> None:
-        SimpleWorker(["default"], connection=queue_client).work(burst=True, logging_level="WARNING")
-
-    return run
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -1,31 +1,12 @@
 from __future__ import annotations
 
-import pytest
-from rq import SimpleWorker
-
-from api import create_app
+from tests import app_fixtures
 from tests.api import toy_game
 
+# The shared API fixtures (tests/app_fixtures.py), which pytest finds here by these names.
+app = app_fixtures.app
+client = app_fixtures.client
+svc = app_fixtures.svc
+run_jobs = app_fixtures.run_jobs
+
 toy_game.register()
-
-
-@pytest.fixture()
-def app(redis_client, redis_server):
-    app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
-    yield app
-    app.extensions["game_service"].store.redis.close()
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
-
-
-@pytest.fixture()
-def run_jobs(queue_client):
-    """Run every queued job to completion in this process (an RQ SimpleWorker in burst mode)."""
-
-    def run() -> None:
-        SimpleWorker(["default"], connection=queue_client).work(burst=True, logging_level="WARNING")
-
-    return run

@@ -11,6 +11,7 @@ import pytest
 from games import get_game
 from games.base import fold
 from replays import export
+from tests import app_fixtures
 from tests.archive.scenarios import three_adjacent_game
 
 CONDOTTIERE = get_game("condottiere")
@@ -27,11 +28,8 @@ def exchange(log=None, players=NAMES):
 
 def run_queued_jobs(client) -> None:
     """Run the app's queued jobs in this process (an RQ SimpleWorker in burst mode), as a worker would."""
-    from rq import SimpleWorker
-
     # RQ's Redis, as the app enqueued on it (the store's own, or RQ_REDIS_URL beside a cluster).
-    connection = client.application.extensions["game_service"].store.queue_redis
-    SimpleWorker(["default"], connection=connection).work(burst=True, logging_level="WARNING")
+    app_fixtures.run_queued_jobs(client.application.extensions["game_service"].store.queue_redis)
 
 
 def import_job(client, document=None, *, data=None):

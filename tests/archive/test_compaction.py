@@ -9,37 +9,19 @@ import threading
 
 import orjson
 import pytest
-from rq import SimpleWorker
 
-from api import create_app
 from service.compaction import Compaction
 from store import GameStore, compact
 from store.archive import events_of, load_log
 from store.keys import game_keys
 from tests.api.sse import read_messages
+from tests.app_fixtures import make_app, run_queued_jobs
 
 
 @pytest.fixture()
 def app(redis_client, redis_server, monkeypatch):
     monkeypatch.setenv("COMPACT_DELAY_MS", "0")
-    app = create_app({"REDIS_URL": redis_server.url, "TESTING": True, "SSE_HEARTBEAT_SECONDS": 0.2})
-    yield app
-    app.extensions["game_service"].live.close()
-    app.extensions["game_service"].store.redis.close()
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
-
-
-@pytest.fixture()
-def svc(app):
-    return app.extensions["game_service"]
-
-
-def run_jobs(queue) -> None:
-    SimpleWorker(["default"], connection=queue).work(burst=True, logging_level="WARNING")
+    yield from make_app(redis_server, SSE_HEARTBEAT_SECONDS=0.2)
 
 
 def play(client, players: int = 3, seed: int = 1) -> tuple[str, list[str], dict[str, tuple]]:
@@ -82,7 +64,7 @@ def job_result(client, redis_client, url: str, body=None) -> bytes:
     if started.status_code == 200:
         return started.data
     assert started.status_code == 202, started.get_json()
-    run_jobs(client.application.extensions["game_service"].store.queue_redis)  # RQ's Redis
+    run_queued_jobs(client.application.extensions["game_service"].store.queue_redis)  # RQ's Redis
     job = client.get(started.headers["Location"]).get_json()
     assert job["status"] == "finished", job
     return client.get(job["result"]).data

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-from rq import SimpleWorker
-
-from api import create_app
 from bots import levels
 from games import game_names, get_game
 from replays import core, export, stats
@@ -58,26 +54,6 @@ def test_archive_handles_a_complete_game():
         export.export_log(GAME, events, players=names, finished=True, result=result)
     )
     assert checked["result"]["winners"] == result["winners"]
-
-
-@pytest.fixture()
-def app(redis_client, redis_server):
-    app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
-    yield app
-    app.extensions["game_service"].store.redis.close()
-
-
-@pytest.fixture()
-def client(app):
-    return app.test_client()
-
-
-@pytest.fixture()
-def run_jobs(queue_client):
-    def run() -> None:
-        SimpleWorker(["default"], connection=queue_client).work(burst=True, logging_level="WARNING")
-
-    return run
 
 
 def _follow(client, response, run_jobs):
