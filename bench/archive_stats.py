@@ -30,12 +30,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import get_game  # noqa: E402
-from games.base import fold  # noqa: E402
 from replays import stats  # noqa: E402
 from service import aggregates  # noqa: E402
 from service.stats import StatsService  # noqa: E402
 from store import GameStore  # noqa: E402
 from store.archive import Archive, events_of, import_finished_game  # noqa: E402
+from tests.random_play import play_out  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 
 GAME = get_game("condottiere")
@@ -52,14 +52,7 @@ def random_game(rng: random.Random) -> tuple[list[dict], object]:
     config = GAME.configure(
         {"players": players, "ruleset": ruleset, "options": options, "seed": rng.getrandbits(40)}
     )
-    events = GAME.start(config)
-    state = fold(GAME, events)
-    while not GAME.is_over(state):
-        seat = rng.choice(GAME.awaiting(state))
-        new = GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat)))
-        state = fold(GAME, new, state)
-        events += new
-    return events, state
+    return play_out(GAME, config, rng)
 
 
 def best(repeat: int, func):

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from games import get_game
-from games.base import fold
 from replays import core, export, stats
+from tests.random_play import play_out
 
 GAME = get_game("condottiere")
 
@@ -27,14 +27,7 @@ CONFIGS = [
 def random_game(config, seed):
     rng = random.Random(seed)
     config = GAME.configure({**config, "seed": seed})
-    events = GAME.start(config)
-    state = fold(GAME, events)
-    while not GAME.is_over(state):
-        seat = rng.choice(GAME.awaiting(state))
-        new = GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat)))
-        state = fold(GAME, new, state)
-        events += new
-    return events, state
+    return play_out(GAME, config, rng)
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from games import get_game
-from games.base import fold
 from replays import stats
 from service import aggregates
 from store.archive import Archive, events_of, import_finished_game, load_log
+from tests.random_play import play_out
 
 GAME = get_game("condottiere")
 # Case variants of one player ("Ann", "ann") and a name that sits twice at one table.
@@ -30,14 +30,7 @@ def random_game(rng: random.Random) -> tuple[list[dict], object]:
             "seed": rng.getrandbits(40),
         }
     )
-    events = GAME.start(config)
-    state = fold(GAME, events)
-    while not GAME.is_over(state):
-        seat = rng.choice(GAME.awaiting(state))
-        new = GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat)))
-        state = fold(GAME, new, state)
-        events += new
-    return events, state
+    return play_out(GAME, config, rng)
 
 
 def archive_games(client, count: int, seed: int = 1) -> list[str]:
