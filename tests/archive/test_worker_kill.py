@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import orjson
 import pytest
@@ -23,10 +21,10 @@ from store.archive import Archive, import_finished_game
 from store.jobs import JobBook
 from tests.api import toy_game
 from tests.archive.test_replays_generic import play_out
+from tests.worker_processes import kill_worker, rq_worker, wait_for
 
 toy_game.register()
 GAME = get_game("toy")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
@@ -53,46 +51,9 @@ def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
 
 
 def start_worker(url: str, *, burst: bool, delay: float) -> subprocess.Popen:
-    env = dict(os.environ, TOY_FACTS_DELAY=str(delay), PYTHONPATH=str(ROOT))
-    args = [
-        sys.executable,
-        "-m",
-        "worker",
-        "--url",
-        url,
-        "--worker-class",
-        "tests.archive.rq_support.ToyWorker",
-        "--logging-level",
-        "WARNING",
-        "default",
-    ]
-    if burst:
-        args.insert(3, "--burst")
-    # Its own session, so the kill takes the worker's whole process group, as a lost machine or an
-    # OOM-killed container would (the work horse, in a group of its own, is killed by pid).
-    return subprocess.Popen(
-        args, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    return rq_worker(
+        url, "tests.archive.rq_support.ToyWorker", "default", env={"TOY_FACTS_DELAY": str(delay)}, burst=burst
     )
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(child) for child in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
-
-
-def wait_for(predicate, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 @pytest.mark.timeout(120)
@@ -112,16 +73,9 @@ def test_sigkill_mid_job_then_a_new_worker_finishes_it_once(
     try:
         # Mid-job: started, some progress made, not finished.
         wait_for(lambda: (r := book.get(jid)) and r.status == "started" and 0 < r.progress < 0.9)
-        # RQ 3 puts the work horse in a process group of its own (os.setpgrp): kill it by pid too,
-        # or it lives on, finishes the job after the second worker and the job completes twice.
-        horses = _children(first.pid)
-        os.killpg(first.pid, signal.SIGKILL)
-        for horse in horses:
-            try:
-                os.kill(horse, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        first.wait(timeout=10)
+        # RQ 3 puts the work horse in a process group of its own (os.setpgrp): kill_worker kills it by
+        # pid too, or it lives on, finishes the job after the second worker and the job completes twice.
+        kill_worker(first)
     finally:
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from service import followups
+from service import GameService, followups
 
 
 @pytest.fixture(autouse=True)
@@ -11,3 +11,10 @@ def handlers():
     followups.connect_receivers()
     yield
     followups.disconnect_receivers()
+
+
+@pytest.fixture()
+def service(redis_client, redis_server, queue_server):
+    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
+    yield svc
+    svc.store.redis.close()

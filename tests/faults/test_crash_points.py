@@ -34,6 +34,7 @@ from store.archive import Archive
 from store.jobs import JobBook
 from store.outbox import Outbox
 from tests.api import toy_game
+from tests.worker_processes import rq_worker
 from worker.janitor import Janitor
 
 toy_game.register()
@@ -106,13 +107,6 @@ def duplicates(client) -> dict[str, int]:
 
 
 @pytest.fixture()
-def service(redis_client, redis_server, queue_server):
-    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
-    yield svc
-    svc.store.redis.close()
-
-
-@pytest.fixture()
 def janitor(service):
     return Janitor(service)
 
@@ -124,7 +118,7 @@ def worker(redis_server):
     started: list[subprocess.Popen] = []
 
     def start() -> subprocess.Popen:
-        process = _rq_worker(redis_server.url, "tests.archive.rq_support.ToyWorker", "bots", "default")
+        process = rq_worker(redis_server.url, "tests.archive.rq_support.ToyWorker", "bots", "default")
         started.append(process)
         return process
 
@@ -230,28 +224,6 @@ def test_killed_between_the_job_record_and_the_enqueue(service, janitor, worker,
     assert_end_state(service, game_id, archived_before=0)
 
 
-def _rq_worker(url: str, worker_class: str, *queues: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "worker",
-            "--url",
-            url,
-            "--worker-class",
-            worker_class,
-            "--logging-level",
-            "WARNING",
-            *queues,
-        ],
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})),
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-
-
 def test_worker_killed_inside_the_dequeue(service, janitor, worker, redis_server):
     """A worker takes the bot job off the queue and dies before starting it (the job sits in RQ's
     intermediate list, where RQ looks again only minutes later): the bot turn comes within 10 s."""
@@ -261,7 +233,7 @@ def test_worker_killed_inside_the_dequeue(service, janitor, worker, redis_server
     )["id"]
     _, version = service.store.status_and_version(game_id)
     assert Queue("bots", connection=service.store.queue_redis).count == 1
-    dying = _rq_worker(redis_server.url, "tests.faults.rq_support.DyingInDequeueWorker", "bots")
+    dying = rq_worker(redis_server.url, "tests.faults.rq_support.DyingInDequeueWorker", "bots")
     assert dying.wait(timeout=60) == -signal.SIGKILL
     killed_at = time.monotonic()
     assert Queue("bots", connection=service.store.queue_redis).count == 0
@@ -282,7 +254,7 @@ def test_worker_killed_during_its_shutdown(service, janitor, worker, redis_serve
     game_id = service.create_game(
         "condottiere", {"players": 2, "seed": 5}, bots={0: "heuristic", 1: "random"}
     )["id"]
-    stopping = _rq_worker(redis_server.url, "rq.worker.Worker", "bots", env={"BOT_MOVE_DELAY": "0.1"})
+    stopping = rq_worker(redis_server.url, "rq.worker.Worker", "bots", env={"BOT_MOVE_DELAY": "0.1"})
     try:
         deadline = time.monotonic() + 60
         while service.store.status_and_version(game_id)[1] < 12 and time.monotonic() < deadline:

@@ -19,8 +19,8 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 from service import GameService
 from service.jobs import ALIVE_SECONDS, JobService
 from store.jobs import JobBook
-from tests.archive.test_worker_kill import _children, archive_toy_games, wait_for
-from tests.faults.test_crash_points import _rq_worker
+from tests.archive.test_worker_kill import archive_toy_games
+from tests.worker_processes import children, kill_worker, rq_worker, wait_for
 from worker.janitor import Janitor
 
 # Heartbeat expiry, a janitor tick or two and the re-run of a short job, on a loaded machine.
@@ -29,19 +29,12 @@ TOY_WORKER = "tests.archive.rq_support.ToyWorker"
 
 
 @pytest.fixture()
-def service(redis_client, redis_server, queue_server):
-    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
-    yield svc
-    svc.store.redis.close()
-
-
-@pytest.fixture()
 def workers(redis_server):
     """``start(**env)`` runs an RQ worker on the ``default`` queue until the test ends."""
     started: list[subprocess.Popen] = []
 
     def start(**env: str) -> subprocess.Popen:
-        process = _rq_worker(redis_server.url, TOY_WORKER, "default", env=env)
+        process = rq_worker(redis_server.url, TOY_WORKER, "default", env=env)
         started.append(process)
         return process
 
@@ -52,23 +45,8 @@ def workers(redis_server):
 
 def kill_horse(process: subprocess.Popen) -> None:
     """SIGKILL only the work horse running the job; the worker itself lives on."""
-    for horse in _children(process.pid):
+    for horse in children(process.pid):
         os.kill(horse, signal.SIGKILL)
-
-
-def kill_worker(process: subprocess.Popen) -> None:
-    """SIGKILL the worker's process group and its work horse (RQ puts the horse in a group of its
-    own, so killing the group alone would leave it running)."""
-    if process.poll() is not None:
-        return
-    horses = _children(process.pid)
-    os.killpg(process.pid, signal.SIGKILL)
-    for horse in horses:
-        try:
-            os.kill(horse, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    process.wait(timeout=10)
 
 
 def start_slow_job(service: GameService) -> str:

@@ -15,6 +15,7 @@ import pytest
 import requests
 
 from tests.platform.service import start_service, stop_service, wait_for_health
+from tests.worker_processes import children
 
 # supervisord restarts a child that ran more than a second at once; gunicorn's new master may wait
 # for the old master's workers to let go of the port, and Redis reloads its append-only file.
@@ -30,16 +31,6 @@ ROLES = {
 }
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
-
-
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
@@ -50,8 +41,8 @@ def _cmdline(pid: int) -> str:
 def supervised(launcher_pid: int) -> dict[str, int]:
     """role -> pid of the children supervisord runs (supervisord is the launcher's child)."""
     roles: dict[str, int] = {}
-    for supervisor in _children(launcher_pid):
-        for child in _children(supervisor):
+    for supervisor in children(launcher_pid):
+        for child in children(supervisor):
             line = _cmdline(child)
             for role, pattern in ROLES.items():
                 if pattern.search(line):
