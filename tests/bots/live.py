@@ -5,6 +5,7 @@ private Redis."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import threading
 from pathlib import Path
 
 from werkzeug.serving import make_server
+
+from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,3 +63,12 @@ class LiveServer:
         self.http.shutdown()
         self.thread.join(timeout=5)
         followups.disconnect_receivers()
+
+
+def run(argv: list[str], stdin_lines: list[str] | None = None) -> tuple[int, str]:
+    """Run the command-line client in-process with ``argv``, reading ``stdin_lines`` (then empty
+    lines) as the terminal's input; return its exit code and everything it printed."""
+    out = io.StringIO()
+    lines = iter(stdin_lines or [])
+    code = main(argv, out=out, read_line=lambda: next(lines, ""))
+    return code, out.getvalue()

@@ -10,17 +10,10 @@ import threading
 
 from cli.client import ApiClient, parse_sse
 from cli.display import text_for
-from cli.main import main, parse_bots
+from cli.main import parse_bots
 from games.condottiere.text import describe_event, describe_move, render_view
+from tests.bots.live import run
 from tests.bots.views import make_view
-
-
-def run(argv, stdin_lines=None):
-    out = io.StringIO()
-    lines = iter(stdin_lines or [])
-    code = main(argv, out=out, read_line=lambda: next(lines, ""))
-    return code, out.getvalue()
-
 
 # -- display on constructed views -----------------------------------------------------------------
 

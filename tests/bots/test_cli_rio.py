@@ -11,19 +11,13 @@ import random
 
 from cli.client import ApiClient
 from cli.display import text_for
-from cli.main import ask_move, main
+from cli.main import ask_move
 from games.base import SPECTATOR
 from games.rio_de_la_plata import GAME
+from tests.bots.live import run
 from tests.rio_de_la_plata.helpers import new_game, play
 
 TEXT = text_for("rio_de_la_plata")
-
-
-def run(argv, stdin_lines=None):
-    out = io.StringIO()
-    lines = iter(stdin_lines or [])
-    code = main(argv, out=out, read_line=lambda: next(lines, ""))
-    return code, out.getvalue()
 
 
 def as_json(view):
