@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from games.condottiere.text import CARD_NAMES  # the same short names as the text board
+
 # Approximate positions on a 420 x 520 canvas (north up): a schematic, not a survey.
 CITY_XY: dict[str, tuple[int, int]] = {
     "Torino": (52, 112),
@@ -42,24 +44,6 @@ _COAST = (
     "C206,388 186,360 176,330 C162,292 140,262 118,236 C96,212 74,200 48,196 "
     "C26,180 14,150 16,120 C16,100 14,84 18,70 Z"
 )
-
-CARD_NAMES = {
-    "m1": "1",
-    "m2": "2",
-    "m3": "3",
-    "m4": "4",
-    "m5": "5",
-    "m6": "6",
-    "m10": "10",
-    "winter": "Winter",
-    "spring": "Spring",
-    "bishop": "Bishop",
-    "courtesan": "Courtesan",
-    "drummer": "Drummer",
-    "heroine": "Heroine",
-    "scarecrow": "Scarecrow",
-    "surrender": "Surrender",
-}
 
 RENDER_CSS = """
 .cd-chapter { display:grid; grid-template-columns: 340px 1fr; gap: 22px; align-items:start; }
