@@ -2,6 +2,8 @@
 // drawing (render.py's board_template, served as board.svg); this module colours its regions
 // (circle[data-region]) and draws the battle lines, the hand and the move controls.
 
+import { h } from "/web/static/app.js";
+
 const CARD_NAMES = {
   m1: "1", m2: "2", m3: "3", m4: "4", m5: "5", m6: "6", m10: "10",
   winter: "Winter", spring: "Spring", bishop: "Bishop", courtesan: "Courtesan", drummer: "Drummer",
@@ -25,20 +27,6 @@ export const configFields = [
 export const seatCountKey = "players";
 
 export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "dataset") Object.assign(el.dataset, value);
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
 
 function card(code, extra = {}) {
   if (!code) return h("li", { class: "cd-card hidden", "aria-label": "face-down card", ...extra }, "?");

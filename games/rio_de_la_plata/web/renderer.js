@@ -4,6 +4,8 @@
 // space a g.rio-space with data attributes); this module fills them from a view and draws the
 // players' stocks, the characters, the ship, a trade offer, a battle and the labels of the moves.
 
+import { h } from "/web/static/app.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 22; // archive.py's CELL: one city cell in SVG units
 const LETTERS = {
@@ -31,20 +33,6 @@ function words(identifier) {
 function cellText(cell) {
   if (Array.isArray(cell)) return `(${cell[0]}, ${cell[1]})`;
   return typeof cell === "string" ? `(${cell.replace(",", ", ")})` : String(cell);
-}
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "dataset") Object.assign(el.dataset, value);
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
 }
 
 function s(tag, attrs = {}, text) {
