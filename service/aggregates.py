@@ -2,10 +2,10 @@
 
 A game entering the archive (``archive`` follow-up action, verify job, import) adds its increments
 (``replays.stats.game_counts`` of its facts) to its engine's aggregates in the same script that
-enters it (``store.archive.Archive.enter``): its ZADD NX into its engine's set is the marker, so a game entering
-twice (the follow-up and the verify job both try) is counted once, and a process killed before the
-script leaves nothing half-counted. Reading global or player statistics then costs one HGETALL (and
-the leader board's two ZRANGEs), whatever the size of the archive.
+enters it (``store.archive.Archive.enter``): its ZADD NX into its engine's set is the marker, so
+a game entering twice (the follow-up and the verify job both try) is counted once, and a process
+killed before the script leaves nothing half-counted. Reading global or player statistics then costs
+one HGETALL (and the leader board's two ZRANGEs), whatever the size of the archive.
 
 Cluster: the aggregates share the archive's hash tag (``{archive}``), one slot with the archive's
 indexes, which every archived game already writes once; one more script step per finished game is
