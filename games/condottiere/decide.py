@@ -35,17 +35,24 @@ def _only_fields(command: dict, allowed: tuple[str, ...]) -> None:
         raise CommandError("INVALID_COMMAND", f"Unexpected field(s): {', '.join(sorted(extra))}.")
 
 
-def command_events(state: State | None, seat: Any, command: Any) -> list[Event]:
-    """Validate ``command`` by ``seat`` and return the events it causes directly (without the
-    automatic events that follow)."""
-    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-        raise CommandError("INVALID_COMMAND", 'A command is an object with a string "type".')
+def check_seat(state: State | None, seat: Any) -> State:
+    """Refuse a command to a game not started yet or already over, or from a seat it does not have;
+    the started game's state otherwise."""
     if state is None:
         raise CommandError("GAME_NOT_STARTED", "The game has not started.")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
         raise CommandError("INVALID_SEAT", "No such seat in this game.")
     if state.step == STEP_GAME_OVER:
         raise CommandError("GAME_OVER", "The game is over.")
+    return state
+
+
+def command_events(state: State | None, seat: Any, command: Any) -> list[Event]:
+    """Validate ``command`` by ``seat`` and return the events it causes directly (without the
+    automatic events that follow)."""
+    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+        raise CommandError("INVALID_COMMAND", 'A command is an object with a string "type".')
+    state = check_seat(state, seat)
     kind = command["type"]
     handler = COMMANDS.get(kind)
     if handler is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import ABORTED, SEAT_HANDED_TO_BOT, SEAT_TOKEN_ROTATED, CommandError
-from games.condottiere.decide import command_events
+from games.condottiere.decide import check_seat, command_events
 from games.condottiere.events import Event, make_event
 from games.condottiere.evolve import EVENT_HANDLERS
 from games.condottiere.queries import regions_by_seat
@@ -23,12 +23,7 @@ LEAVE_EVENTS = ("seat_resigned", "game_aborted", "seat_timed_out", SEAT_TOKEN_RO
 
 
 def _check(state: State | None, seat: Any) -> None:
-    if state is None:
-        raise CommandError("GAME_NOT_STARTED", "The game has not started.")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
-        raise CommandError("INVALID_SEAT", "No such seat in this game.")
-    if state.step == STEP_GAME_OVER:
-        raise CommandError("GAME_OVER", "The game is over.")
+    state = check_seat(state, seat)
     if state.pending is not None or state.move_ends_with is not None:  # never between the events of one move
         raise CommandError("NOT_NOW", "Not in the middle of a move.")
 
