@@ -62,6 +62,11 @@ def _ranked(counter: Mapping[str, int], top: int | None = None) -> list[dict[str
     return [{"key": key, "count": count} for key, count in items]
 
 
+def _new_player() -> dict[str, Any]:
+    """A player's row of :class:`PlayerStats` before any game is added."""
+    return {"games": 0, "wins": 0, "by_seat": {}, "by_player_count": {}, "counters": {}, "totals": Counter()}
+
+
 class PlayerStats:
     """Per player name, across many games."""
 
@@ -79,14 +84,7 @@ class PlayerStats:
                 continue
             entry = self.players.get(name)
             if entry is None:
-                entry = self.players[name] = {
-                    "games": 0,
-                    "wins": 0,
-                    "by_seat": {},
-                    "by_player_count": {},
-                    "counters": {},
-                    "totals": Counter(),
-                }
+                entry = self.players[name] = _new_player()
             won = seat in winners
             entry["games"] += 1
             entry["wins"] += won
@@ -448,14 +446,7 @@ def player_result(counters: Mapping[str, int]) -> dict[str, Any] | None:
     if not counters.get(_field("games")):
         return None
     players = PlayerStats()
-    entry = players.players["_"] = {
-        "games": 0,
-        "wins": 0,
-        "by_seat": {},
-        "by_player_count": {},
-        "counters": {},
-        "totals": Counter(),
-    }
+    entry = players.players["_"] = _new_player()
     for field, n in counters.items():
         parts = _parts(field)
         head = parts[0]
