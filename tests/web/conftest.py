@@ -4,6 +4,7 @@ bot seats (tests/bots/live.py). Playwright's own browser download is never used.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -64,3 +65,16 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def open_play_page(context, base_url: str, game_id: str, claim: dict) -> tuple:
+    """A new page in ``context`` on the game's play page, holding ``claim``'s seat token in
+    sessionStorage as the lobby keeps it; with the list the page's uncaught errors are collected in."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base_url + "/")
+    seat = json.dumps({"seat": claim["seat"], "token": claim["token"]})
+    page.evaluate(f"sessionStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
+    page.goto(f"{base_url}/play/{game_id}")
+    return page, errors

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from tests.api import toy_game
-from tests.web.conftest import screenshot
+from tests.web.conftest import open_play_page, screenshot
 
 
 @pytest.fixture()
@@ -60,13 +60,7 @@ def test_a_game_without_a_page_module_is_played_and_watched_through_the_generic_
     game_id, claim, bob = _toy_game(live)
     module = requests.get(f"{live.url}/web/games/{toy_game.NAME}/renderer.js", timeout=10)
     assert module.status_code == 200 and "generic-view" in module.text
-    page = context_for("desktop").new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live.url + "/")
-    seat = json.dumps({"seat": claim["seat"], "token": claim["token"]})
-    page.evaluate(f"sessionStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
-    page.goto(f"{live.url}/play/{game_id}")
+    page, errors = open_play_page(context_for("desktop"), live.url, game_id, claim)
     for _ in range(3):
         page.wait_for_function(
             "() => document.querySelector('.your-turn')"

@@ -9,7 +9,7 @@ import json
 
 import requests
 
-from tests.web.conftest import screenshot
+from tests.web.conftest import open_play_page, screenshot
 
 YOUR_TURN_OR_OVER = (
     "() => document.querySelector('.your-turn')"
@@ -62,13 +62,7 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
     game_id, claim = _game(live)
     module = requests.get(f"{live.url}/web/games/rio_de_la_plata/renderer.js", timeout=10)
     assert module.status_code == 200 and "export function choices" in module.text
-    page = context_for("desktop").new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live.url + "/")
-    seat = json.dumps({"seat": claim["seat"], "token": claim["token"]})
-    page.evaluate(f"sessionStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
-    page.goto(f"{live.url}/play/{game_id}")
+    page, errors = open_play_page(context_for("desktop"), live.url, game_id, claim)
     page.wait_for_function(YOUR_TURN_OR_OVER)
     assert not errors, errors
     assert page.locator("svg.rio-city rect[data-cell]").count() == 16 * 10  # the package's board
@@ -158,13 +152,7 @@ def test_rio_trade_2_a_seat_nobody_waits_for_may_still_buy_from_its_page(live, c
         for n in ("Ann", "Bob", "Cid")
     ]
     ann = claims[0]
-    page = context_for("desktop").new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live.url + "/")
-    seat = json.dumps({"seat": ann["seat"], "token": ann["token"]})
-    page.evaluate(f"sessionStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
-    page.goto(f"{live.url}/play/{game_id}")
+    page, errors = open_play_page(context_for("desktop"), live.url, game_id, ann)
     page.wait_for_selector(".your-turn, .free-moves")
     if page.locator(".your-turn").count():  # Ann is first: she ends her turn, Bob or Cid (idle) is next
         page.get_by_role("button", name="End your turn", exact=True).click()
