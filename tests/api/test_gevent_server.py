@@ -4,9 +4,6 @@ while moves are played, and the stream must end with the game."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,33 +11,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.redis_server import free_port
+from tests.gunicorn_server import start_gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLLOWERS = 30
-
-
-def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1", **extra_env)
-    env["PYTHONPATH"] = str(ROOT)
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--config",
-            "gunicorn.conf.py",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "tests.api.gevent_app:app",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-    )
-    return process, f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture()

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from tests.api.test_gevent_server import start_gunicorn
+from tests.gunicorn_server import start_gunicorn
 from tests.redis_cluster import client_ids_by_node
 
 STREAMS = 1000

@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from tests.api.sse import read_messages
-from tests.redis_server import free_port
+from tests.gunicorn_server import start_gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,27 +43,10 @@ def nodes(redis_topology, redis_server, queue_server, redis_client, tmp_path):
     bases = []
     try:
         for index in range(2):
-            port = free_port()
             log = open(tmp_path / f"web{index}.log", "wb")  # noqa: SIM115 - closed with the process
-            processes.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gunicorn",
-                        "--config",
-                        "gunicorn.conf.py",
-                        "--bind",
-                        f"127.0.0.1:{port}",
-                        "tests.api.gevent_app:app",
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=log,
-                )
-            )
-            bases.append(f"http://127.0.0.1:{port}")
+            process, base = start_gunicorn(redis_server.url, log, RQ_REDIS_URL=queue_server.url)
+            processes.append(process)
+            bases.append(base)
         worker_log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
         processes.append(
             subprocess.Popen(
