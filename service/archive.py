@@ -14,7 +14,7 @@ from typing import Any
 import marshmallow as ma
 import orjson
 
-from games import get_game
+from games import game_names, get_game
 from games.base import FULL, Game, Viewer
 from replays import core, export
 from replays.export import ImportRefused, validate_import
@@ -109,7 +109,7 @@ class ArchiveService:
         self._client = store.redis
         self._store = store
         self.jobs = jobs or JobService(store)
-        self.archive = Archive(store.redis)
+        self.archive = Archive(store.redis, engines=game_names())
         self.replays = ReplayCache(store.redis)
         self.checkpoints = ReplayCheckpoints()
 

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from bots import levels as bot_levels
-from games import get_game
+from games import game_names, get_game
 from games.base import (
     ABORTED,
     FULL,
@@ -222,6 +222,7 @@ ENCODED_VIEWS = 4096
 class GameService:
     def __init__(self, store: GameStore, cache_size: int = 1024, live_block_seconds: float = 5.0):
         self.store = store
+        store.engine_names = tuple(game_names())
         self.cache = GameCache(cache_size)
         self.followups = FollowUps(self)
         self.live = LiveHub(

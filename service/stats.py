@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games import get_game
+from games import game_names, get_game
 from replays import stats
 from service import aggregates
 from service.archive import json_body
@@ -23,7 +23,7 @@ class StatsService:
 
     def __init__(self, store: GameStore, jobs: JobService | None = None):
         self._client = store.redis
-        self.archive = Archive(store.redis)
+        self.archive = Archive(store.redis, engines=game_names())
         self.jobs = jobs or JobService(store)
 
     # -- what a request asks -----------------------------------------------------------------------

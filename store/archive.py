@@ -226,8 +226,10 @@ class Page:
 
 
 class Archive:
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, engines: Iterable[str] = ()):
         self.redis = client
+        # Read with ENGINES: the engines of games archived before that set existed are read too
+        self.engines = tuple(engines)
         self._enter = client.register_script(_ENTER)
         self._recount = client.register_script(_RECOUNT)
 
@@ -290,7 +292,8 @@ class Archive:
 
     def engine_keys(self) -> list[str]:
         """The ``by:game:<engine>`` sets, whose union is the whole archive."""
-        return [index_key("game", _str(name)) for name in sorted(self.redis.smembers(ENGINES))]
+        names = {*(_str(name) for name in self.redis.smembers(ENGINES)), *self.engines}
+        return [index_key("game", name) for name in sorted(names)]
 
     def count(self) -> int:
         pipe = self.redis.pipeline(transaction=False)

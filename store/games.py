@@ -186,6 +186,9 @@ class GameStore:
         self._append = client.register_script(scripts.APPEND)
         self._claim = client.register_script(scripts.CLAIM)
         self._rotate = client.register_script(scripts.ROTATE)
+        # The engines the service knows: listed with those of INDEX_NAMES, so the games a store
+        # indexed before that set existed are listed too.
+        self.engine_names: tuple[str, ...] = ()
 
     @property
     def queue_redis(self) -> redis.Redis:
@@ -573,7 +576,11 @@ class GameStore:
     ) -> list[str]:
         """Game ids, newest first, strictly older than ``before`` (a cursor: the last id seen): the
         newest ``limit`` of each engine-and-status set asked for, merged (one pipelined read)."""
-        names = [name] if name else sorted(_text(n) for n in self.redis.smembers(INDEX_NAMES))
+        names = (
+            [name]
+            if name
+            else sorted({*(_text(n) for n in self.redis.smembers(INDEX_NAMES)), *self.engine_names})
+        )
         keys = [index_by_game_status(n, s) for n in names for s in ([status] if status else STATUSES)]
         if not keys:
             return []

@@ -78,6 +78,10 @@ def test_the_whole_archive_is_the_merge_of_the_engines_sets_newest_first(redis_c
         game_id for game_id in expected if int(game_id[1:]) % 3 == 0
     ]
     assert archive.summary("g003")["game"] == "rio_de_la_plata" and archive.summary("g099") is None
+    # Games archived before the set of engines existed: the engines the service knows are read too
+    redis_client.delete("archive:{archive}:games")
+    assert Archive(redis_client).count() == 0
+    assert Archive(redis_client, engines=["condottiere", "rio_de_la_plata"]).ids() == expected
 
 
 @pytest.fixture()

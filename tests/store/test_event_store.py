@@ -153,6 +153,16 @@ def test_index_lists_newest_first_by_status_and_moves_between_statuses(store):
     assert ids[1] not in store.list_ids(status="open")
     assert store.list_ids(status="open", name="toy", limit=2) == [ids[4], ids[3]]
     assert store.list_ids(name="other") == []
+    # Games indexed before the set of engines existed: the engines the service knows are listed too
+    store.redis.delete("games:index:names")
+    assert store.list_ids(limit=3) == []
+    store.engine_names = ("toy",)
+    assert store.list_ids(limit=3) == ids[::-1][:3]
+    # Across engines: each engine's newest, merged by id
+    other = "01m8kknrfm9aaaaaaaacz"
+    store.index_game(other, "other", "open")
+    assert store.list_ids(limit=3) == [ids[4], ids[3], other]
+    assert store.list_ids(status="open", before=ids[3], limit=2) == [other, ids[2]]
 
 
 def test_an_append_is_one_round_trip_and_one_evalsha(store, redis_client):
