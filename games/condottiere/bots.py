@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.condottiere.board import ADJACENT, MERCENARY, REGIONS
+from games.condottiere.queries import card_strength
 
 # The engine's map (MAP-1) as region name -> neighbour names, for the bot's graph searches.
 ADJACENCY: dict[str, frozenset[str]] = {
@@ -223,18 +224,10 @@ class Battle:
             card = slot.card
             if card is None:
                 total += 2.0 if winter else HIDDEN_CARD_ESTIMATE
-            elif card in MERCENARY_STRENGTH:
-                printed = MERCENARY_STRENGTH[card]
-                value = 1 if winter else printed
-                if drummer:
-                    value *= 2
-                if spring and printed == highest:
-                    value += 3
-                total += value
-            elif card == "heroine":
-                total += 10
-            elif card == "courtesan":
-                total += 1
+            else:
+                total += card_strength(
+                    card, winter=winter, spring=spring, drummer=drummer, highest_mercenary=highest
+                )
         return total
 
     def play(self, command: Mapping[str, Any], ruleset: str, hidden: bool) -> Battle:

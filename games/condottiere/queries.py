@@ -34,6 +34,25 @@ def regions_by_seat(state: State) -> list[list[str]]:
     return regions
 
 
+def card_strength(card: str, *, winter: bool, spring: bool, drummer: bool, highest_mercenary: int) -> int:
+    """What one face-up card adds to its line (STR-1, STR-2, STR-3): a Mercenary its printed value (1
+    under Winter), doubled by a Drummer in the line, +3 under Spring if it is the highest Mercenary in
+    play; the Heroine 10, a Courtesan 1, any other card nothing."""
+    value = MERCENARY.get(card)
+    if value is not None:
+        worth = 1 if winter else value
+        if drummer:
+            worth *= 2
+        if spring and value == highest_mercenary:
+            worth += 3
+        return worth
+    if card == "heroine":
+        return 10
+    if card == "courtesan":
+        return 1
+    return 0
+
+
 def strengths(lines: Sequence[Sequence[str]]) -> list[int]:
     """STR-1, STR-2, STR-3 over the given battle lines (every card in them counts)."""
     winter = spring = False
@@ -53,18 +72,9 @@ def strengths(lines: Sequence[Sequence[str]]) -> list[int]:
         total = 0
         drummer = "drummer" in line
         for card in line:
-            value = MERCENARY.get(card)
-            if value is not None:
-                worth = 1 if winter else value
-                if drummer:
-                    worth *= 2
-                if spring and value == highest_mercenary:
-                    worth += 3
-                total += worth
-            elif card == "heroine":
-                total += 10
-            elif card == "courtesan":
-                total += 1
+            total += card_strength(
+                card, winter=winter, spring=spring, drummer=drummer, highest_mercenary=highest_mercenary
+            )
         totals.append(total)
     return totals
 
