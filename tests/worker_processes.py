@@ -68,12 +68,15 @@ def kill_worker(process: subprocess.Popen) -> None:
     process.wait(timeout=10)
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 60.0) -> Any:
-    """``predicate()``'s first true value, polled every 50 ms; an AssertionError after ``timeout``."""
+def wait_for(
+    predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition", interval: float = 0.05
+) -> Any:
+    """``predicate()``'s first true value, polled every ``interval`` seconds; an AssertionError naming
+    ``what`` after ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests import worker_processes
 from tests.api.sse import read_messages
 from tests.gunicorn_server import start_gunicorn
 
@@ -96,13 +97,8 @@ def nodes(redis_topology, redis_server, queue_server, redis_client, tmp_path):
 
 
 def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    """Polled every 0.1 s: each poll is an HTTP request to a node."""
+    return worker_processes.wait_for(predicate, timeout, what, interval=0.1)
 
 
 def test_a_client_alternating_between_two_nodes_sees_one_game_and_a_stream_on_one_gets_the_others_moves(
