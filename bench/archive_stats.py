@@ -34,8 +34,8 @@ from replays import stats  # noqa: E402
 from service import aggregates  # noqa: E402
 from service.stats import StatsService  # noqa: E402
 from store import GameStore  # noqa: E402
-from store.archive import Archive, events_of, import_finished_game  # noqa: E402
-from tests.random_play import play_out  # noqa: E402
+from store.archive import Archive, events_of  # noqa: E402
+from tests.random_play import import_played, play_out  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 
 GAME = get_game("condottiere")
@@ -73,20 +73,16 @@ class Archiver:
         events, state = self.logs[self.count % len(self.logs)]
         players = self.rng.sample(PLAYERS, GAME.seat_count(events[0]["config"]))
         day, second = divmod(self.count, 86_400)
-        import_finished_game(
+        import_played(
             self.client,
+            GAME,
+            events,
+            state,
             game_id=f"bench{self.count:06d}",
-            name=GAME.name,
-            title=GAME.title,
-            public_config={k: v for k, v in events[0]["config"].items() if k != "seed"},
-            full_config=events[0]["config"],
             players=players,
-            events=events,
-            snapshot_state=None,
-            result=GAME.result(state),
             now=f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T{second // 3600:02d}:{second // 60 % 60:02d}:"
             f"{second % 60:02d}Z",
-            counts=aggregates.counter_for_import(events, GAME.name),
+            snapshot=False,
         )
         self.count += 1
 

@@ -11,8 +11,8 @@ import pytest
 from games import get_game
 from replays import stats
 from service import aggregates
-from store.archive import Archive, events_of, import_finished_game, load_log
-from tests.random_play import play_out
+from store.archive import Archive, events_of, load_log
+from tests.random_play import import_played, play_out
 
 GAME = get_game("condottiere")
 # Case variants of one player ("Ann", "ann") and a name that sits twice at one table.
@@ -39,19 +39,14 @@ def archive_games(client, count: int, seed: int = 1) -> list[str]:
     for i in range(count):
         events, state = random_game(rng)
         players = [rng.choice(NAMES) for _ in range(GAME.seat_count(events[0]["config"]))]
-        summary = import_finished_game(
+        summary = import_played(
             client,
+            GAME,
+            events,
+            state,
             game_id=f"agg{seed}x{i:03d}",
-            name=GAME.name,
-            title=GAME.title,
-            public_config={k: v for k, v in events[0]["config"].items() if k != "seed"},
-            full_config=events[0]["config"],
             players=players,
-            events=events,
-            snapshot_state=GAME.state_to_json(state),
-            result=GAME.result(state),
             now=f"2026-11-{1 + i % 28:02d}T12:00:00Z",  # equal finish times too: ties ordered by id
-            counts=aggregates.counter_for_import(events, GAME.name),
         )
         ids.append(summary["id"])
     return ids
