@@ -295,6 +295,9 @@ def overall_increments(facts: Mapping[str, Any]) -> dict[str, int]:
         _bump(out, _field("seat", seat, "games"))
         _bump(out, _field("seat", seat, "wins"), int(seat in winners))
     for name, counts in (facts.get("counters") or {}).items():
+        # The name alone, at 0: a counter a game mentioned with no keys (no region captured)
+        # is still listed, empty, as the aggregator that reads every log lists it.
+        _bump(out, _field("counter_name", name), 0)
         for key, count in counts.items():
             _bump(out, _field("counter", name, key), count)
     _bump(out, _field("chapters", int(facts.get("chapters") or 0)))
@@ -317,6 +320,7 @@ def player_increments(facts: Mapping[str, Any], seats: Sequence[int]) -> dict[st
             _bump(out, _field(table, key, "games"))
             _bump(out, _field(table, key, "wins"), won)
         for name, counts in seat_counters[seat].items():
+            _bump(out, _field("counter_name", name), 0)  # listed even when empty (see above)
             for key, amount in counts.items():
                 _bump(out, _field("counter", name, key), amount)
         for key, amount in seat_totals[seat].items():
@@ -422,6 +426,8 @@ def overall_result(counters: Mapping[str, int], leaders: Sequence[tuple[str, int
             row[0 if parts[2] == "games" else 1] += n
         elif head == "counter":
             overall.counters.setdefault(parts[1], Counter())[parts[2]] += n
+        elif head == "counter_name":
+            overall.counters.setdefault(parts[1], Counter())
         elif head == "chapters":
             chapters[parts[1]] = n
         elif head == "events":
@@ -457,6 +463,8 @@ def player_result(counters: Mapping[str, int]) -> dict[str, Any] | None:
             row[0 if parts[2] == "games" else 1] += n
         elif head == "counter":
             entry["counters"].setdefault(parts[1], Counter())[parts[2]] += n
+        elif head == "counter_name":
+            entry["counters"].setdefault(parts[1], Counter())
         elif head == "total":
             entry["totals"][parts[1]] += n
     result: dict[str, Any] = players.result()["_"]
