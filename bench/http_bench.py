@@ -135,11 +135,8 @@ class Tally:
     stream_messages: int = 0
 
 
-def play_one_game(
-    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float, mark=lambda label: None
-) -> bool:
-    """Create a game, claim its seats, play random legal moves until it ends (or the deadline).
-    Returns whether the game reached its end."""
+def new_game(client: Client, players: int, rng: random.Random) -> tuple[str, dict[int, str]]:
+    """A Condottiere game of ``players`` seats, every seat claimed: its id and the seats' tokens."""
     created = client.json(
         "POST",
         "/v1/games",
@@ -151,6 +148,15 @@ def play_one_game(
     for index in range(players):
         claimed = client.json("POST", f"/v1/games/{game_id}/seats", {"name": f"bench{index}"}, expect=(201,))
         tokens[claimed["seat"]] = claimed["token"]
+    return game_id, tokens
+
+
+def play_one_game(
+    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float, mark=lambda label: None
+) -> bool:
+    """Create a game, claim its seats, play random legal moves until it ends (or the deadline).
+    Returns whether the game reached its end."""
+    game_id, tokens = new_game(client, players, rng)
 
     seat = min(tokens)
     while time.monotonic() < deadline:
@@ -245,17 +251,7 @@ def play_one_game_streamed(
     stream has delivered the view at the move's version (that latency is recorded)."""
     import selectors
 
-    created = client.json(
-        "POST",
-        "/v1/games",
-        {"game": "condottiere", "config": {"players": players, "seed": rng.randrange(2**31)}},
-        expect=(201,),
-    )
-    game_id = created["id"]
-    tokens: dict[int, str] = {}
-    for index in range(players):
-        claimed = client.json("POST", f"/v1/games/{game_id}/seats", {"name": f"bench{index}"}, expect=(201,))
-        tokens[claimed["seat"]] = claimed["token"]
+    game_id, tokens = new_game(client, players, rng)
     streams = {seat: ViewStream(client.host, client.port, game_id, token) for seat, token in tokens.items()}
     selector = selectors.DefaultSelector()
     for stream in streams.values():

@@ -496,16 +496,7 @@ class GameService:
         entry = self._current(game_id)
         seat = self._seat_for_token(entry.cached, token) if token is not None else None
         cached = entry.cached
-        return GameView(
-            get_game(cached.name),
-            game_id,
-            cached.version,
-            cached.status,
-            seat,
-            cached.state,
-            cached.clock,
-            cached.prearranged,
-        )
+        return _game_view(cached, seat)
 
     def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
         """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
@@ -620,16 +611,7 @@ class GameService:
         return self._reload(game_id).cached
 
     def _view_update(self, cached: CachedGame, seat: int | None) -> ViewUpdate:
-        game_view = GameView(
-            get_game(cached.name),
-            cached.game_id,
-            cached.version,
-            cached.status,
-            seat,
-            cached.state,
-            cached.clock,
-            cached.prearranged,
-        )
+        game_view = _game_view(cached, seat)
         if cached.clock is not None:  # the public clock is computed at send time: nothing to share
             return ViewUpdate(cached.version, cached.status, orjson.dumps(game_view.to_dict()))
         key = (cached.game_id, cached.version, game_view.viewer)
@@ -1193,3 +1175,17 @@ class GameService:
         if found is None:
             raise errors.InvalidToken()
         return found
+
+
+def _game_view(cached: CachedGame, seat: int | None) -> GameView:
+    """The view of ``seat`` (None: the spectator) of a cached game at its current version."""
+    return GameView(
+        get_game(cached.name),
+        cached.game_id,
+        cached.version,
+        cached.status,
+        seat,
+        cached.state,
+        cached.clock,
+        cached.prearranged,
+    )

@@ -37,6 +37,7 @@ import orjson
 import redis
 
 from store.keys import game_keys
+from store.outbox import TAKE_DUE
 
 # A late retry of a move of a finished game still gets its first answer for this long after the
 # compaction; after it, the append script finds no record and answers that the game is finished.
@@ -307,16 +308,8 @@ class Compactor:
 # takes one ZADD and one ZREM per finished game.
 DUE = "compact:due"
 
-# KEYS: due; ARGV: now ms, lease ms, limit. The games due now, pushed ``lease`` ms later so two
-# janitors do not compact the same game at once (one that dies lets the lease run out).
-_TAKE = r"""
-local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))
-local until_ms = tonumber(ARGV[1]) + tonumber(ARGV[2])
-for _, id in ipairs(ids) do
-  redis.call('ZADD', KEYS[1], until_ms, id)
-end
-return ids
-"""
+# The games due now are taken with the outbox's lease script (store.outbox.TAKE_DUE): pushed a
+# lease later, so two janitors do not compact the same game at once.
 
 
 class CompactionQueue:
@@ -324,7 +317,7 @@ class CompactionQueue:
 
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._take = client.register_script(_TAKE)
+        self._take = client.register_script(TAKE_DUE)
 
     def schedule(self, game_id: str, at_ms: int) -> None:
         """Compact ``game_id`` from ``at_ms`` on (idempotent; an earlier time already set stays)."""

@@ -97,9 +97,10 @@ end
 return removed
 """
 
-# KEYS: due; ARGV: now ms, lease ms, limit. Takes the games due now and pushes them ``lease`` ms
-# later, so two sweepers do not run the same game at once (a sweeper that dies lets the lease run out).
-_TAKE = r"""
+# KEYS: due; ARGV: now ms, lease ms, limit. Takes the entries due now and pushes them ``lease`` ms
+# later, so two sweepers do not run the same entry at once (a sweeper that dies lets the lease run
+# out). Shared by every due set of the store (the outbox's per-slot sets, the compaction queue).
+TAKE_DUE = r"""
 local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))
 local until_ms = tonumber(ARGV[1]) + tonumber(ARGV[2])
 for _, id in ipairs(ids) do
@@ -142,7 +143,7 @@ class Outbox:
     def __init__(self, client: redis.Redis):
         self.redis = client
         self._ack = client.register_script(_ACK)
-        self._take = client.register_script(_TAKE)
+        self._take = client.register_script(TAKE_DUE)
         self._reschedule = client.register_script(_RESCHEDULE)
         self._settle_hint = client.register_script(_SETTLE_HINT)
 
