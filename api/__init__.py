@@ -63,7 +63,14 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": 0,
     "RATE_LIMIT_STRATEGY": "fixed-window",
     **ratelimit.LIMIT_SETTINGS,
+    # Ordinary moves answered in front of Flask (api/move_path.py); off: every move through Flask.
+    "MOVE_FAST_PATH": True,
 }
+
+
+def _switch(value: str) -> bool:
+    return value.strip().lower() not in ("0", "false", "no", "off")
+
 
 # Environment variables read by the factory (config passed in wins).
 ENV_SETTINGS = {
@@ -74,9 +81,10 @@ ENV_SETTINGS = {
     "SSE_HEARTBEAT_SECONDS": float,
     "GAME_CACHE_SIZE": int,
     "REDIS_SOCKET_TIMEOUT": float,
-    "RATE_LIMITS_ENABLED": lambda value: value.strip().lower() not in ("0", "false", "no", "off"),
+    "RATE_LIMITS_ENABLED": _switch,
     "RATE_LIMIT_STRATEGY": str,
     "TRUSTED_PROXIES": int,
+    "MOVE_FAST_PATH": _switch,
     **{name: str for name in ratelimit.LIMIT_SETTINGS},
     "REDIS_MAX_CONNECTIONS": int,
 }
@@ -223,22 +231,32 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ratelimit.install(app)
     app.before_request(refuse_tokens_outside_header)
     origins = _cors_origins(app.config["CORS_ORIGINS"])
-    CORS(
-        app,
-        resources={r"/v1/*": {}},
-        origins=origins,
-        send_wildcard=origins == "*",  # "*" rather than the echoed origin: one answer caches for all
-        methods=["GET", "POST", "OPTIONS"],
-        allow_headers=CORS_ALLOW_HEADERS,
-        expose_headers=CORS_EXPOSE_HEADERS,
-        supports_credentials=False,  # tokens travel in Authorization only, never in cookies
-        max_age=600,
-        vary_header=True,
-    )
+    cors_options: dict[str, Any] = {
+        "origins": origins,
+        "send_wildcard": origins == "*",  # "*" rather than the echoed origin: one answer caches for all
+        "methods": ["GET", "POST", "OPTIONS"],
+        "allow_headers": CORS_ALLOW_HEADERS,
+        "expose_headers": CORS_EXPOSE_HEADERS,
+        "supports_credentials": False,  # tokens travel in Authorization only, never in cookies
+        "max_age": 600,
+        "vary_header": True,
+    }
+    CORS(app, resources={r"/v1/*": {}}, **cors_options)
     # The browser client's pages (outside /v1 and the OpenAPI document: they only call the API).
     import web
 
     web.register(app)
+    if app.config["MOVE_FAST_PATH"]:
+        from flask_cors.core import get_cors_headers, get_cors_options
+        from werkzeug.datastructures import Headers
+
+        from api.move_path import MovePath
+
+        # What flask-cors adds to the answer of a request without Origin (the only kind the hot
+        # path answers), asked of flask-cors itself so the two paths cannot differ.
+        cors = get_cors_headers(get_cors_options(app, cors_options), Headers(), "POST")
+        # Outside ProxyFix too: a move's answer depends on its token, never on the client's address.
+        app.wsgi_app = MovePath(app, app.wsgi_app, list(cors.items(multi=True)))  # type: ignore[method-assign]
     return app
 
 

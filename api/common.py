@@ -191,8 +191,8 @@ def bearer_token(required: bool = False) -> str | None:
                 headers={"WWW-Authenticate": 'Bearer realm="seat"'},
             )
         return None
-    match = _BEARER.match(header)
-    if match is None:
+    token = parse_bearer(header)
+    if token is None:
         raise ProblemError(
             401,
             "INVALID_TOKEN",
@@ -200,7 +200,13 @@ def bearer_token(required: bool = False) -> str | None:
             "Use Authorization: Bearer <seat token>, the token exactly as issued (no other whitespace).",
             headers=_INVALID_TOKEN_HEADERS,
         )
-    return match.group(1)
+    return token
+
+
+def parse_bearer(header: str) -> str | None:
+    """The token of an ``Authorization`` header, None unless it is exactly ``Bearer <token>``."""
+    match = _BEARER.match(header)
+    return match.group(1) if match is not None else None
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:

@@ -6,6 +6,7 @@ move) serialise with orjson directly; the marshmallow response schemas document 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -31,6 +32,7 @@ from schemas.games import (
     StreamTicketSchema,
     ViewSchema,
 )
+from service import GameService
 from service.errors import VersionConflict
 
 blp = Blueprint(
@@ -153,24 +155,31 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 _MOVE_FIELDS = frozenset(("command", "expected_version"))
 
 
-def _move_body() -> dict[str, Any]:
-    """The move's body, checked by hand when it is well formed: the marshmallow load of
-    ``MoveRequest`` (which stays the documented contract) costs more than the rest of the parse.
-    Anything the quick check does not accept goes through the schema, so every refusal is the
-    schema's own (the same 422 ``errors`` as before)."""
-    parser = blp.ARGUMENTS_PARSER
-    value = parser._raw_load_json(request)  # 413, 415, malformed, too deep, a token in the body
+def well_formed_move(value: Any) -> dict[str, Any] | None:
+    """``value`` (a parsed body) when it is a move body exactly as ``MoveRequest`` loads it, checked
+    by hand: the marshmallow load (which stays the documented contract) costs more than the rest of
+    the parse. None for anything else, which the schema then refuses with its own errors. A body
+    this accepts has no field but ``command`` and ``expected_version``, so no token in it either."""
     if type(value) is dict and value.keys() <= _MOVE_FIELDS and type(value.get("command")) is dict:
         expected = value.get("expected_version", 0)
         if type(expected) is int and 0 <= expected <= MAX_VERSION:
             return value
+    return None
+
+
+def _move_body() -> dict[str, Any]:
+    """The move's body: :func:`well_formed_move`, else the schema's load (and its 422)."""
+    parser = blp.ARGUMENTS_PARSER
+    value = parser._raw_load_json(request)  # 413, 415, malformed, too deep, a token in the body
+    body = well_formed_move(value)
+    if body is not None:
+        return body
     parsed: dict[str, Any] = parser.parse(MoveRequest(), request, location="json")
     return parsed
 
 
-def _prefers_minimal() -> bool:
+def prefers_minimal(header: str | None) -> bool:
     """RFC 7240 ``Prefer: return=minimal`` (any case, with or without spaces or quotes)."""
-    header = request.headers.get("Prefer")
     if not header:
         return False
     for preference in header.split(","):
@@ -178,6 +187,63 @@ def _prefers_minimal() -> bool:
         if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
             return True
     return False
+
+
+def answer_move(
+    svc: GameService,
+    game_id: str,
+    token: str,
+    body: Mapping[str, Any],
+    if_match: str | None = None,
+    idempotency_key: str | None = None,
+    prefer: str | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """The move route on plain values: status, headers (besides Content-Type) and the encoded
+    answer of the checked ``body`` from the seat of ``token``. The Flask route and the WSGI hot
+    path in front of it (:mod:`api.move_path`) both answer with this, so they cannot drift apart.
+    Raises ProblemError or ServiceError for a refusal."""
+    expected = body.get("expected_version")
+    pinned = if_match_version(if_match)
+    if pinned is not None:
+        if expected is not None and expected != pinned:
+            raise ProblemError(
+                422,
+                "VALIDATION_ERROR",
+                "Invalid request",
+                "If-Match and expected_version disagree.",
+                errors={"json": {"expected_version": ["Differs from If-Match."]}},
+            )
+        expected = pinned
+    if idempotency_key is not None and not _IDEMPOTENCY_KEY.match(idempotency_key):
+        raise ProblemError(
+            422,
+            "VALIDATION_ERROR",
+            "Invalid request",
+            "Idempotency-Key must be 1-255 visible ASCII characters.",
+            errors={"headers": {"Idempotency-Key": ["1-255 visible ASCII characters."]}},
+        )
+    minimal = prefers_minimal(prefer)
+    try:
+        outcome = svc.submit_command(
+            game_id, token, body["command"], expected, idempotency_key, minimal=minimal
+        )
+    except VersionConflict as conflict:
+        if pinned is None:
+            raise
+        # The version came from If-Match: RFC 9110 answers a failed precondition with 412.
+        raise as_problem(conflict, status=412) from None
+    answer = outcome.body
+    headers = {"Cache-Control": "no-store", "ETag": f'"{answer["version"]}.s{outcome.seat}"'}
+    if outcome.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    if minimal:
+        headers["Preference-Applied"] = "return=minimal"
+        encoded = orjson.dumps({"game_id": answer["game_id"], "version": answer["version"]})
+    elif outcome.view_json is not None:
+        encoded = orjson.dumps({**answer, "view": orjson.Fragment(outcome.view_json)})
+    else:
+        encoded = orjson.dumps(answer)
+    return outcome.status_code, headers, encoded
 
 
 @blp.route("/<string:game_id>/moves")
@@ -228,50 +294,16 @@ class Moves(MethodView):
         store may have applied it before the connection failed. Send moves with an
         `Idempotency-Key` and retry a 503 with the same key: an applied move is answered from the
         key (`Idempotent-Replayed: true`), never applied twice."""
-        token = bearer_token(required=True)
-        expected = body.get("expected_version")
-        pinned = _if_match_version()
-        if pinned is not None:
-            if expected is not None and expected != pinned:
-                raise ProblemError(
-                    422,
-                    "VALIDATION_ERROR",
-                    "Invalid request",
-                    "If-Match and expected_version disagree.",
-                    errors={"json": {"expected_version": ["Differs from If-Match."]}},
-                )
-            expected = pinned
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not _IDEMPOTENCY_KEY.match(key):
-            raise ProblemError(
-                422,
-                "VALIDATION_ERROR",
-                "Invalid request",
-                "Idempotency-Key must be 1-255 visible ASCII characters.",
-                errors={"headers": {"Idempotency-Key": ["1-255 visible ASCII characters."]}},
-            )
-        minimal = _prefers_minimal()
-        try:
-            outcome = service().submit_command(
-                game_id, token, body["command"], expected, key, minimal=minimal
-            )
-        except VersionConflict as conflict:
-            if pinned is None:
-                raise
-            # The version came from If-Match: RFC 9110 answers a failed precondition with 412.
-            raise as_problem(conflict, status=412) from None
-        answer = outcome.body
-        headers = {"Cache-Control": "no-store", "ETag": f'"{answer["version"]}.s{outcome.seat}"'}
-        if outcome.replayed:
-            headers["Idempotent-Replayed"] = "true"
-        if minimal:
-            headers["Preference-Applied"] = "return=minimal"
-            encoded = orjson.dumps({"game_id": answer["game_id"], "version": answer["version"]})
-        elif outcome.view_json is not None:
-            encoded = orjson.dumps({**answer, "view": orjson.Fragment(outcome.view_json)})
-        else:
-            encoded = orjson.dumps(answer)
-        response = Response(encoded, status=outcome.status_code, mimetype=JSON_MIME)
+        status, headers, encoded = answer_move(
+            service(),
+            game_id,
+            bearer_token(required=True),
+            body,
+            if_match=request.headers.get("If-Match"),
+            idempotency_key=request.headers.get("Idempotency-Key"),
+            prefer=request.headers.get("Prefer"),
+        )
+        response = Response(encoded, status=status, mimetype=JSON_MIME)
         response.headers.update(headers)
         return response
 
@@ -317,8 +349,8 @@ class Abort(MethodView):
         return _seat_action_answer(service().abort(game_id, bearer_token(required=True)))
 
 
-def _if_match_version() -> int | None:
-    header = request.headers.get("If-Match")
+def if_match_version(header: str | None) -> int | None:
+    """The version an ``If-Match`` header pins (None without one, or with ``*``)."""
     if header is None or header.strip() == "*":
         return None
     match = _ETAG_VERSION.match(header.strip())

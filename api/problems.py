@@ -72,22 +72,45 @@ def problem_response(
     headers: Mapping[str, str] | None = None,
     **extra: Any,
 ) -> Response:
-    body: dict[str, Any] = {"type": problem_type(code), "title": title, "status": status}
-    if detail:
-        body["detail"] = detail
-    body["code"] = code
-    body.update(extra)
-    # Validation messages of list fields are keyed by index (ints): OPT_NON_STR_KEYS, or a 500.
     response = Response(
-        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype=PROBLEM_MIME
+        problem_body(status, code, title, detail, **extra), status=status, mimetype=PROBLEM_MIME
     )
     for key, value in (headers or {}).items():
         response.headers[key] = value
     return response
 
 
+def problem_body(status: int, code: str, title: str, detail: str | None = None, **extra: Any) -> bytes:
+    """The encoded problem document (what :func:`problem_response` sends, for a WSGI answer too)."""
+    body: dict[str, Any] = {"type": problem_type(code), "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    body["code"] = code
+    body.update(extra)
+    # Validation messages of list fields are keyed by index (ints): OPT_NON_STR_KEYS, or a 500.
+    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+
+
 def from_problem_error(error: ProblemError) -> Response:
     return problem_response(error.status, error.code, error.title, error.detail, error.headers, **error.extra)
+
+
+def too_many_requests(wait: int) -> ProblemError:
+    """The 429 of a rate limit that lets the client in again in ``wait`` whole seconds."""
+    return ProblemError(
+        429,
+        HTTP_CODES[429][0],
+        HTTP_CODES[429][1],
+        f"Too many requests from this client: retry in {wait} s.",
+        {"Retry-After": str(wait)},
+        retry_after=wait,
+    )
+
+
+STORE_UNAVAILABLE_PROBLEM = ProblemError(
+    503, "STORE_UNAVAILABLE", "The game store is unavailable", "Retry shortly.", {"Retry-After": "1"}
+)
+INTERNAL_ERROR_PROBLEM = ProblemError(500, "INTERNAL_ERROR", "Internal server error")
 
 
 def as_problem(error: ServiceError, status: int | None = None) -> ProblemError:
@@ -128,10 +151,7 @@ def from_http_exception(error: HTTPException) -> Response:
     elif status == 429:
         from api.ratelimit import retry_after_seconds
 
-        wait = retry_after_seconds()
-        headers["Retry-After"] = str(wait)
-        extra["retry_after"] = wait
-        detail = f"Too many requests from this client: retry in {wait} s."
+        return from_problem_error(too_many_requests(retry_after_seconds()))
     elif status == 422 and messages is not None:
         detail = "The request does not match the schema: see errors."
     elif status not in (500,) and error.description and not messages:
@@ -141,14 +161,12 @@ def from_http_exception(error: HTTPException) -> Response:
 
 def handle_store_unavailable(error: Exception) -> Response:
     log.error("store unavailable on %s %s: %s", request.method, request.path, error)
-    return problem_response(
-        503, "STORE_UNAVAILABLE", "The game store is unavailable", "Retry shortly.", {"Retry-After": "1"}
-    )
+    return from_problem_error(STORE_UNAVAILABLE_PROBLEM)
 
 
 def handle_unexpected(error: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.path)
-    return problem_response(500, "INTERNAL_ERROR", "Internal server error")
+    return from_problem_error(INTERNAL_ERROR_PROBLEM)
 
 
 def register(app) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
+from limits import parse_many
 
 # Setting (app config key, environment variable of the same name) -> default. A value is one or more
 # limits in Flask-Limiter's notation ("30/minute", "5/second;100/hour").
@@ -33,6 +34,9 @@ LIMIT_SETTINGS: dict[str, str] = {
     "RATE_LIMIT_SEAT_ACTION": "30/minute",
     "RATE_LIMIT_JOB": "30/minute",
 }
+
+
+KEY_PREFIX = "ratelimit"
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,12 @@ def _token_or_address() -> str:
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() == "bearer" and token:
-        return "seat:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+        return seat_key(token)
     return _address()
+
+
+def seat_key(token: str) -> str:
+    return "seat:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def _limit_provider(setting: str) -> Callable[[], str]:
@@ -105,11 +113,11 @@ def install(app: Flask) -> Limiter | None:
         options = {"connection_pool": service.store.connection_pool}
     limiter = Limiter(
         _address,
+        key_prefix=KEY_PREFIX,
         app=app,
         storage_uri=url,
         storage_options=options,
         strategy=app.config.get("RATE_LIMIT_STRATEGY", "fixed-window"),
-        key_prefix="ratelimit",
         # A refusal is ours to shape (api.problems): no X-RateLimit headers on every answer, which
         # would cost a second Redis round trip per request.
         headers_enabled=False,
@@ -136,3 +144,36 @@ def retry_after_seconds() -> int:
     if breached is None:
         return 1
     return max(1, math.ceil(breached.reset_at - time.time()))
+
+
+class SeatLimit:
+    """A per-seat route limit counted outside Flask (the WSGI hot path, :mod:`api.move_path`) in
+    the very counters Flask-Limiter keeps for the route: the same storage, strategy and keys, so a
+    seat's moves share one budget whichever path serves them."""
+
+    def __init__(self, limiter: Limiter, setting: str, value: str):
+        self.scope = setting.removeprefix("RATE_LIMIT_").lower()
+        # Flask-Limiter checks a route's limits in this order and stops at the first breached.
+        self.items = sorted(parse_many(value))
+        self.strategy = limiter.limiter
+
+    def hit(self, token: str) -> int | None:
+        """Count one request of the seat of ``token``: None when it is allowed, else the whole
+        seconds until the breached limit lets it in again (>= 1)."""
+        identifiers = (KEY_PREFIX, seat_key(token), self.scope)
+        for item in self.items:
+            if not self.strategy.hit(item, *identifiers):
+                reset_at = self.strategy.get_window_stats(item, *identifiers).reset_time
+                return max(1, math.ceil(reset_at - time.time()))
+        return None
+
+
+def seat_limit(app: Flask, endpoint: str) -> SeatLimit | None:
+    """The per-seat limit of ``endpoint`` for a caller outside Flask (None when limits are off)."""
+    limiter: Limiter | None = app.extensions.get("rate_limiter")
+    if limiter is None:
+        return None
+    spec = ROUTE_LIMITS[endpoint]
+    if not spec.by_token or spec.only_when is not None:
+        raise ValueError(f"{endpoint}: only a per-seat limit counted on every request is a SeatLimit")
+    return SeatLimit(limiter, spec.setting, app.config[spec.setting])

@@ -1,0 +1,146 @@
+"""The move's hot path: ``POST /v1/games/{id}/moves`` answered in front of Flask (issue 12).
+
+A move is the request a game server answers most, and in a gunicorn worker Flask's dispatch
+(request context, URL matching, hooks, the response object) costs more than the move's own work
+besides the Redis round trip. :class:`MovePath` wraps the app's WSGI callable and answers a move
+itself when the request is the ordinary one: a ``Bearer`` token, an ``application/json`` body of a
+known length that is a well-formed move, no query string and no ``Origin`` (a browser's request
+needs the CORS answer Flask gives). Everything else (a malformed or oversized body, a bad header,
+a CORS request...) goes to Flask untouched, which refuses it exactly as before; nothing has been
+done by then but reading the body, which Flask reads again.
+
+What it answers it answers with the route's own code: :func:`api.games.answer_move` (the route
+calls it too), the problem documents of :mod:`api.problems`, and the seat's rate limit counted in
+Flask-Limiter's own counters (:class:`api.ratelimit.SeatLimit`). ``tests/api/test_move_path.py``
+sends the same requests through both paths and compares the answers byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+from flask import Flask
+from werkzeug.http import HTTP_STATUS_CODES
+
+from api.common import JSON_MIME, parse_bearer
+from api.games import answer_move, well_formed_move
+from api.problems import (
+    INTERNAL_ERROR_PROBLEM,
+    PROBLEM_MIME,
+    STORE_UNAVAILABLE_PROBLEM,
+    ProblemError,
+    as_problem,
+    problem_body,
+    too_many_requests,
+)
+from api.ratelimit import seat_limit
+from schemas.common import MAX_JSON_DEPTH, json_depth
+from service.errors import ServiceError
+from store.errors import STORE_UNAVAILABLE
+
+log = logging.getLogger(__name__)
+
+# Flask's rule is /v1/games/<string:game_id>/moves, and the string converter takes anything but "/".
+_MOVES = re.compile(r"/v1/games/([^/]+)/moves")
+
+Answer = tuple[int, str, dict[str, str], bytes]
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+class MovePath:
+    """WSGI middleware: answers ordinary moves itself, passes every other request to ``wsgi_app``
+    (see the module docstring)."""
+
+    def __init__(self, app: Flask, wsgi_app: WSGIApp, cors_headers: Iterable[tuple[str, Any]] = ()):
+        self.wsgi_app = wsgi_app
+        # The CORS headers Flask adds to every answer of a request without Origin.
+        self.cors_headers = [(name, str(value)) for name, value in cors_headers]
+        self.service = app.extensions["game_service"]
+        self.max_body = int(app.config.get("MAX_CONTENT_LENGTH") or 0)
+        self.limit = seat_limit(app, "games.Moves")
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "POST":
+            match = _MOVES.fullmatch(environ.get("PATH_INFO", ""))
+            if match is not None:
+                answer = self._answer(environ, match.group(1))
+                if answer is not None:
+                    status, mimetype, headers, body = answer
+                    start_response(
+                        f"{status} {HTTP_STATUS_CODES.get(status, '')}",
+                        [
+                            ("Content-Type", mimetype),
+                            ("Content-Length", str(len(body))),
+                            *headers.items(),
+                            *self.cors_headers,
+                        ],
+                    )
+                    return [body]
+        return self.wsgi_app(environ, start_response)
+
+    def _answer(self, environ: dict[str, Any], game_id: str) -> Answer | None:
+        """The answer to an ordinary move, or None to let Flask answer."""
+        if environ.get("QUERY_STRING") or "HTTP_ORIGIN" in environ or "HTTP_TRANSFER_ENCODING" in environ:
+            return None
+        header = environ.get("HTTP_AUTHORIZATION")
+        token = parse_bearer(header) if header is not None else None
+        if token is None:
+            return None
+        if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != JSON_MIME:
+            return None
+        length = environ.get("CONTENT_LENGTH", "")
+        if not length.isdigit() or not 0 < int(length) <= self.max_body:
+            return None
+        data = environ["wsgi.input"].read(int(length))
+        body = _move(data)
+        if body is None:
+            environ["wsgi.input"] = io.BytesIO(data)  # Flask reads it again and says what is wrong
+            return None
+        try:
+            if self.limit is not None:
+                wait = self.limit.hit(token)
+                if wait is not None:
+                    raise too_many_requests(wait)
+            status, headers, encoded = answer_move(
+                self.service,
+                game_id,
+                token,
+                body,
+                if_match=environ.get("HTTP_IF_MATCH"),
+                idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
+                prefer=environ.get("HTTP_PREFER"),
+            )
+            return status, JSON_MIME, headers, encoded
+        except ServiceError as error:
+            return _problem(as_problem(error))
+        except ProblemError as error:
+            return _problem(error)
+        except STORE_UNAVAILABLE as error:
+            # As api.problems.handle_store_unavailable: the move may have committed; never try again
+            # here (only the client's retry with its Idempotency-Key can tell).
+            log.error("store unavailable on POST %s: %s", environ.get("PATH_INFO"), error)
+            return _problem(STORE_UNAVAILABLE_PROBLEM)
+        except Exception:
+            log.exception("unhandled error on POST %s", environ.get("PATH_INFO"))
+            return _problem(INTERNAL_ERROR_PROBLEM)
+
+
+def _move(data: bytes) -> dict[str, Any] | None:
+    """The move body of ``data`` when the route's parser would take it as is, else None."""
+    try:
+        value = orjson.loads(data)
+    except ValueError:
+        return None
+    if json_depth(value) > MAX_JSON_DEPTH:
+        return None
+    return well_formed_move(value)
+
+
+def _problem(error: ProblemError) -> Answer:
+    body = problem_body(error.status, error.code, error.title, error.detail, **error.extra)
+    return error.status, PROBLEM_MIME, error.headers, body
