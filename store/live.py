@@ -22,6 +22,7 @@ from typing import Any
 
 import redis
 import redis.cluster
+from redis.connection import AbstractConnection
 from redis.crc import key_slot
 
 from store.games import StreamEntry, _entry
@@ -41,15 +42,25 @@ class EventsReader:
         self._reader: redis.Redis | None = None
         self._reader_id: int | None = None
 
-    def _dedicated(self, block_ms: int) -> redis.Redis:
+    def _dedicated(self, block_ms: int) -> AbstractConnection:
+        """The reader's own connection, outside any pool: the XREAD is sent on it directly (issue
+        12's profile: redis-py's command path, with its pool, retry and reply callbacks, cost more
+        than the read itself, once per move in every web process)."""
         if self._reader is None:
-            kwargs = dict(self.client.connection_pool.connection_kwargs)
+            pool = self.client.connection_pool
+            kwargs = dict(pool.connection_kwargs)
             # The XREAD blocks up to block_ms: the socket must wait longer than that.
             timeout = kwargs.get("socket_timeout") or 0
             kwargs["socket_timeout"] = max(float(timeout), block_ms / 1000 + 10)
-            pool = redis.ConnectionPool(max_connections=1, **kwargs)
-            self._reader = redis.Redis(connection_pool=pool)
-            self._reader_id = int(self._reader.client_id())
+            connection = pool.connection_class(**kwargs)
+            try:
+                connection.connect()
+                connection.send_command("CLIENT", "ID")
+                self._reader_id = int(connection.read_response())
+            except Exception:
+                connection.disconnect()
+                raise
+            self._reader = connection
         return self._reader
 
     def read(self, after: Mapping[str, int], block_ms: int) -> dict[str, list[StreamEntry]]:
@@ -61,12 +72,16 @@ class EventsReader:
         streams = {key: f"{after[game_id]}-1" for key, game_id in names.items()}
         if self.cluster:
             return self._poll(names, streams, block_ms)
+        connection = self._dedicated(block_ms)
         try:
-            reply = self._dedicated(block_ms).xread(streams, count=READ_COUNT, block=block_ms)
-        except redis.ConnectionError:
+            connection.send_command(
+                "XREAD", "COUNT", READ_COUNT, "BLOCK", block_ms, "STREAMS", *streams, *streams.values()
+            )
+            reply = connection.read_response()
+        except (redis.ConnectionError, redis.TimeoutError):
             self.close()  # a dropped or unblocked-then-reset connection: reconnect on the next read
             raise
-        return _by_game(reply, names)
+        return _by_game_raw(reply, names)
 
     def _poll(
         self, names: Mapping[str, str], streams: Mapping[str, str], block_ms: int
@@ -94,22 +109,45 @@ class EventsReader:
             return
         self.client.client_unblock(self._reader_id)
 
+    def forget(self) -> None:
+        """In a forked child: drop the parent's connection without touching its socket."""
+        self._reader = None
+        self._reader_id = None
+
     def close(self) -> None:
         if self._reader is not None:
-            self._reader.close()
-            self._reader.connection_pool.disconnect()
+            self._reader.disconnect()
         self._reader = None
         self._reader_id = None
 
 
 def _by_game(reply: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
+    """{game_id: entries} of an XREAD reply through redis-py's reply callback: RESP2 gives
+    [[key, entries], ...], RESP3 a {key: [entries]} mapping."""
     if not reply:
         return {}
-    # RESP2 returns [[key, entries], ...], RESP3 a {key: [entries]} mapping.
     pairs = reply if isinstance(reply, list) else [(key, value[0]) for key, value in reply.items()]
+    return _entries_by_game(pairs, names)
+
+
+def _by_game_raw(reply: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
+    """The same of a raw XREAD reply (no callback): [[key, entries], ...] or, in RESP3, {key:
+    entries}; each entry's fields a flat [field, value, ...] list."""
+    if not reply:
+        return {}
+    return _entries_by_game(reply.items() if isinstance(reply, dict) else reply, names)
+
+
+def _entries_by_game(pairs: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
     found: dict[str, list[StreamEntry]] = {}
     for key, entries in pairs:
         name = key.decode() if isinstance(key, bytes) else key
         if entries:
-            found[names[name]] = [_entry(entry_id, fields) for entry_id, fields in entries]
+            found[names[name]] = [_entry(entry_id, _fields(fields)) for entry_id, fields in entries]
     return found
+
+
+def _fields(fields: Any) -> Mapping[Any, Any]:
+    if isinstance(fields, list):
+        return dict(zip(fields[::2], fields[1::2], strict=True))
+    return fields
