@@ -65,6 +65,8 @@ DEFAULTS: dict[str, Any] = {
     **ratelimit.LIMIT_SETTINGS,
     # Ordinary moves answered in front of Flask (api/move_path.py); off: every move through Flask.
     "MOVE_FAST_PATH": True,
+    # View streams written by the live reader itself where the server allows it (api/view_push.py).
+    "VIEW_STREAM_PUSH": True,
 }
 
 
@@ -85,6 +87,7 @@ ENV_SETTINGS = {
     "RATE_LIMIT_STRATEGY": str,
     "TRUSTED_PROXIES": int,
     "MOVE_FAST_PATH": _switch,
+    "VIEW_STREAM_PUSH": _switch,
     **{name: str for name in ratelimit.LIMIT_SETTINGS},
     "REDIS_MAX_CONNECTIONS": int,
 }

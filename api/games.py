@@ -13,8 +13,10 @@ import orjson
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
+from api import view_push
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
 from api.problems import ProblemError, as_problem
+from api.view_push import PushedViewStream
 from schemas.games import (
     MAX_VERSION,
     ClaimSeatRequest,
@@ -435,7 +437,10 @@ class ViewStream(MethodView):
         if known is None:
             known = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        return _event_stream(_view_sse(svc, game_id, seat, known, heartbeat))
+        body = _view_sse(svc, game_id, seat, known, heartbeat)
+        if not current_app.config["VIEW_STREAM_PUSH"]:
+            return _event_stream(body)
+        return _event_stream(PushedViewStream(body, svc, game_id, seat, known, heartbeat))
 
 
 def _stream_viewer(svc, game_id: str, query) -> tuple[int | None, Any]:
@@ -469,7 +474,7 @@ def _last_event_id() -> int | None:
 
 
 def _event_stream(body) -> Response:
-    response = Response(body, mimetype="text/event-stream")
+    response = body if isinstance(body, Response) else Response(body, mimetype="text/event-stream")
     response.headers.update({"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"})
     return response
 
@@ -520,13 +525,13 @@ def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: 
 def _view_sse(svc, game_id: str, seat: int | None, known: int | None, heartbeat: float):
     """The viewer's view now and after every change; each message is a whole view, encoded once per
     process for this viewer and version (never for another viewer)."""
-    yield b"retry: 3000\n\n"
+    yield view_push.RETRY
     last = None
     for update in svc.view_updates(game_id, seat, known, heartbeat):
         if update is None:
-            yield b": heartbeat\n\n"
+            yield view_push.HEARTBEAT
             continue
         last = update
-        yield b"id: %d\nevent: view\ndata: %s\n\n" % (update.version, update.body)
+        yield view_push.view_message(update)
     if last is None or last.status == "finished":
-        yield b"event: end\ndata: {}\n\n"
+        yield view_push.END

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import import_module
 from typing import Any
 
@@ -18,6 +19,7 @@ def game_names() -> list[str]:
     return sorted(_GAMES)
 
 
+@cache  # import_module's lookup was 1% of a web worker's CPU: every view and every fold asks
 def get_game(name: str) -> Game[Any]:
     """The engine registered under ``name``; ``KeyError`` when there is none."""
     module = import_module(_GAMES[name])

@@ -604,6 +604,29 @@ class GameService:
                 cached = self._at_least(game_id, subscription.position)
                 yield self._view_update(cached, seat)
 
+    def open_view_stream(
+        self, game_id: str, seat: int | None, known: int | None, push: Callable[[int], None]
+    ) -> tuple[Subscription, ViewUpdate | None, CachedGame]:
+        """The start of a pushed view stream (``api.view_push``): a subscription whose news the
+        live reader hands to ``push``, the viewer's view now unless ``known`` is its version, and
+        the game as of that view. The caller closes the subscription."""
+        cached = self._current(game_id).cached
+        subscription = self.live.subscribe(game_id, cached.version, push)
+        first = None if known == cached.version else self._view_update(cached, seat)
+        return subscription, first, cached
+
+    def cached_view_update(self, game_id: str, seat: int | None, version: int) -> ViewUpdate | None:
+        """The viewer's view at ``version`` or later when this process holds it (no I/O: the live
+        reader calls this), else None."""
+        cached = self.cache.get(game_id)
+        if cached is None or cached.version < version:
+            return None
+        return self._view_update(cached, seat)
+
+    def view_update_at_least(self, game_id: str, seat: int | None, version: int) -> ViewUpdate:
+        """The viewer's view at ``version`` or later, reading Redis when the cache is behind."""
+        return self._view_update(self._at_least(game_id, version), seat)
+
     def _at_least(self, game_id: str, version: int) -> CachedGame:
         cached = self.cache.get(game_id)
         if cached is not None and cached.version >= version:

@@ -33,7 +33,7 @@ MAX_BLOCK_SECONDS = 1.0
 
 
 class _Watched:
-    __slots__ = ("position", "recent", "changed", "subscribers")
+    __slots__ = ("position", "recent", "changed", "subscribers", "pushers")
 
     def __init__(self, position: int):
         self.position = position  # the highest version the reader has seen (or the first `after`)
@@ -45,15 +45,21 @@ class _Watched:
         # share of a stream message's CPU in issue 12's profile; an Event's wait is one switch.
         self.changed = threading.Event()
         self.subscribers = 0
+        # Called by the reader right after each delivery, with the new position (see ``subscribe``).
+        # A tuple replaced whole under the hub's lock, so the reader iterates it without one.
+        self.pushers: tuple[Callable[[int], None], ...] = ()
 
 
 class Subscription:
     """One stream's interest in one game. Close it (or use it as a context manager)."""
 
-    def __init__(self, hub: LiveHub, game_id: str, watched: _Watched):
+    def __init__(
+        self, hub: LiveHub, game_id: str, watched: _Watched, push: Callable[[int], None] | None = None
+    ):
         self.hub = hub
         self.game_id = game_id
         self._watched = watched
+        self._push = push
         self._closed = False
 
     def wait(self, after: int, timeout: float) -> list[StreamEntry] | None:
@@ -87,7 +93,7 @@ class Subscription:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self.hub._release(self.game_id, self._watched)
+            self.hub._release(self.game_id, self._watched, self._push)
 
     def __enter__(self) -> Subscription:
         return self
@@ -115,8 +121,12 @@ class LiveHub:
         self._pid = os.getpid()
         self._closed = False
 
-    def subscribe(self, game_id: str, after: int) -> Subscription:
-        """Follow ``game_id`` from version ``after`` on."""
+    def subscribe(self, game_id: str, after: int, push: Callable[[int], None] | None = None) -> Subscription:
+        """Follow ``game_id`` from version ``after`` on. With ``push``, the reader also calls
+        ``push(position)`` itself right after each delivery, before any waiting stream runs: a
+        stream that can write without blocking sends its message there and then, with no wake of
+        its own (``api.view_push``). ``push`` must never block: it runs on the one reader of every
+        stream of the process."""
         self._ensure_running()
         with self._lock:
             watched = self._games.get(game_id)
@@ -124,6 +134,8 @@ class LiveHub:
             if watched is None:
                 watched = self._games[game_id] = _Watched(after)
             watched.subscribers += 1
+            if push is not None:
+                watched.pushers = (*watched.pushers, push)
         if new:
             self._changed.set()
             # The reader may be blocked on an XREAD that does not name this game: wake it so the next
@@ -133,10 +145,12 @@ class LiveHub:
                 self.reader.wake()
             except StoreError:
                 log.warning("could not wake the live reader", exc_info=True)
-        return Subscription(self, game_id, watched)
+        return Subscription(self, game_id, watched, push)
 
-    def _release(self, game_id: str, watched: _Watched) -> None:
+    def _release(self, game_id: str, watched: _Watched, push: Callable[[int], None] | None = None) -> None:
         with self._lock:
+            if push is not None:
+                watched.pushers = tuple(p for p in watched.pushers if p is not push)
             watched.subscribers -= 1
             if watched.subscribers <= 0 and self._games.get(game_id) is watched:
                 del self._games[game_id]
@@ -205,3 +219,9 @@ class LiveHub:
         watched.position = news[-1].version
         changed, watched.changed = watched.changed, threading.Event()
         changed.set()
+        position = watched.position
+        for push in watched.pushers:
+            try:
+                push(position)
+            except Exception:  # noqa: BLE001 - one failing stream must not stop the others
+                log.exception("live reader: a push for game %s failed", game_id)

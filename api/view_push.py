@@ -1,0 +1,185 @@
+"""Pushed view streams: under gunicorn's gevent worker the process's live reader writes each seat's
+new view straight to that stream's socket (issue 12).
+
+A view stream served as a WSGI iterator costs, for every message, a wake of the stream's greenlet
+(with a gevent ``Timeout`` for its heartbeat), a walk up werkzeug's and gunicorn's iterator wrappers
+and gevent's ``sendall``: in issue 12's profile about four times the view itself. Here the reader,
+right after it folded a move into the process's cached game, computes each local stream's view and
+writes it with one non-blocking ``os.write``. The stream's own greenlet only wakes for what the
+reader must not do: finish a write the socket's buffer could not take whole (a slow reader gets the
+newest view next, as the iterator path would: every message is a whole view), read Redis when the
+cache is behind, send heartbeats and the end.
+
+The bytes on the wire are the iterator path's (tests/api/test_view_push.py compares them): the same
+messages, one HTTP chunk each. Used only where it is safe: gunicorn's socket in the environ,
+non-blocking at the OS level (gevent's sockets are), and gunicorn's own response as the ``write``
+callable ``start_response`` returns (its ``chunked`` says how to frame). Elsewhere (the development
+server, the test client, another WSGI server, a middleware wrapping ``start_response``) the same
+response is served through its iterator.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from flask import Response
+
+from service.games import GameService, ViewUpdate
+
+log = logging.getLogger(__name__)
+
+RETRY = b"retry: 3000\n\n"
+HEARTBEAT = b": heartbeat\n\n"
+END = b"event: end\ndata: {}\n\n"
+
+
+def view_message(update: ViewUpdate) -> bytes:
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (update.version, update.body)
+
+
+class PushedViewStream(Response):
+    """A view stream's response: pushed by the live reader where the server allows it (see the
+    module docstring), else served through ``body``, the same stream as an iterator."""
+
+    def __init__(
+        self,
+        body: Iterable[bytes],
+        svc: GameService,
+        game_id: str,
+        seat: int | None,
+        known: int | None,
+        heartbeat: float,
+    ):
+        super().__init__(body, mimetype="text/event-stream")
+        self._stream = (svc, game_id, seat, known, heartbeat)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        sock = environ.get("gunicorn.socket")
+        app_iter, status, headers = self.get_wsgi_response(environ)
+        write = start_response(status, headers)
+        chunked = getattr(getattr(write, "__self__", None), "chunked", None)
+        if sock is None or not isinstance(chunked, bool) or os.get_blocking(sock.fileno()):
+            return app_iter
+        close = getattr(app_iter, "close", None)
+        if close is not None:
+            close()  # never started: the pushed stream replaces it
+        svc, game_id, seat, known, heartbeat = self._stream
+        _Pusher(svc, game_id, seat, sock, chunked, heartbeat).run(write, known)
+        return []  # all written; gunicorn ends the response (the last chunk) and keeps the connection
+
+
+class _Pusher:
+    """One pushed stream. ``push`` runs on the live reader and never blocks; ``run`` on the stream's
+    own greenlet. Under gevent both run on one thread and switch only where one of them blocks (a
+    socket write that waits, a Redis read), so ``busy`` marks those spans: the reader then leaves the
+    newest version to the greenlet instead of writing in the middle of another message."""
+
+    def __init__(
+        self, svc: GameService, game_id: str, seat: int | None, sock: Any, chunked: bool, heartbeat: float
+    ):
+        self.svc = svc
+        self.game_id = game_id
+        self.seat = seat
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.chunked = chunked
+        self.heartbeat = heartbeat
+        self.version = -1  # the newest view written (or being written)
+        self.behind = -1  # a newer version the reader left to the greenlet
+        self.remainder = b""  # framed bytes the socket did not take at once
+        self.busy = True  # until the response's head is out: nothing may be written before it
+        self.finished = False
+        self.failed = False
+        self.last_write = time.monotonic()
+        self.wake = threading.Event()
+
+    def frame(self, message: bytes) -> bytes:
+        if self.chunked:
+            return b"%X\r\n%s\r\n" % (len(message), message)
+        return message
+
+    def push(self, position: int) -> None:
+        """The reader has news up to ``position``: write the viewer's view now if it can be written
+        without waiting, else leave it to the stream's greenlet."""
+        if self.failed or self.finished or position <= self.version:
+            return
+        update = None
+        if not self.busy and not self.remainder:
+            update = self.svc.cached_view_update(self.game_id, self.seat, position)
+        if update is None:
+            self.behind = max(self.behind, position)
+            self.wake.set()
+            return
+        data = self.frame(view_message(update))
+        try:
+            written = os.write(self.fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # the client went away
+            self.failed = True
+            self.wake.set()
+            return
+        self.version = update.version
+        self.last_write = time.monotonic()
+        if written < len(data):
+            self.remainder = data[written:]
+            self.wake.set()
+        if update.status == "finished":
+            self.finished = True
+            self.wake.set()
+
+    def _send(self, data: bytes) -> None:
+        """A write that may wait (gevent's sendall), from the stream's greenlet only."""
+        self.busy = True
+        try:
+            self.sock.sendall(data)
+        finally:
+            self.busy = False
+        self.last_write = time.monotonic()
+
+    def run(self, write: Callable[[bytes], Any], known: int | None) -> None:
+        subscription, first, cached = self.svc.open_view_stream(self.game_id, self.seat, known, self.push)
+        with subscription:
+            try:
+                write(RETRY)  # gunicorn sends the head with it, and frames it as it decided
+                if first is not None:
+                    write(view_message(first))
+                self.version = max(self.version, cached.version)
+                self.finished = self.finished or cached.status == "finished"
+                self.busy = False
+                self.last_write = time.monotonic()
+                self._follow()
+            except OSError:
+                self.failed = True  # the client went away; gunicorn sees the closed socket too
+                raise
+
+    def _follow(self) -> None:
+        while not self.failed:
+            if self.remainder:
+                data, self.remainder = self.remainder, b""
+                self._send(data)
+            elif self.behind > self.version:
+                self.busy = True  # a Redis read may switch to the reader
+                try:
+                    update = self.svc.view_update_at_least(self.game_id, self.seat, self.behind)
+                finally:
+                    self.busy = False
+                self.version = update.version
+                self.finished = update.status == "finished"
+                self._send(self.frame(view_message(update)))
+            elif self.finished:
+                self._send(self.frame(END))
+                return
+            else:
+                self.wake.clear()
+                if self.remainder or self.behind > self.version or self.finished or self.failed:
+                    continue  # set between the checks above and the clear
+                idle = time.monotonic() - self.last_write
+                if not self.wake.wait(max(0.0, self.heartbeat - idle)):
+                    if time.monotonic() - self.last_write >= self.heartbeat:
+                        self._send(self.frame(HEARTBEAT))

@@ -1,0 +1,240 @@
+"""Pushed view streams (api/view_push.py, issue 12): under gunicorn's gevent worker the live reader
+writes each seat's new view to that stream's socket itself.
+
+The reader's side (``_Pusher.push``) is checked here on a real socket pair and a real service: it
+writes the seat's own view at once, in the response's framing, and never blocks nor writes in the
+middle of another message (a busy stream or a full socket leaves the newest version to the stream's
+greenlet). Under gunicorn, a pushed stream and the iterator path send the same bytes, end the
+response properly and leave the connection usable (keep-alive)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+
+import pytest
+import requests
+
+from api.view_push import _Pusher
+from tests.api.conftest import Table
+from tests.gunicorn_server import start_gunicorn
+
+
+def socket_pair(send_buffer: int | None = None) -> tuple[socket.socket, socket.socket]:
+    server, client = socket.socketpair()
+    if send_buffer is not None:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, send_buffer)
+    server.setblocking(False)  # as gevent's sockets are at the OS level
+    client.settimeout(5)
+    return server, client
+
+
+def pusher_after_head(svc, table: Table, seat: int, sock: socket.socket, chunked: bool = True) -> _Pusher:
+    """A pusher in the state its greenlet leaves it after sending the head and the view now."""
+    pusher = _Pusher(svc, table.id, seat, sock, chunked, heartbeat=60)
+    pusher.version = table.view(seat)["version"]
+    pusher.busy = False
+    return pusher
+
+
+def play(table: Table, seat: int) -> int:
+    card = table.view(seat)["view"]["hand"][0]
+    moved = table.move(seat, {"type": "play", "card": card})
+    assert moved.status_code == 200, moved.get_json()
+    return moved.get_json()["version"]
+
+
+def read_available(sock: socket.socket) -> bytes:
+    sock.settimeout(0.2)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except TimeoutError:
+        pass
+    return data
+
+
+def test_the_reader_writes_the_seats_own_view_at_once_in_one_chunk(client, svc):
+    """Hidden information as on every stream: what the reader writes to Bob's (seat 1) socket is
+    exactly his GET /view answer at the new version, framed as one HTTP chunk, with no wake of the
+    stream's greenlet (nothing but ``push`` runs here)."""
+    table = Table(client, hand_size=3)
+    server, peer = socket_pair()
+    pusher = pusher_after_head(svc, table, 1, server)
+    version = play(table, 0)
+    pusher.push(version)
+    data = read_available(peer)
+    size, _, rest = data.partition(b"\r\n")
+    message = rest[: int(size, 16)]
+    assert rest[int(size, 16) :] == b"\r\n", "one chunk, nothing after it"
+    head, _, body = message.partition(b"data: ")
+    assert head == b"id: %d\nevent: view\n" % version
+    assert json.loads(body) == table.view(1)
+    assert pusher.version == version and not pusher.wake.is_set()
+    pusher.push(version)  # the same news again (another reader loop): nothing more is sent
+    assert read_available(peer) == b""
+
+
+def test_unchunked_responses_get_the_bare_message(client, svc):
+    """An HTTP/1.0 client's stream is not chunked: the reader writes the SSE message alone."""
+    table = Table(client, hand_size=3)
+    server, peer = socket_pair()
+    pusher = pusher_after_head(svc, table, 0, server, chunked=False)
+    version = play(table, 0)
+    pusher.push(version)
+    assert read_available(peer).startswith(b"id: %d\nevent: view\ndata: {" % version)
+
+
+def test_a_busy_stream_is_left_to_its_greenlet(client, svc):
+    """While the stream's greenlet writes (or reads Redis), the reader must not write: the bytes
+    would land in the middle of that message. It records the version and wakes the greenlet."""
+    table = Table(client, hand_size=3)
+    server, peer = socket_pair()
+    pusher = pusher_after_head(svc, table, 1, server)
+    pusher.busy = True
+    version = play(table, 0)
+    pusher.push(version)
+    assert read_available(peer) == b""
+    assert pusher.behind == version and pusher.wake.is_set()
+
+
+def test_a_full_socket_never_blocks_the_reader_and_the_rest_waits_for_the_greenlet(client, svc):
+    """A client that stops reading: the reader writes what the socket takes and returns; the rest
+    of that message is the greenlet's to finish, and a newer version is not written after a partial
+    message (the greenlet sends the newest view once the remainder is out)."""
+    table = Table(client, hand_size=5)
+    server, peer = socket_pair(send_buffer=4096)
+    while True:  # fill the socket's buffers
+        try:
+            server.send(b"x" * 4096)
+        except BlockingIOError:
+            break
+    pusher = pusher_after_head(svc, table, 1, server)
+    started = time.monotonic()
+    version = play(table, 0)
+    pusher.push(version)
+    assert time.monotonic() - started < 2
+    assert pusher.remainder and pusher.wake.is_set()
+    assert pusher.version == version  # that message is on its way: never sent twice
+    newer = play(table, 1)
+    pusher.push(newer)
+    assert pusher.behind == newer and pusher.version == version
+    peer.close()
+
+
+def test_a_vanished_client_fails_the_stream_without_raising(client, svc):
+    table = Table(client, hand_size=3)
+    server, peer = socket_pair()
+    pusher = pusher_after_head(svc, table, 0, server)
+    peer.close()
+    pusher.push(play(table, 0))
+    assert pusher.failed and pusher.wake.is_set()
+
+
+# -- under gunicorn ------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def servers(redis_server, redis_client, tmp_path):
+    """Two gunicorn servers on one Redis: view streams pushed, and served through their iterator."""
+    started = []
+    try:
+        for push in ("true", "false"):
+            log = open(tmp_path / f"gunicorn-{push}.log", "wb")  # noqa: SIM115 - closed below
+            process, base = start_gunicorn(redis_server.url, log, VIEW_STREAM_PUSH=push)
+            started.append((process, base, log))
+        for process, base, _ in started:
+            deadline = time.monotonic() + 60  # a loaded 2-core machine can be slow to boot a worker
+            while True:
+                try:
+                    requests.get(f"{base}/v1/health", timeout=1)
+                    break
+                except requests.RequestException:
+                    assert process.poll() is None and time.monotonic() < deadline, "gunicorn did not start"
+                    time.sleep(0.1)
+        yield {"pushed": started[0][1], "iterated": started[1][1]}
+    finally:
+        for process, _, log in started:
+            process.terminate()
+            process.wait(timeout=10)
+            log.close()
+
+
+def follow_a_whole_game(base: str) -> tuple[bytes, bytes, bytes, str]:
+    """Bob's view stream over HTTP/1.1 (chunked) while the toy game is played out, one move after
+    the stream delivered the previous one; then GET /v1/health on the same connection. The
+    response's head, its body, what the health request got, and the game's id."""
+    game = requests.post(
+        f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 4, "seed": 3}}
+    ).json()
+    tokens = [
+        requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"
+    ]
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    sock.sendall(
+        f"GET /v1/games/{game['id']}/view/stream HTTP/1.1\r\nHost: {host}\r\n"
+        f"Authorization: Bearer {tokens[1]}\r\n\r\n".encode()
+    )
+    received = b""
+
+    def until(marker: bytes) -> None:
+        nonlocal received
+        while marker not in received:
+            chunk = sock.recv(65536)
+            assert chunk, received[-300:]
+            received += chunk
+
+    until(b"\r\n\r\n")
+    version = None
+    while True:
+        view = requests.get(f"{base}/v1/games/{game['id']}/view").json()
+        if version is not None:
+            until(b"id: %d\n" % version)
+        if view["status"] == "finished":
+            break
+        seat = view["view"]["turn"]
+        hand = requests.get(
+            f"{base}/v1/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}
+        ).json()["view"]["hand"]
+        moved = requests.post(
+            f"{base}/v1/games/{game['id']}/moves",
+            json={"command": {"type": "play", "card": hand[0]}},
+            headers={"Authorization": f"Bearer {tokens[seat]}"},
+        )
+        assert moved.status_code == 200
+        version = moved.json()["version"]
+    until(b"0\r\n\r\n")  # the last chunk: the response is over
+    head, _, body = received.partition(b"\r\n\r\n")
+    sock.sendall(f"GET /v1/health HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    after = b""
+    while b'"ok"' not in after:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        after += chunk
+    sock.close()
+    return head, body, after, game["id"]
+
+
+def test_pushed_and_iterated_streams_send_the_same_bytes_and_keep_the_connection(servers):
+    """One game played alike on both servers: Bob's stream is byte for byte the same (the game's id
+    aside), every chunk included, ends with the last chunk, and the connection then serves the
+    next request (the pushed stream hands the socket back to gunicorn cleanly)."""
+    seen = {}
+    for name, base in servers.items():
+        head, body, after, game_id = follow_a_whole_game(base)
+        body = body.replace(game_id.encode(), b"GAME").replace(b"D\r\n: heartbeat\n\n\r\n", b"")
+        headers = sorted(line for line in head.split(b"\r\n")[1:] if not line.startswith(b"Date:"))
+        seen[name] = (head.split(b"\r\n")[0], headers, body)
+        assert after.startswith(b"HTTP/1.1 200"), after[:200]
+        assert b'"ok"' in after
+    assert seen["pushed"] == seen["iterated"]
+    status, headers, body = seen["pushed"]
+    assert status == b"HTTP/1.1 200 OK" and b"Transfer-Encoding: chunked" in headers
+    assert body.endswith(b"event: end\ndata: {}\n\n\r\n0\r\n\r\n")
+    assert len(re.findall(rb"event: view", body)) >= 9  # the view at once, then one per move
