@@ -31,11 +31,16 @@ class GameCache:
         self._lock = threading.Lock()
 
     def get(self, game_id: str) -> CachedGame | None:
-        with self._lock:
-            item = self._items.get(game_id)
-            if item is not None:
+        # No lock: the reads outnumber the writes (every stream message reads), and each step here
+        # is one C-level OrderedDict operation, atomic under the GIL. ``put`` keeps the lock for its
+        # check-then-set.
+        item = self._items.get(game_id)
+        if item is not None:
+            try:
                 self._items.move_to_end(game_id)
-            return item
+            except KeyError:  # dropped (or evicted) by another thread in between
+                pass
+        return item
 
     def put(self, item: CachedGame) -> None:
         """Keep ``item`` unless a newer version of the game is already cached (threads race)."""

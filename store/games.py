@@ -335,7 +335,7 @@ class GameStore:
         *,
         expected_version: int,
         events: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any],
+        snapshot: Mapping[str, Any] | bytes,
         meta: Mapping[str, Any] | None = None,
         seat: int | None = None,
         token_hash: str = "",
@@ -355,7 +355,7 @@ class GameStore:
             idempotency_field,
             fingerprint,
             expected_version,
-            orjson.dumps(snapshot),
+            _snapshot_bytes(snapshot),
             orjson.dumps(response) if response is not None and idempotency_field else b"",
             IDEMPOTENCY_TTL_SECONDS,
             *followup_args(game_id, dict(followups or {}), self.followup_grace_ms),
@@ -389,7 +389,7 @@ class GameStore:
         bot: str | None,
         now: str,
         genesis: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any],
+        snapshot: Mapping[str, Any] | bytes,
         meta_on_start: Mapping[str, Any],
         followups_on_start: Mapping[str, Any] | None = None,
     ) -> ClaimResult:
@@ -404,7 +404,7 @@ class GameStore:
             kind,
             bot or "",
             now,
-            orjson.dumps(snapshot),
+            _snapshot_bytes(snapshot),
             *followup_args(game_id, dict(followups_on_start or {}), self.followup_grace_ms),
             len(meta_args) // 2,
             *meta_args,
@@ -428,7 +428,7 @@ class GameStore:
         new_token_hash: str,
         expected_version: int,
         events: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any],
+        snapshot: Mapping[str, Any] | bytes,
         meta: Mapping[str, Any],
     ) -> AppendResult:
         """Replace ``seat``'s token hash and append ``events`` (the rotation's record) atomically, if
@@ -440,7 +440,7 @@ class GameStore:
             token_hash,
             new_token_hash,
             expected_version,
-            orjson.dumps(snapshot),
+            _snapshot_bytes(snapshot),
             len(meta_args) // 2,
             *meta_args,
             *(orjson.dumps(event) for event in events),
@@ -468,9 +468,7 @@ class GameStore:
             return reply
         if not records:
             try:
-                # EVALSHA directly: redis-py's Script object checks its client against a typing
-                # Protocol on every call, a measurable share of a move (issue 12).
-                return self.redis.evalsha(script.sha, len(keys), *keys, *args)
+                return self._evalsha(script.sha, keys, args)
             except redis.exceptions.NoScriptError:
                 return script(keys=keys, args=args)  # loads it, then runs it
         pipe = self.redis.pipeline(transaction=False)
@@ -489,6 +487,27 @@ class GameStore:
             reply = script(keys=keys, args=args)
             self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
             return reply
+
+    def _evalsha(self, sha: str, keys: list[str], args: list[Any]) -> Any:
+        """EVALSHA on a connection of the client's pool, sent and read directly. redis-py's command
+        path around it (its retry wrapper, deprecation checks and per-command metrics) cost more
+        than the round trip itself in issue 12's profile; the Script object also checks its client
+        against a typing Protocol on every call. The pool still hands out a checked connection
+        (reconnected when Redis closed it), and nothing is sent twice: redis-py's retry would run
+        an append again after a reply was lost, turning a move that went through into a conflict.
+        A cluster client routes by key: it keeps redis-py's path."""
+        if isinstance(self.redis, redis.cluster.RedisCluster):
+            return self.redis.evalsha(sha, len(keys), *keys, *args)
+        pool = self.redis.connection_pool
+        connection = pool.get_connection()
+        try:
+            connection.send_command("EVALSHA", sha, len(keys), *keys, *args)
+            return connection.read_response()
+        except (redis.ConnectionError, redis.TimeoutError):
+            connection.disconnect()  # a half-read reply must never reach the next command
+            raise
+        finally:
+            pool.release(connection)
 
     def _run_replicated(self, script: Any, keys: list[str], args: list[Any], retried: bool = False) -> Any:
         """``REDIS_WAIT_REPLICAS``: run ``script`` and ``WAIT`` for that many replicas on the same
@@ -612,6 +631,11 @@ def _fields(fields: Any) -> Mapping[Any, Any]:
     if isinstance(fields, Mapping):
         return fields
     return dict(zip(fields[::2], fields[1::2], strict=True))
+
+
+def _snapshot_bytes(snapshot: Mapping[str, Any] | bytes) -> bytes:
+    """A snapshot ({"version": n, "state": ...}) as stored: the caller may hand it over encoded."""
+    return snapshot if isinstance(snapshot, bytes) else orjson.dumps(snapshot)
 
 
 def _entry(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StreamEntry:

@@ -13,6 +13,7 @@ from games.condottiere import automatic, decide, evolve, leave, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import configure as _configure
 from games.condottiere.contract import contract as _contract
+from games.condottiere.serial import encode_state as _encode_state
 from games.condottiere.serial import state_from_json as _from_json
 from games.condottiere.serial import state_to_json as _to_json
 from games.condottiere.state import State
@@ -71,6 +72,10 @@ class Condottiere:
 
     def state_to_json(self, state: State) -> dict[str, Any]:
         return _to_json(state)
+
+    # -- games.base.SnapshotHooks ---------------------------------------------------------------
+    def encode_state(self, state: State) -> bytes:
+        return _encode_state(state)
 
     def state_from_json(self, data: Mapping[str, Any]) -> State:
         return _from_json(data)

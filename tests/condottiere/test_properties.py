@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import event as note_statistic
@@ -928,3 +929,18 @@ def test_a_seat_cannot_tell_apart_states_that_differ_only_in_what_it_may_not_see
                 )
         seat = rng.choice(GAME.awaiting(state))
         state = fold(GAME, GAME.decide(state, seat, rng.choice(GAME.legal_moves(state, seat))), state)
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs(), seed=st.integers(0, 2**31 - 1))
+def test_the_snapshot_encoded_from_the_state_is_the_json_of_state_to_json(config, seed):
+    """Issue 12: the server stores every move's snapshot through ``encode_state``, written straight
+    from the state; at every version of random games, with every option, its bytes are exactly
+    ``orjson.dumps(state_to_json(state))``, so a stored snapshot loads back as the same state."""
+    log, _ = play_random_game(config, random.Random(seed), checks=False, try_all_moves=False)
+    state = None
+    for event in log:
+        state = GAME.evolve(state, event)
+        encoded = GAME.encode_state(state)
+        assert encoded == orjson.dumps(GAME.state_to_json(state))
+        assert GAME.state_to_json(GAME.state_from_json(orjson.loads(encoded))) == GAME.state_to_json(state)
