@@ -50,3 +50,31 @@ def test_entries_no_longer_kept_send_the_stream_to_the_store():
     assert subscription.wait(5, 0.01) is None  # 6..10 are gone from the hub
     kept = subscription.wait(10, 0.01)
     assert [e.version for e in kept] == list(range(11, RECENT_ENTRIES + 11))
+
+
+def test_pushers_get_each_delivery_after_the_fold_until_their_subscription_closes():
+    """Pushed streams (api/view_push.py): the reader calls each stream's push with the new position
+    right after ``on_news`` has folded the entries (the view it computes must include them), a
+    failing push does not keep the next one from its news, and a closed subscription's push is
+    never called again (a stream that went away must not be written to)."""
+    folded: list[int] = []
+    calls: list[tuple[str, int, list[int]]] = []
+    hub = LiveHub(IdleReader(), on_news=lambda game_id, entries: folded.append(entries[-1].version))
+    hub._ensure_running = lambda: None
+
+    def failing(position: int) -> None:
+        calls.append(("failing", position, list(folded)))
+        raise OSError("a client that went away")
+
+    def second(position: int) -> None:
+        calls.append(("second", position, list(folded)))
+
+    first = hub.subscribe("g1", 0, push=failing)
+    kept = hub.subscribe("g1", 0, push=second)
+    hub._deliver("g1", [entry(1), entry(2)])
+    assert calls == [("failing", 2, [2]), ("second", 2, [2])]
+    first.close()
+    hub._deliver("g1", [entry(3)])
+    assert calls[2:] == [("second", 3, [2, 3])]
+    kept.close()
+    assert hub.watched_games() == 0
