@@ -19,7 +19,8 @@ around it, so drift on a shared machine counts against neither side.
 
 Figures: move cycles/s, p50/p99 latency of the move POST (and of the view GET, or of the POST until
 every seat's stream has the view), health requests/s, their RATIO, server (and Redis, client) CPU
-per move cycle and per stream message, the CPU RATIO (web CPU of a health request / web CPU of a
+per move cycle and per stream message (with the web processes' time in the kernel apart: sockets and
+epoll, which no change to our Python lowers), the CPU RATIO (web CPU of a health request / web CPU of a
 move cycle: what a CPU-bound server reaches, far less noisy than the rates when the machine is
 shared), the most Redis connections held, Redis commands per accepted move (``INFO commandstats``
 deltas) and, under MONITOR, per request. ``--profile DIR`` records one web worker with py-spy
