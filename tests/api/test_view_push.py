@@ -10,8 +10,11 @@ response properly and leave the connection usable (keep-alive)."""
 from __future__ import annotations
 
 import json
+import os
+import random
 import re
 import socket
+import threading
 import time
 
 import pytest
@@ -126,6 +129,52 @@ def test_a_full_socket_never_blocks_the_reader_and_the_rest_waits_for_the_greenl
     peer.close()
 
 
+def test_the_greenlet_finishes_the_cut_message_then_sends_the_newest_view_and_the_end(client, svc):
+    """What the reader left to the stream's greenlet: the rest of a message the socket did not take
+    whole, then (views in between skipped, each message is a whole view) the newest view, here the
+    finished game's, then the end. The client reads it all as well-framed chunks."""
+    table = Table(client, hand_size=3)
+    server, peer = socket_pair(send_buffer=4096)
+    server.settimeout(5)  # sendall waits (polling); the descriptor stays non-blocking for os.write
+    filler = 0
+    while True:
+        try:
+            filler += os.write(server.fileno(), b"x" * 4096)
+        except BlockingIOError:
+            break
+    pusher = pusher_after_head(svc, table, 1, server)
+    first = play(table, 0)
+    pusher.push(first)
+    assert pusher.remainder
+    seat = 1
+    while not table.view(0)["status"] == "finished":
+        pusher.push(play(table, seat))
+        seat = 1 - seat
+    final = table.view(1)
+    assert pusher.behind == final["version"]
+    drained = bytearray()
+    reader = threading.Thread(target=lambda: drained.extend(read_all(peer)))
+    reader.start()
+    pusher._follow()
+    server.close()
+    reader.join(10)
+    chunks, _ = parse_chunked(bytes(drained[filler:]) + b"0\r\n\r\n")
+    assert [c.split(b"\n", 1)[0] for c in chunks] == [
+        b"id: %d" % first,
+        b"id: %d" % final["version"],
+        b"event: end",
+    ]
+    assert json.loads(chunks[1].partition(b"data: ")[2]) == final
+
+
+def read_all(sock: socket.socket) -> bytes:
+    sock.settimeout(10)
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
 def test_a_vanished_client_fails_the_stream_without_raising(client, svc):
     table = Table(client, hand_size=3)
     server, peer = socket_pair()
@@ -238,3 +287,91 @@ def test_pushed_and_iterated_streams_send_the_same_bytes_and_keep_the_connection
     assert status == b"HTTP/1.1 200 OK" and b"Transfer-Encoding: chunked" in headers
     assert body.endswith(b"event: end\ndata: {}\n\n\r\n0\r\n\r\n")
     assert len(re.findall(rb"event: view", body)) >= 9  # the view at once, then one per move
+
+
+def parse_chunked(body: bytes) -> tuple[list[bytes], bool]:
+    """The chunks of a chunked body (raising on bad framing) and whether the last chunk came."""
+    chunks, at = [], 0
+    while at < len(body):
+        line_end = body.index(b"\r\n", at)
+        size = int(body[at:line_end], 16)
+        if size == 0:
+            return chunks, True
+        chunk = body[line_end + 2 : line_end + 2 + size]
+        assert len(chunk) == size and body[line_end + 2 + size : line_end + 4 + size] == b"\r\n", (
+            "bad framing"
+        )
+        chunks.append(chunk)
+        at = line_end + 4 + size
+    return chunks, False
+
+
+def test_a_client_that_stops_reading_holds_up_nobody_and_gets_a_whole_stream_later(servers):
+    """The reader writes to every stream of the process: Bob's stream keeps up with every move of a
+    whole Condottiere game while Ann's (a small receive buffer) is not read at all. Read afterwards,
+    Ann's stream is well framed, its versions only grow, and it ends with the game's last view and
+    the end. (The kernel may take the whole game into its buffers here; a socket that is really full
+    is checked above on a socket pair.)"""
+    base = servers["pushed"]
+    host, port = base.removeprefix("http://").split(":")
+    game = requests.post(
+        f"{base}/v1/games", json={"game": "condottiere", "config": {"players": 2, "seed": 5}}
+    ).json()
+    tokens = [
+        requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"
+    ]
+
+    def open_stream(token: str, receive_buffer: int | None = None) -> socket.socket:
+        sock = socket.socket()
+        if receive_buffer:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.settimeout(10)
+        sock.connect((host, int(port)))
+        sock.sendall(
+            f"GET /v1/games/{game['id']}/view/stream HTTP/1.1\r\nHost: {host}\r\n"
+            f"Authorization: Bearer {token}\r\n\r\n".encode()
+        )
+        return sock
+
+    slow = open_stream(tokens[0], receive_buffer=2048)
+    quick = open_stream(tokens[1])
+    seen = b""
+    rng = random.Random(5)
+    moves = 0
+    while True:
+        seat_views = [
+            requests.get(
+                f"{base}/v1/games/{game['id']}/view", headers={"Authorization": f"Bearer {t}"}
+            ).json()
+            for t in tokens
+        ]
+        version = seat_views[0]["version"]
+        while b"id: %d\n" % version not in seen:  # Bob's stream has every version in time
+            chunk = quick.recv(65536)
+            assert chunk, "Bob's stream ended early"
+            seen += chunk
+        if seat_views[0]["status"] == "finished":
+            break
+        seat = seat_views[0]["view"]["awaiting"][0]
+        command = rng.choice(seat_views[seat]["view"]["legal_moves"])
+        moved = requests.post(
+            f"{base}/v1/games/{game['id']}/moves",
+            json={"command": command},
+            headers={"Authorization": f"Bearer {tokens[seat]}", "Prefer": "return=minimal"},
+        )
+        assert moved.status_code == 200, moved.text
+        moves += 1
+    assert moves > 50
+    received = b""
+    while not received.endswith(b"0\r\n\r\n"):
+        chunk = slow.recv(65536)
+        assert chunk, "Ann's stream closed before its end"
+        received += chunk
+    chunks, ended = parse_chunked(received.partition(b"\r\n\r\n")[2])
+    assert ended and chunks[0] == b"retry: 3000\n\n" and chunks[-1] == b"event: end\ndata: {}\n\n"
+    versions = [int(c.split(b"\n", 1)[0][4:]) for c in chunks if c.startswith(b"id: ")]
+    assert versions == sorted(set(versions)) and versions[-1] == version
+    last = json.loads(chunks[-2].partition(b"data: ")[2])
+    assert last["status"] == "finished" and last["seat"] == 0
+    slow.close()
+    quick.close()
