@@ -444,8 +444,13 @@ def round_trips(base_url: str, redis_url: str, players: int, seed: int) -> dict[
 
 
 def commandstats(client: redis.Redis) -> dict[str, int]:
+    """Calls per command, and (keys ending in " us") the microseconds Redis spent in each."""
     stats = client.info("commandstats")
-    return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
+    found = {}
+    for name, value in stats.items():
+        found[name.removeprefix("cmdstat_")] = int(value["calls"])
+        found[name.removeprefix("cmdstat_") + " us"] = int(value["usec"])
+    return found
 
 
 def process_cpu_seconds(pid: int) -> tuple[float, float]:
@@ -591,13 +596,21 @@ def report_games(
         print(f"[{mode}] Redis connections held (most seen, all web workers): {held}")
     if before and after:
         deltas = {name: after.get(name, 0) - before.get(name, 0) for name in after}
-        for own in ("info", "client|list"):
+        for own in ("info", "client|list", "info us", "client|list us"):
             deltas.pop(own, None)  # the bench's own INFO and CLIENT LIST calls
-        top = sorted(((calls, name) for name, calls in deltas.items() if calls), reverse=True)
+        spent = {name[:-3]: value for name, value in deltas.items() if name.endswith(" us")}
+        calls = {name: value for name, value in deltas.items() if not name.endswith(" us")}
+        top = sorted(((count, name) for name, count in calls.items() if count), reverse=True)
         print(
-            f"[{mode}] redis commands per accepted move: {sum(deltas.values()) / tally.moves:.2f} ("
-            + ", ".join(f"{name} {calls / tally.moves:.3f}" for calls, name in top[:10])
+            f"[{mode}] redis commands per accepted move: {sum(calls.values()) / tally.moves:.2f} ("
+            + ", ".join(f"{name} {count / tally.moves:.3f}" for count, name in top[:10])
             + ")"
+        )
+        costly = sorted(((us, name) for name, us in spent.items() if us), reverse=True)
+        print(
+            f"[{mode}] redis time in commands per accepted move: {sum(spent.values()) / tally.moves:.1f} us ("
+            + ", ".join(f"{name} {us / tally.moves:.1f}" for us, name in costly[:6])
+            + "; a script's time includes the commands it runs)"
         )
 
 
