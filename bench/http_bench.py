@@ -14,8 +14,9 @@ games one after the other (create, claim every seat, then random legal moves unt
 over). ``poll``: the awaited seat GETs its view, then POSTs its move. ``stream``: every seat follows
 ``GET /view/stream`` and the awaited seat POSTs its move with ``Prefer: return=minimal`` (no view
 GET; the cycle ends when every seat's stream has delivered the new view); ``stream-whole``: the
-same with the whole move answer. Each mode is compared with the mean of the two health phases
-around it, so drift on a shared machine counts against neither side.
+same with the whole move answer. Each mode is compared with the two health phases around it, so
+drift on a shared machine counts against neither side; ``--rounds N`` plays every mode N times and
+prints each ratio's median (on a shared 2-core machine one round's ratio can be off by a tenth).
 
 Figures: move cycles/s, p50/p99 latency of the move POST (and of the view GET, or of the POST until
 every seat's stream has the view), health requests/s, their RATIO, server (and Redis, client) CPU
@@ -43,6 +44,7 @@ import random
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -542,8 +544,10 @@ class ConnectionSampler:
 
 def report_games(
     mode, tally, elapsed, cost, before, after, held, health_rate, health_cpu, health_count
-) -> None:
+) -> tuple[float, float | None]:
+    """Prints a games phase's figures; returns its RATIO and CPU RATIO (None without server CPU)."""
     rate = tally.moves / elapsed
+    cpu_ratio = None
     print(
         f"[{mode}] games phase: {elapsed:.1f} s, {tally.games} games finished, {tally.moves} accepted moves, "
         f"{len(tally.errors)} errors"
@@ -551,7 +555,7 @@ def report_games(
     for error in tally.errors[:5]:
         print(f"  error: {error}")
     if not tally.moves:
-        return
+        return 0.0, None
     p = percentile
     print(
         f"[{mode}] move POST latency: p50 {p(tally.move_latencies, 0.5) * 1000:.2f} ms, "
@@ -591,6 +595,7 @@ def report_games(
     if cost.get("web") and health_cpu.get("web"):
         web_health = health_cpu["web"] / health_count
         cycle_in_health = cost["web"] / tally.moves / web_health
+        cpu_ratio = 1 / cycle_in_health
         print(
             f"[{mode}] server CPU of a move cycle in health requests: {cycle_in_health:.2f}; CPU RATIO "
             f"(health CPU / move cycle CPU, the ratio a CPU-bound server reaches whatever the load "
@@ -616,6 +621,7 @@ def report_games(
             + ", ".join(f"{name} {us / tally.moves:.1f}" for us, name in costly[:6])
             + "; a script's time includes the commands it runs)"
         )
+    return rate / health_rate, cpu_ratio
 
 
 class Server:
@@ -754,6 +760,13 @@ def main(argv: list[str] | None = None) -> int:
         "--max-games", type=int, default=2000, help="stop the games phase after this many games"
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="play every mode this many times (each between two health phases) and print each "
+        "ratio's median: on a shared machine one round can be off by a tenth (1)",
+    )
+    parser.add_argument(
         "--web-workers", type=int, default=2, help="gunicorn workers when the bench starts the server (2)"
     )
     parser.add_argument(
@@ -812,25 +825,24 @@ def main(argv: list[str] | None = None) -> int:
             )
 
         meter = CpuMeter(server.process.pid if server else None, stats_client)
-        health_cpu: dict[str, float] = {}
-        health_rates: list[float] = []
-        health_count = 0
+        health_phases: list[tuple[int, float, dict[str, float]]] = []  # (requests, rate, CPU)
 
         def measure_health() -> None:
-            nonlocal health_count
             cpu_before = meter.sample()
             count, elapsed = health_phase(base_url, args.clients, args.health_seconds)
-            for key, value in meter.delta(cpu_before, meter.sample()).items():
-                health_cpu[key] = health_cpu.get(key, 0.0) + value
-            health_rates.append(count / elapsed)
-            health_count += count
+            health_phases.append((count, count / elapsed, meter.delta(cpu_before, meter.sample())))
 
-        # Health before and after every games phase: each mode is compared with the health rate
-        # measured right around it (the mean of its two neighbours), so drift on a shared machine
-        # counts against neither side and favours no mode.
+        def health_around() -> tuple[float, dict[str, float], int]:
+            """The rate, CPU and requests of the two health phases around the last games phase."""
+            (count_a, rate_a, cpu_a), (count_b, rate_b, cpu_b) = health_phases[-2:]
+            return (rate_a + rate_b) / 2, {key: cpu_a[key] + cpu_b[key] for key in cpu_a}, count_a + count_b
+
+        # Health before and after every games phase: each mode is compared with the health measured
+        # right around it (its two neighbours), so drift on a shared machine counts against neither
+        # side and favours no mode.
         measure_health()
-        results = {}
-        for mode in modes:
+        results: list[tuple[str, tuple]] = []
+        for mode in [mode for _ in range(max(1, args.rounds)) for mode in modes]:
             before = commandstats(stats_client) if stats_client else {}
             sampler = ConnectionSampler(stats_client)
             profiler = None
@@ -855,20 +867,37 @@ def main(argv: list[str] | None = None) -> int:
             if profiler is not None:
                 profiler.report(mode)
             measure_health()
-            health_rate = (health_rates[-2] + health_rates[-1]) / 2
-            results[mode] = (tally, elapsed, cost, before, after, held, health_rate)
+            results.append((mode, (tally, elapsed, cost, before, after, held, *health_around())))
+        health_cpu: dict[str, float] = {}
+        for _, _, cpu in health_phases:
+            for key, value in cpu.items():
+                health_cpu[key] = health_cpu.get(key, 0.0) + value
         print(
             "health req/s: "
-            + ", ".join(f"{rate:.0f}" for rate in health_rates)
+            + ", ".join(f"{rate:.0f}" for _, rate, _ in health_phases)
             + " (one phase before and one after each games phase); "
-            + format_cpu(health_cpu, health_count, "health request")
+            + format_cpu(health_cpu, sum(count for count, _, _ in health_phases), "health request")
         )
         errors = 0
-        for mode, (tally, elapsed, cost, before, after, held, health_rate) in results.items():
+        ratios: dict[str, list[tuple[float, float | None]]] = collections.defaultdict(list)
+        for mode, (tally, elapsed, cost, before, after, held, rate, cpu, count) in results:
             errors += len(tally.errors)
-            report_games(
-                mode, tally, elapsed, cost, before, after, held, health_rate, health_cpu, health_count
+            ratios[mode].append(
+                report_games(mode, tally, elapsed, cost, before, after, held, rate, cpu, count)
             )
+        for mode, rounds in ratios.items():
+            if len(rounds) < 2:
+                continue
+            measured = [ratio for ratio, _ in rounds]
+            by_cpu = [cpu_ratio for _, cpu_ratio in rounds if cpu_ratio is not None]
+            line = f"[{mode}] over {len(rounds)} rounds: RATIO median {statistics.median(measured):.3f} (" + (
+                ", ".join(f"{ratio:.3f}" for ratio in measured) + ")"
+            )
+            if by_cpu:
+                line += f"; CPU RATIO median {statistics.median(by_cpu):.3f} (" + (
+                    ", ".join(f"{ratio:.3f}" for ratio in by_cpu) + ")"
+                )
+            print(line)
         if redis_url:
             sample = round_trips(base_url, redis_url, players[0], args.seed + 7)
             print("redis commands per request, one game under MONITOR (top = sent by the web process):")
