@@ -12,8 +12,9 @@ cache is behind, send heartbeats and the end.
 
 The bytes on the wire are the iterator path's (tests/api/test_view_push.py compares them): the same
 messages, one HTTP chunk each. Used only where it is safe: gunicorn's socket in the environ,
-non-blocking at the OS level (gevent's sockets are), and gunicorn's own response as the ``write``
-callable ``start_response`` returns (its ``chunked`` says how to frame). Elsewhere (the development
+non-blocking at the OS level (gevent's sockets are), gunicorn's own response as the ``write``
+callable ``start_response`` returns (its ``chunked`` says how to frame), and gevent's cooperative
+threads (see ``cooperative_threads``). Elsewhere (the development
 server, the test client, another WSGI server, a middleware wrapping ``start_response``) the same
 response is served through its iterator.
 """
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Response
+from gevent.monkey import is_module_patched
 
 from service.games import GameService, ViewUpdate
 
@@ -36,6 +38,14 @@ log = logging.getLogger(__name__)
 RETRY = b"retry: 3000\n\n"
 HEARTBEAT = b": heartbeat\n\n"
 END = b"event: end\ndata: {}\n\n"
+
+
+def cooperative_threads() -> bool:
+    """Whether ``threading`` is gevent's (gunicorn.conf.py patches it for the gevent workers). The
+    reader and a stream's greenlet then switch only where one of them blocks, which ``_Pusher``'s
+    ``busy`` flag relies on; with real threads (gunicorn's gthread worker, say) the two could write
+    at once, so the stream is served through its iterator."""
+    return is_module_patched("threading")
 
 
 def view_message(update: ViewUpdate) -> bytes:
@@ -63,7 +73,12 @@ class PushedViewStream(Response):
         app_iter, status, headers = self.get_wsgi_response(environ)
         write = start_response(status, headers)
         chunked = getattr(getattr(write, "__self__", None), "chunked", None)
-        if sock is None or not isinstance(chunked, bool) or os.get_blocking(sock.fileno()):
+        if (
+            sock is None
+            or not isinstance(chunked, bool)
+            or os.get_blocking(sock.fileno())
+            or not cooperative_threads()
+        ):
             return app_iter
         close = getattr(app_iter, "close", None)
         if close is not None:

@@ -20,7 +20,7 @@ import time
 import pytest
 import requests
 
-from api.view_push import _Pusher
+from api.view_push import PushedViewStream, _Pusher
 from tests.api.conftest import Table
 from tests.gunicorn_server import start_gunicorn
 
@@ -182,6 +182,34 @@ def test_a_vanished_client_fails_the_stream_without_raising(client, svc):
     peer.close()
     pusher.push(play(table, 0))
     assert pusher.failed and pusher.wake.is_set()
+
+
+class GunicornLikeResponse:
+    """What gunicorn's ``start_response`` hands back the ``write`` of: its response, framing known."""
+
+    chunked = True
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+
+def test_real_threads_get_the_iterator_not_the_push(client, svc):
+    """The pushed stream relies on gevent: the reader and a stream's greenlet never run at once.
+    Under real threads (this test process is not monkey-patched, as gunicorn's gthread worker would
+    not be) the same response must be served through its iterator, even on gunicorn's socket."""
+    table = Table(client, hand_size=1)
+    play(table, 0)
+    play(table, 1)  # finished: a pushed stream, were it used, would send its view and end at once
+    server, peer = socket_pair()
+    response = PushedViewStream(iter([b"retry: 3000\n\n"]), svc, table.id, 1, None, 60)
+    gunicorn = GunicornLikeResponse()
+    environ = {"gunicorn.socket": server, "REQUEST_METHOD": "GET", "SERVER_PROTOCOL": "HTTP/1.1"}
+    served = response(environ, lambda status, headers: gunicorn.write)
+    assert list(served) == [b"retry: 3000\n\n"]  # the iterator, not the pushed stream's []
+    assert gunicorn.written == [] and read_available(peer) == b""
 
 
 # -- under gunicorn ------------------------------------------------------------------------------
