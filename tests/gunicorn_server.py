@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import requests
+
 from tests.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,3 +38,19 @@ def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Po
         stderr=log,
     )
     return process, f"http://127.0.0.1:{port}"
+
+
+def play_toy_turn(base: str, game_id: str, tokens: list[str]) -> tuple[dict, int | None]:
+    """One turn of a toy game over HTTP: the seat whose turn it is plays its first card. Returns the
+    public view read before the turn and the version the move reached (None: the game was over)."""
+    view = requests.get(f"{base}/v1/games/{game_id}/view").json()
+    if view["status"] == "finished":
+        return view, None
+    seat = view["view"]["turn"]
+    auth = {"Authorization": f"Bearer {tokens[seat]}"}
+    hand = requests.get(f"{base}/v1/games/{game_id}/view", headers=auth).json()["view"]["hand"]
+    moved = requests.post(
+        f"{base}/v1/games/{game_id}/moves", json={"command": {"type": "play", "card": hand[0]}}, headers=auth
+    )
+    assert moved.status_code == 200, moved.text
+    return view, moved.json()["version"]

@@ -22,7 +22,7 @@ import requests
 
 from api.view_push import PushedViewStream, _Pusher
 from tests.api.conftest import Table
-from tests.gunicorn_server import start_gunicorn
+from tests.gunicorn_server import play_toy_turn, start_gunicorn
 
 
 def socket_pair(send_buffer: int | None = None) -> tuple[socket.socket, socket.socket]:
@@ -267,24 +267,8 @@ def follow_a_whole_game(base: str) -> tuple[bytes, bytes, bytes, str]:
             received += chunk
 
     until(b"\r\n\r\n")
-    version = None
-    while True:
-        view = requests.get(f"{base}/v1/games/{game['id']}/view").json()
-        if version is not None:
-            until(b"id: %d\n" % version)
-        if view["status"] == "finished":
-            break
-        seat = view["view"]["turn"]
-        hand = requests.get(
-            f"{base}/v1/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}
-        ).json()["view"]["hand"]
-        moved = requests.post(
-            f"{base}/v1/games/{game['id']}/moves",
-            json={"command": {"type": "play", "card": hand[0]}},
-            headers={"Authorization": f"Bearer {tokens[seat]}"},
-        )
-        assert moved.status_code == 200
-        version = moved.json()["version"]
+    while (version := play_toy_turn(base, game["id"], tokens)[1]) is not None:
+        until(b"id: %d\n" % version)  # the next move only once the stream delivered this one
     until(b"0\r\n\r\n")  # the last chunk: the response is over
     head, _, body = received.partition(b"\r\n\r\n")
     sock.sendall(f"GET /v1/health HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
