@@ -595,10 +595,10 @@ class GameService:
         """The per-seat view stream: the viewer's view now (unless ``known`` is its version), then
         its new view after every change, until the game is finished; ``None`` after ``timeout``
         seconds without a change (a heartbeat). ``seat`` must be authenticated by the caller."""
-        cached = self._current(game_id).cached
-        with self.live.subscribe(game_id, cached.version) as subscription:
-            if known != cached.version:
-                yield self._view_update(cached, seat)
+        subscription, first, cached = self.open_view_stream(game_id, seat, known)
+        with subscription:
+            if first is not None:
+                yield first
             while cached.status != "finished":
                 if subscription.wait(cached.version, timeout) == []:
                     yield None
@@ -607,11 +607,11 @@ class GameService:
                 yield self._view_update(cached, seat)
 
     def open_view_stream(
-        self, game_id: str, seat: int | None, known: int | None, push: Callable[[int], None]
+        self, game_id: str, seat: int | None, known: int | None, push: Callable[[int], None] | None = None
     ) -> tuple[Subscription, ViewUpdate | None, CachedGame]:
-        """The start of a pushed view stream (``api.view_push``): a subscription whose news the
-        live reader hands to ``push``, the viewer's view now unless ``known`` is its version, and
-        the game as of that view. The caller closes the subscription."""
+        """The start of a view stream: a subscription (whose news the live reader also hands to
+        ``push``, for a pushed stream: ``api.view_push``), the viewer's view now unless ``known`` is
+        its version, and the game as of that view. The caller closes the subscription."""
         cached = self._current(game_id).cached
         subscription = self.live.subscribe(game_id, cached.version, push)
         first = None if known == cached.version else self._view_update(cached, seat)
