@@ -13,14 +13,20 @@ new request (issue 8: a framing desync, a request-smuggling risk behind any prox
 gunicorn's parser is strict and refuses such a request with 400 (tests/api/test_http_framing.py).
 ``GUNICORN_WORKER_CLASS=gevent_pywsgi`` still selects the other one; run it only behind a
 front-end that normalises requests.
+
+The default class is ``api.affinity.GameAffineWorker``: that gevent worker, which passes each new
+connection whose first request names a game to the one worker that owns the game, so a game's
+streams are followed by one process rather than by every worker (see its docstring for the figures).
+``GUNICORN_WORKER_CLASS=gevent`` is the same worker without it.
 """
 
 import multiprocessing
 import os
 
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+GAME_AFFINE_WORKER = "api.affinity.GameAffineWorker"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", GAME_AFFINE_WORKER)
 
-if worker_class.startswith("gevent"):
+if worker_class.startswith("gevent") or worker_class == GAME_AFFINE_WORKER:
     # Patch the standard library before anything else imports it. Gunicorn's gevent worker would
     # patch after fork anyway, but by then this (master) process has imported ssl, threading and
     # socket, and patching late leaves half-patched modules behind (gevent warns about exactly

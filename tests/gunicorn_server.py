@@ -19,7 +19,8 @@ def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Po
     """A gunicorn (gevent, gunicorn.conf.py) serving tests/api/gevent_app.py on a free port, on
     ``redis_url`` with ``extra_env``, its log to ``log``; the process and its base URL."""
     port = free_port()
-    env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1", **extra_env)
+    env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
+    env.update(extra_env)
     env["PYTHONPATH"] = str(ROOT)
     process = subprocess.Popen(
         [

@@ -1,0 +1,280 @@
+"""Game-affine connections: gunicorn's gevent worker, with each game's connections gathered in one
+worker process (issue 12).
+
+Every web process that serves a stream of a game follows that game: its live reader reads each new
+move from Redis (one ``XREAD`` share), decodes it and folds it into its cached state. With the
+connections spread by the kernel, the four seats of a game sit in up to four processes, so a move
+was read and folded up to four times, and every process named every game in every ``XREAD``.
+``bench/http_bench.py`` measured what that costs: web CPU per move cycle 0.44 ms with one worker,
+0.59 ms with two, 0.76 ms with four (and Redis 0.07, 0.11, 0.15 ms).
+
+So a new connection whose first request names a game (``/v1/games/<id>/...``: a view or event
+stream, a claim, a move) is passed to the game's *owner*, one worker chosen from the game id, before
+anything of it is read: the worker peeks at the request line (``MSG_PEEK``, so the bytes stay in the
+socket) and hands the socket itself to the owner over a Unix socket (``SCM_RIGHTS``). The owner
+serves the connection exactly as if it had accepted it. A game's streams, and the moves of clients
+that open a connection per game, then cost one process's work.
+
+This is only a placement hint, never a condition of correctness: any worker can serve any request
+(they share the store, and each follows what it serves). Whatever does not fit is served where it
+was accepted: a first request that names no game (or not yet whole in the first segment), TLS, a
+connection whose later requests name other games, an owner that is gone, restarting or too busy to
+take the socket at once (the hand-off never waits).
+
+Owners are slots ``0 .. workers-1``: each worker binds the first free slot's address in the abstract
+Unix namespace (scoped by the master's pid, so two servers on one machine never mix), and a worker
+that found none (old workers still draining after a reload) tries again every second. Only peers of
+the same user may hand sockets over (``SO_PEERCRED``), and the client's address is read from the
+socket itself, never taken from the sender. Linux only; elsewhere this is gunicorn's gevent worker.
+
+``GUNICORN_WORKER_CLASS=gevent`` turns it off (gunicorn.conf.py).
+"""
+
+from __future__ import annotations
+
+import array
+import os
+import re
+import socket
+import struct
+import sys
+import time
+import zlib
+from typing import Any
+
+import gevent
+import gevent.pool
+from gunicorn.workers.ggevent import GeventWorker
+
+# The request line and a little more: a first request naming a game is routed on this much.
+PEEK_BYTES = 256
+FIRST_REQUEST = re.compile(rb"[A-Z]{3,7} /v1/games/([A-Za-z0-9_-]{1,64})[/? ]")
+# After a failed connect to an owner, serve its games locally this long before trying again.
+RETRY_SECONDS = 1.0
+_CREDENTIALS = struct.Struct("3i")
+
+
+def game_of_request(head: bytes) -> str | None:
+    """The game named by the request line at the start of ``head``, if any."""
+    match = FIRST_REQUEST.match(head)
+    return match.group(1).decode("ascii") if match else None
+
+
+def owner_slot(game_id: str, slots: int) -> int:
+    """The slot of the worker that owns ``game_id``: stable across processes (unlike ``hash``)."""
+    return zlib.crc32(game_id.encode("ascii")) % slots
+
+
+def slot_address(master_pid: int, slot: int) -> bytes:
+    """Slot ``slot``'s address in Linux's abstract namespace (a leading NUL: no file to clean up)."""
+    return b"\0condottiere-affinity/%d/%d" % (master_pid, slot)
+
+
+class HandOff:
+    """The sending side: one lazily opened ``SOCK_SEQPACKET`` connection per owner slot."""
+
+    def __init__(self, master_pid: int):
+        self.master_pid = master_pid
+        self._channels: dict[int, socket.socket] = {}
+        self._down_until: dict[int, float] = {}
+
+    def send(self, slot: int, client: socket.socket, listener_index: int) -> bool:
+        """Pass ``client`` to slot ``slot``; False (the caller serves it) unless it was taken at once.
+        The caller then closes its own descriptor: the connection lives on in the owner's."""
+        fds = array.array("i", [client.fileno()])
+        message = [bytes([listener_index])]
+        # A channel kept from before may lead to a worker that has since died: its replacement may
+        # already hold the slot, so one failure on an old channel is followed by one new connect.
+        for _attempt in range(2):
+            channel = self._channel(slot)
+            if channel is None:
+                return False
+            try:
+                channel.sendmsg(message, [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+            except BlockingIOError:  # the owner is behind on its hand-offs: never wait on a sibling
+                return False
+            except OSError:  # the owner is gone
+                self._channels.pop(slot, None)
+                channel.close()
+                continue
+            return True
+        self._down_until[slot] = time.monotonic() + RETRY_SECONDS
+        return False
+
+    def _channel(self, slot: int) -> socket.socket | None:
+        channel = self._channels.get(slot)
+        if channel is not None:
+            return channel
+        if time.monotonic() < self._down_until.get(slot, 0.0):
+            return None
+        channel = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            channel.setblocking(False)
+            channel.connect(slot_address(self.master_pid, slot))
+        except OSError:
+            channel.close()
+            self._down_until[slot] = time.monotonic() + RETRY_SECONDS
+            return None
+        self._channels[slot] = channel
+        return channel
+
+    def close(self) -> None:
+        for slot in list(self._channels):
+            self._channels.pop(slot).close()
+
+
+class Receiver:
+    """The receiving side: holds the first free slot of ``0 .. slots-1`` and hands every socket it
+    receives to ``serve(listener_index, client)`` on a greenlet of ``group``."""
+
+    def __init__(self, master_pid: int, slots: int, serve: Any, group: gevent.pool.Group):
+        self.master_pid = master_pid
+        self.slots = slots
+        self.serve = serve
+        self.group = group
+        self.slot: int | None = None
+        self._listener: socket.socket | None = None
+        self._channels: set[socket.socket] = set()
+        self._closed = False
+
+    def bind(self) -> int | None:
+        """Take the first free slot unless one is held; the slot held (None: all taken for now)."""
+        if self.slot is not None or self._closed:
+            return self.slot
+        for slot in range(self.slots):
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                listener.bind(slot_address(self.master_pid, slot))
+            except OSError:  # held by a sibling (or by an old worker still draining)
+                listener.close()
+                continue
+            listener.listen(64)
+            self._listener, self.slot = listener, slot
+            gevent.spawn(self._accept, listener)
+            return slot
+        return None
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                channel, _ = listener.accept()
+            except OSError:  # closed
+                return
+            pid, uid, _gid = _CREDENTIALS.unpack(
+                channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size)
+            )
+            if uid != os.geteuid():  # only a sibling worker (same user) may hand sockets over
+                channel.close()
+                continue
+            self._channels.add(channel)
+            gevent.spawn(self._receive, channel)
+
+    def _receive(self, channel: socket.socket) -> None:
+        try:
+            while True:
+                try:
+                    message, fds, _flags, _ = socket.recv_fds(channel, 16, 1)
+                except OSError:
+                    return
+                if not message and not fds:  # the sender closed its end
+                    return
+                self._take(message, fds)
+        finally:
+            self._channels.discard(channel)
+            channel.close()
+
+    def _take(self, message: bytes, fds: list[int]) -> None:
+        if len(fds) != 1 or len(message) != 1:
+            for fd in fds:
+                os.close(fd)
+            return
+        client = socket.socket(fileno=fds[0])
+        self.group.spawn(self.serve, message[0], client)
+
+    def close(self) -> None:
+        """Stop taking hand-offs; the ones already queued are still served (closing with them queued
+        would close their connections unanswered)."""
+        self._closed = True
+        listener, self._listener, self.slot = self._listener, None, None
+        if listener is not None:
+            listener.close()
+        for channel in list(self._channels):
+            channel.setblocking(False)
+            while True:
+                try:
+                    message, fds, _flags, _ = socket.recv_fds(channel, 16, 1)
+                except OSError:  # nothing more queued (or the sender is gone)
+                    break
+                if not message and not fds:
+                    break
+                self._take(message, fds)
+            self._channels.discard(channel)
+            channel.close()
+
+
+class GameAffineWorker(GeventWorker):
+    """Gunicorn's gevent worker, passing each new connection whose first request names a game to
+    that game's owner worker (module docstring)."""
+
+    def init_process(self) -> None:
+        self._handed: gevent.pool.Group | None = None
+        self._receiver: Receiver | None = None
+        self._hand_off: HandOff | None = None
+        if sys.platform.startswith("linux") and self.cfg.workers > 1 and not self.cfg.is_ssl:
+            self._handed = gevent.pool.Group()
+            self._hand_off = HandOff(self.ppid)
+            self._receiver = Receiver(self.ppid, self.cfg.workers, self._serve_handed, self._handed)
+        super().init_process()
+
+    def run(self) -> None:
+        if self._receiver is not None:
+            self._receiver.bind()
+        try:
+            super().run()
+        finally:
+            if self._receiver is not None:
+                self._receiver.close()
+                self._handed.join(timeout=self.cfg.graceful_timeout)
+                self._handed.kill(block=False)
+
+    def notify(self) -> None:
+        super().notify()
+        if self._receiver is None:
+            return
+        if self.alive:
+            self._receiver.bind()  # a slot freed by an old worker after a reload
+        else:
+            self._receiver.close()  # shutting down: siblings serve this slot's games meanwhile
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        if self._hand_off is not None and self._handed_off(listener, client):
+            return  # gevent's server closes this process's descriptor; the owner holds its own
+        super().handle(listener, client, addr)
+
+    def _handed_off(self, listener: Any, client: Any) -> bool:
+        client.setblocking(1)
+        head = b""
+        with gevent.Timeout(self.cfg.keepalive or 5, False):
+            try:
+                head = client.recv(PEEK_BYTES, socket.MSG_PEEK)
+            except OSError:
+                return False  # gunicorn's own read sees the same error
+        game_id = game_of_request(head)
+        if game_id is None:
+            return False
+        owner = owner_slot(game_id, self.cfg.workers)
+        if owner == self._receiver.slot:
+            return False
+        return self._hand_off.send(owner, client, self.sockets.index(listener))
+
+    def _serve_handed(self, listener_index: int, client: Any) -> None:
+        try:
+            if listener_index >= len(self.sockets):
+                return
+            try:
+                addr = client.getpeername()
+            except OSError:  # the client is already gone
+                return
+            super().handle(self.sockets[listener_index], client, addr)
+        finally:
+            client.close()

@@ -1,0 +1,212 @@
+"""Game-affine connections (``api.affinity``, issue 12): under gunicorn with two workers, every
+connection whose first request names a game is served by that game's one owner worker, whichever
+worker accepted it; the streams it serves still carry every event; keep-alive requests after the
+first are served there too; a worker that dies gives its slot to its replacement; and only a peer of
+the same user may hand a socket over."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+import psutil
+import pytest
+import requests
+
+from api.affinity import game_of_request, owner_slot, slot_address
+from tests.gunicorn_server import play_toy_turn, start_gunicorn
+
+pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="Linux only")
+
+SEATS = 2
+STREAMS_PER_GAME = 4
+
+
+@pytest.fixture()
+def two_workers(redis_server, tmp_path):
+    log_path = tmp_path / "gunicorn.log"
+    with open(log_path, "wb") as log:
+        process, base = start_gunicorn(redis_server.url, log, WEB_CONCURRENCY="2")
+        deadline = time.monotonic() + 60
+        while len(psutil.Process(process.pid).children()) < 2 or not _healthy(base):
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(log_path.read_text()[-3000:])
+            time.sleep(0.1)
+        time.sleep(1.5)  # each worker binds its slot as it starts, and again every second if taken
+        yield process, base
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return requests.get(f"{base}/v1/health", timeout=1).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def _new_game(base: str) -> tuple[str, list[str]]:
+    game = requests.post(f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 3}}).json()
+    tokens = [
+        requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"
+    ]
+    return game["id"], tokens
+
+
+def _open_stream(base: str, game_id: str) -> socket.socket:
+    port = int(base.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        f"GET /v1/games/{game_id}/stream HTTP/1.1\r\nHost: t\r\nAccept: text/event-stream\r\n\r\n".encode()
+    )
+    return sock
+
+
+def _holder(workers: list[psutil.Process], sock: socket.socket) -> int:
+    """The pid of the worker holding the server's end of ``sock``."""
+    port = sock.getsockname()[1]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        holders = {
+            worker.pid
+            for worker in workers
+            for conn in worker.net_connections("tcp")
+            if conn.raddr and conn.raddr.port == port
+        }
+        if len(holders) == 1:
+            return holders.pop()
+        time.sleep(0.05)  # the hand-off is under way: both may hold it for an instant
+    raise AssertionError(f"no single worker holds the connection from port {port}")
+
+
+def _read_until(sock: socket.socket, marker: bytes) -> bytes:
+    data = b""
+    while marker not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_the_first_request_line_names_the_game_or_nothing():
+    assert game_of_request(b"GET /v1/games/01abc/view/stream HTTP/1.1\r\n") == "01abc"
+    assert game_of_request(b"POST /v1/games/01abc/moves HTTP/1.1\r\n") == "01abc"
+    assert game_of_request(b"GET /v1/games/01abc?x=1 HTTP/1.1\r\n") == "01abc"
+    assert game_of_request(b"GET /v1/games/01abc HTTP/1.1\r\n") == "01abc"
+    assert game_of_request(b"POST /v1/games HTTP/1.1\r\n") is None
+    assert game_of_request(b"GET /v1/health HTTP/1.1\r\n") is None
+    assert game_of_request(b"GET /v1/games/01ab") is None  # cut before the id ends: not routed
+    assert game_of_request(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") is None
+    assert game_of_request(b"\x16\x03\x01\x02\x00\x01") is None  # a TLS hello
+    assert {owner_slot(f"game{i}", 2) for i in range(20)} == {0, 1}
+
+
+def test_every_connection_of_a_game_is_served_by_one_worker_and_streams_carry_every_event(two_workers):
+    process, base = two_workers
+    workers = psutil.Process(process.pid).children()
+    owners: dict[str, int] = {}
+    games = []
+    for _ in range(6):
+        game_id, tokens = _new_game(base)
+        streams = [_open_stream(base, game_id) for _ in range(STREAMS_PER_GAME)]
+        holders = {_holder(workers, sock) for sock in streams}
+        assert len(holders) == 1, f"game {game_id}'s streams are served by {holders}"
+        owners[game_id] = holders.pop()
+        games.append((game_id, tokens, streams))
+    # The owner is the game's slot: games of one slot share a worker, the two slots' workers differ.
+    by_slot: dict[int, set[int]] = {}
+    for game_id, pid in owners.items():
+        by_slot.setdefault(owner_slot(game_id, 2), set()).add(pid)
+    assert all(len(pids) == 1 for pids in by_slot.values()), by_slot
+    if len(by_slot) == 2:
+        assert by_slot[0] != by_slot[1]
+
+    game_id, tokens, streams = games[0]
+    while True:
+        _, version = play_toy_turn(base, game_id, tokens)
+        if version is None:
+            break
+    for sock in streams:
+        data = _read_until(sock, b"event: end")
+        ids = [int(line[4:]) for line in data.split(b"\n") if line.startswith(b"id: ")]
+        assert ids and ids == list(range(ids[0], ids[-1] + 1)) and b"event: end" in data
+    for _, _, socks in games:
+        for sock in socks:
+            sock.close()
+
+
+def test_a_handed_over_connection_serves_its_later_keep_alive_requests(two_workers):
+    _, base = two_workers
+    game_id, _ = _new_game(base)
+    with requests.Session() as session:
+        first = session.get(f"{base}/v1/games/{game_id}")
+        second = session.get(f"{base}/v1/health")
+        third = session.get(f"{base}/v1/games/{game_id}")
+    assert (first.status_code, second.status_code, third.status_code) == (200, 200, 200)
+    assert first.json()["id"] == third.json()["id"] == game_id
+
+
+def test_a_killed_workers_replacement_takes_its_slot_and_its_games(two_workers):
+    process, base = two_workers
+    workers = psutil.Process(process.pid).children()
+    game_id, _ = _new_game(base)
+    sock = _open_stream(base, game_id)
+    owner = _holder(workers, sock)
+    sock.close()
+    psutil.Process(owner).kill()
+    deadline = time.monotonic() + 60
+    while True:
+        now = psutil.Process(process.pid).children()
+        if len(now) == 2 and owner not in {w.pid for w in now}:
+            break
+        assert time.monotonic() < deadline, "gunicorn did not replace the worker"
+        time.sleep(0.1)
+    replacement = next(w for w in now if w not in workers)
+    # It binds its slot before it accepts: once it serves a connection, it owns the game.
+    port = int(base.rsplit(":", 1)[1])
+    while True:
+        probe = socket.create_connection(("127.0.0.1", port), timeout=10)
+        probe.sendall(b"GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n")
+        served = _read_until(probe, b"\r\n\r\n").startswith(b"HTTP/1.1 200")
+        held_by_replacement = served and _holder(now, probe) == replacement.pid
+        probe.close()
+        if held_by_replacement:
+            break
+        assert time.monotonic() < deadline, "the replacement never served a connection"
+    streams = [_open_stream(base, game_id) for _ in range(STREAMS_PER_GAME)]
+    assert {_holder(now, s) for s in streams} == {replacement.pid}
+    for s in streams:
+        s.close()
+
+
+def test_only_a_peer_of_the_same_user_may_hand_sockets_over(two_workers):
+    process, _ = two_workers
+    address = slot_address(process.pid, 0)
+
+    def channel_stays_open() -> bool:
+        channel = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        channel.settimeout(1.0)
+        channel.connect(address)
+        try:
+            return channel.recv(1) != b""  # the worker closed it: refused
+        except TimeoutError:
+            return True  # kept, waiting for hand-offs
+        finally:
+            channel.close()
+
+    assert channel_stays_open()
+    if os.geteuid() != 0:
+        pytest.skip("needs root to connect as another user")
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # another user: nobody
+        try:
+            os.setuid(65534)
+            os.write(write, b"1" if channel_stays_open() else b"0")
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    assert os.read(read, 1) == b"0", "a peer of another user kept its channel"
