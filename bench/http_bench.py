@@ -8,15 +8,18 @@ Unless ``--url`` is given it starts its own server: an embedded redis-server (th
 the production settings: AOF on, ``appendfsync everysec``) in a temporary directory on a free
 port (never 6379) and gunicorn with ``gunicorn.conf.py`` (gevent workers) on a free port.
 
-Phases, each bounded in time: warm-up; health (every client thread loops ``GET /v1/health``);
-then for each mode a games phase followed by health again. Games: every client thread plays whole
-games one after the other (create, claim every seat, then random legal moves until the game is
-over). ``poll``: the awaited seat GETs its view, then POSTs its move. ``stream``: every seat follows
-``GET /view/stream`` and the awaited seat POSTs its move with ``Prefer: return=minimal`` (no view
-GET; the cycle ends when every seat's stream has delivered the new view); ``stream-whole``: the
-same with the whole move answer. Each mode is compared with the two health phases around it, so
-drift on a shared machine counts against neither side; ``--rounds N`` plays every mode N times and
-prints each ratio's median (on a shared 2-core machine one round's ratio can be off by a tenth).
+Phases, each bounded in time: warm-up; health (every client thread loops ``GET /v1/health``); then
+for each mode a games phase followed by health again. Games: every client thread plays whole games
+one after the other (create, claim every seat, then random legal moves until the game is over); a
+game's claims and moves go on a connection of the game's own, as a seat's client's do, so the server
+can serve it in the game's worker (api/affinity.py; ``--shared-connection``: one connection per
+thread for everything, as before). ``poll``: the awaited seat GETs its view, then POSTs its move.
+``stream``: every seat follows ``GET /view/stream`` and the awaited seat POSTs its move with
+``Prefer: return=minimal`` (no view GET; the cycle ends when every seat's stream has delivered the
+new view); ``stream-whole``: the same with the whole move answer. Each mode is compared with the two
+health phases around it, so drift on a shared machine counts against neither side; ``--rounds N``
+plays every mode N times and prints each ratio's median (on a shared 2-core machine one round's
+ratio can be off by a tenth).
 
 Figures: move cycles/s, p50/p99 latency of the move POST (and of the view GET, or of the POST until
 every seat's stream has the view), health requests/s, their RATIO, server (and Redis, client) CPU
@@ -140,8 +143,12 @@ class Tally:
     stream_messages: int = 0
 
 
-def new_game(client: Client, players: int, rng: random.Random) -> tuple[str, dict[int, str]]:
-    """A Condottiere game of ``players`` seats, every seat claimed: its id and the seats' tokens."""
+def new_game(
+    client: Client, players: int, rng: random.Random, seats: Client | None = None
+) -> tuple[str, dict[int, str]]:
+    """A Condottiere game of ``players`` seats, every seat claimed (on ``seats``, else on ``client``):
+    its id and the seats' tokens."""
+    seats = seats or client
     created = client.json(
         "POST",
         "/v1/games",
@@ -151,17 +158,24 @@ def new_game(client: Client, players: int, rng: random.Random) -> tuple[str, dic
     game_id = created["id"]
     tokens: dict[int, str] = {}
     for index in range(players):
-        claimed = client.json("POST", f"/v1/games/{game_id}/seats", {"name": f"bench{index}"}, expect=(201,))
+        claimed = seats.json("POST", f"/v1/games/{game_id}/seats", {"name": f"bench{index}"}, expect=(201,))
         tokens[claimed["seat"]] = claimed["token"]
     return game_id, tokens
 
 
 def play_one_game(
-    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float, mark=lambda label: None
+    lobby: Client,
+    players: int,
+    rng: random.Random,
+    tally: Tally,
+    deadline: float,
+    mark=lambda label: None,
+    client: Client | None = None,
 ) -> bool:
-    """Create a game, claim its seats, play random legal moves until it ends (or the deadline).
-    Returns whether the game reached its end."""
-    game_id, tokens = new_game(client, players, rng)
+    """Create a game (on ``lobby``), claim its seats and play random legal moves until it ends (or
+    the deadline) on ``client`` (default: ``lobby``). Returns whether the game reached its end."""
+    client = client or lobby
+    game_id, tokens = new_game(lobby, players, rng, client)
 
     seat = min(tokens)
     while time.monotonic() < deadline:
@@ -250,7 +264,13 @@ class ViewStream:
 
 
 def play_one_game_streamed(
-    client: Client, players: int, rng: random.Random, tally: Tally, deadline: float, minimal: bool = True
+    lobby: Client,
+    players: int,
+    rng: random.Random,
+    tally: Tally,
+    deadline: float,
+    minimal: bool = True,
+    client: Client | None = None,
 ) -> bool:
     """Like ``play_one_game``, but no client ever GETs a view: every seat follows its view stream and
     the awaited seat POSTs a move (``minimal``: asking for the minimal answer, ``Prefer:
@@ -258,7 +278,8 @@ def play_one_game_streamed(
     stream has delivered the view at the move's version (that latency is recorded)."""
     import selectors
 
-    game_id, tokens = new_game(client, players, rng)
+    client = client or lobby
+    game_id, tokens = new_game(lobby, players, rng, client)
     streams = {seat: ViewStream(client.host, client.port, game_id, token) for seat, token in tokens.items()}
     selector = selectors.DefaultSelector()
     for stream in streams.values():
@@ -354,6 +375,7 @@ def games_phase(
     seed: int,
     streamed=False,
     minimal=False,
+    shared_connection=False,
 ):
     tallies = [Tally() for _ in range(clients)]
     games_started = [0]
@@ -370,15 +392,24 @@ def games_phase(
                     if games_started[0] >= max_games:
                         break
                     games_started[0] += 1
+                # A game's seats claim and move on a connection of the game's own (as a seat's
+                # client does: its first request names the game, so the server can place it with
+                # the game's streams, api/affinity.py), unless --shared-connection.
+                seats = None if shared_connection else Client(base_url)
                 try:
                     if streamed:
-                        play_one_game_streamed(client, rng.choice(players), rng, tally, deadline, minimal)
+                        play_one_game_streamed(
+                            client, rng.choice(players), rng, tally, deadline, minimal, seats
+                        )
                     else:
-                        play_one_game(client, rng.choice(players), rng, tally, deadline)
+                        play_one_game(client, rng.choice(players), rng, tally, deadline, client=seats)
                 except HttpError as exc:
                     tally.errors.append(str(exc))
                     if len(tally.errors) > 5:
                         raise
+                finally:
+                    if seats is not None:
+                        seats.close()
         finally:
             client.close()
         return tally
@@ -795,6 +826,13 @@ def main(argv: list[str] | None = None) -> int:
         "both (default): poll and stream in the same run; all: the three",
     )
     parser.add_argument(
+        "--shared-connection",
+        action="store_true",
+        help="each client thread plays all its games on its one connection (before issue 12's game "
+        "placement, the default); by default a game's claims and moves use a connection of its own, "
+        "as a seat's client does",
+    )
+    parser.add_argument(
         "--profile",
         metavar="DIR",
         help="record one web worker with py-spy during each games phase (collapsed stacks in DIR) and "
@@ -860,6 +898,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.seed,
                 mode.startswith("stream"),
                 minimal=mode == "stream",
+                shared_connection=args.shared_connection,
             )
             cost = meter.delta(start, meter.sample())
             held = sampler.stop()
