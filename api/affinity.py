@@ -160,9 +160,12 @@ class Receiver:
                 channel, _ = listener.accept()
             except OSError:  # closed
                 return
-            pid, uid, _gid = _CREDENTIALS.unpack(
-                channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size)
-            )
+            try:
+                _pid, uid, _gid = _CREDENTIALS.unpack(
+                    channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size)
+                )
+            except OSError:  # the peer is already gone
+                uid = -1
             if uid != os.geteuid():  # only a sibling worker (same user) may hand sockets over
                 channel.close()
                 continue
@@ -188,7 +191,14 @@ class Receiver:
             for fd in fds:
                 os.close(fd)
             return
-        client = socket.socket(fileno=fds[0])
+        try:
+            client = socket.socket(fileno=fds[0])
+        except OSError:  # not a socket
+            os.close(fds[0])
+            return
+        if client.type != socket.SOCK_STREAM:
+            client.close()
+            return
         self.group.spawn(self.serve, message[0], client)
 
     def close(self) -> None:

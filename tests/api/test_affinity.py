@@ -210,3 +210,29 @@ def test_only_a_peer_of_the_same_user_may_hand_sockets_over(two_workers):
             os._exit(0)
     os.waitpid(child, 0)
     assert os.read(read, 1) == b"0", "a peer of another user kept its channel"
+
+
+def test_a_worker_serves_a_connection_handed_over_after_junk_on_its_channel(two_workers):
+    """The receiving end on its own: what is not one TCP socket with a one-byte message (a pipe, a
+    datagram socket, a malformed message) is closed and skipped, and the next connection handed
+    over on the same channel is served as if the worker had accepted it."""
+    process, _ = two_workers
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    channel.connect(slot_address(process.pid, 0))
+    read, write = os.pipe()
+    datagram = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    socket.send_fds(channel, [b"\x00"], [read])
+    socket.send_fds(channel, [b"\x00"], [datagram.fileno()])
+    socket.send_fds(channel, [b"\x00\x01"], [datagram.fileno()])
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        client = socket.create_connection(server.getsockname(), timeout=10)
+        served, _ = server.accept()
+    socket.send_fds(channel, [b"\x00"], [served.fileno()])
+    served.close()  # the worker holds its own descriptor now
+    client.sendall(b"GET /v1/health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    answer = _read_until(client, b"\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    for closable in (client, channel, datagram):
+        closable.close()
+    os.close(read)
+    os.close(write)
