@@ -226,23 +226,21 @@ class GameAffineWorker(GeventWorker):
     """Gunicorn's gevent worker, passing each new connection whose first request names a game to
     that game's owner worker (module docstring)."""
 
-    def init_process(self) -> None:
-        self._handed: gevent.pool.Group | None = None
-        self._receiver: Receiver | None = None
-        self._hand_off: HandOff | None = None
+    _handed: gevent.pool.Group | None = None
+    _receiver: Receiver | None = None
+    _hand_off: HandOff | None = None
+
+    def run(self) -> None:
+        # Made here, after the fork and gevent's hub.reinit: nothing of it belongs to the master.
         if sys.platform.startswith("linux") and self.cfg.workers > 1 and not self.cfg.is_ssl:
             self._handed = gevent.pool.Group()
             self._hand_off = HandOff(self.ppid)
             self._receiver = Receiver(self.ppid, self.cfg.workers, self._serve_handed, self._handed)
-        super().init_process()
-
-    def run(self) -> None:
-        if self._receiver is not None:
             self._receiver.bind()
         try:
             super().run()
         finally:
-            if self._receiver is not None:
+            if self._receiver is not None and self._handed is not None:
                 self._receiver.close()
                 self._handed.join(timeout=self.cfg.graceful_timeout)
                 self._handed.kill(block=False)
@@ -257,7 +255,7 @@ class GameAffineWorker(GeventWorker):
             self._receiver.close()  # shutting down: siblings serve this slot's games meanwhile
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
-        if self._hand_off is not None and self._handed_off(listener, client):
+        if self._hand_off is not None and self._receiver is not None and self._handed_off(listener, client):
             return  # gevent's server closes this process's descriptor; the owner holds its own
         super().handle(listener, client, addr)
 
