@@ -25,7 +25,10 @@ Owners are slots ``0 .. workers-1``: each worker binds the first free slot's add
 Unix namespace (scoped by the master's pid, so two servers on one machine never mix), and a worker
 that found none (old workers still draining after a reload) tries again every second. Only peers of
 the same user may hand sockets over (``SO_PEERCRED``), and the client's address is read from the
-socket itself, never taken from the sender. Linux only; elsewhere this is gunicorn's gevent worker.
+socket itself, never taken from the sender. Connections handed to a worker are served in a pool of
+their own, as large as gunicorn's (``worker_connections``): a client that names games of one slot
+on purpose can load that worker at most twice as much as any other. Linux only; elsewhere this is
+gunicorn's gevent worker.
 
 ``GUNICORN_WORKER_CLASS=gevent`` turns it off (gunicorn.conf.py).
 """
@@ -125,7 +128,8 @@ class HandOff:
 
 class Receiver:
     """The receiving side: holds the first free slot of ``0 .. slots-1`` and hands every socket it
-    receives to ``serve(listener_index, client)`` on a greenlet of ``group``."""
+    receives to ``serve(listener_index, client)`` on a greenlet of ``group`` (waiting while a
+    bounded group is full)."""
 
     def __init__(self, master_pid: int, slots: int, serve: Any, group: gevent.pool.Group):
         self.master_pid = master_pid
@@ -226,14 +230,16 @@ class GameAffineWorker(GeventWorker):
     """Gunicorn's gevent worker, passing each new connection whose first request names a game to
     that game's owner worker (module docstring)."""
 
-    _handed: gevent.pool.Group | None = None
+    _handed: gevent.pool.Pool | None = None
     _receiver: Receiver | None = None
     _hand_off: HandOff | None = None
 
     def run(self) -> None:
         # Made here, after the fork and gevent's hub.reinit: nothing of it belongs to the master.
         if sys.platform.startswith("linux") and self.cfg.workers > 1 and not self.cfg.is_ssl:
-            self._handed = gevent.pool.Group()
+            # Bounded like gunicorn's own pool: a full one stops this worker's reading of its
+            # channels, their buffers fill, and the senders serve their connections themselves.
+            self._handed = gevent.pool.Pool(self.worker_connections)
             self._hand_off = HandOff(self.ppid)
             self._receiver = Receiver(self.ppid, self.cfg.workers, self._serve_handed, self._handed)
             self._receiver.bind()
