@@ -27,7 +27,7 @@ that found none (old workers still draining after a reload) tries again every se
 the same user may hand sockets over (``SO_PEERCRED``), and the client's address is read from the
 socket itself, never taken from the sender. Connections handed to a worker are served in a pool of
 their own, as large as gunicorn's (``worker_connections``): a client that names games of one slot
-on purpose can load that worker at most twice as much as any other. Linux only; elsewhere this is
+on purpose can give that worker at most twice gunicorn's limit of connections. Linux only; elsewhere this is
 gunicorn's gevent worker.
 
 ``GUNICORN_WORKER_CLASS=gevent`` turns it off (gunicorn.conf.py).
