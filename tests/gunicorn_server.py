@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import requests
@@ -39,6 +40,23 @@ def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Po
         stderr=log,
     )
     return process, f"http://127.0.0.1:{port}"
+
+
+def wait_until_serving(process: subprocess.Popen, base: str, log_path: Path | None = None) -> None:
+    """Wait until the gunicorn of ``start_gunicorn`` answers ``GET /v1/health``; an AssertionError
+    (with the end of its log, if given) when it exits first or takes over a minute (a loaded 2-core
+    machine can be slow to boot a worker)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            requests.get(f"{base}/v1/health", timeout=1)
+            return
+        except requests.RequestException:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                log = log_path.read_text()[-3000:] if log_path is not None else ""
+                raise AssertionError(f"gunicorn did not start\n{log}") from None
+            time.sleep(0.1)
 
 
 def play_toy_turn(base: str, game_id: str, tokens: list[str]) -> tuple[dict, int | None]:

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from api.affinity import game_of_request, owner_slot, slot_address
-from tests.gunicorn_server import play_toy_turn, start_gunicorn
+from tests.gunicorn_server import play_toy_turn, start_gunicorn, wait_until_serving
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="Linux only")
 
@@ -28,23 +28,15 @@ def two_workers(redis_server, tmp_path):
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
         process, base = start_gunicorn(redis_server.url, log, WEB_CONCURRENCY="2")
+        wait_until_serving(process, base, log_path)
         deadline = time.monotonic() + 60
-        while len(psutil.Process(process.pid).children()) < 2 or not _healthy(base):
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(log_path.read_text()[-3000:])
+        while len(psutil.Process(process.pid).children()) < 2:
+            assert time.monotonic() < deadline, "gunicorn did not fork its second worker"
             time.sleep(0.1)
         time.sleep(1.5)  # each worker binds its slot as it starts, and again every second if taken
         yield process, base
         process.terminate()
         process.wait(timeout=15)
-
-
-def _healthy(base: str) -> bool:
-    try:
-        return requests.get(f"{base}/v1/health", timeout=1).status_code == 200
-    except requests.RequestException:
-        return False
 
 
 def _new_game(base: str) -> tuple[str, list[str]]:

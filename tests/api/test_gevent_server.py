@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.gunicorn_server import play_toy_turn, start_gunicorn
+from tests.gunicorn_server import play_toy_turn, start_gunicorn, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLLOWERS = 30
@@ -22,16 +22,7 @@ def gunicorn(redis_server, redis_client, tmp_path):
     log_path = tmp_path / "gunicorn.log"
     with open(log_path, "wb") as log:
         process, base = start_gunicorn(redis_server.url, log)
-        deadline = time.monotonic() + 60  # a loaded 2-core machine can be slow to boot a worker
-        while True:
-            try:
-                requests.get(f"{base}/v1/health", timeout=1)
-                break
-            except requests.RequestException as error:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    process.kill()
-                    raise RuntimeError(log_path.read_text()[-3000:]) from error
-                time.sleep(0.1)
+        wait_until_serving(process, base, log_path)
         yield base
         process.terminate()
         process.wait(timeout=10)

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from tests.gunicorn_server import start_gunicorn
+from tests.gunicorn_server import start_gunicorn, wait_until_serving
 from tests.redis_cluster import client_ids_by_node
 
 STREAMS = 1000
@@ -54,14 +54,7 @@ def test_a_thousand_streams_share_at_most_four_redis_connections(redis_server, r
         )
         sockets: list[socket.socket] = []
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    requests.get(f"{base}/v1/health", timeout=1)
-                    break
-                except requests.RequestException:
-                    assert process.poll() is None and time.monotonic() < deadline, log_path.read_text()
-                    time.sleep(0.1)
+            wait_until_serving(process, base, log_path)
             games = []
             for _ in range(10):
                 game = requests.post(

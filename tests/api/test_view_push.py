@@ -22,7 +22,7 @@ import requests
 
 from api.view_push import PushedViewStream, _Pusher
 from tests.api.conftest import Table
-from tests.gunicorn_server import play_toy_turn, start_gunicorn
+from tests.gunicorn_server import play_toy_turn, start_gunicorn, wait_until_serving
 
 
 def socket_pair(send_buffer: int | None = None) -> tuple[socket.socket, socket.socket]:
@@ -225,14 +225,7 @@ def servers(redis_server, redis_client, tmp_path):
             process, base = start_gunicorn(redis_server.url, log, VIEW_STREAM_PUSH=push)
             started.append((process, base, log))
         for process, base, _ in started:
-            deadline = time.monotonic() + 60  # a loaded 2-core machine can be slow to boot a worker
-            while True:
-                try:
-                    requests.get(f"{base}/v1/health", timeout=1)
-                    break
-                except requests.RequestException:
-                    assert process.poll() is None and time.monotonic() < deadline, "gunicorn did not start"
-                    time.sleep(0.1)
+            wait_until_serving(process, base)
         yield {"pushed": started[0][1], "iterated": started[1][1]}
     finally:
         for process, _, log in started:
