@@ -121,10 +121,6 @@ class HandOff:
         self._channels[slot] = channel
         return channel
 
-    def close(self) -> None:
-        for slot in list(self._channels):
-            self._channels.pop(slot).close()
-
 
 class Receiver:
     """The receiving side: holds the first free slot of ``0 .. slots-1`` and hands every socket it
@@ -178,17 +174,23 @@ class Receiver:
 
     def _receive(self, channel: socket.socket) -> None:
         try:
-            while True:
-                try:
-                    message, fds, _flags, _ = socket.recv_fds(channel, 16, 1)
-                except OSError:
-                    return
-                if not message and not fds:  # the sender closed its end
-                    return
-                self._take(message, fds)
+            while self._take_next(channel):
+                pass
         finally:
             self._channels.discard(channel)
             channel.close()
+
+    def _take_next(self, channel: socket.socket) -> bool:
+        """Receive one hand-off and serve it; False once the sender closed its end (or, on a
+        non-blocking channel, once nothing more is queued)."""
+        try:
+            message, fds, _flags, _ = socket.recv_fds(channel, 16, 1)
+        except OSError:
+            return False
+        if not message and not fds:
+            return False
+        self._take(message, fds)
+        return True
 
     def _take(self, message: bytes, fds: list[int]) -> None:
         if len(fds) != 1 or len(message) != 1:
@@ -214,14 +216,8 @@ class Receiver:
             listener.close()
         for channel in list(self._channels):
             channel.setblocking(False)
-            while True:
-                try:
-                    message, fds, _flags, _ = socket.recv_fds(channel, 16, 1)
-                except OSError:  # nothing more queued (or the sender is gone)
-                    break
-                if not message and not fds:
-                    break
-                self._take(message, fds)
+            while self._take_next(channel):
+                pass
             self._channels.discard(channel)
             channel.close()
 
