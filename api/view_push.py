@@ -1,14 +1,15 @@
-"""Pushed view streams: under gunicorn's gevent worker the process's live reader writes each seat's
-new view straight to that stream's socket (issue 12).
+"""Pushed view streams: under gunicorn's gevent worker each seat's new view is written straight to
+that stream's socket by whoever delivers the move (issue 12).
 
 A view stream served as a WSGI iterator costs, for every message, a wake of the stream's greenlet
 (with a gevent ``Timeout`` for its heartbeat), a walk up werkzeug's and gunicorn's iterator wrappers
-and gevent's ``sendall``: in issue 12's profile about four times the view itself. Here the reader,
-right after it folded a move into the process's cached game, computes each local stream's view and
-writes it with one non-blocking ``os.write``. The stream's own greenlet only wakes for what the
-reader must not do: finish a write the socket's buffer could not take whole (a slow reader gets the
-newest view next, as the iterator path would: every message is a whole view), read Redis when the
-cache is behind, send heartbeats and the end.
+and gevent's ``sendall``: in issue 12's profile about four times the view itself. Here whoever
+delivers a move to the process's streams (the live reader, or the request that took the move:
+``service.live.LiveHub.deliver_local``), right after the process's cached game holds it, computes
+each local stream's view and writes it with one non-blocking ``os.write``. The stream's own
+greenlet only wakes for what a push must not do: finish a write the socket's buffer could not
+take whole (a slow reader gets the newest view next, as the iterator path would: every message is
+a whole view), read Redis when the cache is behind, send heartbeats and the end.
 
 The bytes on the wire are the iterator path's (tests/api/test_view_push.py compares them): the same
 messages, one HTTP chunk each. Used only where it is safe: gunicorn's socket in the environ,
@@ -89,10 +90,11 @@ class PushedViewStream(Response):
 
 
 class _Pusher:
-    """One pushed stream. ``push`` runs on the live reader and never blocks; ``run`` on the stream's
-    own greenlet. Under gevent both run on one thread and switch only where one of them blocks (a
-    socket write that waits, a Redis read), so ``busy`` marks those spans: the reader then leaves the
-    newest version to the greenlet instead of writing in the middle of another message."""
+    """One pushed stream. ``push`` runs on the greenlet that delivers a move (the live reader's, or
+    the request's that took it) and never blocks; ``run`` on the stream's own greenlet. Under gevent
+    all run on one thread and switch only where one of them blocks (a socket write that waits, a
+    Redis read), so ``busy`` marks those spans: ``push`` then leaves the newest version to the
+    stream's greenlet instead of writing in the middle of another message."""
 
     def __init__(
         self, svc: GameService, game_id: str, seat: int | None, sock: Any, chunked: bool, heartbeat: float
@@ -119,7 +121,7 @@ class _Pusher:
         return message
 
     def push(self, position: int) -> None:
-        """The reader has news up to ``position``: write the viewer's view now if it can be written
+        """The game has news up to ``position``: write the viewer's view now if it can be written
         without waiting, else leave it to the stream's greenlet."""
         if self.failed or self.finished or position <= self.version:
             return
