@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from games.base import FULL
 from games.condottiere.board import MERCENARY, REGIONS, in_card_order
 from games.condottiere.config import public_config
 from games.condottiere.queries import allowed_regions, may_discard_hand, pope_regions, strengths
-from games.condottiere.state import State
+from games.condottiere.state import FIELDS, State
 from games.condottiere.steps import (
     STEP_BATTLE,
     STEP_GAME_OVER,
@@ -95,12 +96,69 @@ def known_lines(s: State, viewer: Any) -> list[tuple]:
     ]
 
 
+class _Public(NamedTuple):
+    """What every viewer but FULL sees of one state: the view's top-level fields and each seat's
+    entry as the other seats and the spectators see it (face-down cards hidden, OPT-HID-4)."""
+
+    out: dict[str, Any]
+    players: list[dict[str, Any]]
+
+
+# Every field of a state: a view is a function of them and nothing else.
+_state_key = attrgetter(*FIELDS)
+# The last state's public part, with the key it was computed from. A move's views are computed one
+# viewer after the other from the same state (every seat's stream, then the spectators'), so all
+# but the first reuse it. Keyed by value, never by identity: a state changed in place after its view
+# (a bot's trial copy, say) gets its own public part.
+_last_public: tuple[tuple[Any, ...], _Public] | None = None
+
+
 def view(s: State, viewer: Any) -> dict[str, Any]:
+    """``viewer``'s view of ``s``: a seat's (its hand, its face-down cards, its legal moves), the
+    spectators' (SPECTATOR) or everything (FULL). The parts every seat and spectator sees alike are
+    computed once per state (``_public``); the viewer's own parts are built for it alone, in new
+    containers, so nothing one viewer may see is ever written where another's view reads."""
+    if viewer == FULL:
+        return _full_view(s)
+    public = _public(s)
+    out = dict(public.out)
+    out["players"] = players = list(public.players)
+    if isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seat_count:
+        line = [{"card": c, "face_down": False} for c in s.lines[viewer]]
+        line.extend({"card": c, "face_down": True} for c in s.down[viewer])
+        entry = public.players[viewer]
+        # RL-X5: the viewer's own strength counting every card it knows of (its face-down cards too)
+        known = strengths(known_lines(s, viewer))[viewer] if any(s.down) else entry["strength"]
+        players[viewer] = {**entry, "line": line, "true_strength": known}
+        out["seat"] = viewer
+        out["hand"] = in_card_order(s.hands[viewer])
+        out["legal_moves"] = legal_moves(s, viewer)
+    return out
+
+
+def _public(s: State) -> _Public:
+    global _last_public
+    key = _state_key(s)
+    last = _last_public
+    if last is not None and last[0] == key:
+        return last[1]
+    public = _Public(*_common_fields(s, full=False))
+    _last_public = (key, public)
+    return public
+
+
+def _full_view(s: State) -> dict[str, Any]:
+    out, _ = _common_fields(s, full=True)
+    out["deck"] = list(s.deck)
+    return out
+
+
+def _common_fields(s: State, *, full: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The view's fields and its players' entries as FULL sees them (``full``), else as a spectator
+    does: every face-down card hidden, no hand."""
     n = s.seat_count
-    full = viewer == FULL
     shown = strengths(s.lines)  # OPT-HID-4: face-up cards only
-    # RL-X5: the viewer's own strength counting every card it knows of (its face-down cards too)
-    known = strengths(known_lines(s, viewer)) if any(s.down) else shown
+    known = strengths(known_lines(s, FULL)) if full and any(s.down) else shown
     in_battle = s.step == STEP_BATTLE or (s.region is not None) or s.final_battle is not None
     regions_of: list[list[str]] = [[] for _ in range(n)]
     for i, owner in enumerate(s.owners):
@@ -108,9 +166,8 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
             regions_of[owner].append(REGIONS[i])
     players = []
     for i in range(n):
-        sees = full or viewer == i
         line = [{"card": c, "face_down": False} for c in s.lines[i]]
-        line.extend({"card": c if sees else None, "face_down": True} for c in s.down[i])
+        line.extend({"card": c if full else None, "face_down": True} for c in s.down[i])
         player = {
             "seat": i,
             "hand_size": len(s.hands[i]),
@@ -119,9 +176,8 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
             "line": line,
             "strength": shown[i],
         }
-        if sees:
-            player["true_strength"] = known[i]
         if full:
+            player["true_strength"] = known[i]
             player["hand"] = in_card_order(s.hands[i])
         players.append(player)
     battle = None
@@ -139,7 +195,6 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
             "strengths": list(s.last_strengths),
             "cause": s.last_cause,
         }
-    result = _result(s)
     out: dict[str, Any] = {
         "game": "condottiere",
         "config": _full_config(s.config) if full else public_config(s.config),
@@ -155,7 +210,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         "deck_size": len(s.deck),
         "discard_size": len(s.discard),
         "winners": None if s.winners is None else list(s.winners),
-        "result": result,
+        "result": _result(s),
         "match": (
             {"game_number": s.game_number, "scores": list(s.scores), "target": s.points_target}
             if s.points_target
@@ -166,13 +221,7 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
         out["declines"] = s.declines
     if s.step == STEP_HAND_DISCARD:
         out["hand_discard"] = list(s.hand_discard_awaited)
-    if full:
-        out["deck"] = list(s.deck)
-    elif isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < n:
-        out["seat"] = viewer
-        out["hand"] = in_card_order(s.hands[viewer])
-        out["legal_moves"] = legal_moves(s, viewer)
-    return out
+    return out, players
 
 
 def _full_config(config: dict) -> dict[str, Any]:

@@ -336,6 +336,39 @@ def test_opt_hid_1_opt_hid_4_face_down_cards_and_shown_strength():
     assert table.line(1, SPECTATOR) == ["spring"]
 
 
+def test_opt_hid_4_views_of_one_state_in_a_row_show_each_seat_only_its_own_cards():
+    """OPT-HID-4: the views of one state are computed one viewer after the other (a move's pushes to
+    every stream), sharing what all of them see; each seat still sees its own face-down card and
+    hand and nobody else's, whatever the order, and a spectator asked last sees none."""
+    table = Table([["m5", "winter"], ["m6", "spring"], ["m2", "m3"]], options=HID)
+    table.place("Torino")
+    table.card(0, "m5")
+    table.card(1, "m6")
+    state = table.state
+    for order in ([0, 1, 2, SPECTATOR, 0], [SPECTATOR, 2, 1, 0, 1]):
+        for viewer in order:
+            view = GAME.view(state, viewer)
+            lines = [player["line"] for player in view["players"]]
+            for seat, card in ((0, "m5"), (1, "m6")):
+                expected = card if viewer == seat else None
+                assert lines[seat] == [{"card": expected, "face_down": True}], (order, viewer, seat)
+            assert [("true_strength" in p) for p in view["players"]] == [viewer == s for s in range(3)]
+            assert view.get("hand") == (None if viewer == SPECTATOR else list(state.hands[viewer]))
+
+
+def test_opt_hid_4_a_state_changed_in_place_after_its_view_gets_its_own_view():
+    """OPT-HID-4: what the views of a state share is keyed by the state's content: a copy changed in
+    place after its first view (a bot's trial, say) shows its new line to every viewer."""
+    table = Table([["m5", "m4"], ["m6", "spring"]], options={})
+    table.place("Torino")
+    trial = table.state.copy()
+    assert GAME.view(trial, 1)["players"][0]["line"] == []
+    trial.lines = (("m5",), *trial.lines[1:])
+    for viewer in (1, SPECTATOR, 0):
+        assert GAME.view(trial, viewer)["players"][0]["line"] == [{"card": "m5", "face_down": False}]
+        assert GAME.view(trial, viewer)["players"][0]["strength"] == 5
+
+
 def test_opt_hid_2_next_card_reveals_pass_may_reveal():
     """OPT-HID-2: playing the next card turns the face-down one up; a pass may reveal or not."""
     table = Table([["m5", "m3"], ["m6", "m2"], ["m4"]], options=HID)
