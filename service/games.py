@@ -953,9 +953,7 @@ class GameService:
             if result.outcome == "ok":
                 self.cache.put(new)
                 fault_point("after_commit")
-                self.live.deliver_local(
-                    game_id, [StreamEntry(cached.version + i + 1, event) for i, event in enumerate(events)]
-                )
+                self.live.deliver_local(game_id, cached.version, events)
                 if followups:
                     self.followups.run(game_id)
                 self._schedule_clock(new)

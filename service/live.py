@@ -25,6 +25,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from store import StreamEntry
 from store.errors import StoreError
@@ -219,17 +220,18 @@ class LiveHub:
                 # Only echoes of this process's own moves: wait (a new game to watch ends the wait).
                 self._changed.wait(self.echo_pause_seconds)
 
-    def deliver_local(self, game_id: str, entries: list[StreamEntry]) -> None:
-        """Hand this process's streams of ``game_id`` the entries it has just appended itself, now,
-        rather than when the reader reads them back from Redis (which it then skips). The caller
+    def deliver_local(self, game_id: str, after: int, events: list[dict[str, Any]]) -> None:
+        """Hand this process's streams of ``game_id`` the ``events`` it has just appended itself
+        after version ``after``, now, rather than when the reader reads them back from Redis (which
+        it then skips). The caller
         has already brought the cached game to them (so ``on_news`` has nothing left to fold).
         With game-affine connections (``api.affinity``) the process that takes a game's moves is
         the one that serves its streams: the move reaches them without a round trip through the
         reader. Does nothing where no stream of the game is open (an RQ worker, say)."""
         if self._pid != os.getpid() or game_id not in self._games:
-            return
+            return  # checked before the entries are built: most moves of a worker have no stream here
         try:
-            self._deliver(game_id, entries)
+            self._deliver(game_id, [StreamEntry(after + i, event) for i, event in enumerate(events, 1)])
         except Exception:  # noqa: BLE001 - the move is committed: the reader delivers it anyway
             log.exception("live hub: local delivery failed for game %s", game_id)
 
