@@ -27,20 +27,29 @@ def wait_for_position(subscription, version: int, seconds: float) -> float:
     return time.monotonic() - started
 
 
+def slow_reader(svc, before: float = 0.0, after_news: float = 0.0) -> None:
+    """Make the live reader start each read ``before`` seconds late, and hand over what it read
+    ``after_news`` seconds late; it still reads Redis as usual. The reader and the request that took
+    a move race to deliver it (both wake when Redis answers): ``after_news`` lets the request win."""
+    real_read = svc.live.reader.read
+
+    def read(after, block_ms):
+        time.sleep(before)
+        news = real_read(after, block_ms)
+        if news:
+            time.sleep(after_news)
+        return news
+
+    svc.live.reader.read = read
+
+
 def test_a_move_reaches_this_processs_streams_as_it_commits(client, svc):
-    """The reader is slowed down here (each of its reads starts a second late, then reads Redis as
-    usual): the move's entry must already be with the game's subscribers, in order and whole, when
-    the move's answer comes back."""
+    """The reader is slowed down here (each of its reads starts a second late): the move's entry must
+    already be with the game's subscribers, in order and whole, when the move's answer comes back."""
     table = Table(client)
     version = table.view(0)["version"]
     subscription = svc.live.subscribe(table.id, version)
-    real_read = svc.live.reader.read
-
-    def late_read(after, block_ms):
-        time.sleep(1.0)
-        return real_read(after, block_ms)
-
-    svc.live.reader.read = late_read
+    slow_reader(svc, before=1.0)
     try:
         answer = table.move(0, first_move(table))
         assert answer.status_code == 200, answer.get_json()
@@ -51,20 +60,6 @@ def test_a_move_reaches_this_processs_streams_as_it_commits(client, svc):
         assert entries[0].event["type"] == "card_played" and entries[0].event["seat"] == 0
     finally:
         subscription.close()
-
-
-def hold_back_the_reader(svc, seconds: float = 0.1) -> None:
-    """The reader and the request that took a move race to deliver it (both wake when Redis
-    answers); the reader hands over what it read ``seconds`` late, so the request always wins."""
-    real_read = svc.live.reader.read
-
-    def read_then_wait(after, block_ms):
-        news = real_read(after, block_ms)
-        if news:
-            time.sleep(seconds)
-        return news
-
-    svc.live.reader.read = read_then_wait
 
 
 @pytest.fixture()
@@ -78,7 +73,7 @@ def test_after_reading_only_its_own_moves_the_reader_pauses_and_loses_nothing(cl
     then waits ``echo_pause_seconds`` (one second here, to be measurable) before it reads again. A
     move another process takes meanwhile reaches the subscribers after that wait, not lost."""
     svc.live.echo_pause_seconds = 1.0
-    hold_back_the_reader(svc)
+    slow_reader(svc, after_news=0.1)
     table = Table(client)
     subscription = svc.live.subscribe(table.id, table.view(0)["version"])
     try:
@@ -86,10 +81,12 @@ def test_after_reading_only_its_own_moves_the_reader_pauses_and_loses_nothing(cl
         local = table.move(0, first_move(table))
         assert local.status_code == 200, local.get_json()
         time.sleep(0.2)  # the reader reads the echo and starts its pause
-        elsewhere = Table.__new__(Table)
-        elsewhere.client, elsewhere.id, elsewhere.tokens = other_process.test_client(), table.id, table.tokens
-        hand = elsewhere.view(1)["view"]["hand"]
-        remote = elsewhere.move(1, {"type": "play", "card": hand[0]})
+        hand = table.view(1)["view"]["hand"]
+        remote = other_process.test_client().post(
+            f"/v1/games/{table.id}/moves",
+            json={"command": {"type": "play", "card": hand[0]}},
+            headers=table.auth(1),
+        )
         assert remote.status_code == 200, remote.get_json()
         waited = wait_for_position(subscription, remote.get_json()["version"], 5.0)
         assert waited > 0.4, f"the other process's move arrived {waited:.3f} s later: no pause"
@@ -103,7 +100,7 @@ def test_a_new_game_to_watch_ends_the_readers_pause(client, svc, other_process):
     """A stream that opens on another game during the pause must not wait for it: its first moves
     come at once."""
     svc.live.echo_pause_seconds = 5.0
-    hold_back_the_reader(svc)
+    slow_reader(svc, after_news=0.1)
     table = Table(client)
     subscription = svc.live.subscribe(table.id, table.view(0)["version"])
     second = Table(other_process.test_client())
