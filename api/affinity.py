@@ -30,19 +30,32 @@ their own, as large as gunicorn's (``worker_connections``): a client that names 
 on purpose can give that worker at most twice gunicorn's limit of connections. Linux only; elsewhere this is
 gunicorn's gevent worker.
 
+New games are placed on the worker that serves the fewest connections (``Loads``): each worker
+counts the connections it serves, in memory the master maps before it forks (one counter per slot),
+and a create draws the new game's id until the id's slot is the least loaded one
+(``placement``, ``service.ids.new_placed_game_id``). Owners drawn from the id alone were as uneven
+as dice: with four games in play on two workers, one worker owned three or four of them half of the
+time while the other's core idled (``bench/http_bench.py``: move cycles/s about a tenth higher
+with balanced placement). Least connections is the usual balancer's measure (nginx's
+``least_conn``): a game's seats and watchers each hold one. It is a hint like the rest: a count
+read a moment before another create may place two games on one worker.
+
 ``GUNICORN_WORKER_CLASS=gevent`` turns it off (gunicorn.conf.py).
 """
 
 from __future__ import annotations
 
 import array
+import mmap
 import os
+import random
 import re
 import socket
 import struct
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import gevent
@@ -55,6 +68,9 @@ FIRST_REQUEST = re.compile(rb"[A-Z]{3,7} /v1/games/([A-Za-z0-9_-]{1,64})[/? ]")
 # After a failed connect to an owner, serve its games locally this long before trying again.
 RETRY_SECONDS = 1.0
 _CREDENTIALS = struct.Struct("3i")
+# Slots past this many (a server grown with TTIN beyond it) are served but never chosen for a new game.
+MAX_PLACED_SLOTS = 256
+_COUNT = struct.Struct("q")
 
 
 def game_of_request(head: bytes) -> str | None:
@@ -71,6 +87,40 @@ def owner_slot(game_id: str, slots: int) -> int:
 def slot_address(master_pid: int, slot: int) -> bytes:
     """Slot ``slot``'s address in Linux's abstract namespace (a leading NUL: no file to clean up)."""
     return b"\0condottiere-affinity/%d/%d" % (master_pid, slot)
+
+
+class Loads:
+    """The connections each slot's worker serves now: one counter per slot in an anonymous shared
+    mapping, made by the master before it forks so that every worker (a replacement too) maps the
+    same memory. A worker writes only its own slot's counter (an aligned 8-byte store: a reader
+    sees the old count or the new one); any worker reads them all."""
+
+    def __init__(self, slots: int = MAX_PLACED_SLOTS):
+        self.slots = slots
+        self._memory = mmap.mmap(-1, _COUNT.size * slots)
+
+    def set(self, slot: int, count: int) -> None:
+        if 0 <= slot < self.slots:
+            _COUNT.pack_into(self._memory, _COUNT.size * slot, count)
+
+    def get(self, slot: int) -> int:
+        return int(_COUNT.unpack_from(self._memory, _COUNT.size * slot)[0])
+
+    def least_loaded(self, slots: int, rng: random.Random | None = None) -> int:
+        """The slot of ``0 .. slots-1`` serving the fewest connections (ties drawn at random, so
+        idle workers share the first games)."""
+        counts = [self.get(slot) for slot in range(min(slots, self.slots))]
+        least = min(counts)
+        return (rng or random).choice([slot for slot, count in enumerate(counts) if count == least])
+
+
+_placement: Callable[[], Callable[[str], bool] | None] | None = None
+
+
+def placement() -> Callable[[str], bool] | None:
+    """Where this process would place a new game, as a test of its id (``owner_slot`` is the least
+    loaded worker's slot); None outside a game-affine gunicorn worker, where any id serves as well."""
+    return _placement() if _placement is not None else None
 
 
 class HandOff:
@@ -229,8 +279,18 @@ class GameAffineWorker(GeventWorker):
     _handed: gevent.pool.Pool | None = None
     _receiver: Receiver | None = None
     _hand_off: HandOff | None = None
+    # Made in the master by the first worker object (gunicorn makes each before forking it), so
+    # every worker of this master, replacements included, inherits the one mapping.
+    _loads: Loads | None = None
+    _serving = 0
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        if GameAffineWorker._loads is None:
+            GameAffineWorker._loads = Loads()
 
     def run(self) -> None:
+        global _placement
         # Made here, after the fork and gevent's hub.reinit: nothing of it belongs to the master.
         if sys.platform.startswith("linux") and self.cfg.workers > 1 and not self.cfg.is_ssl:
             # Bounded like gunicorn's own pool: a full one stops this worker's reading of its
@@ -238,7 +298,8 @@ class GameAffineWorker(GeventWorker):
             self._handed = gevent.pool.Pool(self.worker_connections)
             self._hand_off = HandOff(self.ppid)
             self._receiver = Receiver(self.ppid, self.cfg.workers, self._serve_handed, self._handed)
-            self._receiver.bind()
+            self._bind()
+            _placement = self._placement
         try:
             super().run()
         finally:
@@ -252,14 +313,41 @@ class GameAffineWorker(GeventWorker):
         if self._receiver is None:
             return
         if self.alive:
-            self._receiver.bind()  # a slot freed by an old worker after a reload
+            self._bind()  # a slot freed by an old worker after a reload
         else:
             self._receiver.close()  # shutting down: siblings serve this slot's games meanwhile
+
+    def _bind(self) -> None:
+        assert self._receiver is not None
+        had = self._receiver.slot
+        if self._receiver.bind() is not None and had is None:
+            self._publish()  # the slot's counter may still hold a dead predecessor's count
+
+    def _placement(self) -> Callable[[str], bool] | None:
+        if self._loads is None:
+            return None
+        slots = self.cfg.workers
+        target = self._loads.least_loaded(slots)
+        return lambda game_id: owner_slot(game_id, slots) == target
+
+    def _publish(self) -> None:
+        slot = self._receiver.slot if self._receiver is not None else None
+        if slot is not None and self._loads is not None:
+            self._loads.set(slot, self._serving)
+
+    def _serve_counted(self, listener: Any, client: Any, addr: Any) -> None:
+        self._serving += 1
+        self._publish()
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self._serving -= 1
+            self._publish()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         if self._hand_off is not None and self._receiver is not None and self._handed_off(listener, client):
             return  # gevent's server closes this process's descriptor; the owner holds its own
-        super().handle(listener, client, addr)
+        self._serve_counted(listener, client, addr)
 
     def _handed_off(self, listener: Any, client: Any) -> bool:
         client.setblocking(1)
@@ -285,6 +373,6 @@ class GameAffineWorker(GeventWorker):
                 addr = client.getpeername()
             except OSError:  # the client is already gone
                 return
-            super().handle(self.sockets[listener_index], client, addr)
+            self._serve_counted(self.sockets[listener_index], client, addr)
         finally:
             client.close()

@@ -13,7 +13,7 @@ import orjson
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
-from api import view_push
+from api import affinity, view_push
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
 from api.problems import ProblemError, as_problem
 from api.view_push import PushedViewStream
@@ -77,7 +77,9 @@ class Games(MethodView):
     @blp.problems(400, 413, 415, 422, 429)
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
-        summary = service().create_game(body["game"], body["config"], body["bots"], body.get("clock"))
+        summary = service().create_game(
+            body["game"], body["config"], body["bots"], body.get("clock"), placed=affinity.placement()
+        )
         location = url_for("games.Game", game_id=summary["id"])
         return json_response(summary, 201, {"Location": location})
 

@@ -510,6 +510,9 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+WORKER = "worker"  # the key prefix of one web worker's CPU in a CpuMeter sample
+
+
 class CpuMeter:
     """CPU seconds spent by the gunicorn master and workers, by Redis and by this client process,
     between ``start`` and ``stop``: the cost of a phase, whatever else the machine is doing."""
@@ -525,6 +528,8 @@ class CpuMeter:
             sample["web"] = sum(user + system for user, system in times)
             # The kernel's share (sockets, epoll): a floor no change to our Python code can lower.
             sample["web in kernel"] = sum(system for _, system in times)
+            for pid, (user, system) in zip(self.server_pids[1:], times[1:], strict=True):
+                sample[f"{WORKER} {pid}"] = user + system
         if self.redis_client is not None:
             info = self.redis_client.info("cpu")
             sample["redis"] = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
@@ -537,9 +542,23 @@ class CpuMeter:
 
 def format_cpu(cost: dict[str, float], count: int, unit: str) -> str:
     return (
-        ", ".join(f"{key} {value / count * 1000:.3f} ms" for key, value in cost.items())
+        ", ".join(
+            f"{key} {value / count * 1000:.3f} ms"
+            for key, value in cost.items()
+            if not key.startswith(WORKER)
+        )
         + f" of CPU per {unit}"
     )
+
+
+def format_load(cost: dict[str, float], elapsed: float) -> str:
+    """How busy the machine was in a phase (this client, the web processes and Redis, in cores) and
+    how evenly the web workers shared their CPU: a game is served by one worker (api/affinity.py),
+    so games placed unevenly leave a core idle while the other is the bottleneck."""
+    busy = sum(value for key, value in cost.items() if key in ("client", "web", "redis")) / elapsed
+    workers = sorted((value for key, value in cost.items() if key.startswith(WORKER)), reverse=True)
+    shares = " / ".join(f"{value / sum(workers):.0%}" for value in workers) if sum(workers) else "-"
+    return f"cores busy {busy:.2f} of {os.cpu_count()}; web workers' shares of their CPU {shares}"
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -623,6 +642,7 @@ def report_games(
         )
         print(f"[poll] ratio (move POST + view GET)/s / health req/s: {2 * rate / health_rate:.3f}")
     print(f"[{mode}] " + format_cpu(cost, tally.moves, "move cycle (create/claim included)"))
+    print(f"[{mode}] " + format_load(cost, elapsed))
     if cost.get("web") and health_cpu.get("web"):
         web_health = health_cpu["web"] / health_count
         cycle_in_health = cost["web"] / tally.moves / web_health
@@ -917,6 +937,7 @@ def main(argv: list[str] | None = None) -> int:
             + " (one phase before and one after each games phase); "
             + format_cpu(health_cpu, sum(count for count, _, _ in health_phases), "health request")
         )
+        print("health: " + format_load(health_cpu, sum(count / rate for count, rate, _ in health_phases)))
         errors = 0
         ratios: dict[str, list[tuple[float, float | None]]] = collections.defaultdict(list)
         for mode, (tally, elapsed, cost, before, after, held, rate, cpu, count) in results:

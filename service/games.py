@@ -37,7 +37,7 @@ from service import clocks, errors
 from service.cache import CachedGame, GameCache
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
-from service.ids import is_game_id, new_game_id
+from service.ids import is_game_id, new_game_id, new_placed_game_id
 from service.live import LiveHub, Subscription
 from service.signals import events_appended
 from store import GameStore, StoredGame, StreamEntry, connect, queue_connection, timestamps
@@ -262,9 +262,12 @@ class GameService:
         config: Mapping[str, Any] | None = None,
         bots: Mapping[Any, str] | None = None,
         clock: Mapping[str, Any] | None = None,
+        placed: Callable[[str], bool] | None = None,
     ) -> dict[str, Any]:
         """Create a game (all seats free except those given to ``bots``: {seat: level}). Draws a
-        ``seed`` when the configuration has none. Returns the public summary."""
+        ``seed`` when the configuration has none. ``placed``, when given, is the web server's hint
+        of which ids it would serve best (``service.ids.new_placed_game_id``). Returns the public
+        summary."""
         try:
             game = get_game(name)
         except KeyError:
@@ -291,7 +294,7 @@ class GameService:
             raise errors.InvalidClock(str(err)) from None
         if control is not None and hook(game, "timeout") is None:
             raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
-        game_id = new_game_id()
+        game_id = new_game_id() if placed is None else new_placed_game_id(placed)
         stamp = now_iso()
         meta = {
             "game": game.name,

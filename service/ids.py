@@ -8,6 +8,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 GAME_ID_PATTERN = re.compile(r"^[0-9a-hjkmnp-tv-z]{20}$")
@@ -23,6 +24,9 @@ def _encode(number: int, length: int) -> str:
 
 _lock = threading.Lock()
 _last = (0, 0)
+# A placement hint that no id satisfies (a bug, or a slot count past what ids spread over) must
+# never stall a create: after this many draws the last id is taken whatever the hint says.
+PLACEMENT_DRAWS = 64
 
 
 def new_game_id() -> str:
@@ -38,6 +42,18 @@ def new_game_id() -> str:
             rand = secrets.randbits(49)  # leaves room to count up within the millisecond
         _last = (millis, rand)
     return _encode(millis, 10) + _encode(rand, 10)
+
+
+def new_placed_game_id(placed: Callable[[str], bool]) -> str:
+    """A new game id for which ``placed`` holds (the web server's choice of the worker that will serve
+    the game, ``api.affinity``), drawn again until it does: a hint, so after ``PLACEMENT_DRAWS``
+    draws the last id is kept. Each draw is a new id, so the ids stay monotonic within a process."""
+    game_id = new_game_id()
+    for _ in range(PLACEMENT_DRAWS - 1):
+        if placed(game_id):
+            break
+        game_id = new_game_id()
+    return game_id
 
 
 def is_game_id(value: str) -> bool:

@@ -1,12 +1,14 @@
 """Game-affine connections (``api.affinity``, issue 12): under gunicorn with two workers, every
 connection whose first request names a game is served by that game's one owner worker, whichever
 worker accepted it; the streams it serves still carry every event; keep-alive requests after the
-first are served there too; a worker that dies gives its slot to its replacement; and only a peer of
-the same user may hand a socket over."""
+first are served there too; a worker that dies gives its slot to its replacement; only a peer of
+the same user may hand a socket over; and a new game is placed on the worker serving the fewest
+connections."""
 
 from __future__ import annotations
 
 import os
+import random
 import socket
 import time
 
@@ -14,7 +16,8 @@ import psutil
 import pytest
 import requests
 
-from api.affinity import game_of_request, owner_slot, slot_address
+from api.affinity import Loads, game_of_request, owner_slot, slot_address
+from service.ids import PLACEMENT_DRAWS, is_game_id, new_placed_game_id
 from tests.gunicorn_server import play_toy_turn, start_gunicorn, wait_until_serving
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="Linux only")
@@ -228,3 +231,41 @@ def test_a_worker_serves_a_connection_handed_over_after_junk_on_its_channel(two_
         closable.close()
     os.close(read)
     os.close(write)
+
+
+def test_the_least_loaded_slot_is_chosen_and_ties_are_drawn():
+    loads = Loads(slots=4)
+    for slot, count in enumerate([7, 3, 9, 3]):
+        loads.set(slot, count)
+    assert loads.get(2) == 9
+    assert loads.least_loaded(3) == 1  # slot 3 is past the server's three workers
+    rng = random.Random(5)
+    assert {loads.least_loaded(4, rng) for _ in range(40)} == {1, 3}
+    loads.set(9, 1)  # past the table: ignored, never a crash
+    assert loads.least_loaded(4, rng) in (1, 3)
+
+
+def test_a_placed_game_id_satisfies_the_hint_or_is_taken_after_the_last_draw():
+    ids = [new_placed_game_id(lambda game_id: owner_slot(game_id, 4) == 3) for _ in range(20)]
+    assert all(owner_slot(game_id, 4) == 3 and is_game_id(game_id) for game_id in ids)
+    assert ids == sorted(ids), "ids stay monotonic within a process"
+    draws = []
+    never = new_placed_game_id(lambda game_id: draws.append(game_id) and False)
+    assert is_game_id(never) and len(draws) == PLACEMENT_DRAWS - 1 and never > draws[-1]
+
+
+def test_new_games_are_placed_on_the_worker_serving_fewer_connections(two_workers):
+    """With one worker holding a game's streams, every game created meanwhile is owned by the other
+    worker (drawn from the id alone, five games would all land there one time in 32)."""
+    process, base = two_workers
+    workers = psutil.Process(process.pid).children()
+    busy_game, _ = _new_game(base)
+    streams = [_open_stream(base, busy_game) for _ in range(STREAMS_PER_GAME)]
+    busy = _holder(workers, streams[0])
+    assert {_holder(workers, sock) for sock in streams} == {busy}
+    created = [_new_game(base)[0] for _ in range(5)]
+    assert {owner_slot(game_id, 2) for game_id in created} == {1 - owner_slot(busy_game, 2)}
+    quiet = [_open_stream(base, created[0])]
+    assert _holder(workers, quiet[0]) != busy
+    for sock in streams + quiet:
+        sock.close()
