@@ -34,11 +34,11 @@ New games are placed on the worker that serves the fewest connections (``Loads``
 counts the connections it serves, in memory the master maps before it forks (one counter per slot),
 and a create draws the new game's id until the id's slot is the least loaded one
 (``placement``, ``service.ids.new_placed_game_id``). Owners drawn from the id alone were as uneven
-as dice: with four games in play on two workers, one worker owned three or four of them half of the
-time while the other's core idled (``bench/http_bench.py``: move cycles/s about a tenth higher
-with balanced placement). Least connections is the usual balancer's measure (nginx's
-``least_conn``): a game's seats and watchers each hold one. It is a hint like the rest: a count
-read a moment before another create may place two games on one worker.
+as dice: with four games in play on two workers, one worker owns three or four of them five times
+in eight, and the other's core idles (``bench/http_bench.py``, four clients: 1.76-1.87 of 2 cores
+busy while games were played, 1.85-1.93 with this placement). Least connections is the usual
+balancer's measure (nginx's ``least_conn``): a game's seats and watchers each hold one. It is a
+hint like the rest: a count read a moment before another create may place two games on one worker.
 
 ``GUNICORN_WORKER_CLASS=gevent`` turns it off (gunicorn.conf.py).
 """
