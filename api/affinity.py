@@ -17,9 +17,9 @@ that open a connection per game, then cost one process's work.
 
 This is only a placement hint, never a condition of correctness: any worker can serve any request
 (they share the store, and each follows what it serves). Whatever does not fit is served where it
-was accepted: a first request that names no game (or not yet whole in the first segment), TLS, a
-connection whose later requests name other games, an owner that is gone, restarting or too busy to
-take the socket at once (the hand-off never waits).
+was accepted: a first request not yet whole in the first segment, TLS, a connection whose later
+requests name other games, an owner that is gone, restarting or too busy to take the socket at
+once (the hand-off never waits). A first request that names no game is balanced (below).
 
 Owners are slots ``0 .. workers-1``: each worker binds the first free slot's address in the abstract
 Unix namespace (scoped by the master's pid, so two servers on one machine never mix), and a worker
@@ -37,8 +37,12 @@ and a create draws the new game's id until the id's slot is the least loaded one
 as dice: with four games in play on two workers, one worker owns three or four of them five times
 in eight, and the other's core idles (``bench/http_bench.py``, four clients: 1.76-1.87 of 2 cores
 busy while games were played, 1.85-1.93 with this placement). Least connections is the usual
-balancer's measure (nginx's ``least_conn``): a game's seats and watchers each hold one. It is a
-hint like the rest: a count read a moment before another create may place two games on one worker.
+balancer's measure (nginx's ``least_conn``): a game's seats and watchers each hold one. A new
+connection whose first request names no game (a lobby's, a health check's) is passed the same way
+to the least loaded worker when this one serves more: the kernel hands accepted connections to
+whichever worker wakes first, and with a few keep-alive clients one worker often held three of four
+(in the bench's health phase: 1.80 of 2 cores busy, a health rate a fifth low). It is a hint like
+the rest: a count read a moment before another create may place two games on one worker.
 
 ``GUNICORN_WORKER_CLASS=gevent`` turns it off (gunicorn.conf.py).
 """
@@ -358,9 +362,14 @@ class GameAffineWorker(GeventWorker):
             except OSError:
                 return False  # gunicorn's own read sees the same error
         game_id = game_of_request(head)
-        if game_id is None:
+        if game_id is not None:
+            owner = owner_slot(game_id, self.cfg.workers)
+        elif head and self._loads is not None:
+            owner = self._loads.least_loaded(self.cfg.workers)
+            if self._serving <= self._loads.get(owner):
+                return False  # no sibling serves fewer: keep it
+        else:
             return False
-        owner = owner_slot(game_id, self.cfg.workers)
         if owner == self._receiver.slot:
             return False
         return self._hand_off.send(owner, client, self.sockets.index(listener))

@@ -269,3 +269,25 @@ def test_new_games_are_placed_on_the_worker_serving_fewer_connections(two_worker
     assert _holder(workers, quiet[0]) != busy
     for sock in streams + quiet:
         sock.close()
+
+
+def test_a_connection_naming_no_game_goes_to_the_worker_serving_fewer(two_workers):
+    """A new connection whose first request names no game (a health check, a lobby) is served by
+    the worker holding fewer connections: with one worker holding a game's streams, every such
+    connection opened meanwhile lands on the other (left to the kernel, about half would not)."""
+    process, base = two_workers
+    workers = psutil.Process(process.pid).children()
+    game_id, _ = _new_game(base)
+    streams = [_open_stream(base, game_id) for _ in range(8)]
+    busy = _holder(workers, streams[0])
+    assert {_holder(workers, sock) for sock in streams} == {busy}
+    port = int(base.rsplit(":", 1)[1])
+    lobbies = []
+    for _ in range(5):
+        lobby = socket.create_connection(("127.0.0.1", port), timeout=10)
+        lobby.sendall(b"GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n")
+        assert _read_until(lobby, b"\r\n\r\n").startswith(b"HTTP/1.1 200")
+        lobbies.append(lobby)
+    assert all(_holder(workers, lobby) != busy for lobby in lobbies)
+    for sock in streams + lobbies:
+        sock.close()
