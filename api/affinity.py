@@ -50,6 +50,7 @@ the rest: a count read a moment before another create may place two games on one
 from __future__ import annotations
 
 import array
+import contextlib
 import mmap
 import os
 import random
@@ -59,7 +60,7 @@ import struct
 import sys
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import gevent
@@ -96,8 +97,10 @@ def slot_address(master_pid: int, slot: int) -> bytes:
 class Loads:
     """The connections each slot's worker serves now: one counter per slot in an anonymous shared
     mapping, made by the master before it forks so that every worker (a replacement too) maps the
-    same memory. A worker writes only its own slot's counter (an aligned 8-byte store: a reader
-    sees the old count or the new one); any worker reads them all."""
+    same memory. A worker writes its own count whenever it changes (an aligned 8-byte store: a
+    reader sees the old count or the new one); a worker that hands a connection over adds one to
+    the owner's meanwhile, so that connections handed over together see each other, until the
+    owner writes its own count again. Any worker reads them all: a hint, never exact."""
 
     def __init__(self, slots: int = MAX_PLACED_SLOTS):
         self.slots = slots
@@ -106,6 +109,10 @@ class Loads:
     def set(self, slot: int, count: int) -> None:
         if 0 <= slot < self.slots:
             _COUNT.pack_into(self._memory, _COUNT.size * slot, count)
+
+    def add(self, slot: int, count: int) -> None:
+        if 0 <= slot < self.slots:
+            self.set(slot, self.get(slot) + count)
 
     def get(self, slot: int) -> int:
         return int(_COUNT.unpack_from(self._memory, _COUNT.size * slot)[0])
@@ -339,19 +346,24 @@ class GameAffineWorker(GeventWorker):
         if slot is not None and self._loads is not None:
             self._loads.set(slot, self._serving)
 
-    def _serve_counted(self, listener: Any, client: Any, addr: Any) -> None:
+    @contextlib.contextmanager
+    def _counting(self) -> Iterator[None]:
+        """Count a connection while it is served (and, for one just accepted, while it is decided
+        where: gevent accepts a burst of connections at once, and each must see the others)."""
         self._serving += 1
         self._publish()
         try:
-            super().handle(listener, client, addr)
+            yield
         finally:
             self._serving -= 1
             self._publish()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
-        if self._hand_off is not None and self._receiver is not None and self._handed_off(listener, client):
-            return  # gevent's server closes this process's descriptor; the owner holds its own
-        self._serve_counted(listener, client, addr)
+        with self._counting():
+            handing = self._hand_off is not None and self._receiver is not None
+            if handing and self._handed_off(listener, client):
+                return  # gevent's server closes this process's descriptor; the owner holds its own
+            super().handle(listener, client, addr)
 
     def _handed_off(self, listener: Any, client: Any) -> bool:
         client.setblocking(1)
@@ -366,13 +378,17 @@ class GameAffineWorker(GeventWorker):
             owner = owner_slot(game_id, self.cfg.workers)
         elif head and self._loads is not None:
             owner = self._loads.least_loaded(self.cfg.workers)
-            if self._serving <= self._loads.get(owner):
-                return False  # no sibling serves fewer: keep it
+            if self._serving - 1 <= self._loads.get(owner):
+                return False  # no sibling serves fewer than this worker does without it: keep it
         else:
             return False
         if owner == self._receiver.slot:
             return False
-        return self._hand_off.send(owner, client, self.sockets.index(listener))
+        if not self._hand_off.send(owner, client, self.sockets.index(listener)):
+            return False
+        if self._loads is not None:
+            self._loads.add(owner, 1)  # until the owner counts it itself
+        return True
 
     def _serve_handed(self, listener_index: int, client: Any) -> None:
         try:
@@ -382,6 +398,7 @@ class GameAffineWorker(GeventWorker):
                 addr = client.getpeername()
             except OSError:  # the client is already gone
                 return
-            self._serve_counted(self.sockets[listener_index], client, addr)
+            with self._counting():
+                super().handle(self.sockets[listener_index], client, addr)
         finally:
             client.close()

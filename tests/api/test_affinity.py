@@ -291,3 +291,21 @@ def test_a_connection_naming_no_game_goes_to_the_worker_serving_fewer(two_worker
     assert all(_holder(workers, lobby) != busy for lobby in lobbies)
     for sock in streams + lobbies:
         sock.close()
+
+
+def test_connections_accepted_together_are_shared_between_the_workers(two_workers):
+    """Keep-alive clients that connect at once (a bench's, a bot farm's) are spread over both
+    workers: gevent accepts a burst of connections in one go, and each one, while its worker
+    decides where it goes, counts as that worker's, as does each one handed over as its owner's."""
+    process, base = two_workers
+    workers = psutil.Process(process.pid).children()
+    port = int(base.rsplit(":", 1)[1])
+    clients = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(8)]
+    for client in clients:
+        client.sendall(b"GET /v1/health HTTP/1.1\r\nHost: t\r\n\r\n")
+    for client in clients:
+        assert _read_until(client, b"\r\n\r\n").startswith(b"HTTP/1.1 200")
+    held = [_holder(workers, client) for client in clients]
+    assert max(held.count(worker.pid) for worker in workers) <= 5, held
+    for client in clients:
+        client.close()
