@@ -27,7 +27,11 @@ per move cycle and per stream message (with the web processes' time in the kerne
 epoll, which no change to our Python lowers), the CPU RATIO (web CPU of a health request / web CPU of a
 move cycle: what a CPU-bound server reaches, far less noisy than the rates when the machine is
 shared), the most Redis connections held, Redis commands per accepted move (``INFO commandstats``
-deltas) and, under MONITOR, per request. ``--profile DIR`` records one web worker with py-spy
+deltas) and, under MONITOR, per request; for every phase, the cores busy (client, web and Redis
+CPU over the phase's time) and each web worker's share of the web CPU: a game is served by one
+worker, and a keep-alive health client by the worker it reached, so uneven shares mean a core idled
+(a health phase with uneven shares understates the server, and the RATIO it yields is high).
+``--profile DIR`` records one web worker with py-spy
 during each games phase and prints the functions with the largest share of samples.
 
 The client uses ``http.client`` keep-alive connections (one per thread) rather than ``requests``:
@@ -556,9 +560,14 @@ def format_load(cost: dict[str, float], elapsed: float) -> str:
     how evenly the web workers shared their CPU: a game is served by one worker (api/affinity.py),
     so games placed unevenly leave a core idle while the other is the bottleneck."""
     busy = sum(value for key, value in cost.items() if key in ("client", "web", "redis")) / elapsed
-    workers = sorted((value for key, value in cost.items() if key.startswith(WORKER)), reverse=True)
-    shares = " / ".join(f"{value / sum(workers):.0%}" for value in workers) if sum(workers) else "-"
+    shares = worker_shares(cost)
     return f"cores busy {busy:.2f} of {os.cpu_count()}; web workers' shares of their CPU {shares}"
+
+
+def worker_shares(cost: dict[str, float]) -> str:
+    """Each web worker's share of the web CPU, the largest first ("52% / 48%")."""
+    workers = sorted((value for key, value in cost.items() if key.startswith(WORKER)), reverse=True)
+    return " / ".join(f"{value / sum(workers):.0%}" for value in workers) if sum(workers) else "-"
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -619,7 +628,8 @@ def report_games(
         print(f"[{mode}] move cycles/s: {rate:.0f} (each: one POST; every seat learns it from its stream)")
         print(
             f"[{mode}] RATIO move cycles/s / health req/s: {rate / health_rate:.3f} "
-            f"(health {health_rate:.0f} req/s around this phase)"
+            f"(health {health_rate:.0f} req/s around this phase, its workers' shares "
+            f"{worker_shares(health_cpu)}: uneven shares mean a health rate below what the server can do)"
         )
         print(
             f"[{mode}] stream messages: {tally.stream_messages} "
