@@ -285,7 +285,8 @@ class Receiver:
 
 class GameAffineWorker(GeventWorker):
     """Gunicorn's gevent worker, passing each new connection whose first request names a game to
-    that game's owner worker (module docstring)."""
+    that game's owner worker, and one that names no game to the least loaded worker when it serves
+    more itself; new games are placed on the least loaded worker (module docstring)."""
 
     _handed: gevent.pool.Pool | None = None
     _receiver: Receiver | None = None
