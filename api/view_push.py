@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import gevent
+import gevent.socket
 from flask import Response
 from gevent.monkey import is_module_patched
 
@@ -161,6 +164,7 @@ class _Pusher:
 
     def run(self, write: Callable[[bytes], Any], known: int | None) -> None:
         subscription, first, cached = self.svc.open_view_stream(self.game_id, self.seat, known, self.push)
+        watcher = gevent.spawn(self._watch_client)
         with subscription:
             try:
                 write(RETRY)  # gunicorn sends the head with it, and frames it as it decided
@@ -174,6 +178,23 @@ class _Pusher:
             except OSError:
                 self.failed = True  # the client went away; gunicorn sees the closed socket too
                 raise
+            finally:
+                watcher.kill(block=False)  # before gunicorn reads the connection's next request
+
+    def _watch_client(self) -> None:
+        """End the stream as soon as its client hangs up. A stream's client sends nothing after its
+        request, so its socket turns readable only when the client closes it (or sends its next
+        request early: that is left in the socket for gunicorn). Without this a vanished client was
+        noticed at the next write, up to a heartbeat later, and held its subscription and its
+        connection (which the workers' placement counts, api/affinity.py) until then."""
+        try:
+            gevent.socket.wait_read(self.fd)
+            hung_up = self.sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            hung_up = True
+        if hung_up:
+            self.failed = True
+            self.wake.set()
 
     def _follow(self) -> None:
         while not self.failed:

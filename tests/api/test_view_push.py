@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 
+import psutil
 import pytest
 import requests
 
@@ -380,3 +381,61 @@ def test_a_client_that_stops_reading_holds_up_nobody_and_gets_a_whole_stream_lat
     assert last["status"] == "finished" and last["seat"] == 0
     slow.close()
     quick.close()
+
+
+@pytest.fixture()
+def slow_heartbeat_server(redis_server, redis_client, tmp_path):
+    """One gunicorn worker pushing view streams, with a heartbeat (30 s) longer than any test wait."""
+    with open(tmp_path / "gunicorn.log", "wb") as log:
+        process, base = start_gunicorn(redis_server.url, log, SSE_HEARTBEAT_SECONDS="30")
+        try:
+            wait_until_serving(process, base)
+            yield process, base
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def test_a_client_that_hangs_up_ends_its_stream_at_once_not_at_the_next_heartbeat(slow_heartbeat_server):
+    """A stream whose client closes its socket is ended by the server within moments: its
+    connection (and the subscription with it) is gone long before the next write, here a heartbeat
+    30 s away, would have found the client gone. A client that stays is still served."""
+    process, base = slow_heartbeat_server
+    worker = psutil.Process(process.pid).children()[0]
+    game = requests.post(f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 3}}).json()
+    tokens = [
+        requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"
+    ]
+    host, port = base.removeprefix("http://").split(":")
+
+    def open_stream(token: str) -> socket.socket:
+        sock = socket.create_connection((host, int(port)), timeout=10)
+        sock.sendall(
+            f"GET /v1/games/{game['id']}/view/stream HTTP/1.1\r\nHost: {host}\r\n"
+            f"Authorization: Bearer {token}\r\n\r\n".encode()
+        )
+        received = b""
+        while b"event: view" not in received:
+            chunk = sock.recv(65536)
+            assert chunk, received
+            received += chunk
+        return sock
+
+    def served(sock_port: int) -> bool:
+        return any(c.raddr and c.raddr.port == sock_port for c in worker.net_connections("tcp"))
+
+    leaving, staying = open_stream(tokens[0]), open_stream(tokens[1])
+    leaving_port = leaving.getsockname()[1]
+    assert served(leaving_port)
+    leaving.close()
+    deadline = time.monotonic() + 5
+    while served(leaving_port):
+        assert time.monotonic() < deadline, "the server still holds the stream of a client that hung up"
+        time.sleep(0.05)
+    version = play_toy_turn(base, game["id"], tokens)[1]
+    received = b""
+    while b"id: %d\n" % version not in received:
+        chunk = staying.recv(65536)
+        assert chunk, received
+        received += chunk
+    staying.close()
