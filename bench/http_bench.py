@@ -515,6 +515,7 @@ def children_of(pid: int) -> list[int]:
 
 
 WORKER = "worker"  # the key prefix of one web worker's CPU in a CpuMeter sample
+SETTLE_SECONDS = 0.5  # between phases: the server closes the last phase's connections
 
 
 class CpuMeter:
@@ -896,6 +897,10 @@ def main(argv: list[str] | None = None) -> int:
         health_phases: list[tuple[int, float, dict[str, float]]] = []  # (requests, rate, CPU)
 
         def measure_health() -> None:
+            # The server places a new connection by the connections each worker holds (api/affinity.py):
+            # give it the moment it takes to see the last phase's connections close, or the health
+            # clients, all connecting at once, are placed by stale counts and one worker gets most.
+            time.sleep(SETTLE_SECONDS)
             cpu_before = meter.sample()
             count, elapsed = health_phase(base_url, args.clients, args.health_seconds)
             health_phases.append((count, count / elapsed, meter.delta(cpu_before, meter.sample())))
@@ -918,6 +923,7 @@ def main(argv: list[str] | None = None) -> int:
                 Path(args.profile).mkdir(parents=True, exist_ok=True)
                 worker = children_of(server.process.pid)[0]
                 profiler = Profiler(Path(args.profile) / f"{mode}.txt", worker, args.seconds)
+            time.sleep(SETTLE_SECONDS)  # as before a health phase
             start = meter.sample()
             tally, elapsed = games_phase(
                 base_url,
