@@ -51,8 +51,19 @@ def card_order(code: str) -> tuple[int, int]:
     return (0, MERCENARY[code]) if code in MERCENARY else (1, _SPECIAL_RANK.get(code, len(_SPECIAL_RANK)))
 
 
+class _SortKeys(dict[str, tuple[int, int]]):
+    """Every card's ``card_order``, looked up rather than computed (a move sorts every seat's hand
+    for its view); a code outside the card list gets its key computed."""
+
+    def __missing__(self, code: str) -> tuple[int, int]:
+        return card_order(code)
+
+
+_SORT_KEYS = _SortKeys({code: card_order(code) for code in CARD_NAMES})
+
+
 def in_card_order(cards: Iterable[str]) -> list[str]:
-    return sorted(cards, key=card_order)
+    return sorted(cards, key=_SORT_KEYS.__getitem__)
 
 
 def largest_group(mask: int) -> int:

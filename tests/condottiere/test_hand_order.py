@@ -3,11 +3,13 @@ then the special cards; the state keeps its own order (by code), so stored snaps
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games import get_game
 from games.base import FULL, fold
-from games.condottiere.board import CARD_NAMES, MERCENARY, card_order
+from games.condottiere.board import CARD_NAMES, MERCENARY, card_order, in_card_order
 
 GAME = get_game("condottiere")
 
@@ -18,6 +20,17 @@ def test_card_order_is_by_kind_then_strength():
     assert ordered[: len(mercenaries)] == mercenaries  # every Mercenary before every special card
     assert [MERCENARY[c] for c in mercenaries] == sorted(MERCENARY.values())
     assert mercenaries.index("m2") < mercenaries.index("m10")
+
+
+def test_in_card_order_sorts_as_card_order_says_even_codes_outside_the_card_list():
+    """Views sort hands through a table of every card's key: the same order as ``card_order``, and a
+    code the table lacks is still placed where ``card_order`` puts it (after the special cards)."""
+    rng = random.Random(7)
+    codes = [*CARD_NAMES, "not-a-card"]
+    for _ in range(200):
+        hand = rng.choices(codes, k=rng.randrange(0, 14))
+        assert in_card_order(hand) == sorted(hand, key=card_order)
+    assert in_card_order(["not-a-card", "m1", "heroine"])[-1] == "not-a-card"
 
 
 @pytest.mark.parametrize("seed", range(6))
