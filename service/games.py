@@ -105,9 +105,7 @@ class GameView:
 
     @property
     def viewer(self) -> Any:
-        if self.seat is not None:
-            return self.seat
-        return FULL if self.status == "finished" else SPECTATOR
+        return _viewer(self.seat, self.status)
 
     @property
     def etag(self) -> str:
@@ -121,17 +119,31 @@ class GameView:
         return self.game.view(self.state, self.viewer)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {
-            "game_id": self.game_id,
-            "version": self.version,
-            "status": self.status,
-            "seat": self.seat,
-            "prearranged": self.prearranged,
-            "view": self.view,
-        }
+        data = _view_answer(self.game_id, self.version, self.status, self.seat, self.prearranged, self.view)
         if self.clock is not None:
             data["clock"] = clocks.public(self.clock, now_ms())
         return data
+
+
+def _viewer(seat: int | None, status: str) -> Any:
+    """Who sees a view: the seat, else the spectator, or everyone (FULL) once the game is over."""
+    if seat is not None:
+        return seat
+    return FULL if status == "finished" else SPECTATOR
+
+
+def _view_answer(
+    game_id: str, version: int, status: str, seat: int | None, prearranged: bool, view: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A view as the API answers it (without the clock, computed at send time)."""
+    return {
+        "game_id": game_id,
+        "version": version,
+        "status": status,
+        "seat": seat,
+        "prearranged": prearranged,
+        "view": view,
+    }
 
 
 @dataclass(frozen=True)
@@ -641,11 +653,17 @@ class GameService:
     def _view_update(self, cached: CachedGame, seat: int | None) -> ViewUpdate:
         if cached.clock is not None:  # the public clock is computed at send time: nothing to share
             return ViewUpdate(cached.version, cached.status, orjson.dumps(_game_view(cached, seat).to_dict()))
-        game_view = _game_view(cached, seat)
-        key = (cached.game_id, cached.version, game_view.viewer)
+        # A move sends every seat's stream its view: built here without a GameView (issue 12).
+        viewer = _viewer(seat, cached.status)
+        key = (cached.game_id, cached.version, viewer)
         body = self._encoded.get(key)
         if body is None:
-            body = self._remember_view(key, orjson.dumps(game_view.to_dict()))
+            state = cached.state
+            view = None if state is None else get_game(cached.name).view(state, viewer)
+            answer = _view_answer(
+                cached.game_id, cached.version, cached.status, seat, cached.prearranged, view
+            )
+            body = self._remember_view(key, orjson.dumps(answer))
         return ViewUpdate(cached.version, cached.status, body)
 
     def _remember_view(self, key: tuple[str, int, Any], body: bytes) -> bytes:
