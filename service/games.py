@@ -362,7 +362,7 @@ class GameService:
         if config is None:  # written with the game's metadata: absent only if the game is gone
             raise errors.GameNotFound()
         display = name if name is not None else f"{bot} bot"
-        return self._claim(game_id, game, config, seat=seat, name=display, bot=bot)
+        return self._claim(game_id, game, config, seat=seat, name=display, bot=bot, meta=meta)
 
     def _claim(
         self,
@@ -373,13 +373,16 @@ class GameService:
         seat: int | None,
         name: str,
         bot: str | None,
+        meta: Mapping[str, str] | None = None,
     ) -> ClaimOutcome:
+        """``meta``: the game's metadata as the caller just read it (else read here)."""
         token = new_token()  # bots get one too, thrown away: nobody can act for them over HTTP
         genesis = game.start(dict(config))
         state = fold(game, genesis)
         stamp = now_iso()
         meta_on_start = self._meta_fields(game, state, stamp, started=True)
-        meta = self.store.meta(game_id) or {}
+        if meta is None:
+            meta = self.store.meta(game_id) or {}
         clock = _json(meta.get("clock"))
         if clock is not None:
             # Only read when this claim fills the last seat: then every other seat's kind is known
