@@ -20,7 +20,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from api.problems import PROBLEM_MIME, ProblemError
-from schemas.common import MAX_JSON_DEPTH, json_depth
+from schemas.common import MAX_JSON_DEPTH, too_deep
 from schemas.problems import ProblemSchema
 from service import GameService
 from service.archive import ArchiveService
@@ -76,7 +76,7 @@ class StrictJSONParser(FlaskParser):
             raise ProblemError(
                 400, "MALFORMED_JSON", "Malformed JSON", f"The body is not valid JSON: {err}"
             ) from None
-        if json_depth(value) > MAX_JSON_DEPTH:
+        if too_deep(data, value):
             raise ProblemError(
                 400,
                 "JSON_TOO_DEEP",

@@ -39,7 +39,7 @@ from api.problems import (
     too_many_requests,
 )
 from api.ratelimit import seat_limit
-from schemas.common import MAX_JSON_DEPTH, json_depth
+from schemas.common import too_deep
 from service.errors import ServiceError
 from store.errors import STORE_UNAVAILABLE
 
@@ -136,7 +136,7 @@ def _move(data: bytes) -> dict[str, Any] | None:
         value = orjson.loads(data)
     except ValueError:
         return None
-    if json_depth(value) > MAX_JSON_DEPTH:
+    if too_deep(data, value):
         return None
     return well_formed_move(value)
 

@@ -35,6 +35,15 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
+def too_deep(raw: bytes, value: Any) -> bool:
+    """Whether ``value``, parsed from the JSON text ``raw``, nests arrays and objects more than
+    ``MAX_JSON_DEPTH`` levels deep. Every level opens a bracket or a brace in ``raw``, so a text
+    with few of them (a move's body: three) is decided by counting, not by walking ``value``."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return False
+    return json_depth(value) > MAX_JSON_DEPTH
+
+
 # Bidirectional formatting characters (Unicode's Bidi_Control property): they reorder the text
 # around them, so a name carrying one can show as another player's name or hide its end.
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

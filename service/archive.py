@@ -19,7 +19,7 @@ from games.base import FULL, Game, Viewer
 from replays import core, export
 from replays.export import ImportRefused, validate_import
 from schemas.archive import ExchangeDocumentSchema
-from schemas.common import MAX_JSON_DEPTH, json_depth
+from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
@@ -348,7 +348,7 @@ def _exchange_document(raw: bytes) -> dict[str, Any]:
     except orjson.JSONDecodeError as error:
         message = f"The body is not valid JSON: {error}"
         raise JobProblem(400, "MALFORMED_JSON", message, title="Malformed JSON") from None
-    if json_depth(value) > MAX_JSON_DEPTH:
+    if too_deep(raw, value):
         message = f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep."
         raise JobProblem(400, "JSON_TOO_DEEP", message, title="JSON nested too deeply")
     try:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import unicodedata
 
+import orjson
 import pytest
 
+from schemas.common import MAX_JSON_DEPTH, json_depth, too_deep
 from tests.api.conftest import redis_dump
 from tests.api.test_errors import assert_problem
 
@@ -16,6 +18,20 @@ def nested(depth: int) -> dict:
     for _ in range(depth - 1):
         command = {"type": "play", "card": command}
     return command
+
+
+@pytest.mark.parametrize("opener", ["[", "{"])
+def test_too_deep_counts_brackets_and_braces_alike_and_walks_past_the_limit(opener):
+    """The depth check counts a text's brackets and braces before it walks the value (a move's body
+    opens three): a text nesting arrays or objects one level past MAX_JSON_DEPTH is too deep, one at
+    the limit is not, and brackets inside strings never make a shallow value too deep."""
+    for depth, expected in ((MAX_JSON_DEPTH, False), (MAX_JSON_DEPTH + 1, True)):
+        text = ('{"a":' if opener == "{" else "[") * depth + "0" + ("}" if opener == "{" else "]") * depth
+        value = orjson.loads(text)
+        assert json_depth(value) == depth
+        assert too_deep(text.encode(), value) is expected
+    quoted = orjson.dumps({"name": "[{" * 100})
+    assert not too_deep(quoted, orjson.loads(quoted))
 
 
 @pytest.mark.parametrize("depth", [33, 253, 600])
