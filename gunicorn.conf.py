@@ -16,8 +16,9 @@ front-end that normalises requests.
 
 The default class is ``api.affinity.GameAffineWorker``: that gevent worker, which passes each new
 connection whose first request names a game to the one worker that owns the game, so a game's
-streams are followed by one process rather than by every worker (see its docstring for the figures).
-``GUNICORN_WORKER_CLASS=gevent`` is the same worker without it.
+streams are followed by one process rather than by every worker (see its docstring for the figures),
+and answers ordinary moves from the parsed request, in front of WSGI (``api.move_worker``).
+``GUNICORN_WORKER_CLASS=gevent`` is the same worker without either.
 """
 
 import multiprocessing

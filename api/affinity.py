@@ -65,7 +65,8 @@ from typing import Any
 
 import gevent
 import gevent.pool
-from gunicorn.workers.ggevent import GeventWorker
+
+from api.move_worker import MoveAnsweringWorker
 
 # The request line and a little more: a first request naming a game is routed on this much.
 PEEK_BYTES = 256
@@ -283,10 +284,11 @@ class Receiver:
             channel.close()
 
 
-class GameAffineWorker(GeventWorker):
-    """Gunicorn's gevent worker, passing each new connection whose first request names a game to
-    that game's owner worker, and one that names no game to the least loaded worker when it serves
-    more itself; new games are placed on the least loaded worker (module docstring)."""
+class GameAffineWorker(MoveAnsweringWorker):
+    """Gunicorn's gevent worker (answering ordinary moves itself, ``api.move_worker``), passing each
+    new connection whose first request names a game to that game's owner worker, and one that names
+    no game to the least loaded worker when it serves more itself; new games are placed on the
+    least loaded worker (module docstring)."""
 
     _handed: gevent.pool.Pool | None = None
     _receiver: Receiver | None = None

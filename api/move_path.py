@@ -49,6 +49,18 @@ log = logging.getLogger(__name__)
 _MOVES = re.compile(r"/v1/games/([^/]+)/moves")
 
 Answer = tuple[int, str, dict[str, str], bytes]
+# The request headers an ordinary move's answer reads, named as gunicorn's parser names them, and
+# their WSGI keys (``MovePath.answer_parsed``).
+_READ_HEADERS = {
+    "AUTHORIZATION": "HTTP_AUTHORIZATION",
+    "CONTENT-LENGTH": "CONTENT_LENGTH",
+    "CONTENT-TYPE": "CONTENT_TYPE",
+    "IDEMPOTENCY-KEY": "HTTP_IDEMPOTENCY_KEY",
+    "IF-MATCH": "HTTP_IF_MATCH",
+    "ORIGIN": "HTTP_ORIGIN",
+    "PREFER": "HTTP_PREFER",
+    "TRANSFER-ENCODING": "HTTP_TRANSFER_ENCODING",
+}
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -70,18 +82,42 @@ class MovePath:
             if match is not None:
                 answer = self._answer(environ, match.group(1))
                 if answer is not None:
-                    status, mimetype, headers, body = answer
-                    start_response(
-                        f"{status} {HTTP_STATUS_CODES.get(status, '')}",
-                        [
-                            ("Content-Type", mimetype),
-                            ("Content-Length", str(len(body))),
-                            *headers.items(),
-                            *self.cors_headers,
-                        ],
-                    )
-                    return [body]
+                    start_response(self.status_line(answer[0]), self.response_headers(answer))
+                    return [answer[3]]
         return self.wsgi_app(environ, start_response)
+
+    @staticmethod
+    def status_line(status: int) -> str:
+        return f"{status} {HTTP_STATUS_CODES.get(status, '')}"
+
+    def response_headers(self, answer: Answer) -> list[tuple[str, str]]:
+        """The headers of ``answer`` as the app sends them (flask-cors's included)."""
+        _, mimetype, headers, body = answer
+        return [
+            ("Content-Type", mimetype),
+            ("Content-Length", str(len(body))),
+            *headers.items(),
+            *self.cors_headers,
+        ]
+
+    def answer_parsed(
+        self, path: str, headers: Iterable[tuple[str, str]], body: Any
+    ) -> tuple[Answer | None, Any]:
+        """The answer to a ``POST`` of ``path`` (no query string, no percent-escape) given as an
+        HTTP parser hands it over rather than as a WSGI environ: ``headers`` with upper-case names,
+        ``body`` readable (``read(n)``) (``api.move_worker``). None when the WSGI app must answer
+        it; then the body it must read comes second (``body``, or its bytes once they were read)."""
+        match = _MOVES.fullmatch(path)
+        if match is None:
+            return None, body
+        environ: dict[str, Any] = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "wsgi.input": body}
+        for name, value in headers:
+            key = _READ_HEADERS.get(name)
+            if key is not None:
+                if key in environ:  # sent twice: the WSGI server joins them, and Flask says what is wrong
+                    return None, body
+                environ[key] = value
+        return self._answer(environ, match.group(1)), environ["wsgi.input"]
 
     def _answer(self, environ: dict[str, Any], game_id: str) -> Answer | None:
         """The answer to an ordinary move, or None to let Flask answer."""

@@ -16,9 +16,11 @@ from tests.redis_server import free_port
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Popen, str]:
-    """A gunicorn (gevent, gunicorn.conf.py) serving tests/api/gevent_app.py on a free port, on
-    ``redis_url`` with ``extra_env``, its log to ``log``; the process and its base URL."""
+def start_gunicorn(
+    redis_url: str, log, app: str = "tests.api.gevent_app:app", **extra_env: str
+) -> tuple[subprocess.Popen, str]:
+    """A gunicorn (gevent, gunicorn.conf.py) serving ``app`` (tests/api/gevent_app.py) on a free
+    port, on ``redis_url`` with ``extra_env``, its log to ``log``; the process and its base URL."""
     port = free_port()
     env = dict(os.environ, REDIS_URL=redis_url, WEB_CONCURRENCY="1", SSE_HEARTBEAT_SECONDS="1")
     env.update(extra_env)
@@ -32,7 +34,7 @@ def start_gunicorn(redis_url: str, log, **extra_env: str) -> tuple[subprocess.Po
             "gunicorn.conf.py",
             "--bind",
             f"127.0.0.1:{port}",
-            "tests.api.gevent_app:app",
+            app,
         ],
         cwd=ROOT,
         env=env,
