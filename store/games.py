@@ -16,6 +16,7 @@ from typing import Any, overload
 import orjson
 import redis
 import redis.cluster
+from hiredis import pack_command  # redis[hiredis]: what redis-py packs commands with
 
 from store import compact, scripts
 from store.cluster import ClusterClient
@@ -496,12 +497,13 @@ class GameStore:
         (reconnected when Redis closed it), and nothing is sent twice: redis-py's retry would run
         an append again after a reply was lost, turning a move that went through into a conflict.
         A cluster client routes by key: it keeps redis-py's path."""
-        if isinstance(self.redis, redis.cluster.RedisCluster):
+        if _is_cluster(self.redis):
             return self.redis.evalsha(sha, len(keys), *keys, *args)
         pool = self.redis.connection_pool
         connection = pool.get_connection()
         try:
-            connection.send_command("EVALSHA", sha, len(keys), *keys, *args)
+            # Packed by hiredis itself, as redis-py's send_command would, without its wrapper.
+            connection.send_packed_command([pack_command(("EVALSHA", sha, len(keys), *keys, *args))])
             return connection.read_response()
         except (redis.ConnectionError, redis.TimeoutError):
             connection.disconnect()  # a half-read reply must never reach the next command
@@ -615,6 +617,19 @@ def _field(value: Any) -> Any:
     if isinstance(value, (dict, list, bool)) or value is None:
         return orjson.dumps(value)
     return value
+
+
+def _is_cluster(client: Any) -> bool:
+    """``isinstance(client, RedisCluster)``, remembered per class: redis-py's cluster client is a
+    typing Protocol, whose isinstance check walked its members on every append (issue 12)."""
+    kind = type(client)
+    known = _CLUSTER_CLASSES.get(kind)
+    if known is None:
+        known = _CLUSTER_CLASSES[kind] = isinstance(client, redis.cluster.RedisCluster)
+    return known
+
+
+_CLUSTER_CLASSES: dict[type, bool] = {}
 
 
 def _flatten(mapping: Mapping[str, Any]) -> list[Any]:
