@@ -44,10 +44,15 @@ class MoveAnsweringWorker(GeventWorker):
     docstring)."""
 
     _moves: MovePath | None = None
+    _pre_request: Any = None
+    _keepalive = 0
     _date: tuple[int, str] = (0, "")
 
     def run(self) -> None:
         self._moves = self._move_path()
+        # Read once: gunicorn's Config looks every setting up through __getattr__.
+        self._pre_request = self.cfg.pre_request
+        self._keepalive = self.cfg.keepalive
         super().run()
 
     def _move_path(self) -> MovePath | None:
@@ -84,7 +89,7 @@ class MoveAnsweringWorker(GeventWorker):
 
     def _answer_move(self, moves: MovePath, req: Any, sock: Any) -> bool:
         """Answer ``req`` if MovePath answers it; False (the body put back) to let WSGI answer."""
-        self.cfg.pre_request(self, req)
+        self._pre_request(self, req)
         answer, body = moves.answer_parsed(req.path, req.headers, req.body)
         if answer is None:
             if body is not req.body:
@@ -94,7 +99,7 @@ class MoveAnsweringWorker(GeventWorker):
         if self.nr >= self.max_requests and self.alive:
             self.log.info("Autorestarting worker after current request.")
             self.alive = False
-        close = not self.alive or not self.cfg.keepalive or req.should_close()
+        close = not self.alive or not self._keepalive or req.should_close()
         head = [
             f"HTTP/1.1 {moves.status_line(answer[0])}\r\nServer: gunicorn\r\nDate: {self._http_date()}\r\n"
             f"Connection: {'close' if close else 'keep-alive'}\r\n"
