@@ -14,8 +14,9 @@ gunicorn would write (``Server``, ``Date``, ``Connection``), then the same heade
 WSGI path. Whatever ``MovePath`` would not answer itself goes through WSGI as before, with the body
 it may have read put back; ``tests/api/test_move_worker.py`` sends the same requests to both paths
 and compares the answers byte for byte. It keeps gunicorn's request accounting (``max_requests``,
-keep-alive, ``Connection: close``) and its ``pre_request`` hook, and steps aside where gunicorn
-does more per request than it does: an access log, a ``post_request`` hook, a ``SCRIPT_NAME``.
+keep-alive, ``Connection: close``) and its default ``pre_request`` hook's debug line, and steps
+aside where gunicorn does more per request than it does: an access log, a hook of the operator's
+(``pre_request`` or ``post_request``), a ``SCRIPT_NAME``.
 Without the hot path (``MOVE_FAST_PATH`` off) every request goes through WSGI.
 """
 
@@ -26,7 +27,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import gevent
-from gunicorn.config import PostRequest
+from gunicorn.config import PostRequest, PreRequest
 from gunicorn.http.body import Body
 from gunicorn.util import http_date
 from gunicorn.workers.ggevent import GeventWorker
@@ -64,6 +65,7 @@ class MoveAnsweringWorker(GeventWorker):
             return None
         if (
             self.cfg.accesslog
+            or self.cfg.pre_request is not PreRequest.default
             or self.cfg.post_request is not PostRequest.default
             or "SCRIPT_NAME" in os.environ
         ):
@@ -89,12 +91,12 @@ class MoveAnsweringWorker(GeventWorker):
 
     def _answer_move(self, moves: MovePath, req: Any, sock: Any) -> bool:
         """Answer ``req`` if MovePath answers it; False (the body put back) to let WSGI answer."""
-        self._pre_request(self, req)
         answer, body = moves.answer_parsed(req.path, req.headers, req.body)
         if answer is None:
             if body is not req.body:
                 req.body = Body(body)  # read already: WSGI reads these bytes again
             return False
+        self._pre_request(self, req)  # gunicorn's own (a debug line): WSGI's path runs it otherwise
         self.nr += 1
         if self.nr >= self.max_requests and self.alive:
             self.log.info("Autorestarting worker after current request.")

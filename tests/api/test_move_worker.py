@@ -193,3 +193,21 @@ def test_raw_answers_are_gunicorns_own_and_keep_alive_and_close_as_gunicorn_does
     assert [closed for *_, closed in fast][:3] == [False, True, True]
     assert [tagged for _, tagged, _ in fast] == [False, False, True, True, True, True]
     assert all(tagged for _, tagged, _ in plain)
+
+
+def test_with_an_access_log_every_move_goes_through_wsgi_and_is_logged(redis_server, tmp_path):
+    """gunicorn's access log records what its WSGI path served: with one configured, the worker
+    answers no move itself, and every move is in the log."""
+    access_log = tmp_path / "access.log"
+    with open(tmp_path / "gunicorn.log", "wb") as log:
+        process, base = start_gunicorn(redis_server.url, log, app=APP, ACCESS_LOG=str(access_log))
+        try:
+            wait_until_serving(process, base, tmp_path / "gunicorn.log")
+            table = Table(_Http(base))
+            moved = table.move(0, {"type": "pass"}, headers={"Prefer": "return=minimal"})
+            assert moved.status_code == 200
+            assert moved.headers.get(TAG) == "wsgi"
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+    assert f"POST /v1/games/{table.id}/moves" in access_log.read_text()
