@@ -406,7 +406,8 @@ class Stream(MethodView):
             after = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         timed = cached.clock is not None
-        return _event_stream(_sse(svc, game_id, cached.name, seat, after or 0, heartbeat, timed))
+        sock = request.environ.get("gunicorn.socket")
+        return _event_stream(_sse(svc, game_id, cached.name, seat, after or 0, heartbeat, timed, sock))
 
 
 @blp.route("/<string:game_id>/view/stream")
@@ -498,17 +499,32 @@ class StreamTickets(MethodView):
         return json_response(body, 201, {"Cache-Control": "no-store"})
 
 
-def _sse(svc, game_id: str, name: str, seat: int | None, after: int, heartbeat: float, timed: bool = False):
+def _sse(
+    svc,
+    game_id: str,
+    name: str,
+    seat: int | None,
+    after: int,
+    heartbeat: float,
+    timed: bool = False,
+    sock: Any = None,
+):
     """Events after ``after``, from the process's live listener (no Redis connection of its own).
     A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
-    batch of events."""
+    batch of events. With gunicorn's socket (``sock``) the stream ends as soon as its client hangs
+    up, not at its next write (``view_push.HangUpWatch``)."""
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
         yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
     last = after
-    with svc.follow(game_id, after) as subscription:
-        while True:
+    with (
+        svc.follow(game_id, after) as subscription,
+        view_push.HangUpWatch(sock, subscription.interrupt) as client,
+    ):
+        while not client.gone:
             items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, subscription, name)
+            if client.gone:
+                return
             chunks = []
             for item in items:
                 last = item["version"]

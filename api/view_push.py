@@ -52,6 +52,47 @@ def cooperative_threads() -> bool:
     return is_module_patched("threading")
 
 
+def client_hung_up(sock: Any) -> bool:
+    """Wait (this greenlet) until a stream's socket turns readable, then whether its client hung
+    up. A stream's client sends nothing after its request, so its socket turns readable only when
+    the client closes it, or sends its next request early, which is left in the socket for gunicorn
+    (a one-byte ``MSG_PEEK`` tells the two apart). Without a watch a vanished client was noticed at
+    the stream's next write, up to a heartbeat later, and held its subscription and its connection
+    (which the workers' placement counts, api/affinity.py) until then."""
+    try:
+        gevent.socket.wait_read(sock.fileno())
+        return bool(sock.recv(1, socket.MSG_PEEK) == b"")
+    except OSError:
+        return True
+
+
+class HangUpWatch:
+    """The same watch for a stream served as an iterator (the event stream): where gunicorn's gevent
+    socket is at hand, a greenlet waits for the client to hang up, then marks the stream ``gone``
+    and calls ``wake`` (which ends the stream's wait for news). A context manager: leaving it stops
+    the watch, before gunicorn reads the connection's next request."""
+
+    def __init__(self, sock: Any, wake: Callable[[], None]):
+        self.gone = False
+        self._sock = sock if sock is not None and cooperative_threads() else None
+        self._wake = wake
+        self._watcher: gevent.Greenlet | None = None
+
+    def __enter__(self) -> HangUpWatch:
+        if self._sock is not None:
+            self._watcher = gevent.spawn(self._watch)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._watcher is not None:
+            self._watcher.kill(block=False)
+
+    def _watch(self) -> None:
+        if client_hung_up(self._sock):
+            self.gone = True
+            self._wake()
+
+
 def view_message(update: ViewUpdate) -> bytes:
     return b"id: %d\nevent: view\ndata: %s\n\n" % (update.version, update.body)
 
@@ -182,17 +223,8 @@ class _Pusher:
                 watcher.kill(block=False)  # before gunicorn reads the connection's next request
 
     def _watch_client(self) -> None:
-        """End the stream as soon as its client hangs up. A stream's client sends nothing after its
-        request, so its socket turns readable only when the client closes it (or sends its next
-        request early: that is left in the socket for gunicorn). Without this a vanished client was
-        noticed at the next write, up to a heartbeat later, and held its subscription and its
-        connection (which the workers' placement counts, api/affinity.py) until then."""
-        try:
-            gevent.socket.wait_read(self.fd)
-            hung_up = self.sock.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            hung_up = True
-        if hung_up:
+        """End the stream as soon as its client hangs up (``client_hung_up``)."""
+        if client_hung_up(self.sock):
             self.failed = True
             self.wake.set()
 

@@ -103,6 +103,11 @@ class Subscription:
     def position(self) -> int:
         return self._watched.position
 
+    def interrupt(self) -> None:
+        """End this subscription's wait now, with nothing new (a stream whose client hung up). The
+        game's other waiting streams wake too, find nothing new, and wait again."""
+        self.hub._wake(self._watched)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -168,6 +173,13 @@ class LiveHub:
             watched.subscribers -= 1
             if watched.subscribers <= 0 and self._games.get(game_id) is watched:
                 del self._games[game_id]
+
+    def _wake(self, watched: _Watched) -> None:
+        """Wake every wait on ``watched`` once (a set Event left in place would end every later wait
+        at once)."""
+        with self._lock:
+            changed, watched.changed = watched.changed, threading.Event()
+        changed.set()
 
     def watched_games(self) -> int:
         with self._lock:

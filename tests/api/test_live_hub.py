@@ -78,3 +78,31 @@ def test_pushers_get_each_delivery_after_the_fold_until_their_subscription_close
     assert calls[2:] == [("second", 3, [2, 3])]
     kept.close()
     assert hub.watched_games() == 0
+
+
+def test_an_interrupted_wait_ends_at_once_and_later_waits_wait_their_time():
+    """A stream whose client hung up interrupts its wait (api/view_push.py's HangUpWatch): the wait
+    ends at once with nothing new, from another thread too, and the game's next waits, its own
+    streams' included, wait their whole timeout again rather than returning at once."""
+    import threading
+    import time
+
+    hub, subscription = hub_with(range(1, 4))
+    other = hub.subscribe("g1", 3)
+    waited: list[float] = []
+
+    def wait() -> None:
+        started = time.monotonic()
+        assert subscription.wait(3, 5.0) == []
+        waited.append(time.monotonic() - started)
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.1)
+    subscription.interrupt()
+    waiter.join(timeout=5)
+    assert waited and waited[0] < 1.0
+    started = time.monotonic()
+    assert other.wait(3, 0.3) == []
+    assert subscription.wait(3, 0.3) == []
+    assert time.monotonic() - started >= 0.55

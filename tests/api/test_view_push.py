@@ -396,10 +396,15 @@ def slow_heartbeat_server(redis_server, redis_client, tmp_path):
             process.wait(timeout=10)
 
 
-def test_a_client_that_hangs_up_ends_its_stream_at_once_not_at_the_next_heartbeat(slow_heartbeat_server):
+@pytest.mark.parametrize("stream", ["view/stream", "stream"])
+def test_a_client_that_hangs_up_ends_its_stream_at_once_not_at_the_next_heartbeat(
+    slow_heartbeat_server, stream
+):
     """A stream whose client closes its socket is ended by the server within moments: its
     connection (and the subscription with it) is gone long before the next write, here a heartbeat
-    30 s away, would have found the client gone. A client that stays is still served."""
+    30 s away, would have found the client gone. A client that stays is still served. Both kinds of
+    stream: the pushed view stream and the event stream, served as an iterator (the browser
+    client's)."""
     process, base = slow_heartbeat_server
     worker = psutil.Process(process.pid).children()[0]
     game = requests.post(f"{base}/v1/games", json={"game": "toy", "config": {"hand_size": 3}}).json()
@@ -407,15 +412,23 @@ def test_a_client_that_hangs_up_ends_its_stream_at_once_not_at_the_next_heartbea
         requests.post(f"{base}/v1/games/{game['id']}/seats", json={"name": n}).json()["token"] for n in "AB"
     ]
     host, port = base.removeprefix("http://").split(":")
+    # From the current version on: the client reads all it is sent before it closes, so its close is
+    # a FIN the server must notice (unread bytes would make it an RST, which the kernel acts on).
+    version = requests.get(f"{base}/v1/games/{game['id']}/view").json()["version"]
+    path, first = (
+        ("view/stream", b"event: view")
+        if stream == "view/stream"
+        else (f"stream?after={version}", b"following")
+    )
 
     def open_stream(token: str) -> socket.socket:
         sock = socket.create_connection((host, int(port)), timeout=10)
         sock.sendall(
-            f"GET /v1/games/{game['id']}/view/stream HTTP/1.1\r\nHost: {host}\r\n"
+            f"GET /v1/games/{game['id']}/{path} HTTP/1.1\r\nHost: {host}\r\n"
             f"Authorization: Bearer {token}\r\n\r\n".encode()
         )
         received = b""
-        while b"event: view" not in received:
+        while first not in received:
             chunk = sock.recv(65536)
             assert chunk, received
             received += chunk
