@@ -620,8 +620,9 @@ def _field(value: Any) -> Any:
 
 
 def _is_cluster(client: Any) -> bool:
-    """``isinstance(client, RedisCluster)``, remembered per class: redis-py's cluster client is a
-    typing Protocol, whose isinstance check walked its members on every append (issue 12)."""
+    """``isinstance(client, RedisCluster)``, remembered per class: redis-py's cluster client derives
+    from a typing Protocol, so the check went through typing's and abc's hooks (0.34 us) on every
+    append (issue 12)."""
     kind = type(client)
     known = _CLUSTER_CLASSES.get(kind)
     if known is None:
