@@ -156,8 +156,8 @@ class AppendResult:
 @dataclass(frozen=True)
 class ClaimResult:
     """Outcome of the claim script: ``claimed``, ``started`` (this claim filled the last seat and
-    the genesis events were appended), ``taken``, ``no_such_seat``, ``full``, ``not_open``,
-    ``not_found``."""
+    the genesis events were appended), ``need_start`` (it would have, but was sent without the
+    start: nothing changed), ``taken``, ``no_such_seat``, ``full``, ``not_open``, ``not_found``."""
 
     outcome: str
     seat: int | None = None
@@ -389,15 +389,17 @@ class GameStore:
         kind: str,
         bot: str | None,
         now: str,
-        genesis: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any] | bytes,
-        meta_on_start: Mapping[str, Any],
+        genesis: Sequence[Mapping[str, Any]] = (),
+        snapshot: Mapping[str, Any] | bytes = b"",
+        meta_on_start: Mapping[str, Any] | None = None,
         followups_on_start: Mapping[str, Any] | None = None,
     ) -> ClaimResult:
         """Claim ``seat`` (or the lowest free one); when it is the last free seat, append the
         ``genesis`` events and the initial ``snapshot`` (and record ``followups_on_start`` in the
-        outbox) in the same atomic step."""
-        meta_args = _flatten(meta_on_start)
+        outbox) in the same atomic step. Without a ``snapshot`` (the start left out: seats are
+        expected to remain free) a claim that would fill the last seat changes nothing and the
+        outcome is ``need_start``: claim again with the start."""
+        meta_args = _flatten(meta_on_start or {})
         args: list[Any] = [
             "" if seat is None else str(seat),
             name,

@@ -97,6 +97,9 @@ return {'ok', version}
 #       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON, 8.. the follow-up
 #       actions recorded when the game starts (record_followups), then the number m of meta
 #       field/value pairs written when the game starts, the pairs, then the genesis events.
+# A caller that expects seats to remain free after its claim may leave out the start (ARGV[7] ''
+# and nothing after ARGV[8..10] = '', grace, 0, then m = 0): should its claim fill the last seat
+# after all (other claims came first), the script changes nothing and answers 'need_start'.
 CLAIM = (
     _WRITE_EVENTS
     + r"""
@@ -127,10 +130,14 @@ else
     return {'taken'}
   end
 end
+local last = redis.call('HLEN', KEYS[2]) + 1 >= count
+if last and ARGV[7] == '' then
+  return {'need_start'}
+end
 redis.call('HSET', KEYS[2], seat, ARGV[3])
 redis.call('HSET', KEYS[1], 'name:' .. seat, ARGV[2], 'kind:' .. seat, ARGV[4],
            'bot:' .. seat, ARGV[5], 'updated', ARGV[6])
-if redis.call('HLEN', KEYS[2]) < count then
+if not last then
   return {'claimed', tonumber(seat), 0}
 end
 local after = record_followups(KEYS[5], KEYS[6], 8)

@@ -73,6 +73,26 @@ def test_claim_fills_seats_and_the_last_claim_appends_genesis(store, redis_clien
     assert claim(store, None, game_id="01m8kknrfm9bbbbbbbbb").outcome == "not_found"
 
 
+def test_a_claim_sent_without_the_start_fills_no_last_seat_and_changes_nothing(store, redis_client):
+    """A claim that leaves seats free needs no genesis: sent without it, it claims; sent so and
+    filling the last seat (other claims came first), it is refused untouched (``need_start``), and
+    the same claim with the start then starts the game."""
+    open_game(store, seats=3)
+    short = {"name": "P", "token_hash": "h", "kind": "human", "bot": None, "now": "t"}
+    first = store.claim(GAME, seat=None, **short)
+    assert (first.outcome, first.seat, first.version) == ("claimed", 0, 0)
+    assert claim(store, 1).outcome == "claimed"
+    keys = game_keys(GAME)
+    before = (redis_client.hgetall(keys.meta), redis_client.hgetall(keys.seats))
+    refused = store.claim(GAME, seat=None, **short)
+    assert refused.outcome == "need_start"
+    assert (redis_client.hgetall(keys.meta), redis_client.hgetall(keys.seats)) == before
+    assert redis_client.xlen(keys.events) == 0 and redis_client.get(keys.snapshot) is None
+    assert store.claim(GAME, seat=0, **short).outcome == "taken"  # refusals come first, as before
+    last = claim(store, None)
+    assert (last.outcome, last.seat, last.version) == ("started", 2, 1)
+
+
 def test_append_writes_events_with_version_ids_snapshot_and_meta(store, redis_client):
     started_game(store)
     result = append(

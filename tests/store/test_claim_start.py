@@ -1,0 +1,50 @@
+"""The claims of a game: only the one that fills the last seat computes and sends the start."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import get_game
+from service import GameService
+from store import game_keys
+from tests.redis_metrics import count_round_trips
+
+
+@pytest.fixture()
+def service(redis_server):
+    svc = GameService.from_url(redis_server.url)
+    yield svc
+    svc.store.redis.close()
+
+
+def test_a_claim_that_read_free_seats_still_starts_the_game_when_others_filled_them(service, redis_client):
+    """The claim read the game with every seat free, so it was sent without the start; another
+    claim came in first and left it the last seat: the script refuses the short claim untouched and
+    the claim goes again with the start, which starts the game once (its genesis in the log)."""
+    game_id = service.create_game("condottiere", {"players": 3})["id"]
+    stale = service.store.meta(game_id)
+    for seat, name in enumerate(("Ann", "Bob")):
+        claimed = service.claim_seat(game_id, name=name)
+        assert (claimed.seat, claimed.started) == (seat, False)
+    assert redis_client.xlen(game_keys(game_id).events) == 0
+
+    last = service._claim(game_id, get_game("condottiere"), None, seat=None, name="Cy", bot=None, meta=stale)
+
+    assert (last.seat, last.started) == (2, True)
+    assert last.version == redis_client.xlen(game_keys(game_id).events) > 0
+    view = service.get_view(game_id, last.token)
+    assert view.status == "active" and view.version == last.version
+
+
+def test_only_the_last_claim_reads_the_configuration_and_sends_the_start(service, redis_client):
+    """The first claims of a three-seat game make one round trip after the metadata's (the claim
+    script, with no genesis in it); the last one reads the configuration and sends the start."""
+    game_id = service.create_game("condottiere", {"players": 3})["id"]
+    for name in ("Ann", "Bob"):
+        with count_round_trips(redis_client) as trips:
+            assert not service.claim_seat(game_id, name=name).started
+        assert trips.commands == [["HGETALL"], ["EVALSHA"]]
+    with count_round_trips(redis_client) as trips:
+        assert service.claim_seat(game_id, name="Cy").started
+    assert ["GET"] in trips.commands  # the configuration
+    assert ["EVALSHA", "ZADD"] in trips.commands  # the start, with its follow-ups' hint
