@@ -435,15 +435,15 @@ class ViewStream(MethodView):
         reconnecting client sends ``Last-Event-ID`` (or ``?after=``): the view it already holds is
         not sent again. Views in between two messages are skipped (each message is a whole view)."""
         svc = service()
-        seat, _ = _stream_viewer(svc, game_id, query)
+        seat, current = _stream_viewer(svc, game_id, query)
         known = _last_event_id()
         if known is None:
             known = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        body = _view_sse(svc, game_id, seat, known, heartbeat)
+        body = _view_sse(svc, game_id, seat, known, heartbeat, current)
         if not current_app.config["VIEW_STREAM_PUSH"]:
             return _event_stream(body)
-        return _event_stream(PushedViewStream(body, svc, game_id, seat, known, heartbeat))
+        return _event_stream(PushedViewStream(body, svc, game_id, seat, known, heartbeat, current))
 
 
 def _stream_viewer(svc, game_id: str, query) -> tuple[int | None, Any]:
@@ -540,12 +540,13 @@ def _sse(
                 yield b": heartbeat\n\n"
 
 
-def _view_sse(svc, game_id: str, seat: int | None, known: int | None, heartbeat: float):
+def _view_sse(svc, game_id: str, seat: int | None, known: int | None, heartbeat: float, current=None):
     """The viewer's view now and after every change; each message is a whole view, encoded once per
-    process for this viewer and version (never for another viewer)."""
+    process for this viewer and version (never for another viewer). ``current``: the game as the
+    request that authenticated the viewer read it (``GameService.open_view_stream``)."""
     yield view_push.RETRY
     last = None
-    for update in svc.view_updates(game_id, seat, known, heartbeat):
+    for update in svc.view_updates(game_id, seat, known, heartbeat, current):
         if update is None:
             yield view_push.HEARTBEAT
             continue

@@ -35,6 +35,7 @@ import gevent.socket
 from flask import Response
 from gevent.monkey import is_module_patched
 
+from service.cache import CachedGame
 from service.games import GameService, ViewUpdate
 
 log = logging.getLogger(__name__)
@@ -109,9 +110,10 @@ class PushedViewStream(Response):
         seat: int | None,
         known: int | None,
         heartbeat: float,
+        current: CachedGame | None = None,
     ):
         super().__init__(body, mimetype="text/event-stream")
-        self._stream = (svc, game_id, seat, known, heartbeat)
+        self._stream = (svc, game_id, seat, known, heartbeat, current)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         sock = environ.get("gunicorn.socket")
@@ -128,8 +130,8 @@ class PushedViewStream(Response):
         close = getattr(app_iter, "close", None)
         if close is not None:
             close()  # never started: the pushed stream replaces it
-        svc, game_id, seat, known, heartbeat = self._stream
-        _Pusher(svc, game_id, seat, sock, chunked, heartbeat).run(write, known)
+        svc, game_id, seat, known, heartbeat, current = self._stream
+        _Pusher(svc, game_id, seat, sock, chunked, heartbeat).run(write, known, current)
         return []  # all written; gunicorn ends the response (the last chunk) and keeps the connection
 
 
@@ -203,8 +205,12 @@ class _Pusher:
             self.busy = False
         self.last_write = time.monotonic()
 
-    def run(self, write: Callable[[bytes], Any], known: int | None) -> None:
-        subscription, first, cached = self.svc.open_view_stream(self.game_id, self.seat, known, self.push)
+    def run(
+        self, write: Callable[[bytes], Any], known: int | None, current: CachedGame | None = None
+    ) -> None:
+        subscription, first, cached = self.svc.open_view_stream(
+            self.game_id, self.seat, known, self.push, current
+        )
         watcher = gevent.spawn(self._watch_client)
         with subscription:
             try:

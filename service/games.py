@@ -640,12 +640,18 @@ class GameService:
         return current
 
     def view_updates(
-        self, game_id: str, seat: int | None, known: int | None, timeout: float
+        self,
+        game_id: str,
+        seat: int | None,
+        known: int | None,
+        timeout: float,
+        current: CachedGame | None = None,
     ) -> Iterator[ViewUpdate | None]:
         """The per-seat view stream: the viewer's view now (unless ``known`` is its version), then
         its new view after every change, until the game is finished; ``None`` after ``timeout``
-        seconds without a change (a heartbeat). ``seat`` must be authenticated by the caller."""
-        subscription, first, cached = self.open_view_stream(game_id, seat, known)
+        seconds without a change (a heartbeat). ``seat`` must be authenticated by the caller;
+        ``current``: see :meth:`open_view_stream`."""
+        subscription, first, cached = self.open_view_stream(game_id, seat, known, current=current)
         with subscription:
             if first is not None:
                 yield first
@@ -657,12 +663,22 @@ class GameService:
                 yield self._view_update(cached, seat)
 
     def open_view_stream(
-        self, game_id: str, seat: int | None, known: int | None, push: Callable[[int], None] | None = None
+        self,
+        game_id: str,
+        seat: int | None,
+        known: int | None,
+        push: Callable[[int], None] | None = None,
+        current: CachedGame | None = None,
     ) -> tuple[Subscription, ViewUpdate | None, CachedGame]:
         """The start of a view stream: a subscription (whose news the live reader also hands to
         ``push``, for a pushed stream: ``api.view_push``), the viewer's view now unless ``known`` is
-        its version, and the game as of that view. The caller closes the subscription."""
-        cached = self._current(game_id).cached
+        its version, and the game as of that view. The caller closes the subscription.
+
+        ``current``: the game as the caller has just confirmed it (``viewer_seat``, which
+        authenticated the viewer), else it is confirmed here (one round trip). A move taken in
+        between is not missed: the subscription starts from that version, and the reader reads on
+        from there."""
+        cached = current if current is not None else self._current(game_id).cached
         subscription = self.live.subscribe(game_id, cached.version, push)
         first = None if known == cached.version else self._view_update(cached, seat)
         return subscription, first, cached

@@ -118,3 +118,18 @@ def test_bad_token_and_unknown_game_are_problems(client):
     assert missing.status_code == 404 and missing.mimetype == "application/problem+json"
     wrong = client.get(f"/v1/games/{table.id}/view/stream", headers={"Last-Event-ID": "x"})
     assert wrong.status_code == 422
+
+
+def test_opening_a_stream_confirms_the_game_once(client, redis_client):
+    """The request that authenticates the viewer confirms that the cached game is current (one
+    HMGET of its status and version); the stream starts from that read, not from a second one."""
+    from tests.redis_metrics import count_round_trips
+
+    table = Table(client, hand_size=3)
+    table.view(1)  # the game is in this process's cache
+    with count_round_trips(redis_client) as trips:
+        response = view_stream(client, table.id, headers=table.auth(1))
+        first = next(m for m in read_messages(response.response) if m.event == "view")
+    response.close()
+    assert first.id == 3 and first.data == table.view(1)
+    assert trips.names.count("HMGET") == 1, trips.commands
