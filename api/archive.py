@@ -309,8 +309,9 @@ class Verify(MethodView):
     )
     @blp.problems(404, 409, 429)
     def post(self, game_id):
-        """Verify a game (job): replay its log through the rules and compare the fold with the
-        stored snapshot. A divergence is reported in the result, never fixed."""
+        """Verify a game (job): replay its log through the rules and compare its fold, up to the
+        stored snapshot's version, with the snapshot (a live game's may be a few versions behind its
+        log; a finished game's is at its end). A divergence is reported in the result, never fixed."""
         summary = service().get_summary(game_id)
         if summary["status"] == "open":
             raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")

@@ -263,7 +263,8 @@ class ArchiveService:
         return log
 
     def verify(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
-        """Replay a game's log through the rules and compare the fold with the stored snapshot."""
+        """Replay a game's log through the rules and compare its fold, up to the stored snapshot's
+        version, with the snapshot."""
         log = self._load(params["game_id"])
         game = get_game(log.name)
         report = core.verify(game, log.events, log.snapshot)

@@ -12,7 +12,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -40,7 +40,16 @@ from service.followups import FollowUps, actions_for
 from service.ids import is_game_id, new_game_id, new_placed_game_id
 from service.live import LiveHub, Subscription
 from service.signals import events_appended
-from store import ClaimResult, GameStore, StoredGame, StreamEntry, connect, queue_connection, timestamps
+from store import (
+    SNAPSHOT_INTERVAL,
+    ClaimResult,
+    GameStore,
+    StoredGame,
+    StreamEntry,
+    connect,
+    queue_connection,
+    timestamps,
+)
 from store.live import EventsReader
 
 log = logging.getLogger(__name__)
@@ -1009,11 +1018,18 @@ class GameService:
                     game, game_id, version, new.status, seat, state, clock, new.prearranged
                 ).to_dict()
             followups = actions_for(game, state, version, new.status != cached.status, bots)
+            # Rewritten at every change of status and when the change crosses a multiple of the
+            # interval; in between, the stored snapshot stays behind and a load folds the events
+            # after it (store.games.SNAPSHOT_INTERVAL).
+            snapshot_due = (
+                new.status != cached.status
+                or version // SNAPSHOT_INTERVAL != cached.version // SNAPSHOT_INTERVAL
+            )
             result = self.store.append(
                 game_id,
                 expected_version=cached.version,
                 events=events,
-                snapshot=_snapshot(game, version, state),
+                snapshot=_snapshot(game, version, state) if snapshot_due else None,
                 meta=meta,
                 seat=seat if token_hash else None,
                 token_hash=token_hash,
@@ -1048,16 +1064,17 @@ class GameService:
             if result.outcome == "not_found":
                 self.cache.drop(game_id)
                 raise errors.GameNotFound()
-            if result.outcome == "conflict" and result.snapshot is not None and cached.clock is None:
-                if expected is not None:
-                    raise errors.VersionConflict(result.version)
-                entry = _Entry(self._from_snapshot(cached, game, result.snapshot), fresh=True)
-                self.cache.put(entry.cached)
-                continue
             if result.outcome == "conflict" and expected is not None:
                 raise errors.VersionConflict(result.version)
-            # not_active (finished meanwhile), a conflict without snapshot, or a timed game (its clock
-            # is in the metadata, not in the snapshot): read everything again.
+            if result.outcome == "conflict" and result.snapshot is not None and cached.clock is None:
+                current = self._from_snapshot(cached, game, result.snapshot, result.tail)
+                if current.version == result.version:
+                    entry = _Entry(current, fresh=True)
+                    self.cache.put(current)
+                    continue
+            # not_active (finished meanwhile), a conflict whose snapshot and events do not reach the
+            # current version, or a timed game (its clock is in the metadata, not in the snapshot):
+            # read everything again.
             entry = self._reload(game_id)
         raise errors.Busy()
 
@@ -1224,8 +1241,12 @@ class GameService:
         state = None
         version = 0
         if stored.snapshot is not None:
-            state = get_game(name).state_from_json(stored.snapshot["state"])
+            game = get_game(name)
+            state = game.state_from_json(stored.snapshot["state"])
             version = int(stored.snapshot["version"])
+            if stored.tail:  # the events after the snapshot (store.games.SNAPSHOT_INTERVAL)
+                state = fold(game, [entry.event for entry in stored.tail], state)
+                version = stored.tail[-1].version
         elif stored.compact_log is not None:
             # A compacted game keeps no snapshot: its final state is the fold of its log
             state = fold(get_game(name), stored.compact_log)
@@ -1247,12 +1268,21 @@ class GameService:
         )
 
     @staticmethod
-    def _from_snapshot(cached: CachedGame, game: Game[Any], snapshot: Mapping[str, Any]) -> CachedGame:
+    def _from_snapshot(
+        cached: CachedGame, game: Game[Any], snapshot: Mapping[str, Any], tail: Sequence[StreamEntry] = ()
+    ) -> CachedGame:
+        """The game at the stored ``snapshot`` brought forward by the events of ``tail`` after it (as
+        far as they run on without a gap)."""
         state = game.state_from_json(snapshot["state"])
+        version = int(snapshot["version"])
+        for entry in tail:
+            if entry.version == version + 1:
+                state = game.evolve(state, entry.event)
+                version = entry.version
         return CachedGame(
             game_id=cached.game_id,
             name=cached.name,
-            version=int(snapshot["version"]),
+            version=version,
             status="finished" if game.is_over(state) else "active",
             state=state,
             seat_hashes=cached.seat_hashes,

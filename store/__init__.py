@@ -11,8 +11,10 @@ from store.games import (
 )
 from store.keys import GameKeys, game_keys
 from store.queues import QueueRedisRequired, queue_connection, queue_url
+from store.scripts import SNAPSHOT_INTERVAL
 
 __all__ = [
+    "SNAPSHOT_INTERVAL",
     "AppendResult",
     "ClaimResult",
     "GameKeys",

@@ -31,6 +31,7 @@ from store.keys import (
 )
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
 from store.queues import JobQueues, QueueRedisRequired
+from store.scripts import SNAPSHOT_INTERVAL
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
 IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600
@@ -131,6 +132,9 @@ class StoredGame:
     snapshot: dict[str, Any] | None  # {"version": n, "state": ...}; None before the game starts
     # A compacted game has no snapshot: its whole log instead (the caller folds it)
     compact_log: list[dict[str, Any]] | None = None
+    # The events after the snapshot, oldest first, up to the metadata's version (the snapshot is
+    # not rewritten at every append: the caller folds these into it)
+    tail: tuple[StreamEntry, ...] = ()
 
     @property
     def version(self) -> int:
@@ -148,7 +152,10 @@ class AppendResult:
 
     outcome: str
     version: int = 0  # ok, conflict, not_active: the game's version (0 for the other outcomes)
-    snapshot: dict[str, Any] | None = None  # conflict: the current snapshot (saves a round trip)
+    # conflict: the stored snapshot, and the game's last events (SNAPSHOT_INTERVAL of them, oldest
+    # first), enough to bring it to ``version`` without another round trip
+    snapshot: dict[str, Any] | None = None
+    tail: tuple[StreamEntry, ...] = ()
     response: dict[str, Any] | None = None  # replay: the response stored with the key
     status: str | None = None  # not_active: the game's status
 
@@ -239,25 +246,40 @@ class GameStore:
             # Outside the MULTI: the hints live in another Cluster slot (store.outbox).
             self.redis.zadd(HINTS, {str(slot_of(game_id)): due})
 
-    def load(self, game_id: str) -> StoredGame | None:
-        """Metadata, token hashes and snapshot in one round trip (MULTI/EXEC: one consistent
-        point in time, so the snapshot's version matches the metadata's)."""
+    def load(self, game_id: str, tail: int = SNAPSHOT_INTERVAL) -> StoredGame | None:
+        """Metadata, token hashes, the snapshot and the events after it, in one round trip
+        (MULTI/EXEC: one consistent point in time) when the snapshot is at most ``tail`` versions
+        behind the metadata; else the events after it are read in a second one, up to the
+        metadata's version."""
         keys = game_keys(game_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hgetall(keys.meta)
         pipe.hgetall(keys.seats)
         pipe.get(keys.snapshot)
         pipe.get(keys.log)
-        meta, seats, snapshot, packed = pipe.execute()
+        pipe.xrevrange(keys.events, count=max(1, tail))
+        meta, seats, snapshot, packed, newest = pipe.execute()
         if not meta:
             return None
-        meta = compact.unchunk(meta)
+        meta = {_text(k): _text(v) for k, v in compact.unchunk(meta).items()}
+        decoded = orjson.loads(snapshot) if snapshot else None
+        after: tuple[StreamEntry, ...] = ()
+        if decoded is not None:
+            snapshot_version, version = int(decoded["version"]), int(meta.get("version", "0"))
+            if snapshot_version < version:
+                entries = [_entry(entry_id, _fields(fields)) for entry_id, fields in reversed(newest)]
+                after = tuple(e for e in entries if snapshot_version < e.version <= version)
+                if not after or after[0].version != snapshot_version + 1:  # further behind than ``tail``
+                    after = tuple(
+                        e for e in self.read_events(game_id, after=snapshot_version) if e.version <= version
+                    )
         return StoredGame(
             game_id=game_id,
-            meta={_text(k): _text(v) for k, v in meta.items()},
+            meta=meta,
             seat_hashes={int(k): _text(v) for k, v in compact.pairs(seats).items()},
-            snapshot=orjson.loads(snapshot) if snapshot else None,
+            snapshot=decoded,
             compact_log=compact.decode(self.redis, packed) if packed is not None and not snapshot else None,
+            tail=after,
         )
 
     def meta(self, game_id: str) -> dict[str, str] | None:
@@ -336,7 +358,7 @@ class GameStore:
         *,
         expected_version: int,
         events: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any] | bytes,
+        snapshot: Mapping[str, Any] | bytes | None,
         meta: Mapping[str, Any] | None = None,
         seat: int | None = None,
         token_hash: str = "",
@@ -348,7 +370,8 @@ class GameStore:
         """Append ``events`` if the game is active at ``expected_version`` (and, with ``seat``,
         ``token_hash`` is that seat's). One EVALSHA. ``response`` is kept under the idempotency
         field and returned verbatim to a retry with the same fingerprint. ``followups`` (action ->
-        value) enter the game's outbox in the same step (``store.outbox``)."""
+        value) enter the game's outbox in the same step (``store.outbox``). ``snapshot`` None keeps
+        the stored snapshot, older than the events: :meth:`load` returns the events after it."""
         meta_args = _flatten(meta or {})
         args: list[Any] = [
             "" if seat is None else str(seat),
@@ -371,7 +394,10 @@ class GameStore:
             return AppendResult("ok", version=int(reply[1]))
         if outcome == "conflict":
             return AppendResult(
-                "conflict", version=int(reply[1]), snapshot=orjson.loads(reply[2]) if reply[2] else None
+                "conflict",
+                version=int(reply[1]),
+                snapshot=orjson.loads(reply[2]) if reply[2] else None,
+                tail=tuple(_entry(entry_id, _fields(fields)) for entry_id, fields in reversed(reply[3])),
             )
         if outcome == "replay":
             return AppendResult("replay", response=orjson.loads(reply[1]))
@@ -651,8 +677,11 @@ def _fields(fields: Any) -> Mapping[Any, Any]:
     return dict(zip(fields[::2], fields[1::2], strict=True))
 
 
-def _snapshot_bytes(snapshot: Mapping[str, Any] | bytes) -> bytes:
-    """A snapshot ({"version": n, "state": ...}) as stored: the caller may hand it over encoded."""
+def _snapshot_bytes(snapshot: Mapping[str, Any] | bytes | None) -> bytes:
+    """A snapshot ({"version": n, "state": ...}) as stored: the caller may hand it over encoded;
+    None (b"" to the scripts) keeps the stored one."""
+    if snapshot is None:
+        return b""
     return snapshot if isinstance(snapshot, bytes) else orjson.dumps(snapshot)
 
 

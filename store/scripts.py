@@ -5,8 +5,16 @@ Replies are arrays whose first element names the outcome; the caller (``store.ga
 into Python results. Lua never sees a raw token: only its SHA-256 hex.
 """
 
+# A game's snapshot is rewritten when a change crosses a multiple of this many versions (and at
+# every change of status), not at every append: it is ~2 KB of a Condottiere state, most of what an
+# append wrote to the AOF and sent to replicas (issue 12: 2,650 bytes of AOF per move). A load reads
+# the snapshot with the events after it (at most this many) in one round trip, and folds them;
+# a conflicting append returns them with the snapshot.
+SNAPSHOT_INTERVAL = 16
+
 # Shared by both scripts: appends the events (from ARGV[first_pair + 2m] to the end) to the stream
-# as the versions after ``version`` (stream id ``<version>-1``), stores the snapshot, and writes
+# as the versions after ``version`` (stream id ``<version>-1``), stores the snapshot (when one is
+# given: '' leaves the stored one, older, in place), and writes
 # ``version`` and the m meta field/value pairs (m in ARGV[first_pair - 1], the pairs from
 # ARGV[first_pair]). Returns the new version.
 _WRITE_EVENTS = r"""
@@ -16,7 +24,9 @@ local function write_events(events_key, snapshot_key, meta_key, version, snapsho
     version = version + 1
     redis.call('XADD', events_key, version .. '-1', 'e', ARGV[i])
   end
-  redis.call('SET', snapshot_key, snapshot)
+  if snapshot ~= '' then
+    redis.call('SET', snapshot_key, snapshot)
+  end
   local fields = {'version', version}
   for i = first_pair, first_event - 1 do
     fields[#fields + 1] = ARGV[i]
@@ -47,9 +57,11 @@ end
 
 # KEYS: events, snapshot, meta, seats, idem, outbox, due set of the game's slot
 # ARGV: 1 seat ('' = trusted caller, no token check), 2 token hash, 3 idempotency field ('' = none),
-#       4 fingerprint, 5 expected version, 6 snapshot JSON, 7 response JSON kept for replays,
-#       8 idempotency TTL seconds, 9.. the follow-up actions (record_followups), then the number m
-#       of meta field/value pairs, the pairs, then the events.
+#       4 fingerprint, 5 expected version, 6 snapshot JSON ('' = none: the stored one stays, older),
+#       7 response JSON kept for replays, 8 idempotency TTL seconds, 9.. the follow-up actions
+#       (record_followups), then the number m of meta field/value pairs, the pairs, then the events.
+# A conflict returns the current version, the stored snapshot (which may be older) and the last
+# SNAPSHOT_INTERVAL events, newest first: enough to bring the snapshot to the current version.
 APPEND = (
     _WRITE_EVENTS
     + r"""
@@ -80,7 +92,8 @@ if meta[1] ~= 'active' then
 end
 local current = tonumber(meta[2] or '0')
 if current ~= tonumber(ARGV[5]) then
-  return {'conflict', current, redis.call('GET', KEYS[2]) or ''}
+  return {'conflict', current, redis.call('GET', KEYS[2]) or '',
+          redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', SNAPSHOT_INTERVAL)}
 end
 local after = record_followups(KEYS[6], KEYS[7], 9)
 local version = write_events(KEYS[1], KEYS[2], KEYS[3], current, ARGV[6], after + 1)
@@ -89,7 +102,7 @@ if idem ~= '' then
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[8]))
 end
 return {'ok', version}
-"""
+""".replace("SNAPSHOT_INTERVAL", str(SNAPSHOT_INTERVAL))
 )
 
 # KEYS: meta, seats, events, snapshot, outbox, due set of the game's slot

@@ -19,15 +19,17 @@ def test_accepted_move_is_one_round_trip_evalsha_only(client, redis_client):
     assert trips.count == 1 and trips.names == ["EVALSHA"]
     delta = calls_delta(before, command_calls(redis_client))
     assert delta.pop("evalsha") == 1
-    # Inside the script: token HGET, idempotency HGET, meta HMGET, XADD, SET, HSET meta, HSET + EXPIRE idem.
-    assert delta == {"hget": 2, "hmget": 1, "xadd": 1, "set": 1, "hset": 2, "expire": 1}
+    # Inside the script: token HGET, idempotency HGET, meta HMGET, XADD, HSET meta, HSET + EXPIRE
+    # idem; no SET: the snapshot (version 3, the start) is rewritten only at version 16.
+    assert delta == {"hget": 2, "hmget": 1, "xadd": 1, "hset": 2, "expire": 1}
 
 
 def test_stale_cache_costs_a_conflict_and_a_retry_not_a_wrong_answer(app, client, redis_client):
     """Another process moved meanwhile. A command the stale state accepts: the script reports the
-    conflict with the current snapshot, the service re-decides on it and appends (two EVALSHA, no
-    read). A command the stale state refuses: the refusal is not trusted, the game is reloaded (one
-    MULTI read) and the command decided again."""
+    conflict with the stored snapshot and the events after it, the service brings the game up to
+    date from them, re-decides and appends (two EVALSHA, no read). A command the stale state
+    refuses: the refusal is not trusted, the game is reloaded (one MULTI read) and the command
+    decided again."""
     from api import create_app
 
     table = Table(client, hand_size=5)
@@ -54,8 +56,9 @@ def test_stale_cache_costs_a_conflict_and_a_retry_not_a_wrong_answer(app, client
     with count_round_trips(redis_client) as trips:
         response = table.move(0, {"type": "play", "card": hand0[2]})  # stale cache: "not your turn"
     assert response.status_code == 200 and response.get_json()["version"] == 8
-    # the reload is one MULTI: meta, seats, snapshot and the compact log (absent while it runs)
-    assert trips.names == ["MULTI", "HGETALL", "HGETALL", "GET", "GET", "EXEC", "EVALSHA"]
+    # the reload is one MULTI: meta, seats, snapshot, the compact log (absent while it runs) and the
+    # last events (those after the snapshot are folded into it)
+    assert trips.names == ["MULTI", "HGETALL", "HGETALL", "GET", "GET", "XREVRANGE", "EXEC", "EVALSHA"]
 
 
 def test_cached_view_is_one_round_trip(client, redis_client):

@@ -80,8 +80,22 @@ def test_verify_accepts_a_matching_snapshot_and_reports_a_divergence_without_fix
     ]
     assert tampered == kept  # reported, never fixed
 
-    stale = dict(snapshot, version=len(events) - 1)
-    report = core.verify(GAME, events, stale)
+    # A live game's snapshot may be behind its log (it is rewritten every SNAPSHOT_INTERVAL
+    # versions): it is checked against the fold of the log up to its own version.
+    behind = {"version": len(events) - 2, "state": GAME.state_to_json(fold(GAME, events[:-2]))}
+    report = core.verify(GAME, events, behind)
+    assert report["ok"] and report["snapshot"] == {
+        "version": len(events) - 2,
+        "matches": True,
+        "differences": [],
+    }
+
+    mislabelled = dict(snapshot, version=len(events) - 1)  # the last state, said to be an earlier one
+    report = core.verify(GAME, events, mislabelled)
+    assert not report["ok"] and report["snapshot"]["differences"]
+
+    ahead = dict(snapshot, version=len(events) + 1)
+    report = core.verify(GAME, events, ahead)
     assert not report["ok"] and report["snapshot"]["differences"][0]["path"] == "version"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 import redis
 import redis.cluster
@@ -105,6 +106,27 @@ def test_append_writes_events_with_version_ids_snapshot_and_meta(store, redis_cl
     meta = store.meta(GAME)
     assert meta["version"] == "4" and meta["awaiting"] == "[1]"
     assert [e.event["type"] for e in store.read_events(GAME, after=2)] == ["a", "b"]
+
+
+def test_an_append_without_a_snapshot_keeps_the_stored_one_and_a_load_returns_the_events_after_it(
+    store, redis_client
+):
+    """The snapshot is not rewritten at every append (SNAPSHOT_INTERVAL): a load returns it with the
+    events after it, in the same MULTI when they are at most ``tail``, else read after it."""
+    started_game(store)  # snapshot at version 2
+    for expected in range(2, 7):
+        result = store.append(
+            GAME, expected_version=expected, events=[{"type": f"e{expected + 1}"}], snapshot=None
+        )
+        assert (result.outcome, result.version) == ("ok", expected + 1)
+    assert orjson.loads(redis_client.get(game_keys(GAME).snapshot)) == {"version": 2, "state": {"n": 2}}
+    for tail in (16, 2):  # within one read; beyond it (a second read)
+        loaded = store.load(GAME, tail=tail)
+        assert loaded.snapshot == {"version": 2, "state": {"n": 2}} and loaded.version == 7
+        assert [(e.version, e.event["type"]) for e in loaded.tail] == [(v, f"e{v}") for v in range(3, 8)]
+    conflict = append(store, 2)
+    assert conflict.outcome == "conflict" and conflict.version == 7
+    assert [e.version for e in conflict.tail if e.version > conflict.snapshot["version"]] == [3, 4, 5, 6, 7]
 
 
 def test_stale_append_is_a_conflict_carrying_the_current_snapshot(store, redis_client):
