@@ -391,19 +391,17 @@ class GameService:
         have come in since ``meta`` was read, the script refuses the short claim untouched and it
         is sent again with the start."""
         token = new_token()  # bots get one too, thrown away: nobody can act for them over HTTP
-        kind = "bot" if bot else "human"
+        claimant: dict[str, Any] = {  # who claims: the same in both claims below
+            "seat": seat,
+            "name": name,
+            "token_hash": hash_token(token),
+            "kind": "bot" if bot else "human",
+            "bot": bot,
+        }
         if meta is not None:
             count = int(meta["seat_count"])
             if sum(1 for s in range(count) if f"kind:{s}" in meta) + 1 < count:
-                result = self.store.claim(
-                    game_id,
-                    seat=seat,
-                    name=name,
-                    token_hash=hash_token(token),
-                    kind=kind,
-                    bot=bot,
-                    now=now_iso(),
-                )
+                result = self.store.claim(game_id, **claimant, now=now_iso())
                 if result.outcome != "need_start":
                     return self._claimed(game_id, result, seat, name, bot, token)
                 meta = None  # stale: the clock below needs every seat's kind as it is now
@@ -435,11 +433,7 @@ class GameService:
             start_actions["bot"] = len(genesis)
         result = self.store.claim(
             game_id,
-            seat=seat,
-            name=name,
-            token_hash=hash_token(token),
-            kind=kind,
-            bot=bot,
+            **claimant,
             now=stamp,
             genesis=genesis,
             snapshot=_snapshot(game, len(genesis), state),

@@ -8,6 +8,7 @@ import orjson
 
 from store import SNAPSHOT_INTERVAL, game_keys
 from tests.api.conftest import Table
+from tests.api.test_stream import next_move
 from tests.redis_metrics import calls_delta, command_calls
 
 
@@ -21,14 +22,9 @@ def test_the_snapshot_follows_the_interval_and_the_end_and_a_cold_process_folds_
     snapshot_key = game_keys(table.id).snapshot
     expected = orjson.loads(redis_client.get(snapshot_key))["version"]  # the start's
     crossed = False
-    while True:
-        view = table.view(0)
-        if view["status"] == "finished":
-            break
-        seat = view["view"]["turn"]
-        hand = table.view(seat)["view"]["hand"]
+    while (move := next_move(table)) is not None:
         before = command_calls(redis_client)
-        moved = table.move(seat, {"type": "play", "card": hand[0]} if hand else {"type": "pass"})
+        moved = table.move(*move)
         assert moved.status_code == 200
         version = moved.get_json()["version"]
         finished = table.view(0)["status"] == "finished"

@@ -18,15 +18,19 @@ def stream(client, game_id, headers=None, query=""):
     return response
 
 
+def next_move(table: Table) -> tuple[int, dict] | None:
+    """The seat to move and its first legal command, or None once the game is finished."""
+    view = table.view(0)
+    if view["status"] == "finished":
+        return None
+    seat = view["view"]["turn"]
+    hand = table.view(seat)["view"]["hand"]
+    return seat, {"type": "play", "card": hand[0]} if hand else {"type": "pass"}
+
+
 def play_out(table: Table, delay: float = 0.0) -> None:
-    while True:
-        view = table.view(0)
-        if view["status"] == "finished":
-            return
-        seat = view["view"]["turn"]
-        hand = table.view(seat)["view"]["hand"]
-        command = {"type": "play", "card": hand[0]} if hand else {"type": "pass"}
-        assert table.move(seat, command).status_code == 200
+    while (move := next_move(table)) is not None:
+        assert table.move(*move).status_code == 200
         time.sleep(delay)
 
 
