@@ -111,7 +111,12 @@ class MoveAnsweringWorker(GeventWorker):
                 raise ValueError(f"a line break in the value of {name}")
             head.append(f"{name}: {value}\r\n")
         head.append("\r\n")
-        sock.sendall("".join(head).encode("latin-1") + answer[3])
+        response = "".join(head).encode("latin-1") + answer[3]
+        # One send takes a small answer whole; gevent's sendall would first ask the kernel for the
+        # socket's buffer size (getsockopt), at every answer.
+        sent = sock.send(response)
+        if sent < len(response):
+            sock.sendall(memoryview(response)[sent:])
         if close:
             raise StopIteration()  # gunicorn's loop closes the connection
         return True
