@@ -26,7 +26,7 @@ process); such runs are counted (``Outbox.stats``, ``duplicates:<action>``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -98,14 +98,23 @@ class FollowUps:
         self.service = service
         self.outbox = Outbox(service.store.redis)
 
-    def run(self, game_id: str) -> RunReport:
-        """Carry out the pending actions of ``game_id``; never raises (the change is committed)."""
+    def run(self, game_id: str, recorded: Mapping[str, Any] | None = None) -> RunReport:
+        """Carry out the pending actions of ``game_id``; never raises (the change is committed).
+
+        ``recorded``: the actions (and values) the caller's change has just recorded; only those
+        are run, without reading the outbox back (anything older in it is a sweeper's). The done
+        actions are acknowledged together at the end, in one round trip: a process that dies
+        before leaves them all to a sweeper, which runs them again (they are idempotent)."""
         report = RunReport()
-        try:
-            pending = self.outbox.pending(game_id)
-        except Exception:  # noqa: BLE001 - left for the sweeper
-            log.exception("could not read the outbox of %s", game_id)
-            return report
+        if recorded is not None:
+            pending = {action: str(value) for action, value in recorded.items()}
+        else:
+            try:
+                pending = self.outbox.pending(game_id)
+            except Exception:  # noqa: BLE001 - left for the sweeper
+                log.exception("could not read the outbox of %s", game_id)
+                return report
+        done: list[tuple[str, str]] = []
         for action in sorted(pending, key=lambda a: ORDER.index(a) if a in ORDER else len(ORDER)):
             value = pending[action]
             handler = _handlers.get(action) or _OWN.get(action)
@@ -116,14 +125,21 @@ class FollowUps:
                 if not handler(self.service, game_id, value):
                     report.left += 1
                     continue
-                removed = self.outbox.ack(game_id, action, value)
-                self.outbox.count(action, duplicate=not removed)
             except Exception:  # noqa: BLE001 - the action stays pending: a later run retries it
                 log.exception("follow-up %s=%s of %s failed", action, value, game_id)
                 report.left += 1
                 continue
-            report.done += 1
-            report.duplicates += 0 if removed else 1
+            done.append((action, value))
+        if not done:
+            return report
+        try:
+            removed = self.outbox.ack_all(game_id, done)
+        except Exception:  # noqa: BLE001 - still pending: a sweeper runs them again
+            log.exception("could not acknowledge the follow-ups of %s", game_id)
+            report.left += len(done)
+            return report
+        report.done += len(done)
+        report.duplicates += removed.count(False)
         return report
 
     def sweep(self, lease_ms: int) -> int:

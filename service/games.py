@@ -330,8 +330,9 @@ class GameService:
         }
         if control is not None:
             meta["clock"] = clocks.new_state(control, seat_count)
-        self.store.create(game_id, meta, normalised, followups={"index": "open"})
-        self.followups.run(game_id)
+        created = {"index": "open"}
+        self.store.create(game_id, meta, normalised, followups=created)
+        self.followups.run(game_id, created)
         for seat, level in sorted(bot_seats.items()):
             self._claim(game_id, game, normalised, seat=seat, name=f"{level} bot", bot=level)
         return self.get_summary(game_id)
@@ -444,7 +445,7 @@ class GameService:
         if claimed.started:
             fault_point("after_start")
             loaded = self._reload(game_id)
-            self.followups.run(game_id)
+            self.followups.run(game_id, start_actions)
             self._schedule_clock(loaded.cached)
             self._notify(loaded.cached, genesis)
         return claimed
@@ -1038,7 +1039,7 @@ class GameService:
                 fault_point("after_commit")
                 self.live.deliver_local(game_id, cached.version, events)
                 if followups:
-                    self.followups.run(game_id)
+                    self.followups.run(game_id, followups)
                 self._schedule_clock(new)
                 self._notify(new, events)
                 view_json = None

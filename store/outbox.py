@@ -154,6 +154,30 @@ class Outbox:
     def ack(self, game_id: str, action: str, value: str) -> bool:
         return bool(self._ack(keys=[outbox_key(game_id), due_key(game_id)], args=[game_id, action, value]))
 
+    def ack_all(self, game_id: str, done: list[tuple[str, str]]) -> list[bool]:
+        """Acknowledge the actions ``done`` ((action, value) pairs) and count their runs, in one
+        round trip (two when one of them was a duplicate: its count depends on the acknowledgement).
+        Per action, whether it was removed (False: a duplicate run, or overwritten meanwhile)."""
+        keys = [outbox_key(game_id), due_key(game_id)]
+        pipe = self.redis.pipeline(transaction=False)
+        for action, value in done:
+            # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS.
+            pipe.execute_command("EVALSHA", self._ack.sha, len(keys), *keys, game_id, action, value)
+        for action, _ in done:
+            pipe.hincrby(STATS, f"runs:{action}", 1)
+        try:
+            removed = [bool(reply) for reply in pipe.execute()[: len(done)]]
+        except redis.exceptions.NoScriptError:
+            # Redis lost its scripts (the counts went through): one by one, loading it.
+            removed = [self.ack(game_id, action, value) for action, value in done]
+        duplicates = [action for (action, _), acked in zip(done, removed, strict=True) if not acked]
+        if duplicates:
+            pipe = self.redis.pipeline(transaction=False)
+            for action in duplicates:
+                pipe.hincrby(STATS, f"duplicates:{action}", 1)
+            pipe.execute()
+        return removed
+
     def reschedule(self, game_id: str, at_ms: int) -> bool:
         return bool(self._reschedule(keys=[outbox_key(game_id), due_key(game_id)], args=[game_id, at_ms]))
 
