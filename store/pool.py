@@ -11,7 +11,10 @@ socket); ``lease`` and ``give_back`` cost 1.6 us (issue 12: 5% of a web worker's
 common case: an idle, connected connection of this process, with nothing to read on its socket
 (one ``poll`` with a zero timeout, outside gevent's hub: nothing is waited for). A connection not
 yet made, one with data or a closed socket waiting, a pool in a forked child, a pool under a
-maintenance notification: all take redis-py's own path.
+maintenance notification: all take redis-py's own path. Unlike redis-py's probe it does not look
+into the parser's buffer for a reply read from the socket but not consumed: none can be there, as
+the append reads its one reply whole and disconnects a connection whose reply failed midway (as
+redis-py does on its own commands).
 
 What it relies on of redis-py (checked by ``tests/store/test_pool.py``): ``pool`` is a queue of
 idle connections with ``get_nowait``/``put_nowait``, holding ``None`` for connections not yet
