@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.rio_de_la_plata.config import BONUS_AFTER_FIGHTING, RL_71, revision
 from games.rio_de_la_plata.rules import (
     GAME_END,
     ROUND_END,
@@ -642,6 +643,8 @@ def _moved(s: State, e: Event) -> None:
         # RIO-BATTLE-28 gives "any group" its bonus move, so a group that fought earlier in this
         # battle round still has one after a normal step; a step that is itself a combat ends the
         # move where it took place (RIO-RL-40), bonus step included.
+        if revision(s["config"]) < BONUS_AFTER_FIGHTING:
+            fought = group["fought"] == battle["round"]
         group["can_bonus"] = not fought and not group.get("bonused")
 
 
@@ -892,7 +895,8 @@ def _withdrew(s: State, e: Event) -> None:
 
 
 def _battle_ended(s: State, e: Event) -> None:
-    """RIO-RL-51 (b)-(d), RIO-RL-71, RIO-WAR-3."""
+    """RIO-RL-51 (b)-(d), RIO-RL-71 (from rules revision 2), RIO-WAR-3."""
+    rl_71 = revision(s["config"]) >= RL_71
     for key in sorted(s["city"]):
         cell = dict(s["city"][key])
         cell["ppl"] = list(cell["ppl"])
@@ -909,7 +913,7 @@ def _battle_ended(s: State, e: Event) -> None:
         # (d), and RIO-RL-71 for a cell without a building (where only a 2+2 regrouping can have
         # left a fourth person: the regrouping's single goes home, people of one colour being
         # interchangeable); the latest in turn order gives way first.
-        excess = sum(cell["ppl"]) - cell_limit(s, key, cell)
+        excess = sum(cell["ppl"]) - cell_limit(s, key, cell) if b is not None or rl_71 else 0
         for seat in reversed(s["order"]):
             take = min(max(0, excess), cell["ppl"][seat])
             cell["ppl"][seat] -= take

@@ -624,3 +624,27 @@ def test_rl_40_battle_28_a_step_that_is_a_combat_ends_the_move_without_bonus():
     state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [5, 5]})
     assert state["battle"]["groups"]["1"]["at"] == "5,5" and "2" not in state["battle"]["groups"]
     assert {"type": "bonus", "group": "1"} not in rule_moves(state, ATTACKER)
+
+
+def test_rl_71_battle_28_revision_1_logs_keep_the_rules_they_were_recorded_under():
+    """RIO-RL-71, RIO-BATTLE-28 under rules revision 1 (logs recorded before issue 28): the fourth
+    person stayed on the cell, and a group that fought earlier in the battle round had no bonus move."""
+    state = _defender_round({"2": ("d", [YELLOW, YELLOW], "5,5"), "3": ("d", [YELLOW, YELLOW], "5,6")})
+    state["config"] = dict(state["config"], revision=1)
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    assert _to_the_end(state)["city"]["5,6"]["ppl"][YELLOW] == 4
+    state = fight(
+        base(),
+        {
+            "1": ("a", [-1], "4,5"),
+            "7": ("a", [-1], "0,0-1,0"),
+            "2": ("d", [YELLOW, YELLOW], "5,5"),
+            "3": ("d", [YELLOW], "12,8"),
+            "4": ("d", [YELLOW], "1,8"),
+        },
+    )
+    state["config"] = dict(state["config"], revision=1)
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [5, 5]})
+    state = play(state, ATTACKER, {"type": "pass"})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 4]})
+    assert {"type": "bonus", "group": "2"} not in rule_moves(state, YELLOW)
