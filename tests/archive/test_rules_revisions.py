@@ -140,3 +140,37 @@ def test_an_import_of_an_unknown_revision_is_refused_with_the_revision_named():
     assert refused.value.code == "UNSUPPORTED_RULES_REVISION" and "99" in refused.value.message
     error = game.verify_log(events)
     assert error is not None and error.index == 0 and "99" in error.message
+
+
+# -- through the API: the service carries the revision without knowing it -----------------------------
+
+
+def test_api_a_new_game_states_its_revision_and_may_not_ask_for_an_older_one(client):
+    created = client.post("/v1/games", json={"game": "condottiere", "config": {"players": 2}})
+    assert created.status_code == 201, created.get_json()
+    assert created.get_json()["config"]["revision"] == get_game("condottiere").rules_revision
+    refused = client.post("/v1/games", json={"game": "condottiere", "config": {"players": 2, "revision": 1}})
+    assert refused.status_code in (400, 422), refused.get_json()
+    assert refused.headers["Content-Type"] == "application/problem+json"
+    assert refused.get_json()["code"] == "UNSUPPORTED_RULES_REVISION"
+
+
+@pytest.mark.parametrize("name", sorted(LOGS))
+def test_api_an_imported_log_of_revision_1_is_archived_verified_and_replayed_under_it(client, run_jobs, name):
+    """The imported game's summary states revision 1 (its configuration, as the service stores any
+    configuration key the engine adds), the verify job passes and the replay serves it."""
+    from tests.archive.test_api_archive import follow
+
+    data = _load(name)
+    game = get_game(data["game"])
+    players = [f"P{seat}" for seat in range(game.seat_count(data["events"][0]["config"]))]
+    doc = export_log(game, data["events"], players=players, finished=True, result=data["result"])
+    _, result = follow(client, client.post("/v1/archive/import", json=doc), run_jobs)
+    game_id = result.get_json()["id"]
+    summary = client.get(f"/v1/games/{game_id}").get_json()
+    assert summary["config"]["revision"] == UNREVISED
+    _, report = follow(client, client.post(f"/v1/games/{game_id}/verify"), run_jobs)
+    assert report.get_json()["ok"] is True, report.get_json()
+    replay = client.get(f"/v1/games/{game_id}/replay").get_json()
+    assert replay["version"] == len(data["events"])
+    assert game.result(fold(game, data["events"])) == data["result"]
