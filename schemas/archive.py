@@ -99,6 +99,15 @@ class ReplayQuery(StrictSchema):
     version = fields.Integer(
         validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"}
     )
+    as_seat = fields.Integer(
+        data_key="as",
+        validate=validate.Range(0, 99),
+        metadata={
+            "description": "Finished games only: the view this seat had at that version, redacted as it "
+            "was live (its hand, its legal moves, nobody else's cards); 409 GAME_NOT_FINISHED while "
+            "the game runs"
+        },
+    )
 
 
 class ReplaySchema(ma.Schema):
