@@ -28,6 +28,7 @@ from schemas.archive import (
     BulkExportRequest,
     ChaptersSchema,
     ExportRequest,
+    ObservationExportRequest,
     ReplayQuery,
     ReplaySchema,
 )
@@ -381,3 +382,26 @@ class BulkExport(MethodView):
             "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
         }
         return accepted(archive().export_many(params))
+
+
+@blp.route("/exports/observations")
+class ObservationExport(MethodView):
+    @blp.arguments(ObservationExportRequest)
+    @blp.response(
+        202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
+    )
+    @blp.problems(400, 415, 422, 429)
+    def post(self, body):
+        """Export finished games as training data (job): for every decision a seat made, its view
+        exactly as it was served, its legal moves, the move it chose and the game's result, one
+        ``Observation`` per line of gzipped NDJSON (the result's content type is
+        ``application/gzip``). The same filters as the archive search; at most ``limit`` games
+        (1,000), newest first. Finished games only: nothing of a running game is in the archive."""
+        params = {
+            "format": body["format"],
+            "filters": _filters(body),
+            "finished_from": _when(body.get("finished_from"), "finished_from"),
+            "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
+            "limit": body["limit"],
+        }
+        return accepted(archive().export_observations(params))

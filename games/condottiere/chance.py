@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from games.base import CommandError
 from games.condottiere.automatic import next_automatic_event
 from games.condottiere.decide import command_events
 from games.condottiere.events import Chance
 from games.condottiere.evolve import evolve
 from games.condottiere.leave import LEAVE_EVENTS, events_for
 from games.condottiere.verify import PLAYER_EVENTS, command_of
+from games.condottiere.views import legal_moves
 
 
 def rederive_chance(events: Sequence[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -48,9 +50,27 @@ def decisions(events: Sequence[dict[str, Any]]) -> Iterator[tuple[int, int, dict
         elif kind in PLAYER_EVENTS and (command := command_of(events, i)) is not None:
             seat = event["seat"]
             produced = command_events(state, seat, command)
-            yield i, seat, command
+            yield i, seat, _as_legal_move(state, seat, command, produced)
         else:  # not a log verify_log accepts: nothing more to find in it
             return
         for own in produced:
             state = evolve(state, own)
         i += max(1, len(produced))
+
+
+def _as_legal_move(
+    state: Any, seat: int, command: dict[str, Any], produced: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The legal move that makes ``produced``, spelt as ``legal_moves`` spells it (the log's
+    reading of a pass says ``reveal: false``, the legal move leaves it out): a bot learning from
+    observations picks among ``legal_moves``, so the chosen move must be one of them."""
+    moves = legal_moves(state, seat)
+    if command in moves:
+        return command
+    for move in moves:
+        try:
+            if command_events(state, seat, move) == produced:
+                return move
+        except CommandError:
+            continue
+    return command
