@@ -5,9 +5,14 @@ each view is the one the seat was served live, each move one of its legal moves.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import io
 import random
+import time
+import urllib.request
 from collections import defaultdict
+from pathlib import Path
 
 import orjson
 import pytest
@@ -85,3 +90,36 @@ def test_the_observation_export_takes_the_archive_filters(client, run_jobs, game
     ] in range(4)
     refused = client.post("/v1/exports/observations", json={"limit": 0})
     assert refused.status_code == 422 and refused.get_json()["code"] == "VALIDATION_ERROR"
+
+
+class _Answer(io.BytesIO):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def test_the_documented_python_loader_reads_the_export(client, run_jobs, games_played, monkeypatch):
+    """docs/observations.md's example, run as written, its HTTP calls served by the app."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "observations.md").read_text()
+    snippet = text.split("```python\n", 1)[1].split("```", 1)[0]
+
+    def urlopen(request):
+        url = request if isinstance(request, str) else request.full_url
+        path = url.removeprefix("http://127.0.0.1:8000")
+        if isinstance(request, str):
+            run_jobs()  # a worker runs the job while the example polls
+            answer = client.get(path)
+        else:
+            answer = client.post(path, data=request.data, headers=dict(request.header_items()))
+        assert answer.status_code in (200, 202), answer.get_data(as_text=True)[:200]
+        return _Answer(answer.data)
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(snippet, "docs/observations.md", "exec"), {})
+    expected = observation_export(client, run_jobs, {"game": "condottiere", "limit": 50})
+    assert expected and printed.getvalue().split()[0] == str(len(expected))
