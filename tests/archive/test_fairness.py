@@ -6,6 +6,7 @@ finished game replayed as a seat shows, at every version, the view that seat was
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import subprocess
@@ -147,3 +148,32 @@ def test_a_running_game_cannot_be_replayed_as_a_seat(svc, client):
     answer = client.get(f"/v1/games/{summary['id']}/replay?version=3&as=0")
     assert answer.status_code == 409 and answer.get_json()["code"] == "GAME_NOT_FINISHED"
     assert "hand" not in json.dumps(answer.get_json())
+
+
+def test_verify_fair_reads_a_bulk_export_and_names_the_unfair_log(svc, tmp_path: Path):
+    from cli.main import main
+
+    fair = exported_log(svc, play_recorded(svc, "condottiere", {"players": 2}, random.Random(5))[0]["id"])
+    steered = _steered("condottiere", fair, random.Random(6))
+    out = io.StringIO()
+    path = tmp_path / "bulk.ndjson"
+    path.write_text(json.dumps(fair) + "\n" + json.dumps(steered) + "\n")
+    assert main(["verify-fair", str(path)], out=out) == 1
+    first, second = out.getvalue().splitlines()
+    assert first.endswith("are the ones the seed gives.") and ": fair." in first
+    assert "NOT fair" in second and "deck_shuffled" in second
+
+
+def test_while_the_game_runs_its_first_event_shows_the_commitment_and_not_the_seed(svc, client):
+    summary = svc.create_game("condottiere", {"players": 2})
+    tokens = [svc.claim_seat(summary["id"], name=f"P{s}").token for s in range(2)]
+    for headers in ({}, *({"Authorization": f"Bearer {t}"} for t in tokens)):
+        page = client.get(f"/v1/games/{summary['id']}/events?after=0&limit=1", headers=headers).get_json()
+        first = page["events"][0]["event"]
+        assert first["commitment"] == summary["commitment"]
+        assert first["config"]["seed"] is None
+    # the seat's view and the summary carry no seed either
+    view = client.get(f"/v1/games/{summary['id']}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
+    full_seed = svc.store.full_config(summary["id"])["seed"]
+    assert str(full_seed) not in view.get_data(as_text=True)
+    assert str(full_seed) not in client.get(f"/v1/games/{summary['id']}").get_data(as_text=True)
