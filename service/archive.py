@@ -35,8 +35,9 @@ EXPORT_FORMATS = {
     "html": "text/html; charset=utf-8",
 }
 MAX_BULK_GAMES = 10_000
-# Observations are far larger than logs (a view per decision: ~1 KiB for Condottiere, tens for Rio
-# de la Plata), and a job's result is one Redis value: an export takes at most this many games.
+# Observations are far larger than logs (a view per decision: ~2.1 KB raw, ~50 B gzipped for
+# Condottiere, ~6.5 KB and ~90 B for Rio de la Plata: bench/observations.py), and a job's result is
+# one Redis value: an export takes at most this many games (clients page with finished_to).
 MAX_OBSERVATION_GAMES = 1_000
 OBSERVATIONS_CONTENT_TYPE = "application/gzip"
 # How long an imported log waits for its job (far longer than a queue is ever behind): the job drops
