@@ -341,15 +341,24 @@ class GameStore:
         return [_entry(entry_id, fields) for entry_id, fields in entries]
 
     # -- stream tickets ---------------------------------------------------------------------------
-    def put_stream_ticket(self, game_id: str, ticket_hash: str, seat: int, ttl_seconds: int) -> None:
-        """Keep a stream ticket for ``ttl_seconds`` (Redis expires it; nothing to clean up)."""
-        self.redis.set(stream_ticket(game_id, ticket_hash), seat, ex=ttl_seconds)
+    def put_stream_ticket(
+        self, game_id: str, ticket_hash: str, seat: int, token_hash: str, ttl_seconds: int
+    ) -> None:
+        """Keep a stream ticket for ``ttl_seconds`` (Redis expires it; nothing to clean up): the
+        seat, and the hash of the token it was taken with (a rotation since then voids it)."""
+        self.redis.set(stream_ticket(game_id, ticket_hash), f"{seat}:{token_hash}", ex=ttl_seconds)
 
-    def take_stream_ticket(self, game_id: str, ticket_hash: str) -> int | None:
-        """The ticket's seat, deleting it in the same command (GETDEL: two streams racing with one
-        ticket cannot both get it); ``None`` when unknown, expired or already used."""
+    def take_stream_ticket(self, game_id: str, ticket_hash: str) -> tuple[int, str] | None:
+        """The ticket's seat and token hash, deleting it in the same command (GETDEL: two streams
+        racing with one ticket cannot both get it); ``None`` when unknown, expired or already used
+        (or kept in the old form, a seat alone: such a ticket names no token, and lives 30 s)."""
         raw = self.redis.getdel(stream_ticket(game_id, ticket_hash))
-        return None if raw is None else int(raw)
+        if raw is None:
+            return None
+        seat, _, token_hash = _text(raw).partition(":")
+        if not token_hash:
+            return None
+        return int(seat), token_hash
 
     # -- changes (Lua) --------------------------------------------------------------------------
     def append(
