@@ -573,6 +573,17 @@ class GameService:
         cached = entry.cached
         return _game_view(cached, seat)
 
+    def cached_seat(self, game_id: str, token: str) -> int | None:
+        """The seat whose token ``token`` is in this process's copy of the game (no I/O; the rate
+        limits key by it), None when the game is not cached here or the token is none of its seats'."""
+        cached = self.cache.get(game_id)
+        if cached is None:
+            return None
+        try:
+            return self._seat_for_token(cached, token)
+        except errors.InvalidToken:
+            return None
+
     def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
         """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
         entry = self._current(game_id)
