@@ -653,12 +653,16 @@ class GameService:
         spectator; everyone sees the full log of a finished game."""
         seat, cached = self.viewer_seat(game_id, token)
         limit = max(1, min(limit, MAX_EVENTS_PAGE))
-        entries = self.store.read_events(game_id, after=after, limit=limit)
+        # The events, the status and the version in one read: a move between the token check and
+        # this read is on the page, and so is the version it reached.
+        entries, status, version = self.store.read_events_page(game_id, after=after, limit=limit)
+        if status is None:
+            raise errors.GameNotFound()
         return EventsPage(
             game_id=game_id,
-            version=cached.version,
-            status=cached.status,
-            events=self.redact_entries(cached.name, entries, seat, cached.status == "finished"),
+            version=version,
+            status=status,
+            events=self.redact_entries(cached.name, entries, seat, status == "finished"),
             limit=limit,
             seat=seat,
         )

@@ -321,6 +321,26 @@ class GameStore:
             return [StreamEntry(version, events[version - 1]) for version in range(after + 1, end + 1)]
         return [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
 
+    def read_events_page(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> tuple[list[StreamEntry], str | None, int]:
+        """:meth:`read_events` with the game's status and version read in the same MULTI, so the
+        version a page reports is never older than its last event (issue 35: a page read while
+        another seat moved answered version 1074 with event 1075 on it). Status None: no game."""
+        keys = game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xrange(keys.events, f"{after + 1}-1", "+", count=limit)
+        pipe.get(keys.log)
+        pipe.hmget(keys.meta, "status", "version")
+        raw, packed, (status, version) = pipe.execute()
+        if packed is not None:
+            events = compact.decode(self.redis, packed)
+            end = len(events) if limit is None else min(len(events), after + limit)
+            entries = [StreamEntry(v, events[v - 1]) for v in range(after + 1, end + 1)]
+        else:
+            entries = [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
+        return entries, None if status is None else _text(status), int(version or 0)
+
     def compact_events(self, game_id: str) -> list[dict[str, Any]] | None:
         """A compacted game's whole log (None when it is not compacted)."""
         packed = self.redis.get(game_keys(game_id).log)
