@@ -95,6 +95,22 @@ def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if k not in SECRET_CONFIG_KEYS}
 
 
+def hidden_config(config: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration's keys that ``public`` leaves out (the seed, a deck order): kept beside
+    the public ones (meta ``hidden_config``) and shown once the game is finished, when the log
+    (its ``game_started`` event) reveals them anyway."""
+    return {k: v for k, v in config.items() if k not in public}
+
+
+def summary_config(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's configuration as its summary shows it: the public keys, and once the game is
+    finished the hidden ones too (docs/condottiere-protocol.md, "What a finished game reveals")."""
+    config: dict[str, Any] = _json(meta.get("config"), {})
+    if meta.get("status") == "finished":
+        config.update(_json(meta.get("hidden_config"), {}))
+    return config
+
+
 def _json(value: str | None, default: Any = None) -> Any:
     return orjson.loads(value) if value else default
 
@@ -335,17 +351,21 @@ class GameService:
             raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
         game_id = new_game_id() if placed is None else new_placed_game_id(placed)
         stamp = now_iso()
+        public = public_config(game, normalised)
         meta = {
             "game": game.name,
             "title": game.title,
             "status": "open",
             "version": 0,
             "seat_count": seat_count,
-            "config": public_config(game, normalised),
+            "config": public,
             "prearranged": prearranged,
             "created": stamp,
             "updated": stamp,
         }
+        hidden = hidden_config(normalised, public)
+        if hidden:
+            meta["hidden_config"] = hidden
         if control is not None:
             meta["clock"] = clocks.new_state(control, seat_count)
         created = {"index": "open"}
@@ -539,7 +559,7 @@ class GameService:
             "version": int(meta.get("version", 0)),
             "seat_count": count,
             "seats": seats,
-            "config": _json(meta.get("config"), {}),
+            "config": summary_config(meta),
             "prearranged": _json(meta.get("prearranged"), False),
             "awaiting": _json(meta.get("awaiting"), []),
             "result": _json(meta.get("result")),
