@@ -49,8 +49,9 @@ def test_a_games_end_acknowledges_and_counts_its_actions_in_one_round_trip(clien
     assert table.view()["status"] == "finished"
     acks, counts = ["EVALSHA"] * 3, ["HINCRBY"] * 3
     if isinstance(redis_client, redis.cluster.RedisCluster):
-        # the counts live in another slot: the same pipeline, answered by another node
-        assert acks in trips.commands and counts in trips.commands
+        # The counts live in another slot: the same pipeline, answered by another node, or by the
+        # same one when both slots are on one master (a third of the game ids, with three masters).
+        assert acks + counts in trips.commands or (acks in trips.commands and counts in trips.commands)
     else:
         assert acks + counts in trips.commands
     assert ["HINCRBY"] not in trips.commands  # no count sent on its own
