@@ -175,6 +175,16 @@ def city_grid(view: Mapping[str, Any], board: Board) -> list[str]:
     return lines
 
 
+def _held(name: str, data: Mapping[str, Any], view: Mapping[str, Any]) -> str:
+    """A held character, with the phase its benefits start in while they have not (RIO-CHAR-5)."""
+    start = data.get("from")
+    year = view.get("year")
+    waiting = isinstance(start, int) and isinstance(year, int)
+    if waiting and (year < start or (year == start and view.get("step") in ("setup", "A"))):
+        return f"{_words(name)} (works from phase B of {start})"
+    return _words(name)
+
+
 def character_terms(board: Board, name: str) -> str:
     """A character's price and VP requirement (RIO-CHAR-3, RIO-CHAR-7)."""
     ch = board.characters.get(name) or {}
@@ -250,7 +260,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     for seat, p in enumerate(view.get("p") or []):
         pointer = ">" if seat in awaiting else " "
         who = _name(seat, names) + (" (you)" if seat == me else "")
-        owned = [_words(c) for c, data in chars.items() if data.get("owner") == seat]
+        owned = [_held(c, data, view) for c, data in chars.items() if data.get("owner") == seat]
         out.append(
             f"{pointer} {who:<22}{p.get('vp', 0):>4}{p.get('silver', 0):>8}{p.get('stone', 0):>7}"
             f"{p.get('wood', 0):>6}{p.get('luxury', 0):>8}{p.get('supply', 0):>8}"

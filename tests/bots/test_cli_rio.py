@@ -360,3 +360,16 @@ def test_rio_menu_numbers_keep_their_meaning_between_two_moves_and_b_goes_back()
     out = io.StringIO()
     assert ask_move(view, lambda: next(answers, ""), out, TEXT) == {"type": "end_turn"}
     assert "b to go back" in out.getvalue() and out.getvalue().count("Your moves:") == 2
+
+
+def test_rio_char_5_a_held_character_says_when_it_starts_working():
+    """RIO-CHAR-5, RIO-RL-58: until its benefits apply, the board says from when a held character
+    works (phase B of the round after it came)."""
+    state, _ = new_game(players=3, seed=11)
+    state = state.copy()
+    state["chars"]["shipowner"] = {"owner": 1, "from": 1581}
+    text = TEXT.render_text(as_json(GAME.view(state, SPECTATOR)))
+    assert "characters: shipowner (works from phase B of 1581)" in text
+    state["year"], state["step"] = 1581, "B"
+    text = TEXT.render_text(as_json(GAME.view(state, SPECTATOR)))
+    assert "characters: shipowner" in text and "works from" not in text
