@@ -135,11 +135,19 @@ class MenuNumbers:
 
 
 def _prompt_number(
-    numbers: Sequence[int], prompt: str, read_line: Callable[[], str], out: TextIO, *, back: bool = False
+    numbers: Sequence[int],
+    prompt: str,
+    read_line: Callable[[], str],
+    out: TextIO,
+    *,
+    back: bool = False,
+    keys: Mapping[str, int] | None = None,
 ) -> int | str | None:
-    """One of ``numbers`` as typed; ``None`` when the input ends or the player quits; ``"back"``
-    (when ``back``) to return to the previous menu."""
+    """One of ``numbers`` as typed (or the number of one of ``keys`` typed as is); ``None`` when the
+    input ends or the player quits; ``"back"`` (when ``back``) to return to the previous menu."""
     shown = f"1-{len(numbers)}" if list(numbers) == list(range(1, len(numbers) + 1)) else "a number above"
+    if keys:
+        shown += f", or one as {next(iter(keys))}"
     extra = ", b to go back" if back else ""
     while True:
         out.write(f"{prompt} [{shown}] (q to quit{extra}): ")
@@ -154,6 +162,8 @@ def _prompt_number(
             return "back"
         if answer.isdigit() and int(answer) in numbers:
             return int(answer)
+        if keys and answer.replace(" ", "") in keys:
+            return keys[answer.replace(" ", "")]
         out.write(f"Please type one of the numbers shown ({', '.join(map(str, numbers))}).\n")
 
 
@@ -186,7 +196,8 @@ def ask_move(
         for number, option in enumerate(entry["options"], 1):
             out.write(f"  {number:>2}) {option['label']}\n")
         options = list(range(1, len(entry["options"]) + 1))
-        variant = _prompt_number(options, "Which one", read_line, out, back=True)
+        keys = {str(o["key"]).lower(): n for n, o in enumerate(entry["options"], 1) if o.get("key")}
+        variant = _prompt_number(options, "Which one", read_line, out, back=True, keys=keys)
         if variant == "back":
             continue
         return None if variant is None else dict(entry["options"][int(variant) - 1]["move"])

@@ -177,10 +177,10 @@ def city_grid(view: Mapping[str, Any], board: Board) -> list[str]:
 
 def _held(name: str, data: Mapping[str, Any], view: Mapping[str, Any]) -> str:
     """A held character, with the phase its benefits start in while they have not (RIO-CHAR-5)."""
-    start = data.get("from")
-    year = view.get("year")
-    waiting = isinstance(start, int) and isinstance(year, int)
-    if waiting and (year < start or (year == start and view.get("step") in ("setup", "A"))):
+    start, year = data.get("from"), view.get("year")
+    if not isinstance(start, int) or not isinstance(year, int):
+        return _words(name)
+    if year < start or (year == start and view.get("step") in ("setup", "A")):
         return f"{_words(name)} (works from phase B of {start})"
     return _words(name)
 
@@ -555,6 +555,20 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
     return None
 
 
+def _typed_key(move: Mapping[str, Any]) -> str | None:
+    """What a reader may type for a variant that is a place (``TextHooks.move_menu``'s ``key``): the
+    edge of a section, the cell of a placement or a defender; moves with other variants have none,
+    so every key is unique within its question."""
+    kind = move.get("type")
+    if kind == "place_section":
+        return str(move.get("edge"))
+    cell = move.get("cell")
+    placed = kind == "place" and move.get("space") == "cell" and not move.get("displace")
+    if (kind == "defend" or placed) and isinstance(cell, (list, tuple)) and len(cell) == 2:
+        return f"{cell[0]},{cell[1]}"
+    return None
+
+
 def move_menu(
     moves: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
@@ -584,7 +598,11 @@ def move_menu(
         if key not in groups:
             groups[key] = {"label": group_label, "prompt": prompt, "options": []}
             menu.append(groups[key])
-        groups[key]["options"].append({"label": label, "move": dict(move)})
+        option: dict[str, Any] = {"label": label, "move": dict(move)}
+        typed = _typed_key(move)
+        if typed is not None:
+            option["key"] = typed
+        groups[key]["options"].append(option)
     return [
         {"label": e["options"][0]["label"], "move": e["options"][0]["move"]}
         if "options" in e and len(e["options"]) == 1

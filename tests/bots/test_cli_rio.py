@@ -373,3 +373,23 @@ def test_rio_char_5_a_held_character_says_when_it_starts_working():
     state["year"], state["step"] = 1581, "B"
     text = TEXT.render_text(as_json(GAME.view(state, SPECTATOR)))
     assert "characters: shipowner" in text and "works from" not in text
+
+
+def test_rio_city_3_rl_55_a_cell_or_an_edge_may_be_typed_instead_of_its_number():
+    """RIO-CITY-3, RIO-RL-55: in the second question a cell ("6,3") or a section's edge may be typed
+    instead of finding its number among hundreds; each such option carries its key."""
+    state, _ = new_game(players=3, seed=5)
+    seat = GAME.awaiting(state)[0]
+    view = as_json(GAME.view(state, seat))
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    cells = next(i for i, e in enumerate(menu) if "city cell" in e["label"])
+    target = menu[cells]["options"][-1]
+    assert target["key"] == "{},{}".format(*target["move"]["cell"])
+    answers = iter([f"{cells + 1}\n", " " + target["key"].replace(",", ", ") + "\n"])
+    out = io.StringIO()
+    assert ask_move(view, lambda: next(answers, ""), out, TEXT) == target["move"]
+    assert f"or one as {menu[cells]['options'][0]['key']}" in out.getvalue()
+    edges = TEXT.move_menu(
+        [{"type": "place_section", "edge": "0,0-1,0"}, {"type": "place_section", "edge": "0,0-0,1"}]
+    )
+    assert [o["key"] for o in edges[0]["options"]] == ["0,0-1,0", "0,0-0,1"]
