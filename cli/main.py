@@ -532,7 +532,10 @@ def cmd_import(args, client: ApiClient, out: TextIO) -> int:
     with open(args.file, encoding="utf-8") as handle:
         document = json.load(handle)
     answer = client.import_log(document)
-    out.write(f"Imported as game {answer.get('id')}\n")
+    # The game is replayed under the rules revision its log was recorded under: say which.
+    revision = (client.game(answer["id"]).get("config") or {}).get("revision")
+    shown = f" (rules revision {revision})" if revision is not None else ""
+    out.write(f"Imported as game {answer.get('id')}{shown}\n")
     return 0
 
 

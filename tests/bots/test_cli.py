@@ -544,3 +544,20 @@ def test_rl_12_the_cli_answers_keep_by_itself_when_it_is_the_only_legal_answer()
     assert server.moves == [_ForcedKeepServer.KEEP]
     assert "Your move [" not in out.getvalue()  # no prompt
     assert "Only one move is possible: keep your hand" in out.getvalue()
+
+
+def test_import_says_under_which_rules_revision_the_log_is_replayed(live, tmp_path):
+    """RL-12: `condottiere import` of a log recorded before rules revisions existed (revision 1, the
+    hand discard before RL-12: tests/archive/revision_logs) imports it and says its revision."""
+    from games import get_game
+    from replays.export import export_log
+    from tests.archive.test_rules_revisions import _load
+
+    data = _load("condottiere-r1-rl12")
+    game = get_game("condottiere")
+    doc = export_log(game, data["events"], players=["A", "B", "C"], finished=True, result=data["result"])
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    code, text = run(["--server", live.url, "import", str(path)])
+    assert code == 0, text
+    assert "Imported as game " in text and text.rstrip().endswith("(rules revision 1)")
