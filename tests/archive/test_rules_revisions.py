@@ -221,3 +221,46 @@ def test_api_an_imported_log_of_revision_1_is_archived_verified_and_replayed_und
     replay = client.get(f"/v1/games/{game_id}/replay").get_json()
     assert replay["version"] == len(data["events"])
     assert game.result(fold(game, data["events"])) == data["result"]
+
+
+def _as_revision_1_from(game, events, start):
+    """``events`` with every hand discard from index ``start`` on made as revision 1 makes it: offered
+    to the seats holding no Mercenary only (no offer when there is none), their answers kept. The
+    other seats' answers were all "keep" (a seat holding a Mercenary may only keep), so nothing else
+    in the log changes."""
+    out = list(events[:start])
+    i = start
+    while i < len(events):
+        event = events[i]
+        if event["type"] != "hand_discard_offered":
+            out.append(event)
+            i += 1
+            continue
+        hands = fold(game, events[:i]).hands
+        eligible = [s for s, hand in enumerate(hands) if hand and not any(c[0] == "m" for c in hand)]
+        answers = []
+        i += 1
+        while i < len(events) and events[i]["type"] == "hand_discarded":
+            answers.append(events[i])
+            i += 1
+        assert all(a["seat"] in eligible or not a["discard"] for a in answers)
+        if eligible:
+            out.append(dict(event, seats=eligible))
+            out.extend(a for a in answers if a["seat"] in eligible)
+    return out
+
+
+def test_rl_12_a_log_naming_no_revision_must_keep_to_one_revision():
+    """RL-12, END-7: in a log naming no revision, the first place where revisions 1 and 2 differ
+    tells which one the log follows. The same game made as revision 1 from its first hand discard on
+    is valid; made as revision 1 only from its second on (revision 2 at the first: an offer to a
+    seat holding a Mercenary) it is refused, though each reading alone would accept its part."""
+    game = get_game("condottiere")
+    events = _load("condottiere-unrevised-after-rl12")["events"]
+    offers = [i for i, e in enumerate(events) if e["type"] == "hand_discard_offered"]
+    hands = fold(game, events[: offers[0]]).hands
+    assert any(any(c[0] == "m" for c in hands[s]) for s in events[offers[0]]["seats"])  # revisions differ
+    assert game.verify_log(events) is None
+    assert game.verify_log(_as_revision_1_from(game, events, offers[0])) is None
+    mixed = _as_revision_1_from(game, events, offers[1])
+    assert mixed != events and game.verify_log(mixed) is not None
