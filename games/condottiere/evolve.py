@@ -424,7 +424,7 @@ def evolve(state: State | None, event: Event) -> State | None:
     handler = EVENT_HANDLERS.get(kind)
     if handler is None or state is None:
         return state
-    if state.pending is not None and event != state.pending and REVISION not in state.config:
+    if REVISION not in state.config and state.pending is not None and event != state.pending:
         # A log recorded before revisions existed that goes on as revision 1 would (config.py).
         state = read_as_revision_1(state) or state
     after = state.copy()
