@@ -535,7 +535,7 @@ def cmd_import(args, client: ApiClient, out: TextIO) -> int:
     # The game is replayed under the rules revision its log was recorded under: say which.
     revision = (client.game(answer["id"]).get("config") or {}).get("revision")
     shown = f" (rules revision {revision})" if revision is not None else ""
-    out.write(f"Imported as game {answer.get('id')}{shown}\n")
+    out.write(f"Imported{shown} as game {answer.get('id')}\n")  # the id last: scripts cut it off the line
     return 0
 
 

@@ -560,4 +560,5 @@ def test_import_says_under_which_rules_revision_the_log_is_replayed(live, tmp_pa
     path.write_text(json.dumps(doc))
     code, text = run(["--server", live.url, "import", str(path)])
     assert code == 0, text
-    assert "Imported as game " in text and text.rstrip().endswith("(rules revision 1)")
+    assert text.startswith("Imported (rules revision 1) as game ")
+    assert ApiClient(live.url).game(text.split("game ")[1].strip())["config"]["revision"] == 1
