@@ -25,6 +25,7 @@ from store.keys import (
     CLOCKS_DUE,
     INDEX_NAMES,
     STATUSES,
+    device_link,
     game_keys,
     index_by_game_status,
     stream_ticket,
@@ -349,6 +350,17 @@ class GameStore:
         """The ticket's seat, deleting it in the same command (GETDEL: two streams racing with one
         ticket cannot both get it); ``None`` when unknown, expired or already used."""
         raw = self.redis.getdel(stream_ticket(game_id, ticket_hash))
+        return None if raw is None else int(raw)
+
+    # -- device links ---------------------------------------------------------------------------
+    def put_device_link(self, game_id: str, code_hash: str, seat: int, ttl_seconds: int) -> None:
+        """Keep a device link's code hash for ``ttl_seconds`` (Redis expires it)."""
+        self.redis.set(device_link(game_id, code_hash), seat, ex=ttl_seconds)
+
+    def take_device_link(self, game_id: str, code_hash: str) -> int | None:
+        """The link's seat, deleting it in the same command (GETDEL: one use only); ``None`` when
+        unknown, expired or already used."""
+        raw = self.redis.getdel(device_link(game_id, code_hash))
         return None if raw is None else int(raw)
 
     # -- changes (Lua) --------------------------------------------------------------------------

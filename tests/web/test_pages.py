@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from tests.web.conftest import SIZES, screenshot
+from tests.web.test_table import cd_click
 
 
 def _collect_responses(page, into: list):
@@ -74,7 +75,7 @@ def _dom_hand(page) -> list[str] | None:
 
 
 def _token(page, game_id: str) -> dict:
-    return json.loads(page.evaluate(f"sessionStorage.getItem('seat:{game_id}')"))
+    return json.loads(page.evaluate(f"localStorage.getItem('seat:{game_id}')"))
 
 
 @pytest.fixture(scope="module")
@@ -141,9 +142,7 @@ def played(live, browser):
         except Exception:
             screenshot(page, "failure-turn")
             raise
-        page.locator(".moves button").first.click()
-        if page.locator(".moves fieldset").count():
-            page.locator(".moves fieldset button").first.click()
+        cd_click(page)  # a card of the hand, a region of the map, or Pass
         _wait_for_version_after(live.url, game_id, summary["version"])
         if step % 10 == 0:
             # The spectator follows live: its log reaches the version the game has now.

@@ -1,0 +1,339 @@
+"""The table a person plays at (issue 30), against one live server for the whole module: a whole
+Condottiere game and two full Rio de la Plata years played by clicking board elements (cards of
+the hand, regions of the map, city cells, track spaces, characters, action spaces), never the move
+list; the server stopped and started again mid-game, the page healing without a reload; the seat
+moved to a second browser by a one-time device link; your turn said in the tab's title and icon; a
+penalty announced before it is chosen. Every page is checked with axe-core and for sideways scroll
+and photographed at 1280x800 and 390x844 (README, "The browser client"). Rule IDs:
+shared/rules/condottiere.md, shared/rules/rio-de-la-plata.md."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import requests
+
+from tests.web.axe import assert_accessible, assert_no_sideways_scroll
+from tests.web.conftest import SIZES, Outage, screenshot
+
+TURN_OR_OVER = (
+    "() => document.querySelector('.your-turn')"
+    " || /Game over/.test((document.querySelector('.status') || {}).textContent || '')"
+)
+SETTLED = (
+    "() => !document.querySelector('.controls button:disabled')"
+    " && document.body.dataset.connection !== 'reconnecting'"
+)
+
+
+def check_page(page, name: str) -> None:
+    """What every page must be: no serious/critical axe-core finding, no sideways scroll, and a
+    screenshot for a person to look at."""
+    screenshot(page, name)
+    assert_no_sideways_scroll(page, name)
+    assert_accessible(page, name)
+
+
+def new_page(browser, size: str):
+    context = browser.new_context(viewport=SIZES[size])
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return context, page, errors
+
+
+def view_of(live, game_id: str, token: str | None = None) -> dict:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return requests.get(f"{live.url}/v1/games/{game_id}/view", headers=headers, timeout=10).json()
+
+
+def token_in(page, game_id: str) -> dict | None:
+    raw = page.evaluate(f"localStorage.getItem('seat:{game_id}')")
+    return json.loads(raw) if raw else None
+
+
+def answer_question(page) -> None:
+    """A click on the board that opened a question (several moves on one thing): its first answer
+    (never Back). A penalty warning is left open for the caller to see."""
+    if page.locator(".moves fieldset:not(.warning)").count():
+        page.locator(".moves fieldset button:not(.secondary)").first.click()
+
+
+@pytest.fixture(scope="module")
+def outage(live):
+    return Outage(live)
+
+
+# -- Condottiere -----------------------------------------------------------------------------------
+
+
+def cd_click(page) -> str:
+    """One decision on the Condottiere table, by the board when the board offers it: a region of
+    the map for the next battle, else a card of the hand while the line is short, else the
+    button (Pass, Keep my hand...). Returns what was clicked."""
+    region = page.locator("svg.cd-map circle[data-region].pickable")
+    cards = page.locator(".hand .cd-card.pickable")
+    mine = page.locator("table.cd-lines tbody tr.turn ul.cards li")
+    buttons = page.locator(".moves > button")
+    if region.count():
+        region.first.click()
+        clicked = "region"
+    elif cards.count() and (mine.count() < 3 or not buttons.count()):
+        cards.first.click()
+        clicked = "card"
+    elif buttons.count():
+        buttons.first.click()
+        clicked = "button"
+    elif "Game over" in page.locator(".status").text_content():
+        return "nothing: the game ended meanwhile"
+    else:
+        screenshot(page, "failure-nothing-to-click")
+        pytest.fail(f"nothing to click: {page.locator('.moves').inner_html()}")
+    answer_question(page)
+    if page.locator(".moves fieldset.warning").count():
+        page.get_by_role("button", name="Do it anyway").click()
+    return clicked
+
+
+def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(live, browser, outage):
+    """BAT-1..BAT-7 by clicking the hand and the map (CARD-2 cards explained on hover and in the
+    card reference); the server stops and starts mid-game and the page heals without reload; the
+    seat moves by a device link to a phone, which finishes the game; the end panel offers a
+    rematch and a new game; the log names players, never "Seat N"."""
+    desk_context, page, errors = new_page(browser, "desktop")
+    page.goto(live.url + "/")
+    page.get_by_label("Your name (takes the first free seat)").fill("Ann")
+    check_page(page, "lobby-desktop")
+    # One click: you against the computer; a double click still makes one game.
+    before = len(requests.get(f"{live.url}/v1/games?status=active&limit=100", timeout=10).json()["games"])
+    page.get_by_role("button", name="Play against the computer").dblclick()
+    page.wait_for_url("**/play/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    after = requests.get(f"{live.url}/v1/games?status=active&limit=100", timeout=10).json()["games"]
+    assert len(after) == before + 1
+    assert "token" not in page.url.lower()
+    summary = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()
+    assert [s["kind"] for s in summary["seats"]] == ["human"] + ["bot"] * (summary["seat_count"] - 1)
+    claim = token_in(page, game_id)
+    assert claim and claim["seat"] == 0
+
+    clicks = {"region": 0, "card": 0, "button": 0}
+    restarted = moved = False
+    phone_context = None
+    step = 0
+    offered_regions = False
+    while True:
+        page.wait_for_function(TURN_OR_OVER)
+        page.wait_for_function(SETTLED)
+        if "Game over" in page.locator(".status").text_content():
+            break
+        if step == 0:
+            # Your turn, noticed: the tab's title and its icon say so.
+            assert page.title().startswith("● Your turn")
+            assert "favicon-turn" in page.locator("link[rel=icon]").get_attribute("href")
+            check_page(page, "play-condottiere-desktop")
+        view, drawn, pickable = synced_board(live, page, game_id)
+        playable = {m["card"] for m in view["legal_moves"] if m["type"] == "play"}
+        assert drawn == playable, "every playable card of the hand, and only those, can be clicked"
+        regions = {m["region"] for m in view["legal_moves"] if m["type"] == "place_token"}
+        offered_regions = offered_regions or bool(regions)
+        assert pickable == regions
+        if step == 4 and not restarted:
+            # The server goes away: the page says so, and when it is back it resyncs by itself.
+            outage.stop()
+            page.wait_for_selector("#connection:not([hidden])", timeout=30_000)
+            assert "Reconnecting" in page.locator("#connection").text_content()
+            page.locator(".moves > button").first.click()  # a move while the server is down
+            page.wait_for_selector(".toast", timeout=30_000)
+            assert "cannot be reached" in page.locator(".toast").first.text_content()
+            screenshot(page, "play-condottiere-reconnecting-desktop")
+            assert not page.locator(".controls button:disabled").count(), "no control is left disabled"
+            outage.start()
+            page.wait_for_selector("#connection[hidden]", state="attached", timeout=30_000)
+            restarted = True
+            continue  # the same decision again, on the resynced page (no reload happened)
+        if step == 8 and not moved:
+            # Continue on another device: a one-time link, exchanged for a new token there.
+            page.get_by_text("Continue on another device").click()
+            page.get_by_role("button", name="Make a link").click()
+            link = page.locator("#device-url").input_value()
+            assert claim["token"] not in link and f"/continue/{game_id}#" in link
+            screenshot(page, "play-device-link-desktop")
+            phone_context, phone, phone_errors = new_page(browser, "phone")
+            phone.goto(link)
+            phone.wait_for_url(f"**/play/{game_id}")
+            assert "#" not in phone.url
+            phone.wait_for_function(TURN_OR_OVER)
+            moved_claim = token_in(phone, game_id)
+            assert moved_claim["seat"] == 0 and moved_claim["token"] != claim["token"]
+            # The first device is signed out of the seat, in words, and keeps watching.
+            page.wait_for_function(
+                "() => /another device/.test(document.querySelector('.seat-notice').textContent)"
+            )
+            assert token_in(page, game_id) is None
+            check_page(page, "play-condottiere-signed-out-desktop")
+            errors += phone_errors
+            page, moved = phone, True
+            check_page(page, "play-condottiere-phone")
+            continue
+        clicked = cd_click(page)
+        clicks[clicked] = clicks.get(clicked, 0) + 1
+        step += 1
+        assert step < 600, "the game does not end"
+    assert restarted and moved
+    assert clicks["card"] >= 5, clicks
+    assert clicks["region"] >= 1 or not offered_regions, clicks
+    assert summary_status(live, game_id) == "finished"
+    page.wait_for_selector(".end-panel:not([hidden])")
+    assert page.get_by_role("button", name="Rematch (seats rotated)").count() == 1
+    assert page.get_by_role("link", name="New game").count() == 1
+    assert page.locator(".end-panel table tbody tr").count() == summary["seat_count"]
+    log = page.locator("ol.log").text_content()
+    assert "Seat 0" not in log and "Ann" in log
+    check_page(page, "play-condottiere-finished-phone")
+    page.set_viewport_size(SIZES["desktop"])
+    screenshot(page, "play-condottiere-finished-desktop")
+    # The rematch: same players, seats rotated, this player in the next seat.
+    page.get_by_role("button", name="Rematch (seats rotated)").click()
+    page.wait_for_url(lambda url: game_id not in url and "/play/" in url)
+    rematch = requests.get(f"{live.url}/v1/games/{page.url.rsplit('/', 1)[1]}", timeout=10).json()
+    assert [s["kind"] for s in rematch["seats"]][1] == "human"
+    assert rematch["seats"][1]["name"] == "Ann"
+    assert not errors, errors
+    desk_context.close()
+    if phone_context:
+        phone_context.close()
+
+
+DRAWN = """() => [Number(document.getElementById('app').dataset.version),
+    [...document.querySelectorAll('.hand .cd-card.pickable')].map(e => e.dataset.card),
+    [...document.querySelectorAll('circle[data-region].pickable')].map(e => e.dataset.region)]"""
+
+
+def synced_board(live, page, game_id: str) -> tuple[dict, set, set]:
+    """The seat's view and what the page offers to click, read at one version: the page's drawing
+    is read in one evaluation with the version it shows, and compared with the seat's view when
+    the server is still at that version (other seats may decide at the same time: then again)."""
+    for _ in range(100):
+        version, cards, regions = page.evaluate(DRAWN)
+        seen = view_of(live, game_id, token_in(page, game_id)["token"])
+        if seen["version"] == version:
+            return seen["view"], set(cards), set(regions)
+        page.wait_for_function(
+            f"() => Number(document.getElementById('app').dataset.version) >= {seen['version']}"
+        )
+    pytest.fail("the page never showed the version the server had")
+
+
+def summary_status(live, game_id: str) -> str:
+    return requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()["status"]
+
+
+# -- Rio de la Plata -------------------------------------------------------------------------------
+
+RIO_KINDS = (
+    ".rio-char.pickable",
+    "g.rio-space.pickable",
+    "svg.rio-city .rio-target",
+    ".rio-action.pickable",
+    "svg.rio-city .rio-target-edge",
+)
+
+
+def rio_click(page, turn: int = 0) -> str:
+    """One decision on the Rio table by the board when it offers one: the kinds of things take
+    turns (a character, a track space, a city cell, an action space, an edge), so each is used;
+    in phase B the turn is ended once (its penalty warning accepted). Returns what was clicked."""
+    end = page.get_by_role("button", name="End your turn", exact=True)
+    phase_b = "phase B" in page.locator(".rio-year").text_content()
+    if phase_b and end.count() and page.locator(".rio-char.pickable").count() == 0:
+        end.click()
+        answer_question(page)
+        return "end"
+    kinds = RIO_KINDS[turn % len(RIO_KINDS) :] + RIO_KINDS[: turn % len(RIO_KINDS)]
+    for kind in kinds:
+        target = page.locator(kind)
+        if target.count():
+            target.first.click()
+            answer_question(page)
+            return kind
+    buttons = page.locator(".moves > button")
+    if buttons.count():
+        buttons.first.click()
+        answer_question(page)
+        return "button"
+    return "nothing"
+
+
+def test_rio_two_full_years_by_clicking_the_board(live, browser):
+    """RIO-PLACE-1 (people on cells, major building spaces, characters, action spaces), RIO-CHAR-3
+    and RIO-CHAR-4 (a claim the player cannot pay is announced as a penalty before it is made),
+    RIO-WAR-2: two whole years (1580 and 1581) played by clicking the drawn board, the first at
+    1280x800 and the second at 390x844; the page names players, never "seat N", and shows no
+    developer note."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={
+            "game": "rio_de_la_plata",
+            "config": {"players": 3, "seed": 3},
+            "bots": {"1": "random", "2": "random"},
+        },
+        timeout=10,
+    ).json()
+    game_id = created["id"]
+    context, page, errors = new_page(browser, "desktop")
+    page.goto(live.url + "/")
+    page.get_by_label(f"Your name for game {game_id}").fill("Ann")
+    page.locator(f'li[data-game="{game_id}"] button', has_text="Join").click()
+    page.wait_for_url(f"**/play/{game_id}")
+    page.wait_for_function(TURN_OR_OVER)
+    # The board a player reads: coordinates, districts, the start zone, the legend's costs.
+    assert page.locator("svg.rio-city text.rio-coord").count() == 16 + 10
+    assert page.locator("svg.rio-city text.rio-district").count() == 8
+    assert page.locator("svg.rio-city rect.rio-start").count() > 0
+    page.get_by_text("Legend: the board, the buildings and the characters").click()
+    legend = page.locator("details.rio-legend").text_content()
+    assert "quarry" in legend and "Costs 2 wood" in legend and "penalty of 3 silver and 5 VP" in legend
+    check_page(page, "play-rio-legend-desktop")
+    page.get_by_text("Legend: the board, the buildings and the characters").click()
+    clicked: dict[str, int] = {}
+    warnings = []
+    turn = 0
+    phone = False
+    while True:
+        page.wait_for_function(TURN_OR_OVER)
+        page.wait_for_function(SETTLED)
+        view = view_of(live, game_id)["view"]
+        if view["year"] >= 1582 or view.get("result"):
+            break
+        if view["year"] == 1581 and not phone:
+            check_page(page, "play-rio-year-end-desktop")
+            page.set_viewport_size(SIZES["phone"])
+            phone = True
+            check_page(page, "play-rio-phone")
+        if turn == 1:
+            check_page(page, "play-rio-desktop")
+        text = page.locator("#app").inner_text()
+        assert not re.search(r"\bseat \d", text, re.I), "names, never seat N"
+        assert "docs/" not in text
+        if page.locator(".moves fieldset.warning").count():
+            warnings.append(page.locator(".warning-text").text_content())
+        what = rio_click(page, turn)
+        if page.locator(".moves fieldset.warning").count():
+            warnings.append(page.locator(".warning-text").text_content())
+            screenshot(page, "play-rio-penalty-warning-" + ("phone" if phone else "desktop"))
+            page.get_by_role("button", name="Do it anyway").click()
+        clicked[what] = clicked.get(what, 0) + 1
+        turn += 1
+        assert turn < 400, "two years do not end"
+    board = sum(n for kind, n in clicked.items() if kind in RIO_KINDS)
+    assert board >= 10 and clicked.get(".rio-char.pickable") and clicked.get("svg.rio-city .rio-target"), (
+        clicked
+    )
+    assert warnings and all("penalty" in w for w in warnings), warnings
+    assert phone
+    assert not errors, errors
+    context.close()
