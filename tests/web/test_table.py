@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 import requests
@@ -336,4 +337,74 @@ def test_rio_two_full_years_by_clicking_the_board(live, browser):
     assert warnings and all("penalty" in w for w in warnings), warnings
     assert phone
     assert not errors, errors
+    context.close()
+
+
+# -- every page ------------------------------------------------------------------------------------
+
+
+def _finished_bot_game(live, game: str, config: dict, bots: dict) -> str:
+    created = requests.post(
+        f"{live.url}/v1/games", json={"game": game, "config": config, "bots": bots}, timeout=10
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    deadline = time.monotonic() + 300
+    while summary_status(live, game_id) != "finished":
+        assert time.monotonic() < deadline, "the bots did not finish their game"
+        time.sleep(0.2)  # polling the server's state with a bound, not ordering by sleeping
+    return game_id
+
+
+def test_every_page_at_both_sizes_is_accessible_fits_and_is_photographed(live, browser):
+    """Issue 30, items 6, 8 and 9: at 1280x800 and 390x844 every page (lobby, archive, replays of
+    both games, statistics of both games and of a player, a spectator's table, the device link's
+    page, the 404 pages) has no serious or critical axe-core violation and no sideways scroll; the
+    archive's pager never appends a page twice; statistics name cards, not codes."""
+    condottiere = _finished_bot_game(live, "condottiere", {"players": 2}, {"0": "heuristic", "1": "random"})
+    rio = _finished_bot_game(
+        live, "rio_de_la_plata", {"players": 3}, {"0": "random", "1": "random", "2": "random"}
+    )
+    pages = {
+        "lobby": ("/", "form.create"),
+        "archive": ("/archive", "table.results tbody tr"),
+        "replay-condottiere": (f"/replay/{condottiere}", "#app[data-version]"),
+        "replay-rio": (f"/replay/{rio}", "#app[data-version]"),
+        "stats-condottiere": ("/stats?game=condottiere", "svg.chart"),
+        "stats-rio": ("/stats?game=rio_de_la_plata", "svg.chart"),
+        "stats-player": ("/stats/players/heuristic%20bot?game=condottiere", "svg.chart"),
+        "stats-unknown-player": ("/stats/players/Nobody?game=condottiere", "#app p[role=status]"),
+        "watch-rio": (f"/watch/{rio}", "svg.rio-city circle.rio-person"),
+        "continue-used-link": (f"/continue/{condottiere}#not-a-code", "#app p"),
+        "not-found": ("/no/such/page", "#app p"),
+        "play-no-such-game": ("/play/00000000000000000000", "#app p"),
+    }
+    for size in ("desktop", "phone"):
+        context, page, errors = new_page(browser, size)
+        for name, (path, ready) in pages.items():
+            page.goto(live.url + path)
+            page.wait_for_selector(ready, state="attached", timeout=60_000)
+            page.wait_for_selector("#app:not([aria-busy])", state="attached")
+            if name.startswith("stats-unknown"):
+                assert "No archived game" in page.locator("#app").text_content()
+            if name == "stats-player":
+                text = page.locator("#app").text_content()
+                assert not re.search(r"\bm(1|2|3|4|5|6|10)\b", text), "card names, never codes"
+            check_page(page, f"{name}-{size}")
+        assert not [e for e in errors if "404" not in e], errors
+        context.close()
+    # The archive's pager: one game per page, "More games" appends the next and then disappears.
+    context, page, _ = new_page(browser, "desktop")
+    page.goto(f"{live.url}/archive?limit=1")
+    page.wait_for_selector("table.results tbody tr")
+    total = requests.get(f"{live.url}/v1/archive?limit=100", timeout=10).json()["games"]
+    for shown in range(1, len(total)):
+        assert page.locator("table.results tbody tr").count() == shown
+        page.get_by_role("button", name="More games").click()
+        page.wait_for_function(
+            f"() => document.querySelectorAll('table.results tbody tr').length === {shown + 1}"
+        )
+    assert not page.get_by_role("button", name="More games").is_visible()
+    ids = page.eval_on_selector_all("table.results tbody tr", "els => els.map(e => e.dataset.game)")
+    assert len(ids) == len(set(ids)) == len(total)
     context.close()

@@ -43,13 +43,16 @@ export async function api(path, { method = "GET", body, token, headers = {} } = 
   return { status: response.status, data, headers: response.headers };
 }
 
-// A job-backed resource (statistics): 200 with the figures, or 202 and a job to wait for.
-export async function apiEventually(path, { tries = 60 } = {}) {
+// A job-backed resource (statistics): 200 with the figures, or 202 and a job, which is followed
+// (GET /v1/jobs/{id}) until it is done: its result as soon as it is there, its problem if it failed.
+export async function apiEventually(path, { tries = 240 } = {}) {
+  const { status, data } = await api(path);
+  if (status === 200) return data;
   for (let i = 0; i < tries; i++) {
-    const { status, data } = await api(path);
-    if (status === 200) return data;
-    if (data && data.status === "failed") throw new ApiError(500, data.error);
-    await sleep(Math.min(250 * (i + 1), 2000));
+    const { data: job } = await api(`/v1/jobs/${encodeURIComponent(data.id)}`);
+    if (job.status === "finished") return (await api(`/v1/jobs/${encodeURIComponent(data.id)}/result`)).data;
+    if (job.status === "failed") throw new ApiError((job.error && job.error.status) || 500, job.error || { title: "The computation failed" });
+    await sleep(Math.min(150 * (i + 1), 1000));
   }
   throw new Error("The figures are still being computed; try again later.");
 }

@@ -297,7 +297,7 @@ async function main() {
     const result = game.endPanel ? game.endPanel(view, ctx) : null;
     const rematch = h("button", { type: "button", onclick: (event) => makeRematch(event.currentTarget) }, "Rematch (seats rotated)");
     endBox.replaceChildren(h("h2", { id: "end-title" }, "Game over"), h("p", { class: "end-result" }, status.textContent),
-      result, h("div", { class: "end-actions" }, token ? rematch : null, h("a", { class: "button", href: "/" }, "New game"),
+      result ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Final result" }, result) : null, h("div", { class: "end-actions" }, token ? rematch : null, h("a", { class: "button", href: "/" }, "New game"),
         h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
   }
 

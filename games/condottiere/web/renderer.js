@@ -46,6 +46,7 @@ function unclickable(el) {
 }
 
 export const title = "Condottiere";
+export const chapterName = "battles";
 
 export const configFields = [
   { key: "players", label: "Players", type: "number", min: 2, max: 6, value: 4 },

@@ -19,6 +19,7 @@ const STEPS = {
 };
 
 export const title = "Rio de la Plata";
+export const chapterName = "years";
 export const configFields = [
   { key: "players", label: "Players", type: "number", min: 3, max: 5, value: 4 },
   { key: "seed", label: "Seed (optional)", type: "number", min: 0 },
