@@ -47,3 +47,28 @@ def assert_no_sideways_scroll(page, name: str) -> None:
     """No page scrolls sideways (issue 30, item 6): the document is no wider than the window."""
     width, inner = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{name}: {width} px wide in a {inner} px window"
+
+
+SMALLEST_TEXT = """() => {
+  let smallest = [99, ""];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest("[hidden], .visually-hidden, details:not([open]) > :not(summary), title, script, style")) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    let px = parseFloat(getComputedStyle(el).fontSize);
+    const svg = el.closest("svg");
+    if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width) {
+      px *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; // drawn at the SVG's scale
+    }
+    if (px < smallest[0]) smallest = [px, node.textContent.trim().slice(0, 40)];
+  }
+  return smallest;
+}"""
+
+
+def assert_readable_text(page, name: str, smallest: float = 11.0) -> None:
+    """Labels at least 11 px high as drawn (issue 30, item 6), SVG text at its drawing's scale."""
+    px, text = page.evaluate(SMALLEST_TEXT)
+    assert px >= smallest - 0.05, f"{name}: {text!r} is drawn at {px:.1f} px"

@@ -16,13 +16,14 @@ import time
 import pytest
 import requests
 
-from tests.web.axe import assert_accessible, assert_no_sideways_scroll
+from tests.web.axe import assert_accessible, assert_no_sideways_scroll, assert_readable_text
 from tests.web.conftest import SIZES, Outage, screenshot
 
 TURN_OR_OVER = (
     "() => document.querySelector('.your-turn')"
     " || /Game over/.test((document.querySelector('.status') || {}).textContent || '')"
 )
+ENABLED = "() => !document.querySelector('.controls button:disabled')"
 SETTLED = (
     "() => !document.querySelector('.controls button:disabled')"
     " && document.body.dataset.connection !== 'reconnecting'"
@@ -34,6 +35,7 @@ def check_page(page, name: str) -> None:
     screenshot for a person to look at."""
     screenshot(page, name)
     assert_no_sideways_scroll(page, name)
+    assert_readable_text(page, name)
     assert_accessible(page, name)
 
 
@@ -71,32 +73,36 @@ def outage(live):
 # -- Condottiere -----------------------------------------------------------------------------------
 
 
-def cd_click(page) -> str:
+def cd_click(page, attempts: int = 20) -> str:
     """One decision on the Condottiere table, by the board when the board offers it: a region of
     the map for the next battle, else a card of the hand while the line is short, else the
-    button (Pass, Keep my hand...). Returns what was clicked."""
-    region = page.locator("svg.cd-map circle[data-region].pickable")
-    cards = page.locator(".hand .cd-card.pickable")
-    mine = page.locator("table.cd-lines tbody tr.turn ul.cards li")
-    buttons = page.locator(".moves > button")
-    if region.count():
-        region.first.click()
-        clicked = "region"
-    elif cards.count() and (mine.count() < 3 or not buttons.count()):
-        cards.first.click()
-        clicked = "card"
-    elif buttons.count():
-        buttons.first.click()
-        clicked = "button"
-    elif "Game over" in page.locator(".status").text_content():
-        return "nothing: the game ended meanwhile"
-    else:
-        screenshot(page, "failure-nothing-to-click")
-        pytest.fail(f"nothing to click: {page.locator('.moves').inner_html()}")
-    answer_question(page)
-    if page.locator(".moves fieldset.warning").count():
-        page.get_by_role("button", name="Do it anyway").click()
-    return clicked
+    button (Pass, Keep my hand...). Returns what was clicked. The page redraws as the others play,
+    so what it offers is read again (bounded) until it offers something to click."""
+    for _ in range(attempts):
+        page.wait_for_function(TURN_OR_OVER)
+        region = page.locator("svg.cd-map circle[data-region].pickable")
+        cards = page.locator(".hand .cd-card.pickable")
+        mine = page.locator("table.cd-lines tbody tr.turn ul.cards li")
+        buttons = page.locator(".moves > button")
+        if region.count():
+            region.first.click()
+            clicked = "region"
+        elif cards.count() and (mine.count() < 3 or not buttons.count()):
+            cards.first.click()
+            clicked = "card"
+        elif buttons.count():
+            buttons.first.click()
+            clicked = "button"
+        elif "Game over" in page.locator(".status").text_content():
+            return "nothing: the game ended meanwhile"
+        else:
+            continue  # read between two redraws: read again
+        answer_question(page)
+        if page.locator(".moves fieldset.warning").count():
+            page.get_by_role("button", name="Do it anyway").click()
+        return clicked
+    screenshot(page, "failure-nothing-to-click")
+    pytest.fail(f"nothing to click: {page.locator('.moves').inner_html()}")
 
 
 def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(live, browser, outage):
@@ -145,14 +151,17 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
         if step == 4 and not restarted:
             # The server goes away: the page says so, and when it is back it resyncs by itself.
             outage.stop()
-            page.wait_for_selector("#connection:not([hidden])", timeout=30_000)
-            assert "Reconnecting" in page.locator("#connection").text_content()
-            page.locator(".moves > button").first.click()  # a move while the server is down
-            page.wait_for_selector(".toast", timeout=30_000)
-            assert "cannot be reached" in page.locator(".toast").first.text_content()
-            screenshot(page, "play-condottiere-reconnecting-desktop")
-            assert not page.locator(".controls button:disabled").count(), "no control is left disabled"
-            outage.start()
+            try:
+                page.wait_for_selector("#connection:not([hidden])", timeout=30_000)
+                assert "Reconnecting" in page.locator("#connection").text_content()
+                cd_click(page)  # a move while the server is down
+                page.wait_for_selector(".toast", timeout=30_000)
+                assert "cannot be reached" in page.locator(".toast").first.text_content()
+                screenshot(page, "play-condottiere-reconnecting-desktop")
+                page.wait_for_function(ENABLED)
+                assert not page.locator(".controls button:disabled").count(), "no control is left disabled"
+            finally:
+                outage.start()
             page.wait_for_selector("#connection[hidden]", state="attached", timeout=30_000)
             restarted = True
             continue  # the same decision again, on the resynced page (no reload happened)
