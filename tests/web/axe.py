@@ -54,7 +54,8 @@ SMALLEST_TEXT = """() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
-    if (!node.textContent.trim() || !el || el.closest("[hidden], .visually-hidden, details:not([open]) > :not(summary), title, script, style")) continue;
+    const unseen = "[hidden], .visually-hidden, details:not([open]) > :not(summary), title, script, style";
+    if (!node.textContent.trim() || !el || el.closest(unseen)) continue;
     const box = el.getBoundingClientRect();
     if (!box.width || !box.height) continue;
     let px = parseFloat(getComputedStyle(el).fontSize);
