@@ -163,5 +163,10 @@ def test_rio_trade_2_a_seat_nobody_waits_for_may_still_buy_from_its_page(live, c
     cell = f"table.rio-stocks tr[data-seat='{ann['seat']}'] td[data-stock='stone']"
     page.wait_for_function(f"() => document.querySelector({json.dumps(cell)}).textContent === '{stone + 1}'")
     assert _view(live, game_id, ann["token"])["view"]["p"][ann["seat"]]["stone"] == stone + 1
+    # The moves were drawn again after the purchase (one purchase a turn: "Buy" is gone); the focus
+    # stays among the moves, on the first one, not lost to the page (issue 30, item 9).
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('.moves') !== null"
+    )
     assert page.get_by_role("button", name="Write a trade offer…").count() == 1
     assert not errors, errors

@@ -382,7 +382,7 @@ def test_every_page_at_both_sizes_is_accessible_fits_and_is_photographed(live, b
         "stats-condottiere": ("/stats?game=condottiere", "svg.chart"),
         "stats-rio": ("/stats?game=rio_de_la_plata", "svg.chart"),
         "stats-player": ("/stats/players/heuristic%20bot?game=condottiere", "svg.chart"),
-        "stats-unknown-player": ("/stats/players/Nobody?game=condottiere", "#app p[role=status]"),
+        "stats-unknown-player": ("/stats/players/Nobody?game=condottiere", "text=No archived game"),
         "watch-rio": (f"/watch/{rio}", "svg.rio-city circle.rio-person"),
         "continue-used-link": (f"/continue/{condottiere}#not-a-code", "#app p"),
         "not-found": ("/no/such/page", "#app p"),
@@ -416,4 +416,52 @@ def test_every_page_at_both_sizes_is_accessible_fits_and_is_photographed(live, b
     assert not page.get_by_role("button", name="More games").is_visible()
     ids = page.eval_on_selector_all("table.results tbody tr", "els => els.map(e => e.dataset.game)")
     assert len(ids) == len(set(ids)) == len(total)
+    context.close()
+
+
+def test_a_timeout_and_a_bot_takeover_are_said_in_words(live, browser):
+    """Timed games (README, "Time control"): when the seat's time runs out the page says so, and
+    when the clock hands the seat to a bot the page says that too, instead of still saying "you";
+    the lobby's creation errors appear next to the button."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={
+            "game": "condottiere",
+            "config": {"players": 2},
+            "bots": {"1": "random"},
+            "clock": {"move_seconds": 30, "bank_seconds": 0, "timeouts_to_bot": 1},
+        },
+        timeout=10,
+    ).json()
+    game_id = created["id"]
+    claim = requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": "Ann"}, timeout=10).json()
+    context, page, errors = new_page(browser, "desktop")
+    page.goto(live.url + "/")
+    page.evaluate(f"localStorage.setItem('seat:{game_id}', {json.dumps(json.dumps(claim))})")
+    page.goto(f"{live.url}/play/{game_id}")
+    page.wait_for_selector(".your-turn")
+    # The clock enforcer's pass, as if the deadline were a minute ago (no waiting on real time).
+    from service.games import now_ms
+
+    applied = live.app.extensions["game_service"].enforce_clock(game_id, now_ms() + 60_000)
+    assert [a["seat"] for a in applied] == [claim["seat"]]
+    page.wait_for_selector(".toast >> text=Your time ran out")
+    page.wait_for_selector(".seat-notice >> text=a bot plays your seat now")
+    assert "now a bot plays" in page.locator(f'ul.players li[data-seat="{claim["seat"]}"]').text_content()
+    screenshot(page, "play-bot-took-over-desktop")
+    # A creation the server refuses: the problem's words next to the button that was used.
+    page.goto(live.url + "/")
+    page.get_by_text("All options").click()
+    page.get_by_label("Players").fill("2")
+    page.get_by_label("Players").dispatch_event("change")
+    page.get_by_label("Player 1", exact=True).select_option("random")
+    page.get_by_label("Player 2", exact=True).select_option("random")
+    page.get_by_label("Your name (takes the first free seat)").fill("Ann")
+    page.get_by_role("button", name="Create game").click()
+    error = page.locator("form.create button[type=submit] + .inline-error")
+    error.wait_for()
+    assert error.text_content().strip()
+    assert not page.locator("form.create button:disabled").count()
+    check_page(page, "lobby-error-desktop")
+    assert not errors, errors
     context.close()

@@ -141,8 +141,9 @@ export function toast(message, { kind = "error", ms = 6000 } = {}) {
 export function showError(error, near = null) {
   const alert = document.getElementById("alert");
   const text = describe(error);
-  alert.textContent = text;
-  alert.hidden = !error;
+  // Beside its control when there is one; the page's own alert line otherwise.
+  alert.textContent = near ? "" : text;
+  alert.hidden = !error || Boolean(near);
   for (const old of document.querySelectorAll(".inline-error")) if (!error || near) old.remove();
   if (!error) return;
   toast(text);

@@ -127,6 +127,11 @@ async function createForm() {
     }
     const bots = {};
     for (const select of botBox.querySelectorAll("select")) if (select.value) bots[select.name.slice(4)] = select.value;
+    const seatsCount = botBox.querySelectorAll("select").length;
+    if (nameInput.value.trim() && seatsCount && Object.keys(bots).length >= seatsCount) {
+      showError(new Error("Every seat is a bot: leave one to a person to play, or empty your name to watch."), submit);
+      return;
+    }
     try {
       const clock = {};
       for (const spec of CLOCK_FIELDS) {

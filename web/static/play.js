@@ -136,8 +136,10 @@ async function main() {
   }));
   setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
 
+  let summaryStale = false;
   function seatEvents(item) {
     const event = item && item.event;
+    if (event && event.type === "seat_handed_to_bot") summaryStale = true; // who plays it changed
     if (!event || !claim || event.seat !== claim.seat) return;
     if (event.type === "seat_timed_out") {
       toast("Your time ran out: the game made a move for you.", { kind: "info", ms: 10000 });
@@ -147,7 +149,8 @@ async function main() {
   }
 
   async function refresh() {
-    if (summary.status === "open" || finished !== (summary.status === "finished")) {
+    if (summary.status === "open" || summaryStale || finished !== (summary.status === "finished")) {
+      summaryStale = false;
       summary = (await api(`/v1/games/${gameId}`)).data;
       drawSeats();
       if (summary.status === "open") {
@@ -167,7 +170,7 @@ async function main() {
     game.render(data.view, ctx);
     status.textContent = game.status(data.view, ctx);
     const me = claim && summary.seats.find((s) => s.seat === claim.seat);
-    if (me && me.kind === "bot" && !finished) {
+    if (me && me.kind === "bot") {
       notice.hidden = false;
       notice.textContent = "After repeated timeouts a bot plays your seat now.";
     }
@@ -202,11 +205,16 @@ async function main() {
 
   // Focus stays on the control the player used: a redraw gives it back to the button of the same
   // label (or the first one on a new turn).
+  let pendingKey = null; // the control of the move being sent (disabled meanwhile, so maybe unfocused)
   function keepFocus(redraw) {
     const active = document.activeElement;
-    const key = active && movesBox.contains(active) ? active.dataset.key : null;
+    const key = (active && movesBox.contains(active) ? active.dataset.key : null) || pendingKey;
+    pendingKey = null;
     redraw();
-    const again = key && [...movesBox.querySelectorAll("button")].find((b) => b.dataset.key === key);
+    if (!key) return false;
+    // The same control if it is still there, else the first move (never lost to the page).
+    const again = [...movesBox.querySelectorAll("button")].find((b) => b.dataset.key === key)
+      || movesBox.querySelector("button");
     if (again) again.focus({ preventScroll: true });
     return Boolean(again);
   }
@@ -271,6 +279,7 @@ async function main() {
   };
 
   async function submit(move, control) {
+    pendingKey = control && movesBox.contains(control) ? control.dataset.key : null;
     for (const button of controls.querySelectorAll("button")) button.disabled = true;
     let failed = null;
     try {
