@@ -198,7 +198,9 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "game_won":
         winners = event.get("winners") or []
         regions = event.get("regions") or []
-        counts = ", ".join(str(len(r)) for r in regions)
+        counts = ", ".join(
+            f"Seat {seat}: {len(r)}" for seat, r in enumerate(regions)
+        )  # by seat, as strengths
         reason = {
             "total": "by controlling enough regions",
             "adjacent": "by controlling adjacent regions",

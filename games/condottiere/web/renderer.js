@@ -157,7 +157,8 @@ export function render(view, ctx) {
         ? `${p.strength} (${p.true_strength})` : String(p.strength)),
       h("td", {}, h("ul", { class: "cards", "aria-label": `${name(p.seat)}'s battle line` },
         (p.line || []).map((entry) => card(entry.card)))),
-      h("td", { class: "muted" }, `${p.hand_size} cards · ${(p.regions || []).length} regions`));
+      h("td", { class: "muted" }, `${p.hand_size} cards · ${(p.regions || []).length} regions`,
+        (p.regions || []).length ? h("small", { class: "cd-owned" }, ` (${p.regions.join(", ")})`) : null));
   });
   lines.querySelector("tbody").replaceChildren(...rows);
 
