@@ -72,3 +72,14 @@ def test_a_device_link_needs_a_seat_token_and_a_known_game(client):
         "GAME_NOT_FOUND",
     )
     assert_problem(client.post(f"/v1/games/{table.id}/device-links/redeem", json={}), 422, "VALIDATION_ERROR")
+
+
+def test_a_device_link_made_before_a_rotation_moves_nothing(client):
+    """Like a stream ticket, a link belongs to the token that made it: once that token is replaced
+    (here by a second link's redemption), the first link is refused and the seat stays put."""
+    table = Table(client)
+    first, second = issue(table, 0), issue(table, 0)
+    moved = redeem(table, second["code"]).get_json()
+    assert_problem(redeem(table, first["code"]), 401, "INVALID_DEVICE_LINK")
+    view = client.get(f"/v1/games/{table.id}/view", headers={"Authorization": f"Bearer {moved['token']}"})
+    assert view.status_code == 200 and view.get_json()["view"]["seat"] == 0

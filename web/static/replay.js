@@ -2,6 +2,7 @@
 // chosen speed, a jump to the start of each chapter (battle, year), a clickable list of every move,
 // the state at that version as the reader may see it, and each event's sentence.
 import { api, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
+import { notKnown, seatControls } from "/web/static/seat-view.js";
 
 const gameId = pageData.data.game_id;
 const claim = seats.get(gameId); // a seat of a running game sees its own view; none once it is over
@@ -57,6 +58,7 @@ async function main() {
   const annotation = h("p", { class: "annotation", "aria-live": "polite" });
   const viewer = h("p", { class: "muted viewer" });
   const area = h("div", { class: "table" });
+  const seeAs = summary.status === "finished" ? seatControls(summary, () => go(Number(slider.value))) : null;
   setApp(
     h("section", { "aria-label": "Step through the game" }, controls,
       h("div", { class: "autoplay" }, play, h("label", { for: "speed" }, "Speed"), speed),
@@ -64,7 +66,7 @@ async function main() {
       annotation),
     h("section", { "aria-labelledby": "chapters-title" }, h("h2", { id: "chapters-title" }, "Jump to the start of"),
       h("div", { class: "chapters" }, chapterButtons)),
-    h("p", { class: "status", role: "status" }), h("div", { class: "replay-grid" }, area,
+    seeAs && seeAs.element, h("p", { class: "status", role: "status" }), h("div", { class: "replay-grid" }, area,
       h("section", { class: "log-box", "aria-labelledby": "moves-title" }, h("h2", { id: "moves-title" }, "Every move"),
         h("div", { class: "replay-moves", tabindex: "0", role: "region", "aria-label": "Every move" }, moveList))), viewer);
   game.mount(area, ctx);
@@ -72,11 +74,17 @@ async function main() {
   let target = last;
   const show = serialized(async () => {
     const version = target;
-    const { data } = await api(`/v1/games/${gameId}/replay?version=${version}`, { token });
+    const as = seeAs && seeAs.seat() !== null ? `&as=${seeAs.seat()}` : "";
+    const { data } = await api(`/v1/games/${gameId}/replay?version=${version}${as}`, { token });
     game.render(data.state, ctx);
+    if (seeAs) {
+      const full = seeAs.marking() ? (await api(`/v1/games/${gameId}/replay?version=${version}`)).data.state : null;
+      seeAs.show(full ? notKnown(full, data.state) : []);
+    }
     document.querySelector(".status").textContent = game.status(data.state, ctx);
     document.getElementById("app").dataset.version = String(data.version);
-    viewer.textContent = `Shown as: ${data.viewer}${data.finished ? " (the game is over: everything is public)" : ""}.`;
+    const everything = data.finished && data.viewer === "full" ? " (the game is over: everything is public)" : "";
+    viewer.textContent = `Shown as: ${data.viewer}${everything}.`;
   });
 
   function go(version) {
