@@ -173,6 +173,11 @@ export function seatName(summary, seat) {
 
 // The engine's sentences say "Seat 2"; the pages say the player's name.
 export function withNames(text, summary) {
+  const named = (seat) => summary && summary.seats && summary.seats.some((s) => s.seat === seat && s.name);
+  text = text.replace(/\b[Ss]eats (\d+(?:, \d+)*)\b/g, (match, list) => {
+    const seatsNamed = list.split(", ").map(Number);
+    return seatsNamed.every(named) ? seatsNamed.map((seat) => seatName(summary, seat)).join(", ") : match;
+  });
   return text.replace(/\b[Ss]eat (\d+)\b/g, (match, seat) =>
     summary && summary.seats && summary.seats.some((s) => s.seat === Number(seat) && s.name)
       ? seatName(summary, Number(seat)) : match);

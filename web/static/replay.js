@@ -104,7 +104,8 @@ async function main() {
     if (here) {
       here.setAttribute("aria-current", "step");
       const box = moveList.parentElement;
-      if (here.offsetTop < box.scrollTop || here.offsetTop > box.scrollTop + box.clientHeight - 30) box.scrollTop = here.offsetTop - box.clientHeight / 2;
+      const top = here.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+      if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 30) box.scrollTop = top - box.clientHeight / 2;
     }
     show().catch(showError);
   }
