@@ -88,7 +88,7 @@ async function main() {
   const area = h("div", { class: "table" });
   const movesBox = h("div", { class: "moves", role: "group", "aria-label": "Legal moves" });
   const controls = h("section", { class: "controls", "aria-labelledby": "moves-title" },
-    h("h2", { id: "moves-title" }, "Your moves"), movesBox, noticeToggles());
+    h("h2", { id: "moves-title" }, "Your moves"), movesBox);
   const logList = h("ol", { class: "log", "aria-label": "What happened, newest last", tabindex: "0" });
   const log = h("section", { class: "log-box", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, "Game log"), logList);
@@ -106,7 +106,7 @@ async function main() {
     notice.replaceChildren("This browser holds no seat of this game. Join from the ",
       h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, or ", h("a", { href: `/watch/${gameId}` }, "watch"), ".");
   }
-  if (token) device.append(deviceLinkBox(gameId, () => token));
+  if (token) device.append(noticeToggles(), deviceLinkBox(gameId, () => token));
   game.mount(area, ctx);
 
   let version = 0;
