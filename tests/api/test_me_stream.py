@@ -1,0 +1,156 @@
+"""GET /v1/me/stream (issue 31): the account's events in order, resumable with Last-Event-ID,
+bounded per account, ended by the token's revocation."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from tests import app_fixtures
+from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session, toy_game
+
+DEADLINE_SECONDS = 60  # the bound on every wait below (never a sleep that orders anything)
+
+
+@pytest.fixture()
+def app(redis_client, redis_server):
+    yield from app_fixtures.make_app(
+        redis_server,
+        SSE_HEARTBEAT_SECONDS=0.2,
+        PASSWORD_HASH_PARAMETERS=FAST_HASH,
+        ACCOUNT_STREAM_POLL_SECONDS=0.02,
+    )
+
+
+def messages(response):
+    """(event, id, data) of each SSE message of a streamed response (comments skipped)."""
+    buffer = ""
+    for chunk in response.response:
+        buffer += chunk.decode()
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            fields = {}
+            for line in block.split("\n"):
+                if line.startswith(":") or not line:
+                    continue
+                name, _, value = line.partition(": ")
+                fields[name] = value
+            if "data" in fields:
+                yield fields.get("event", "message"), fields.get("id"), json.loads(fields["data"])
+
+
+def read_until(response, kinds_wanted, bound=DEADLINE_SECONDS):
+    """The stream's messages up to the first of ``kinds_wanted``'s last kind (within ``bound`` s)."""
+    got = []
+    started = time.monotonic()
+    for message in messages(response):
+        got.append(message)
+        if [m[0] for m in got if m[0] in kinds_wanted] == kinds_wanted:
+            break
+        assert time.monotonic() - started < bound, got
+    return got
+
+
+def play_out(client, game, ann_token, bob_token):
+    """Both seats play their only card (hand size 1): Ann's turn, Bob's turn, the end."""
+    for token in (ann_token, bob_token):
+        view = client.get(f"/v1/games/{game}/view", headers=bearer(token)).get_json()
+        command = view["view"]["legal_moves"][0]
+        moved = client.post(f"/v1/games/{game}/moves", json={"command": command}, headers=bearer(token))
+        assert moved.status_code == 200, moved.get_json()
+
+
+def one_card_game(client, token):
+    created = client.post("/v1/games", json={"game": "toy", "config": {"seed": 3, "hand_size": 1}})
+    game = created.get_json()["id"]
+    ann = client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(token)).get_json()
+    bob = client.post(f"/v1/games/{game}/seats", json={"name": "Bob", "seat": 1}).get_json()
+    return game, ann, bob
+
+
+def test_the_stream_announces_a_start_a_turn_and_a_finish_in_order_and_resumes(app, client):
+    token = session(client)
+    stream = client.get("/v1/me/stream", headers=bearer(token), buffered=False)
+    assert stream.status_code == 200
+    assert stream.headers["Content-Type"].startswith("text/event-stream")
+    first = next(messages(stream))
+    assert first == ("open_games", None, {"games": []})
+    results = {}
+
+    def play():
+        game, ann, bob = one_card_game(app.test_client(), token)
+        results["game"] = game
+        play_out(app.test_client(), game, ann["token"], bob["token"])
+
+    player = threading.Thread(target=play)
+    player.start()
+    got = read_until(stream, ["game_started", "your_turn", "game_finished"])
+    stream.close()
+    player.join(DEADLINE_SECONDS)
+    kinds = [kind for kind, _, _ in got]
+    assert kinds == ["game_started", "your_turn", "game_finished"]
+    game = results["game"]
+    started, turn, finished = (data for _, _, data in got)
+    assert started["game_id"] == turn["game_id"] == finished["game_id"] == game
+    assert turn["seat"] == 0 and turn["deadline"] is None  # not a timed game
+    assert finished["result"]["winners"] in ([0], [1], [])
+    assert finished["won"] == (0 in finished["result"]["winners"])
+    # Resume after the start: the turn and the finish again, nothing else.
+    resumed = client.get(
+        "/v1/me/stream", headers={**bearer(token), "Last-Event-ID": got[0][1]}, buffered=False
+    )
+    again = read_until(resumed, ["your_turn", "game_finished"])
+    resumed.close()
+    assert [(k, i) for k, i, _ in again if k != "open_games"] == [(k, i) for k, i, _ in got[1:]]
+
+
+def test_the_stream_opens_with_the_running_games_awaiting_me_first(app, client):
+    token = session(client)
+    waiting = toy_game(client)  # open: Ann's seat claimed, another free
+    client.post(f"/v1/games/{waiting}/seats", json={"seat": 1}, headers=bearer(token))
+    game, _, _ = one_card_game(client, token)  # started: Ann (seat 0) to play
+    stream = client.get("/v1/me/stream", headers=bearer(token), buffered=False)
+    kind, entry_id, data = next(messages(stream))
+    stream.close()
+    assert kind == "open_games" and entry_id is None
+    assert [(g["game_id"], g["your_turn"]) for g in data["games"]] == [(game, True), (waiting, False)]
+
+
+def test_streams_per_account_are_bounded(app, client):
+    from service.accounts import MOST_STREAMS
+
+    token = session(client)
+    opened = [client.get("/v1/me/stream", headers=bearer(token), buffered=False) for _ in range(MOST_STREAMS)]
+    assert all(s.status_code == 200 for s in opened)
+    refused = client.get("/v1/me/stream", headers=bearer(token), buffered=False)
+    assert refused.status_code == 429 and refused.get_json()["code"] == "TOO_MANY_STREAMS"
+    next(messages(opened[0]))  # the generator runs (and so releases its lease when closed)
+    opened[0].close()
+    again = client.get("/v1/me/stream", headers=bearer(token), buffered=False)
+    assert again.status_code == 200
+    for s in [*opened[1:], again]:
+        s.close()
+
+
+def test_a_revoked_token_ends_its_stream(app, client):
+    token = session(client)
+    pat = personal_token(client, token, ["read"])
+    stream = client.get("/v1/me/stream", headers=bearer(pat), buffered=False)
+    assert next(messages(stream))[0] == "open_games"
+    token_id = pat.split(".")[1]
+    assert client.delete(f"/v1/me/tokens/{token_id}", headers=bearer(token)).status_code == 204
+    started = time.monotonic()
+    for _ in stream.response:  # ends by itself at its next heartbeat
+        assert time.monotonic() - started < DEADLINE_SECONDS
+
+
+def test_the_stream_needs_the_read_scope(client):
+    token = session(client)
+    player = personal_token(client, token, ["play"])
+    refused = client.get("/v1/me/stream", headers=bearer(player))
+    assert refused.status_code == 403 and refused.get_json()["code"] == "INSUFFICIENT_SCOPE"
+    bad = client.get("/v1/me/stream", headers={**bearer(token), "Last-Event-ID": "x"})
+    assert bad.status_code == 422
