@@ -363,12 +363,12 @@ class AccountService:
             "recent": games,
         }
 
-    def finished_game_ids(self, handle: str, limit: int = 1000) -> list[str]:
-        """The finished games of the account ``handle`` (newest first): the archive's filter."""
+    def account_id_of(self, handle: str) -> str | None:
+        """The id of the account ``handle`` names (the archive's ``?account=`` filter), or None."""
         account_id = self.store.account_for_handle(fold_handle(handle))
         if account_id is None or self.store.record(account_id) is None:
-            return []
-        return [gid for gid, _ in self.store.finished_page(account_id, None, limit)]
+            return None
+        return account_id
 
     def delete(self, identity: Identity) -> None:
         """Removes the account's credentials and data and frees its handle. Its games stay, with
@@ -509,4 +509,6 @@ def accounts_followup(service: GameService, game_id: str, value: str) -> bool:
             "finished_ms": finished_ms,
         }
         store.record_game(account_id, game_id, now)
+        if status == "finished" and (result or {}).get("rated") is not False:
+            store.index_archived(account_id, game_id, finished_ms)  # as the archive: aborted games stay out
     return True

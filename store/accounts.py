@@ -21,6 +21,7 @@ import orjson
 import redis
 
 from store import compact
+from store.archive import index_key as archive_index
 from store.keys import game_keys
 
 # A record written before its handle is claimed lives this long unless made permanent.
@@ -182,6 +183,17 @@ return 1
 """
 
 
+# KEYS: tokens, used; ARGV: token id, time pairs. A revoked token's last use is not written back.
+_NOTE_USES = r"""
+for i = 1, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  end
+end
+return 1
+"""
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -201,6 +213,7 @@ class AccountStore:
         self._add_token = client.register_script(_ADD_TOKEN)
         self._record_game = client.register_script(_RECORD_GAME)
         self._lease_stream = client.register_script(_LEASE_STREAM)
+        self._note_uses = client.register_script(_NOTE_USES)
 
     # -- records and handles ----------------------------------------------------------------------
     def write_pending(self, account_id: str, fields: Mapping[str, str]) -> None:
@@ -272,24 +285,12 @@ class AccountStore:
         return int(removed)
 
     def note_uses(self, uses: Mapping[str, Mapping[str, str]]) -> None:
-        """Last uses, {account id: {token id: ISO time}}, in one pipeline (the service coalesces)."""
-        if not uses:
-            return
-        pipe = self.redis.pipeline(transaction=False)
+        """Last uses, {account id: {token id: ISO time}}: one script per account (the service
+        coalesces, so this runs about once a minute), written only for tokens that still exist."""
         for account_id, times in uses.items():
             keys = account_keys(account_id)
-            # Only for tokens that still exist: a revoked token's last use is not written back.
-            for token_id, stamp in times.items():
-                pipe.eval(
-                    "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then "
-                    "redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end return 1",
-                    2,
-                    keys.tokens,
-                    keys.used,
-                    token_id,
-                    stamp,
-                )
-        pipe.execute()
+            pairs = [item for pair in times.items() for item in pair]
+            self._note_uses(keys=[keys.tokens, keys.used], args=pairs)
 
     # -- the account's games and feed ---------------------------------------------------------
     def record_game(self, account_id: str, game_id: str, now: Mapping[str, Any]) -> list[str]:
@@ -332,6 +333,11 @@ class AccountStore:
             fields = {_text(k): v for k, v in fields.items()}
             entries.append(FeedEntry(_text(entry_id), _text(fields["t"]), orjson.loads(fields["d"])))
         return entries
+
+    def index_archived(self, account_id: str, game_id: str, finished_ms: int) -> None:
+        """The archive's index of the account's finished games (``?account=``), beside its other
+        ``by:*`` sets and in their slot, scored as they are (the finish time in ms): idempotent."""
+        self.redis.zadd(archive_index("account", account_id), {game_id: finished_ms})
 
     def feed_last_id(self, account_id: str) -> str:
         rows = self.redis.xrevrange(account_keys(account_id).feed, "+", "-", count=1)
@@ -379,4 +385,5 @@ class AccountStore:
         """Remove the account's every key (credentials first) and free its handle."""
         keys = account_keys(account_id)
         self.redis.delete(*keys.all())
+        self.redis.delete(archive_index("account", account_id))
         self._release_handle(keys=[handle_key(folded)], args=[account_id])

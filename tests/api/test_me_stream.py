@@ -154,3 +154,37 @@ def test_the_stream_needs_the_read_scope(client):
     assert refused.status_code == 403 and refused.get_json()["code"] == "INSUFFICIENT_SCOPE"
     bad = client.get("/v1/me/stream", headers={**bearer(token), "Last-Event-ID": "x"})
     assert bad.status_code == 422
+
+
+def test_the_feed_is_follow_up_work_recorded_with_the_change_and_done_once(
+    app, client, redis_client, monkeypatch
+):
+    """A process that dies after a move commits, before it tells the accounts (the handler fails
+    here), leaves the 'accounts' action in the game's outbox; the sweeper's later run tells them,
+    and running it again adds nothing."""
+    from service import followups
+    from store.accounts import account_keys
+    from store.keys import game_keys
+
+    token = session(client)
+    account_id = token[4:].split(".")[0]
+    feed = account_keys(account_id).feed
+
+    def killed(*_):
+        raise RuntimeError("the process died")
+
+    monkeypatch.setitem(followups._OWN, "accounts", killed)
+    game, ann, bob = one_card_game(client, token)
+    play_out(client, game, ann["token"], bob["token"])
+    assert redis_client.hget(game_keys(game).outbox, "accounts") is not None
+    assert redis_client.xlen(feed) == 0
+    monkeypatch.undo()
+    svc = app.extensions["game_service"]
+    svc.followups.run(game)  # as the janitor: reads the outbox
+    kinds = [fields[b"t"].decode() for _, fields in redis_client.xrange(feed)]
+    assert kinds == ["game_started", "game_finished"]  # the turn had passed by then
+    assert redis_client.hget(game_keys(game).outbox, "accounts") is None
+    from service.accounts import accounts_followup
+
+    accounts_followup(svc, game, "0")  # a duplicate run
+    assert redis_client.xlen(feed) == 2
