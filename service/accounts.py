@@ -489,6 +489,8 @@ def accounts_followup(service: GameService, game_id: str, value: str) -> bool:
     status = meta["status"]
     awaiting = orjson.loads(meta.get("awaiting") or "[]")
     result = orjson.loads(meta["result"]) if meta.get("result") else None
+    if result is not None:  # who won and how: the game's summary has the rest
+        result = {k: v for k, v in result.items() if k in ("winners", "reason", "rated")}
     clock = orjson.loads(meta["clock"]) if meta.get("clock") else None
     deadlines = (clock or {}).get("deadlines") or {}
     finished_ms = timestamps.to_ms(meta["finished"]) if meta.get("finished") else 0
