@@ -13,7 +13,7 @@ import re
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api.common import Blueprint, bearer_token, json_response, service
+from api.common import Blueprint, bearer_token, json_response, parse_bearer, service
 from api.problems import ProblemError
 from schemas.accounts import (
     AccountSchema,
@@ -66,7 +66,7 @@ def claimant(name: str | None, bot: str | None) -> tuple[str | None, str | None]
     account token, (None, ``name``): anonymous claims are what they always were (any other
     Authorization header is ignored, as before accounts)."""
     header = request.headers.get("Authorization")
-    token = bearer_token() if header is not None and " " in header else None
+    token = parse_bearer(header) if header is not None else None
     if token is None or not is_account_token(token):
         return None, name
     if bot is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from service.errors import ServiceError
+from service.errors import InvalidToken, ServiceError
 
 # Scopes of an account's tokens (Lichess's personal access tokens have the same idea): a session
 # token (sign-in) holds them all; a personal access token the ones it was created with.
@@ -37,7 +37,10 @@ class InsufficientScope(ServiceError):
         super().__init__(f"This request needs a token with the {scope!r} scope.", scope=scope)
 
 
-class NotSeated(ServiceError):
+class NotSeated(InvalidToken):
+    """A valid account token whose account holds no seat of the game: for the game, it is no seat's
+    token (so wherever another seat's token is refused, this one is too, e.g. a seat's job: 404)."""
+
     status, code, title = 403, "NOT_SEATED", "The token's account holds no seat of this game"
 
 

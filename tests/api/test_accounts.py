@@ -292,3 +292,37 @@ def test_account_tokens_appear_in_no_answer_of_the_game(client):
     for answer in answers:
         for secret in secrets:
             assert secret not in answer.get_data(as_text=True), answer.request.path
+
+
+def test_a_seats_export_job_is_served_to_its_account_and_not_to_another(client, run_jobs):
+    """A running game's export made with the account's token is that seat's: another account's
+    token is refused like another seat's (404, as for an unknown job), and no answer of the job
+    carries a token."""
+    token = session(client)
+    game, ann, _ = started_game(client, token)
+    eve = session(client, "Eve")
+    started = client.post(f"/v1/games/{game}/exports", json={"format": "log"}, headers=bearer(token))
+    assert started.status_code == 202, started.get_json()
+    job = started.headers["Location"]
+    run_jobs()
+    mine = client.get(job, headers=bearer(token))
+    assert mine.status_code == 200 and mine.get_json()["params"]["viewer"] == 0
+    assert client.get(job, headers=bearer(eve)).status_code == 404
+    assert client.get(job, headers=bearer(ann["token"])).status_code == 200  # the same seat
+    result = client.get(f"{job}/result", headers=bearer(token))
+    assert result.status_code == 200
+    for answer in (started, mine, result):
+        text = answer.get_data(as_text=True)
+        assert token.split(".")[-1] not in text and ann["token"] not in text
+
+
+def test_an_anonymous_claim_ignores_any_other_authorization_header_as_before(client):
+    game = toy_game(client)
+    for header in ("Basic dXNlcjpwYXNz", "Bearer cst_not-a-seat-of-this-game", "Bearer"):
+        claimed = client.post(
+            f"/v1/games/{game}/seats", json={"name": "Ann"}, headers={"Authorization": header}
+        )
+        assert claimed.status_code == 201, (header, claimed.get_json())
+        game = toy_game(client)
+    refused = client.post(f"/v1/games/{game}/seats", json={"name": "Ann"}, headers=bearer("csa_x.y.z"))
+    assert refused.status_code == 401  # an account token that is not one is never ignored
