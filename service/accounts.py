@@ -74,6 +74,7 @@ STREAM_LEASE_SECONDS = 60.0
 # soon enough, and reads no more than one small XRANGE per stream per second.
 FEED_POLL_SECONDS = 1.0
 PLACEHOLDER_NAME = "deleted player"
+NO_ACCOUNT = "0" * 20  # an id no account has (ids are random hex): read in place of a missing one
 
 
 class HandleTaken(errors.ServiceError):
@@ -177,7 +178,8 @@ class AccountService:
         the same answer after the same work whether the handle or the password was wrong."""
         folded = fold_handle(handle)
         account_id = self.store.account_for_handle(folded)
-        record = self.store.record(account_id) if account_id is not None else None
+        # An unknown handle reads a record too (of no account): the same round trips either way.
+        record = self.store.record(account_id or NO_ACCOUNT)
         stored = record.get("password") if record is not None else None
         try:
             self.hasher.verify(stored or self._dummy, password)
