@@ -188,3 +188,33 @@ def test_the_feed_is_follow_up_work_recorded_with_the_change_and_done_once(
 
     accounts_followup(svc, game, "0")  # a duplicate run
     assert redis_client.xlen(feed) == 2
+
+
+def test_your_turn_carries_the_deadline_of_a_timed_game(app, client):
+    """A timed game (the clock's deadline of the awaited seat, service/clocks.py): your_turn and
+    GET /v1/me/games say by when the account must move."""
+    from store import timestamps
+
+    tokens = {handle: session(client, handle) for handle in ("Ann", "Bob")}
+    created = client.post(
+        "/v1/games",
+        json={"game": "condottiere", "config": {"players": 2}, "clock": {"move_seconds": 3600}},
+    )
+    assert created.status_code == 201, created.get_json()
+    game = created.get_json()["id"]
+    streams = {h: client.get("/v1/me/stream", headers=bearer(t), buffered=False) for h, t in tokens.items()}
+    for stream in streams.values():
+        assert next(messages(stream))[0] == "open_games"
+    for seat, handle in enumerate(("Ann", "Bob")):
+        claimed = client.post(f"/v1/games/{game}/seats", json={"seat": seat}, headers=bearer(tokens[handle]))
+        assert claimed.status_code == 201, claimed.get_json()
+    summary = client.get(f"/v1/games/{game}").get_json()
+    awaited = ("Ann", "Bob")[summary["awaiting"][0]]
+    deadline_ms = summary["clock"]["seats"][summary["awaiting"][0]]["deadline_ms"]
+    got = read_until(streams[awaited], ["game_started", "your_turn"])
+    for stream in streams.values():
+        stream.close()
+    turn = got[-1][2]
+    assert turn["game_id"] == game and turn["deadline"] == timestamps.from_ms(deadline_ms)
+    listed = client.get("/v1/me/games", headers=bearer(tokens[awaited])).get_json()["running"]
+    assert listed[0]["your_turn"] and listed[0]["deadline"] == turn["deadline"]
