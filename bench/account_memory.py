@@ -43,6 +43,11 @@ def account_bytes(client, account_id: str, folded: str | None = None) -> int:
     return total
 
 
+def commands(client) -> int:
+    """Commands Redis has run so far (INFO commandstats), this bench's reads included."""
+    return sum(int(v["calls"]) for k, v in client.info("commandstats").items())
+
+
 def play(games_service, accounts, seed: int, bound: list[str] | None) -> str:
     rng = random.Random(seed)
     game_id = games_service.create_game("condottiere", {"players": 2, "seed": seed})["id"]
@@ -92,9 +97,16 @@ def main() -> None:
         before = {a: account_bytes(client, a) for a in involved}
         seats = 0
         meta_delta = []
+        spent = {"bound": 0, "anonymous": 0}
+        moves = 0
         for g, pair in enumerate(pairs):
+            at = commands(client)
             bound = play(games, accounts, args.seed + g, list(pair))
+            spent["bound"] += commands(client) - at
+            at = commands(client)
             anonymous = play(games, accounts, args.seed + g, None)
+            spent["anonymous"] += commands(client) - at
+            moves += int(client.hget(game_keys(anonymous).meta, "version") or 0)
             seats += 2
             meta_delta.append(
                 (client.memory_usage(game_keys(bound).meta, samples=0) or 0)
@@ -124,6 +136,10 @@ def main() -> None:
         )
         print(
             f"  the game's metadata: {statistics.mean(meta_delta) / 2:+.0f} B per bound seat (account:<seat>)"
+        )
+        print(
+            f"Redis commands per event (the bench's own view reads included, same games and moves): "
+            f"anonymous {spent['anonymous'] / moves:.2f}, both seats bound {spent['bound'] / moves:.2f}"
         )
         games.live.close()
     finally:
