@@ -1040,9 +1040,7 @@ class GameService:
                     game, game_id, version, new.status, seat, state, clock, new.prearranged
                 ).to_dict()
             followups = actions_for(game, state, version, new.status != cached.status, bots)
-            if cached.seat_accounts and (
-                new.status != cached.status or meta["awaiting"] != game.awaiting(cached.state)
-            ):
+            if cached.seat_accounts and (new.status != cached.status or _turn_moved(cached, game, meta)):
                 followups["accounts"] = version  # an account's turn or game's end: its feed says so
             # Rewritten at every change of status and when the change crosses a multiple of the
             # interval; in between, the stored snapshot stays behind and a load folds the events
@@ -1342,6 +1340,12 @@ class GameService:
         if found is None:
             raise errors.InvalidToken()
         return found
+
+
+def _turn_moved(cached: CachedGame, game: Game[Any], meta: Mapping[str, Any]) -> bool:
+    """Whether a seat bound to an account became awaited, or stopped being (``meta``: the change's)."""
+    before = game.awaiting(cached.state)
+    return any((seat in meta["awaiting"]) != (seat in before) for seat in cached.seat_accounts)
 
 
 def _snapshot(game: Game[Any], version: int, state: Any) -> bytes:

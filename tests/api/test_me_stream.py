@@ -218,3 +218,57 @@ def test_your_turn_carries_the_deadline_of_a_timed_game(app, client):
     assert turn["game_id"] == game and turn["deadline"] == timestamps.from_ms(deadline_ms)
     listed = client.get("/v1/me/games", headers=bearer(tokens[awaited])).get_json()["running"]
     assert listed[0]["your_turn"] and listed[0]["deadline"] == turn["deadline"]
+
+
+def test_a_move_tells_the_accounts_only_when_a_bound_seats_turn_comes_or_goes(app, client, redis_client):
+    """Three seats, only seat 0 bound: a move that passes the turn between the other two records
+    no 'accounts' follow-up; one that gives seat 0 the turn, or takes it away, does; the feed has
+    one your_turn per time seat 0 became awaited."""
+    import random
+
+    from store.accounts import account_keys
+
+    svc = app.extensions["game_service"]
+    token = session(client)
+    game = client.post(
+        "/v1/games", json={"game": "condottiere", "config": {"players": 3, "seed": 5}}
+    ).get_json()["id"]
+    seats = [
+        client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(token)).get_json()["token"]
+    ]
+    seats += [
+        client.post(f"/v1/games/{game}/seats", json={"name": n}).get_json()["token"] for n in ("Bob", "Cid")
+    ]
+    recorded = []
+    original = svc.followups.run
+    svc.followups.run = lambda game_id, actions=None: (
+        recorded.append(dict(actions or {})),
+        original(game_id, actions),
+    )[1]
+    rng = random.Random(1)
+    kinds = {"told": 0, "quiet": 0}
+    became_awaited = 1 if 0 in client.get(f"/v1/games/{game}").get_json()["awaiting"] else 0
+    for _ in range(80):
+        before = client.get(f"/v1/games/{game}").get_json()
+        if before["status"] != "active":
+            break
+        seat = rng.choice(before["awaiting"])
+        legal = client.get(f"/v1/games/{game}/view", headers=bearer(seats[seat])).get_json()["view"][
+            "legal_moves"
+        ]
+        recorded.clear()
+        moved = client.post(
+            f"/v1/games/{game}/moves", json={"command": rng.choice(legal)}, headers=bearer(seats[seat])
+        )
+        assert moved.status_code == 200
+        after = client.get(f"/v1/games/{game}").get_json()
+        changed = (0 in before["awaiting"]) != (0 in after["awaiting"]) or after["status"] != before["status"]
+        told = any("accounts" in actions for actions in recorded)
+        assert told == changed, (before["awaiting"], after["awaiting"])
+        kinds["told" if told else "quiet"] += 1
+        if 0 in after["awaiting"] and 0 not in before["awaiting"] and after["status"] == "active":
+            became_awaited += 1
+    svc.followups.run = original
+    assert kinds["told"] and kinds["quiet"]
+    feed = [f[b"t"].decode() for _, f in redis_client.xrange(account_keys(token[4:].split(".")[0]).feed)]
+    assert feed.count("your_turn") == became_awaited
