@@ -353,8 +353,9 @@ class AccountStore:
     # -- deletion ---------------------------------------------------------------------------------
     def rename_seat(self, game_id: str, seat: int, account_id: str, name: str) -> bool:
         """Give ``seat`` of ``game_id`` the display ``name`` and unbind it, if it is still bound to
-        ``account_id`` (a compacted game's packed metadata is rewritten whole). Optimistic: WATCH the
-        metadata, retried a few times if the game changes meanwhile."""
+        ``account_id`` (a compacted game's packed metadata is rewritten whole), and take the game
+        out of the archive's name indexes of the seat's old name (unless another seat of the game
+        has that name too). Optimistic: WATCH the metadata, retried if the game changes meanwhile."""
         key = game_keys(game_id).meta
         for _ in range(5):
             with self.redis.pipeline(transaction=True) as pipe:
@@ -376,9 +377,18 @@ class AccountStore:
                         pipe.hset(key, f"name:{seat}", name)
                         pipe.hdel(key, f"account:{seat}")
                     pipe.execute()
-                    return True
                 except redis.WatchError:
                     continue
+                old = _text(meta.get(f"name:{seat}", b""))
+                others = {
+                    _text(v).casefold()
+                    for k, v in meta.items()
+                    if k.startswith("name:") and k != f"name:{seat}"
+                }
+                if old and old.casefold() not in others:
+                    self.redis.zrem(archive_index("player", old), game_id)
+                    self.redis.zrem(archive_index("winner", old), game_id)
+                return True
         return False
 
     def delete(self, account_id: str, folded: str) -> None:

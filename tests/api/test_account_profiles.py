@@ -96,6 +96,8 @@ def test_deleting_an_account_removes_its_credentials_and_keeps_its_games_replaya
         assert "Ann" not in replay.get_data(as_text=True)
         events = client.get(f"/v1/games/{game}/events").get_json()["events"]
         assert events[-1]["version"] == summary["version"]
+    # The archive's name search no longer links the old name to these games.
+    assert client.get("/v1/archive?player=Ann").get_json()["games"] == []
     # The handle is free again, and the new account has none of the old one's games.
     assert sign_up(client).status_code == 201
     fresh = sign_in(client).get_json()["token"]
