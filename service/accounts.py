@@ -31,7 +31,7 @@ import threading
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -400,7 +400,12 @@ class AccountService:
         return stream_id
 
     def stream(
-        self, identity: Identity, stream_id: str, after: str | None, heartbeat: float
+        self,
+        identity: Identity,
+        stream_id: str,
+        after: str | None,
+        heartbeat: float,
+        gone: Callable[[], bool] = lambda: False,
     ) -> Iterator[tuple[str, str | None, bytes] | None]:
         """The account's stream: ``("open_games", None, data)`` first, then each feed entry after
         ``after`` (None: after the newest one now) as ``(kind, id, data)``, and ``None`` for a
@@ -421,6 +426,8 @@ class AccountService:
                 if entries:
                     continue
                 time.sleep(self.stream_poll_seconds)
+                if gone():  # the client hung up: its lease goes back at once (finally, below)
+                    return
                 quiet += self.stream_poll_seconds
                 if quiet >= heartbeat:
                     quiet = 0.0
