@@ -168,6 +168,12 @@ def test_the_account_pages_are_accessible_fit_and_are_photographed(live, browser
         timeout=10,
     )
     assert claimed.status_code == 201, claimed.text
+    # A finished game too: another bound seat, resigned (the list's "Finished" part and its result).
+    resigned = _game_with_a_bot(live)
+    auth = {"Authorization": f"Bearer {session['token']}"}
+    assert requests.post(f"{live.url}/v1/games/{resigned}/seats", json={}, headers=auth, timeout=10).ok
+    done = requests.post(f"{live.url}/v1/games/{resigned}/resign", headers=auth, timeout=10)
+    assert done.ok, done.text
     context, page, errors = _new(browser, size)
     try:
         for path, name in (("/sign-in", "sign-in"), ("/sign-up", "sign-up")):
@@ -177,6 +183,9 @@ def test_the_account_pages_are_accessible_fit_and_are_photographed(live, browser
         page.evaluate(f"localStorage.setItem('account', {json.dumps(json.dumps(session))})")
         page.goto(f"{live.url}/my-games")
         page.locator(f'li[data-game="{game_id}"]').wait_for()
+        finished = page.locator(f'[data-list="finished"] li[data-game="{resigned}"]')
+        finished.wait_for()
+        assert "you did not win" in finished.inner_text() and "random bot" in finished.inner_text()
         check_page(page, f"my-games-{size}")
         page.goto(f"{live.url}/")
         page.locator(".lists").wait_for()

@@ -9,11 +9,30 @@
 // page back to /v1/me/games for the finished list and the order. One request every few seconds
 // draws all of it, survives a server restart with no reconnect logic, and costs a turn's notice
 // a few seconds at most in turn-based games.
-import { account, describe, h, myGames, pageData, resumeSeat, seats, setApp, showError, when } from "/web/static/app.js";
+import {
+  account, api, describe, h, myGames, pageData, resumeSeat, seatName, seats, setApp, showError, when,
+} from "/web/static/app.js";
 
 const POLL_MS = 4000;
 const baseTitle = document.title;
 const gameTitle = (name) => (pageData.games.find((g) => g.name === name) || {}).title || name.replaceAll("_", " ");
+
+// Who else plays each game: its public summary, read once per game this page shows (a seat's
+// name changes only while the game is open, or when a bot takes a seat over: read again then).
+const summaries = new Map();
+async function readSummaries(games) {
+  const wanted = games.filter((g) => !summaries.has(g.game_id) || summaries.get(g.game_id).status === "open");
+  await Promise.all(wanted.map(async (g) => {
+    try { summaries.set(g.game_id, (await api(`/v1/games/${encodeURIComponent(g.game_id)}`)).data); } catch { /* names are a bonus */ }
+  }));
+}
+
+function others(game) {
+  const summary = summaries.get(game.game_id);
+  if (!summary) return "";
+  const names = summary.seats.filter((s) => s.seat !== game.seat).map((s) => (s.name ? seatName(summary, s.seat) : "a free seat"));
+  return names.length ? ` · with ${names.join(", ")}` : "";
+}
 
 function resumeButton(game) {
   const explain = h("span", { class: "muted resume-note" },
@@ -39,7 +58,8 @@ function runningRow(game) {
   const state = game.status === "open" ? "waiting for players" : game.your_turn ? "" : "waiting for the others";
   return h("li", { class: "game mine", dataset: { game: game.game_id, yourTurn: String(game.your_turn) } },
     h("span", { class: "what" }, gameTitle(game.game), game.your_turn ? h("span", { class: "badge turn" }, "your turn") : null),
-    h("span", { class: "who" }, `Seat ${game.seat + 1}`, state ? ` · ${state}` : "", game.deadline ? ` · decide by ${when(game.deadline)}` : ""),
+    h("span", { class: "who" }, `Seat ${game.seat + 1}${others(game)}`, state ? ` · ${state}` : "",
+      game.deadline ? ` · decide by ${when(game.deadline)}` : ""),
     h("span", { class: "when muted" }, `Game ${game.game_id} · version ${game.version}`),
     action);
 }
@@ -53,7 +73,7 @@ function outcome(game) {
 function finishedRow(game) {
   return h("li", { class: "game mine", dataset: { game: game.game_id } },
     h("span", { class: "what" }, gameTitle(game.game), h("span", { class: `badge${game.won ? "" : " muted"}` }, outcome(game))),
-    h("span", { class: "who" }, `Seat ${game.seat + 1}`),
+    h("span", { class: "who" }, `Seat ${game.seat + 1}${others(game)}`),
     h("span", { class: "when muted" }, `Game ${game.game_id}`),
     h("a", { class: "button", href: `/replay/${game.game_id}` }, "Replay"));
 }
@@ -90,6 +110,7 @@ async function main() {
     busy = true;
     try {
       const games = await myGames();
+      await readSummaries([...games.running, ...games.finished]);
       // A control the player is using is not redrawn under them (a "Resume here" in flight).
       if (!lists.contains(document.activeElement) || !document.activeElement.disabled) lists.replaceChildren(...draw(games));
       lists.dataset.loaded = "true";
