@@ -44,6 +44,7 @@ import orjson
 import urllib3
 
 from service.errors import ServiceError
+from service.faults import fault_point
 from store.accounts import FEED_LENGTH
 from store.webhooks import WebhookStore
 
@@ -367,6 +368,7 @@ class WebhookService:
 
 def fan_out(store: WebhookStore, account_id: str) -> int:
     """The seam the accounts follow-up calls after writing an account's feed."""
+    fault_point("before_webhook_fan_out")  # tests/faults: the feed is written, no delivery made yet
     return store.fan_out(account_id, int(time.time() * 1000))
 
 
@@ -441,6 +443,7 @@ class Deliverer:
                 "webhook-signature": sign(sub["secret"], delivery["id"], timestamp, body),
             }
             attempt = self.sender.post(sub["url"], body, headers)
+            fault_point("after_webhook_post")  # tests/faults: sent, not yet settled
             report.latencies.append(attempt.latency_ms)
             if attempt.ok:
                 self._settle(account_id, delivery, "ok", 0, attempt)
