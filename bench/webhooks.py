@@ -59,7 +59,8 @@ def commands(client) -> int:
 def play(games, seed: int, accounts: list[str]) -> tuple[list[float], int, int]:
     rng = random.Random(seed)
     game_id = games.create_game("condottiere", {"players": 2, "seed": seed})["id"]
-    tokens = [games.claim_seat(game_id, name=n, account=a).token for n, a in zip(("Ann", "Bob"), accounts)]
+    seats = zip(("Ann", "Bob"), accounts, strict=True)
+    tokens = [games.claim_seat(game_id, name=n, account=a).token for n, a in seats]
     times: list[float] = []
     spent = 0
     client = games.store.redis
@@ -143,7 +144,8 @@ def main() -> None:
         for arm in arms:
             t = results[arm]
             print(
-                f"move, {arm:>10}: median {1000 * statistics.median(t):.3f} ms, mean {1000 * statistics.mean(t):.3f} ms, "
+                f"move, {arm:>10}: median {1000 * statistics.median(t):.3f} ms, "
+                f"mean {1000 * statistics.mean(t):.3f} ms, "
                 f"{spent[arm] / moves[arm]:.2f} Redis commands ({moves[arm]} moves)"
             )
         print(f"deliveries made by the subscribed games: {made} ({made / moves['subscribed']:.2f} a move)")
