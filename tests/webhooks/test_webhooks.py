@@ -337,3 +337,55 @@ def test_a_subscription_failing_for_days_is_paused_and_its_owner_told(app, clien
 
     entries = AccountStore(store.redis).feed_after(_account(client, token), None)
     assert [e.kind for e in entries if e.kind == "webhook_paused"] == ["webhook_paused"]
+
+
+def test_a_receiver_that_does_not_answer_costs_one_short_timeout(receiver):
+    from service.webhooks import PinnedSender
+
+    receiver.hold = __import__("threading").Event()  # answers only once released
+    try:
+        sender = PinnedSender(WebhookSettings(allow_private_targets=True, read_timeout=0.3))
+        attempt = sender.post(receiver.url, b"{}", {"Content-Type": "application/json"})
+        assert attempt.status is None and "timed out" in attempt.error.lower()
+        assert attempt.latency_ms < 10_000  # the read timeout, not the receiver's 60 s
+    finally:
+        receiver.hold.set()
+
+
+def test_a_huge_answer_is_read_only_to_the_limit():
+    """The sender reads at most RESPONSE_READ_LIMIT bytes of what a receiver answers, however much
+    it sends (a receiver streaming forever ends the attempt at once, as delivered)."""
+    import socket
+    import threading
+
+    from service.webhooks import RESPONSE_READ_LIMIT, PinnedSender
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    sent = []
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n")
+        chunk = b"x" * 65536
+        try:
+            for _ in range(2000):  # bounded: up to ~128 MiB if the sender kept reading
+                conn.sendall(chunk)
+                sent.append(len(chunk))
+        except OSError:
+            pass  # the sender hung up after its limit
+        conn.close()
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    port = listener.getsockname()[1]
+    attempt = PinnedSender(WebhookSettings(allow_private_targets=True)).post(
+        f"http://127.0.0.1:{port}/", b"{}", {"Content-Type": "application/json"}
+    )
+    server.join(30)
+    listener.close()
+    assert attempt.status == 200 and attempt.ok
+    assert RESPONSE_READ_LIMIT <= 65536
+    assert sum(sent) < 2000 * 65536  # the sender stopped reading long before the end
