@@ -74,10 +74,7 @@ class Webhook(MethodView):
     @blp.doc(security=ACCOUNT_AUTH)
     def get(self, webhook_id):
         """One webhook (without its secret)."""
-        listed = {w["id"]: w for w in webhooks().listing(owner())}
-        if webhook_id not in listed:
-            webhooks().get("", webhook_id)  # raises WEBHOOK_NOT_FOUND
-        return json_response(listed[webhook_id], 200, NO_STORE)
+        return json_response(webhooks().public(owner(), webhook_id), 200, NO_STORE)
 
     @blp.arguments(UpdateWebhookRequest())
     @blp.response(200, WebhookSchema)

@@ -270,6 +270,10 @@ def _sentence(kind: str, data: Mapping[str, Any], link: str) -> str:
 
 def body_of(delivery: Mapping[str, Any], sub: Mapping[str, Any], base_url: str) -> bytes:
     data = dict(delivery.get("data") or {})
+    result = data.get("result")
+    if isinstance(result, dict) and result.get("winners") == {}:
+        # Lua's cjson writes an empty array as {}: no winners (an aborted game) is [] again.
+        data["result"] = {**result, "winners": []}
     game_id = data.get("game_id")
     link = f"{base_url.rstrip('/')}/play/{game_id}" if game_id else base_url
     if game_id:
@@ -331,6 +335,10 @@ class WebhookService:
         if sub is None:
             raise WebhookNotFound()
         return sub
+
+    def public(self, account_id: str, sub_id: str) -> dict[str, Any]:
+        """A subscription as its owner may read it again (without its secret)."""
+        return _public(self.get(account_id, sub_id))
 
     def set_paused(self, account_id: str, sub_id: str, paused: bool) -> dict[str, Any]:
         fields: dict[str, Any] = {"paused": paused}
