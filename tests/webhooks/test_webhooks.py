@@ -389,3 +389,14 @@ def test_a_huge_answer_is_read_only_to_the_limit():
     assert attempt.status == 200 and attempt.ok
     assert RESPONSE_READ_LIMIT <= 65536
     assert sum(sent) < 2000 * 65536  # the sender stopped reading long before the end
+
+
+def test_a_deleted_webhooks_pending_deliveries_are_dropped_unsent(app, client, receiver):
+    token = session(client)
+    hook = subscribe(client, token, receiver.url)
+    client.post(f"/v1/me/webhooks/{hook['id']}/ping", headers=bearer(token))
+    assert client.delete(f"/v1/me/webhooks/{hook['id']}", headers=bearer(token)).status_code == 204
+    sender = deliverer(app)
+    report = sender.run_once(rehint_every=0)
+    assert report.dropped == 1 and report.sent == 0
+    assert sender.store.pending(_account(client, token)) == 0 and receiver.received == []
