@@ -55,6 +55,7 @@ FORMATS = ("standard", "discord", "slack")
 RESPONSE_READ_LIMIT = 4096
 LOG_LENGTH = 50
 SECRET_PREFIX = "whsec_"
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 # Cloud metadata services that are not in a private or link-local range by themselves.
 METADATA_ADDRESSES = frozenset(
     ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200", "169.254.170.2")
@@ -111,8 +112,14 @@ def address_refusal(
     address: ipaddress.IPv4Address | ipaddress.IPv6Address, allow_private: bool
 ) -> str | None:
     """Why ``address`` may not be connected to, or None."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        # An IPv4 address carried inside IPv6 (mapped, 6to4, NAT64) is judged as that address.
+        if address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        elif address.sixtofour is not None:
+            address = address.sixtofour
+        elif address in NAT64:
+            address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     if address in METADATA_ADDRESSES:
         return "a cloud metadata address"
     if address.is_unspecified:
