@@ -4,12 +4,13 @@ webhook only (``Cache-Control: no-store``)."""
 
 from __future__ import annotations
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask.views import MethodView
 
 from api.accounts import ACCOUNT_AUTH, NO_STORE, identity
-from api.common import Blueprint, json_response
+from api.common import Blueprint, json_response, parse_bearer
 from schemas.webhooks import (
+    CreateGameWebhookRequest,
     CreateWebhookRequest,
     DeliveryLogSchema,
     NewWebhookSchema,
@@ -18,6 +19,7 @@ from schemas.webhooks import (
     WebhookListSchema,
     WebhookSchema,
 )
+from service.errors import ServiceError
 from service.identity import WEBHOOKS
 from service.webhooks import WebhookService, WebhookSettings
 from store.webhooks import WebhookStore
@@ -43,6 +45,23 @@ def webhooks() -> WebhookService:
 
 def owner() -> str:
     return identity(WEBHOOKS).account_id
+
+
+def note_creator(game_id: str) -> None:
+    """The create route's seam: remember the account (any valid account token in
+    ``Authorization``) that created ``game_id``, which may then subscribe to the whole game. Any
+    other header, or none, is ignored, as the create route always did."""
+    from service.identity import is_account_token
+
+    header = request.headers.get("Authorization")
+    token = parse_bearer(header) if header is not None else None
+    if token is None or not is_account_token(token):
+        return
+    try:
+        who = identity()
+    except ServiceError:
+        return  # a bad token does not refuse a creation that never needed one
+    webhooks().store.set_creator(game_id, who.account_id)
 
 
 @blp.route("/me/webhooks")
@@ -112,3 +131,17 @@ class Deliveries(MethodView):
     def get(self, webhook_id):
         """The webhook's last attempts, newest first: outcome, HTTP status, latency, error."""
         return json_response({"attempts": webhooks().deliveries(owner(), webhook_id)}, 200, NO_STORE)
+
+
+@blp.route("/games/<string:game_id>/webhooks")
+class GameWebhooks(MethodView):
+    @blp.arguments(CreateGameWebhookRequest())
+    @blp.response(201, NewWebhookSchema)
+    @blp.problems(400, 401, 403, 409, 413, 415, 422)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def post(self, body, game_id):
+        """Register a URL for the whole game (only its creator: the account whose token created it;
+        scope `webhooks`): its start and its end, what any spectator may know, never a seat's view.
+        Listed, paused and deleted with the account's other webhooks (`/v1/me/webhooks`)."""
+        made = webhooks().subscribe_game(owner(), game_id, body["url"], body["events"], body["format"])
+        return json_response(made, 201, NO_STORE)

@@ -8,6 +8,7 @@ from marshmallow import fields, validate
 from schemas.common import StrictSchema
 
 EVENTS = ("your_turn", "game_started", "game_finished")
+GAME_EVENTS = ("game_started", "game_finished")
 FORMATS = ("standard", "discord", "slack")
 FORMAT_DESCRIPTION = (
     "`standard`: the Standard Webhooks body `{type, timestamp, data}`; `discord`: `{content}` and "
@@ -16,8 +17,8 @@ FORMAT_DESCRIPTION = (
 )
 
 
-class CreateWebhookRequest(StrictSchema):
-    url = fields.String(
+def Url() -> fields.String:  # noqa: N802 - a field factory reads like a field class
+    return fields.String(
         required=True,
         validate=validate.Length(1, 2000),
         metadata={
@@ -25,6 +26,10 @@ class CreateWebhookRequest(StrictSchema):
             "metadata, unspecified or multicast address"
         },
     )
+
+
+class CreateWebhookRequest(StrictSchema):
+    url = Url()
     events = fields.List(
         fields.String(validate=validate.OneOf(EVENTS)),
         required=True,
@@ -35,6 +40,21 @@ class CreateWebhookRequest(StrictSchema):
         allow_none=True,
         validate=validate.Regexp(r"^[0-9a-z]{20}$"),
         metadata={"description": "Only this game's events (default: every game of the account)"},
+    )
+    format = fields.String(
+        load_default="standard",
+        validate=validate.OneOf(FORMATS),
+        metadata={"description": FORMAT_DESCRIPTION},
+    )
+
+
+class CreateGameWebhookRequest(StrictSchema):
+    url = Url()
+    events = fields.List(
+        fields.String(validate=validate.OneOf(GAME_EVENTS)),
+        required=True,
+        validate=validate.Length(1, len(GAME_EVENTS)),
+        metadata={"description": "Spectator events only: the game's start and its end"},
     )
     format = fields.String(
         load_default="standard",
@@ -54,6 +74,10 @@ class WebhookSchema(ma.Schema):
     game_id = fields.String(required=True, allow_none=True)
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))
     paused = fields.Boolean(required=True)
+    game_wide = fields.Boolean(
+        required=True,
+        metadata={"description": "A game's creator's webhook for the whole game (spectator events)"},
+    )
     created = fields.String(required=True, metadata={"description": "RFC 3339, UTC"})
     failing_since = fields.String(
         required=True,

@@ -51,6 +51,8 @@ from store.webhooks import WebhookStore
 log = logging.getLogger(__name__)
 
 EVENTS = ("your_turn", "game_started", "game_finished")
+# A game-wide subscription (its creator's) gets only what any spectator may know.
+GAME_EVENTS = ("game_started", "game_finished")
 FORMATS = ("standard", "discord", "slack")
 RESPONSE_READ_LIMIT = 4096
 LOG_LENGTH = 50
@@ -99,6 +101,10 @@ class WebhookNotFound(ServiceError):
 
 class WebhookUrlRefused(ServiceError):
     status, code, title = 422, "WEBHOOK_URL_REFUSED", "This URL may not receive webhooks"
+
+
+class NotGameCreator(ServiceError):
+    status, code, title = 403, "NOT_GAME_CREATOR", "Only the game's creator may subscribe to the whole game"
 
 
 class TooManyWebhooks(ServiceError):
@@ -267,6 +273,8 @@ def _sentence(kind: str, data: Mapping[str, Any], link: str) -> str:
     if kind == "your_turn":
         deadline = f" (before {data['deadline']})" if data.get("deadline") else ""
         return f"Your turn in {game}{deadline}: {link}"
+    if data.get("seat") is None and kind in ("game_started", "game_finished"):  # a game-wide webhook
+        return f"The {game} game has {'started' if kind == 'game_started' else 'finished'}: {link}"
     if kind == "game_started":
         return f"Your {game} game has started: {link}"
     if kind == "game_finished":
@@ -297,8 +305,10 @@ def body_of(delivery: Mapping[str, Any], sub: Mapping[str, Any], base_url: str) 
 
 
 def _public(sub: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: sub.get(k) for k in ("id", "url", "events", "game_id", "format", "paused", "created")} | {
-        "failing_since": _iso(int(sub["failing_since"])) if sub.get("failing_since") else None
+    keys = ("id", "url", "events", "game_id", "format", "paused", "created")
+    return {k: sub.get(k) for k in keys} | {
+        "game_wide": bool(sub.get("game_wide")),
+        "failing_since": _iso(int(sub["failing_since"])) if sub.get("failing_since") else None,
     }
 
 
@@ -331,6 +341,31 @@ class WebhookService:
         }
         if not self.store.add(account_id, sub):
             raise TooManyWebhooks()
+        return _public(sub) | {"secret": sub["secret"]}
+
+    def subscribe_game(
+        self, account_id: str, game_id: str, url: str, events: Sequence[str], fmt: str
+    ) -> dict[str, Any]:
+        """A subscription to the whole game by its creator: spectator events only."""
+        if self.store.creator(game_id) != account_id:
+            raise NotGameCreator()
+        resolve_target(url, self.settings.allow_private_targets)
+        now = self._now_ms()
+        sub = {
+            "id": "wh_" + secrets.token_hex(8),
+            "url": url,
+            "events": [e for e in GAME_EVENTS if e in events],
+            "game_id": game_id,
+            "game_wide": True,
+            "format": fmt,
+            "secret": new_secret(),
+            "paused": False,
+            "created": _iso(now),
+            "failing_since": None,
+        }
+        if not self.store.add(account_id, sub):
+            raise TooManyWebhooks()
+        self.store.add_watcher(game_id, account_id)
         return _public(sub) | {"secret": sub["secret"]}
 
     def listing(self, account_id: str) -> list[dict[str, Any]]:
@@ -385,6 +420,30 @@ def fan_out(store: WebhookStore, account_id: str) -> int:
     """The seam the accounts follow-up calls after writing an account's feed."""
     fault_point("before_webhook_fan_out")  # tests/faults: the feed is written, no delivery made yet
     return store.fan_out(account_id, int(time.time() * 1000))
+
+
+def game_status_changed(store: WebhookStore, game_id: str, meta: Mapping[str, Any]) -> int:
+    """The seam the ``index`` follow-up (every status change of every game) calls: the game's
+    creator's game-wide subscriptions get its start or its end, built from the public metadata
+    only (never a seat's view). Idempotent: a delivery's id is its subscription's and its kind's."""
+    kind = {"active": "game_started", "finished": "game_finished"}.get(str(meta.get("status")))
+    if kind is None:
+        return 0
+    watchers = store.watchers(game_id)
+    if not watchers:
+        return 0
+    result = orjson.loads(meta["result"]) if meta.get("result") else None
+    if result is not None:
+        result = {k: v for k, v in result.items() if k in ("winners", "reason", "rated")}
+    data = {
+        "game_id": game_id,
+        "game": meta.get("game"),
+        "status": meta.get("status"),
+        "version": int(meta.get("version") or 0),
+        "result": result,
+    }
+    now_ms = int(time.time() * 1000)
+    return sum(store.game_event(account_id, game_id, kind, data, now_ms) for account_id in watchers)
 
 
 @dataclass

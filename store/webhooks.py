@@ -193,6 +193,29 @@ redis.call('HSET', KEYS[1], ARGV[1], out)
 return out
 """
 
+# KEYS: subs, deliveries, due; ARGV: 1 game id, 2 kind, 3 data JSON, 4 now (ms). A game-wide
+# event (a status change of a game the account created): one delivery per active game-wide
+# subscription of that game that wants it, its id the subscription's and the kind's, so a re-run
+# of the follow-up makes none twice.
+_GAME_EVENT = r"""
+local made = 0
+for _, raw in ipairs(redis.call('HVALS', KEYS[1])) do
+  local s = cjson.decode(raw)
+  local wants = false
+  for _, e in ipairs(s.events) do if e == ARGV[2] then wants = true end end
+  if s.game_wide == true and s.game_id == ARGV[1] and not s.paused and wants then
+    local did = 'msg_' .. s.id .. '_' .. ARGV[2]
+    local record = cjson.encode({id = did, sub = s.id, type = ARGV[2], ms = tonumber(ARGV[4]),
+                                 data = cjson.decode(ARGV[3]), attempts = 0, created_ms = tonumber(ARGV[4])})
+    if redis.call('HSETNX', KEYS[2], did, record) == 1 then
+      redis.call('ZADD', KEYS[3], ARGV[4], did)
+      made = made + 1
+    end
+  end
+end
+return made
+"""
+
 # KEYS: hints; ARGV: 1 account, 2 the score the reader saw. Removes the hint unless a writer moved it.
 _DROP_HINT = r"""
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -202,6 +225,16 @@ if score and tonumber(score) == tonumber(ARGV[2]) then
 end
 return 0
 """
+
+
+def creator_key(game_id: str) -> str:
+    """string: the account that created the game (in the game's slot)."""
+    return f"hook:{{g:{game_id}}}:creator"
+
+
+def watchers_key(game_id: str) -> str:
+    """set: accounts with a game-wide subscription to the game (in the game's slot)."""
+    return f"hook:{{g:{game_id}}}:watchers"
 
 
 def _text(value: bytes | str) -> str:
@@ -217,6 +250,35 @@ class WebhookStore:
         self._settle = client.register_script(_SETTLE)
         self._update = client.register_script(_UPDATE)
         self._drop_hint = client.register_script(_DROP_HINT)
+        self._game_event = client.register_script(_GAME_EVENT)
+
+    # -- game-wide subscriptions --------------------------------------------------------------
+    def set_creator(self, game_id: str, account_id: str) -> None:
+        self.redis.set(creator_key(game_id), account_id, nx=True)
+
+    def creator(self, game_id: str) -> str | None:
+        raw = self.redis.get(creator_key(game_id))
+        return _text(raw) if raw else None
+
+    def add_watcher(self, game_id: str, account_id: str) -> None:
+        self.redis.sadd(watchers_key(game_id), account_id)
+
+    def watchers(self, game_id: str) -> list[str]:
+        return sorted(_text(a) for a in self.redis.smembers(watchers_key(game_id)))
+
+    def game_event(
+        self, account_id: str, game_id: str, kind: str, data: Mapping[str, Any], now_ms: int
+    ) -> int:
+        keys = hook_keys(account_id)
+        made = int(
+            self._game_event(
+                keys=[keys.subs, keys.deliveries, keys.due],
+                args=[game_id, kind, orjson.dumps(dict(data)), now_ms],
+            )
+        )
+        if made:
+            self.hint(account_id, now_ms)
+        return made
 
     # -- subscriptions ----------------------------------------------------------------------
     def add(self, account_id: str, sub: Mapping[str, Any]) -> bool:

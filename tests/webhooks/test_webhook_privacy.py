@@ -1,5 +1,6 @@
 """Hidden information (issue 33): a webhook body says only what the game's public summary and the
-subscriber's own seat may know. Property test over random games of both engines: every delivery a
+subscriber's own seat may know, and a game-wide webhook (its creator's) only what a spectator may
+know. Property test over random games of both engines: every delivery a
 real receiver gets carries only the allowed fields, its strings only public ones (the game's id,
 engine, link, the result's reason, the event's type and time), and never the game's seed."""
 
@@ -20,6 +21,7 @@ from tests.api.test_accounts import FAST_HASH
 from tests.webhooks.receiver import Receiver, wait_for
 
 DATA_FIELDS = {"game_id", "game", "seat", "version", "deadline", "result", "won", "url"}
+GAME_FIELDS = {"game_id", "game", "status", "version", "result", "url"}
 RESULT_FIELDS = {"winners", "reason", "rated"}
 GAMES = [("condottiere", {"players": 3}), ("rio_de_la_plata", {"players": 3})]
 
@@ -60,6 +62,10 @@ def test_a_webhook_carries_only_public_facts_and_its_own_seats(world, which, see
     games, account, sender, receiver, hook = world
     name, config = which
     game_id = games.create_game(name, dict(config))["id"]
+    sender.store.set_creator(game_id, account)  # the account created it: a game-wide webhook too
+    WebhookService(sender.store, sender.settings).subscribe_game(
+        account, game_id, receiver.url, ["game_started", "game_finished"], "standard"
+    )
     tokens = {}
     for s in range(config["players"]):
         tokens[s] = games.claim_seat(game_id, name=f"P{s}", account=account if s == seat else None).token
@@ -75,14 +81,19 @@ def test_a_webhook_carries_only_public_facts_and_its_own_seats(world, which, see
     secret_config = json.loads(games.store.redis.get(game_keys(game_id).config) or b"{}")
     game_seed = str(secret_config.get("seed", "no seed"))
     mine = [r for r in receiver.received if game_id.encode() in r["body"]]
-    assert mine, "the start at least was delivered"
+    assert len([r for r in mine if b'"seat"' not in r["body"]]) >= 1, "the game-wide start was delivered"
+    assert len([r for r in mine if b'"seat"' in r["body"]]) >= 1, "the seat's start was delivered"
     for received in mine:
         body = json.loads(received["body"])
         assert set(body) == {"type", "timestamp", "data"}
         data = body["data"]
-        assert set(data) <= DATA_FIELDS and data["seat"] == seat
+        if "seat" in data:  # the seat's own webhook: its own seat's facts
+            assert set(data) <= DATA_FIELDS and data["seat"] == seat
+        else:  # the game-wide webhook: what a spectator may know
+            assert set(data) <= GAME_FIELDS and body["type"] in ("game_started", "game_finished")
         assert set(data.get("result") or {}) <= RESULT_FIELDS
         allowed = {game_id, name, data.get("url"), body["type"], body["timestamp"], data.get("deadline")}
+        allowed.add(data.get("status"))
         allowed.add((data.get("result") or {}).get("reason"))
         assert set(strings(body)) <= allowed
         assert game_seed not in received["body"].decode()

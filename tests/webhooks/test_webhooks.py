@@ -403,3 +403,32 @@ def test_a_deleted_webhooks_pending_deliveries_are_dropped_unsent(app, client, r
     report = sender.run_once(rehint_every=0)
     assert report.dropped == 1 and report.sent == 0
     assert sender.store.pending(_account(client, token)) == 0 and receiver.received == []
+
+
+def test_a_games_creator_may_subscribe_to_the_whole_game_and_gets_its_start_and_end(app, client, receiver):
+    creator = session(client)
+    other = session(client, handle="Eve")
+    created = client.post(
+        "/v1/games", json={"game": "toy", "config": {"seed": 3, "hand_size": 1}}, headers=bearer(creator)
+    )
+    game = created.get_json()["id"]
+    events = {"url": receiver.url, "events": ["game_started", "game_finished"]}
+    refused = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(other))
+    assert refused.status_code == 403 and refused.get_json()["code"] == "NOT_GAME_CREATOR"
+    turn = client.post(
+        f"/v1/games/{game}/webhooks", json={**events, "events": ["your_turn"]}, headers=bearer(creator)
+    )
+    assert turn.status_code == 422  # a seat's event is not a spectator's
+    made = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(creator))
+    assert made.status_code == 201 and made.get_json()["game_wide"] is True
+    ann = client.post(f"/v1/games/{game}/seats", json={"name": "Ann", "seat": 0}).get_json()
+    bob = client.post(f"/v1/games/{game}/seats", json={"name": "Bob", "seat": 1}).get_json()
+    play_out(client, game, ann["token"], bob["token"])
+    sender = deliverer(app)
+    drain(sender, receiver, 2)
+    for _ in range(3):
+        sender.run_once(rehint_every=0)
+    payloads = [Webhook(made.get_json()["secret"]).verify(r["body"], r["headers"]) for r in receiver.received]
+    assert [p["type"] for p in payloads] == ["game_started", "game_finished"]
+    assert all(set(p["data"]) <= {"game_id", "game", "status", "version", "result", "url"} for p in payloads)
+    assert payloads[1]["data"]["result"]["winners"] in ([0], [1], [])
