@@ -432,3 +432,14 @@ def test_a_games_creator_may_subscribe_to_the_whole_game_and_gets_its_start_and_
     assert [p["type"] for p in payloads] == ["game_started", "game_finished"]
     assert all(set(p["data"]) <= {"game_id", "game", "status", "version", "result", "url"} for p in payloads)
     assert payloads[1]["data"]["result"]["winners"] in ([0], [1], [])
+
+
+def test_a_game_created_with_a_bad_account_token_is_created_with_no_creator(app, client, receiver):
+    token = session(client)
+    bogus = token[:-4] + "AAAA"
+    created = client.post("/v1/games", json={"game": "toy", "config": {"seed": 3}}, headers=bearer(bogus))
+    assert created.status_code == 201
+    game = created.get_json()["id"]
+    events = {"url": receiver.url, "events": ["game_started"]}
+    refused = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(token))
+    assert refused.status_code == 403 and refused.get_json()["code"] == "NOT_GAME_CREATOR"
