@@ -25,7 +25,13 @@ from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationS
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
-OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats", "api.annotations"]
+OPTIONAL_BLUEPRINT_MODULES: list[str] = [
+    "api.archive",
+    "api.jobs",
+    "api.stats",
+    "api.annotations",
+    "api.webhooks",
+]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it) and that job's result (the job resource serves any content).
 DOCUMENTED_SCHEMAS = {
