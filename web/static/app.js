@@ -353,7 +353,8 @@ export function drawAccountNav() {
   const page = document.body.dataset.page;
   const current = (name) => (page === name ? "page" : null);
   if (!session) {
-    box.replaceChildren(h("a", { href: "/sign-in", "aria-current": current("account") }, "Sign in"));
+    const signingIn = page === "account" && pageData.data.mode === "sign-in";
+    box.replaceChildren(h("a", { href: "/sign-in", "aria-current": signingIn ? "page" : null }, "Sign in"));
     return;
   }
   box.replaceChildren(

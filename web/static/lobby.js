@@ -209,7 +209,10 @@ async function lists() {
   const [open, active, finished] = await Promise.all(["open", "active", "finished"].map(fetchList));
   const now = Date.now();
   const idle = (g) => now - Date.parse(g.updated || g.started || g.created) > IDLE_MS;
-  const watch = (g) => h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch");
+  // A game this browser holds a seat of is played, not watched (joined here, or resumed).
+  const watch = (g) => (seats.get(g.id)
+    ? h("a", { href: `/play/${g.id}`, class: "button primary" }, "Play")
+    : h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch"));
   return [
     listSection("open", "Open games: join a seat", open, joinForm),
     listSection("active", "Running games: watch", active.filter((g) => !idle(g)), watch),
