@@ -109,6 +109,7 @@ def test_sign_up_join_as_the_account_then_resume_the_seat_on_a_second_device_and
             f"() => document.querySelector('li[data-game=\"{game_id}\"]').dataset.yourTurn === 'true'"
         )
         assert row.locator(".badge.turn").inner_text() == "your turn"
+        assert other.title().startswith("● Your turn (1)")
         assert "stops playing it" in row.inner_text()  # the rotation is said before it is done
         check_page(other, "my-games-phone")
 
@@ -133,6 +134,15 @@ def test_sign_up_join_as_the_account_then_resume_the_seat_on_a_second_device_and
             "() => document.body.dataset.connection !== 'reconnecting'"
         )  # on as a spectator
         screenshot(page, "play-seat-taken-elsewhere-desktop")
+
+        # ...and taking it back from the play page itself moves the seat back: this browser plays,
+        # the phone's token is the one refused now.
+        page.locator(".seat-notice button", has_text="Play my seat here").click()
+        page.wait_for_function(f"() => localStorage.getItem('seat:{game_id}') !== null")
+        back = token_in(page, game_id)
+        assert back["seat"] == seat["seat"] and back["token"] not in (seat["token"], resumed["token"])
+        other.locator(".seat-notice button", has_text="Play my seat here").wait_for()
+        page.locator("#pref-sound").wait_for()  # the page plays the seat again (its controls are back)
 
         # Sign out: the header says "Sign in" again and the session token no longer works.
         page.locator("#account-nav button", has_text="Sign out").click()
