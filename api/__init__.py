@@ -25,7 +25,13 @@ from schemas.archive import ExchangeDocumentSchema, ImportedSchema
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
-OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats", "api.annotations"]
+OPTIONAL_BLUEPRINT_MODULES: list[str] = [
+    "api.archive",
+    "api.jobs",
+    "api.stats",
+    "api.annotations",
+    "api.ratings",
+]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it) and that job's result (the job resource serves any content).
 DOCUMENTED_SCHEMAS = {"ExchangeDocument": ExchangeDocumentSchema, "Imported": ImportedSchema}
@@ -186,7 +192,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.accounts import AccountService
     from service.archive import ArchiveService
     from service.jobs import JobService
+    from service.ratings import RatingService
     from service.stats import StatsService
+    from store.archive import Archive
 
     app = Flask(__name__)
     app.config.update(_settings(config))
@@ -226,6 +234,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.extensions["account_service"] = account_service
     game_service.identity = account_service
+    # Ratings (issue 32): a running or open game's summary carries each seat's chance to win.
+    rating_service = RatingService(Archive(game_service.store.redis))
+    app.extensions["rating_service"] = rating_service
+    game_service.predictor = rating_service.predict_for_meta
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
     # verify job, a bot's turn): explicit, so no import order decides whether it happens.
     followups.connect_receivers()
