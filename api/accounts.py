@@ -13,6 +13,7 @@ import re
 from flask import Response, current_app, request
 from flask.views import MethodView
 
+from api import view_push
 from api.common import Blueprint, bearer_token, json_response, parse_bearer, service
 from api.problems import ProblemError
 from schemas.accounts import (
@@ -231,20 +232,24 @@ class MyStream(MethodView):
         svc = accounts()
         stream_id = svc.open_stream(who)
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        response = Response(_sse(svc, who, stream_id, after, heartbeat), mimetype="text/event-stream")
+        sock = request.environ.get("gunicorn.socket")
+        response = Response(_sse(svc, who, stream_id, after, heartbeat, sock), mimetype="text/event-stream")
         response.headers.update({**NO_STORE, "Vary": "Authorization", "X-Accel-Buffering": "no"})
         return response
 
 
-def _sse(svc: AccountService, who: Identity, stream_id: str, after: str | None, heartbeat: float):
+def _sse(svc: AccountService, who: Identity, stream_id: str, after: str | None, heartbeat: float, sock=None):
+    """With gunicorn's socket (``sock``) the stream ends, and gives its lease back, within a poll of
+    its client hanging up (``view_push.HangUpWatch``), not at its next write."""
     yield b"retry: 3000\n: following your games\n\n"
-    for item in svc.stream(who, stream_id, after, heartbeat):
-        if item is None:
-            yield b": heartbeat\n\n"
-            continue
-        kind, entry_id, data = item
-        head = b"" if entry_id is None else b"id: %s\n" % entry_id.encode()
-        yield head + b"event: %s\ndata: %s\n\n" % (kind.encode(), data)
+    with view_push.HangUpWatch(sock, lambda: None) as client:
+        for item in svc.stream(who, stream_id, after, heartbeat, gone=lambda: client.gone):
+            if item is None:
+                yield b": heartbeat\n\n"
+                continue
+            kind, entry_id, data = item
+            head = b"" if entry_id is None else b"id: %s\n" % entry_id.encode()
+            yield head + b"event: %s\ndata: %s\n\n" % (kind.encode(), data)
 
 
 @blp.route("/games/<string:game_id>/seats/<int:seat>/token")

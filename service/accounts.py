@@ -31,7 +31,7 @@ import threading
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +172,11 @@ class AccountService:
     def _handle_live(self, folded: str) -> bool:
         account_id = self.store.account_for_handle(folded)
         return account_id is not None and self.store.record(account_id) is not None
+
+    def _live_record(self, account_id: str | None) -> dict[str, str] | None:
+        """The account's record, None for no account or one being deleted."""
+        record = self.store.record(account_id) if account_id else None
+        return None if record is None or record.get("deleting") else record
 
     def sign_in(self, handle: str, password: str) -> dict[str, Any]:
         """A new session token for the right handle and password; InvalidCredentials otherwise,
@@ -346,7 +351,7 @@ class AccountService:
 
     def profile(self, handle: str, recent: int = 10) -> dict[str, Any]:
         account_id = self.store.account_for_handle(fold_handle(handle))
-        record = self.store.record(account_id) if account_id else None
+        record = self._live_record(account_id)
         if account_id is None or record is None:
             raise PlayerNotFound()
         counts = self.store.stats(account_id)
@@ -368,23 +373,16 @@ class AccountService:
     def account_id_of(self, handle: str) -> str | None:
         """The id of the account ``handle`` names (the archive's ``?account=`` filter), or None."""
         account_id = self.store.account_for_handle(fold_handle(handle))
-        if account_id is None or self.store.record(account_id) is None:
-            return None
-        return account_id
+        return account_id if self._live_record(account_id) is not None else None
 
     def delete(self, identity: Identity) -> None:
-        """Removes the account's credentials and data and frees its handle. Its games stay, with
-        its seats renamed to a placeholder where the game still runs or awaits compaction."""
+        """Removes the account's credentials at once, then renames its seats to a placeholder (its
+        games stay), then removes its data and frees its handle. A process killed in between leaves
+        the deletion noted: the janitor finishes it (:func:`finish_deletions`)."""
         self._require(identity, ACCOUNT)
-        record = self.store.record(identity.account_id)
-        if record is None:
+        if not self.store.begin_delete(identity.account_id, int(time.time() * 1000)):
             raise errors.InvalidToken()
-        entries = self.store.games(identity.account_id)
-        # Credentials first: from this instant no token of the account works.
-        self.store.delete(identity.account_id, record["folded"])
-        for game_id, entry in entries.items():
-            self.store.rename_seat(game_id, int(entry["seat"]), identity.account_id, PLACEHOLDER_NAME)
-            self.games.cache.drop(game_id)
+        finish_deletion(self.games, identity.account_id)
 
     # -- the account's stream ---------------------------------------------------------------------
     def open_stream(self, identity: Identity) -> str:
@@ -402,7 +400,12 @@ class AccountService:
         return stream_id
 
     def stream(
-        self, identity: Identity, stream_id: str, after: str | None, heartbeat: float
+        self,
+        identity: Identity,
+        stream_id: str,
+        after: str | None,
+        heartbeat: float,
+        gone: Callable[[], bool] = lambda: False,
     ) -> Iterator[tuple[str, str | None, bytes] | None]:
         """The account's stream: ``("open_games", None, data)`` first, then each feed entry after
         ``after`` (None: after the newest one now) as ``(kind, id, data)``, and ``None`` for a
@@ -423,6 +426,8 @@ class AccountService:
                 if entries:
                     continue
                 time.sleep(self.stream_poll_seconds)
+                if gone():  # the client hung up: its lease goes back at once (finally, below)
+                    return
                 quiet += self.stream_poll_seconds
                 if quiet >= heartbeat:
                     quiet = 0.0
@@ -446,6 +451,30 @@ class AccountService:
     def identify_by_id(self, identity: Identity) -> None:
         if self.store.token(identity.account_id, identity.token_id) is None:
             raise errors.InvalidToken()
+
+
+def finish_deletion(games: GameService, account_id: str) -> None:
+    """The rest of a deletion whose credentials are gone: every seat renamed and unbound (each game
+    forgotten once done, so a rerun does only what is left), then every key and the handle."""
+    store = AccountStore(games.store.redis)
+    for game_id, entry in store.games(account_id).items():
+        store.rename_seat(game_id, int(entry["seat"]), account_id, PLACEHOLDER_NAME)
+        games.cache.drop(game_id)
+        store.forget_game(account_id, game_id)
+    store.finish_delete(account_id)
+
+
+# A deletion older than this was left by a dead process (a live one takes milliseconds).
+DELETION_GRACE_MS = 30_000
+
+
+def finish_deletions(games: GameService, grace_ms: int = DELETION_GRACE_MS) -> list[str]:
+    """The janitor's part: finish the deletions begun more than ``grace_ms`` ago (idempotent)."""
+    store = AccountStore(games.store.redis)
+    done = store.deletions_begun_before(int(time.time() * 1000) - grace_ms)
+    for account_id in done:
+        finish_deletion(games, account_id)
+    return done
 
 
 def _listed(entry: Mapping[str, Any], last_used: str | None) -> dict[str, Any]:

@@ -77,6 +77,23 @@ def handle_key(folded: str) -> str:
     return f"acct-handle:{{h:{folded}}}"
 
 
+# Sorted set: accounts whose deletion began -> when (ms). The janitor finishes those a dead process
+# left (``service.accounts.finish_deletions``).
+DELETING = "accounts:deleting"
+
+# KEYS: record, tokens, used, streams. The first step of a deletion: every credential goes (tokens,
+# password) and the record says "deleting"; the games, feed and handle stay until it is finished.
+_BEGIN_DELETE = r"""
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+redis.call('HDEL', KEYS[1], 'password')
+redis.call('HSET', KEYS[1], 'deleting', '1')
+return 1
+"""
+
+
 # KEYS: handle key, ARGV: 1 account id, 2 the id the caller saw there ('' = none). Claims the handle
 # when it is free or still names ``ARGV[2]`` (a dangling handle whose record expired).
 _CLAIM_HANDLE = r"""
@@ -214,6 +231,7 @@ class AccountStore:
         self._record_game = client.register_script(_RECORD_GAME)
         self._lease_stream = client.register_script(_LEASE_STREAM)
         self._note_uses = client.register_script(_NOTE_USES)
+        self._begin_delete = client.register_script(_BEGIN_DELETE)
 
     # -- records and handles ----------------------------------------------------------------------
     def write_pending(self, account_id: str, fields: Mapping[str, str]) -> None:
@@ -353,8 +371,9 @@ class AccountStore:
     # -- deletion ---------------------------------------------------------------------------------
     def rename_seat(self, game_id: str, seat: int, account_id: str, name: str) -> bool:
         """Give ``seat`` of ``game_id`` the display ``name`` and unbind it, if it is still bound to
-        ``account_id`` (a compacted game's packed metadata is rewritten whole). Optimistic: WATCH the
-        metadata, retried a few times if the game changes meanwhile."""
+        ``account_id`` (a compacted game's packed metadata is rewritten whole), and take the game
+        out of the archive's name indexes of the seat's old name (unless another seat of the game
+        has that name too). Optimistic: WATCH the metadata, retried if the game changes meanwhile."""
         key = game_keys(game_id).meta
         for _ in range(5):
             with self.redis.pipeline(transaction=True) as pipe:
@@ -376,14 +395,41 @@ class AccountStore:
                         pipe.hset(key, f"name:{seat}", name)
                         pipe.hdel(key, f"account:{seat}")
                     pipe.execute()
-                    return True
                 except redis.WatchError:
                     continue
+                old = _text(meta.get(f"name:{seat}", b""))
+                others = {
+                    _text(v).casefold()
+                    for k, v in meta.items()
+                    if k.startswith("name:") and k != f"name:{seat}"
+                }
+                if old and old.casefold() not in others:
+                    self.redis.zrem(archive_index("player", old), game_id)
+                    self.redis.zrem(archive_index("winner", old), game_id)
+                return True
         return False
 
-    def delete(self, account_id: str, folded: str) -> None:
-        """Remove the account's every key (credentials first) and free its handle."""
+    def begin_delete(self, account_id: str, now_ms: int) -> bool:
+        """Note the deletion (for the janitor, first), then remove every credential at once."""
+        self.redis.zadd(DELETING, {account_id: now_ms})
         keys = account_keys(account_id)
+        begun = bool(self._begin_delete(keys=[keys.record, keys.tokens, keys.used, keys.streams]))
+        if not begun:
+            self.redis.zrem(DELETING, account_id)
+        return begun
+
+    def forget_game(self, account_id: str, game_id: str) -> None:
+        self.redis.hdel(account_keys(account_id).games, game_id)
+
+    def deletions_begun_before(self, before_ms: int) -> list[str]:
+        return [_text(member) for member in self.redis.zrangebyscore(DELETING, "-inf", before_ms)]
+
+    def finish_delete(self, account_id: str) -> None:
+        """Remove the account's every key and free its handle: the last step of a deletion."""
+        keys = account_keys(account_id)
+        folded = self.redis.hget(keys.record, "folded")
         self.redis.delete(*keys.all())
         self.redis.delete(archive_index("account", account_id))
-        self._release_handle(keys=[handle_key(folded)], args=[account_id])
+        if folded is not None:
+            self._release_handle(keys=[handle_key(_text(folded))], args=[account_id])
+        self.redis.zrem(DELETING, account_id)

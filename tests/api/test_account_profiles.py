@@ -96,8 +96,36 @@ def test_deleting_an_account_removes_its_credentials_and_keeps_its_games_replaya
         assert "Ann" not in replay.get_data(as_text=True)
         events = client.get(f"/v1/games/{game}/events").get_json()["events"]
         assert events[-1]["version"] == summary["version"]
+    # The archive's name search no longer links the old name to these games.
+    assert client.get("/v1/archive?player=Ann").get_json()["games"] == []
     # The handle is free again, and the new account has none of the old one's games.
     assert sign_up(client).status_code == 201
     fresh = sign_in(client).get_json()["token"]
     assert client.get("/v1/me/games", headers=bearer(fresh)).get_json()["finished"] == []
     assert client.get("/v1/archive?account=ann").get_json()["games"] == []
+
+
+def test_a_deletion_left_half_done_by_a_dead_process_is_finished_by_the_janitor(app, client, redis_client):
+    """The process dies right after the credentials went (store.begin_delete): nothing of the
+    account works any more, and the janitor's pass finishes the rest (seats renamed, keys gone,
+    handle free)."""
+    import time
+
+    from service.accounts import finish_deletions
+    from store.accounts import DELETING
+
+    token = session(client)
+    ids = played(client, token, 1)
+    accounts = app.extensions["account_service"]
+    who = accounts.identify(token)
+    assert accounts.store.begin_delete(who.account_id, int(time.time() * 1000))  # ... then killed
+    assert client.get("/v1/me", headers=bearer(token)).status_code == 401
+    assert sign_in(client).status_code == 401
+    assert client.get("/v1/players/ann").status_code == 404
+    assert sign_up(client).status_code == 409  # the handle is still held until the deletion ends
+    svc = app.extensions["game_service"]
+    assert finish_deletions(svc) == []  # within the grace a live process may still be at it
+    assert finish_deletions(svc, grace_ms=0) == [who.account_id]
+    assert client.get(f"/v1/games/{ids[0]}").get_json()["seats"][0]["name"] == "deleted player"
+    assert not redis_client.keys("acct:*") and not redis_client.zcard(DELETING)
+    assert sign_up(client).status_code == 201

@@ -326,3 +326,22 @@ def test_an_anonymous_claim_ignores_any_other_authorization_header_as_before(cli
         game = toy_game(client)
     refused = client.post(f"/v1/games/{game}/seats", json={"name": "Ann"}, headers=bearer("csa_x.y.z"))
     assert refused.status_code == 401  # an account token that is not one is never ignored
+
+
+def test_a_creation_killed_after_claiming_the_handle_frees_it_when_its_record_expires(
+    app, client, redis_client
+):
+    """Sign-up writes the record (expiring), claims the handle, then keeps the record: a process
+    killed in between leaves a handle naming a record that expires, which the next sign-up takes."""
+    from service.accounts import fold_handle
+    from store.accounts import PENDING_RECORD_SECONDS, account_keys
+
+    store = app.extensions["account_service"].store
+    store.write_pending("deadbeef" * 2 + "0000", {"handle": "Ann", "folded": "ann", "password": "x"})
+    assert store.claim_handle(fold_handle("Ann"), "deadbeef" * 2 + "0000")  # ... then killed
+    record = account_keys("deadbeef" * 2 + "0000").record
+    assert 0 < redis_client.ttl(record) <= PENDING_RECORD_SECONDS
+    assert sign_up(client).status_code == 409  # not yet: the record may still be confirmed
+    redis_client.delete(record)  # what its expiry does
+    assert sign_up(client).status_code == 201
+    assert sign_in(client).status_code == 201
