@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
-from cli import account
+from cli import account, ratings
 from cli.client import ApiClient, ApiError, default_server
 from cli.display import GameText, text_for
 
@@ -583,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", parents=[common], help="import a game log into the archive")
     imp.add_argument("file")
     account.add_parsers(sub, common)
+    ratings.add_parsers(sub, common)
     return parser
 
 
@@ -617,6 +618,8 @@ def main(
         if args.command == "import":
             return cmd_import(args, client, out)
         done = account.run(args, client, out, read_line)
+        if done is None:
+            done = ratings.run(args, client, out)
         if done is not None:
             return done
     except ApiError as error:

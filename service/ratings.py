@@ -150,11 +150,12 @@ class RatingService:
 
     def names(self, raters: Iterable[str]) -> dict[str, str | None]:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
-        wanted = [r for r in dict.fromkeys(raters) if not model.is_bot(r)]
+        every = list(dict.fromkeys(raters))
+        wanted = [r for r in every if not model.is_bot(r)]
         pipe = self.redis.pipeline(transaction=False)
         for account_id in wanted:
             pipe.hget(account_keys(account_id).record, "handle")
-        found: dict[str, str | None] = {r: r for r in raters if model.is_bot(r)}
+        found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
         for account_id, handle in zip(wanted, pipe.execute(), strict=True):
             found[account_id] = handle.decode() if isinstance(handle, bytes) else handle
         return found
