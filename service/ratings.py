@@ -81,7 +81,8 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
         for rater, rating in after.items()
     ]
     pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners).items()]
-    return RatingWrite(game=log.name, raters=updates, pairs=pairs)
+    before = [{"rater": rater, **(priors.get(rater) or Rating()).shown()} for rater in who.seats]
+    return RatingWrite(game=log.name, raters=updates, pairs=pairs, before=before)
 
 
 def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tuple[bool, int]:
@@ -206,6 +207,14 @@ class RatingService:
                 ties = together["games"] - together["first_ahead"] - together["second_ahead"]
                 rows.append({"game": game, **together, "ties": ties})
         return {"first": first, "second": second, "games": rows}
+
+    def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
+        """Each seat's player and rating before a rated game (the annotated export), else None."""
+        seats = self.store.before(game, game_id)
+        if seats is None:
+            return None
+        names = self.names(seat["rater"] for seat in seats)
+        return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
 
     def predict(self, game: str, raters: Sequence[str | None]) -> list[float] | None:
         """Each seat's chance to win (``predict_win``) when every seat has a rater, else None."""

@@ -11,6 +11,9 @@ whose ZADD NX into the engine's set is the "counted once" marker.
     one JSON entry per rated game (``replays.ratings.history_entry``), oldest first
 ``archive:{archive}:rated:<game>`` (zset)
     rated game id -> its place in the order the ratings took it (0, 1, ...): the recount's order
+``archive:{archive}:rated-before:<game>`` (hash)
+    rated game id -> JSON list, per seat, of its rater and rating before the game (the annotated
+    export's ``ratings_before``)
 ``archive:{archive}:h2h:<game>:<a>:<b>`` (hash, a < b)
     ``games`` together, ``first_ahead`` (a finished ahead of b), ``second_ahead``
 
@@ -50,6 +53,10 @@ def order_key(game: str) -> str:
     return f"{PREFIX}:rated:{game}"
 
 
+def before_key(game: str) -> str:
+    return f"{PREFIX}:rated-before:{game}"
+
+
 def h2h_key(game: str, first: str, second: str) -> str:
     return f"{PREFIX}:h2h:{game}:{first}:{second}"
 
@@ -76,9 +83,10 @@ class RatingWrite:
     game: str
     raters: Sequence[RaterUpdate]
     pairs: Sequence[tuple[str, str, int, int]] = field(default_factory=tuple)  # a, b, a ahead, b ahead
+    before: Sequence[Mapping[str, Any]] = field(default_factory=tuple)  # per seat: rater, rating
 
     def keys_and_args(self) -> tuple[list[str], list[Any]]:
-        keys = [board_key(self.game), order_key(self.game)]
+        keys = [board_key(self.game), order_key(self.game), before_key(self.game)]
         args: list[Any] = [len(self.raters)]
         for update in self.raters:
             keys += [rating_key(self.game, update.rater), history_key(self.game, update.rater)]
@@ -95,19 +103,21 @@ class RatingWrite:
         for first, second, first_ahead, second_ahead in self.pairs:
             keys.append(h2h_key(self.game, first, second))
             args += [first_ahead, second_ahead]
+        args.append(orjson.dumps(list(self.before)))
         return keys, args
 
 
-NO_RATING: tuple[list[str], list[Any]] = ([], [0, 0])
+NO_RATING: tuple[list[str], list[Any]] = ([], [0, 0, ""])
 
-# Lua functions for the archive's entry script. KEYS from k: board, order, then per rater its rating
-# and history keys, then per pair its h2h key. ARGV from a: r, then per rater 7 values (expected
-# games, mu, sigma, games, ordinal, rater, history JSON), then p, then per pair 2 values.
+# Lua functions for the archive's entry script. KEYS from k: board, order, before, then per rater
+# its rating and history keys, then per pair its h2h key. ARGV from a: r, then per rater 7 values
+# (expected games, mu, sigma, games, ordinal, rater, history JSON), then p, then per pair 2 values,
+# then the seats' ratings before (JSON).
 RATINGS_LUA = r"""
 local function ratings_current(k, a)
   local r = tonumber(ARGV[a])
   for i = 0, r - 1 do
-    local seen = redis.call('HGET', KEYS[k + 2 + 2 * i], 'games') or '0'
+    local seen = redis.call('HGET', KEYS[k + 3 + 2 * i], 'games') or '0'
     if seen ~= ARGV[a + 1 + 7 * i] then
       return false
     end
@@ -124,17 +134,19 @@ local function write_ratings(k, a, game_id)
   redis.call('ZADD', order, 'NX', redis.call('ZCARD', order), game_id)
   for i = 0, r - 1 do
     local b = a + 1 + 7 * i
-    redis.call('HSET', KEYS[k + 2 + 2 * i], 'mu', ARGV[b + 1], 'sigma', ARGV[b + 2], 'games', ARGV[b + 3])
+    redis.call('HSET', KEYS[k + 3 + 2 * i], 'mu', ARGV[b + 1], 'sigma', ARGV[b + 2], 'games', ARGV[b + 3])
     redis.call('ZADD', KEYS[k], ARGV[b + 4], ARGV[b + 5])
-    redis.call('RPUSH', KEYS[k + 3 + 2 * i], ARGV[b + 6])
+    redis.call('RPUSH', KEYS[k + 4 + 2 * i], ARGV[b + 6])
   end
   local at = a + 1 + 7 * r
-  for j = 0, tonumber(ARGV[at]) - 1 do
-    local key = KEYS[k + 2 + 2 * r + j]
+  local p = tonumber(ARGV[at])
+  for j = 0, p - 1 do
+    local key = KEYS[k + 3 + 2 * r + j]
     redis.call('HINCRBY', key, 'games', 1)
     redis.call('HINCRBY', key, 'first_ahead', ARGV[at + 1 + 2 * j])
     redis.call('HINCRBY', key, 'second_ahead', ARGV[at + 2 + 2 * j])
   end
+  redis.call('HSET', KEYS[k + 2], game_id, ARGV[at + 1 + 2 * p])
 end
 """
 
@@ -193,6 +205,11 @@ class RatingStore:
             ahead_low, ahead_high = ahead_high, ahead_low
         return {"games": raw.get("games", 0), "first_ahead": ahead_low, "second_ahead": ahead_high}
 
+    def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
+        """Per seat, the rater and its rating before ``game_id`` (None: the game was not rated)."""
+        raw = self.redis.hget(before_key(game), game_id)
+        return orjson.loads(raw) if raw is not None else None
+
     def rated_order(self, game: str) -> dict[str, int]:
         """Rated game id -> its place in the order the ratings took it."""
         rows = self.redis.zrange(order_key(game), 0, -1, withscores=True)
@@ -200,7 +217,7 @@ class RatingStore:
 
     def reset(self, game: str) -> int:
         """Delete every rating key of ``game`` (before a recount). Returns how many."""
-        keys = [board_key(game), order_key(game)]
+        keys = [board_key(game), order_key(game), before_key(game)]
         for pattern in ("rating", "rating-history", "h2h"):
             keys += list(self.redis.scan_iter(match=f"{PREFIX}:{pattern}:{game}:*", count=1000))
         return int(self.redis.delete(*keys))

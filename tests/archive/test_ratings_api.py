@@ -86,3 +86,20 @@ def test_ratings_routes_refuse_unknown_games_and_players(client):
     assert client.get("/v1/ratings/toy?limit=x&y=1").status_code == 422
     empty = client.get("/v1/ratings/toy/players/bot:random").get_json()
     assert empty["history"] == [] and empty["rating"]["games"] == 0
+
+
+def test_the_annotated_export_gives_each_seat_s_rating_before_the_game(client, run_jobs):
+    from tests.archive.test_api_archive import follow
+
+    ann, bob = session(client, "Ann"), session(client, "Bob")
+    ids = []
+    for _ in range(2):
+        game, t0, t1 = bound_game(client, ann, bob)
+        play_out(client, game, t0, t1)
+        ids.append(game)
+    _, doc = follow(client, client.post(f"/v1/games/{ids[1]}/exports", json={"format": "json"}), run_jobs)
+    before = doc.get_json()["ratings_before"]
+    assert [seat["player"] for seat in before] == ["Ann", "Bob"]
+    history = client.get("/v1/ratings/toy/players/Ann").get_json()["history"]
+    assert history[0]["game_id"] == ids[1]
+    assert {k: before[0][k] for k in history[0]["before"]} == history[0]["before"] and before[0]["games"] == 1
