@@ -209,6 +209,12 @@ def timing(args: argparse.Namespace) -> None:
             for key in stored:
                 mu, sigma, games = client.hmget(key, "mu", "sigma", "games")
                 current[key.decode().rsplit(":", 1)[1]] = model.Rating(float(mu), float(sigma), int(games))
+            used = sum(
+                int(client.memory_usage(key) or 0)
+                for key in client.scan_iter(match="archive:{archive}:*", count=1000)
+                if b":by:" not in key and b":games" != key[-6:] and b"version" not in key
+            )
+            print(f"{size:>6} archived games: rating keys {used / entered:.0f} B per rated game", flush=True)
             print(
                 f"{size:>6} archived games: enter one more rated game (read + script) median "
                 f"{statistics.median(times) * 1000:.3f} ms, best {min(times) * 1000:.3f} ms "

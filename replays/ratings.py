@@ -158,40 +158,70 @@ def predict_win(ratings: Sequence[Rating]) -> list[float]:
     return [float(p) for p in MODEL.predict_win(teams)]
 
 
-def history_entry(
-    game_id: str,
-    game: str,
-    rater: str,
+def _figures(rating: Rating) -> list[float | int]:
+    return [rating.mu, rating.sigma, rating.games]
+
+
+def _rating(figures: Sequence[Any]) -> Rating:
+    return Rating(float(figures[0]), float(figures[1]), int(figures[2]))
+
+
+def game_record(
     seats: Sequence[str],
     priors: Mapping[str, Rating],
     after: Mapping[str, Rating],
     winners: Sequence[int],
     finished: str,
 ) -> dict[str, Any]:
-    """What ``rater`` keeps of one rated game: before and after, its seats and their ranks, and whom
-    it was rated against (each other seat's rater, rank and ordinal before the game), so a change
-    can be explained."""
+    """What is kept of one rated game, once for all its seats: per seat its rater, rank, and the
+    rater's rating before and after (``[mu, sigma, games]``). Each rater's history lists only the
+    game's id (:func:`history_entry` rebuilds the entry), so a game of n seats is not kept n times."""
     ranks = ranks_of(len(seats), winners)
-    mine = [seat for seat, who in enumerate(seats) if who == rater]
+    return {
+        "finished": finished,
+        "seats": [
+            {
+                "rater": rater,
+                "rank": ranks[seat],
+                "before": _figures(priors.get(rater) or Rating()),
+                "after": _figures(after[rater]),
+            }
+            for seat, rater in enumerate(seats)
+        ],
+    }
+
+
+def history_entry(game_id: str, game: str, rater: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """``rater``'s entry for one rated game (its :func:`game_record`): before and after, its seats
+    and rank, and whom it was rated against (each other seat's rater, rank and ordinal before the
+    game), so a change can be explained."""
+    seats = record["seats"]
+    mine = [seat for seat, row in enumerate(seats) if row["rater"] == rater]
+    first = seats[mine[0]]
     return {
         "game_id": game_id,
         "game": game,
-        "finished": finished,
+        "finished": record["finished"],
         "seats": mine,
-        "rank": min(ranks[seat] for seat in mine),
-        "before": (priors.get(rater) or Rating()).shown(),
-        "after": after[rater].shown(),
+        "rank": min(seats[seat]["rank"] for seat in mine),
+        "before": _rating(first["before"]).shown(),
+        "after": _rating(first["after"]).shown(),
         "against": [
             {
                 "seat": other,
-                "rater": seats[other],
-                "rank": ranks[other],
-                "ordinal": round((priors.get(seats[other]) or Rating()).ordinal, 4),
+                "rater": row["rater"],
+                "rank": row["rank"],
+                "ordinal": round(_rating(row["before"]).ordinal, 4),
             }
-            for other in range(len(seats))
-            if seats[other] != rater
+            for other, row in enumerate(seats)
+            if row["rater"] != rater
         ],
     }
+
+
+def seats_before(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each seat's rater and rating before the game (the annotated export's ``ratings_before``)."""
+    return [{"rater": row["rater"], **_rating(row["before"]).shown()} for row in record["seats"]]
 
 
 def head_to_head(seats: Sequence[str], winners: Sequence[int]) -> dict[tuple[str, str], tuple[int, int]]:

@@ -74,15 +74,12 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
             sigma=rating.sigma,
             games=rating.games,
             ordinal=rating.ordinal,
-            history=model.history_entry(
-                log.game_id, log.name, rater, who.seats, priors, after, winners, finished
-            ),
         )
         for rater, rating in after.items()
     ]
     pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners).items()]
-    before = [{"rater": rater, **(priors.get(rater) or Rating()).shown()} for rater in who.seats]
-    return RatingWrite(game=log.name, raters=updates, pairs=pairs, before=before)
+    record = model.game_record(who.seats, priors, after, winners, finished)
+    return RatingWrite(game=log.name, raters=updates, pairs=pairs, record=record)
 
 
 def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tuple[bool, int]:
@@ -184,7 +181,12 @@ class RatingService:
         if rater is None:
             return None
         limit = max(1, min(limit, BOARD_MOST))
-        entries = self.store.history(game, rater, -limit, -1)[::-1]  # newest first
+        ids = self.store.history(game, rater, -limit, -1)[::-1]  # newest first
+        entries = [
+            model.history_entry(game_id, game, rater, record)
+            for game_id, record in zip(ids, self.store.records(game, ids), strict=True)
+            if record is not None
+        ]
         names = self.names(o["rater"] for e in entries for o in e["against"])
         for entry in entries:
             for other in entry["against"]:
@@ -210,9 +212,10 @@ class RatingService:
 
     def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
         """Each seat's player and rating before a rated game (the annotated export), else None."""
-        seats = self.store.before(game, game_id)
-        if seats is None:
+        (record,) = self.store.records(game, [game_id])
+        if record is None:
             return None
+        seats = model.seats_before(record)
         names = self.names(seat["rater"] for seat in seats)
         return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
 

@@ -8,12 +8,12 @@ whose ZADD NX into the engine's set is the "counted once" marker.
 ``archive:{archive}:ratings:<game>`` (zset)
     rater -> ordinal (mu - 3 sigma): the leaderboard
 ``archive:{archive}:rating-history:<game>:<rater>`` (list)
-    one JSON entry per rated game (``replays.ratings.history_entry``), oldest first
+    the rater's rated game ids, oldest first (each entry is rebuilt from the game's record)
 ``archive:{archive}:rated:<game>`` (zset)
     rated game id -> its place in the order the ratings took it (0, 1, ...): the recount's order
-``archive:{archive}:rated-before:<game>`` (hash)
-    rated game id -> JSON list, per seat, of its rater and rating before the game (the annotated
-    export's ``ratings_before``)
+``archive:{archive}:rated-game:<game>`` (hash)
+    rated game id -> JSON ``replays.ratings.game_record``: per seat its rater, rank, rating before
+    and after (histories, the annotated export's ``ratings_before``)
 ``archive:{archive}:h2h:<game>:<a>:<b>`` (hash, a < b)
     ``games`` together, ``first_ahead`` (a finished ahead of b), ``second_ahead``
 
@@ -53,8 +53,8 @@ def order_key(game: str) -> str:
     return f"{PREFIX}:rated:{game}"
 
 
-def before_key(game: str) -> str:
-    return f"{PREFIX}:rated-before:{game}"
+def record_key(game: str) -> str:
+    return f"{PREFIX}:rated-game:{game}"
 
 
 def h2h_key(game: str, first: str, second: str) -> str:
@@ -73,7 +73,6 @@ class RaterUpdate:
     sigma: float
     games: int
     ordinal: float
-    history: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -83,10 +82,10 @@ class RatingWrite:
     game: str
     raters: Sequence[RaterUpdate]
     pairs: Sequence[tuple[str, str, int, int]] = field(default_factory=tuple)  # a, b, a ahead, b ahead
-    before: Sequence[Mapping[str, Any]] = field(default_factory=tuple)  # per seat: rater, rating
+    record: Mapping[str, Any] = field(default_factory=dict)  # replays.ratings.game_record
 
     def keys_and_args(self) -> tuple[list[str], list[Any]]:
-        keys = [board_key(self.game), order_key(self.game), before_key(self.game)]
+        keys = [board_key(self.game), order_key(self.game), record_key(self.game)]
         args: list[Any] = [len(self.raters)]
         for update in self.raters:
             keys += [rating_key(self.game, update.rater), history_key(self.game, update.rater)]
@@ -97,28 +96,27 @@ class RatingWrite:
                 update.games,
                 repr(update.ordinal),
                 update.rater,
-                orjson.dumps(update.history),
             ]
         args.append(len(self.pairs))
         for first, second, first_ahead, second_ahead in self.pairs:
             keys.append(h2h_key(self.game, first, second))
             args += [first_ahead, second_ahead]
-        args.append(orjson.dumps(list(self.before)))
+        args.append(orjson.dumps(self.record))
         return keys, args
 
 
 NO_RATING: tuple[list[str], list[Any]] = ([], [0, 0, ""])
 
-# Lua functions for the archive's entry script. KEYS from k: board, order, before, then per rater
-# its rating and history keys, then per pair its h2h key. ARGV from a: r, then per rater 7 values
-# (expected games, mu, sigma, games, ordinal, rater, history JSON), then p, then per pair 2 values,
-# then the seats' ratings before (JSON).
+# Lua functions for the archive's entry script. KEYS from k: board, order, records, then per rater
+# its rating and history keys, then per pair its h2h key. ARGV from a: r, then per rater 6 values
+# (expected games, mu, sigma, games, ordinal, rater), then p, then per pair 2 values, then the
+# game's record (JSON).
 RATINGS_LUA = r"""
 local function ratings_current(k, a)
   local r = tonumber(ARGV[a])
   for i = 0, r - 1 do
     local seen = redis.call('HGET', KEYS[k + 3 + 2 * i], 'games') or '0'
-    if seen ~= ARGV[a + 1 + 7 * i] then
+    if seen ~= ARGV[a + 1 + 6 * i] then
       return false
     end
   end
@@ -133,12 +131,12 @@ local function write_ratings(k, a, game_id)
   local order = KEYS[k + 1]
   redis.call('ZADD', order, 'NX', redis.call('ZCARD', order), game_id)
   for i = 0, r - 1 do
-    local b = a + 1 + 7 * i
+    local b = a + 1 + 6 * i
     redis.call('HSET', KEYS[k + 3 + 2 * i], 'mu', ARGV[b + 1], 'sigma', ARGV[b + 2], 'games', ARGV[b + 3])
     redis.call('ZADD', KEYS[k], ARGV[b + 4], ARGV[b + 5])
-    redis.call('RPUSH', KEYS[k + 4 + 2 * i], ARGV[b + 6])
+    redis.call('RPUSH', KEYS[k + 4 + 2 * i], game_id)
   end
-  local at = a + 1 + 7 * r
+  local at = a + 1 + 6 * r
   local p = tonumber(ARGV[at])
   for j = 0, p - 1 do
     local key = KEYS[k + 3 + 2 * r + j]
@@ -190,8 +188,17 @@ class RatingStore:
     def board_size(self, game: str) -> int:
         return int(self.redis.zcard(board_key(game)))
 
-    def history(self, game: str, rater: str, start: int = 0, stop: int = -1) -> list[dict[str, Any]]:
-        return [orjson.loads(raw) for raw in self.redis.lrange(history_key(game, rater), start, stop)]
+    def history(self, game: str, rater: str, start: int = 0, stop: int = -1) -> list[str]:
+        """The rated game ids of ``rater``'s history between ``start`` and ``stop`` (LRANGE)."""
+        return [_text(raw) for raw in self.redis.lrange(history_key(game, rater), start, stop)]
+
+    def records(self, game: str, game_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        """The kept records of rated games (``replays.ratings.game_record``), None where absent."""
+        if not game_ids:
+            return []
+        return [
+            orjson.loads(raw) if raw else None for raw in self.redis.hmget(record_key(game), list(game_ids))
+        ]
 
     def history_length(self, game: str, rater: str) -> int:
         return int(self.redis.llen(history_key(game, rater)))
@@ -205,11 +212,6 @@ class RatingStore:
             ahead_low, ahead_high = ahead_high, ahead_low
         return {"games": raw.get("games", 0), "first_ahead": ahead_low, "second_ahead": ahead_high}
 
-    def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
-        """Per seat, the rater and its rating before ``game_id`` (None: the game was not rated)."""
-        raw = self.redis.hget(before_key(game), game_id)
-        return orjson.loads(raw) if raw is not None else None
-
     def rated_order(self, game: str) -> dict[str, int]:
         """Rated game id -> its place in the order the ratings took it."""
         rows = self.redis.zrange(order_key(game), 0, -1, withscores=True)
@@ -217,7 +219,7 @@ class RatingStore:
 
     def reset(self, game: str) -> int:
         """Delete every rating key of ``game`` (before a recount). Returns how many."""
-        keys = [board_key(game), order_key(game), before_key(game)]
+        keys = [board_key(game), order_key(game), record_key(game)]
         for pattern in ("rating", "rating-history", "h2h"):
             keys += list(self.redis.scan_iter(match=f"{PREFIX}:{pattern}:{game}:*", count=1000))
         return int(self.redis.delete(*keys))

@@ -103,6 +103,14 @@ def snapshot_of_ratings(client: Any) -> dict[str, Any]:
     return found
 
 
+def history_of(client: Any, rater: str) -> list[dict[str, Any]]:
+    """``rater``'s Condottiere history entries, oldest first, rebuilt from the kept game records."""
+    store = RatingStore(client)
+    ids = store.history("condottiere", rater)
+    records = store.records("condottiere", ids)
+    return [model.history_entry(g, "condottiere", rater, r) for g, r in zip(ids, records, strict=True)]
+
+
 # -- who is rated ----------------------------------------------------------------------------------
 def _raters(**changes: Any) -> model.Raters:
     base: dict[str, Any] = {
@@ -177,7 +185,7 @@ def test_a_rated_game_entering_the_archive_updates_every_seat_with_its_history(r
     winners = log.result["winners"]
     expected = model.rate(["a1", "a2", "bot:random"], {}, winners)
     assert stored["a1"].mu == expected["a1"].mu and stored["a1"].sigma == expected["a1"].sigma
-    (entry,) = store.history("condottiere", "a1")
+    (entry,) = history_of(redis_client, "a1")
     assert entry["game_id"] == "g1" and entry["before"]["games"] == 0 and entry["after"]["games"] == 1
     assert sorted(o["rater"] for o in entry["against"]) == ["a2", "bot:random"]
     board = dict(store.board("condottiere", 10))
@@ -229,7 +237,7 @@ def test_an_update_computed_from_ratings_that_moved_writes_nothing(redis_client)
         archive.enter(summary_of(second), (), stale)
     assert snapshot_of_ratings(redis_client) == before and archive.summary("g4") is None
     assert enter_archive(archive, second)[0]
-    (entry,) = RatingStore(redis_client).history("condottiere", "a1")[1:]
+    (entry,) = history_of(redis_client, "a1")[1:]
     assert entry["before"]["games"] == 1  # rated from the rating g3 left
 
 
@@ -273,7 +281,7 @@ def test_head_to_head_counts_who_finished_ahead(redis_client):
     assert together["games"] == reverse["games"] > 0
     assert together["first_ahead"] == reverse["second_ahead"]
     # computed from the histories: games where both sat, and a1's rank below a2's
-    history = store.history("condottiere", "a1")
+    history = history_of(redis_client, "a1")
     both = [e for e in history if any(o["rater"] == "a2" for o in e["against"])]
     ahead = [e for e in both if e["rank"] < next(o["rank"] for o in e["against"] if o["rater"] == "a2")]
     assert together["games"] == len(both) and together["first_ahead"] == len(ahead)
