@@ -285,3 +285,44 @@ def test_head_to_head_counts_who_finished_ahead(redis_client):
     both = [e for e in history if any(o["rater"] == "a2" for o in e["against"])]
     ahead = [e for e in both if e["rank"] < next(o["rank"] for o in e["against"] if o["rater"] == "a2")]
     assert together["games"] == len(both) and together["first_ahead"] == len(ahead)
+
+
+def test_a_game_whose_player_was_rated_meanwhile_is_rated_again_from_the_new_rating(
+    redis_client, monkeypatch
+):
+    """The race: g8's entry reads a1's rating, then g7 (a1's other game) enters before g8's script.
+    The script refuses g8 (compare-and-set), enter_rated reads again and rates it from g7's result."""
+    archive = Archive(redis_client)
+    g7 = store_finished(
+        redis_client,
+        "g7",
+        [("account", "a1"), ("account", "a2"), ("account", "a3")],
+        7,
+        "2026-11-01T12:00:00Z",
+    )
+    g8 = store_finished(
+        redis_client,
+        "g8",
+        [("account", "a1"), ("account", "a4"), ("account", "a5")],
+        8,
+        "2026-11-01T12:01:00Z",
+    )
+    real = RatingStore.ratings
+    reads = []
+
+    def racing(self, game, raters):
+        found = real(self, game, raters)
+        reads.append(found)
+        if len(reads) == 1:  # between g8's read and its script, g7 enters
+            monkeypatch.setattr(RatingStore, "ratings", real)
+            enter_archive(archive, g7)
+            monkeypatch.setattr(RatingStore, "ratings", racing)
+        return found
+
+    monkeypatch.setattr(RatingStore, "ratings", racing)
+    assert enter_archive(archive, g8)[0]
+    assert len(reads) == 2 and "a1" not in reads[0] and reads[1]["a1"].games == 1
+    first, second = history_of(redis_client, "a1")
+    assert (first["game_id"], second["game_id"]) == ("g7", "g8")
+    assert second["before"] == first["after"]
+    assert RatingStore(redis_client).ratings("condottiere", ["a1"])["a1"].games == 2
