@@ -132,7 +132,3 @@ class ProfileSchema(AccountSchema):
     recent = fields.List(
         fields.Nested(MyGameSchema), required=True, metadata={"description": "Finished games"}
     )
-
-
-class SeatTokenPath(ma.Schema):
-    seat = fields.Integer(required=True, validate=validate.Range(0, 999))
