@@ -1,7 +1,7 @@
 """Ratings calibration and cost (issue 32).
 
     .venv/bin/python bench/ratings_calibration.py simulate --game condottiere --games 1000 --out FILE
-    .venv/bin/python bench/ratings_calibration.py report FILE [FILE...]
+    .venv/bin/python bench/ratings_calibration.py report [--archive] FILE [FILE...]
     .venv/bin/python bench/ratings_calibration.py timing [--sizes 1000 10000]
 
 ``simulate`` plays bot games in-process (the engines and bots as ``cli/simulate.py`` runs them),
@@ -17,6 +17,10 @@ per game and player count, top-1 accuracy (the seat given the best chance won; a
 seats counts 1/k for each winner among them) and log loss (of the chance given to the seats that
 won) against the equal-chances baseline, a calibration table (seat chances in bins against how
 often those seats won), and the final ratings, whose order must be the players' strength order.
+
+With ``--archive`` the same games are also entered, in the same order, through the archive's
+entry step (``service.ratings.enter_rated`` on a private redis-server, as bot seats of the levels
+above), and the stored ratings are checked equal to the replay's.
 
 ``timing`` measures the update's cost against the archive's size: a private redis-server is filled
 with synthetic rated games (entered through the archive's entry script with their rating change,
@@ -143,6 +147,8 @@ def report(args: argparse.Namespace) -> None:
                         f"  {b / 10:.1f}-{(b + 1) / 10:.1f} {count:>6} "
                         f"{calib_p[key][b] / count:>7.3f} {won / count:>7.3f}"
                     )
+        if args.archive:
+            _through_archive(game, games, current)
         order = sorted(current.items(), key=lambda kv: -kv[1].ordinal)
         print(
             "final ratings:",
@@ -153,6 +159,46 @@ def report(args: argparse.Namespace) -> None:
         )
         recovered = [r.removeprefix(model.BOT_PREFIX) for r, _ in order]
         print("strength order recovered:", recovered == [p for p in STRENGTH if p in recovered])
+
+
+def _through_archive(game: str, games: list[dict[str, Any]], expected: dict[str, model.Rating]) -> None:
+    """Enter the same games, in the same order, through the archive step (``enter_rated`` on a
+    private redis-server) and check it ends at the very ratings of the in-memory replay."""
+    from service.ratings import enter_rated
+    from store.archive import Archive, GameLog
+    from store.ratings import RatingStore
+    from tests.redis_server import PrivateRedis
+
+    server = PrivateRedis()
+    try:
+        archive = Archive(server.client())
+        began = time.perf_counter()
+        for number, row in enumerate(games):
+            meta = {
+                "game": game,
+                "status": "finished",
+                "seat_count": str(len(row["players"])),
+                "config": "{}",
+                "prearranged": "false",
+                "result": json.dumps({"winners": row["winners"], "reason": "bench"}),
+                "finished": f"2026-11-01T00:00:{number // 1000 % 60:02d}.{number % 1000:03d}Z",
+            }
+            for seat, player in enumerate(row["players"]):
+                meta.update({f"name:{seat}": player, f"kind:{seat}": "bot", f"bot:{seat}": player})
+            log = GameLog(game_id=f"bench{number:06d}", meta=meta, events=[], snapshot=None)
+            enter_rated(archive, log, ())
+        stored = RatingStore(archive.redis).ratings(game, expected)
+        same = all(
+            (s.mu, s.sigma, s.games) == (expected[r].mu, expected[r].sigma, expected[r].games)
+            for r, s in stored.items()
+        )
+        seconds = time.perf_counter() - began
+        print(
+            f"through the archive step: {len(games)} games entered in {seconds:.1f} s, "
+            f"same ratings as the replay: {same and len(stored) == len(expected)}"
+        )
+    finally:
+        server.stop()
 
 
 def timing(args: argparse.Namespace) -> None:
@@ -238,6 +284,7 @@ def main() -> None:
     sim.add_argument("--out", required=True)
     rep = sub.add_parser("report")
     rep.add_argument("files", nargs="+")
+    rep.add_argument("--archive", action="store_true", help="also enter them through the archive step")
     tim = sub.add_parser("timing")
     tim.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     tim.add_argument("--repeat", type=int, default=200)
