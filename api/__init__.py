@@ -21,7 +21,7 @@ from flask_smorest.utils import prepare_response
 
 from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
-from schemas.archive import ExchangeDocumentSchema, ImportedSchema
+from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
@@ -34,7 +34,11 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it) and that job's result (the job resource serves any content).
-DOCUMENTED_SCHEMAS = {"ExchangeDocument": ExchangeDocumentSchema, "Imported": ImportedSchema}
+DOCUMENTED_SCHEMAS = {
+    "ExchangeDocument": ExchangeDocumentSchema,
+    "Imported": ImportedSchema,
+    "Observation": ObservationSchema,  # a line of an observation export (POST /v1/exports/observations)
+}
 
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,

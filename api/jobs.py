@@ -111,7 +111,8 @@ class Job(MethodView):
 class JobResult(MethodView):
     @blp.response(
         200,
-        description="The result: application/json, text/markdown, text/html or application/x-ndjson",
+        description="The result: application/json, text/markdown, text/html, application/x-ndjson or "
+        "application/gzip (an observation export: gzipped NDJSON of Observation)",
         content_type="application/json",
     )
     @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_MIME)
@@ -137,7 +138,12 @@ class JobResult(MethodView):
         response = Response(body, status=200, content_type=record.content_type or "application/octet-stream")
         response.headers["Cache-Control"] = "private, max-age=60"
         if record.content_type and not record.content_type.startswith("application/json"):
-            extension = {"text/markdown": "md", "text/html": "html", "application/x-ndjson": "ndjson"}
+            extension = {
+                "text/markdown": "md",
+                "text/html": "html",
+                "application/x-ndjson": "ndjson",
+                "application/gzip": "ndjson.gz",  # the observation export
+            }
             kind = record.content_type.split(";")[0]
             response.headers["Content-Disposition"] = (
                 f'inline; filename="{job_id}.{extension.get(kind, "bin")}"'

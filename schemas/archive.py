@@ -7,7 +7,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from schemas.common import BodyInteger, StrictSchema
-from schemas.games import GameEvent, GameView
+from schemas.games import GameCommand, GameEvent, GameView
 
 # The exchange format's name and version (``replays.export.FORMAT``/``FORMAT_VERSION``), as examples.
 EXCHANGE_FORMAT_EXAMPLE = "game-log"
@@ -111,6 +111,15 @@ class ReplayQuery(StrictSchema):
     version = fields.Integer(
         validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"}
     )
+    as_seat = fields.Integer(
+        data_key="as",
+        validate=validate.Range(0, 99),
+        metadata={
+            "description": "Finished games only: the view this seat had at that version, redacted as it "
+            "was live (its hand, its legal moves, nobody else's cards); 409 GAME_NOT_FINISHED while "
+            "the game runs"
+        },
+    )
 
 
 class ReplaySchema(ma.Schema):
@@ -170,3 +179,56 @@ class BulkExportRequest(StrictSchema):
     prearranged = fields.Boolean()
     finished_from = fields.String()
     finished_to = fields.String()
+
+
+class ObservationExportRequest(StrictSchema):
+    """The archive's filters (as the search and the bulk export take them) and how many games."""
+
+    format = fields.String(
+        load_default="ndjson.gz",
+        validate=validate.OneOf(["ndjson.gz"]),
+        metadata={"description": "Gzipped NDJSON: one Observation per line"},
+    )
+    player = fields.List(fields.String(validate=validate.Length(1, 64)))
+    game = fields.String(validate=validate.Length(1, 64))
+    ruleset = fields.String(validate=validate.Length(1, 32))
+    option = fields.List(fields.String(validate=validate.Length(1, 64)))
+    players = BodyInteger(validate=validate.Range(1, 99))
+    winner = fields.String(validate=validate.Length(1, 64))
+    outcome = fields.String(validate=validate.Length(1, 64))
+    prearranged = fields.Boolean()
+    finished_from = fields.String()
+    finished_to = fields.String()
+    limit = BodyInteger(
+        load_default=100,
+        validate=validate.Range(1, 1000),
+        metadata={"description": "At most this many games, newest first"},
+    )
+
+
+class GameResultSchema(ma.Schema):
+    """How a game ended; engines add their own members (regions, scores...)."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "Winning seats"})
+    reason = fields.String(required=True, metadata={"description": "How it was won, or aborted"})
+
+
+class ObservationSchema(ma.Schema):
+    """One decision of a finished game (one line of an observation export): what the seat saw and
+    what it chose. ``version`` events came before it; the move's events follow in the log."""
+
+    game_id = fields.String(required=True)
+    game = fields.String(required=True, metadata={"example": "condottiere"})
+    version = fields.Integer(required=True, metadata={"description": "Events before the decision"})
+    seat = fields.Integer(required=True, metadata={"description": "The seat that decided"})
+    view = GameView(required=True, metadata={"description": "The seat's view, exactly as it was served live"})
+    legal_moves = fields.List(
+        GameCommand(), required=True, metadata={"description": "Every move it could send"}
+    )
+    move = GameCommand(required=True, metadata={"description": "The move it chose (one of legal_moves)"})
+    result = fields.Nested(
+        GameResultSchema, required=True, metadata={"description": "The game's final result"}
+    )

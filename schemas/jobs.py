@@ -20,6 +20,7 @@ class JobSchema(ma.Schema):
                 "global-stats",
                 "export",
                 "bulk-export",
+                "observations",
                 "import",
             ]
         },

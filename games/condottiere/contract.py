@@ -13,7 +13,19 @@ from __future__ import annotations
 
 from games.condottiere.board import CARD_NAMES, REGIONS, in_card_order
 from games.condottiere.config import OPTIONS, RULESETS
-from games.contract_schema import Schema, array, const, document, enum, event, nullable, obj, ref, union
+from games.contract_schema import (
+    COMMITMENT,
+    Schema,
+    array,
+    const,
+    document,
+    enum,
+    event,
+    nullable,
+    obj,
+    ref,
+    union,
+)
 
 SEAT: Schema = {"type": "integer", "minimum": 0, "maximum": 5}
 SEATS: Schema = array(SEAT)
@@ -113,7 +125,13 @@ _WINNERS = {"winners": SEATS}
 EVENTS: dict[str, Schema] = {
     "GameStarted": event(
         "game_started",
-        {"config": ref("Config"), "game_number": {"type": "integer", "minimum": 1}, "scores": array(COUNT)},
+        {
+            "config": ref("Config"),
+            "game_number": {"type": "integer", "minimum": 1},
+            "scores": array(COUNT),
+            "commitment": COMMITMENT,
+        },
+        optional=("commitment",),
     ),
     "FirstCondottiereChosen": event(
         "first_condottiere_chosen", {"seat": ref("Seat"), "drawn": {"type": "boolean"}}

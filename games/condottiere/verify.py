@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from games.base import CommandError, ConfigError, LogError, is_recorded_form
+from games.base import COMMITMENT, CommandError, ConfigError, LogError, is_recorded_form
 from games.condottiere.automatic import next_automatic_event
 from games.condottiere.config import configure
 from games.condottiere.decide import command_events
@@ -14,9 +14,9 @@ from games.condottiere.events import Chance
 from games.condottiere.evolve import evolve
 from games.condottiere.leave import LEAVE_EVENTS, events_for
 from games.condottiere.queries import shuffle_source
-from games.condottiere.steps import STEP_GAME_OVER
+from games.condottiere.steps import STEP_GAME_OVER, read_as_revision_1
 
-_PLAYER_EVENTS = {
+PLAYER_EVENTS = {
     "token_placed",
     "token_declined",
     "card_played",
@@ -84,6 +84,7 @@ def _chance_ok(state: Any, expected: Chance, e: dict) -> str | None:
 
 def verify_log(events: Sequence[dict]) -> LogError | None:
     state = None
+    read_as: int | None = None  # the revision a log naming none turns out to follow (config.py)
     total = len(events)
     i = 0
     while i < total:
@@ -111,7 +112,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             if (
                 e.get("game_number") != 1
                 or e.get("scores") != [0] * n
-                or set(e) != {"type", "v", "config", "game_number", "scores"}
+                or set(e) - {COMMITMENT} != {"type", "v", "config", "game_number", "scores"}
             ):
                 return LogError(
                     i, "EVENT_MISMATCH", "The first game starts as game 1 with no points.", None, e
@@ -122,6 +123,15 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
         if state.step == STEP_GAME_OVER:
             return LogError(i, "GAME_OVER", "The log goes on after the end of the game.", None, e)
         pending = state.pending
+        alternative = read_as_revision_1(state) if pending is not None and read_as != 2 else None
+        if alternative is not None:
+            # A log recorded before revisions existed (config.py): it must follow one revision
+            # throughout, the first place where they differ telling which.
+            revision_1_next = alternative.pending
+            if read_as == 1 or (e != pending and (revision_1_next is None or e == revision_1_next)):
+                read_as, state = 1, alternative
+                continue  # the same event again, against the revision-1 state
+            read_as = 2
         if pending is not None:
             if isinstance(pending, Chance):
                 why = _chance_ok(state, pending, e)
@@ -160,7 +170,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
                 state = evolve(state, expected)
             i += len(produced)
             continue
-        command = command_of(events, i) if e["type"] in _PLAYER_EVENTS else None
+        command = command_of(events, i) if e["type"] in PLAYER_EVENTS else None
         if command is None:
             return LogError(
                 i, "UNEXPECTED_EVENT", f"A player decision is awaited here, not {e['type']}.", None, e

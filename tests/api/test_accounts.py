@@ -345,3 +345,22 @@ def test_a_creation_killed_after_claiming_the_handle_frees_it_when_its_record_ex
     redis_client.delete(record)  # what its expiry does
     assert sign_up(client).status_code == 201
     assert sign_in(client).status_code == 201
+
+
+def test_an_account_token_follows_its_seats_streams_and_takes_stream_tickets(client):
+    """The view stream, the event stream and a stream ticket with the account's token: the seat's
+    own view (its hand), not the spectator's."""
+    from tests.api.sse import read_messages
+
+    token = session(client)
+    game, ann, _ = started_game(client, token)
+    stream = client.get(f"/v1/games/{game}/view/stream", headers=bearer(token), buffered=False)
+    assert stream.status_code == 200, stream.get_json()
+    first = next(m for m in read_messages(stream.response) if m.event == "view")
+    stream.close()
+    assert first.data["seat"] == 0 and first.data["view"]["hand"]
+    ticket = client.post(f"/v1/games/{game}/stream-tickets", headers=bearer(token))
+    assert ticket.status_code == 201, ticket.get_json()
+    events = client.get(ticket.get_json()["stream"], buffered=False)
+    assert events.status_code == 200
+    events.close()
