@@ -31,6 +31,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.stats",
     "api.annotations",
     "api.ratings",
+    "api.webhooks",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it) and that job's result (the job resource serves any content).

@@ -18,6 +18,7 @@ from api.accounts import claimant
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
 from api.problems import ProblemError, as_problem
 from api.view_push import PushedViewStream
+from api.webhooks import note_creator
 from schemas.games import (
     MAX_VERSION,
     ClaimSeatRequest,
@@ -84,6 +85,7 @@ class Games(MethodView):
         summary = service().create_game(
             body["game"], body["config"], body["bots"], body.get("clock"), placed=affinity.placement()
         )
+        note_creator(summary["id"])  # issue 33: its creator may subscribe to the whole game
         location = url_for("games.Game", game_id=summary["id"])
         return json_response(summary, 201, {"Location": location})
 

@@ -39,7 +39,7 @@ import orjson
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from service import errors
+from service import errors, webhooks
 from service.identity import (
     ACCOUNT,
     PERSONAL_PREFIX,
@@ -51,6 +51,7 @@ from service.identity import (
 )
 from store import timestamps
 from store.accounts import AccountStore, FeedEntry
+from store.webhooks import WebhookStore
 
 if TYPE_CHECKING:
     from service.games import GameService
@@ -516,6 +517,7 @@ def accounts_followup(service: GameService, game_id: str, value: str) -> bool:
     if meta is None:
         return True
     store = AccountStore(service.store.redis)
+    hooks = WebhookStore(service.store.redis)
     count = int(meta["seat_count"])
     status = meta["status"]
     awaiting = orjson.loads(meta.get("awaiting") or "[]")
@@ -542,6 +544,7 @@ def accounts_followup(service: GameService, game_id: str, value: str) -> bool:
             "finished_ms": finished_ms,
         }
         store.record_game(account_id, game_id, now)
+        webhooks.fan_out(hooks, account_id)  # issue 33: the feed's new entries become deliveries
         if status == "finished" and (result or {}).get("rated") is not False:
             store.index_archived(account_id, game_id, finished_ms)  # as the archive: aborted games stay out
     return True

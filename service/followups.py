@@ -168,8 +168,17 @@ def index_game(service: GameService, game_id: str, value: str) -> bool:
         service.store.index_game(game_id, meta["game"], meta["status"])
         current = service.store.status_and_version(game_id)
         if current is None or current[0] == meta["status"]:
+            _tell_game_webhooks(service, game_id, meta)
             return True
     return False
+
+
+def _tell_game_webhooks(service: GameService, game_id: str, meta: dict[str, Any]) -> None:
+    from service.webhooks import game_status_changed
+    from store.webhooks import WebhookStore
+
+    # issue 33: a game's start and end, for its creator's game-wide webhooks (idempotent)
+    game_status_changed(WebhookStore(service.store.redis), game_id, meta)
 
 
 def archive_game(service: GameService, game_id: str, value: str) -> bool:

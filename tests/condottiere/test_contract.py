@@ -13,7 +13,8 @@ import orjson
 import pytest
 
 from games import get_game
-from games.base import FULL, SPECTATOR, fold
+from games.base import COMMITMENT, FULL, SPECTATOR, fold
+from replays import fairness
 from tests import contract_check
 from tests.condottiere.test_engine_smoke import CONFIGS
 
@@ -91,6 +92,11 @@ def test_the_random_games_reach_every_closed_object_and_every_field():
             merged.seen.setdefault(where, set()).update(fields)
     for record in SERVER_RECORDS:
         merged.add("Event", record)
+    opened = _server_started()
+    for viewer in (FULL, SPECTATOR, 0):
+        redacted = GAME.redact(opened, viewer)
+        assert contract_check.problems("condottiere", "Event", redacted) == []
+        merged.add("Event", redacted)
     found = []
     for events, state, players in _rarer_games():
         for event in events:
@@ -129,6 +135,13 @@ def _rarer_games():
     state = fold(GAME, GAME.start(GAME.configure({"players": 3, "seed": 3})))
     events = GAME.abort(state, GAME.awaiting(state)[0])
     yield events, fold(GAME, events, state), 3
+
+
+def _server_started():
+    """The first event as the server writes it: the engine's, opened by the commitment published
+    at the game's creation (games.base.COMMITMENT, replays/fairness.py)."""
+    first = GAME.start(GAME.configure({"players": 3, "seed": 4}))[0]
+    return {**first, COMMITMENT: fairness.commitment(4, "01m8kmg7cn6esac4d0ev", False)}
 
 
 # What the server itself writes into every game's log (tests/api/test_leaving.py, test_clocks.py).
