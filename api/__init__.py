@@ -30,6 +30,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.jobs",
     "api.stats",
     "api.annotations",
+    "api.ratings",
     "api.webhooks",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
@@ -196,7 +197,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.accounts import AccountService
     from service.archive import ArchiveService
     from service.jobs import JobService
+    from service.ratings import RatingService
     from service.stats import StatsService
+    from store.archive import Archive
 
     app = Flask(__name__)
     app.config.update(_settings(config))
@@ -236,6 +239,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.extensions["account_service"] = account_service
     game_service.identity = account_service
+    # Ratings (issue 32): a running or open game's summary carries each seat's chance to win.
+    rating_service = RatingService(Archive(game_service.store.redis))
+    app.extensions["rating_service"] = rating_service
+    game_service.predictor = rating_service.predict_for_meta
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
     # verify job, a bot's turn): explicit, so no import order decides whether it happens.
     followups.connect_receivers()

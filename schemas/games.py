@@ -217,6 +217,13 @@ class GameSummarySchema(ma.Schema):
     updated = fields.String(allow_none=True)
     started = fields.String(allow_none=True)
     finished = fields.String(allow_none=True)
+    predict_win = fields.List(
+        fields.Float(),
+        metadata={
+            "description": "Open and running games whose every seat is rated (an account or a server bot): "
+            "each seat's chance to win from the current ratings (issue 32), summing to 1"
+        },
+    )
     clock = fields.Dict(
         allow_none=True,
         metadata={
