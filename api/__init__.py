@@ -22,13 +22,22 @@ from flask_smorest.utils import prepare_response
 from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
 from schemas.archive import ExchangeDocumentSchema, ImportedSchema
+from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
+from schemas.jobs import VerifyReportSchema
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
 OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats", "api.annotations"]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
-# import (its job parses it) and that job's result (the job resource serves any content).
-DOCUMENTED_SCHEMAS = {"ExchangeDocument": ExchangeDocumentSchema, "Imported": ImportedSchema}
+# import (its job parses it), the jobs' results (the job resource serves any content) and the
+# streams' event payloads (a text/event-stream answer names them: api.games.sse_content).
+DOCUMENTED_SCHEMAS = {
+    "ExchangeDocument": ExchangeDocumentSchema,
+    "Imported": ImportedSchema,
+    "VerifyReport": VerifyReportSchema,
+    "StreamEnd": StreamEndSchema,
+    "ViewStreamEnd": ViewStreamEndSchema,
+}
 
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
@@ -223,6 +232,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Before the blueprints: their schemas' engine-specific fields refer to the games' components.
     prefixes = contract.register_components(api.spec)
     api.ma_plugin.converter.add_attribute_function(contract.attribute_function(prefixes))
+    contract.register_create_game_requests(api.spec, api.ma_plugin.converter, CreateGameRequest)
     for module_name in BLUEPRINT_MODULES:
         api.register_blueprint(importlib.import_module(module_name).blp)
     for module_name in OPTIONAL_BLUEPRINT_MODULES:

@@ -3,11 +3,41 @@ document a log import takes (``replays.export`` validates its events)."""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+from typing import Any
+
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import ValidationError, fields, validate
 
 from schemas.common import BodyInteger, StrictSchema
-from schemas.games import GameEvent, GameView
+from schemas.games import GameConfig, GameEvent, GameResult, GameView
+
+# A date, or a date-time with optional seconds, fraction and offset (UTC when it has none): what the
+# document's "date" and "date-time" formats allow, and the same without seconds or offset.
+_DATE_OR_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$"
+)
+
+
+class DateOrTime(fields.String):
+    """An ISO date (a whole day) or date-time, refused here (422) unless it is one: an empty
+    ``finished_from=`` is no date."""
+
+    def __init__(self, **kwargs: Any):
+        metadata = {"anyOf": [{"format": "date"}, {"format": "date-time"}], **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not _DATE_OR_TIME.match(text):
+            raise ValidationError("Not an ISO date or date-time.")
+        try:
+            datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValidationError("Not an ISO date or date-time.") from None
+        return text
+
 
 # The exchange format's name and version (``replays.export.FORMAT``/``FORMAT_VERSION``), as examples.
 EXCHANGE_FORMAT_EXAMPLE = "game-log"
@@ -33,10 +63,10 @@ class ArchiveQuery(StrictSchema):
             "description": "How the game was won, e.g. adjacent, total, most_regions, final_battle, no_winner"
         },
     )
-    finished_from = fields.String(
+    finished_from = DateOrTime(
         metadata={"description": "ISO date or date-time (inclusive)", "example": "2026-11-01"}
     )
-    finished_to = fields.String(
+    finished_to = DateOrTime(
         metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"}
     )
     prearranged = fields.Boolean(
@@ -80,12 +110,12 @@ class ExchangeDocumentSchema(ma.Schema):
     format = fields.String(required=True, metadata={"example": EXCHANGE_FORMAT_EXAMPLE})
     format_version = fields.Integer(required=True, metadata={"example": EXCHANGE_FORMAT_VERSION_EXAMPLE})
     game = fields.String(required=True, metadata={"example": "condottiere"})
-    config = fields.Dict(metadata={"description": "The configuration (must agree with the first event's)"})
+    config = GameConfig(metadata={"description": "The configuration (must agree with the first event's)"})
     players = fields.List(
         fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
     )
     events = fields.List(GameEvent(), required=True, metadata={"description": "The complete log, unredacted"})
-    result = fields.Dict(
+    result = GameResult(
         allow_none=True, metadata={"description": "Optional: checked against the replayed result"}
     )
 
@@ -128,7 +158,9 @@ class ChapterSchema(ma.Schema):
     replay = fields.String(metadata={"description": "URL of the state at the chapter's end"})
 
 
-class ChaptersSchema(ma.Schema):
+# Not "Chapters": a generated model named Chapters with a field `chapters` shadows it
+# (openapi-python-client; mypy --strict refuses it).
+class ChapterIndexSchema(ma.Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
@@ -136,18 +168,23 @@ class ChaptersSchema(ma.Schema):
 
 
 class ExportRequest(StrictSchema):
+    # Callable defaults stay out of the document (a `default` makes openapi-typescript require it).
     format = fields.String(
-        load_default="json",
+        load_default=lambda: "json",
         validate=validate.OneOf(["log", "json", "markdown", "html"]),
         metadata={
             "description": "log: the importable exchange document; json: annotated history; markdown; "
-            "html: one self-contained page"
+            "html: one self-contained page (default json)"
         },
     )
 
 
 class BulkExportRequest(StrictSchema):
-    format = fields.String(load_default="ndjson", validate=validate.OneOf(["ndjson"]))
+    format = fields.String(
+        load_default=lambda: "ndjson",
+        validate=validate.OneOf(["ndjson"]),
+        metadata={"description": "ndjson (the default): one importable log per line"},
+    )
     player = fields.List(fields.String(validate=validate.Length(1, 64)))
     game = fields.String(validate=validate.Length(1, 64))
     ruleset = fields.String(validate=validate.Length(1, 32))
@@ -156,5 +193,5 @@ class BulkExportRequest(StrictSchema):
     winner = fields.String(validate=validate.Length(1, 64))
     outcome = fields.String(validate=validate.Length(1, 64))
     prearranged = fields.Boolean()
-    finished_from = fields.String()
-    finished_to = fields.String()
+    finished_from = DateOrTime()
+    finished_to = DateOrTime()
