@@ -71,17 +71,31 @@ LAST_EVENT_ID = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "descriptio
 
 
 def sse_content(events: dict[str, str], description: str) -> dict[str, Any]:
-    """A ``text/event-stream`` answer's content, with the schema of each event's ``data:``
-    (``x-sse-events``: event name -> component; ``message`` is an event without ``event:``). OpenAPI
-    3.1 has no keyword for a stream's items (3.2's ``itemSchema``), so the components are named."""
+    """A ``text/event-stream`` answer's content: ``schema`` is one event (as schemathesis and
+    OpenAPI 3.2's ``itemSchema`` read a stream), by its ``event:`` name (``message`` for an event
+    without one), its ``data:`` a JSON document of the named component. Blocks without data
+    (``retry:``) are events too."""
+    variants: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {
+                "event": {"type": "string", "const": name},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": f"#/components/schemas/{component}"},
+                },
+                "id": {"type": "string", "pattern": "^[0-9]+$"},
+                "retry": {"type": "integer"},
+            },
+            "required": ["event", "data"],
+        }
+        for name, component in events.items()
+    ]
+    variants.append({"type": "object", "not": {"required": ["data"]}, "description": "retry: only"})
     return {
         "content": {
-            "text/event-stream": {
-                "schema": {"type": "string", "description": description},
-                "x-sse-events": {
-                    name: {"$ref": f"#/components/schemas/{component}"} for name, component in events.items()
-                },
-            }
+            "text/event-stream": {"schema": {"anyOf": variants, "description": description}},
         }
     }
 
