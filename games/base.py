@@ -321,6 +321,83 @@ class ContractHooks(Protocol):
         ``legal_moves`` entry, every event (redacted for any viewer) and every view must validate."""
 
 
+# -- rules revisions ------------------------------------------------------------------------------
+# A rules revision is a number an engine bumps with every change that alters what a log means (an
+# automatic event produced differently, a move that becomes legal or illegal, a different
+# consequence of an event). Every normalised configuration records the revision the game was
+# created under (key ``revision``), so its first event does too, and the engine folds, decides and
+# verifies a log under the revision that log recorded: an engine keeps every older revision's
+# behaviour behind the number (a few branches), because refusing an old revision would make the
+# archive's finished games unverifiable and unreplayable after each rules change. A log recorded
+# before engines had revisions names none: it is revision 1.
+REVISION = "revision"
+UNREVISED = 1
+
+
+def log_revision(config: Mapping[str, Any]) -> int:
+    """The rules revision a recorded configuration names (``UNREVISED`` when it names none)."""
+    value = config.get(REVISION, UNREVISED)
+    return value if isinstance(value, int) and not isinstance(value, bool) else UNREVISED
+
+
+def normalise_revision(raw: Mapping[str, Any], current: int, *, recorded: bool) -> int:
+    """The revision a configuration is normalised to, for an engine whose newest is ``current``.
+
+    A new game (``recorded=False``) is always played under ``current``: a configuration naming
+    another revision is refused, because an older revision may show what a newer one hides (the
+    Condottiere hand discard before RL-12). A recorded configuration (a log's, ``recorded=True``)
+    keeps the revision it names, ``UNREVISED`` when it names none; a revision the engine does not
+    know (above ``current``, below 1) is refused either way. Refusals are ``ConfigError`` with the
+    code ``UNSUPPORTED_RULES_REVISION``."""
+    if REVISION not in raw or raw[REVISION] is None:
+        return UNREVISED if recorded else current
+    value = raw[REVISION]
+    if not isinstance(value, int) or isinstance(value, bool) or not UNREVISED <= value <= current:
+        raise ConfigError(
+            "UNSUPPORTED_RULES_REVISION",
+            f"Rules revision {value!r} is not one this engine knows (it knows {UNREVISED} to {current}).",
+        )
+    if not recorded and value != current:
+        raise ConfigError(
+            "UNSUPPORTED_RULES_REVISION",
+            f"New games are played under rules revision {current}; revision {value} is kept only to"
+            " replay and verify the logs recorded under it.",
+        )
+    return value
+
+
+@runtime_checkable
+class RevisionHooks(Protocol):
+    """How a game with rules revisions normalises a configuration a log recorded (looked up with
+    :func:`hook`; :func:`configure_recorded` falls back to ``configure`` for a game without)."""
+
+    rules_revision: int  # the revision new games are created under
+
+    def configure_recorded(self, config: Mapping[str, Any]) -> Config:
+        """``configure`` for the configuration a log recorded (its first event's): it keeps the
+        revision the configuration names (``UNREVISED`` when none) instead of the newest."""
+
+
+def configure_recorded(game: Game[Any], config: Mapping[str, Any]) -> Config:
+    """The normalised form of the configuration a log recorded, under the revision it names."""
+    recorded = hook(game, "configure_recorded")
+    if recorded is None:
+        return game.configure(config)
+    normalised: Config = recorded(config)
+    return normalised
+
+
+def is_recorded_form(normalised: Mapping[str, Any], recorded: Mapping[str, Any]) -> bool:
+    """Whether a log's configuration is in normalised form: ``normalised`` is what
+    :func:`configure_recorded` made of ``recorded``, which may leave the revision out (revision 1,
+    recorded before revisions existed)."""
+    if REVISION in recorded:
+        return dict(normalised) == dict(recorded)
+    return normalised.get(REVISION) == UNREVISED and {
+        k: v for k, v in normalised.items() if k != REVISION
+    } == dict(recorded)
+
+
 def hook(game: Game[Any], name: str) -> Any:
     """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`, :class:`ContractHooks`), or
     ``None``."""

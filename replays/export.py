@@ -4,8 +4,12 @@ NDJSON bulk) and validation of an imported log.
 The exchange format (export and import) is one JSON object::
 
     {"format": "game-log", "format_version": 1, "game": "condottiere", "id": "...",
-     "config": {...}, "players": ["Ann", "Bob", ...], "events": [...], "version": n,
-     "finished": true, "result": {"winners": [...], "reason": "..."}}
+     "config": {...}, "rules_revision": r, "players": ["Ann", "Bob", ...], "events": [...],
+     "version": n, "finished": true, "result": {"winners": [...], "reason": "..."}}
+
+``rules_revision`` is the rules revision the log was recorded under (``games.base``: the one its
+first event's configuration names, 1 when it names none); the engine replays and verifies the log
+under it, and an import that states one must state the log's.
 
 A finished game's export is complete (every hand, every face-down card); an unfinished game's is
 redacted for the viewer who asks (``"redacted_for"`` says for whom) and cannot be imported.
@@ -20,7 +24,7 @@ from typing import Any
 import orjson
 
 from games import game_names, get_game
-from games.base import FULL, Event, Game, GameError, Viewer, hook
+from games.base import FULL, Event, Game, GameError, Viewer, configure_recorded, hook, log_revision
 from replays.core import _viewer_label, effective_viewer, summarize
 from replays.core import chapters as chapter_index
 
@@ -53,6 +57,7 @@ def export_log(
         "game": game.name,
         "id": game_id,
         "config": config,
+        "rules_revision": log_revision(config),
         "players": list(players),
         "events": shown,
         "version": len(events),
@@ -174,6 +179,7 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
     if config.get("deck_order"):
         shown["deck_order"] = f"given ({len(config['deck_order'])} cards)"
     lines.append(f"- **Configuration:** `{orjson.dumps(shown).decode()}`")
+    lines.append(f"- **Rules revision:** {log_revision(config)}")
     lines.append("")
     annotations = doc.get("annotations") or []
     previous_end = 0
@@ -345,6 +351,7 @@ def _config_line(config: Mapping[str, Any]) -> str:
     options = config.get("options") or {}
     enabled = [name for name, value in options.items() if value not in (None, False)]
     parts.append("options: " + (", ".join(enabled) if enabled else "none"))
+    parts.append(f"rules revision {log_revision(config)}")
     return " · ".join(parts)
 
 
@@ -424,7 +431,8 @@ def validate_import(doc: Any) -> dict[str, Any]:
     game = check_import_shape(doc)
     events = doc["events"]
     try:
-        config = game.configure(events[0].get("config") or {})
+        # The revision the log names (1 when it names none) is kept: the log is replayed under it.
+        config = configure_recorded(game, events[0].get("config") or {})
     except GameError as error:
         raise ImportRefused(error.code, error.message, index=0, rule=error.rule) from None
     except Exception:
@@ -436,7 +444,7 @@ def validate_import(doc: Any) -> dict[str, Any]:
         try:
             same = (
                 isinstance(declared_config, Mapping)
-                and game.configure(_without_deck(declared_config, config)) == config
+                and configure_recorded(game, _without_deck(declared_config, config)) == config
             )
         except Exception:
             same = False
@@ -444,6 +452,13 @@ def validate_import(doc: Any) -> dict[str, Any]:
             raise ImportRefused(
                 "CONFIG_MISMATCH", "config differs from the configuration recorded in the log"
             )
+    declared_revision = doc.get("rules_revision")
+    if declared_revision is not None and declared_revision != log_revision(config):
+        raise ImportRefused(
+            "REVISION_MISMATCH",
+            f"rules_revision {declared_revision!r} is not the revision the log was recorded under"
+            f" ({log_revision(config)})",
+        )
     seats = game.seat_count(config)
     players = doc.get("players")
     if players is None:

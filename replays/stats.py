@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.base import Event, Game, fold, hook
+from games.base import Event, Game, configure_recorded, fold, hook
 
 FAVOURITES = 3
 LENGTH_BUCKETS = 10
@@ -27,7 +27,7 @@ def game_facts(game: Game[Any], events: Sequence[Event]) -> dict[str, Any]:
     else:
         state = fold(game, events)
         result = game.result(state) or {"winners": [], "reason": "unfinished"}
-        seats = game.seat_count(game.configure(events[0].get("config", {}))) if events else 0
+        seats = game.seat_count(configure_recorded(game, events[0].get("config", {}))) if events else 0
         facts = {
             "seats": seats,
             "first_seat": None,

@@ -111,6 +111,14 @@ class ExchangeDocumentSchema(ma.Schema):
     format_version = fields.Integer(required=True, metadata={"example": EXCHANGE_FORMAT_VERSION_EXAMPLE})
     game = fields.String(required=True, metadata={"example": "condottiere"})
     config = GameConfig(metadata={"description": "The configuration (must agree with the first event's)"})
+    rules_revision = fields.Integer(
+        metadata={
+            "description": "The rules revision the log was recorded under (its first event's configuration"
+            " names it; 1 when it names none): the log is replayed and verified under it. Optional on"
+            " import; when given it must be the log's",
+            "example": 2,
+        }
+    )
     players = fields.List(
         fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
     )

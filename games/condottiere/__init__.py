@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.base import Game, LogError
+from games.base import REVISION, Game, LogError
 from games.condottiere import automatic, decide, evolve, leave, views
 from games.condottiere.annotate import annotate as _annotate
+from games.condottiere.config import RULES_REVISION
 from games.condottiere.config import configure as _configure
 from games.condottiere.contract import contract as _contract
 from games.condottiere.serial import encode_state as _encode_state
@@ -24,15 +25,22 @@ from games.condottiere.verify import verify_log as _verify_log
 class Condottiere:
     name = "condottiere"
     title = "Condottiere"
+    rules_revision = RULES_REVISION
 
     def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return _configure(raw)
+
+    # -- games.base.RevisionHooks ----------------------------------------------------------------
+    def configure_recorded(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return _configure(config, recorded=True)
 
     def seat_count(self, config: Mapping[str, Any]) -> int:
         return config["players"]
 
     def start(self, config: Mapping[str, Any]) -> list[dict]:
-        return decide.start(_configure(config))
+        # A configuration that names its revision (normalised, perhaps before the engine's last
+        # revision) starts under it; one without is a new game's.
+        return decide.start(_configure(config, recorded=REVISION in config))
 
     def evolve(self, state: State | None, event: dict) -> State:
         after = evolve.evolve(state, event)

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from games.base import ConfigError
+from games.base import REVISION, ConfigError, log_revision, normalise_revision
 from games.base import normalise_seed as base_normalise_seed
 from games.condottiere.board import DECK_COUNTS
 
@@ -14,14 +14,28 @@ RULESETS = ("2006", "classic")
 OPTIONS = ("draw_after_battle", "points_target", "bigger_kingdoms", "capturing", "hidden_cards")
 # Options that exist only in the 2006 edition (section 9 lists what the classic edition offers).
 ONLY_2006 = ("draw_after_battle", "hidden_cards")
-FIELDS = ("ruleset", "players", "options", "seed", "first_condottiere", "deck_order")
+FIELDS = ("ruleset", "players", "options", "seed", "first_condottiere", "deck_order", REVISION)
+
+# The rules revisions (games.base): 1, every log recorded before revisions existed, among them those
+# recorded before RL-11 and RL-12 (commit 0ba873d): the hand discard (END-7) was offered only to the
+# seats holding cards but no Mercenary, and no number of battles without a card ended a game; 2 (issue
+# 28, the first numbered): RL-11 and RL-12 as the specification has them.
+RULES_REVISION = 2
+RL_11_RL_12 = 2
+
+
+def revision(config: Mapping[str, Any]) -> int:
+    """The rules revision a game's (recorded) configuration names."""
+    return log_revision(config)
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
+def configure(raw: Mapping[str, Any], *, recorded: bool = False) -> dict[str, Any]:
+    """A new game's configuration, or (``recorded``) the one a log recorded, whose rules revision it
+    keeps (``games.base.normalise_revision``)."""
     if not isinstance(raw, Mapping):
         raise ConfigError("INVALID_CONFIG", "The configuration must be an object.")
     unknown = sorted(set(raw) - set(FIELDS) - {"deck_order_given"})
@@ -96,6 +110,7 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
         "seed": seed,
         "first_condottiere": first,
         "deck_order": deck_order,
+        REVISION: normalise_revision(raw, RULES_REVISION, recorded=recorded),
     }
 
 

@@ -60,6 +60,12 @@ CONFIG: Schema = obj(
         "first_condottiere": nullable(ref("Seat")),
         "deck_order": nullable(CARDS),
         "deck_order_given": {"type": "boolean"},
+        "revision": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The rules revision the game was created under (absent from logs recorded"
+            " before revisions existed: revision 1)",
+        },
     },
     required=["ruleset", "players", "options", "first_condottiere"],
     description=(

@@ -19,12 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from games.condottiere.board import REGIONS
+from games.condottiere.config import RL_11_RL_12, revision
 from games.condottiere.events import Chance, Event, copy_config, make_event
 from games.condottiere.queries import (
     allowed_regions,
     first_from,
     hand_limit,
     is_final_pass,
+    may_discard_hand,
     region_count,
     regions_by_seat,
     strengths,
@@ -129,6 +131,8 @@ def offer_hand_discard(state: State) -> StepResult:
     # RL-12: eligibility (no Mercenary in hand) is hidden, so every seat holding cards is asked;
     # the event and the awaited seats depend only on public hand sizes.
     holders = [seat for seat, hand in enumerate(state.hands) if hand]
+    if revision(state.config) < RL_11_RL_12:  # a log of revision 1 offered it to the eligible only
+        holders = [seat for seat in holders if may_discard_hand(state, seat)]
     if holders:  # END-7
         return make_event("hand_discard_offered", seats=holders)
     state.step = STEP_CHECK_ROUND_END
@@ -213,7 +217,8 @@ def battle_ended_event(state: State) -> Event:
 
 
 def award_region(state: State) -> StepResult:
-    if state.idle_battles >= STALL_LIMIT:  # RL-11: the game ends at once, nobody wins
+    if state.idle_battles >= STALL_LIMIT and revision(state.config) >= RL_11_RL_12:
+        # RL-11: the game ends at once, nobody wins
         if state.final_battle == "match":
             return make_event("match_won", winners=[], scores=list(state.scores), reason="stalled")
         return make_event("game_won", winners=[], reason="stalled", regions=regions_by_seat(state))

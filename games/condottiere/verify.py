@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from games.base import CommandError, ConfigError, LogError
+from games.base import CommandError, ConfigError, LogError, is_recorded_form
 from games.condottiere.automatic import next_automatic_event
 from games.condottiere.config import configure
 from games.condottiere.decide import command_events
@@ -102,10 +102,10 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             if e["type"] != "game_started":
                 return LogError(i, "NOT_A_GAME_START", "A log starts with game_started.", None, e)
             try:
-                config = configure(e.get("config"))  # type: ignore[arg-type]  # refuses a non-mapping
+                config = configure(e.get("config"), recorded=True)  # type: ignore[arg-type]  # refuses a non-mapping
             except ConfigError as error:
                 return LogError(i, "INVALID_CONFIG", error.message, error.rule, e)
-            if config != e.get("config"):
+            if not is_recorded_form(config, e["config"]):
                 return LogError(i, "INVALID_CONFIG", "The configuration is not normalised.", None, e)
             n = config["players"]
             if (

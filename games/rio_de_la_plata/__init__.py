@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.base import Game, LogError
+from games.base import REVISION, Game, LogError
 from games.rio_de_la_plata import rules, views
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
+from games.rio_de_la_plata.config import RULES_REVISION
 from games.rio_de_la_plata.config import configure as _configure
 from games.rio_de_la_plata.state import State, make_state
 from games.rio_de_la_plata.verify import verify_log as _verify_log
@@ -23,15 +24,22 @@ STATE_FORMAT = 1
 class RioDeLaPlata:
     name = "rio_de_la_plata"
     title = "Rio de la Plata"
+    rules_revision = RULES_REVISION
 
     def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return _configure(raw)
+
+    # -- games.base.RevisionHooks ----------------------------------------------------------------
+    def configure_recorded(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return _configure(config, recorded=True)
 
     def seat_count(self, config: Mapping[str, Any]) -> int:
         return int(config["players"])
 
     def start(self, config: Mapping[str, Any]) -> list[dict]:
-        return rules.start(_configure(config))
+        # A configuration that names its revision (normalised, perhaps before the engine's last
+        # revision) starts under it; one without is a new game's.
+        return rules.start(_configure(config, recorded=REVISION in config))
 
     def evolve(self, state: State | None, event: dict) -> State:
         return rules.evolve(state, event)

@@ -22,8 +22,9 @@ The three manoeuvres, each a procedure of single commands (RIO-RL-69):
   colours he names its commander (``choose_commander``) and every other player in it answers
   (``consent``) (RIO-BATTLE-19, RIO-RL-64). ``battle["ask"]`` holds the proposal meanwhile. A refused
   join is not made; the group may be given another move (not that one again this battle round).
-* a *bonus move* (RIO-BATTLE-28, RIO-RL-46, RIO-RL-63): ``bonus`` names the group (it must have moved,
-  merged or regrouped this battle round, without fighting), ``sacrifice`` removes one group of its
+* a *bonus move* (RIO-BATTLE-28, RIO-RL-46, RIO-RL-63, RIO-RL-72): ``bonus`` names the group (it must
+  have made a normal step, a merge or a regrouping this battle round, and that step was not a
+  combat: RIO-RL-40), ``sacrifice`` removes one group of its
   side at a time (another player's group only with his ``consent``), and ``bonus_step`` takes the one
   extra cell. ``battle["bonus"]`` holds it meanwhile.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.rio_de_la_plata.config import BONUS_AFTER_FIGHTING, RL_71, revision
 from games.rio_de_la_plata.rules import (
     GAME_END,
     ROUND_END,
@@ -587,10 +589,11 @@ def attack_building(s: State, key: str, gid: str) -> None:
     battle["combat"] = True
 
 
-def _arrive(s: State, gid: str, key: str) -> None:
+def _arrive(s: State, gid: str, key: str) -> bool:
     """The group steps onto ``key``: combat with each enemy group there, the largest first
     (engine ruling: two enemy groups share a cell only after a 2+2 regrouping), then, for attackers,
-    the attack on the building (RIO-BATTLE-29, RIO-BATTLE-32, RIO-RL-40, RIO-RL-42)."""
+    the attack on the building (RIO-BATTLE-29, RIO-BATTLE-32, RIO-RL-40, RIO-RL-42). True when the
+    step was a combat."""
     battle = battle_of(s)
     group = battle["groups"][gid]
     side = group["side"]
@@ -600,14 +603,18 @@ def _arrive(s: State, gid: str, key: str) -> None:
         ((eid, g) for eid, g in battle["groups"].items() if g["at"] == key and g["side"] == other_side),
         key=lambda item: (-len(item[1]["stack"]), int(item[0])),
     )
+    fought = False
     for enemy in enemies:
         if gid not in battle["groups"]:
             break
         pair = ((gid, group), enemy) if side == "a" else (enemy, (gid, group))
         combat(s, key, pair[0], pair[1])
+        fought = True
     cell = s["city"].get(key)
     if side == "a" and gid in battle["groups"] and cell and cell["b"]:
         attack_building(s, key, gid)
+        fought = True
+    return fought
 
 
 def _moved(s: State, e: Event) -> None:
@@ -631,9 +638,14 @@ def _moved(s: State, e: Event) -> None:
         }
         _advance_join(s)
         return
-    _arrive(s, gid, key)
+    fought = _arrive(s, gid, key)
     if gid in battle["groups"]:
-        group["can_bonus"] = group["fought"] != battle["round"] and not group.get("bonused")
+        # RIO-BATTLE-28 gives "any group" its bonus move, so a group that fought earlier in this
+        # battle round still has one after a normal step; a step that is itself a combat ends the
+        # move where it took place (RIO-RL-40), bonus step included.
+        if revision(s["config"]) < BONUS_AFTER_FIGHTING:
+            fought = group["fought"] == battle["round"]
+        group["can_bonus"] = not fought and not group.get("bonused")
 
 
 def _joined_people(s: State, ask: dict[str, Any]) -> list[int]:
@@ -883,7 +895,8 @@ def _withdrew(s: State, e: Event) -> None:
 
 
 def _battle_ended(s: State, e: Event) -> None:
-    """RIO-RL-51 (b)-(d), RIO-WAR-3."""
+    """RIO-RL-51 (b)-(d), RIO-RL-71 (from rules revision 2), RIO-WAR-3."""
+    rl_71 = revision(s["config"]) >= RL_71
     for key in sorted(s["city"]):
         cell = dict(s["city"][key])
         cell["ppl"] = list(cell["ppl"])
@@ -897,13 +910,15 @@ def _battle_ended(s: State, e: Event) -> None:
             ):
                 cell["ppl"][seat] = 0
                 s["p"][seat]["supply"] += n
-        if b is not None:
-            excess = sum(cell["ppl"]) - cell_limit(s, key, cell)
-            for seat in reversed(s["order"]):  # (d): the latest in turn order gives way first
-                take = min(max(0, excess), cell["ppl"][seat])
-                cell["ppl"][seat] -= take
-                s["p"][seat]["supply"] += take
-                excess -= take
+        # (d), and RIO-RL-71 for a cell without a building (where only a 2+2 regrouping can have
+        # left a fourth person: the regrouping's single goes home, people of one colour being
+        # interchangeable); the latest in turn order gives way first.
+        excess = sum(cell["ppl"]) - cell_limit(s, key, cell) if b is not None or rl_71 else 0
+        for seat in reversed(s["order"]):
+            take = min(max(0, excess), cell["ppl"][seat])
+            cell["ppl"][seat] -= take
+            s["p"][seat]["supply"] += take
+            excess -= take
         put_cell(s, key, cell)
     s["enemy"][e["enemy"]] = e["marker"]
     s["battle"] = None

@@ -1,25 +1,41 @@
 """Validation and normalisation of a game's configuration.
 
 ``{"players": 3..5, "seed": int, "board": <board document> | null}``. The normalised configuration
-records ``board_hash`` (section 21: replays use the same data); ``board`` is kept only when it is not
-the package's own document, so that ordinary logs stay small."""
+records ``board_hash`` (section 21: replays use the same data) and ``revision``, the rules revision
+(``games.base``; ``RULES_REVISION`` below lists what each changed); ``board`` is kept only when it
+is not the package's own document, so that ordinary logs stay small."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from games.base import ConfigError, normalise_seed
+from games.base import REVISION, ConfigError, log_revision, normalise_revision, normalise_seed
 from games.rio_de_la_plata.board import default_board, load_board
 
-FIELDS = ("players", "seed", "board", "board_hash")
+FIELDS = ("players", "seed", "board", "board_hash", REVISION)
+
+# The rules revisions (games.base): 1, every log recorded before revisions existed; 2 (issue 28):
+# the Shipowner's benefits start in phase B of the round after he came, not phase A (RIO-CHAR-5,
+# RIO-RL-58: a launch in that phase A pays him nothing and costs him the whole fee), a cell without
+# a building keeps at most 3 people after a battle (RIO-RL-71), and a group that fought earlier in
+# a battle round may still make its bonus move (RIO-BATTLE-28, protocol ruling 14).
+RULES_REVISION = 2
+SHIPOWNER_FROM_PHASE_B = RL_71 = BONUS_AFTER_FIGHTING = 2
+
+
+def revision(config: Mapping[str, Any]) -> int:
+    """The rules revision a game's (recorded) configuration names."""
+    return log_revision(config)
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
+def configure(raw: Mapping[str, Any], *, recorded: bool = False) -> dict[str, Any]:
+    """A new game's configuration, or (``recorded``) the one a log recorded, whose rules revision it
+    keeps (``games.base.normalise_revision``)."""
     if not isinstance(raw, Mapping):
         raise ConfigError("INVALID_CONFIG", "The configuration must be an object.")
     unknown = sorted(set(raw) - set(FIELDS))
@@ -42,4 +58,5 @@ def configure(raw: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(
             "BOARD_MISMATCH", "board_hash does not match the board document this log was played on."
         )
-    return {"players": players, "seed": seed, "board": doc, "board_hash": board.hash}
+    rules = normalise_revision(raw, RULES_REVISION, recorded=recorded)
+    return {"players": players, "seed": seed, "board": doc, "board_hash": board.hash, REVISION: rules}

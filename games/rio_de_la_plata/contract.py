@@ -62,6 +62,12 @@ CONFIG: Schema = obj(
             "description": "A board document (section 21.1) when it is not the package's own, else null",
         },
         "board_hash": {"type": "string", "description": "SHA-256 of the board document's canonical JSON"},
+        "revision": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The rules revision the game was created under (absent from logs recorded"
+            " before revisions existed: revision 1)",
+        },
     },
     required=["players", "board", "board_hash"],
     description="A normalised configuration; seed is absent from every view and event but FULL's",

@@ -20,6 +20,7 @@ from typing import Any
 
 from games.base import CommandError
 from games.rio_de_la_plata.board import Edge, load_board
+from games.rio_de_la_plata.config import SHIPOWNER_FROM_PHASE_B, revision
 from games.rio_de_la_plata.state import State, make_state
 from games.rio_de_la_plata.trade import (
     FREE_COMMANDS,
@@ -124,10 +125,20 @@ def connected_districts(s: State) -> set[str]:
     return {d for d, vertices in s.board.centre_vertices.items() if vertices & reached}
 
 
+PHASE_A = ("setup", A)
+
+
 def active(s: State, name: str, seat: int) -> bool:
-    """RIO-CHAR-5, RIO-RL-58: a character's benefits apply from phase B of the year after it came."""
+    """RIO-CHAR-5, RIO-RL-22, RIO-RL-58: a character's benefits apply from phase B of the year after
+    it came (``from``), however it came (placement or trade). Only the Shipowner has a benefit in
+    phase A (his share of a launch fee, RIO-SHIP-6); rules revision 1 let it work from phase A of
+    that year."""
     ch = s["chars"][name]
-    return ch["owner"] == seat and s["year"] >= ch["from"]
+    if ch["owner"] != seat:
+        return False
+    if s["year"] != ch["from"]:
+        return s["year"] > ch["from"]
+    return s["step"] not in PHASE_A or revision(s["config"]) < SHIPOWNER_FROM_PHASE_B
 
 
 def holder(s: State, name: str) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.base import CommandError, ConfigError, LogError
+from games.base import CommandError, ConfigError, LogError, is_recorded_form
 from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
 from games.rio_de_la_plata.config import configure
 from games.rio_de_la_plata.rules import EVENT_OF, command_events, evolve, next_automatic
@@ -30,10 +30,10 @@ def verify_log(events: Sequence[dict[str, Any]]) -> LogError | None:
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "game_started":
         return LogError(0, "BAD_GENESIS", "A log starts with game_started.")
     try:
-        config = configure(events[0].get("config") or {})
+        config = configure(events[0].get("config") or {}, recorded=True)
     except ConfigError as err:
         return LogError(0, err.code, err.message, err.rule, events[0])
-    if config != events[0]["config"]:
+    if not is_recorded_form(config, events[0]["config"]):
         return LogError(0, "BAD_CONFIG", "The configuration is not in its normalised form.", None, events[0])
     state = evolve(None, events[0])
     for i in range(1, len(events)):

@@ -26,7 +26,10 @@ def _xy(key: str) -> tuple[int, int]:
 
 def _has_active(s: dict, name: str, seat: int | None) -> bool:
     ch = s["chars"][name]
-    return seat is not None and ch["owner"] == seat and s["year"] >= ch["from"]
+    # RIO-CHAR-5: from phase B of the year ``from`` on
+    if seat is None or ch["owner"] != seat:
+        return False
+    return s["year"] > ch["from"] or (s["year"] == ch["from"] and s["step"] not in ("setup", "A"))
 
 
 def _holder(s: dict, name: str, exclude: int | None = None) -> int | None:

@@ -517,3 +517,134 @@ def test_rl_63_rl_46_sacrificing_another_players_group_needs_consent():
         else:
             assert "3" in state["battle"]["groups"] and state["battle"]["bonus"] is None
             assert {"type": "pass"} in rule_moves(state, YELLOW)
+
+
+def _to_the_end(state):
+    """Pass every battle round, withdrawal and all, until the battle is over."""
+    for _ in range(40):
+        if state["battle"] is None:
+            return state
+        seat = GAME.awaiting(state)[0]
+        state = play(state, seat, {"type": "pass"})
+    raise AssertionError("the battle did not end")
+
+
+def test_rl_71_battle_27_city_5_regrouped_single_goes_home_after_the_battle():
+    """RIO-RL-71, RIO-BATTLE-27, RIO-CITY-5, RIO-RL-51: two pairs of one colour regrouped on a cell
+    without a building leave 4 people there when the fighting ends; after the withdrawal and
+    RIO-RL-51 the single goes back to its owner's supply, without VP, so the cell holds 3."""
+    state = _defender_round({"2": ("d", [YELLOW, YELLOW], "5,5"), "3": ("d", [YELLOW, YELLOW], "5,6")})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    supply = state["p"][YELLOW]["supply"]
+    state = _to_the_end(state)
+    assert state["city"]["5,6"]["ppl"][YELLOW] == 3
+    assert state["p"][YELLOW]["supply"] == supply + 1
+    assert state["p"][YELLOW]["vp"] == 0
+
+
+def test_rl_71_a_withdrawal_below_the_limit_leaves_the_cell_alone():
+    """RIO-RL-71, RIO-BATTLE-40: when the owner takes one of the four back himself, the other three
+    stay (nobody more goes home)."""
+    state = _defender_round({"2": ("d", [YELLOW, YELLOW], "5,5"), "3": ("d", [YELLOW, YELLOW], "5,6")})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    supply = state["p"][YELLOW]["supply"]
+    for _ in range(40):
+        if state["battle"]["stage"] == "withdraw" and GAME.awaiting(state) == [YELLOW]:
+            break
+        state = play(state, GAME.awaiting(state)[0], {"type": "pass"})
+    state = play(state, YELLOW, {"type": "withdraw", "cell": [5, 6], "count": 1})
+    state = _to_the_end(state)
+    assert state["city"]["5,6"]["ppl"][YELLOW] == 3
+    assert state["p"][YELLOW]["supply"] == supply + 1
+
+
+def test_rl_72_rl_63_bonus_step_only_after_a_normal_step():
+    """RIO-RL-72, RIO-RL-63, RIO-BATTLE-28: a group that may move has no bonus move before it has made
+    a normal step in this battle round, and has one after it; a group that may not move (the units
+    of a 2+2 regrouping, RIO-BATTLE-27) makes it as its only step."""
+    groups = {
+        "2": ("d", [YELLOW], "5,5"),
+        "3": ("d", [YELLOW], "12,8"),
+        "4": ("d", [YELLOW], "1,8"),
+    }
+    state = _defender_round(groups)
+    assert not [m for m in rule_moves(state, YELLOW) if m["type"] == "bonus"]
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [4, 5]})
+    assert {"type": "bonus", "group": "2"} in rule_moves(state, YELLOW)
+    regrouped = _defender_round(
+        {
+            "2": ("d", [YELLOW, YELLOW], "5,5"),
+            "3": ("d", [YELLOW, YELLOW], "5,6"),
+            "4": ("d", [YELLOW], "12,8"),
+            "5": ("d", [YELLOW], "1,8"),
+            "6": ("d", [YELLOW], "1,9"),
+        }
+    )
+    assert not [m for m in rule_moves(regrouped, YELLOW) if m["type"] == "bonus"]
+    regrouped = play(regrouped, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    bonuses = [m for m in rule_moves(regrouped, YELLOW) if m["type"] == "bonus"]
+    assert {"type": "bonus", "group": "2"} in bonuses and {"type": "bonus", "group": "3"} in bonuses
+    assert not [m for m in rule_moves(regrouped, YELLOW) if m["type"] == "move" and m["group"] in ("2", "3")]
+
+
+def test_battle_28_rl_53_group_attacked_earlier_in_the_round_may_bonus_after_a_step():
+    """RIO-BATTLE-28 ("any group"), RIO-RL-53, RIO-RL-72: a defender group that fought earlier in this
+    battle round (it beat the attacker who stepped onto it) may still move, and after a normal step
+    it may make its bonus move like any other group."""
+    state = fight(
+        base(),
+        {
+            "1": ("a", [-1], "4,5"),
+            "7": ("a", [-1], "0,0-1,0"),
+            "2": ("d", [YELLOW, YELLOW], "5,5"),
+            "3": ("d", [YELLOW], "12,8"),
+            "4": ("d", [YELLOW], "1,8"),
+        },
+    )
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [5, 5]})
+    assert "1" not in state["battle"]["groups"] and state["battle"]["groups"]["2"]["fought"] == 1
+    state = play(state, ATTACKER, {"type": "pass"})
+    assert GAME.awaiting(state) == [YELLOW]
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 4]})
+    assert {"type": "bonus", "group": "2"} in rule_moves(state, YELLOW)
+
+
+def test_rl_40_battle_28_a_step_that_is_a_combat_ends_the_move_without_bonus():
+    """RIO-RL-40, RIO-BATTLE-28: a group whose step was a combat stops there; it has no bonus step
+    after it (engine ruling, docs/rio-de-la-plata-protocol.md)."""
+    state = fight(
+        base(),
+        {
+            "1": ("a", [-1, -1], "4,5"),
+            "5": ("a", [-1], "0,0-1,0"),
+            "6": ("a", [-1], "12,8"),
+            "2": ("d", [YELLOW], "5,5"),
+        },
+    )
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [5, 5]})
+    assert state["battle"]["groups"]["1"]["at"] == "5,5" and "2" not in state["battle"]["groups"]
+    assert {"type": "bonus", "group": "1"} not in rule_moves(state, ATTACKER)
+
+
+def test_rl_71_battle_28_revision_1_logs_keep_the_rules_they_were_recorded_under():
+    """RIO-RL-71, RIO-BATTLE-28 under rules revision 1 (logs recorded before issue 28): the fourth
+    person stayed on the cell, and a group that fought earlier in the battle round had no bonus move."""
+    state = _defender_round({"2": ("d", [YELLOW, YELLOW], "5,5"), "3": ("d", [YELLOW, YELLOW], "5,6")})
+    state["config"] = dict(state["config"], revision=1)
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 6]})
+    assert _to_the_end(state)["city"]["5,6"]["ppl"][YELLOW] == 4
+    state = fight(
+        base(),
+        {
+            "1": ("a", [-1], "4,5"),
+            "7": ("a", [-1], "0,0-1,0"),
+            "2": ("d", [YELLOW, YELLOW], "5,5"),
+            "3": ("d", [YELLOW], "12,8"),
+            "4": ("d", [YELLOW], "1,8"),
+        },
+    )
+    state["config"] = dict(state["config"], revision=1)
+    state = play(state, ATTACKER, {"type": "move", "group": "1", "to": [5, 5]})
+    state = play(state, ATTACKER, {"type": "pass"})
+    state = play(state, YELLOW, {"type": "move", "group": "2", "to": [5, 4]})
+    assert {"type": "bonus", "group": "2"} not in rule_moves(state, YELLOW)

@@ -281,7 +281,7 @@ def test_char_5_rl_58_benefits_from_next_year():
     assert income(state, seat) == {}
     state = state.copy()
     state["year"] = 1581
-    assert income(state, seat) == {"stone": 1}
+    assert income(state, seat) == {"stone": 1}  # its holder's action turn, phase B of 1581
 
 
 def test_major_2_major_3_ex_3_fort():

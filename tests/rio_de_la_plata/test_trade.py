@@ -123,4 +123,6 @@ def test_rl_22_char_6_traded_character_needs_no_vp_and_works_from_next_round():
     assert not active(state, "merchant", a)
     later = state.copy()
     later["year"] += 1
+    assert not active(later, "merchant", a)  # phase A of the next round (RIO-CHAR-5)
+    later["step"] = "B"
     assert active(later, "merchant", a)
