@@ -136,6 +136,19 @@ class Api(flask_smorest.Api):
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
 
+def _schema_level_keywords(converter: Any) -> None:
+    """A schema class's ``OPENAPI_EXTRA`` (keywords about the whole object that no field can say,
+    such as "a name or a bot") is merged into its JSON Schema in the document."""
+    convert = converter.schema2jsonschema
+
+    def schema2jsonschema(schema: Any) -> dict[str, Any]:
+        document: dict[str, Any] = convert(schema)
+        document.update(getattr(schema, "OPENAPI_EXTRA", {}))
+        return document
+
+    converter.schema2jsonschema = schema2jsonschema
+
+
 def _swagger_ui_asset(filename: str) -> Response:
     return send_from_directory(SWAGGER_UI_DIR, filename, max_age=24 * 3600)
 
@@ -230,6 +243,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"},
     )
     # Before the blueprints: their schemas' engine-specific fields refer to the games' components.
+    _schema_level_keywords(api.ma_plugin.converter)
     prefixes = contract.register_components(api.spec)
     api.ma_plugin.converter.add_attribute_function(contract.attribute_function(prefixes))
     contract.register_create_game_requests(api.spec, api.ma_plugin.converter, CreateGameRequest)

@@ -152,11 +152,23 @@ class ArchiveEntry(MethodView):
 
 @blp.route("/archive/import")
 class ArchiveImport(MethodView):
-    # The body is documented, not parsed here: the job parses and checks it (see post).
+    # The body is documented, not parsed here: the job checks it (see post). What the POST itself
+    # takes is any JSON object; an ExchangeDocument is what the job accepts.
     @blp.doc(
         requestBody={
             "required": True,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExchangeDocument"}}},
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "anyOf": [
+                            {"$ref": "#/components/schemas/ExchangeDocument"},
+                            {"type": "object", "additionalProperties": True},
+                        ],
+                        "description": "An ExchangeDocument. Any other JSON object is taken too, and "
+                        "its job fails with the problem (400, 422) the document has",
+                    }
+                }
+            },
         }
     )
     @blp.response(

@@ -17,6 +17,7 @@ from apispec import APISpec
 from bots import levels
 from games import game_names, get_game
 from games.base import hook
+from schemas.games import BOT_SEAT_PATTERN
 
 COMPONENTS = "#/components/schemas/"
 
@@ -110,6 +111,7 @@ def register_create_game_requests(spec: APISpec, converter: Any, schema: Any) ->
         }
         bots = properties["bots"]
         bots["additionalProperties"] = {"type": "string", "enum": levels(name)}
+        bots["propertyNames"] = {"pattern": BOT_SEAT_PATTERN}
         variant["required"] = sorted({*variant.get("required", []), "game", "config"})
         component = game_prefix + "CreateGameRequest"
         spec.components.schema(component, variant)

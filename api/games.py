@@ -253,11 +253,12 @@ def answer_move(
     pinned = if_match_version(if_match)
     if pinned is not None:
         if expected is not None and expected != pinned:
+            # Not VALIDATION_ERROR: each is valid, and no schema can say that two must agree.
             raise ProblemError(
                 422,
-                "VALIDATION_ERROR",
-                "Invalid request",
-                "If-Match and expected_version disagree.",
+                "VERSIONS_DISAGREE",
+                "If-Match and expected_version disagree",
+                "Send one of them, or the same version in both.",
                 errors={"json": {"expected_version": ["Differs from If-Match."]}},
             )
         expected = pinned

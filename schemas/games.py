@@ -101,6 +101,9 @@ class GameResult(fields.Dict):
     contract_definition = "Result"
 
 
+BOT_SEAT_PATTERN = r"^[0-9]{1,3}$"
+
+
 class CreateGameRequest(StrictSchema):
     """What the route parses. The OpenAPI document shows it per game instead (``<Game>CreateGameRequest``,
     api/contract.py): the game's name as a constant and its own ``ConfigRequest``."""
@@ -112,7 +115,7 @@ class CreateGameRequest(StrictSchema):
         metadata={"description": "Engine configuration (see the game's protocol document)"},
     )
     bots = fields.Dict(
-        keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,3}$")),
+        keys=fields.String(validate=validate.Regexp(BOT_SEAT_PATTERN)),
         values=fields.String(validate=validate.Length(1, 32), metadata={"examples": all_levels()}),
         load_default=dict,
         metadata={"description": 'Seats given to bots at creation: {"<seat>": "<level>"}'},
@@ -128,6 +131,9 @@ class CreateGameRequest(StrictSchema):
 
 
 class ClaimSeatRequest(StrictSchema):
+    # _name_or_bot (if/then: an anyOf of required lists makes openapi-typescript type it unknown)
+    OPENAPI_EXTRA = {"if": {"not": {"required": ["bot"]}}, "then": {"required": ["name"]}}
+
     name = DisplayName(
         max_length=40,
         metadata={
