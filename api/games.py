@@ -92,7 +92,17 @@ def sse_content(events: dict[str, str], description: str) -> dict[str, Any]:
         }
         for name, component in events.items()
     ]
-    variants.append({"type": "object", "not": {"required": ["data"]}, "description": "retry: only"})
+    variants.append(
+        {
+            "type": "object",
+            "properties": {
+                "event": {"type": "string"},
+                "id": {"type": "string"},
+                "retry": {"type": "integer", "description": "Milliseconds before a reconnection"},
+            },
+            "additionalProperties": False,  # no data: the stream's first block (retry:)
+        }
+    )
     return {
         "content": {
             "text/event-stream": {"schema": {"anyOf": variants, "description": description}},

@@ -190,7 +190,7 @@ def live_url(redis_server):
     thread.join(timeout=10)
 
 
-def test_every_phase_and_every_check_find_nothing(live_url):
+def test_every_phase_and_every_check_find_nothing(live_url, tmp_path):
     """schemathesis's own runner (examples, coverage, fuzzing, stateful) with every check, for a
     bounded time: 0 failures (issue 36). The streams are left out here (a running game's stream never
     ends, and the stateful phase creates running games); the test above checks them on a finished
@@ -221,7 +221,7 @@ def test_every_phase_and_every_check_find_nothing(live_url):
     env = dict(os.environ, SCHEMATHESIS_HOOKS="tests.platform.schemathesis_hooks", PYTHONPATH=str(ROOT))
     done = subprocess.run(
         command,
-        cwd=ROOT,
+        cwd=tmp_path,  # schemathesis keeps a cache (.schemathesis/) where it runs
         env=env,
         capture_output=True,
         text=True,
