@@ -21,7 +21,7 @@ from flask_smorest.utils import prepare_response
 
 from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
-from schemas.archive import ExchangeDocumentSchema, ImportedSchema
+from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
 from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
 from schemas.jobs import VerifyReportSchema
 from schemas.problems import ProblemSchema
@@ -35,6 +35,7 @@ DOCUMENTED_SCHEMAS = {
     "ExchangeDocument": ExchangeDocumentSchema,
     "Imported": ImportedSchema,
     "VerifyReport": VerifyReportSchema,
+    "Observation": ObservationSchema,  # a line of an observation export (POST /v1/exports/observations)
     "StreamEnd": StreamEndSchema,
     "ViewStreamEnd": ViewStreamEndSchema,
 }

@@ -29,6 +29,7 @@ from schemas.archive import (
     BulkExportRequest,
     ChapterIndexSchema,
     ExportRequest,
+    ObservationExportRequest,
     ReplayQuery,
     ReplaySchema,
 )
@@ -218,6 +219,8 @@ class Replay(MethodView):
         """The state at any version: complete once the game is over; while it runs, the token's
         seat view (or the spectator's)."""
         version = query.get("version")
+        if query.get("as_seat") is not None:
+            return _replay_as_seat(game_id, version, query["as_seat"])
         field = f"replay:{'last' if version is None else version}"
         cached = _finished_and_cached(game_id, field)
         if cached is not None:
@@ -234,6 +237,33 @@ class Replay(MethodView):
         if log.finished:
             return _cache_and_respond(game_id, field, body)
         return json_response(body, 200, _headers(False))
+
+
+def _replay_as_seat(game_id: str, version: int | None, seat: int):
+    """A finished game as ``seat`` saw it at ``version``. Refused while the game runs: a seat's view
+    holds its hand, which only its token may see then. Not kept like the full replays: one answer
+    per version and seat would hold a game's every state several times over in Redis."""
+    summary = service().get_summary(game_id)  # 404 for an unknown or malformed id
+    if summary["status"] != "finished":
+        raise ProblemError(
+            409,
+            "GAME_NOT_FINISHED",
+            "The game is not over",
+            "A replay as a seat is for finished games; while it runs, a seat sees its view with its token.",
+        )
+    if seat >= summary["seat_count"]:
+        raise ProblemError(
+            422, "NO_SUCH_SEAT", "No such seat", f"Seats of this game are 0..{summary['seat_count'] - 1}."
+        )
+    last = summary["version"]
+    _check_version(version, last)
+    at = last if version is None else version
+    game = get_game(summary["game"])
+    # Folded from the nearest checkpoint, as a running game's replay is: at most 64 events a request.
+    state = archive().state_at(game, game_id, at)
+    replay = core.replay_as_seat(game, state, at, last, seat)
+    body = {"game_id": game_id, "prearranged": summary["prearranged"], **replay}
+    return json_response(body, 200, _headers(True))
 
 
 def _check_version(version: int | None, last: int) -> None:
@@ -375,3 +405,26 @@ class BulkExport(MethodView):
             "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
         }
         return accepted(archive().export_many(params))
+
+
+@blp.route("/exports/observations")
+class ObservationExport(MethodView):
+    @blp.arguments(ObservationExportRequest)
+    @blp.response(
+        202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
+    )
+    @blp.problems(400, 415, 422, 429)
+    def post(self, body):
+        """Export finished games as training data (job): for every decision a seat made, its view
+        exactly as it was served, its legal moves, the move it chose and the game's result, one
+        ``Observation`` per line of gzipped NDJSON (the result's content type is
+        ``application/gzip``). The same filters as the archive search; at most ``limit`` games
+        (1,000), newest first. Finished games only: nothing of a running game is in the archive."""
+        params = {
+            "format": body["format"],
+            "filters": _filters(body),
+            "finished_from": _when(body.get("finished_from"), "finished_from"),
+            "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
+            "limit": body["limit"],
+        }
+        return accepted(archive().export_observations(params))

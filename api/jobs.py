@@ -125,6 +125,13 @@ RESULT_CONTENT = {
     "text/markdown": TEXT,
     "text/html": TEXT,
     "application/x-ndjson": {"schema": {"type": "string", "description": "bulk-export: one log per line"}},
+    "application/gzip": {
+        "schema": {
+            "type": "string",
+            "contentEncoding": "binary",
+            "description": "observations: gzipped NDJSON, one Observation per line",
+        }
+    },
 }
 
 
@@ -164,7 +171,12 @@ class JobResult(MethodView):
         response = Response(body, status=200, content_type=record.content_type or "application/octet-stream")
         response.headers["Cache-Control"] = "private, max-age=60"
         if record.content_type and not record.content_type.startswith("application/json"):
-            extension = {"text/markdown": "md", "text/html": "html", "application/x-ndjson": "ndjson"}
+            extension = {
+                "text/markdown": "md",
+                "text/html": "html",
+                "application/x-ndjson": "ndjson",
+                "application/gzip": "ndjson.gz",  # the observation export
+            }
             kind = record.content_type.split(";")[0]
             response.headers["Content-Disposition"] = (
                 f'inline; filename="{job_id}.{extension.get(kind, "bin")}"'

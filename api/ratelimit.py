@@ -66,6 +66,9 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "archive.Exports": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=True, only_when=_job_started),
     "archive.ArchiveImport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
     "archive.BulkExport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
+    "archive.ObservationExport": RouteLimit(
+        "RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started
+    ),
     "stats.GlobalStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
     "stats.PlayerStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
     "stats.GameStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),

@@ -477,6 +477,51 @@ def cmd_import(args, client: ApiClient, out: TextIO) -> int:
     return 0
 
 
+def cmd_verify_fair(args, out: TextIO) -> int:
+    """Check exported logs with no server: the ``log`` export of a finished game (one JSON document,
+    or NDJSON as the bulk export writes it, one document a line). Exit 0 when every one is fair."""
+    from replays.fairness import verify_fair
+
+    with open(args.file, encoding="utf-8") as handle:
+        text = handle.read()
+    stripped = text.lstrip()
+    if stripped.startswith("{") and "\n{" not in stripped.rstrip():
+        documents = [json.loads(text)]
+    else:
+        documents = [json.loads(line) for line in text.splitlines() if line.strip()]
+    all_fair = True
+    for document in documents:
+        report = verify_fair(document)
+        all_fair = all_fair and report["ok"]
+        out.write(_fairness_text(report) + "\n")
+        if args.json:
+            out.write(json.dumps(report, indent=1) + "\n")
+    return 0 if all_fair and documents else 1
+
+
+def _fairness_text(report: dict) -> str:
+    name = f"{report.get('game')} game {report.get('game_id')}"
+    if report["ok"]:
+        kind = "prearranged (its creator chose the seed or the deck)" if report["prearranged"] else "drawn"
+        return (
+            f"{name}: fair. The commitment opens to the revealed seed ({kind}) and all "
+            f"{report['random_events']} random events are the ones the seed gives."
+        )
+    reasons = []
+    if report.get("problem"):
+        reasons.append(report["problem"])
+    if not report["opens"]:
+        reasons.append("the commitment does not open to the seed in the log (or there is none)")
+    if report.get("log_error"):
+        error = report["log_error"]
+        reasons.append(f"the rules refuse event {error['index'] + 1}: {error['message']}")
+    if report.get("mismatch"):
+        mismatch = report["mismatch"]
+        shown = (mismatch.get("event") or {}).get("type")
+        reasons.append(f"event {mismatch['version']} ({shown}) is not what the seed gives")
+    return f"{name}: NOT fair: " + "; ".join(reasons or ["unknown"]) + "."
+
+
 # -- entry point ----------------------------------------------------------------------------------
 
 
@@ -575,6 +620,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     imp = sub.add_parser("import", parents=[common], help="import a game log into the archive")
     imp.add_argument("file")
+
+    fair = sub.add_parser(
+        "verify-fair",
+        parents=[common],
+        help="check an exported log, with no server: the seed commitment opens and every shuffle and die"
+        " is the one the seed gives",
+    )
+    fair.add_argument("file", help="a finished game's log export (JSON), or a bulk export (NDJSON)")
+    fair.add_argument("--json", action="store_true", help="also print each report as JSON")
     return parser
 
 
@@ -584,6 +638,12 @@ def main(
     out = out or sys.stdout
     read_line = read_line or sys.stdin.readline
     args = build_parser().parse_args(argv)
+    if args.command == "verify-fair":  # offline: no client, no server
+        try:
+            return cmd_verify_fair(args, out)
+        except (OSError, ValueError) as error:
+            sys.stderr.write(f"condottiere: {error}\n")
+            return 2
     client = ApiClient(getattr(args, "server", None) or default_server())
     try:
         if args.command == "new":

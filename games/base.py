@@ -268,6 +268,38 @@ class SeatHooks(Protocol):
         ``seat_timed_out`` then what the engine's policy makes the seat do."""
 
 
+# Committed randomness (replays/fairness.py, docs/fairness.md): the server adds this member to the
+# first event of every log it starts, ``{"scheme", "digest", "prearranged"}``, the commitment to the
+# seed it published at creation. Engines keep it as it is (``evolve`` ignores it, ``redact`` passes
+# it on: it hides the seed) and ``verify_log`` accepts it.
+COMMITMENT = "commitment"
+
+
+@runtime_checkable
+class ChanceHooks(Protocol):
+    """The optional hook of the fairness verifier: how a game's random events follow from its seed,
+    so that anyone holding a finished game's log can check every shuffle and die against the seed it
+    was committed to (the platform knows no card and no die; the engine re-derives them)."""
+
+    def rederive_chance(self, events: Sequence[Event]) -> Iterable[tuple[int, Event]]:
+        """For a complete (FULL) log that ``verify_log`` accepts, each event a random draw produced,
+        in log order: its 0-based index and the event the seed of the log's configuration draws at
+        that point. Lazy: the log is folded only as far as the caller iterates (events after an
+        index are not looked at before that index is yielded)."""
+
+
+@runtime_checkable
+class DecisionHooks(Protocol):
+    """The optional hook of the observation export: where in a log the seats decided."""
+
+    def decisions(self, events: Sequence[Event]) -> Iterable[tuple[int, int, Command]]:
+        """For a complete (FULL) log that ``verify_log`` accepts, each player decision in log order:
+        ``(version, seat, command)``, where ``version`` is the number of events before the
+        decision's first event (the state the seat decided on) and ``command`` is the command
+        ``decide`` accepts there to produce the events that follow. Server records (token
+        rotations, hand-overs to bots) and timeouts are not decisions."""
+
+
 @runtime_checkable
 class WebHooks(Protocol):
     """Optional hooks of the browser client (web/): what a game draws on its pages."""

@@ -69,6 +69,18 @@ def event(type_: str, properties: dict[str, Schema], optional: tuple[str, ...] =
     return obj(props, required=required, description=doc) if doc else obj(props, required=required)
 
 
+# ``games.base.COMMITMENT``: the server's commitment to the seed, in the first event of a log it
+# started (docs/fairness.md). Public: it hides the seed.
+COMMITMENT: Schema = obj(
+    {
+        "scheme": {"type": "string", "const": "sha256-v1"},
+        "digest": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "prearranged": {"type": "boolean"},
+    },
+    description="SHA-256 commitment to the game's seed, published at creation (docs/fairness.md)",
+)
+
+
 def union(members: dict[str, Schema], doc: str) -> Schema:
     """``oneOf`` the ``$defs`` named by ``members``, discriminated by their ``type`` constants."""
     discriminated = {

@@ -80,6 +80,19 @@ def replay_of(
     }
 
 
+def replay_as_seat(game: Game[Any], state: Any, version: int, last: int, seat: int) -> dict[str, Any]:
+    """A finished game's ``state`` at ``version`` (of ``last``) as ``seat`` saw it then: the seat's
+    own view, with the redaction it had live (``game.view(state, seat)``: its hand and legal moves,
+    nobody else's hidden cards), although the whole game is public now."""
+    return {
+        "version": version,
+        "last_version": last,
+        "finished": True,
+        "viewer": _viewer_label(seat),
+        "state": game.view(state, seat) if version > 0 else None,
+    }
+
+
 def _viewer_label(viewer: Viewer) -> str:
     if viewer is None:
         return "spectator"

@@ -10,8 +10,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate
 
-from schemas.common import BodyInteger, StrictSchema
-from schemas.games import GameConfig, GameEvent, GameResult, GameView
+from schemas.common import BodyBoolean, BodyInteger, StrictSchema
+from schemas.games import GameCommand, GameConfig, GameEvent, GameResult, GameView
 
 # A date, or a date-time with optional seconds, fraction and offset (UTC when it has none): what the
 # document's "date" and "date-time" formats allow, and the same without seconds or offset.
@@ -137,6 +137,15 @@ class ReplayQuery(StrictSchema):
     version = fields.Integer(
         validate=validate.Range(0, 10_000_000), metadata={"description": "Events applied (default: the last)"}
     )
+    as_seat = fields.Integer(
+        data_key="as",
+        validate=validate.Range(0, 99),
+        metadata={
+            "description": "Finished games only: the view this seat had at that version, redacted as it "
+            "was live (its hand, its legal moves, nobody else's cards); 409 GAME_NOT_FINISHED while "
+            "the game runs"
+        },
+    )
 
 
 class ReplaySchema(ma.Schema):
@@ -200,6 +209,47 @@ class BulkExportRequest(StrictSchema):
     players = BodyInteger(validate=validate.Range(1, 99))
     winner = fields.String(validate=validate.Length(1, 64))
     outcome = fields.String(validate=validate.Length(1, 64))
-    prearranged = fields.Boolean()
+    prearranged = BodyBoolean()
     finished_from = DateOrTime()
     finished_to = DateOrTime()
+
+
+class ObservationExportRequest(StrictSchema):
+    """The archive's filters (as the search and the bulk export take them) and how many games."""
+
+    format = fields.String(
+        load_default=lambda: "ndjson.gz",  # callable: see ExportRequest.format
+        validate=validate.OneOf(["ndjson.gz"]),
+        metadata={"description": "Gzipped NDJSON (the default): one Observation per line"},
+    )
+    player = fields.List(fields.String(validate=validate.Length(1, 64)))
+    game = fields.String(validate=validate.Length(1, 64))
+    ruleset = fields.String(validate=validate.Length(1, 32))
+    option = fields.List(fields.String(validate=validate.Length(1, 64)))
+    players = BodyInteger(validate=validate.Range(1, 99))
+    winner = fields.String(validate=validate.Length(1, 64))
+    outcome = fields.String(validate=validate.Length(1, 64))
+    prearranged = BodyBoolean()
+    finished_from = DateOrTime()
+    finished_to = DateOrTime()
+    limit = BodyInteger(
+        load_default=lambda: 100,  # callable: see ExportRequest.format
+        validate=validate.Range(1, 1000),
+        metadata={"description": "At most this many games, newest first (default 100)"},
+    )
+
+
+class ObservationSchema(ma.Schema):
+    """One decision of a finished game (one line of an observation export): what the seat saw and
+    what it chose. ``version`` events came before it; the move's events follow in the log."""
+
+    game_id = fields.String(required=True)
+    game = fields.String(required=True, metadata={"example": "condottiere"})
+    version = fields.Integer(required=True, metadata={"description": "Events before the decision"})
+    seat = fields.Integer(required=True, metadata={"description": "The seat that decided"})
+    view = GameView(required=True, metadata={"description": "The seat's view, exactly as it was served live"})
+    legal_moves = fields.List(
+        GameCommand(), required=True, metadata={"description": "Every move it could send"}
+    )
+    move = GameCommand(required=True, metadata={"description": "The move it chose (one of legal_moves)"})
+    result = GameResult(required=True, metadata={"description": "The game's final result"})

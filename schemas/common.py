@@ -123,6 +123,17 @@ class _JSONInteger(fields.Integer):
         return super()._validated(value)
 
 
+class BodyBoolean(fields.Boolean):
+    """A boolean in a JSON body: ``true`` or ``false`` only (marshmallow's own also takes 0, 1, "yes"
+    and more, which the document's ``"type": "boolean"`` does not: schemathesis sent
+    ``"prearranged": 0``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if type(value) is not bool:
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 def BodyInteger(**kwargs: Any) -> fields.Integer:  # noqa: N802 - a field factory reads like a field class
     """An integer in a JSON body: only JSON integers (marshmallow's default truncates 1.9 to 1 and
     reads "1" as 1, so ``"seat": 1.9`` claimed seat 1). ``12.0`` is the integer 12, as the OpenAPI

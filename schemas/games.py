@@ -233,6 +233,21 @@ class SeatSchema(ma.Schema):
     bot = fields.String(allow_none=True)
 
 
+class CommitmentSchema(ma.Schema):
+    """The server's commitment to a game's seed (docs/fairness.md), published at creation."""
+
+    scheme = fields.String(required=True, validate=validate.OneOf(["sha256-v1"]))
+    digest = fields.String(
+        required=True,
+        validate=validate.Regexp(r"^[0-9a-f]{64}$"),
+        metadata={"description": "SHA-256 of the domain tag, the seed and the game id (hex)"},
+    )
+    prearranged = fields.Boolean(
+        required=True,
+        metadata={"description": "Part of the hashed tag: the creator gave the seed or a deck order"},
+    )
+
+
 class GameSummarySchema(ma.Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -243,6 +258,14 @@ class GameSummarySchema(ma.Schema):
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     config = GameConfig(metadata={"description": "The public configuration (no seed while the game runs)"})
     prearranged = fields.Boolean(required=True, metadata={"description": PREARRANGED})
+    commitment = fields.Nested(
+        CommitmentSchema,
+        allow_none=True,
+        metadata={
+            "description": "The commitment to the seed (null for imported games); the log's first event "
+            "repeats it, and the seed in that event's config, public once the game is over, opens it"
+        },
+    )
     awaiting = fields.List(fields.Integer())
     result = GameResult(allow_none=True, metadata={"description": "null until the game is over"})
     created = fields.String(allow_none=True)

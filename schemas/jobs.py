@@ -7,7 +7,16 @@ from marshmallow import fields, validate
 
 from schemas.problems import ProblemSchema
 
-JOB_KINDS = ("verify", "game-stats", "player-stats", "global-stats", "export", "bulk-export", "import")
+JOB_KINDS = (
+    "verify",
+    "game-stats",
+    "player-stats",
+    "global-stats",
+    "export",
+    "bulk-export",
+    "observations",
+    "import",
+)
 JOB_STATUSES = ("queued", "started", "finished", "failed")
 
 
@@ -16,8 +25,8 @@ class JobParamsSchema(ma.Schema):
 
     game_id = fields.String(metadata={"description": "verify, game-stats, export, import"})
     format = fields.String(
-        validate=validate.OneOf(["log", "json", "markdown", "html", "ndjson"]),
-        metadata={"description": "export, bulk-export"},
+        validate=validate.OneOf(["log", "json", "markdown", "html", "ndjson", "ndjson.gz"]),
+        metadata={"description": "export, bulk-export, observations"},
     )
     viewer = fields.Raw(
         metadata={
@@ -30,10 +39,11 @@ class JobParamsSchema(ma.Schema):
     filters = fields.Dict(
         keys=fields.String(),
         values=fields.List(fields.Raw(metadata={"type": ["string", "integer", "boolean"]})),
-        metadata={"description": "bulk-export: the archive filters"},
+        metadata={"description": "bulk-export, observations: the archive filters"},
     )
     finished_from = fields.Integer(allow_none=True, metadata={"description": "bulk-export: epoch ms"})
     finished_to = fields.Integer(allow_none=True, metadata={"description": "bulk-export: epoch ms"})
+    limit = fields.Integer(metadata={"description": "observations: at most this many games"})
 
 
 class JobSchema(ma.Schema):

@@ -18,6 +18,7 @@ from games import game_names, get_game
 from games.base import FULL, Game, Viewer
 from replays import core, export
 from replays.export import ImportRefused, validate_import
+from replays.observations import GzipNdjson, NoDecisions, observations
 from schemas.archive import ExchangeDocumentSchema
 from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
@@ -34,6 +35,11 @@ EXPORT_FORMATS = {
     "html": "text/html; charset=utf-8",
 }
 MAX_BULK_GAMES = 10_000
+# Observations are far larger than logs (a view per decision: ~2.1 KB raw, ~50 B gzipped for
+# Condottiere, ~6.5 KB and ~90 B for Rio de la Plata: bench/observations.py), and a job's result is
+# one Redis value: an export takes at most this many games (clients page with finished_to).
+MAX_OBSERVATION_GAMES = 1_000
+OBSERVATIONS_CONTENT_TYPE = "application/gzip"
 # How long an imported log waits for its job (far longer than a queue is ever behind): the job drops
 # it once the game is stored; one never picked up expires instead of piling up.
 IMPORT_INPUT_TTL_SECONDS = 3600
@@ -302,12 +308,13 @@ class ArchiveService:
             return export.to_markdown(game, doc).encode(), EXPORT_FORMATS[fmt]
         return export.to_html(game, doc).encode(), EXPORT_FORMATS[fmt]
 
-    def bulk_export(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
-        """Many finished games as NDJSON, one importable log per line (at most MAX_BULK_GAMES)."""
+    def _archived_ids(self, params: Mapping[str, Any], most: int) -> list[str]:
+        """The ids of the archived games matching ``params`` (filters, dates), newest first, at most
+        ``most``."""
         filters = params.get("filters") or {}
         ids: list[str] = []
         cursor = None
-        while len(ids) < MAX_BULK_GAMES:
+        while len(ids) < most:
             page = self.archive.search(
                 filters=filters,
                 finished_from=params.get("finished_from"),
@@ -319,7 +326,35 @@ class ArchiveService:
             cursor = page.next_cursor
             if cursor is None:
                 break
-        ids = ids[:MAX_BULK_GAMES]
+        return ids[:most]
+
+    def export_observations(self, params: Mapping[str, Any]) -> str:
+        """The job exporting every decision of the archived games that match ``params`` (filters,
+        dates, ``limit`` games) as gzipped NDJSON observations."""
+        return self.jobs.start("observations", params)
+
+    def observation_export(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
+        """Every decision of the matching finished games, newest game first, each game's decisions in
+        log order: one observation per line (``replays.observations``), compressed as it is written."""
+        ids = self._archived_ids(
+            params, min(int(params.get("limit") or MAX_OBSERVATION_GAMES), MAX_OBSERVATION_GAMES)
+        )
+        out = GzipNdjson()
+        total = max(1, len(ids))
+        for done, game_id in enumerate(ids, start=1):
+            log = load_log(self._client, game_id)
+            if log is None or not log.finished:
+                continue
+            try:
+                out.write(observations(get_game(log.name), log.events, game_id=game_id, result=log.result))
+            except NoDecisions:
+                continue  # an engine that does not say where its decisions are has none to give
+            progress(done / total)
+        return out.finish(), OBSERVATIONS_CONTENT_TYPE
+
+    def bulk_export(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
+        """Many finished games as NDJSON, one importable log per line (at most MAX_BULK_GAMES)."""
+        ids = self._archived_ids(params, MAX_BULK_GAMES)
         chunks: list[bytes] = []
         total = max(1, len(ids))
         for done, game_id in enumerate(ids, start=1):

@@ -23,6 +23,7 @@ from bots import levels as bot_levels
 from games import game_names, get_game
 from games.base import (
     ABORTED,
+    COMMITMENT,
     FULL,
     SEAT_HANDED_TO_BOT,
     SEAT_TOKEN_ROTATED,
@@ -33,6 +34,7 @@ from games.base import (
     fold,
     hook,
 )
+from replays import fairness
 from service import clocks, errors
 from service.cache import CachedGame, GameCache
 from service.faults import fault_point
@@ -328,6 +330,9 @@ class GameService:
             "created": stamp,
             "updated": stamp,
         }
+        if normalised.get("seed") is not None:
+            # Committed before anyone can see a card: the first event repeats it (docs/fairness.md).
+            meta["commitment"] = fairness.commitment(normalised["seed"], game_id, prearranged)
         if control is not None:
             meta["clock"] = clocks.new_state(control, seat_count)
         created = {"index": "open"}
@@ -416,6 +421,10 @@ class GameService:
         meta_on_start = self._meta_fields(game, state, stamp, started=True)
         if meta is None:
             meta = self.store.meta(game_id) or {}
+        committed = _json(meta.get("commitment"))
+        if committed is not None and genesis:
+            # The commitment published at creation opens the log (games.base.COMMITMENT).
+            genesis[0] = {**genesis[0], COMMITMENT: committed}
         clock = _json(meta.get("clock"))
         if clock is not None:
             # Only read when this claim fills the last seat: then every other seat's kind is known
@@ -523,6 +532,7 @@ class GameService:
             "seats": seats,
             "config": _json(meta.get("config"), {}),
             "prearranged": _json(meta.get("prearranged"), False),
+            "commitment": _json(meta.get("commitment")),
             "awaiting": _json(meta.get("awaiting"), []),
             "result": _json(meta.get("result")),
             "created": meta.get("created"),

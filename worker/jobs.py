@@ -22,6 +22,7 @@ def handlers(store: GameStore) -> dict[str, Handler]:
         "verify": archive.verify,
         "export": archive.export,
         "bulk-export": archive.bulk_export,
+        "observations": archive.observation_export,
         "import": archive.import_job,
         "game-stats": stats.compute_game,
         "player-stats": stats.compute_player,

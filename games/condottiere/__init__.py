@@ -5,11 +5,11 @@ commands, events and views are specified in ``docs/condottiere-protocol.md``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.base import REVISION, Game, LogError
-from games.condottiere import automatic, decide, evolve, leave, views
+from games.condottiere import automatic, chance, decide, evolve, leave, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION
 from games.condottiere.config import configure as _configure
@@ -100,6 +100,13 @@ class Condottiere:
 
     def timeout(self, state: State, seat: int) -> list[dict]:
         return _with_automatic(state, leave.timeout_events(state, seat))
+
+    # -- games.base.ChanceHooks, games.base.DecisionHooks ---------------------------------------
+    def rederive_chance(self, events: Sequence[dict]) -> Iterator[tuple[int, dict]]:
+        return chance.rederive_chance(events)
+
+    def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
+        return chance.decisions(events)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from games.condottiere.board import CARD_NAMES, REGIONS, in_card_order
 from games.condottiere.config import OPTIONS, RULESETS
 from games.contract_schema import (
+    COMMITMENT,
     RATED,
     SEED_REQUEST,
     Schema,
@@ -151,7 +152,13 @@ _WINNERS = {"winners": SEATS}
 EVENTS: dict[str, Schema] = {
     "GameStarted": event(
         "game_started",
-        {"config": ref("Config"), "game_number": {"type": "integer", "minimum": 1}, "scores": array(COUNT)},
+        {
+            "config": ref("Config"),
+            "game_number": {"type": "integer", "minimum": 1},
+            "scores": array(COUNT),
+            "commitment": COMMITMENT,
+        },
+        optional=("commitment",),
     ),
     "FirstCondottiereChosen": event(
         "first_condottiere_chosen", {"seat": ref("Seat"), "drawn": {"type": "boolean"}}

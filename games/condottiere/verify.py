@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from games.base import CommandError, ConfigError, LogError, is_recorded_form
+from games.base import COMMITMENT, CommandError, ConfigError, LogError, is_recorded_form
 from games.condottiere.automatic import next_automatic_event
 from games.condottiere.config import configure
 from games.condottiere.decide import command_events
@@ -16,7 +16,7 @@ from games.condottiere.leave import LEAVE_EVENTS, events_for
 from games.condottiere.queries import shuffle_source
 from games.condottiere.steps import STEP_GAME_OVER
 
-_PLAYER_EVENTS = {
+PLAYER_EVENTS = {
     "token_placed",
     "token_declined",
     "card_played",
@@ -111,7 +111,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
             if (
                 e.get("game_number") != 1
                 or e.get("scores") != [0] * n
-                or set(e) != {"type", "v", "config", "game_number", "scores"}
+                or set(e) - {COMMITMENT} != {"type", "v", "config", "game_number", "scores"}
             ):
                 return LogError(
                     i, "EVENT_MISMATCH", "The first game starts as game 1 with no points.", None, e
@@ -160,7 +160,7 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
                 state = evolve(state, expected)
             i += len(produced)
             continue
-        command = command_of(events, i) if e["type"] in _PLAYER_EVENTS else None
+        command = command_of(events, i) if e["type"] in PLAYER_EVENTS else None
         if command is None:
             return LogError(
                 i, "UNEXPECTED_EVENT", f"A player decision is awaited here, not {e['type']}.", None, e

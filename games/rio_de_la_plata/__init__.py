@@ -6,11 +6,11 @@ commands, events and views are specified in ``docs/rio-de-la-plata-protocol.md``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.base import REVISION, Game, LogError
-from games.rio_de_la_plata import rules, views
+from games.rio_de_la_plata import chance, rules, views
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
 from games.rio_de_la_plata.config import RULES_REVISION
@@ -85,6 +85,13 @@ class RioDeLaPlata:
 
     def verify_log(self, events: Sequence[dict]) -> LogError | None:
         return _verify_log(events)
+
+    # -- games.base.ChanceHooks, games.base.DecisionHooks ---------------------------------------
+    def rederive_chance(self, events: Sequence[dict]) -> Iterator[tuple[int, dict]]:
+        return chance.rederive_chance(events)
+
+    def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
+        return chance.decisions(events)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ tests instead of drifting silently.
 from __future__ import annotations
 
 from games.contract_schema import (
+    COMMITMENT,
     RATED,
     SEED_REQUEST,
     Schema,
@@ -215,7 +216,9 @@ def player_event(command_type: str, event_type: str) -> Schema:
 
 
 AUTOMATIC_EVENTS: dict[str, Schema] = {
-    "game_started": event("game_started", {"config": ref("Config")}),
+    "game_started": event(
+        "game_started", {"config": ref("Config"), "commitment": COMMITMENT}, optional=("commitment",)
+    ),
     "order_drawn": event("order_drawn", {"order": array(ref("Seat"))}, doc="RIO-SETUP-4"),
     "building_completed": event(
         "building_completed",

@@ -104,19 +104,18 @@ def test_every_answer_is_the_one_gunicorns_wsgi_path_gives(servers):
     assert through_wsgi <= flask_only | others_left_to_flask
 
 
-def _exchange(sock: socket.socket, request: bytes) -> bytes:
+def _exchange(sock: socket.socket, request: bytes, data: bytes = b"") -> bytes:
     """Send ``request``; the answer's bytes (an interim 100 Continue included), read up to its
-    Content-Length."""
+    Content-Length. ``data``: bytes of the answer already received."""
     sock.sendall(request)
-    data = b""
     while True:
         head, sep, rest = data.partition(b"\r\n\r\n")
         if sep and not head.startswith(b"HTTP/1.1 100"):
             length = int(re.search(rb"(?i)\r\ncontent-length: *(\d+)", head).group(1))
             if len(rest) >= length:
                 return data
-        elif sep:  # the interim answer: the final one follows it
-            final = _exchange(sock, b"")
+        elif sep:  # the interim answer: the final one follows it, maybe in the same read already
+            final = _exchange(sock, b"", rest)
             return head + sep + final
         chunk = sock.recv(65536)
         assert chunk, f"closed before a whole answer: {data!r}"

@@ -4,6 +4,7 @@ from either form."""
 
 from __future__ import annotations
 
+import gzip
 import random
 import threading
 
@@ -88,6 +89,8 @@ def everything(client, redis_client, game_id: str, tokens: list[str]) -> dict:
         "events_seat": client.get(f"{base}/events?after=3&limit=50", headers=seat0).get_json(),
         "replay": client.get(f"{base}/replay").get_json(),
         "replay_9": client.get(f"{base}/replay?version=9").get_json(),
+        "replay_9_as_1": client.get(f"{base}/replay?version=9&as=1").get_json(),
+        "replay_as_0": client.get(f"{base}/replay?as=0").get_json(),
         "battles": client.get(f"{base}/battles").get_json(),
         "annotations": client.get(f"{base}/annotations?limit=500").get_json(),
         "stream": sse(client, f"{base}/stream"),
@@ -98,6 +101,7 @@ def everything(client, redis_client, game_id: str, tokens: list[str]) -> dict:
     for fmt in ("log", "json", "markdown", "html"):
         found[f"export_{fmt}"] = job_result(client, redis_client, f"{base}/exports", {"format": fmt})
     found["bulk"] = job_result(client, redis_client, "/v1/exports/bulk", {"format": "ndjson"})
+    found["observations"] = gzip.decompress(job_result(client, redis_client, "/v1/exports/observations", {}))
     found["game_stats"] = job_result(client, redis_client, f"{base}/stats")
     verified = orjson.loads(job_result(client, redis_client, f"{base}/verify"))
     found["verify"] = {k: verified[k] for k in ("ok", "version", "log_error", "game_id", "status")}
@@ -110,6 +114,7 @@ def test_every_reader_answers_the_same_from_the_compact_form(client, svc, redis_
     assert redis_client.exists(keys.events, keys.snapshot, keys.config, keys.idem) == 4
     before = everything(client, redis_client, game_id, tokens)
     assert before["events"]["events"] and before["stream"][-1][1] == "end"
+    assert before["replay_9_as_1"]["viewer"] == "seat 1" and before["observations"].count(b"\n") > 10
 
     report = Compaction(GameStore(redis_client)).run_due()
     assert report.compacted == [game_id]

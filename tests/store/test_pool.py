@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 
 import pytest
 import redis
@@ -28,6 +29,13 @@ def pool(queue_server):
 def ping(connection) -> bytes:
     connection.send_command("PING")
     return connection.read_response()
+
+
+def wait_until_readable(connection, seconds: float = 30.0) -> None:
+    """Until the connection's socket has bytes (or its end) to read: the reply or the close travels
+    through the kernel, and on a loaded machine it may not be there yet when the next line runs."""
+    readable, _, _ = select.select([connection._sock], [], [], seconds)
+    assert readable, f"nothing arrived on the connection within {seconds} s"
 
 
 def counting_checkouts(pool, monkeypatch) -> list[int]:
@@ -84,6 +92,7 @@ def test_a_connection_redis_closed_is_reconnected(pool, queue_server):
         assert admin.client_kill_filter(_id=client_id) == 1
     finally:
         admin.close()
+    wait_until_readable(connection)
     again = pool.lease()
     assert ping(again) == b"PONG"
     again.send_command("CLIENT", "ID")
@@ -96,6 +105,7 @@ def test_a_connection_with_bytes_to_read_is_never_handed_out(pool, monkeypatch):
     the next command's answer: the lease hands the connection to redis-py's path, which replaces it."""
     connection = pool.lease()
     connection.send_command("PING")
+    wait_until_readable(connection)
     pool.give_back(connection)
     calls = counting_checkouts(pool, monkeypatch)
     again = pool.lease()

@@ -1,6 +1,7 @@
 // The replay viewer (/replay/<id>): a slider over versions, step buttons, arrow keys, a jump to each
 // chapter (battle), the state at that version as the reader may see it, and each event's sentence.
 import { api, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
+import { notKnown, seatControls } from "/web/static/seat-view.js";
 
 const gameId = pageData.data.game_id;
 const claim = seats.get(gameId); // a seat of a running game sees its own view; none once it is over
@@ -32,23 +33,30 @@ async function main() {
   const annotation = h("p", { class: "annotation", "aria-live": "polite" });
   const viewer = h("p", { class: "muted viewer" });
   const area = h("div", { class: "table" });
+  const seeAs = summary.status === "finished" ? seatControls(summary, () => go(Number(slider.value))) : null;
   setApp(
     h("section", { "aria-label": "Step through the game" }, controls,
       h("p", { class: "muted" }, "Arrow keys step one event; Page Up/Down jump between battles; Home/End go to the start/end."),
       annotation),
     h("section", { "aria-labelledby": "chapters-title" }, h("h2", { id: "chapters-title" }, "Jump to a battle"),
       h("div", { class: "chapters" }, chapterButtons)),
-    h("p", { class: "status", role: "status" }), area, viewer);
+    seeAs && seeAs.element, h("p", { class: "status", role: "status" }), area, viewer);
   game.mount(area, ctx);
 
   let target = last;
   const show = serialized(async () => {
     const version = target;
-    const { data } = await api(`/v1/games/${gameId}/replay?version=${version}`, { token });
+    const as = seeAs && seeAs.seat() !== null ? `&as=${seeAs.seat()}` : "";
+    const { data } = await api(`/v1/games/${gameId}/replay?version=${version}${as}`, { token });
     game.render(data.state, ctx);
+    if (seeAs) {
+      const full = seeAs.marking() ? (await api(`/v1/games/${gameId}/replay?version=${version}`)).data.state : null;
+      seeAs.show(full ? notKnown(full, data.state) : []);
+    }
     document.querySelector(".status").textContent = game.status(data.state, ctx);
     document.getElementById("app").dataset.version = String(data.version);
-    viewer.textContent = `Shown as: ${data.viewer}${data.finished ? " (the game is over: everything is public)" : ""}.`;
+    const everything = data.finished && data.viewer === "full" ? " (the game is over: everything is public)" : "";
+    viewer.textContent = `Shown as: ${data.viewer}${everything}.`;
   });
 
   function go(version) {

@@ -1,0 +1,68 @@
+"""The replay page's "See as ..." (issue 34): a finished game shown as one seat saw it, version by
+version (the seat's hand as it was served, GET /replay?as=), and the toggle that lists what that
+seat did not know (the other hands, the deck's order). Screenshots at both sizes."""
+
+from __future__ import annotations
+
+import random
+
+import requests
+
+from tests.web.conftest import SIZES, screenshot
+
+
+def _finished_game(live) -> str:
+    base = live.url
+    game_id = requests.post(
+        f"{base}/v1/games", json={"game": "condottiere", "config": {"players": 2}}, timeout=10
+    ).json()["id"]
+    tokens = [
+        requests.post(f"{base}/v1/games/{game_id}/seats", json={"name": name}, timeout=10).json()["token"]
+        for name in ("Ann", "Bob")
+    ]
+    rng = random.Random(34)
+    while True:
+        summary = requests.get(f"{base}/v1/games/{game_id}", timeout=10).json()
+        if summary["status"] == "finished":
+            return game_id
+        seat = rng.choice(summary["awaiting"])
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        view = requests.get(f"{base}/v1/games/{game_id}/view", headers=auth, timeout=10).json()["view"]
+        move = requests.post(
+            f"{base}/v1/games/{game_id}/moves",
+            json={"command": rng.choice(view["legal_moves"])},
+            headers=auth,
+            timeout=10,
+        )
+        assert move.status_code == 200, move.text
+
+
+def test_the_replay_page_shows_a_finished_game_as_a_seat_saw_it(live, context_for):
+    game_id = _finished_game(live)
+    battles = requests.get(f"{live.url}/v1/games/{game_id}/battles", timeout=10).json()
+    version = battles["chapters"][0]["end"]
+    page = context_for("desktop").new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{live.url}/replay/{game_id}")
+    page.locator(f'.chapters button[data-end="{version}"]').click()
+    page.wait_for_selector(f'#app[data-version="{version}"]')
+    assert page.locator("[data-hand] li").count() == 0  # the whole game: no one seat's hand
+    page.select_option("#see-as", "1")
+    as_bob = requests.get(f"{live.url}/v1/games/{game_id}/replay?version={version}&as=1", timeout=10).json()
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-hand] li').length === n", arg=len(as_bob["state"]["hand"])
+    )
+    assert "seat 1" in page.locator(".viewer").text_content()
+    assert page.locator(".not-known li").count() == 0
+    page.check("#not-known")
+    page.wait_for_selector(".not-known li")
+    listed = page.locator(".not-known").text_content()
+    assert "deck" in listed  # the draws to come
+    screenshot(page, "replay-see-as-desktop")
+    page.set_viewport_size(SIZES["phone"])
+    screenshot(page, "replay-see-as-phone")
+    page.select_option("#see-as", "")
+    page.wait_for_function("() => document.querySelectorAll('[data-hand] li').length === 0")
+    assert page.locator(".not-known li").count() == 0 and page.locator("#not-known").is_disabled()
+    assert not errors, errors
