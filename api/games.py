@@ -37,6 +37,7 @@ from schemas.games import (
 )
 from service import GameService
 from service.errors import VersionConflict
+from service.games import StreamGrant
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
@@ -463,14 +464,14 @@ class Stream(MethodView):
         """Follow the game live (Server-Sent Events), redacted for the viewer; resumable. A seat
         follows with its token, or with a stream ticket (``?ticket=``) where it cannot send headers."""
         svc = service()
-        seat, cached = _stream_viewer(svc, game_id, query)
+        grant, cached = _stream_viewer(svc, game_id, query)
         after = _last_event_id()
         if after is None:
             after = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         timed = cached.clock is not None
         sock = request.environ.get("gunicorn.socket")
-        return _event_stream(_sse(svc, game_id, cached.name, seat, after or 0, heartbeat, timed, sock))
+        return _event_stream(_sse(svc, game_id, cached.name, grant, after or 0, heartbeat, timed, sock))
 
 
 @blp.route("/<string:game_id>/view/stream")
@@ -507,21 +508,21 @@ class ViewStream(MethodView):
         reconnecting client sends ``Last-Event-ID`` (or ``?after=``): the view it already holds is
         not sent again. Views in between two messages are skipped (each message is a whole view)."""
         svc = service()
-        seat, current = _stream_viewer(svc, game_id, query)
+        grant, current = _stream_viewer(svc, game_id, query)
         known = _last_event_id()
         if known is None:
             known = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        body = _view_sse(svc, game_id, seat, known, heartbeat, current)
+        body = _view_sse(svc, game_id, grant, known, heartbeat, current)
         if not current_app.config["VIEW_STREAM_PUSH"]:
             return _event_stream(body)
-        return _event_stream(PushedViewStream(body, svc, game_id, seat, known, heartbeat, current))
+        return _event_stream(PushedViewStream(body, svc, game_id, grant, known, heartbeat, current))
 
 
-def _stream_viewer(svc, game_id: str, query) -> tuple[int | None, Any]:
+def _stream_viewer(svc, game_id: str, query) -> tuple[StreamGrant, Any]:
     ticket = query.get("ticket")
     if ticket is None:
-        return svc.viewer_seat(game_id, bearer_token())
+        return svc.stream_viewer(game_id, bearer_token())
     if request.headers.get("Authorization") is not None:
         raise ProblemError(
             422,
@@ -575,7 +576,7 @@ def _sse(
     svc,
     game_id: str,
     name: str,
-    seat: int | None,
+    grant: StreamGrant,
     after: int,
     heartbeat: float,
     timed: bool = False,
@@ -584,7 +585,9 @@ def _sse(
     """Events after ``after``, from the process's live listener (no Redis connection of its own).
     A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
     batch of events. With gunicorn's socket (``sock``) the stream ends as soon as its client hangs
-    up, not at its next write (``view_push.HangUpWatch``)."""
+    up, not at its next write (``view_push.HangUpWatch``). A seat's stream ends with ``event:
+    revoked`` (and nothing it would have been sent since) once its token is no longer the seat's."""
+    seat = grant.seat
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
         yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
@@ -597,6 +600,11 @@ def _sse(
             items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, subscription, name)
             if client.gone:
                 return
+            if items and status != "finished":
+                revoked = svc.stream_revocation(game_id, grant, items[-1]["version"])
+                if revoked is not None:
+                    yield view_push.revoked_message(revoked)
+                    return
             chunks = []
             for item in items:
                 last = item["version"]
@@ -612,16 +620,20 @@ def _sse(
                 yield b": heartbeat\n\n"
 
 
-def _view_sse(svc, game_id: str, seat: int | None, known: int | None, heartbeat: float, current=None):
+def _view_sse(svc, game_id: str, grant: StreamGrant, known: int | None, heartbeat: float, current=None):
     """The viewer's view now and after every change; each message is a whole view, encoded once per
     process for this viewer and version (never for another viewer). ``current``: the game as the
-    request that authenticated the viewer read it (``GameService.open_view_stream``)."""
+    request that authenticated the viewer read it (``GameService.open_view_stream``). Ends with
+    ``event: revoked`` once the seat's token is no longer the one that opened the stream."""
     yield view_push.RETRY
     last = None
-    for update in svc.view_updates(game_id, seat, known, heartbeat, current):
+    for update in svc.view_updates(game_id, grant, known, heartbeat, current):
         if update is None:
             yield view_push.HEARTBEAT
             continue
+        if update.revoked is not None:
+            yield view_push.revoked_message(update.revoked)
+            return
         last = update
         yield view_push.view_message(update)
     if last is None or last.status == "finished":

@@ -11,7 +11,9 @@ done by then but reading the body, which Flask reads again.
 
 What it answers it answers with the route's own code: :func:`api.games.answer_move` (the route
 calls it too), the problem documents of :mod:`api.problems`, and the seat's rate limit counted in
-Flask-Limiter's own counters (:class:`api.ratelimit.SeatLimit`). ``tests/api/test_move_path.py``
+Flask-Limiter's own counters (:class:`api.ratelimit.SeatLimit`). With rate limits on, it answers
+only a token the process knows as a seat's (its cached game): anything else, counted against the
+client's address, is Flask's. ``tests/api/test_move_path.py``
 sends the same requests through both paths and compares the answers byte for byte.
 """
 
@@ -127,6 +129,11 @@ class MovePath:
         token = parse_bearer(header) if header is not None else None
         if token is None:
             return None
+        # Only a token this process knows as a seat's: any other is counted against its address,
+        # and its 401 among the address's failed checks, by Flask (api.ratelimit), behind ProxyFix.
+        seat = self.service.cached_seat(game_id, token) if self.limit is not None else None
+        if seat is None and self.limit is not None:
+            return None
         if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != JSON_MIME:
             return None
         length = environ.get("CONTENT_LENGTH", "")
@@ -139,7 +146,8 @@ class MovePath:
             return None
         try:
             if self.limit is not None:
-                wait = self.limit.hit(token)
+                assert seat is not None
+                wait = self.limit.hit(game_id, seat)
                 if wait is not None:
                     raise too_many_requests(wait)
             status, headers, encoded = answer_move(

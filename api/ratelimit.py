@@ -3,10 +3,18 @@ other seat actions) and job starts. Flask-Limiter counts in Redis (its own stora
 ``REDIS_URL``), so every web process shares the counters; a refusal is a 429 problem document with
 ``Retry-After``.
 
-The client is the seat token on routes that authenticate it (a token that is not a seat's is refused
-before any work, so inventing tokens buys no fresh budget there) and the address everywhere else:
-on routes that never check a token, keying by it would let anyone mint budgets with made-up headers.
-Tokens are hashed before they become keys, so Redis never holds one.
+The client is the seat on routes that authenticate a seat token, when this process knows the token
+as that seat's (its cached copy of the game: no Redis read), and the address everywhere else. Keyed
+by the seat rather than by the token, a rotation buys no fresh budget (issue 36: 150 rotations in
+2.3 s, each a new token with a new budget); keyed by the address when the token is not known, a
+made-up token per request buys none either (issue 35: 60 moves, each with a new made-up token, were
+never limited). Redis never holds a token: keys name the game and the seat.
+
+Failed credential checks are counted too (``RATE_LIMIT_TOKEN_FAILURE``, per address): a request that
+presents a token this process does not know as a seat's, or a stream ticket, is refused with 429 once
+the address has failed that often, before anything is checked, and its 401 is counted. A token the
+process knows is never held up by it (nor does it cost the check's round trip), so a guesser behind
+the same address as real players locks out only other unknown tokens.
 
 Job routes count only the requests that started (or joined) a job (answered 202): a statistics
 read served from the cache costs nothing and is not counted.
@@ -14,16 +22,18 @@ read served from the cache costs nothing and is not counted.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from limits import parse_many
+
+from api.common import parse_bearer
+from api.problems import too_many_requests
 
 # Setting (app config key, environment variable of the same name) -> default. A value is one or more
 # limits in Flask-Limiter's notation ("30/minute", "5/second;100/hour").
@@ -33,6 +43,8 @@ LIMIT_SETTINGS: dict[str, str] = {
     "RATE_LIMIT_MOVE": "30/second",
     "RATE_LIMIT_SEAT_ACTION": "30/minute",
     "RATE_LIMIT_JOB": "30/minute",
+    # Token guesses (any route: a view, a stream, a move) and ticket guesses, per address.
+    "RATE_LIMIT_TOKEN_FAILURE": "10/second;60/minute",
 }
 
 
@@ -76,20 +88,54 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
 
 
 def _address() -> str:
-    return f"addr:{request.remote_addr or 'unknown'}"
+    return address_key(request.remote_addr)
 
 
-def _token_or_address() -> str:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token:
-        return seat_key(token)
-    return _address()
+def address_key(address: str | None) -> str:
+    return f"addr:{address or 'unknown'}"
 
 
-def seat_key(token: str) -> str:
-    return "seat:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+def seat_key(game_id: str, seat: int) -> str:
+    return f"seat:{game_id}:{seat}"
+
+
+def known_seat(game_id: str | None, token: str | None) -> int | None:
+    """The seat of ``game_id`` whose token ``token`` is, as this process's copy of the game knows
+    it (no Redis read); None when it does not (unknown token, game not cached here)."""
+    if not game_id or not token:
+        return None
+    seat: int | None = current_app.extensions["game_service"].cached_seat(game_id, token)
+    return seat
+
+
+def _request_token() -> str | None:
+    header = request.headers.get("Authorization")
+    return parse_bearer(header) if header is not None else None
+
+
+def _request_seat() -> int | None:
+    """The seat this request's token is known to be (cached once per request)."""
+    if "known_seat" not in g:
+        game_id = (request.view_args or {}).get("game_id")
+        g.known_seat = known_seat(game_id, _request_token())
+    seat: int | None = g.known_seat
+    return seat
+
+
+def _seat_or_address() -> str:
+    seat = _request_seat()
+    if seat is None:
+        return _address()
+    return seat_key(request.view_args["game_id"], seat)  # type: ignore[index]
+
+
+def _presents_unknown_credential() -> bool:
+    """Whether this request presents a credential to check that is not a token known here: a
+    ``Bearer`` header (well formed or not) whose token is not a seat's known to this process, or a
+    stream ticket."""
+    if request.args.get("ticket") is not None:
+        return True
+    return request.headers.get("Authorization") is not None and _request_seat() is None
 
 
 def _limit_provider(setting: str) -> Callable[[], str]:
@@ -132,11 +178,28 @@ def install(app: Flask) -> Limiter | None:
         app.view_functions[endpoint] = limiter.shared_limit(
             _limit_provider(spec.setting),
             scope=spec.setting.removeprefix("RATE_LIMIT_").lower(),
-            key_func=_token_or_address if spec.by_token else _address,
+            key_func=_seat_or_address if spec.by_token else _address,
             methods=list(spec.methods),
             deduct_when=spec.only_when,
         )(view)
     app.extensions["rate_limiter"] = limiter
+    failures = TokenFailures(limiter, app.config["RATE_LIMIT_TOKEN_FAILURE"])
+    app.extensions["token_failures"] = failures
+
+    def refuse_a_guesser() -> None:
+        g.checks_credential = _presents_unknown_credential()
+        if g.checks_credential:
+            wait = failures.blocked(_address())
+            if wait is not None:
+                raise too_many_requests(wait)
+
+    def count_a_failure(response: Response) -> Response:
+        if response.status_code == 401 and g.get("checks_credential"):
+            failures.failed(_address())
+        return response
+
+    app.before_request(refuse_a_guesser)
+    app.after_request(count_a_failure)
     return limiter
 
 
@@ -149,10 +212,36 @@ def retry_after_seconds() -> int:
     return max(1, math.ceil(breached.reset_at - time.time()))
 
 
+class TokenFailures:
+    """Failed credential checks per address (``RATE_LIMIT_TOKEN_FAILURE``), in Flask-Limiter's
+    storage: tested before a request with an unknown credential, counted after its 401."""
+
+    SCOPE = "token_failure"
+
+    def __init__(self, limiter: Limiter, value: str):
+        self.items = sorted(parse_many(value))
+        self.strategy = limiter.limiter
+
+    def blocked(self, address_key: str) -> int | None:
+        """None while ``address_key`` may try again, else the whole seconds until it may (>= 1)."""
+        identifiers = (KEY_PREFIX, address_key, self.SCOPE)
+        for item in self.items:
+            if not self.strategy.test(item, *identifiers):
+                reset_at = self.strategy.get_window_stats(item, *identifiers).reset_time
+                return max(1, math.ceil(reset_at - time.time()))
+        return None
+
+    def failed(self, address_key: str) -> None:
+        for item in self.items:
+            self.strategy.hit(item, KEY_PREFIX, address_key, self.SCOPE)
+
+
 class SeatLimit:
     """A per-seat route limit counted outside Flask (the WSGI hot path, :mod:`api.move_path`) in
     the very counters Flask-Limiter keeps for the route: the same storage, strategy and keys, so a
-    seat's moves share one budget whichever path serves them."""
+    seat's moves share one budget whichever path serves them. The hot path answers only tokens the
+    process knows as a seat's (``known_seat``): every other request goes to Flask, which counts it
+    against its address."""
 
     def __init__(self, limiter: Limiter, setting: str, value: str):
         self.scope = setting.removeprefix("RATE_LIMIT_").lower()
@@ -160,10 +249,10 @@ class SeatLimit:
         self.items = sorted(parse_many(value))
         self.strategy = limiter.limiter
 
-    def hit(self, token: str) -> int | None:
-        """Count one request of the seat of ``token``: None when it is allowed, else the whole
-        seconds until the breached limit lets it in again (>= 1)."""
-        identifiers = (KEY_PREFIX, seat_key(token), self.scope)
+    def hit(self, game_id: str, seat: int) -> int | None:
+        """Count one request of ``seat``: None when it is allowed, else the whole seconds until the
+        breached limit lets it in again (>= 1)."""
+        identifiers = (KEY_PREFIX, seat_key(game_id, seat), self.scope)
         for item in self.items:
             if not self.strategy.hit(item, *identifiers):
                 reset_at = self.strategy.get_window_stats(item, *identifiers).reset_time

@@ -32,17 +32,24 @@ from typing import Any
 
 import gevent
 import gevent.socket
+import orjson
 from flask import Response
 from gevent.monkey import is_module_patched
 
 from service.cache import CachedGame
-from service.games import GameService, ViewUpdate
+from service.games import GameService, StreamGrant, ViewUpdate
 
 log = logging.getLogger(__name__)
 
 RETRY = b"retry: 3000\n\n"
 HEARTBEAT = b": heartbeat\n\n"
 END = b"event: end\ndata: {}\n\n"
+
+
+def revoked_message(reason: str) -> bytes:
+    """The last message of a seat's stream whose token is no longer the seat's (rotated, the seat
+    resigned or handed to a bot): the client stops, and reconnects only with the new token."""
+    return b"event: revoked\ndata: %s\n\n" % orjson.dumps({"reason": reason})
 
 
 def cooperative_threads() -> bool:
@@ -107,13 +114,13 @@ class PushedViewStream(Response):
         body: Iterable[bytes],
         svc: GameService,
         game_id: str,
-        seat: int | None,
+        grant: StreamGrant,
         known: int | None,
         heartbeat: float,
         current: CachedGame | None = None,
     ):
         super().__init__(body, mimetype="text/event-stream")
-        self._stream = (svc, game_id, seat, known, heartbeat, current)
+        self._stream = (svc, game_id, grant, known, heartbeat, current)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         sock = environ.get("gunicorn.socket")
@@ -130,8 +137,8 @@ class PushedViewStream(Response):
         close = getattr(app_iter, "close", None)
         if close is not None:
             close()  # never started: the pushed stream replaces it
-        svc, game_id, seat, known, heartbeat, current = self._stream
-        _Pusher(svc, game_id, seat, sock, chunked, heartbeat).run(write, known, current)
+        svc, game_id, grant, known, heartbeat, current = self._stream
+        _Pusher(svc, game_id, grant, sock, chunked, heartbeat).run(write, known, current)
         return []  # all written; gunicorn ends the response (the last chunk) and keeps the connection
 
 
@@ -143,11 +150,11 @@ class _Pusher:
     stream's greenlet instead of writing in the middle of another message."""
 
     def __init__(
-        self, svc: GameService, game_id: str, seat: int | None, sock: Any, chunked: bool, heartbeat: float
+        self, svc: GameService, game_id: str, grant: StreamGrant, sock: Any, chunked: bool, heartbeat: float
     ):
         self.svc = svc
         self.game_id = game_id
-        self.seat = seat
+        self.grant = grant
         self.sock = sock
         self.fd = sock.fileno()
         self.chunked = chunked
@@ -157,6 +164,7 @@ class _Pusher:
         self.remainder = b""  # framed bytes the socket did not take at once
         self.busy = True  # until the response's head is out: nothing may be written before it
         self.finished = False
+        self.revoked: str | None = None  # why the stream's seat may no longer see its views
         self.failed = False
         self.last_write = time.monotonic()
         self.wake = threading.Event()
@@ -169,13 +177,17 @@ class _Pusher:
     def push(self, position: int) -> None:
         """The game has news up to ``position``: write the viewer's view now if it can be written
         without waiting, else leave it to the stream's greenlet."""
-        if self.failed or self.finished or position <= self.version:
+        if self.failed or self.finished or self.revoked or position <= self.version:
             return
         update = None
         if not self.busy and not self.remainder:
-            update = self.svc.cached_view_update(self.game_id, self.seat, position)
+            update = self.svc.cached_view_update(self.game_id, self.grant, position)
         if update is None:
             self.behind = max(self.behind, position)
+            self.wake.set()
+            return
+        if update.revoked is not None:
+            self.revoked = update.revoked  # the stream's greenlet says so and ends it
             self.wake.set()
             return
         data = self.frame(view_message(update))
@@ -209,7 +221,7 @@ class _Pusher:
         self, write: Callable[[bytes], Any], known: int | None, current: CachedGame | None = None
     ) -> None:
         subscription, first, cached = self.svc.open_view_stream(
-            self.game_id, self.seat, known, self.push, current
+            self.game_id, self.grant, known, self.push, current
         )
         watcher = gevent.spawn(self._watch_client)
         with subscription:
@@ -239,12 +251,18 @@ class _Pusher:
             if self.remainder:
                 data, self.remainder = self.remainder, b""
                 self._send(data)
+            elif self.revoked is not None:
+                self._send(self.frame(revoked_message(self.revoked)))
+                return
             elif self.behind > self.version:
                 self.busy = True  # a Redis read may switch to the reader
                 try:
-                    update = self.svc.view_update_at_least(self.game_id, self.seat, self.behind)
+                    update = self.svc.view_update_at_least(self.game_id, self.grant, self.behind)
                 finally:
                     self.busy = False
+                if update.revoked is not None:
+                    self.revoked = update.revoked
+                    continue
                 self.version = update.version
                 self.finished = update.status == "finished"
                 self._send(self.frame(view_message(update)))
@@ -253,7 +271,13 @@ class _Pusher:
                 return
             else:
                 self.wake.clear()
-                if self.remainder or self.behind > self.version or self.finished or self.failed:
+                if (
+                    self.remainder
+                    or self.behind > self.version
+                    or self.finished
+                    or self.failed
+                    or self.revoked is not None
+                ):
                     continue  # set between the checks above and the clear
                 idle = time.monotonic() - self.last_write
                 if not self.wake.wait(max(0.0, self.heartbeat - idle)):

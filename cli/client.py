@@ -100,7 +100,7 @@ class ApiClient:
             )
             if response.status_code != 429 or attempt == self.rate_limit_retries:
                 break
-            # A refused request changed nothing (README, "What every client can rely on"), so it is
+            # A refused request changed nothing (docs/api.md, "What every client can rely on"), so it is
             # sent again, with the same idempotency key, once the server's Retry-After has passed.
             time.sleep(_retry_after(response))
         return self._check(response)

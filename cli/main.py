@@ -20,7 +20,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from cli.client import ApiClient, ApiError, default_server
@@ -107,42 +107,100 @@ def seat_names(summary: Mapping[str, Any]) -> dict[int, str]:
     return {s["seat"]: s["name"] for s in summary.get("seats") or [] if s.get("name")}
 
 
-def _prompt_number(count: int, prompt: str, read_line: Callable[[], str], out: TextIO) -> int | None:
+QUIT = ("q", "quit", "exit")
+BACK = ("b", "back")
+
+
+class MenuNumbers:
+    """Numbers for menu entries that keep their meaning for a whole game: an entry (known by its
+    label) keeps the number it was first shown with and a new entry takes the next free number, so a
+    number read off one menu and typed after the menu changed (another seat moved, a placement used
+    up a space) picks the same move or none, never the entry that moved up into its place. Entries
+    are listed by number; a new client (or a fresh object) starts again from 1."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+
+    def number(self, menu: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
+        numbered = []
+        seen: dict[str, int] = {}
+        for entry in menu:
+            # A label shown twice in one menu (it should not be) still gets one number per entry.
+            seen[entry["label"]] = seen.get(entry["label"], 0) + 1
+            key = entry["label"] if seen[entry["label"]] == 1 else f"{entry['label']}#{seen[entry['label']]}"
+            if key not in self._numbers:
+                self._numbers[key] = len(self._numbers) + 1
+            numbered.append((self._numbers[key], entry))
+        return sorted(numbered, key=lambda item: item[0])
+
+
+def _prompt_number(
+    numbers: Sequence[int],
+    prompt: str,
+    read_line: Callable[[], str],
+    out: TextIO,
+    *,
+    back: bool = False,
+    keys: Mapping[str, int] | None = None,
+) -> int | str | None:
+    """One of ``numbers`` as typed (or the number of one of ``keys`` typed as is); ``None`` when the
+    input ends or the player quits; ``"back"`` (when ``back``) to return to the previous menu."""
+    shown = f"1-{len(numbers)}" if list(numbers) == list(range(1, len(numbers) + 1)) else "a number above"
+    if keys:
+        shown += f", or one as {next(iter(keys))}"
+    extra = ", b to go back" if back else ""
     while True:
-        out.write(f"{prompt} [1-{count}] (q to quit): ")
+        out.write(f"{prompt} [{shown}] (q to quit{extra}): ")
         out.flush()
         line = read_line()
         if line == "":
             return None
         answer = line.strip().lower()
-        if answer in ("q", "quit", "exit"):
+        if answer in QUIT:
             return None
-        if answer.isdigit() and 1 <= int(answer) <= count:
-            return int(answer) - 1
-        out.write(f"Please type a number from 1 to {count}.\n")
+        if back and answer in BACK:
+            return "back"
+        if answer.isdigit() and int(answer) in numbers:
+            return int(answer)
+        if keys and answer.replace(" ", "") in keys:
+            return keys[answer.replace(" ", "")]
+        out.write(f"Please type one of the numbers shown ({', '.join(map(str, numbers))}).\n")
 
 
 def ask_move(
-    view: Mapping[str, Any], read_line: Callable[[], str], out: TextIO, text: GameText
+    view: Mapping[str, Any],
+    read_line: Callable[[], str],
+    out: TextIO,
+    text: GameText,
+    numbers: MenuNumbers | None = None,
 ) -> dict[str, Any] | None:
     """Prompt until a valid move; None when the input ends or the player quits. The menu is the
-    game's (``TextHooks.move_menu``): a move with many variants is one entry and a second question."""
+    game's (``TextHooks.move_menu``): a move with many variants is one entry and a second question,
+    from which ``b`` goes back to the first. ``numbers`` keeps entries' numbers across calls (the
+    play loop's, for a whole game); without it the menu is numbered from 1."""
     menu = text.move_menu(list(view.get("legal_moves") or []), view)
-    out.write("Your moves:\n")
-    for number, entry in enumerate(menu, 1):
-        out.write(f"  {number:>2}) {entry['label']}\n")
-    choice = _prompt_number(len(menu), "Your move", read_line, out)
-    if choice is None:
-        return None
-    entry = menu[choice]
-    if "options" not in entry:
-        return dict(entry["move"])
-    if entry.get("prompt"):
-        out.write(f"{entry['prompt']}?\n")
-    for number, option in enumerate(entry["options"], 1):
-        out.write(f"  {number:>2}) {option['label']}\n")
-    variant = _prompt_number(len(entry["options"]), "Which one", read_line, out)
-    return None if variant is None else dict(entry["options"][variant]["move"])
+    numbered = (numbers or MenuNumbers()).number(menu)
+    by_number = dict(numbered)
+    while True:
+        out.write("Your moves:\n")
+        for number, entry in numbered:
+            out.write(f"  {number:>2}) {entry['label']}\n")
+        choice = _prompt_number([n for n, _ in numbered], "Your move", read_line, out)
+        if choice is None or isinstance(choice, str):
+            return None
+        entry = by_number[choice]
+        if "options" not in entry:
+            return dict(entry["move"])
+        if entry.get("prompt"):
+            out.write(f"{entry['prompt']}?\n")
+        for number, option in enumerate(entry["options"], 1):
+            out.write(f"  {number:>2}) {option['label']}\n")
+        options = list(range(1, len(entry["options"]) + 1))
+        keys = {str(o["key"]).lower(): n for n, o in enumerate(entry["options"], 1) if o.get("key")}
+        variant = _prompt_number(options, "Which one", read_line, out, back=True, keys=keys)
+        if variant == "back":
+            continue
+        return None if variant is None else dict(entry["options"][int(variant) - 1]["move"])
 
 
 def play_loop(
@@ -167,6 +225,7 @@ def play_loop(
     warned = False
     rng = random.Random(seed)
     seen = 0
+    numbers = MenuNumbers()
     # Every view comes from the seat's view stream (no polling): the view now, then after each change.
     views = client.follow_views(game_id, token, read_timeout=60.0)
     current = _next_view(views)
@@ -199,7 +258,7 @@ def play_loop(
                 move = forced
                 out.write(f"Only one move is possible: {text.describe_move(move)} (answered for you)\n")
             else:
-                move = ask_move(view, read_line, out, text)
+                move = ask_move(view, read_line, out, text, numbers)
                 if move is None:
                     out.write(
                         f"\nLeaving the game. Resume with: condottiere play {game_id} --token {token}\n"
@@ -473,7 +532,10 @@ def cmd_import(args, client: ApiClient, out: TextIO) -> int:
     with open(args.file, encoding="utf-8") as handle:
         document = json.load(handle)
     answer = client.import_log(document)
-    out.write(f"Imported as game {answer.get('id')}\n")
+    # The game is replayed under the rules revision its log was recorded under: say which.
+    revision = (client.game(answer["id"]).get("config") or {}).get("revision")
+    shown = f" (rules revision {revision})" if revision is not None else ""
+    out.write(f"Imported{shown} as game {answer.get('id')}\n")  # the id last: scripts cut it off the line
     return 0
 
 

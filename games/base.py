@@ -335,7 +335,9 @@ class TextHooks(Protocol):
         need): entries ``{"label", "move"}`` or, for a move with many variants (a cell among
         fifty), ``{"label", "prompt", "options": [{"label", "move"}]}``, in the order of
         ``moves``; every move appears exactly once (the shape of the web page module's
-        ``choices``)."""
+        ``choices``). An option may also carry a ``key``, a short text unique among its question's
+        options that a reader may type instead of its number (a cell ``3,4``, an edge ``3,4-4,4``:
+        quicker than finding it among hundreds)."""
 
 
 @runtime_checkable

@@ -11,7 +11,7 @@ AOF to the kernel before it answers a command, so a move the client saw accepted
 or ``kill -9`` of Redis or of the whole service; only an operating-system crash or a power cut can
 lose the last second or so (two on a disk so slow that Redis postpones writes behind a running
 fsync). ``REDIS_APPENDFSYNC=always`` closes that window at the price of one
-disk flush per event-loop pass (group commit) that Redis's single thread waits for; README.md,
+disk flush per event-loop pass (group commit) that Redis's single thread waits for; docs/operations.md,
 "Durability", gives the figures measured with bench/http_bench.py --fsync.
 """
 

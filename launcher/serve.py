@@ -1,7 +1,7 @@
 """``python -m launcher serve``: the Procfile's processes, on an embedded Redis if need be, under
 supervisord.
 
-Environment (see README.md, "Configuration"):
+Environment (see docs/operations.md, "Configuration"):
 ``REDIS_URL`` use this Redis and start none (when it names a cluster, the embedded Redis still
 starts, for RQ's queues, unless ``RQ_REDIS_URL`` names a plain Redis for them); ``DATA_DIR`` where
 the embedded Redis keeps its data (default ``./var``; the server lives in ``$DATA_DIR/redis``);
@@ -17,7 +17,7 @@ failed starts (``startretries``), logs every exit and start, and stops programs 
 order, each with its own grace (``stopwaitsecs``) before SIGKILL: the web server first (its grace
 longer than gunicorn's own), then the workers and the janitor (RQ's warm shutdown lets a job end),
 the embedded Redis last (it flushes its append-only file on SIGTERM). circus would do as well but
-is less maintained; systemd is what a production machine should use instead (README.md,
+is less maintained; systemd is what a production machine should use instead (docs/operations.md,
 "Production").
 """
 

@@ -97,6 +97,22 @@ def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if k not in SECRET_CONFIG_KEYS}
 
 
+def hidden_config(config: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration's keys that ``public`` leaves out (the seed, a deck order): kept beside
+    the public ones (meta ``hidden_config``) and shown once the game is finished, when the log
+    (its ``game_started`` event) reveals them anyway."""
+    return {k: v for k, v in config.items() if k not in public}
+
+
+def summary_config(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's configuration as its summary shows it: the public keys, and once the game is
+    finished the hidden ones too (docs/condottiere-protocol.md, "What a finished game reveals")."""
+    config: dict[str, Any] = _json(meta.get("config"), {})
+    if meta.get("status") == "finished":
+        config.update(_json(meta.get("hidden_config"), {}))
+    return config
+
+
 def _json(value: str | None, default: Any = None) -> Any:
     return orjson.loads(value) if value else default
 
@@ -233,10 +249,28 @@ class ViewUpdate(NamedTuple):
     version: int
     status: str
     body: bytes  # JSON, the same document as GET /view answers
+    # Why the stream's seat may no longer see this view (``revocation``): the stream ends with
+    # that reason instead of a view (``body`` is then empty).
+    revoked: str | None = None
 
+
+class StreamGrant(NamedTuple):
+    """Who a stream follows a game as: a seat and the hash of the token that opened it (directly
+    or through a stream ticket), or the spectator (``None``, ``None``). A seat's stream lasts only
+    as long as that token is still the seat's (``GameService.revocation``)."""
+
+    seat: int | None
+    token_hash: str | None = None
+
+
+SPECTATOR_GRANT = StreamGrant(None, None)
 
 # Events the server records beside the engine's: they change what the cache holds outside the state.
 SERVER_EVENTS = frozenset({SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT})
+
+# Why a seat's stream ends before the game does (``event: revoked``, docs/condottiere-protocol.md).
+REVOKED_ROTATED = "token_rotated"
+REVOKED_BOT = "seat_handed_to_bot"
 
 # Encoded views kept per process, keyed by (game, version, viewer): the streams of one viewer (or of
 # every spectator) share the bytes; a seat's entry is only ever served to a stream of that seat.
@@ -319,13 +353,14 @@ class GameService:
             raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
         game_id = new_game_id() if placed is None else new_placed_game_id(placed)
         stamp = now_iso()
+        public = public_config(game, normalised)
         meta = {
             "game": game.name,
             "title": game.title,
             "status": "open",
             "version": 0,
             "seat_count": seat_count,
-            "config": public_config(game, normalised),
+            "config": public,
             "prearranged": prearranged,
             "created": stamp,
             "updated": stamp,
@@ -333,6 +368,9 @@ class GameService:
         if normalised.get("seed") is not None:
             # Committed before anyone can see a card: the first event repeats it (docs/fairness.md).
             meta["commitment"] = fairness.commitment(normalised["seed"], game_id, prearranged)
+        hidden = hidden_config(normalised, public)
+        if hidden:
+            meta["hidden_config"] = hidden
         if control is not None:
             meta["clock"] = clocks.new_state(control, seat_count)
         created = {"index": "open"}
@@ -530,7 +568,7 @@ class GameService:
             "version": int(meta.get("version", 0)),
             "seat_count": count,
             "seats": seats,
-            "config": _json(meta.get("config"), {}),
+            "config": summary_config(meta),
             "prearranged": _json(meta.get("prearranged"), False),
             "commitment": _json(meta.get("commitment")),
             "awaiting": _json(meta.get("awaiting"), []),
@@ -565,29 +603,78 @@ class GameService:
         cached = entry.cached
         return _game_view(cached, seat)
 
+    def cached_seat(self, game_id: str, token: str) -> int | None:
+        """The seat whose token ``token`` is in this process's copy of the game (no I/O; the rate
+        limits key by it), None when the game is not cached here or the token is none of its seats'."""
+        cached = self.cache.get(game_id)
+        if cached is None:
+            return None
+        try:
+            return self._seat_for_token(cached, token)
+        except errors.InvalidToken:
+            return None
+
     def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
         """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
         entry = self._current(game_id)
         seat = self._seat_for_token(entry.cached, token) if token is not None else None
         return seat, entry.cached
 
+    def stream_viewer(self, game_id: str, token: str | None) -> tuple[StreamGrant, CachedGame]:
+        """:meth:`viewer_seat` for a stream: the grant it follows as (the seat and its token's hash)."""
+        if token is None:
+            return SPECTATOR_GRANT, self._current(game_id).cached
+        seat, cached = self.viewer_seat(game_id, token)
+        grant = StreamGrant(seat, hash_token(token))
+        if self.revocation(cached, grant) is not None:
+            raise errors.InvalidToken()  # a seat handed to a bot: its old token follows it no more
+        return grant, cached
+
     def issue_stream_ticket(self, game_id: str, token: str) -> tuple[str, int, int]:
         """A short-lived, single-use ticket that opens ``game_id``'s stream as ``token``'s seat, for
-        clients that cannot send a header (the browser's EventSource). Only its hash is stored.
+        clients that cannot send a header (the browser's EventSource). Only its hash is stored,
+        with the hash of ``token``: a ticket taken before a rotation opens nothing after it.
         Returns (ticket, seat, seconds it stays valid)."""
-        seat = self._seat_for_token(self._current(game_id).cached, token)
+        grant, _ = self.stream_viewer(game_id, token)
+        assert grant.seat is not None and grant.token_hash is not None
         ticket = new_token()
-        self.store.put_stream_ticket(game_id, hash_token(ticket), seat, STREAM_TICKET_TTL_SECONDS)
-        return ticket, seat, STREAM_TICKET_TTL_SECONDS
+        self.store.put_stream_ticket(
+            game_id, hash_token(ticket), grant.seat, grant.token_hash, STREAM_TICKET_TTL_SECONDS
+        )
+        return ticket, grant.seat, STREAM_TICKET_TTL_SECONDS
 
-    def redeem_stream_ticket(self, game_id: str, ticket: str) -> tuple[int, CachedGame]:
-        """The seat a ticket was issued for, consuming it; InvalidTicket when it is unknown, expired,
-        already used or issued for another game."""
+    def redeem_stream_ticket(self, game_id: str, ticket: str) -> tuple[StreamGrant, CachedGame]:
+        """The grant a ticket was issued for, consuming it; InvalidTicket when it is unknown,
+        expired, already used, issued for another game, or taken with a token the seat no longer
+        has (rotated since, or the seat handed to a bot)."""
         entry = self._current(game_id)  # GameNotFound first: an unknown game is a 404, as elsewhere
-        seat = self.store.take_stream_ticket(game_id, hash_token(ticket))
-        if seat is None:
+        taken = self.store.take_stream_ticket(game_id, hash_token(ticket))
+        if taken is None:
             raise errors.InvalidTicket()
-        return seat, entry.cached
+        grant = StreamGrant(*taken)
+        if self.revocation(entry.cached, grant) is not None:
+            raise errors.InvalidTicket()
+        return grant, entry.cached
+
+    @staticmethod
+    def revocation(cached: CachedGame, grant: StreamGrant) -> str | None:
+        """Why ``grant``'s seat may no longer follow ``cached`` as that seat (None: it still may).
+        A finished game's log is public: nothing to revoke then."""
+        seat = grant.seat
+        if seat is None or cached.status != "active":
+            return None
+        if cached.seat_kinds.get(seat) == "bot":
+            return REVOKED_BOT
+        stored = cached.seat_hashes.get(seat)
+        if stored is None or grant.token_hash is None or not hmac.compare_digest(stored, grant.token_hash):
+            return REVOKED_ROTATED
+        return None
+
+    def stream_revocation(self, game_id: str, grant: StreamGrant, version: int) -> str | None:
+        """:meth:`revocation` as of ``version`` or later (reading Redis when the cache is behind)."""
+        if grant.seat is None:
+            return None
+        return self.revocation(self._at_least(game_id, version), grant)
 
     def read_events(
         self, game_id: str, token: str | None = None, after: int = 0, limit: int = 100
@@ -596,12 +683,16 @@ class GameService:
         spectator; everyone sees the full log of a finished game."""
         seat, cached = self.viewer_seat(game_id, token)
         limit = max(1, min(limit, MAX_EVENTS_PAGE))
-        entries = self.store.read_events(game_id, after=after, limit=limit)
+        # The events, the status and the version in one read: a move between the token check and
+        # this read is on the page, and so is the version it reached.
+        entries, status, version = self.store.read_events_page(game_id, after=after, limit=limit)
+        if status is None:
+            raise errors.GameNotFound()
         return EventsPage(
             game_id=game_id,
-            version=cached.version,
-            status=cached.status,
-            events=self.redact_entries(cached.name, entries, seat, cached.status == "finished"),
+            version=version,
+            status=status,
+            events=self.redact_entries(cached.name, entries, seat, status == "finished"),
             limit=limit,
             seat=seat,
         )
@@ -657,16 +748,17 @@ class GameService:
     def view_updates(
         self,
         game_id: str,
-        seat: int | None,
+        grant: StreamGrant,
         known: int | None,
         timeout: float,
         current: CachedGame | None = None,
     ) -> Iterator[ViewUpdate | None]:
         """The per-seat view stream: the viewer's view now (unless ``known`` is its version), then
-        its new view after every change, until the game is finished; ``None`` after ``timeout``
-        seconds without a change (a heartbeat). ``seat`` must be authenticated by the caller;
-        ``current``: see :meth:`open_view_stream`."""
-        subscription, first, cached = self.open_view_stream(game_id, seat, known, current=current)
+        its new view after every change, until the game is finished or the grant is revoked (a
+        last update with ``revoked`` set); ``None`` after ``timeout`` seconds without a change (a
+        heartbeat). ``grant`` must be authenticated by the caller; ``current``: see
+        :meth:`open_view_stream`."""
+        subscription, first, cached = self.open_view_stream(game_id, grant, known, current=current)
         with subscription:
             if first is not None:
                 yield first
@@ -675,12 +767,15 @@ class GameService:
                     yield None
                     continue
                 cached = self._at_least(game_id, subscription.position)
-                yield self._view_update(cached, seat)
+                update = self._view_update(cached, grant)
+                yield update
+                if update.revoked is not None:
+                    return
 
     def open_view_stream(
         self,
         game_id: str,
-        seat: int | None,
+        grant: StreamGrant,
         known: int | None,
         push: Callable[[int], None] | None = None,
         current: CachedGame | None = None,
@@ -695,20 +790,20 @@ class GameService:
         from there."""
         cached = current if current is not None else self._current(game_id).cached
         subscription = self.live.subscribe(game_id, cached.version, push)
-        first = None if known == cached.version else self._view_update(cached, seat)
+        first = None if known == cached.version else self._view_update(cached, grant)
         return subscription, first, cached
 
-    def cached_view_update(self, game_id: str, seat: int | None, version: int) -> ViewUpdate | None:
+    def cached_view_update(self, game_id: str, grant: StreamGrant, version: int) -> ViewUpdate | None:
         """The viewer's view at ``version`` or later when this process holds it (no I/O: the live
         reader calls this), else None."""
         cached = self.cache.get(game_id)
         if cached is None or cached.version < version:
             return None
-        return self._view_update(cached, seat)
+        return self._view_update(cached, grant)
 
-    def view_update_at_least(self, game_id: str, seat: int | None, version: int) -> ViewUpdate:
+    def view_update_at_least(self, game_id: str, grant: StreamGrant, version: int) -> ViewUpdate:
         """The viewer's view at ``version`` or later, reading Redis when the cache is behind."""
-        return self._view_update(self._at_least(game_id, version), seat)
+        return self._view_update(self._at_least(game_id, version), grant)
 
     def _at_least(self, game_id: str, version: int) -> CachedGame:
         cached = self.cache.get(game_id)
@@ -716,7 +811,12 @@ class GameService:
             return cached
         return self._reload(game_id).cached
 
-    def _view_update(self, cached: CachedGame, seat: int | None) -> ViewUpdate:
+    def _view_update(self, cached: CachedGame, grant: StreamGrant) -> ViewUpdate:
+        seat = grant.seat
+        if seat is not None:
+            revoked = self.revocation(cached, grant)
+            if revoked is not None:
+                return ViewUpdate(cached.version, cached.status, b"", revoked)
         if cached.clock is not None:  # the public clock is computed at send time: nothing to share
             return ViewUpdate(cached.version, cached.status, orjson.dumps(_game_view(cached, seat).to_dict()))
         # A move sends every seat's stream its view: built here without a GameView (issue 12).
@@ -888,6 +988,7 @@ class GameService:
                     prearranged=cached.prearranged,
                 )
                 self.cache.put(new)
+                self.live.deliver_local(game_id, cached.version, [event])  # its streams end now
                 self._notify(new, [event])
                 return {"game_id": game_id, "seat": seat, "token": fresh_token, "version": version}
             if result.outcome == "bad_token":

@@ -321,6 +321,26 @@ class GameStore:
             return [StreamEntry(version, events[version - 1]) for version in range(after + 1, end + 1)]
         return [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
 
+    def read_events_page(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> tuple[list[StreamEntry], str | None, int]:
+        """:meth:`read_events` with the game's status and version read in the same MULTI, so the
+        version a page reports is never older than its last event (issue 35: a page read while
+        another seat moved answered version 1074 with event 1075 on it). Status None: no game."""
+        keys = game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xrange(keys.events, f"{after + 1}-1", "+", count=limit)
+        pipe.get(keys.log)
+        pipe.hmget(keys.meta, "status", "version")
+        raw, packed, (status, version) = pipe.execute()
+        if packed is not None:
+            events = compact.decode(self.redis, packed)
+            end = len(events) if limit is None else min(len(events), after + limit)
+            entries = [StreamEntry(v, events[v - 1]) for v in range(after + 1, end + 1)]
+        else:
+            entries = [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
+        return entries, None if status is None else _text(status), int(version or 0)
+
     def compact_events(self, game_id: str) -> list[dict[str, Any]] | None:
         """A compacted game's whole log (None when it is not compacted)."""
         packed = self.redis.get(game_keys(game_id).log)
@@ -341,15 +361,24 @@ class GameStore:
         return [_entry(entry_id, fields) for entry_id, fields in entries]
 
     # -- stream tickets ---------------------------------------------------------------------------
-    def put_stream_ticket(self, game_id: str, ticket_hash: str, seat: int, ttl_seconds: int) -> None:
-        """Keep a stream ticket for ``ttl_seconds`` (Redis expires it; nothing to clean up)."""
-        self.redis.set(stream_ticket(game_id, ticket_hash), seat, ex=ttl_seconds)
+    def put_stream_ticket(
+        self, game_id: str, ticket_hash: str, seat: int, token_hash: str, ttl_seconds: int
+    ) -> None:
+        """Keep a stream ticket for ``ttl_seconds`` (Redis expires it; nothing to clean up): the
+        seat, and the hash of the token it was taken with (a rotation since then voids it)."""
+        self.redis.set(stream_ticket(game_id, ticket_hash), f"{seat}:{token_hash}", ex=ttl_seconds)
 
-    def take_stream_ticket(self, game_id: str, ticket_hash: str) -> int | None:
-        """The ticket's seat, deleting it in the same command (GETDEL: two streams racing with one
-        ticket cannot both get it); ``None`` when unknown, expired or already used."""
+    def take_stream_ticket(self, game_id: str, ticket_hash: str) -> tuple[int, str] | None:
+        """The ticket's seat and token hash, deleting it in the same command (GETDEL: two streams
+        racing with one ticket cannot both get it); ``None`` when unknown, expired or already used
+        (or kept in the old form, a seat alone: such a ticket names no token, and lives 30 s)."""
         raw = self.redis.getdel(stream_ticket(game_id, ticket_hash))
-        return None if raw is None else int(raw)
+        if raw is None:
+            return None
+        seat, _, token_hash = _text(raw).partition(":")
+        if not token_hash:
+            return None
+        return int(seat), token_hash
 
     # -- changes (Lua) --------------------------------------------------------------------------
     def append(

@@ -16,17 +16,22 @@ OPTIONS = ("draw_after_battle", "points_target", "bigger_kingdoms", "capturing",
 ONLY_2006 = ("draw_after_battle", "hidden_cards")
 FIELDS = ("ruleset", "players", "options", "seed", "first_condottiere", "deck_order", REVISION)
 
-# The rules revisions (games.base): 1, every log recorded before revisions existed, among them those
-# recorded before RL-11 and RL-12 (commit 0ba873d): the hand discard (END-7) was offered only to the
-# seats holding cards but no Mercenary, and no number of battles without a card ended a game; 2 (issue
-# 28, the first numbered): RL-11 and RL-12 as the specification has them.
+# The rules revisions (games.base): 1, the rules before RL-11 and RL-12 (commit 0ba873d): the hand
+# discard (END-7) was offered only to the seats holding cards but no Mercenary, and no number of
+# battles without a card ended a game; 2, RL-11 and RL-12 as the specification has them. Revisions
+# were first numbered by issue 28, after RL-12: a log recorded before then names none and may follow
+# either, so the engine plays such a log under revision 2 (the running games and the archive of the
+# day: RL-12 also keeps a seat's eligibility hidden) and reads it as revision 1 wherever the log
+# shows it went on as revision 1 would (steps.read_as_revision_1; verify_log holds the log to one of
+# the two throughout).
 RULES_REVISION = 2
 RL_11_RL_12 = 2
 
 
 def revision(config: Mapping[str, Any]) -> int:
-    """The rules revision a game's (recorded) configuration names."""
-    return log_revision(config)
+    """The rules revision a game is played under: the one its configuration names, else (a log
+    recorded before revisions existed) revision 2, unless read as revision 1 where the log shows it."""
+    return log_revision(config) if REVISION in config else RULES_REVISION
 
 
 def _is_int(value: Any) -> TypeGuard[int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, overload
 
+from games.base import REVISION
 from games.condottiere.board import REGION_INDEX, REGIONS
 from games.condottiere.events import Event, copy_config
 from games.condottiere.queries import next_turn, region_count
@@ -28,6 +29,7 @@ from games.condottiere.steps import (
     STEP_SHUFFLE_FOR_FINAL_BATTLE,
     STEP_SHUFFLE_FOR_ROUND,
     STEP_START_BATTLE,
+    read_as_revision_1,
     settle,
 )
 
@@ -422,6 +424,9 @@ def evolve(state: State | None, event: Event) -> State | None:
     handler = EVENT_HANDLERS.get(kind)
     if handler is None or state is None:
         return state
+    if REVISION not in state.config and state.pending is not None and event != state.pending:
+        # A log recorded before revisions existed that goes on as revision 1 would (config.py).
+        state = read_as_revision_1(state) or state
     after = state.copy()
     handler(after, event)
     return settle(after)

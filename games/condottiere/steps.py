@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from games.base import REVISION, UNREVISED
 from games.condottiere.board import REGIONS
 from games.condottiere.config import RL_11_RL_12, revision
 from games.condottiere.events import Chance, Event, copy_config, make_event
@@ -370,6 +371,36 @@ STEP_FUNCTIONS: tuple[Callable[[State], StepResult], ...] = (
     shuffle_for_final_battle,
     game_over,
 )
+
+
+# Automatic events that revisions 1 and 2 produce differently (RL-12's offer, RL-11's stall).
+_REVISED_EVENTS = ("hand_discard_offered", "game_won", "match_won")
+
+
+def read_as_revision_1(state: State) -> State | None:
+    """For a game whose configuration names no revision (recorded before revisions existed, see
+    config.py): the state settled under revision 1 instead, when revision 1 goes on from here
+    differently from the pending event revision 2 produced (the offer of the hand discard, or a
+    stall); None when nothing differs. Used when the log's next event is not that pending event."""
+    pending = state.pending
+    if (
+        REVISION in state.config
+        or not isinstance(pending, dict)
+        or pending.get("type") not in _REVISED_EVENTS
+    ):
+        return None
+    if pending["type"] != "hand_discard_offered" and pending.get("reason") != "stalled":
+        return None
+    alt = state.copy()
+    recorded = alt.config
+    alt.config = dict(recorded, revision=UNREVISED)  # only while the steps run: the log's own stays
+    try:
+        settle(alt)
+    finally:
+        alt.config = recorded
+    if alt.pending == pending and alt.awaiting == state.awaiting:
+        return None
+    return alt
 
 
 def settle(state: State) -> State:

@@ -14,7 +14,7 @@ from games.condottiere.events import Chance
 from games.condottiere.evolve import evolve
 from games.condottiere.leave import LEAVE_EVENTS, events_for
 from games.condottiere.queries import shuffle_source
-from games.condottiere.steps import STEP_GAME_OVER
+from games.condottiere.steps import STEP_GAME_OVER, read_as_revision_1
 
 PLAYER_EVENTS = {
     "token_placed",
@@ -84,6 +84,7 @@ def _chance_ok(state: Any, expected: Chance, e: dict) -> str | None:
 
 def verify_log(events: Sequence[dict]) -> LogError | None:
     state = None
+    read_as: int | None = None  # the revision a log naming none turns out to follow (config.py)
     total = len(events)
     i = 0
     while i < total:
@@ -122,6 +123,15 @@ def verify_log(events: Sequence[dict]) -> LogError | None:
         if state.step == STEP_GAME_OVER:
             return LogError(i, "GAME_OVER", "The log goes on after the end of the game.", None, e)
         pending = state.pending
+        alternative = read_as_revision_1(state) if pending is not None and read_as != 2 else None
+        if alternative is not None:
+            # A log recorded before revisions existed (config.py): it must follow one revision
+            # throughout, the first place where they differ telling which.
+            revision_1_next = alternative.pending
+            if read_as == 1 or (e != pending and (revision_1_next is None or e == revision_1_next)):
+                read_as, state = 1, alternative
+                continue  # the same event again, against the revision-1 state
+            read_as = 2
         if pending is not None:
             if isinstance(pending, Chance):
                 why = _chance_ok(state, pending, e)

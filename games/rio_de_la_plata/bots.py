@@ -75,7 +75,9 @@ class HeuristicBot:
         if kind == "offer_decline":
             return 0
         if kind == "fire":
-            bonus = 1 if v["chars"]["artillerist"]["owner"] == seat else 0
+            # The battle is phase C: a character works in it from the year after it came (RIO-CHAR-5).
+            gunner = v["chars"]["artillerist"]
+            bonus = 1 if gunner["owner"] == seat and v["year"] >= gunner["from"] else 0
             return m["k"] * _two_dice_at_least(m["k"] + 6 - bonus)
         if kind == "place_attacker":
             return -self._distance_to_building(v, m["edge"])

@@ -387,6 +387,7 @@ BATTLE: Schema = {
         "forbidden": array(ref("CellKey")),
         "firer": nullable(ref("Seat")),
         "k": COUNT,
+        "hits": {**COUNT, "description": "The attackers the firer has still to remove (stage cannon_remove)"},
         "di": COUNT,
         "free_left": COUNT,
         "recruited": COUNT,
@@ -438,9 +439,13 @@ SHIP: Schema = obj(
         "back": nullable({**INT, "description": "The year the ship returns"}),
         "hold": array(array(COUNT, minItems=3, maxItems=3), description="Per seat: stone, wood, luxury"),
         "launch": nullable(ref("Seat")),
+        "fee": {**COUNT, "description": "RIO-RL-19: what the launcher paid in all (0 once refunded)"},
         "fee_owner": nullable(ref("Seat")),
+        "share": {**COUNT, "description": "RIO-RL-19: the part of the fee the Shipowner received"},
         "full": BOOL,
-    }
+    },
+    # Present from the first launch on (rules._launched): a ship never launched has neither.
+    required=["in_play", "at_sea", "back", "hold", "launch", "fee_owner", "full"],
 )
 
 RESULT: Schema = obj(

@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.rio_de_la_plata.annotate import annotate
-from games.rio_de_la_plata.archive import LETTERS
 from games.rio_de_la_plata.board import Board, load_board
 
 STEPS = {
@@ -26,7 +25,38 @@ STEPS = {
     "over": "the game is over",
 }
 GOODS = ("silver", "stone", "wood", "luxury")
-CELL_WIDTH = 5
+CELL_WIDTH = 4
+# Building codes of the text board: two letters, the first a capital, so that none can be read as a
+# district (a single small letter: "a" .. "h") nor as another building (the SVG's one-letter codes,
+# archive.LETTERS, made a hut of seat 0, "h0", look like district h).
+CODES = {
+    "hut": "Hu",
+    "house": "Ho",
+    "quarry": "Qu",
+    "carpenter": "Cp",
+    "market": "Mk",
+    "company": "Co",
+    "square": "Sq",
+    "statue": "St",
+    "garden": "Ga",
+    "church": "Ch",
+    "barracks": "Ba",
+    "palace": "Pa",
+    "cathedral": "Ca",
+}
+START = "*"
+# Plain ASCII (a terminal that is not UTF-8 could not print box-drawing characters).
+WALL = {"h": "=", "v": "#"}
+ROAD = {"h": "-", "v": "|"}
+PLAZA = "::"
+REQUIRES = {
+    "no_building": "on a cell without a building",
+    "own_hut": "on your own hut",
+    "market": "on a market",
+    "surrounded": "on a cell with 5 minor buildings or wall sections around it",
+    "square_statue_tile": "on a square (statue tile)",
+    "square_garden_tile": "on a square (garden tile)",
+}
 
 
 def _name(seat: int | None, names: Mapping[int, str] | None) -> str:
@@ -51,7 +81,7 @@ def _board(view: Mapping[str, Any]) -> Board:
 
 
 def _people(ppl: Sequence[int]) -> str:
-    """People on a cell, by seat: ``0:2`` (two of seat 0), ``0 1`` (one each)."""
+    """People on a cell, by seat: ``0:2`` (two of seat 0), ``01`` (one each of seats 0 and 1)."""
     present = [(seat, n) for seat, n in enumerate(ppl) if n]
     if len(present) == 1:
         seat, n = present[0]
@@ -59,35 +89,128 @@ def _people(ppl: Sequence[int]) -> str:
     return "".join(str(seat) * n for seat, n in present)
 
 
+Vertex = tuple[int, int]
+
+
+def _edge(key: str) -> tuple[Vertex, Vertex]:
+    """An edge key ``"X1,Y1-X2,Y2"`` as its two vertices, the smaller first."""
+    left, right = key.split("-")
+    a = tuple(int(v) for v in left.split(","))
+    b = tuple(int(v) for v in right.split(","))
+    first, second = sorted((a, b))
+    return (first[0], first[1]), (second[0], second[1])
+
+
+def sections(view: Mapping[str, Any], board: Board) -> dict[tuple[Vertex, Vertex], str]:
+    """Every wall and road section standing, printed or placed: edge -> ``wall`` or ``road``."""
+    out: dict[tuple[Vertex, Vertex], str] = {}
+    for kind, printed, placed in (
+        ("road", board.printed_roads, view.get("roads") or []),
+        ("wall", board.printed_walls, view.get("walls") or []),
+    ):
+        for a, b in printed:
+            first, second = sorted((a, b))
+            out[(first, second)] = kind
+        for key in placed:
+            out[_edge(key)] = kind
+    return out
+
+
+def describe_edge(key: str) -> str:
+    """Where an edge is, in cells: the side of the cell below or to the right of it."""
+    (x1, y1), (x2, y2) = _edge(key)
+    if y1 == y2:  # horizontal: between cells (x1, y1 - 1) and (x1, y1)
+        return f"edge {key}: the top of cell ({x1}, {y1})"
+    return f"edge {key}: the left side of cell ({x1}, {y1})"
+
+
 def city_grid(view: Mapping[str, Any], board: Board) -> list[str]:
-    """The city as two text lines per row: the building (code and owner) or the district letter,
-    then the people on the cell by seat."""
+    """The city drawn cell by cell: two text lines per row (the building's code and owner, or the
+    district's letter, with ``*`` on a start-zone cell; then the people on the cell by seat), and
+    between rows and columns the cells' edges, where walls and roads stand."""
     city: Mapping[str, Any] = view.get("city") or {}
-    head = "    " + "".join(f"{x:^{CELL_WIDTH}}" for x in range(board.width))
-    lines = [head]
-    for y in range(board.height):
+    standing = sections(view, board)
+
+    def mark(edge: tuple[Vertex, Vertex], side: str) -> str:
+        kind = standing.get(edge)
+        return WALL[side] if kind == "wall" else ROAD[side] if kind == "road" else " "
+
+    def vertex(x: int, y: int) -> str:
+        touching = [
+            ((x - 1, y), (x, y)),
+            ((x, y), (x + 1, y)),
+            ((x, y - 1), (x, y)),
+            ((x, y), (x, y + 1)),
+        ]
+        return "+" if any(edge in standing for edge in touching) else " "
+
+    head = "    " + "".join(f" {x:^{CELL_WIDTH}}" for x in range(board.width))
+    lines = [head.rstrip()]
+    for y in range(board.height + 1):
+        border = "".join(
+            vertex(x, y) + mark(((x, y), (x + 1, y)), "h") * CELL_WIDTH for x in range(board.width)
+        )
+        lines.append(("    " + border + vertex(board.width, y)).rstrip())
+        if y == board.height:
+            break
         top, bottom = [], []
         for x in range(board.width):
             cell = city.get(f"{x},{y}") or {}
             if (x, y) in board.plaza:
-                label = "##"
+                label = PLAZA
             elif cell.get("b"):
-                label = LETTERS.get(cell["b"], "?") + (
-                    str(cell["own"]) if cell.get("own") is not None else ""
-                )
+                label = CODES.get(cell["b"], "?") + (str(cell["own"]) if cell.get("own") is not None else "")
             elif (x, y) in board.district:
                 label = board.district[(x, y)].lower()
             else:
                 label = ""
-            top.append(f"{label:^{CELL_WIDTH}}")
-            bottom.append(f"{_people(cell.get('ppl') or []):^{CELL_WIDTH}}")
-        lines.append(f"{y:>3} " + "".join(top).rstrip())
-        lines.append("    " + "".join(bottom).rstrip())
+            if (x, y) in board.start_zone:
+                label += START
+            side = mark(((x, y), (x, y + 1)), "v")
+            top.append(side + f"{label:^{CELL_WIDTH}}")
+            bottom.append(side + f"{_people(cell.get('ppl') or []):^{CELL_WIDTH}}")
+        last = mark(((board.width, y), (board.width, y + 1)), "v")
+        lines.append((f"{y:>3} " + "".join(top) + last).rstrip())
+        lines.append(("    " + "".join(bottom) + last).rstrip())
     return lines
+
+
+def _held(name: str, data: Mapping[str, Any], view: Mapping[str, Any]) -> str:
+    """A held character, with the phase its benefits start in while they have not (RIO-CHAR-5)."""
+    start, year = data.get("from"), view.get("year")
+    if not isinstance(start, int) or not isinstance(year, int):
+        return _words(name)
+    if year < start or (year == start and view.get("step") in ("setup", "A")):
+        return f"{_words(name)} (works from phase B of {start})"
+    return _words(name)
+
+
+def character_terms(board: Board, name: str) -> str:
+    """A character's price and VP requirement (RIO-CHAR-3, RIO-CHAR-7)."""
+    ch = board.characters.get(name) or {}
+    return f"{ch.get('cost', '?')} silver, needs {ch.get('min_vp', '?')} VP"
+
+
+def minor_terms(board: Board, name: str) -> str:
+    """A minor building's cost (people and resources), the VP it gives and where it may stand."""
+    minor = board.minors.get(name)
+    if minor is None:
+        return ""
+    people = f"{minor.people} {'person' if minor.people == 1 else 'people'}"
+    goods = " + ".join(f"{n} {good}" for good, n in minor.resources.items())
+    where = REQUIRES.get(minor.requires, _words(minor.requires))
+    return f"{people}{' + ' + goods if goods else ''}, {minor.vp} VP, {where}"
 
 
 def _occupants(row: Sequence[int | None], existing: Sequence[int]) -> str:
     return "[" + " ".join("." if row[i] is None else str(row[i]) for i in existing) + "]"
+
+
+def _grid_spaces(
+    row: Sequence[int | None], spaces: Sequence[tuple[int, int]], existing: Sequence[int]
+) -> str:
+    """A major building's grid: each space's VP, then its occupant (``.``: free), e.g. ``[5:. 5:0]``."""
+    return "[" + " ".join(f"{spaces[i][0]}:{'.' if row[i] is None else row[i]}" for i in existing) + "]"
 
 
 def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
@@ -117,18 +240,19 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
 
     out.append("")
     out.append(
-        "The city (a.. districts, ## the Plaza Mayor, a building's code then its owner's seat; under"
-        " each cell its people by seat, 0:2 for two of seat 0):"
+        "The city (a.. districts, * the start zone, :: the Plaza Mayor, a building's code then its"
+        " owner's seat; under each cell its people by seat, 0:2 for two of seat 0; walls = #, roads"
+        " - |, on the cells' edges):"
     )
     out.extend(city_grid(view, board))
-    legend = ", ".join(f"{code} {_words(name)}" for name, code in LETTERS.items())
+    legend = ", ".join(f"{code} {_words(name)}" for name, code in CODES.items())
     out.append(f"  Buildings: {legend}.")
-    walls, roads = view.get("walls") or [], view.get("roads") or []
-    printed_walls, printed_roads = len(board.printed_walls), len(board.printed_roads)
-    out.append(
-        f"  Walls: {len(walls) + printed_walls} sections, roads: {len(roads) + printed_roads} "
-        f"({view.get('sections', '?')} sections left in the supply)."
-    )
+    standing = sections(view, board)
+    for kind in ("wall", "road"):
+        edges = sorted(edge for edge, what in standing.items() if what == kind)
+        where = ", ".join(f"{a[0]},{a[1]}-{b[0]},{b[1]}" for a, b in edges) or "none"
+        out.append(f"  {kind.capitalize()}s ({len(edges)}): {where}.")
+    out.append(f"  {view.get('sections', '?')} wall and road sections left in the supply.")
 
     out.append("")
     out.append(f"  {'player':<22}{'VP':>4}{'silver':>8}{'stone':>7}{'wood':>6}{'luxury':>8}{'people':>8}")
@@ -136,7 +260,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     for seat, p in enumerate(view.get("p") or []):
         pointer = ">" if seat in awaiting else " "
         who = _name(seat, names) + (" (you)" if seat == me else "")
-        owned = [_words(c) for c, data in chars.items() if data.get("owner") == seat]
+        owned = [_held(c, data, view) for c, data in chars.items() if data.get("owner") == seat]
         out.append(
             f"{pointer} {who:<22}{p.get('vp', 0):>4}{p.get('silver', 0):>8}{p.get('stone', 0):>7}"
             f"{p.get('wood', 0):>6}{p.get('luxury', 0):>8}{p.get('supply', 0):>8}"
@@ -144,14 +268,17 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         )
 
     out.append("")
+    out.append("Major buildings (each space's VP, then who is on it; . a free space) and the other spaces:")
     n = int(view.get("n") or len(view.get("p") or []) or 0)
     for name, major in (view.get("major") or {}).items():
         spec = board.majors.get(name)
         grids = major.get("grids") or []
         shown = []
         for gi, row in enumerate(grids):
-            existing = spec.grids[gi].existing(n) if spec is not None else range(len(row))
-            shown.append(_occupants(row, existing))
+            if spec is None:
+                shown.append(_occupants(row, range(len(row))))
+                continue
+            shown.append(_grid_spaces(row, spec.grids[gi].spaces, spec.grids[gi].existing(n)))
         cost = f" (pay 1 {' and 1 '.join(spec.cost_goods)})" if spec and spec.cost == "all_of" else ""
         if spec and spec.cost == "one_of":
             cost = f" (pay 1 {' or 1 '.join(spec.cost_goods)})"
@@ -164,7 +291,11 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         placed = ", ".join(f"{_name(s, names)}: {c}" for s, c in enumerate(counts) if c)
         out.append(f"  {label:<10} {placed or '-'}")
     spots = view.get("spots") or {}
-    free = [_words(c) for c, data in chars.items() if data.get("owner") is None and c not in spots]
+    free = [
+        f"{_words(c)} ({character_terms(board, c)})"
+        for c, data in chars.items()
+        if data.get("owner") is None and c not in spots
+    ]
     taken = [f"{_words(c)} ({_name(s, names)})" for c, s in spots.items()]
     out.append(f"  characters in the bank: {', '.join(free) or 'none'}")
     if taken:
@@ -342,6 +473,33 @@ def _use_label(move: Mapping[str, Any], board: Board | None, building: str | Non
     return f"option {choice + 1}"
 
 
+def _label_with_terms(move: Mapping[str, Any], label: str, board: Board, due: Mapping[str, Any]) -> str:
+    """A move's label with what the board says it costs and gives: a major building space's VP, a
+    character's price and VP requirement, a minor building's cost, VP and site, where an edge is."""
+    kind, space = move.get("type"), move.get("space")
+    if kind == "place" and space == "major":
+        spec = board.majors.get(str(move.get("building")))
+        grid, index = int(move.get("grid") or 0), int(move.get("index") or 0)
+        if spec is not None and grid < len(spec.grids) and index < len(spec.grids[grid].spaces):
+            vp = spec.grids[grid].spaces[index][0]
+            where = f" grid {grid + 1}," if grid else ""
+            pay = f", paying 1 {move['pay']}" if move.get("pay") else ""
+            return f"place a person on the {_words(spec.name)}{where} space {index + 1} ({vp} VP){pay}"
+    if kind == "place" and space == "character":
+        name = str(move.get("character"))
+        return f"place a person on the {_words(name)} ({character_terms(board, name)})"
+    if kind == "claim":
+        name = str(move.get("character"))
+        return f"claim the {_words(name)}: pay {character_terms(board, name)}, or take the penalty"
+    if kind == "build":
+        terms = minor_terms(board, str(move.get("building")))
+        return f"{label}: {terms}" if terms else label
+    if kind == "place_section":
+        what = due.get("what") if due.get("kind") == "section" else None
+        return f"place a {what or 'wall or road'} section on {describe_edge(str(move.get('edge')))}"
+    return label
+
+
 # Moves with many variants, asked in two steps: the group they belong to (None: a menu entry of
 # their own) and the question of the second step.
 def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
@@ -397,6 +555,20 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
     return None
 
 
+def _typed_key(move: Mapping[str, Any]) -> str | None:
+    """What a reader may type for a variant that is a place (``TextHooks.move_menu``'s ``key``): the
+    edge of a section, the cell of a placement or a defender; moves with other variants have none,
+    so every key is unique within its question."""
+    kind = move.get("type")
+    if kind == "place_section":
+        return str(move.get("edge"))
+    cell = move.get("cell")
+    placed = kind == "place" and move.get("space") == "cell" and not move.get("displace")
+    if (kind == "defend" or placed) and isinstance(cell, (list, tuple)) and len(cell) == 2:
+        return f"{cell[0]},{cell[1]}"
+    return None
+
+
 def move_menu(
     moves: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
@@ -407,6 +579,7 @@ def move_menu(
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     board = _board(view) if view is not None else None
     city = (view or {}).get("city") or {}
+    due = ((view or {}).get("due") or [{}])[0]
     for move in moves:
         label = describe_move(move)
         if move.get("type") == "use":
@@ -415,6 +588,8 @@ def move_menu(
             label = f"use the {_words(building or 'building')} on {_cell(cell)}: " + _use_label(
                 move, board, building
             )
+        elif board is not None:
+            label = _label_with_terms(move, label, board, due)
         grouped = _group(move)
         if grouped is None:
             menu.append({"label": label, "move": dict(move)})
@@ -423,7 +598,11 @@ def move_menu(
         if key not in groups:
             groups[key] = {"label": group_label, "prompt": prompt, "options": []}
             menu.append(groups[key])
-        groups[key]["options"].append({"label": label, "move": dict(move)})
+        option: dict[str, Any] = {"label": label, "move": dict(move)}
+        typed = _typed_key(move)
+        if typed is not None:
+            option["key"] = typed
+        groups[key]["options"].append(option)
     return [
         {"label": e["options"][0]["label"], "move": e["options"][0]["move"]}
         if "options" in e and len(e["options"]) == 1

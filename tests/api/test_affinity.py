@@ -36,10 +36,22 @@ def two_workers(redis_server, tmp_path):
         while len(psutil.Process(process.pid).children()) < 2:
             assert time.monotonic() < deadline, "gunicorn did not fork its second worker"
             time.sleep(0.1)
-        time.sleep(1.5)  # each worker binds its slot as it starts, and again every second if taken
+        # Each worker binds its slot as it starts (and again every second if taken): wait until
+        # both slots are bound rather than guessing how long a loaded machine takes.
+        while not all(_slot_bound(process.pid, slot) for slot in range(2)):
+            assert time.monotonic() < deadline, "the workers did not bind their slots"
+            time.sleep(0.1)
         yield process, base
         process.terminate()
         process.wait(timeout=15)
+
+
+def _slot_bound(master_pid: int, slot: int) -> bool:
+    """Whether a worker of ``master_pid`` has bound ``slot``'s abstract address (/proc/net/unix
+    lists abstract names with a leading "@")."""
+    name = "@" + slot_address(master_pid, slot)[1:].decode()
+    with open("/proc/net/unix") as table:
+        return any(line.split()[-1] == name for line in table if len(line.split()) >= 8)
 
 
 def _new_game(base: str) -> tuple[str, list[str]]:
@@ -62,7 +74,7 @@ def _open_stream(base: str, game_id: str) -> socket.socket:
 def _holder(workers: list[psutil.Process], sock: socket.socket) -> int:
     """The pid of the worker holding the server's end of ``sock``."""
     port = sock.getsockname()[1]
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         holders = {
             worker.pid

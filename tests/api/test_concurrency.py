@@ -211,3 +211,47 @@ def test_concurrent_claims_fill_each_seat_once_and_start_once(server, redis_clie
         (409, "SEAT_TAKEN"),
     }
     assert len(assert_log_consistent(redis_client, game_id)) == 3
+
+
+def test_an_events_page_never_reports_a_version_older_than_its_last_event(client, redis_server):
+    """Issue 35: while another seat moved (through another web process here), GET /events answered
+    a page whose ``version`` was older than the last event on it (the version was read before the
+    events). Read in one step, the version is at least every event's on the page, for a seat and
+    for the spectator, on every page read while the game is played out."""
+    from api import create_app
+    from tests.api.conftest import Table
+
+    table = Table(client, hand_size=40)
+    mover = create_app({"REDIS_URL": redis_server.url, "TESTING": True}).test_client()
+    done = threading.Event()
+
+    def play_out() -> None:
+        try:
+            while True:
+                view = mover.get(f"/v1/games/{table.id}/view").get_json()
+                if view["status"] == "finished":
+                    return
+                seat = view["view"]["turn"]
+                auth = {"Authorization": f"Bearer {table.tokens[seat]}"}
+                hand = mover.get(f"/v1/games/{table.id}/view", headers=auth).get_json()["view"]["hand"]
+                mover.post(
+                    f"/v1/games/{table.id}/moves",
+                    json={"command": {"type": "play", "card": hand[0]}},
+                    headers=auth,
+                )
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=play_out, daemon=True)
+    thread.start()
+    contradictions, pages = [], 0
+    while not done.is_set():
+        for headers in (table.auth(0), {}):
+            page = client.get(f"/v1/games/{table.id}/events?after=0&limit=500", headers=headers).get_json()
+            pages += 1
+            if page["events"] and page["events"][-1]["version"] > page["version"]:
+                contradictions.append((page["version"], page["events"][-1]["version"]))
+    thread.join(timeout=60)
+    final = client.get(f"/v1/games/{table.id}").get_json()
+    assert final["status"] == "finished" and pages > 0
+    assert contradictions == [], f"{len(contradictions)} of {pages} pages contradicted themselves"

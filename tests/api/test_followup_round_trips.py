@@ -30,9 +30,16 @@ def cards_left(table: Table) -> int:
     return sum(len(table.view(seat)["view"]["hand"]) for seat in (0, 1))
 
 
-def test_a_games_end_acknowledges_and_counts_its_actions_in_one_round_trip(client, redis_client):
+def test_a_games_end_acknowledges_and_counts_its_actions_in_one_round_trip(client, redis_client, svc):
     """The toy game ends with the last card played (tests/api/toy_game.py): its index, archive and
-    verify actions are acknowledged and counted together."""
+    verify actions are acknowledged and counted together.
+
+    The actions' grace period is made longer than any run here: with the usual 2 s, a loaded
+    machine let it run out before this process acknowledged, and any sweeper on the session's Redis
+    (a janitor of another test) then ran and acknowledged them itself, so this process's
+    acknowledgements found duplicates and sent their counts apart (issue 35). What is tested is the
+    changing process's own round trips, whatever the time they take."""
+    svc.store.followup_grace_ms = 3_600_000
     table = Table(client, hand_size=2)
     while cards_left(table) > 1:
         assert table.move(*next_move(table)).status_code == 200
@@ -42,8 +49,9 @@ def test_a_games_end_acknowledges_and_counts_its_actions_in_one_round_trip(clien
     assert table.view()["status"] == "finished"
     acks, counts = ["EVALSHA"] * 3, ["HINCRBY"] * 3
     if isinstance(redis_client, redis.cluster.RedisCluster):
-        # the counts live in another slot: the same pipeline, answered by another node
-        assert acks in trips.commands and counts in trips.commands
+        # The counts live in another slot: the same pipeline, answered by another node, or by the
+        # same one when both slots are on one master (a third of the game ids, with three masters).
+        assert acks + counts in trips.commands or (acks in trips.commands and counts in trips.commands)
     else:
         assert acks + counts in trips.commands
     assert ["HINCRBY"] not in trips.commands  # no count sent on its own

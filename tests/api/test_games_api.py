@@ -257,3 +257,35 @@ def test_summary_and_list_show_whose_turn_it_is(table):
     table.move(0, {"type": "pass"})
     listed = table.client.get("/v1/games").get_json()["games"][0]
     assert listed["id"] == table.id and listed["awaiting"] == [1] and listed["version"] == 4
+
+
+def test_a_finished_games_summary_shows_the_seed_the_log_reveals(client):
+    """Issue 35: the seed the server drew stays out of the summary and the listing while the game
+    runs (it decides every hidden card) and is in both once the game is finished, the value its log
+    (now public) records in ``game_started``."""
+    created = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 1}})
+    game_id = created.get_json()["id"]
+    assert "seed" not in created.get_json()["config"]
+    table = Table.__new__(Table)
+    table.client, table.id, table.tokens = client, game_id, []
+    for name in ("Ann", "Bob"):
+        table.tokens.append(
+            client.post(f"/v1/games/{game_id}/seats", json={"name": name}).get_json()["token"]
+        )
+
+    def listed() -> dict:
+        games = client.get("/v1/games?game=toy&limit=100").get_json()["games"]
+        return next(g for g in games if g["id"] == game_id)
+
+    running = client.get(f"/v1/games/{game_id}").get_json()
+    assert running["status"] == "active" and "seed" not in running["config"]
+    assert "seed" not in listed()["config"] and "hidden_config" not in str(running)
+    for seat in (0, 1):
+        card = table.view(seat)["view"]["hand"][0]
+        assert table.move(seat, {"type": "play", "card": card}).status_code == 200
+    finished = client.get(f"/v1/games/{game_id}").get_json()
+    log = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    assert finished["status"] == "finished"
+    seed = log[0]["event"]["config"]["seed"]
+    assert finished["config"] == {**running["config"], "seed": seed}
+    assert listed()["config"]["seed"] == seed

@@ -53,7 +53,12 @@ def test_many_streams_under_gevent_each_get_every_event(gunicorn):
     threads = [threading.Thread(target=follow, args=(i,), daemon=True) for i in range(FOLLOWERS)]
     for thread in threads:
         thread.start()
-    time.sleep(1.5)  # every follower is subscribed before the first move
+    # Every follower has the genesis (versions 1-3) before the first move, so the moves reach them
+    # live; bounded, not ordered by a guess of how long a loaded machine takes to connect them.
+    deadline = time.monotonic() + 60
+    while not all(len(received.get(i, ())) >= 3 for i in range(FOLLOWERS)):
+        assert time.monotonic() < deadline, "the followers never got the genesis"
+        time.sleep(0.02)
     while True:
         view, version = play_toy_turn(base, game["id"], tokens)
         if version is None:

@@ -98,9 +98,13 @@ def test_an_interrupted_wait_ends_at_once_and_later_waits_wait_their_time():
 
     waiter = threading.Thread(target=wait)
     waiter.start()
-    time.sleep(0.1)
-    subscription.interrupt()
-    waiter.join(timeout=5)
+    # Interrupted until it returns: one interrupt sent before the waiter waits would be lost (and
+    # the thread may start waiting late on a loaded machine); a wait that only its timeout ends
+    # takes 5 s.
+    deadline = time.monotonic() + 30
+    while waiter.is_alive() and time.monotonic() < deadline:
+        subscription.interrupt()
+        waiter.join(timeout=0.05)
     assert waited and waited[0] < 1.0
     started = time.monotonic()
     assert other.wait(3, 0.3) == []

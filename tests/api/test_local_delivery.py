@@ -5,6 +5,7 @@ another process took still reaches every stream, after that pause at most."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -27,20 +28,49 @@ def wait_for_position(subscription, version: int, seconds: float) -> float:
     return time.monotonic() - started
 
 
-def slow_reader(svc, before: float = 0.0, after_news: float = 0.0) -> None:
+class ReaderWatch:
+    """What the live reader is doing, for a test to wait on rather than to guess by sleeping."""
+
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.reading: set[str] | None = None  # the games named by the read under way
+        self.returned: list[set[str]] = []  # the games each finished read brought news of
+
+    def blocked_on(self, game_id: str) -> bool:
+        """A read naming ``game_id`` is under way, and not the first: the first may start before
+        the subscription has woken the reader (its wake then ends that read, and the flag it raises
+        would cut the next pause short), the next starts after the wake."""
+        return self.reading is not None and game_id in self.reading and len(self.returned) >= 1
+
+    def wait(self, predicate, what: str, seconds: float = 30.0) -> None:
+        with self.condition:
+            assert self.condition.wait_for(predicate, seconds), f"the reader never {what}"
+
+
+def slow_reader(svc, before: float = 0.0, after_news: float = 0.0) -> ReaderWatch:
     """Make the live reader start each read ``before`` seconds late, and hand over what it read
     ``after_news`` seconds late; it still reads Redis as usual. The reader and the request that took
-    a move race to deliver it (both wake when Redis answers): ``after_news`` lets the request win."""
+    a move race to deliver it (both wake when Redis answers): ``after_news`` lets the request win.
+    Returns a watch of its reads."""
     real_read = svc.live.reader.read
+    watch = ReaderWatch()
 
     def read(after, block_ms):
         time.sleep(before)
+        with watch.condition:
+            watch.reading = set(after)
+            watch.condition.notify_all()
         news = real_read(after, block_ms)
         if news:
             time.sleep(after_news)
+        with watch.condition:
+            watch.reading = None
+            watch.returned.append(set(news))
+            watch.condition.notify_all()
         return news
 
     svc.live.reader.read = read
+    return watch
 
 
 def test_a_move_reaches_this_processs_streams_as_it_commits(client, svc):
@@ -73,14 +103,15 @@ def test_after_reading_only_its_own_moves_the_reader_pauses_and_loses_nothing(cl
     then waits ``echo_pause_seconds`` (one second here, to be measurable) before it reads again. A
     move another process takes meanwhile reaches the subscribers after that wait, not lost."""
     svc.live.echo_pause_seconds = 1.0
-    slow_reader(svc, after_news=0.1)
+    watch = slow_reader(svc, after_news=0.1)
     table = Table(client)
     subscription = svc.live.subscribe(table.id, table.view(0)["version"])
     try:
-        time.sleep(0.3)  # the reader is blocked on an XREAD that names the game
+        watch.wait(lambda: watch.blocked_on(table.id), "blocked on an XREAD that names the game")
         local = table.move(0, first_move(table))
         assert local.status_code == 200, local.get_json()
-        time.sleep(0.2)  # the reader reads the echo and starts its pause
+        # The reader has read the echo (and pauses right after handing it over, finding it delivered).
+        watch.wait(lambda: any(table.id in news for news in watch.returned), "read the echo")
         hand = table.view(1)["view"]["hand"]
         remote = other_process.test_client().post(
             f"/v1/games/{table.id}/moves",
@@ -100,14 +131,15 @@ def test_a_new_game_to_watch_ends_the_readers_pause(client, svc, other_process):
     """A stream that opens on another game during the pause must not wait for it: its first moves
     come at once."""
     svc.live.echo_pause_seconds = 5.0
-    slow_reader(svc, after_news=0.1)
+    watch = slow_reader(svc, after_news=0.1)
     table = Table(client)
     subscription = svc.live.subscribe(table.id, table.view(0)["version"])
     second = Table(other_process.test_client())
     try:
-        time.sleep(0.3)  # the reader is blocked on an XREAD that names the game
+        watch.wait(lambda: watch.blocked_on(table.id), "blocked on an XREAD that names the game")
         assert table.move(0, first_move(table)).status_code == 200
-        time.sleep(0.2)  # the reader is in its pause
+        # The reader has read the echo: it is in its pause (5 s) from then on.
+        watch.wait(lambda: any(table.id in news for news in watch.returned), "read the echo")
         watching = svc.live.subscribe(second.id, second.view(0)["version"])
         try:
             moved = second.move(0, first_move(second))

@@ -141,3 +141,66 @@ def test_stream_tickets_are_limited_per_seat_token(apps):
     refused = client.post(url, headers=table.auth(0))
     assert refused.status_code == 429 and "Retry-After" in refused.headers
     assert client.post(url, headers=table.auth(1)).status_code == 201
+
+
+def _made_up_token(i: int) -> dict[str, str]:
+    return {"Authorization": f"Bearer made-up-token-{i:04d}-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+
+
+@pytest.mark.parametrize("fast_path", [True, False], ids=["hot-path", "flask"])
+def test_a_made_up_token_per_move_is_counted_against_the_address(apps, fast_path):
+    """Issue 35: one address sending moves, each with a new made-up token, is limited like one
+    sending them with one token (RATE_LIMIT_MOVE per address for a token that is no seat's), on
+    the hot path (api/move_path.py) as through Flask; a real seat's own budget is untouched."""
+    client = apps(
+        RATE_LIMIT_MOVE="3/hour", RATE_LIMIT_TOKEN_FAILURE="1000/hour", MOVE_FAST_PATH=fast_path
+    ).test_client()
+    table = Table(client)
+    table.view(0)  # the process knows the game (and its seats' tokens)
+    url = f"/v1/games/{table.id}/moves"
+    move = {"command": {"type": "pass"}}
+    statuses = [client.post(url, json=move, headers=_made_up_token(i)).status_code for i in range(4)]
+    assert statuses == [401, 401, 401, 429]
+    assert [table.move(0, {"type": "pass"}).status_code for _ in range(3)] == [200, 422, 422]
+    assert table.move(0, {"type": "pass"}).status_code == 429  # its own budget, as before
+
+
+def test_rotations_count_against_the_seat_not_the_token(apps):
+    """Issue 36: every rotation hands out a new token, which used to bring a fresh budget (150
+    rotations in 2.3 s were accepted, each a new event in the log). Counted per seat, the limit
+    holds across the rotations, and the other seat keeps its own."""
+    client = apps(RATE_LIMIT_SEAT_ACTION="3/hour").test_client()
+    table = Table(client)
+    for _ in range(3):
+        rotated = client.post(f"/v1/games/{table.id}/token", headers=table.auth(0))
+        assert rotated.status_code == 200
+        table.tokens[0] = rotated.get_json()["token"]
+    version = table.view(0)["version"]
+    refused = client.post(f"/v1/games/{table.id}/token", headers=table.auth(0))
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    assert table.view(0)["version"] == version  # refused: no new event
+    assert client.post(f"/v1/games/{table.id}/token", headers=table.auth(1)).status_code == 200
+
+
+def test_token_and_ticket_guesses_are_limited_per_address(apps):
+    """Issue 36: failed token checks (GET /view, a stream, a move) and stream-ticket guesses count
+    against the address (RATE_LIMIT_TOKEN_FAILURE); past the limit an unknown credential is refused
+    with 429 before it is checked, while a seat's own token still reads its view."""
+    client = apps(RATE_LIMIT_TOKEN_FAILURE="4/hour").test_client()
+    table = Table(client)
+    table.view(0)
+    view = f"/v1/games/{table.id}/view"
+    guesses = [
+        client.get(view, headers=_made_up_token(0)),
+        client.get(f"/v1/games/{table.id}/view/stream", headers=_made_up_token(1)),
+        client.get(f"/v1/games/{table.id}/stream?ticket=guessed-ticket"),
+        client.post(
+            f"/v1/games/{table.id}/moves", json={"command": {"type": "pass"}}, headers=_made_up_token(2)
+        ),
+    ]
+    assert [g.status_code for g in guesses] == [401, 401, 401, 401]
+    refused = client.get(view, headers=_made_up_token(3))
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    assert client.get(f"/v1/games/{table.id}/view/stream?ticket=another-guess").status_code == 429
+    assert client.get(view, headers=table.auth(0)).status_code == 200  # a known token is never held up
+    assert client.get(view).status_code == 200  # nor is the spectator

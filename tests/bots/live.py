@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -71,4 +72,34 @@ def run(argv: list[str], stdin_lines: list[str] | None = None) -> tuple[int, str
     out = io.StringIO()
     lines = iter(stdin_lines or [])
     code = main(argv, out=out, read_line=lambda: next(lines, ""))
+    return code, out.getvalue()
+
+
+def first_shown(text: str) -> str:
+    """The answer "the first entry of the menu on screen" (the smallest number shown: the client lists
+    entries by number), for a client whose numbers keep their meaning from one menu to the next."""
+    lines = text.splitlines()
+    numbers = []
+    for line in reversed(lines[:-1]):  # the last line is the prompt being answered
+        match = MENU_LINE.match(line)
+        if not match:
+            break
+        numbers.append(match.group(1))
+    return f"{numbers[-1]}\n" if numbers else "q\n"
+
+
+MENU_LINE = re.compile(r"^\s+(\d+)\) ")
+
+
+def run_answering(argv: list[str], answer, limit: int = 5000) -> tuple[int, str]:
+    """Run the command-line client in-process, answering each prompt with ``answer(screen so far)``
+    (at most ``limit`` times, then an empty line: the input ends)."""
+    out = io.StringIO()
+    asked = [0]
+
+    def read_line() -> str:
+        asked[0] += 1
+        return answer(out.getvalue()) if asked[0] <= limit else ""
+
+    code = main(argv, out=out, read_line=read_line)
     return code, out.getvalue()

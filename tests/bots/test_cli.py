@@ -12,7 +12,7 @@ from cli.client import ApiClient, parse_sse
 from cli.display import text_for
 from cli.main import parse_bots
 from games.condottiere.text import describe_event, describe_move, render_view
-from tests.bots.live import run
+from tests.bots.live import first_shown, run, run_answering
 from tests.bots.views import make_view
 
 # -- display on constructed views -----------------------------------------------------------------
@@ -120,9 +120,9 @@ def test_parse_bots_forms():
 
 def test_play_a_full_game_in_the_terminal_against_bots_with_scripted_input(live):
     """SET-4, BAT-3, VIC-1: a human plays a whole game from the terminal by typing move numbers
-    ("1" every time: always the first legal move) against three heuristic bots played by the RQ
+    (always the first entry of the menu shown) against three heuristic bots played by the RQ
     worker; the game ends and the final board is shown."""
-    code, text = run(
+    code, text = run_answering(
         [
             "--server",
             live.url,
@@ -136,7 +136,7 @@ def test_play_a_full_game_in_the_terminal_against_bots_with_scripted_input(live)
             "--bots",
             "heuristic",
         ],
-        stdin_lines=["1\n"] * 5000,
+        first_shown,
     )
     assert code == 0, text[-3000:]
     assert "Your move [1-" in text
@@ -153,7 +153,7 @@ def test_play_rejects_bad_input_and_quits_on_q(live):
         stdin_lines=["99\n", "abc\n", "q\n"],
     )
     assert code == 1
-    assert text.count("Please type a number") == 2
+    assert text.count("Please type one of the numbers shown") == 2
     assert "Resume with: condottiere play" in text
 
 
@@ -544,3 +544,21 @@ def test_rl_12_the_cli_answers_keep_by_itself_when_it_is_the_only_legal_answer()
     assert server.moves == [_ForcedKeepServer.KEEP]
     assert "Your move [" not in out.getvalue()  # no prompt
     assert "Only one move is possible: keep your hand" in out.getvalue()
+
+
+def test_import_says_under_which_rules_revision_the_log_is_replayed(live, tmp_path):
+    """RL-12: `condottiere import` of a log recorded before rules revisions existed (revision 1, the
+    hand discard before RL-12: tests/archive/revision_logs) imports it and says its revision."""
+    from games import get_game
+    from replays.export import export_log
+    from tests.archive.test_rules_revisions import _load
+
+    data = _load("condottiere-r1-rl12")
+    game = get_game("condottiere")
+    doc = export_log(game, data["events"], players=["A", "B", "C"], finished=True, result=data["result"])
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    code, text = run(["--server", live.url, "import", str(path)])
+    assert code == 0, text
+    assert text.startswith("Imported (rules revision 1) as game ")
+    assert ApiClient(live.url).game(text.split("game ")[1].strip())["config"]["revision"] == 1

@@ -14,7 +14,7 @@ from cli.display import text_for
 from cli.main import ask_move
 from games.base import SPECTATOR
 from games.rio_de_la_plata import GAME
-from tests.bots.live import run
+from tests.bots.live import first_shown, run, run_answering
 from tests.rio_de_la_plata.helpers import new_game, play
 
 TEXT = text_for("rio_de_la_plata")
@@ -24,21 +24,27 @@ def as_json(view):
     return json.loads(json.dumps(view))  # what the API sends: no tuples, string keys
 
 
-def _grid_rows(text: str) -> dict[int, tuple[str, str]]:
-    """Row y of the drawn city -> (its building line, its people line)."""
+def _grid_rows(text: str) -> dict[int, tuple[str, str, str]]:
+    """Row y of the drawn city -> (the edge line above it, its building line, its people line)."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("The city")) + 2
     rows = {}
-    for i in range(start, len(lines) - 1, 2):
+    for i in range(start, len(lines) - 1):
         head = lines[i]
-        if not head[:3].strip().isdigit():
+        if head[:3].strip().isdigit():
+            rows[int(head[:3])] = (lines[i - 1], head, lines[i + 1])
+        elif head and not head.startswith("    "):
             break
-        rows[int(head[:3])] = (head, lines[i + 1])
     return rows
 
 
 def _column(line: str, x: int) -> str:
-    return line[4 + 5 * x : 4 + 5 * (x + 1)].strip()
+    """What the line shows in cell column x (a cell is 4 characters after its left edge)."""
+    return line[5 + 5 * x : 5 + 5 * x + 4].strip()
+
+
+def _left_edge(line: str, x: int) -> str:
+    return line[4 + 5 * x : 5 + 5 * x] if len(line) > 4 + 5 * x else " "
 
 
 def test_rio_city_3_text_board_draws_people_buildings_stocks_and_the_decision():
@@ -53,8 +59,8 @@ def test_rio_city_3_text_board_draws_people_buildings_stocks_and_the_decision():
     text = TEXT.render_text(view, {seat: "Ann"})
     rows = _grid_rows(text)
     x, y = cell
-    assert _column(rows[y][1], x) == str(seat)  # one person of this seat
-    assert "##" in rows[4][0]  # the Plaza Mayor of the package's board (x 7-8, y 4-5)
+    assert _column(rows[y][2], x) == str(seat)  # one person of this seat
+    assert "::" in rows[4][1]  # the Plaza Mayor of the package's board (x 7-8, y 4-5)
     assert f"> {seat} Ann" in text  # awaited: the pointer is on the placing player
     assert "phase A: placing people" in text
     assert "Waiting for: " + f"{seat} Ann." in text
@@ -63,7 +69,7 @@ def test_rio_city_3_text_board_draws_people_buildings_stocks_and_the_decision():
     view["city"][f"{x},{y}"]["own"] = seat
     view["p"][seat]["silver"] = 17
     text = TEXT.render_text(view, {seat: "Ann"})
-    assert _column(_grid_rows(text)[y][0], x) == f"h{seat}"
+    assert _column(_grid_rows(text)[y][1], x) == f"Hu{seat}*"  # a hut in the start zone
     ann = next(line for line in text.splitlines() if f"{seat} Ann" in line and "17" in line)
     assert ann.split()[4] == "17"  # pointer, seat, name, VP, then silver
 
@@ -127,9 +133,9 @@ def test_a_game_without_text_hooks_is_shown_as_json():
 def test_rio_play_from_the_terminal_against_server_bots(live):
     """RIO-PLACE-1, RIO-ACT-2: `condottiere play --game rio_de_la_plata` creates a Rio game with two
     random bots (played by the RQ worker), shows the text board and the numbered menu, and the moves
-    typed (always the first entry, then its first variant) reach the server as the seat's moves;
-    'q' leaves with the resume command."""
-    code, text = run(
+    typed (always the first entry shown, then its first variant) reach the server as the seat's
+    moves; when the input ends the client leaves with the resume command."""
+    code, text = run_answering(
         [
             "--server",
             live.url,
@@ -145,7 +151,8 @@ def test_rio_play_from_the_terminal_against_server_bots(live):
             "--bots",
             "random",
         ],
-        stdin_lines=["1\n"] * 60 + ["q\n"],
+        first_shown,
+        limit=60,
     )
     assert code == 1, text[-3000:]
     assert "Rio de la Plata, 3 players: year 1580" in text
@@ -231,3 +238,158 @@ def test_the_client_waits_out_the_move_rate_limit_instead_of_failing(redis_serve
     finally:
         http.shutdown()
         app.extensions["game_service"].live.close()
+
+
+# -- issue 28: what a person needs to read the table -------------------------------------------------
+
+
+def _view_with_sections():
+    state, _ = new_game(players=3, seed=11)
+    state = state.copy()
+    state["walls"] = ["0,0-1,0", "0,0-0,1"]  # the top and the left side of cell (0, 0)
+    state["roads"] = ["2,3-2,4", "5,5-6,5"]  # the left side of (2, 3), the top of (5, 5)
+    seat = GAME.awaiting(state)[0]
+    return as_json(GAME.view(state, seat)), seat
+
+
+def test_rio_wall_1_road_1_walls_and_roads_are_drawn_on_the_edges_where_they_stand():
+    """RIO-WALL-1, RIO-ROAD-1, RIO-RL-56: each wall and road section is drawn on its cell edge (walls
+    as = and #, roads as - and |) and listed by edge, not counted."""
+    view, _ = _view_with_sections()
+    text = TEXT.render_text(view)
+    rows = _grid_rows(text)
+    above0, top0, people0 = rows[0]
+    assert _column(above0, 0) == "====" and above0[4] == "+"  # the wall on top of (0, 0)
+    assert _left_edge(top0, 0) == "#" and _left_edge(people0, 0) == "#"
+    assert _column(above0, 1) == "" and _left_edge(top0, 1) == " "
+    _, top3, people3 = rows[3]
+    assert _left_edge(top3, 2) == "|" and _left_edge(people3, 2) == "|"
+    assert _column(rows[5][0], 5) == "----" and _column(rows[5][0], 6) == ""
+    assert "Walls (2): 0,0-0,1, 0,0-1,0." in text and "Roads (2): 2,3-2,4, 5,5-6,5." in text
+
+
+def test_rio_city_3_start_zone_is_marked_and_codes_do_not_collide():
+    """RIO-CITY-3, RIO-SETUP-7: start-zone cells carry a "*"; building codes (two letters, a capital
+    first) can never be read as a district's letter (a hut of seat 0 was "h0" beside district h)."""
+    view, _ = _view_with_sections()
+    from games.rio_de_la_plata.board import default_board
+    from games.rio_de_la_plata.text import CODES
+
+    rows = _grid_rows(TEXT.render_text(view))
+    for x, y in default_board().start_zone:
+        assert _column(rows[y][1], x).endswith("*"), (x, y)
+    assert _column(rows[0][1], 0) == "a"
+    districts = {d.lower() for d in default_board().district.values()}
+    assert all(len(code) == 2 and code[0].isupper() for code in CODES.values())
+    assert all(len(d) == 1 and d.islower() for d in districts) and not districts & set(CODES.values())
+    assert len(set(CODES.values())) == len(CODES)
+
+
+def test_rio_major_1_char_3_build_1_menus_and_board_show_vp_costs_and_requirements():
+    """RIO-MAJOR-1, RIO-CHAR-3, RIO-CHAR-7, RIO-BUILD-1: the board shows each major building space's
+    VP; the menus show each space's VP, each character's price and VP requirement, and each minor
+    building's people, resources, VP and site."""
+    view, seat = _view_with_sections()
+    text = TEXT.render_text(view)
+    assert "walls      [2:. 2:.]" in text and "palace     [5:. 5:. 4:. 4:.]" in text
+    assert "shipowner (8 silver, needs 15 VP)" in text
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    options = {o["label"] for e in menu for o in e.get("options") or [e]}
+    assert "place a person on the palace space 1 (5 VP)" in options
+    assert "place a person on the walls space 2 (2 VP), paying 1 wood" in options
+    assert "place a person on the governor (25 silver, needs 50 VP)" in options
+    state, _ = new_game(players=3, seed=11)
+    state = state.copy()
+    state["step"], state["started"] = "B", True
+    state["order"] = [seat] + [s for s in state["order"] if s != seat]
+    state["turn"] = 0
+    state["city"]["6,3"] = {
+        "b": None,
+        "own": None,
+        "pool": None,
+        "built": None,
+        "uses": 0,
+        "uy": 0,
+        "ppl": [0, 0, 0],
+    }
+    state["city"]["6,3"]["ppl"][seat] = 1
+    state["p"][seat].update(stone=5, wood=5)
+    build_view = as_json(GAME.view(state, seat))
+    labels = {
+        o["label"]
+        for e in TEXT.move_menu(build_view["legal_moves"], build_view)
+        for o in e.get("options") or [e]
+    }
+    assert (
+        "build a market on (6, 3): 1 person + 1 stone + 1 wood, 0 VP, on a cell without a building" in labels
+    )
+    assert (
+        "build a church on (6, 3): 1 person + 2 stone + 1 wood, 3 VP, on a cell without a building" in labels
+    )
+
+
+def test_rio_menu_numbers_keep_their_meaning_between_two_moves_and_b_goes_back():
+    """RIO-PLACE-1: the play loop's numbers stay with their entries: after a placement uses up the
+    last free space of a major building (its entry leaves the menu), "end your turn" keeps its
+    number and no other entry takes the freed one; from a second question, "b" returns to the first
+    menu without quitting."""
+    from cli.main import MenuNumbers
+
+    state, _ = new_game(players=3, seed=5)
+    seat = GAME.awaiting(state)[0]
+    numbers = MenuNumbers()
+    first = as_json(GAME.view(state, seat))
+    before = {e["label"]: n for n, e in numbers.number(TEXT.move_menu(first["legal_moves"], first))}
+    for index in (0, 1):
+        state = play(
+            state, seat, {"type": "place", "space": "major", "building": "roads", "grid": 0, "index": index}
+        )
+    second = as_json(GAME.view(state, seat))
+    after = {e["label"]: n for n, e in numbers.number(TEXT.move_menu(second["legal_moves"], second))}
+    roads = "place a person on the roads (choose the space)"
+    assert roads in before and roads not in after
+    assert after["end your turn"] == before["end your turn"]
+    assert before[roads] not in after.values()
+    assert all(before[label] == n for label, n in after.items() if label in before)
+
+    view = as_json(GAME.view(new_game(players=3, seed=5)[0], seat))
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    cells = next(i for i, e in enumerate(menu) if "city cell" in e["label"]) + 1
+    end = next(i for i, e in enumerate(menu) if e["label"] == "end your turn") + 1
+    answers = iter([f"{cells}\n", "b\n", f"{end}\n"])
+    out = io.StringIO()
+    assert ask_move(view, lambda: next(answers, ""), out, TEXT) == {"type": "end_turn"}
+    assert "b to go back" in out.getvalue() and out.getvalue().count("Your moves:") == 2
+
+
+def test_rio_char_5_a_held_character_says_when_it_starts_working():
+    """RIO-CHAR-5, RIO-RL-58: until its benefits apply, the board says from when a held character
+    works (phase B of the round after it came)."""
+    state, _ = new_game(players=3, seed=11)
+    state = state.copy()
+    state["chars"]["shipowner"] = {"owner": 1, "from": 1581}
+    text = TEXT.render_text(as_json(GAME.view(state, SPECTATOR)))
+    assert "characters: shipowner (works from phase B of 1581)" in text
+    state["year"], state["step"] = 1581, "B"
+    text = TEXT.render_text(as_json(GAME.view(state, SPECTATOR)))
+    assert "characters: shipowner" in text and "works from" not in text
+
+
+def test_rio_city_3_rl_55_a_cell_or_an_edge_may_be_typed_instead_of_its_number():
+    """RIO-CITY-3, RIO-RL-55: in the second question a cell ("6,3") or a section's edge may be typed
+    instead of finding its number among hundreds; each such option carries its key."""
+    state, _ = new_game(players=3, seed=5)
+    seat = GAME.awaiting(state)[0]
+    view = as_json(GAME.view(state, seat))
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    cells = next(i for i, e in enumerate(menu) if "city cell" in e["label"])
+    target = menu[cells]["options"][-1]
+    assert target["key"] == "{},{}".format(*target["move"]["cell"])
+    answers = iter([f"{cells + 1}\n", " " + target["key"].replace(",", ", ") + "\n"])
+    out = io.StringIO()
+    assert ask_move(view, lambda: next(answers, ""), out, TEXT) == target["move"]
+    assert f"or one as {menu[cells]['options'][0]['key']}" in out.getvalue()
+    edges = TEXT.move_menu(
+        [{"type": "place_section", "edge": "0,0-1,0"}, {"type": "place_section", "edge": "0,0-0,1"}]
+    )
+    assert [o["key"] for o in edges[0]["options"]] == ["0,0-1,0", "0,0-0,1"]

@@ -132,7 +132,8 @@ def test_a_client_alternating_between_two_nodes_sees_one_game_and_a_stream_on_on
 
     follower = threading.Thread(target=follow, daemon=True)
     follower.start()
-    time.sleep(0.5)  # the stream is open and following before the first move
+    # The stream is open and following (it has the genesis) before the first move.
+    wait_for(lambda: len(received) >= start["version"], 60, "the stream on node B to open")
 
     version = start["version"]
     turn = 0

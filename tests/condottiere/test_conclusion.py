@@ -265,3 +265,27 @@ def test_rl_11_snapshots_written_before_the_stall_count_still_load():
     old = GAME.state_from_json(data)
     assert old.idle_battles == 0 and old.card_played is False
     assert GAME.view(old, SPECTATOR) == GAME.view(table.state, SPECTATOR)
+
+
+def test_rl_11_rl_12_a_game_of_rules_revision_1_never_stalls_and_asks_only_the_eligible():
+    """RL-11, RL-12, END-7 under rules revision 1 (logs recorded before RL-11 and RL-12, see
+    docs/rulings.md): ten battles without a card do not end the game, and the hand discard is offered
+    only to the seats holding no Mercenary."""
+    hands = [
+        ["m5", "m1", "m1", "m1", "m2", "m2", "m2", "m3", "m3", "m3"],
+        ["courtesan"] * 5 + ["scarecrow"] * 5,
+        ["m4", "m4", "m4", "m6", "m6", "m6", "drummer", "drummer", "bishop", "winter"],
+    ]
+    table = Table(hands, fill_hands=False)
+    table.state.config = dict(table.state.config, revision=1)
+    for _ in range(11):
+        table.tie_battle("Milano")
+    assert not table.events_of("game_won") and table.phase == "place_token"
+    offers = table.events_of("hand_discard_offered")
+    assert offers and all(offer["seats"] == [1] for offer in offers)
+    newest = Table(hands, fill_hands=False)  # the same game under today's rules
+    for _ in range(11):
+        if newest.events_of("hand_discard_offered"):
+            break
+        newest.tie_battle("Milano")
+    assert newest.events_of("hand_discard_offered")[0]["seats"] == [0, 1, 2]
