@@ -92,6 +92,18 @@ def test_the_random_games_reach_every_closed_object_and_every_field():
     for record in SERVER_RECORDS:
         merged.add("Event", record)
     found = []
+    for request in _config_requests():
+        contract_check.first_problem("condottiere", "ConfigRequest", request, found)
+        GAME.configure(request)  # what the schema allows, the engine takes
+        merged.add("ConfigRequest", request)
+    # The service marks an aborted game's result (service/games.py): no rating counts it.
+    aborted = {"winners": [], "reason": "aborted", "regions": [[], []], "rated": False}
+    contract_check.first_problem("condottiere", "Result", aborted, found)
+    merged.add("Result", aborted)
+    # The service's commitment to the seed in the first event of a log it starts (docs/fairness.md).
+    started = {**GAME.start(GAME.configure({"players": 2, "seed": 1}))[0], "commitment": COMMITTED}
+    contract_check.first_problem("condottiere", "Event", started, found)
+    merged.add("Event", started)
     for events, state, players in _rarer_games():
         for event in events:
             for viewer in [FULL, SPECTATOR, *range(players)]:
@@ -102,6 +114,13 @@ def test_the_random_games_reach_every_closed_object_and_every_field():
             merged.add("View", GAME.view(state, viewer))
     assert found == [], found[:5]
     assert merged.missing() == {}
+
+
+def _config_requests():
+    """POST /v1/games configurations (the contract's ConfigRequest) for the configurations above."""
+    for ruleset, options in CONFIGS:
+        yield {"ruleset": ruleset, "players": 3, "options": options, "seed": 7, "first_condottiere": 1}
+    yield {"players": 2, "ruleset": None, "options": None, "seed": None, "deck_order": None}
 
 
 def _rarer_games():
@@ -132,6 +151,7 @@ def _rarer_games():
 
 
 # What the server itself writes into every game's log (tests/api/test_leaving.py, test_clocks.py).
+COMMITTED = {"scheme": "sha256-v1", "digest": "0" * 64, "prearranged": False}
 SERVER_RECORDS = [
     {"type": "seat_token_rotated", "v": 1, "seat": 0},
     {"type": "seat_handed_to_bot", "v": 1, "seat": 2, "level": "random"},

@@ -150,6 +150,22 @@ def test_rio_ship_1_the_random_games_reach_every_closed_object_and_every_field()
     merged.seen = seen
     for record in SERVER_RECORDS:
         merged.add("Event", record)
+    # POST /v1/games configurations (the contract's ConfigRequest), each taken by the engine, and
+    # the service's mark on an aborted game's result.
+    found: list[str] = []
+    for request in ({"players": 3}, {"players": 4, "seed": 9, "board": None, "board_hash": None}):
+        contract_check.first_problem(NAME, "ConfigRequest", request, found)
+        GAME.configure(request)
+        merged.add("ConfigRequest", request)
+    aborted = {"winners": [], "reason": "aborted", "vp": [0, 0, 0], "rated": False}
+    contract_check.first_problem(NAME, "Result", aborted, found)
+    merged.add("Result", aborted)
+    # The service's commitment to the seed in the first event of a log it starts (docs/fairness.md).
+    commitment = {"scheme": "sha256-v1", "digest": "0" * 64, "prearranged": False}
+    started = {**GAME.start(GAME.configure({"players": 3, "seed": 1}))[0], "commitment": commitment}
+    contract_check.first_problem(NAME, "Event", started, found)
+    merged.add("Event", started)
+    assert found == [], found
     assert merged.missing(ignore=NEVER_IN_RANDOM_GAMES) == {}
 
 
