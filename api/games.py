@@ -23,6 +23,8 @@ from schemas.games import (
     ClaimSeatRequest,
     ClaimSeatResponse,
     CreateGameRequest,
+    DeviceLinkRedeemSchema,
+    DeviceLinkSchema,
     EventsPageSchema,
     EventsQuery,
     GameListSchema,
@@ -570,6 +572,34 @@ class StreamTickets(MethodView):
         stream = url_for("games.Stream", game_id=game_id, ticket=ticket)
         body = {"ticket": ticket, "seat": seat, "expires_in": ttl, "stream": stream}
         return json_response(body, 201, {"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:game_id>/device-links")
+class DeviceLinks(MethodView):
+    @blp.response(201, DeviceLinkSchema)
+    @blp.problems(401, 404, 429)
+    @blp.doc(security=SEAT_AUTH)
+    def post(self, game_id):
+        """A one-time link that moves the token's seat to another device ("continue on another
+        device"). The code travels in the page URL's fragment (``/continue/{id}#<code>``), which a
+        browser never sends to a server, so it reaches no server log; the page redeems it with
+        POST .../device-links/redeem. Valid for 10 minutes, once, for this game only."""
+        code, seat, ttl = service().issue_device_link(game_id, bearer_token(required=True))
+        body = {"code": code, "seat": seat, "expires_in": ttl, "page": f"/continue/{game_id}#{code}"}
+        return json_response(body, 201, {"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:game_id>/device-links/redeem")
+class RedeemDeviceLink(MethodView):
+    @blp.arguments(DeviceLinkRedeemSchema())
+    @blp.response(200, RotatedTokenResponse)
+    @blp.problems(401, 404, 409, 422, 429, 503)
+    def post(self, body, game_id):
+        """Redeem a device link: the answer carries the seat's new token (shown only here) and the
+        device that made the link is signed out of the seat (its token stops working), as a token
+        rotation; the log records `seat_token_rotated`. The code is in the body, never in a URL."""
+        rotated = service().redeem_device_link(game_id, body["code"])
+        return json_response(rotated, 200, {"Cache-Control": "no-store"})
 
 
 def _sse(

@@ -144,6 +144,10 @@ def from_http_exception(error: HTTPException) -> Response:
         for key, value in error.get_headers():
             if key.lower() == "allow":
                 headers["Allow"] = value
+    if status == 404 and not request.path.startswith("/v1") and _wants_html():
+        import web
+
+        return web.not_found_page()
     detail = None
     if status == 413:
         limit = request.max_content_length
@@ -157,6 +161,12 @@ def from_http_exception(error: HTTPException) -> Response:
     elif status not in (500,) and error.description and not messages:
         detail = error.description
     return problem_response(status, code, title, detail, headers, **extra)
+
+
+def _wants_html() -> bool:
+    """A browser asking for a page (Accept: text/html first), not an API client."""
+    accept = request.accept_mimetypes
+    return accept.accept_html and accept.quality("text/html") > accept.quality("application/json")
 
 
 def handle_store_unavailable(error: Exception) -> Response:

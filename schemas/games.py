@@ -353,6 +353,23 @@ class HealthSchema(ma.Schema):
     redis = fields.String()
 
 
+class DeviceLinkSchema(ma.Schema):
+    code = fields.String(
+        required=True,
+        metadata={"description": "The one-time code; the page /continue/{id}#<code> redeems it"},
+    )
+    seat = fields.Integer(required=True, metadata={"description": "The seat the link hands over"})
+    expires_in = fields.Integer(required=True, metadata={"description": "Seconds the link stays valid"})
+    page = fields.String(
+        required=True,
+        metadata={"description": "The browser page that redeems it, the code in the fragment (never sent)"},
+    )
+
+
+class DeviceLinkRedeemSchema(StrictSchema):
+    code = fields.String(required=True, validate=validate.Length(1, 256))
+
+
 class RotatedTokenResponse(ma.Schema):
     game_id = fields.String(required=True)
     seat = fields.Integer(required=True)

@@ -48,6 +48,10 @@ class InvalidTicket(ServiceError):
     status, code, title = 401, "INVALID_TICKET", "Unknown, expired or already used stream ticket"
 
 
+class InvalidDeviceLink(ServiceError):
+    status, code, title = 401, "INVALID_DEVICE_LINK", "Unknown, expired or already used device link"
+
+
 class GameNotStarted(ServiceError):
     status, code, title = 409, "GAME_NOT_STARTED", "The game has not started: seats are still free"
 

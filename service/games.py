@@ -65,6 +65,8 @@ MAX_EVENTS_PAGE = 500
 # A stream ticket only bridges the gap between asking for it and opening the stream (EventSource
 # cannot send Authorization): half a minute covers a slow network, and it is single-use anyway.
 STREAM_TICKET_TTL_SECONDS = 30
+# A device link is typed or scanned by a person on another device: minutes, not seconds.
+DEVICE_LINK_TTL_SECONDS = 600
 
 
 def now_iso() -> str:
@@ -676,6 +678,35 @@ class GameService:
             return None
         return self.revocation(self._at_least(game_id, version), grant)
 
+    def issue_device_link(self, game_id: str, token: str) -> tuple[str, int, int]:
+        """A one-time code that hands ``token``'s seat to another device (a browser that does not
+        hold the token). Only its hash is stored; it is worth nothing once used or after
+        DEVICE_LINK_TTL_SECONDS, or once the token that made it is replaced. Returns (code, seat,
+        seconds it stays valid)."""
+        cached = self._current(game_id).cached
+        seat = self._seat_for_token(cached, token)
+        code = new_token()
+        self.store.put_device_link(
+            game_id, hash_token(code), seat, cached.seat_hashes[seat], DEVICE_LINK_TTL_SECONDS
+        )
+        return code, seat, DEVICE_LINK_TTL_SECONDS
+
+    def redeem_device_link(self, game_id: str, code: str) -> dict[str, Any]:
+        """Consume a device link: its seat gets a new token (returned, shown only here) and the
+        token of the device that made the link stops working, so a seat is played from one place
+        at a time and no token ever travels in a link (as :meth:`rotate_token`, logged alike)."""
+        self._current(game_id)  # GameNotFound first: an unknown game is a 404, as elsewhere
+        taken = self.store.take_device_link(game_id, hash_token(code))
+        if taken is None:
+            raise errors.InvalidDeviceLink()
+        seat, token_hash = taken
+        # The rotation swaps the hash only if it is still the one that made the link: a link made
+        # before the seat's token was replaced (another link, a rotation) moves nothing.
+        try:
+            return self._rotate(game_id, lambda cached: (seat, token_hash))
+        except errors.InvalidToken:
+            raise errors.InvalidDeviceLink() from None
+
     def read_events(
         self, game_id: str, token: str | None = None, after: int = 0, limit: int = 100
     ) -> EventsPage:
@@ -942,7 +973,9 @@ class GameService:
     def rotate_token(self, game_id: str, token: str | None) -> dict[str, Any]:
         """Give the token's seat a new token; the old one stops working at once (one atomic script
         swaps the hash and records ``seat_token_rotated`` in the log)."""
-        resolve = self._resolve_token(token)
+        return self._rotate(game_id, self._resolve_token(token))
+
+    def _rotate(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> dict[str, Any]:
         entry = self._entry(game_id)
         if entry.cached.status == "open":
             resolve(self._reload(game_id).cached)

@@ -25,6 +25,7 @@ from store.keys import (
     CLOCKS_DUE,
     INDEX_NAMES,
     STATUSES,
+    device_link,
     game_keys,
     index_by_game_status,
     stream_ticket,
@@ -378,6 +379,23 @@ class GameStore:
         seat, _, token_hash = _text(raw).partition(":")
         if not token_hash:
             return None
+        return int(seat), token_hash
+
+    # -- device links ---------------------------------------------------------------------------
+    def put_device_link(
+        self, game_id: str, code_hash: str, seat: int, token_hash: str, ttl_seconds: int
+    ) -> None:
+        """Keep a device link's code hash for ``ttl_seconds`` (Redis expires it): the seat, and the
+        hash of the token that made it (a rotation since then voids it, as for stream tickets)."""
+        self.redis.set(device_link(game_id, code_hash), f"{seat}:{token_hash}", ex=ttl_seconds)
+
+    def take_device_link(self, game_id: str, code_hash: str) -> tuple[int, str] | None:
+        """The link's seat and token hash, deleting it in the same command (GETDEL: one use only);
+        ``None`` when unknown, expired or already used."""
+        raw = self.redis.getdel(device_link(game_id, code_hash))
+        if raw is None:
+            return None
+        seat, _, token_hash = _text(raw).partition(":")
         return int(seat), token_hash
 
     # -- changes (Lua) --------------------------------------------------------------------------

@@ -46,6 +46,11 @@ def stream_ticket(game_id: str, ticket_hash: str) -> str:
     return f"game:{{g:{game_id}}}:ticket:{ticket_hash}"
 
 
+def device_link(game_id: str, code_hash: str) -> str:
+    """A one-time device link of one game (string: the seat it hands over), found only under its game."""
+    return f"game:{{g:{game_id}}}:device:{code_hash}"
+
+
 # Cross-game index: one sorted set per engine and status, whose members all have score 0, ordered by
 # member (the game id, which is time-sortable), so "newest first" is ZRANGE ... BYLEX REV and a cursor
 # is a game id. A game is in exactly one of them; the listings across engines or statuses merge a

@@ -13,12 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, send_file
+from flask import Blueprint, Response, abort, current_app, render_template, send_file
 
 from bots import levels as bot_levels
 from games import game_names, get_game
 from games.base import hook
 from replays.export import SEAT_COLOURS
+from service.errors import GameNotFound
 
 HERE = Path(__file__).parent
 
@@ -47,11 +48,11 @@ def _games() -> list[dict[str, Any]]:
     return found
 
 
-def _page(page: str, title: str, **data: Any) -> Response:
+def _page(page: str, title: str, status: int = 200, **data: Any) -> Response:
     body = render_template(
         "page.html", page=page, title=title, data=data, games=_games(), seat_colours=SEAT_COLOURS
     )
-    response = Response(body, mimetype="text/html")
+    response = Response(body, status=status, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CSP
     # A page URL holds a game id at most, never a token; still, send no referrer to anyone.
     response.headers["Referrer-Policy"] = "no-referrer"
@@ -64,14 +65,35 @@ def lobby():
     return _page("lobby", "Lobby")
 
 
+def not_found_page() -> Response:
+    """The HTML 404 a browser gets for a page that does not exist (API clients under /v1 get a
+    problem document: api/problems.py chooses)."""
+    return _page("notfound", "Page not found", status=404)
+
+
+def _game_page(page: str, title: str, game_id: str, **data: Any) -> Response:
+    """A page about one game; a game id that names no game is the 404 page, not a page that loads
+    forever (one read of the game's summary, the page's own first request)."""
+    try:
+        current_app.extensions["game_service"].get_summary(game_id)
+    except GameNotFound:
+        return not_found_page()
+    return _page(page, title, game_id=game_id, **data)
+
+
 @blp.get("/play/<string:game_id>")
 def play(game_id: str):
-    return _page("play", "Play", game_id=game_id, mode="play")
+    return _game_page("play", "Play", game_id, mode="play")
 
 
 @blp.get("/watch/<string:game_id>")
 def watch(game_id: str):
-    return _page("play", "Watch", game_id=game_id, mode="watch")
+    return _game_page("play", "Watch", game_id, mode="watch")
+
+
+@blp.get("/continue/<string:game_id>")
+def continue_on_this_device(game_id: str):
+    return _game_page("continue", "Continue on this device", game_id)
 
 
 @blp.get("/archive")
@@ -81,7 +103,7 @@ def archive():
 
 @blp.get("/replay/<string:game_id>")
 def replay(game_id: str):
-    return _page("replay", "Replay", game_id=game_id)
+    return _game_page("replay", "Replay", game_id)
 
 
 @blp.get("/stats")

@@ -39,7 +39,9 @@ def _plural(k: int, word: str) -> str:
 def _shown(state: Any) -> str:
     if state is None or not hasattr(state, "lines"):
         return ""
-    return ", ".join(str(x) for x in strengths(state.lines))
+    # By seat, not by position, so a reader (and the web page, which puts names for "Seat N") knows
+    # whose strength each figure is.
+    return ", ".join(f"Seat {seat}: {x}" for seat, x in enumerate(strengths(state.lines)))
 
 
 def annotate(before: Any, event: dict, after: Any) -> str:
@@ -139,7 +141,7 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             text += " (a defender's free pass: may still play later)"
         return text + "."
     if kind == "battle_ended":
-        values = ", ".join(str(x) for x in event.get("strengths") or [])
+        values = ", ".join(f"Seat {s}: {x}" for s, x in enumerate(event.get("strengths") or []))
         where = event.get("region") or "the final battle"
         cause = {"surrender": " after a Surrender", "bishop": " by the Bishop"}.get(event.get("cause"), "")
         winner = event.get("winner")
@@ -196,7 +198,9 @@ def annotate(before: Any, event: dict, after: Any) -> str:
     if kind == "game_won":
         winners = event.get("winners") or []
         regions = event.get("regions") or []
-        counts = ", ".join(str(len(r)) for r in regions)
+        counts = ", ".join(
+            f"Seat {seat}: {len(r)}" for seat, r in enumerate(regions)
+        )  # by seat, as strengths
         reason = {
             "total": "by controlling enough regions",
             "adjacent": "by controlling adjacent regions",

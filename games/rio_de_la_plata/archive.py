@@ -7,12 +7,14 @@ Facts need the VP each event gives, which only the rules compute, so ``game_fact
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from games.rio_de_la_plata.board import default_board
+from games.rio_de_la_plata.reference import reference
 from games.rio_de_la_plata.rules import OVER, cpair, ekey, evolve
 
 SEAT_COLOURS = ("#c0392b", "#27ae60", "#f1c40f", "#2c3e50", "#8e44ad")
@@ -159,16 +161,23 @@ def _name(chapter: Mapping[str, Any], seat: int) -> str:
 CELL = 22
 
 
+LABEL_MARGIN = 16  # room for the web board's column and row numbers (``live`` drawing)
+
+
 def city_svg(summary: Mapping[str, Any], *, label: str, live: bool = False) -> str:
     """The city grid as SVG: districts, the Plaza Mayor, buildings in their owner's colour, people,
     walls and roads (``summary`` as :func:`summarize` makes it). The HTML export draws each year with
     it; the web client's board (``board_template``) is the same drawing of the empty city with
     ``live``: every cell carries ``data-cell="x,y"`` and the layers the page module redraws from each
-    view are empty groups (``g.rio-buildings``, ``g.rio-people``, ``g.rio-sections``)."""
+    view are empty groups (``g.rio-buildings``, ``g.rio-people``, ``g.rio-sections``), with column
+    and row numbers, district letters and the start zone drawn for a player to find a cell by."""
     width, height = summary["width"], summary["height"]
+    m = LABEL_MARGIN if live else 0
+    box = f"{-m} {-m} {width * CELL + 2 + m} {height * CELL + 2 + m}"
     parts = [
-        f'<svg class="rio-city" viewBox="0 0 {width * CELL + 2} {height * CELL + 2}" '
-        f'width="{width * CELL + 2}" height="{height * CELL + 2}" role="img" aria-label="{escape(label)}">'
+        f'<svg class="rio-city" viewBox="{box}" '
+        f'width="{width * CELL + 2 + m}" height="{height * CELL + 2 + m}" role="img" '
+        f'aria-label="{escape(label)}">'
     ]
     for key, district in summary["districts"].items():
         x, y = cpair(key)
@@ -179,6 +188,8 @@ def city_svg(summary: Mapping[str, Any], *, label: str, live: bool = False) -> s
         x, y = cpair(key)
         data = f' data-cell="{key}" data-plaza=""' if live else ""
         parts.append(f'<rect {_square(x, y)} fill="#bfb59f"{data}/>')
+    if live:
+        parts.extend(_grid_labels(summary))
     parts.append('<g class="rio-buildings">' if live else "")
     people = []
     for key, cell in summary["city"].items():
@@ -191,6 +202,35 @@ def city_svg(summary: Mapping[str, Any], *, label: str, live: bool = False) -> s
     parts.append("</g>" if live else "")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _grid_labels(summary: Mapping[str, Any]) -> list[str]:
+    """Column numbers above, row numbers to the left (the moves name cells as (column, row)), each
+    district's letter at its middle, the start zone outlined."""
+    out = ['<g class="rio-labels" aria-hidden="true">']
+    for x in range(summary["width"]):
+        out.append(
+            f'<text class="rio-coord" x="{x * CELL + 1 + CELL // 2}" y="-4" text-anchor="middle">{x}</text>'
+        )
+    for y in range(summary["height"]):
+        out.append(
+            f'<text class="rio-coord" x="-3" y="{y * CELL + 1 + CELL // 2 + 4}" text-anchor="end">{y}</text>'
+        )
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for key, district in summary["districts"].items():
+        cells.setdefault(district, []).append(cpair(key))
+    for district, members in sorted(cells.items()):
+        cx = sum(x for x, _ in members) / len(members) * CELL + 1 + CELL / 2
+        cy = sum(y for _, y in members) / len(members) * CELL + 1 + CELL / 2
+        out.append(
+            f'<text class="rio-district" x="{cx:.0f}" y="{cy + 8:.0f}" text-anchor="middle">'
+            f"{escape(district)}</text>"
+        )
+    for key in summary.get("start_zone", []):
+        x, y = cpair(key)
+        out.append(f'<rect class="rio-start" {_square(x, y)}/>')
+    out.append("</g>")
+    return out
 
 
 def _square(x: int, y: int) -> str:
@@ -297,11 +337,16 @@ def board_template() -> str:
         "city": {},
         "walls": [],
         "roads": [],
+        "start_zone": [f"{x},{y}" for x, y in board.start_zone],
     }
+    # The words a player reads the board by (costs, effects, what each space does), as data for the
+    # page module: a JSON script element is never run, and innerHTML does not run scripts anyway.
+    facts = json.dumps(reference(board)).replace("</", "<\\/")
     return (
         '<div class="rio-board">'
         + city_svg(summary, label="The city", live=True)
         + tracks_svg(board)
+        + f'<script type="application/json" class="rio-reference">{facts}</script>'
         + "</div>"
     )
 
@@ -352,7 +397,7 @@ RENDER_CSS = (
     ".rio-chip { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }\n"
     # The web client's board (board_template) and its page module (web/renderer.js).
     ".rio-board svg { width: 100%; height: auto; display: block; margin-bottom: 8px; }\n"
-    ".rio-tracks text { font: 10px sans-serif; fill: #2b2118; }\n"
+    ".rio-tracks text { font: 12px sans-serif; fill: #2b2118; }\n"
     ".rio-space rect { fill: #f3ead4; stroke: #bfb59f; }\n"
     ".rio-space.absent { display: none; }\n"
     ".rio-space.taken text { fill: #fff; }\n"
@@ -365,9 +410,24 @@ RENDER_CSS = (
     ".rio-city line.rio-road { stroke: #a0522d; stroke-width: 2; }\n"
     ".rio-city .rio-attackers { fill: #2b2118; opacity: 0.85; }\n"
     ".rio-city .rio-defenders { fill: none; stroke: #2b2118; stroke-width: 1.5; }\n"
-    ".rio-city .rio-group-size { font: 700 9px sans-serif; fill: #fff; paint-order: stroke; stroke: #2b2118;"
+    ".rio-city .rio-group-size { font: 700 11px sans-serif; fill: #fff; paint-order: stroke; stroke: #2b2118;"
     " stroke-width: 2px; }\n"
     ".rio-details { font-size: 13px; padding-left: 18px; }\n"
+    # The web board: coordinates, districts, the start zone, people, and what may be clicked.
+    ".rio-city text.rio-coord { font: 12px sans-serif; fill: #5b4d3b; }\n"
+    ".rio-city text.rio-district { font: 700 24px sans-serif; fill: #2b2118; opacity: 0.14; }\n"
+    ".rio-city rect.rio-start { fill: none; stroke: #1f4e79; stroke-width: 1.5; stroke-dasharray: 3 2; }\n"
+    ".rio-city text.rio-letter { font: 700 11px sans-serif; fill: #fff; }\n"
+    ".rio-city circle.rio-person { stroke: #000; stroke-width: 0.8; }\n"
+    ".rio-city .rio-target { fill: rgba(123, 45, 38, 0.14); stroke: #7b2d26; stroke-width: 2;"
+    " cursor: pointer; }\n"
+    ".rio-city .rio-target:hover { fill: rgba(123, 45, 38, 0.35); }\n"
+    ".rio-city .rio-target-edge { fill: rgba(123, 45, 38, 0.45); stroke: #7b2d26; stroke-width: 1;"
+    " cursor: pointer; }\n"
+    ".rio-city .rio-target-edge:hover { fill: #7b2d26; }\n"
+    ".rio-space.pickable rect { stroke: #7b2d26; stroke-width: 2.5; cursor: pointer; }\n"
+    ".rio-space.pickable:hover rect { fill: #f0c674; }\n"
+    ".rio-tracks text.rio-track-name { font: 12px sans-serif; }\n"
     "table.rio-stocks th, table.rio-stocks td { padding: 4px 3px; }\n"
     "@media (max-width: 600px) { table.rio-stocks { font-size: 12px; } }\n"
 )

@@ -181,8 +181,8 @@ def test_bat_8_annotations_announce_strengths():
         sentences.append((event["type"], GAME.annotate(state, event, after)))
         state = after
     played = [text for kind, text in sentences if kind == "card_played"]
-    assert "10, 6, 4" in played[-1]
+    assert "Seat 0: 10, Seat 1: 6, Seat 2: 4" in played[-1]  # by seat, not by position (issue 30)
     ended = [text for kind, text in sentences if kind == "battle_ended"][0]
-    assert "Milano" in ended and "10, 6, 4" in ended
+    assert "Milano" in ended and "Seat 0: 10, Seat 1: 6, Seat 2: 4" in ended
     won = [text for kind, text in sentences if kind == "region_won"][0]
     assert "Milano" in won and "0" in won

@@ -46,7 +46,7 @@ def browser():
 
 @pytest.fixture()
 def context_for(browser):
-    """New browser contexts (separate sessionStorage: separate people) at a given size."""
+    """New browser contexts (separate localStorage: separate people) at a given size."""
     made = []
 
     def make(size: str = "desktop"):
@@ -69,12 +69,56 @@ def screenshot(page, name: str) -> Path:
 
 def open_play_page(context, base_url: str, game_id: str, claim: dict) -> tuple:
     """A new page in ``context`` on the game's play page, holding ``claim``'s seat token in
-    sessionStorage as the lobby keeps it; with the list the page's uncaught errors are collected in."""
+    localStorage as the lobby keeps it; with the list the page's uncaught errors are collected in."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(base_url + "/")
     seat = json.dumps({"seat": claim["seat"], "token": claim["token"]})
-    page.evaluate(f"sessionStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
+    page.evaluate(f"localStorage.setItem('seat:{game_id}', {json.dumps(seat)})")
     page.goto(f"{base_url}/play/{game_id}")
     return page, errors
+
+
+class Outage:
+    """Stops the live server's HTTP side (its listening socket and every open connection, the pages'
+    streams included) and starts it again on the same port, as a restart looks to a browser; the
+    app, its Redis and the worker stay as they were."""
+
+    def __init__(self, live: LiveServer):
+        self.live = live
+        self.port = live.http.server_port
+        self.connections: set = set()
+        self._track(live.http)
+
+    def _track(self, http) -> None:
+        serve = http.process_request
+
+        def process_request(request, client_address):
+            self.connections.add(request)
+            return serve(request, client_address)
+
+        http.process_request = process_request
+
+    def stop(self) -> None:
+        import socket
+
+        self.live.http.shutdown()
+        self.live.http.server_close()
+        for connection in list(self.connections):
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by its client
+        self.connections.clear()
+        self.live.thread.join(timeout=10)
+
+    def start(self) -> None:
+        import threading
+
+        from werkzeug.serving import make_server
+
+        self.live.http = make_server("127.0.0.1", self.port, self.live.app, threaded=True)
+        self._track(self.live.http)
+        self.live.thread = threading.Thread(target=self.live.http.serve_forever, daemon=True)
+        self.live.thread.start()

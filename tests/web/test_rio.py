@@ -10,6 +10,7 @@ import json
 import requests
 
 from tests.web.conftest import open_play_page, screenshot
+from tests.web.test_table import rio_click
 
 YOUR_TURN_OR_OVER = (
     "() => document.querySelector('.your-turn')"
@@ -72,17 +73,17 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
     placements = [m for m in own["legal_moves"] if m["type"] == "place" and m["space"] == "cell"]
     assert placements, "seat 0 may place a person in the start zone (RIO-CITY-3)"
     outlined = set(
-        page.eval_on_selector_all("svg.rio-city rect.rio-legal", "els => els.map(e => e.dataset.cell)")
+        page.eval_on_selector_all("svg.rio-city rect.rio-target", "els => els.map(e => e.dataset.target)")
     )
     assert {f"{m['cell'][0]},{m['cell'][1]}" for m in placements} <= outlined
-
+    # The move list stays, folded, as a second way: its cell question lists the same cells.
+    page.get_by_text("board moves as a list").click()
     page.get_by_role("button", name="Place a person on a city cell…").click()
     assert page.locator("fieldset legend").text_content() == "Which cell?"
     page.get_by_role("button", name="Back", exact=True).click()  # the first menu again
-    page.get_by_role("button", name="Place a person on a city cell…").click()
-    assert page.locator("fieldset legend").text_content() == "Which cell?"
     target = placements[0]["cell"]
-    page.get_by_role("button", name=f"Place a person on cell ({target[0]}, {target[1]})", exact=True).click()
+    # The board is the first way: a click on the cell places the person there.
+    page.locator(f"svg.rio-city rect.rio-target[data-target='{target[0]},{target[1]}']").click()
     key = f"{target[0]},{target[1]}"
     page.wait_for_selector(f"svg.rio-city circle.rio-person[data-cell='{key}'][data-seat='{claim['seat']}']")
     assert _view(live, game_id)["view"]["city"][key]["ppl"][claim["seat"]] == 1
@@ -91,9 +92,7 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
         page.wait_for_function(YOUR_TURN_OR_OVER)
         if "Game over" in page.locator(".status").text_content():
             break
-        page.locator(".moves button").first.click()
-        if page.locator(".moves fieldset").count():
-            page.locator(".moves fieldset button").first.click()
+        rio_click(page)
         page.wait_for_function("() => !document.querySelector('.moves button:disabled')")
     page.wait_for_function(YOUR_TURN_OR_OVER)
     # Seat 0 is awaited again, so nobody else moves: the page shows the seat's current view.
@@ -112,7 +111,7 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
     drawn = _people_drawn(watcher)
     assert drawn[key][claim["seat"]] >= 1
     assert not watcher.locator(".your-turn").count(), "a spectator has no moves to make"
-    assert not watcher.locator("svg.rio-city rect.rio-legal").count(), "nor outlined cells"
+    assert not watcher.locator("svg.rio-city .rio-target, .pickable").count(), "nor anything to click"
     assert spectator["view"]["city"][key]["ppl"][claim["seat"]] >= 1
     screenshot(watcher, "rio-watch-phone")
 
@@ -131,7 +130,7 @@ def test_the_lobby_offers_rio_with_its_own_options(live, context_for):
     page.wait_for_selector("#new-game")
     page.locator("#new-game").select_option("rio_de_la_plata")
     # The form redraws its fields once the game's module is loaded: wait for Rio's, then read them.
-    page.wait_for_selector("form.create input[name='players'][max='5']")
+    page.wait_for_selector("form.create input[name='players'][max='5']", state="attached")
     players = page.locator("form.create input[name='players']")
     assert players.get_attribute("min") == "3" and players.get_attribute("value") == "4"
     assert not page.locator("form.create [name='ruleset']").count()  # Condottiere's field is gone
@@ -164,5 +163,10 @@ def test_rio_trade_2_a_seat_nobody_waits_for_may_still_buy_from_its_page(live, c
     cell = f"table.rio-stocks tr[data-seat='{ann['seat']}'] td[data-stock='stone']"
     page.wait_for_function(f"() => document.querySelector({json.dumps(cell)}).textContent === '{stone + 1}'")
     assert _view(live, game_id, ann["token"])["view"]["p"][ann["seat"]]["stone"] == stone + 1
+    # The moves were drawn again after the purchase (one purchase a turn: "Buy" is gone); the focus
+    # stays among the moves, on the first one, not lost to the page (issue 30, item 9).
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('.moves') !== null"
+    )
     assert page.get_by_role("button", name="Write a trade offer…").count() == 1
     assert not errors, errors

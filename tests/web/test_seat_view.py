@@ -45,13 +45,14 @@ def test_the_replay_page_shows_a_finished_game_as_a_seat_saw_it(live, context_fo
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{live.url}/replay/{game_id}")
-    page.locator(f'.chapters button[data-end="{version}"]').click()
+    page.locator(f'ol.move-list-replay button[data-version="{version}"]').click()  # the list of every move
     page.wait_for_selector(f'#app[data-version="{version}"]')
-    assert page.locator("[data-hand] li").count() == 0  # the whole game: no one seat's hand
+    assert page.locator("[data-hand] .cd-card").count() == 0  # the whole game: no one seat's hand
     page.select_option("#see-as", "1")
     as_bob = requests.get(f"{live.url}/v1/games/{game_id}/replay?version={version}&as=1", timeout=10).json()
     page.wait_for_function(
-        "n => document.querySelectorAll('[data-hand] li').length === n", arg=len(as_bob["state"]["hand"])
+        "n => document.querySelectorAll('[data-hand] .cd-card').length === n",
+        arg=len(as_bob["state"]["hand"]),
     )
     assert "seat 1" in page.locator(".viewer").text_content()
     assert page.locator(".not-known li").count() == 0
@@ -63,6 +64,6 @@ def test_the_replay_page_shows_a_finished_game_as_a_seat_saw_it(live, context_fo
     page.set_viewport_size(SIZES["phone"])
     screenshot(page, "replay-see-as-phone")
     page.select_option("#see-as", "")
-    page.wait_for_function("() => document.querySelectorAll('[data-hand] li').length === 0")
+    page.wait_for_function("() => document.querySelectorAll('[data-hand] .cd-card').length === 0")
     assert page.locator(".not-known li").count() == 0 and page.locator("#not-known").is_disabled()
     assert not errors, errors

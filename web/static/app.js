@@ -7,7 +7,8 @@
 //   choices(legalMoves)     the moves as controls: [{label, move} | {label, prompt, options: [...]}]
 //   status(view, ctx)       one sentence: whose turn and what is awaited
 //   heatmap(el, counts)     colours the board by a {region: n} mapping (statistics)
-// Seat tokens live in sessionStorage only (this tab), never in a URL.
+// Seat tokens live in localStorage (every tab of this browser), never in a URL; another browser gets
+// a seat through a one-time device link (POST /v1/games/{id}/device-links), never through the token.
 
 export const pageData = JSON.parse(document.getElementById("page-data").textContent);
 
@@ -27,35 +28,63 @@ export async function api(path, { method = "GET", body, token, headers = {} } = 
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    // The network itself failed (server down, connection lost): say so in words, not "Failed to fetch".
+    throw new ApiError(0, { code: "UNREACHABLE", title: "The server cannot be reached",
+      detail: "The server cannot be reached right now; the page retries by itself." });
+  }
   const text = await response.text();
-  const data = text ? JSON.parse(text) : null;
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = { title: `HTTP ${response.status}` }; }
   if (!response.ok) throw new ApiError(response.status, data);
   return { status: response.status, data, headers: response.headers };
 }
 
-// A job-backed resource (statistics): 200 with the figures, or 202 and a job to wait for.
-export async function apiEventually(path, { tries = 60 } = {}) {
+// A job-backed resource (statistics): 200 with the figures, or 202 and a job, which is followed
+// (GET /v1/jobs/{id}) until it is done: its result as soon as it is there, its problem if it failed.
+export async function apiEventually(path, { tries = 240 } = {}) {
+  const { status, data } = await api(path);
+  if (status === 200) return data;
   for (let i = 0; i < tries; i++) {
-    const { status, data } = await api(path);
-    if (status === 200) return data;
-    if (data && data.status === "failed") throw new ApiError(500, data.error);
-    await sleep(Math.min(250 * (i + 1), 2000));
+    const { data: job } = await api(`/v1/jobs/${encodeURIComponent(data.id)}`);
+    if (job.status === "finished") return (await api(`/v1/jobs/${encodeURIComponent(data.id)}/result`)).data;
+    if (job.status === "failed") throw new ApiError((job.error && job.error.status) || 500, job.error || { title: "The computation failed" });
+    await sleep(Math.min(150 * (i + 1), 1000));
   }
   throw new Error("The figures are still being computed; try again later.");
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A seat's token, for every tab of this browser. A token an older page kept in sessionStorage (this
+// tab only) is moved over on first read.
 export const seats = {
   key: (gameId) => `seat:${gameId}`,
   get(gameId) {
-    const raw = sessionStorage.getItem(this.key(gameId));
+    const key = this.key(gameId);
+    let raw = localStorage.getItem(key);
+    if (!raw && sessionStorage.getItem(key)) {
+      raw = sessionStorage.getItem(key);
+      localStorage.setItem(key, raw);
+      sessionStorage.removeItem(key);
+    }
     return raw ? JSON.parse(raw) : null;
   },
   set(gameId, claim) {
-    sessionStorage.setItem(this.key(gameId), JSON.stringify({ seat: claim.seat, token: claim.token }));
+    localStorage.setItem(this.key(gameId), JSON.stringify({ seat: claim.seat, token: claim.token }));
   },
+  forget(gameId) {
+    localStorage.removeItem(this.key(gameId));
+  },
+};
+
+// A person's preferences (sound, notifications), kept in this browser.
+export const prefs = {
+  get: (key, fallback = null) => { const v = localStorage.getItem(`pref:${key}`); return v === null ? fallback : JSON.parse(v); },
+  set: (key, value) => localStorage.setItem(`pref:${key}`, JSON.stringify(value)),
 };
 
 // h("button", {class: "x", onclick: f}, "text", child...): a DOM element. Text is never parsed as HTML.
@@ -81,23 +110,74 @@ export function setApp(...children) {
   return app;
 }
 
-export function showError(error) {
+// What went wrong, in words: the problem's title and its detail (the API's problem document).
+export function describe(error) {
+  if (!error) return "";
+  if (error instanceof ApiError) {
+    const { title, detail } = error.problem;
+    if (title && detail && !detail.startsWith(title)) return `${title}: ${detail}`;
+    return detail || title || error.message;
+  }
+  return String(error.message || error);
+}
+
+// A short message that appears where the eye is (top of the screen) and goes away by itself.
+export function toast(message, { kind = "error", ms = 6000 } = {}) {
+  let box = document.getElementById("toasts");
+  if (!box) {
+    box = h("div", { id: "toasts", class: "toasts", role: "status", "aria-live": "polite" });
+    document.body.append(box);
+  }
+  for (const old of box.children) if (old.firstChild.textContent === message) old.remove(); // one of each
+  const item = h("div", { class: `toast ${kind}` }, h("span", {}, message),
+    h("button", { type: "button", class: "toast-close", "aria-label": "Dismiss", onclick: () => item.remove() }, "×"));
+  box.append(item);
+  while (box.children.length > 3) box.firstChild.remove();
+  setTimeout(() => item.remove(), ms);
+  return item;
+}
+
+// An error: in the page's alert, as a toast, and (with `near`) in a line right after that control.
+export function showError(error, near = null) {
   const alert = document.getElementById("alert");
-  alert.textContent = error ? String(error.message || error) : "";
-  alert.hidden = !error;
+  const text = describe(error);
+  // Beside its control when there is one; the page's own alert line otherwise.
+  alert.textContent = near ? "" : text;
+  alert.hidden = !error || Boolean(near);
+  for (const old of document.querySelectorAll(".inline-error")) if (!error || near) old.remove();
+  if (!error) return;
+  toast(text);
+  if (near && near.isConnected) near.after(h("p", { class: "inline-error", role: "alert" }, text));
+}
+
+// The little banner that says the live connection is down and being re-established.
+export function connection(state) {
+  let banner = document.getElementById("connection");
+  if (!banner) {
+    banner = h("p", { id: "connection", class: "connection", role: "status", "aria-live": "polite", hidden: true });
+    document.querySelector("header.top").append(banner);
+  }
+  banner.hidden = state === "live";
+  banner.textContent = state === "live" ? "" : "Reconnecting…";
+  document.body.dataset.connection = state;
 }
 
 // A seat's name; names that several seats share (three "heuristic bot"s) get their seat number.
 export function seatName(summary, seat) {
   const all = (summary && summary.seats) || [];
   const entry = all.find((s) => s.seat === seat);
-  if (!entry || !entry.name) return `Seat ${seat}`;
-  const shared = all.filter((s) => s.name === entry.name).length > 1;
-  return shared ? `${entry.name} ${seat}` : entry.name;
+  if (!entry || !entry.name) return `Player ${seat + 1}`;
+  const shared = all.filter((s) => s.name === entry.name);
+  return shared.length > 1 ? `${entry.name} ${shared.indexOf(entry) + 1}` : entry.name;
 }
 
 // The engine's sentences say "Seat 2"; the pages say the player's name.
 export function withNames(text, summary) {
+  const named = (seat) => summary && summary.seats && summary.seats.some((s) => s.seat === seat && s.name);
+  text = text.replace(/\b[Ss]eats (\d+(?:, \d+)*)\b/g, (match, list) => {
+    const seatsNamed = list.split(", ").map(Number);
+    return seatsNamed.every(named) ? seatsNamed.map((seat) => seatName(summary, seat)).join(", ") : match;
+  });
   return text.replace(/\b[Ss]eat (\d+)\b/g, (match, seat) =>
     summary && summary.seats && summary.seats.some((s) => s.seat === Number(seat) && s.name)
       ? seatName(summary, Number(seat)) : match);
@@ -124,25 +204,53 @@ export async function loadGame(name) {
 
 // Follow a game live. A seat follows with a stream ticket (EventSource cannot send Authorization,
 // and the token must stay out of URLs): single-use, so every (re)connection asks for a new one and
-// resumes with ?after=<last version>. A spectator needs no ticket; EventSource resumes by itself.
-export function follow(gameId, { token, after = 0, onEvent, onEnd }) {
+// resumes with ?after=<last version>. When the connection drops the page says "Reconnecting…" and
+// tries again (1 s, then every 2 s); once the stream is open again `onResync` reads the whole view
+// afresh, so nothing missed meanwhile is lost and no reload is needed. `onLost`: the token no longer
+// holds a seat (it moved to another device), so retrying would never succeed.
+export function follow(gameId, { token, after = 0, onEvent, onEnd, onResync, onLost }) {
   let last = after;
   let source = null;
   let stopped = false;
-  async function open() {
+  let down = false;
+  let timer = null;
+  // One connection at a time: a browser has only a few per server, and a stream left open by a
+  // race of two reconnections would hold one for good (and then the page's requests would wait).
+  const retry = () => {
     if (stopped) return;
+    if (source) { source.close(); source = null; }
+    const wait = down ? 2000 : 1000;
+    if (!down) { down = true; connection("reconnecting"); }
+    clearTimeout(timer);
+    timer = setTimeout(open, wait);
+  };
+  async function open() {
+    timer = null;
+    if (stopped || source) return;
     let url = `/v1/games/${gameId}/stream?after=${last}`;
     if (token) {
       try {
         const { data } = await api(`/v1/games/${gameId}/stream-tickets`, { method: "POST", token });
         url = `${data.stream}&after=${last}`;
       } catch (error) {
-        showError(error);
-        setTimeout(open, 3000);
+        if (error.status === 401 || error.status === 403) {
+          stopped = true;
+          if (onLost) onLost(error);
+          return;
+        }
+        retry();
         return;
       }
     }
+    if (stopped || source || timer) return; // stopped, or another attempt won meanwhile
     source = new EventSource(url);
+    source.onopen = () => {
+      if (down) {
+        down = false;
+        connection("live");
+        if (onResync) onResync();
+      }
+    };
     source.onmessage = (message) => {
       const item = JSON.parse(message.data);
       last = Math.max(last, item.version);
@@ -150,14 +258,13 @@ export function follow(gameId, { token, after = 0, onEvent, onEnd }) {
     };
     source.addEventListener("end", () => {
       stopped = true;
-      source.close();
+      mine.close();
       if (onEnd) onEnd();
     });
+    const mine = source;
     source.onerror = () => {
-      if (token || source.readyState === EventSource.CLOSED) {
-        source.close();
-        setTimeout(open, 1000);
-      }
+      if (source !== mine) { mine.close(); return; }
+      retry();
     };
   }
   open();

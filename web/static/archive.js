@@ -3,7 +3,7 @@ import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
 
 const FILTERS = [
   { key: "player", label: "Players (comma-separated: games with all of them)", list: true },
-  { key: "game", label: "Game", options: pageData.games.map((g) => g.name) },
+  { key: "game", label: "Game", options: pageData.games.map((g) => [g.name, g.title]) },
   { key: "ruleset", label: "Ruleset" },
   { key: "option", label: "Options that were on (comma-separated)", list: true },
   { key: "players", label: "Number of players", type: "number", min: 1, max: 99 },
@@ -17,9 +17,9 @@ const FILTERS = [
 function input(spec) {
   const id = `filter-${spec.key}`;
   const control = spec.options
-    ? h("select", { id, name: spec.key }, h("option", { value: "" }, "any"), spec.options.map((o) => h("option", { value: o }, o)))
+    ? h("select", { id, name: spec.key }, h("option", { value: "" }, "any"), spec.options.map(([value, label]) => h("option", { value }, label)))
     : h("input", { id, name: spec.key, type: spec.type || "text", min: spec.min, max: spec.max, value: spec.value });
-  return h("div", { class: "field" }, h("label", { for: id }, spec.label), control);
+  return h("div", { class: "field stacked" }, h("label", { for: id }, spec.label), control);
 }
 
 function query(form, cursor) {
@@ -34,6 +34,9 @@ function query(form, cursor) {
   return params;
 }
 
+const title = (name) => (pageData.games.find((g) => g.name === name) || {}).title || String(name).replaceAll("_", " ");
+const words = (code) => String(code || "").replaceAll("_", " ");
+
 async function main() {
   const form = h("form", { class: "search", role: "search", "aria-label": "Search the archive" }, FILTERS.map(input),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Search")));
@@ -42,7 +45,8 @@ async function main() {
     h("thead", {}, h("tr", {}, ["Finished", "Players", "Winner", "Outcome", "Setup", ""].map((t) => h("th", { scope: "col" }, t)))), body);
   const more = h("button", { type: "button", hidden: true }, "More games");
   const count = h("p", { class: "muted", "aria-live": "polite" });
-  setApp(form, h("section", { "aria-label": "Results" }, count, h("div", { class: "scroll" }, table), more));
+  setApp(form, h("section", { "aria-label": "Results" }, count,
+    h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Finished games" }, table), more));
   // Filters live in the page's own URL (never a token), so a search can be bookmarked and shared.
   const initial = new URLSearchParams(location.search);
   for (const spec of FILTERS) {
@@ -60,8 +64,8 @@ async function main() {
         h("td", {}, when(game.finished)),
         h("td", {}, game.players.map((p) => p || "—").join(", ")),
         h("td", {}, game.winner_names.join(", ") || "—"),
-        h("td", {}, game.outcome || "—"),
-        h("td", {}, `${game.game} ${game.ruleset || ""} · ${game.player_count} players${game.options.length ? ` · ${game.options.join(", ")}` : ""}`),
+        h("td", {}, words(game.outcome) || "—"),
+        h("td", {}, `${title(game.game)}${game.ruleset ? ` (${game.ruleset})` : ""} · ${game.player_count} players${game.options.length ? ` · ${game.options.map(words).join(", ")}` : ""}`),
         h("td", {}, h("a", { href: `/replay/${game.id}` }, "Replay"))));
     }
     shown += data.games.length;
@@ -76,7 +80,11 @@ async function main() {
     history.replaceState(null, "", `/archive?${params}`);
     load(false).then(() => showError(null), showError);
   });
-  more.addEventListener("click", () => load(true).catch(showError));
+  more.addEventListener("click", async () => {
+    if (!cursor) return; // no next page: nothing to append (never page 1 again)
+    more.disabled = true;
+    try { await load(true); } catch (error) { showError(error, more); } finally { more.disabled = false; }
+  });
   await load(false);
 }
 

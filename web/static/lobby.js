@@ -1,6 +1,6 @@
-// The lobby (/): create a game with every option the API accepts, join a seat, find games to watch
-// or replay.
-import { api, h, loadGame, pageData, seats, setApp, showError, when } from "/web/static/app.js";
+// The lobby (/): play against the computer in one click, create a game with every option the API
+// accepts, join a seat, find games to watch or replay (the lists refresh themselves).
+import { api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
 
 const games = pageData.games;
 
@@ -48,13 +48,17 @@ async function createForm() {
   const botBox = h("fieldset", { class: "bots" }, h("legend", {}, "Bot seats"));
   const clockBox = h("fieldset", { class: "clock" }, h("legend", {}, "Time control"),
     CLOCK_FIELDS.map((spec) => field(spec, "clock")));
-  const nameInput = h("input", { id: "new-name", name: "name", autocomplete: "nickname", maxlength: 40, placeholder: "Leave empty to only create" });
+  const nameInput = h("input", { id: "new-name", name: "name", autocomplete: "nickname", maxlength: 40,
+    placeholder: "Leave empty to only create", value: localStorage.getItem("pref:name") ? JSON.parse(localStorage.getItem("pref:name")) : "" });
+  const submit = h("button", { type: "submit" }, "Create game");
+  const quick = h("button", { type: "button", class: "primary", onclick: () => playComputer() }, "Play against the computer");
   form.append(
     h("h2", { id: "create-title" }, "New game"),
     h("div", { class: "field" }, h("label", { for: "new-game" }, "Game"), gameSelect),
-    specific, botBox, clockBox,
     h("div", { class: "field" }, h("label", { for: "new-name" }, "Your name (takes the first free seat)"), nameInput),
-    h("button", { type: "submit" }, "Create game"));
+    h("div", { class: "quick" }, quick, h("span", { class: "muted" }, " you and bots, with the usual options")),
+    h("details", { class: "more-options" }, h("summary", {}, "All options"), specific, botBox, clockBox),
+    submit);
 
   let current = null;
   async function drawFields() {
@@ -63,23 +67,58 @@ async function createForm() {
     current = { chosen, module };
     specific.replaceChildren(...module.configFields.map((spec) => field(spec, "new")));
     const countInput = specific.querySelector(`[name="${module.seatCountKey}"]`);
+    // The choices made so far survive a change of the player count (seats kept keep their choice).
+    const chosenBots = {};
     const drawBots = () => {
+      for (const select of botBox.querySelectorAll("select")) chosenBots[select.name] = select.value;
       const count = Number(countInput.value) || 0;
-      botBox.replaceChildren(h("legend", {}, "Bot seats"), ...Array.from({ length: Math.min(count, 12) }, (_, seat) => {
+      botBox.replaceChildren(h("legend", {}, "Who plays each seat"), ...Array.from({ length: Math.min(count, 12) }, (_, seat) => {
         const id = `bot-${seat}`;
-        return h("div", { class: "field" }, h("label", { for: id }, `Seat ${seat}`),
-          h("select", { id, name: `bot:${seat}` }, h("option", { value: "" }, "a person"),
-            chosen.bots.map((level) => h("option", { value: level }, `${level} bot`))));
+        const select = h("select", { id, name: `bot:${seat}` }, h("option", { value: "" }, "a person"),
+          chosen.bots.map((level) => h("option", { value: level }, `${level} bot`)));
+        if (chosenBots[`bot:${seat}`] !== undefined) select.value = chosenBots[`bot:${seat}`];
+        return h("div", { class: "field" }, h("label", { for: id }, `Player ${seat + 1}`), select);
       }));
     };
     countInput.addEventListener("change", drawBots);
+    countInput.addEventListener("input", drawBots);
     drawBots();
   }
   gameSelect.addEventListener("change", drawFields);
   await drawFields();
 
+  // One game per click: the buttons stay disabled until the answer (a double click creates one game).
+  let busy = false;
+  async function create(body, name, button) {
+    if (busy) return;
+    busy = true;
+    submit.disabled = quick.disabled = true;
+    try {
+      const { data } = await api("/v1/games", { method: "POST", body });
+      showError(null);
+      if (name) {
+        localStorage.setItem("pref:name", JSON.stringify(name));
+        await claimAndPlay(data.id, name);
+      } else location.assign(`/watch/${data.id}`);
+    } catch (error) {
+      busy = false;
+      submit.disabled = quick.disabled = false;
+      showError(error, button);
+    }
+  }
+
+  function playComputer() {
+    const { chosen, module } = current;
+    const countSpec = module.configFields.find((spec) => spec.key === module.seatCountKey);
+    const count = Number((countSpec && countSpec.value) || 3);
+    const level = chosen.bots.includes("heuristic") ? "heuristic" : chosen.bots[chosen.bots.length - 1];
+    const bots = Object.fromEntries(Array.from({ length: count - 1 }, (_, i) => [String(i + 1), level]));
+    create({ game: chosen.name, config: { [module.seatCountKey]: count }, bots }, nameInput.value.trim() || "You", quick);
+  }
+
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (busy) return;
     const config = {};
     for (const spec of current.module.configFields) {
       const input = form.querySelector(`[name="${spec.key}"]`);
@@ -88,6 +127,11 @@ async function createForm() {
     }
     const bots = {};
     for (const select of botBox.querySelectorAll("select")) if (select.value) bots[select.name.slice(4)] = select.value;
+    const seatsCount = botBox.querySelectorAll("select").length;
+    if (nameInput.value.trim() && seatsCount && Object.keys(bots).length >= seatsCount) {
+      showError(new Error("Every seat is a bot: leave one to a person to play, or empty your name to watch."), submit);
+      return;
+    }
     try {
       const clock = {};
       for (const spec of CLOCK_FIELDS) {
@@ -96,56 +140,74 @@ async function createForm() {
       }
       const body = { game: current.chosen.name, config, bots };
       if (Object.keys(clock).length) body.clock = clock;
-      const { data } = await api("/v1/games", { method: "POST", body });
-      showError(null);
-      if (nameInput.value.trim()) await claimAndPlay(data.id, nameInput.value.trim());
-      else location.assign(`/watch/${data.id}`);
+      await create(body, nameInput.value.trim(), submit);
     } catch (error) {
-      showError(error);
+      showError(error, submit);
     }
   });
   return form;
 }
 
+// A running game nobody has moved in for IDLE_MS leaves "Running" for "Idle" (the documented rule:
+// README, "The browser client"); a timed game's clock hands such seats to bots long before.
+const IDLE_MS = 60 * 60 * 1000;
+const gameTitle = (id) => (games.find((g) => g.name === id) || {}).title || id.replaceAll("_", " ");
+
 function gameRow(game, action) {
-  const names = game.seats.map((s) => s.name || "—").join(", ");
+  const names = game.seats.map((s) => (s.name ? seatName(game, s.seat) : "free seat")).join(", ");
   return h("li", { class: "game", dataset: { game: game.id } },
-    h("span", { class: "what" }, `${game.title} · ${game.seat_count} players`),
+    h("span", { class: "what" }, `${game.title || gameTitle(game.game)} · ${game.seat_count} players`),
     h("span", { class: "who" }, names),
-    h("span", { class: "when muted" }, when(game.finished || game.started || game.created)),
+    h("span", { class: "when muted" }, when(game.finished || game.updated || game.started || game.created)),
     action);
 }
 
-async function list(status, title, makeAction) {
-  const section = h("section", { class: "list", "aria-labelledby": `list-${status}` }, h("h2", { id: `list-${status}` }, title));
-  const { data } = await api(`/v1/games?status=${status}&limit=10`);
-  section.append(data.games.length
-    ? h("ul", { class: "games" }, data.games.map((g) => gameRow(g, makeAction(g))))
-    : h("p", { class: "muted" }, "None."));
-  return section;
+async function fetchList(status) {
+  const { data } = await api(`/v1/games?status=${status}&limit=20`);
+  return data.games;
+}
+
+function listSection(key, title, rows, makeAction) {
+  return h("section", { class: "list", "aria-labelledby": `list-${key}`, dataset: { list: key } }, h("h2", { id: `list-${key}` }, title),
+    rows.length ? h("ul", { class: "games" }, rows.map((g) => gameRow(g, makeAction(g)))) : h("p", { class: "muted" }, "None."));
 }
 
 function joinForm(game) {
   const id = `join-${game.id}`;
-  const input = h("input", { id, name: "name", maxlength: 40, required: true, autocomplete: "nickname" });
+  const input = h("input", { id, name: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
+  const button = h("button", { type: "submit" }, "Join");
   return h("form", {
     class: "join",
     onsubmit: async (event) => {
       event.preventDefault();
-      try { await claimAndPlay(game.id, input.value.trim()); } catch (error) { showError(error); }
+      button.disabled = true;
+      try { await claimAndPlay(game.id, input.value.trim()); } catch (error) { button.disabled = false; showError(error, event.target); }
     },
-  }, h("label", { for: id, class: "visually-hidden" }, `Your name for game ${game.id}`), input,
-  h("button", { type: "submit" }, "Join"));
+  }, h("label", { for: id }, "Your name", h("span", { class: "visually-hidden" }, ` for game ${game.id}`)), input, button);
+}
+
+async function lists() {
+  const [open, active, finished] = await Promise.all(["open", "active", "finished"].map(fetchList));
+  const now = Date.now();
+  const idle = (g) => now - Date.parse(g.updated || g.started || g.created) > IDLE_MS;
+  const watch = (g) => h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch");
+  return [
+    listSection("open", "Open games: join a seat", open, joinForm),
+    listSection("active", "Running games: watch", active.filter((g) => !idle(g)), watch),
+    listSection("finished", "Recently finished", finished.slice(0, 10), (g) => h("a", { href: `/replay/${g.id}`, class: "button" }, "Replay")),
+    listSection("idle", "Idle for over an hour", active.filter(idle), watch),
+  ];
 }
 
 async function main() {
-  const [form, open, running, finished] = await Promise.all([
-    createForm(),
-    list("open", "Open games: join a seat", joinForm),
-    list("active", "Running games: watch", (g) => h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch")),
-    list("finished", "Recently finished", (g) => h("a", { href: `/replay/${g.id}`, class: "button" }, "Replay")),
-  ]);
-  setApp(h("div", { class: "lobby" }, form, h("div", { class: "lists" }, open, running, finished)));
+  const [form, sections] = await Promise.all([createForm(), lists()]);
+  const side = h("div", { class: "lists" }, sections);
+  setApp(h("div", { class: "lobby" }, form, side));
+  // Live lists: refreshed every few seconds, except while the person is typing a name in one.
+  setInterval(async () => {
+    if (document.hidden || side.contains(document.activeElement)) return;
+    try { side.replaceChildren(...await lists()); } catch { /* the next round tries again */ }
+  }, 5000);
 }
 
 main().catch(showError);

@@ -1,34 +1,112 @@
-// The play table (/play/<id>, with this tab's seat token) and the spectator page (/watch/<id>).
-import { api, chip, follow, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
+// The play table (/play/<id>, with this browser's seat token) and the spectator page (/watch/<id>).
+import {
+  api, chip, connection, describe, follow, h, loadGame, pageData, prefs, seatName, seats, serialized, setApp,
+  showError, toast, withNames,
+} from "/web/static/app.js";
+import { deviceLinkBox } from "/web/static/device.js";
 
 const { game_id: gameId, mode } = pageData.data;
-const claim = mode === "play" ? seats.get(gameId) : null;
-const token = claim ? claim.token : null;
+let claim = mode === "play" ? seats.get(gameId) : null;
+let token = claim ? claim.token : null;
+const baseTitle = document.title;
+
+// -- your turn, noticed: the tab's title and icon, a sound, a notification -----------------------
+function setIcon(turn) {
+  let link = document.querySelector("link[rel=icon]");
+  if (!link) { link = h("link", { rel: "icon", type: "image/svg+xml" }); document.head.append(link); }
+  link.href = `/web/static/${turn ? "favicon-turn" : "favicon"}.svg`;
+}
+
+function beep() {
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.08, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.35);
+  } catch { /* no audio on this device: the title and icon still say it */ }
+}
+
+function noticeTurn(turn, title) {
+  document.title = turn ? `● Your turn · ${baseTitle}` : baseTitle;
+  document.body.dataset.yourTurn = String(Boolean(turn));
+  setIcon(turn);
+  if (!turn) return;
+  if (prefs.get("sound", false)) beep();
+  if (prefs.get("notify", false) && document.hidden && "Notification" in window && Notification.permission === "granted") {
+    try { new Notification("Your turn", { body: title, tag: `turn-${gameId}` }); } catch { /* not allowed here */ }
+  }
+}
+
+function noticeToggles() {
+  const sound = h("input", { type: "checkbox", id: "pref-sound", checked: prefs.get("sound", false) });
+  sound.addEventListener("change", () => { prefs.set("sound", sound.checked); if (sound.checked) beep(); });
+  const notify = h("input", { type: "checkbox", id: "pref-notify", checked: prefs.get("notify", false) });
+  notify.addEventListener("change", async () => {
+    if (notify.checked && "Notification" in window && Notification.permission !== "granted") {
+      const answer = await Notification.requestPermission();
+      if (answer !== "granted") {
+        notify.checked = false;
+        toast("This browser does not allow notifications for this page.", { kind: "info" });
+      }
+    }
+    prefs.set("notify", notify.checked);
+  });
+  return h("div", { class: "notice-prefs" },
+    h("span", { class: "check" }, sound, h("label", { for: "pref-sound" }, "Sound on my turn")),
+    h("span", { class: "check" }, notify, h("label", { for: "pref-notify" }, "Notify me when the tab is hidden")));
+}
+
+function notFound(message) {
+  document.getElementById("title").textContent = "No such game";
+  setApp(h("p", {}, message), h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
+}
 
 async function main() {
-  let summary = (await api(`/v1/games/${gameId}`)).data;
+  let summary;
+  try {
+    summary = (await api(`/v1/games/${gameId}`)).data;
+  } catch (error) {
+    if (error.status === 404) { notFound(`There is no game ${gameId}.`); return; }
+    throw error;
+  }
   const { module: game, board } = await loadGame(summary.game);
-  const ctx = { board, names: (seat) => seatName(summary, seat) };
-  document.getElementById("title").textContent = mode === "play"
-    ? `${summary.title}: playing as ${claim ? seatName(summary, claim.seat) : "nobody"}`
-    : `${summary.title}: watching`;
+  const ctx = { board, names: (seat) => seatName(summary, seat), interactive: false };
+  const setTitle = () => {
+    document.getElementById("title").textContent = mode === "play"
+      ? `${summary.title}: ${claim ? `playing as ${seatName(summary, claim.seat)}` : "you hold no seat"}`
+      : `${summary.title}: watching`;
+  };
+  setTitle();
 
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
+  const notice = h("p", { class: "seat-notice", hidden: true });
   const area = h("div", { class: "table" });
+  const movesBox = h("div", { class: "moves", role: "group", "aria-label": "Legal moves" });
   const controls = h("section", { class: "controls", "aria-labelledby": "moves-title" },
-    h("h2", { id: "moves-title" }, "Your moves"), h("div", { class: "moves", role: "group", "aria-label": "Legal moves" }));
-  const logList = h("ol", { class: "log", "aria-label": "What happened, newest last" });
+    h("h2", { id: "moves-title" }, "Your moves"), movesBox);
+  const logList = h("ol", { class: "log", "aria-label": "What happened, newest last", tabindex: "0" });
   const log = h("section", { class: "log-box", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, "Game log"), logList);
+  const endBox = h("section", { class: "end-panel", "aria-labelledby": "end-title", hidden: true });
   const links = h("p", { class: "links" },
     mode === "play" ? [h("a", { href: `/watch/${gameId}` }, "Spectator page"), " · "] : null,
-    h("a", { href: `/replay/${gameId}` }, "Replay"));
+    h("a", { href: `/replay/${gameId}` }, "Replay"), " · ", h("a", { href: "/" }, "Lobby"));
+  const device = h("div", { class: "device" });
   const seatsList = h("ul", { class: "players", "aria-label": "Players" });
   controls.hidden = !token;
-  setApp(status, seatsList, h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, controls, log)), links);
+  setApp(status, notice, seatsList, endBox,
+    h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, controls, log)), device, links);
   if (mode === "play" && !token) {
-    showError("This tab holds no seat of this game (seat tokens stay in the tab that joined). Join from the lobby, or watch.");
+    notice.hidden = false;
+    notice.replaceChildren("This browser holds no seat of this game. Join from the ",
+      h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, or ", h("a", { href: `/watch/${gameId}` }, "watch"), ".");
   }
+  if (token) device.append(noticeToggles(), deviceLinkBox(gameId, () => token));
   game.mount(area, ctx);
 
   let version = 0;
@@ -36,6 +114,8 @@ async function main() {
   let redrawMoves = false;
   let annotated = 0;
   let finished = false;
+  let wasMine = false;
+  let lastView = null;
 
   // A timed game: each awaited seat's time left, counted down here from the view's figures.
   let clock = null;
@@ -47,14 +127,30 @@ async function main() {
     const seconds = Math.floor(ms / 1000);
     return ` · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
   };
-  const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) =>
-    h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Seat ${s.seat} (free)`,
-      s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "", claim && claim.seat === s.seat ? " · you" : "",
-      h("span", { class: "clock" }, timeLeft(s.seat)))));
+  const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) => {
+    const mine = claim && claim.seat === s.seat;
+    return h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Player ${s.seat + 1} (free)`,
+      s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "",
+      mine ? (s.kind === "bot" ? " · was you, now a bot plays" : " · you") : "",
+      h("span", { class: "clock" }, timeLeft(s.seat)));
+  }));
   setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
 
+  let summaryStale = false;
+  function seatEvents(item) {
+    const event = item && item.event;
+    if (event && event.type === "seat_handed_to_bot") summaryStale = true; // who plays it changed
+    if (!event || !claim || event.seat !== claim.seat) return;
+    if (event.type === "seat_timed_out") {
+      toast("Your time ran out: the game made a move for you.", { kind: "info", ms: 10000 });
+    } else if (event.type === "seat_handed_to_bot") {
+      toast("After repeated timeouts a bot now plays your seat.", { kind: "info", ms: 15000 });
+    }
+  }
+
   async function refresh() {
-    if (summary.status === "open") {
+    if (summary.status === "open" || summaryStale || finished !== (summary.status === "finished")) {
+      summaryStale = false;
       summary = (await api(`/v1/games/${gameId}`)).data;
       drawSeats();
       if (summary.status === "open") {
@@ -67,20 +163,31 @@ async function main() {
     finished = data.status === "finished";
     clock = data.clock || null;
     clockRead = Date.now();
+    lastView = data.view;
+    const mine = Boolean(token && data.view && (data.view.awaiting || []).includes(claim.seat));
+    ctx.interactive = Boolean(token && data.view && (data.view.legal_moves || []).length);
     drawSeats();
     game.render(data.view, ctx);
     status.textContent = game.status(data.view, ctx);
-    const mine = token && data.view && (data.view.awaiting || []).includes(claim.seat);
+    const me = claim && summary.seats.find((s) => s.seat === claim.seat);
+    if (me && me.kind === "bot") {
+      notice.hidden = false;
+      notice.textContent = "After repeated timeouts a bot plays your seat now.";
+    }
+    if (mine !== wasMine) noticeTurn(mine, status.textContent);
+    wasMine = mine;
     // A seat nobody waits for may still have moves (a game's free commands, such as Rio de la
     // Plata's purchases and trade offers): they are offered too, under another heading.
     // An event that arrives after the view it led to (the stream lags the page's own reads) must
     // not redraw the same moves over a second question the player has open (Bishop, a Rio cell).
-    const questionOpen = controls.querySelector(".moves fieldset") !== null;
+    const questionOpen = movesBox.querySelector("fieldset") !== null;
     if (data.version !== movesVersion || redrawMoves || !questionOpen) {
       drawMoves(token && data.view ? data.view.legal_moves || [] : [], mine);
     }
     movesVersion = data.version;
     redrawMoves = false;
+    if (finished) drawEnd(data.view);
+    document.getElementById("app").dataset.version = String(data.version);
     await readLog();
   }
 
@@ -96,33 +203,85 @@ async function main() {
     logList.scrollTop = logList.scrollHeight;
   }
 
+  // Focus stays on the control the player used: a redraw gives it back to the button of the same
+  // label (or the first one on a new turn).
+  let pendingKey = null; // the control of the move being sent (disabled meanwhile, so maybe unfocused)
+  function keepFocus(redraw) {
+    const active = document.activeElement;
+    const key = (active && movesBox.contains(active) ? active.dataset.key : null) || pendingKey;
+    pendingKey = null;
+    redraw();
+    if (!key) return false;
+    // The same control if it is still there, else the first move (never lost to the page).
+    const again = [...movesBox.querySelectorAll("button")].find((b) => b.dataset.key === key)
+      || movesBox.querySelector("button");
+    if (again) again.focus({ preventScroll: true });
+    return Boolean(again);
+  }
+
   function drawMoves(moves, mine) {
-    const box = controls.querySelector(".moves");
-    if (!mine && !moves.length) {
-      box.replaceChildren(h("p", { class: "muted" }, finished ? "The game is over." : "Waiting for the others…"));
-      return;
+    keepFocus(() => {
+      if (!mine && !moves.length) {
+        movesBox.replaceChildren(h("p", { class: "muted" }, finished ? "The game is over." : "Waiting for the others…"));
+        return;
+      }
+      const button = (choice) => h("button", {
+        type: "button",
+        dataset: { key: choice.label },
+        onclick: (event) => (choice.options ? ask(choice) : choose(choice, event.currentTarget)),
+      }, choice.label);
+      const all = game.choices(moves, ctx);
+      // What can be clicked on the board is listed too, folded: the board is the first way.
+      const direct = all.filter((choice) => !choice.onBoard);
+      const folded = all.filter((choice) => choice.onBoard);
+      const heading = mine
+        ? h("p", { class: "your-turn" }, game.turnHint ? game.turnHint(lastView, ctx) : "Your turn.")
+        : h("p", { class: "free-moves muted" }, "Waiting for the others… Meanwhile you may:");
+      const list = folded.length
+        ? h("details", { class: "move-list", open: movesBox.querySelector("details.move-list[open]") ? true : null },
+          h("summary", {}, `The ${folded.length} board move${folded.length === 1 ? "" : "s"} as a list`), folded.map(button))
+        : null;
+      movesBox.replaceChildren(heading, ...direct.map(button), list);
+    });
+    const first = movesBox.querySelector("button");
+    if (mine && first && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
+      first.focus({ preventScroll: true });
     }
-    const buttons = game.choices(moves).map((choice) => h("button", {
-      type: "button",
-      onclick: () => (choice.options ? ask(choice) : submit(choice.move)),
-    }, choice.label));
-    const heading = mine
-      ? h("p", { class: "your-turn" }, "Your turn.")
-      : h("p", { class: "free-moves muted" }, "Waiting for the others… Meanwhile you may:");
-    box.replaceChildren(heading, ...buttons);
-    if (mine && buttons.length) buttons[0].focus({ preventScroll: true });
   }
 
+  // A question with several answers (the Bishop's Pope, a Rio cell's buildings), asked in the moves
+  // area; the board's clickable things ask through here too (ctx.choose).
   function ask(choice) {
-    const box = controls.querySelector(".moves");
-    const options = choice.options.map((option) => h("button", { type: "button", onclick: () => submit(option.move) }, option.label));
+    const options = choice.options.map((option) => h("button", {
+      type: "button", dataset: { key: option.label }, onclick: (event) => choose(option, event.currentTarget),
+    }, option.label, option.note ? h("small", { class: "note" }, ` ${option.note}`) : null));
     const back = h("button", { type: "button", class: "secondary", onclick: () => { redrawMoves = true; update(); } }, "Back");
-    box.replaceChildren(h("fieldset", {}, h("legend", {}, choice.prompt), ...options, back));
-    options[0].focus();
+    movesBox.replaceChildren(h("fieldset", {}, h("legend", {}, choice.prompt), ...options, back));
+    options[0].focus({ preventScroll: true });
+    if (matchMedia("(max-width: 900px)").matches) controls.scrollIntoView({ block: "nearest" });
   }
 
-  async function submit(move) {
+  // A move that costs the player something the rules take as a penalty is confirmed first.
+  function choose(option, control) {
+    if (!option.warning) { submit(option.move, control); return; }
+    const yes = h("button", { type: "button", class: "danger", onclick: (event) => submit(option.move, event.currentTarget) }, "Do it anyway");
+    const back = h("button", { type: "button", class: "secondary", onclick: () => { redrawMoves = true; update(); } }, "Back");
+    movesBox.replaceChildren(h("fieldset", { class: "warning" }, h("legend", {}, option.label),
+      h("p", { class: "warning-text", role: "alert" }, option.warning), yes, back));
+    back.focus({ preventScroll: true });
+  }
+
+  ctx.choose = (choice, element) => {
+    if (!ctx.interactive) return;
+    if (choice.options && choice.options.length === 1) choose(choice.options[0], element);
+    else if (choice.options) ask(choice);
+    else choose(choice, element);
+  };
+
+  async function submit(move, control) {
+    pendingKey = control && movesBox.contains(control) ? control.dataset.key : null;
     for (const button of controls.querySelectorAll("button")) button.disabled = true;
+    let failed = null;
     try {
       await api(`/v1/games/${gameId}/moves`, {
         method: "POST",
@@ -132,22 +291,89 @@ async function main() {
       });
       showError(null);
     } catch (error) {
-      if (error.code !== "VERSION_CONFLICT") showError(error);
+      if (error.code !== "VERSION_CONFLICT") failed = error;
     }
     redrawMoves = true; // a refused move changed nothing: its disabled buttons must come back
     await update();
+    // Whatever happened, no control stays disabled: the player may try again.
+    for (const button of controls.querySelectorAll("button:disabled")) button.disabled = false;
+    if (failed) showError(failed, movesBox.isConnected ? movesBox : control);
+  }
+
+  function drawEnd(view) {
+    if (!endBox.hidden) return;
+    endBox.hidden = false;
+    const result = game.endPanel ? game.endPanel(view, ctx) : null;
+    const rematch = h("button", { type: "button", onclick: (event) => makeRematch(event.currentTarget) }, "Rematch (seats rotated)");
+    endBox.replaceChildren(h("h2", { id: "end-title" }, "Game over"), h("p", { class: "end-result" }, status.textContent),
+      result ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Final result" }, result) : null, h("div", { class: "end-actions" }, token ? rematch : null, h("a", { class: "button", href: "/" }, "New game"),
+        h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
+  }
+
+  // The same players and options in a new game, every seat moved one place on; the bots keep their
+  // level, this player takes their new seat, the other people join from the lobby.
+  async function makeRematch(button) {
+    button.disabled = true;
+    try {
+      const n = summary.seat_count;
+      const bots = {};
+      for (const s of summary.seats) if (s.kind === "bot" && s.bot) bots[String((s.seat + 1) % n)] = s.bot;
+      const config = { ...(summary.config || {}) };
+      delete config.seed;
+      delete config.deck_order;
+      const { data } = await api("/v1/games", { method: "POST", body: { game: summary.game, config, bots } });
+      const me = summary.seats.find((s) => s.seat === claim.seat);
+      const { data: seat } = await api(`/v1/games/${data.id}/seats`, {
+        method: "POST", body: { name: (me && me.name) || "Player", seat: (claim.seat + 1) % n },
+      });
+      seats.set(data.id, seat);
+      location.assign(`/play/${data.id}`);
+    } catch (error) {
+      button.disabled = false;
+      showError(error, button);
+    }
   }
 
   const update = serialized(async () => {
-    try { await refresh(); } catch (error) { showError(error); }
+    try {
+      await refresh();
+    } catch (error) {
+      if (error.status === 401 && token) { lost(); return; }
+      if (error.code !== "UNREACHABLE") showError(error);
+      else connection("reconnecting");
+      for (const button of controls.querySelectorAll("button:disabled")) button.disabled = false;
+    }
   });
+
+  function lost() {
+    seats.forget(gameId);
+    claim = null;
+    token = null;
+    controls.hidden = true;
+    device.replaceChildren();
+    notice.hidden = false;
+    notice.textContent = "This seat now continues on another device (or its token was replaced): this page only watches.";
+    setTitle();
+    noticeTurn(false, "");
+    update();
+    followGame(); // on as a spectator
+  }
+
+  const followGame = () => follow(gameId, {
+    token, after: version,
+    onEvent: (item) => { seatEvents(item); update(); },
+    onEnd: () => update(),
+    onResync: () => { showError(null); update(); },
+    onLost: () => lost(),
+  });
+
   drawSeats();
   await update();
-  follow(gameId, { token, after: version, onEvent: () => update(), onEnd: () => update() });
+  followGame();
   if (summary.status === "open") {
     // The stream carries events only once the game starts; until then, look for new players.
     const poll = setInterval(() => (summary.status === "open" ? update() : clearInterval(poll)), 2000);
   }
 }
 
-main().catch(showError);
+main().catch((error) => showError(describe(error) ? error : "The page could not start."));

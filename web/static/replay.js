@@ -1,5 +1,6 @@
-// The replay viewer (/replay/<id>): a slider over versions, step buttons, arrow keys, a jump to each
-// chapter (battle), the state at that version as the reader may see it, and each event's sentence.
+// The replay viewer (/replay/<id>): a slider over versions, step buttons, arrow keys, autoplay at a
+// chosen speed, a jump to the start of each chapter (battle, year), a clickable list of every move,
+// the state at that version as the reader may see it, and each event's sentence.
 import { api, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
 import { notKnown, seatControls } from "/web/static/seat-view.js";
 
@@ -13,7 +14,7 @@ async function main() {
   const ctx = { board, names: (seat) => seatName(summary, seat) };
   const [battles, sentences] = await Promise.all([api(`/v1/games/${gameId}/battles`, { token }), readAnnotations()]);
   const last = battles.data.version;
-  document.getElementById("title").textContent = `${summary.title}: replay of ${summary.seats.map((s) => s.name).join(", ")}`;
+  document.getElementById("title").textContent = `${summary.title}: replay of ${summary.seats.map((s) => seatName(summary, s.seat)).join(", ")}`;
 
   const slider = h("input", { id: "version", type: "range", min: 0, max: last, value: last, "aria-valuetext": "" });
   const label = h("output", { for: "version", class: "version" });
@@ -24,23 +25,50 @@ async function main() {
     h("label", { for: "version", class: "visually-hidden" }, "Version"), slider,
     h("button", { type: "button", onclick: step(1), "aria-label": "Next event" }, "▶"),
     h("button", { type: "button", onclick: () => go(last), "aria-label": "Last version" }, "End"), label);
+  // A chapter's button goes to its first event (jumping to its end showed it already over).
   const chapterButtons = battles.data.chapters.map((chapter) => h("button", {
     type: "button",
-    dataset: { end: String(chapter.end) },
+    dataset: { end: String(chapter.end), start: String(chapter.start + 1) },
     title: chapter.title,
-    onclick: () => go(chapter.end),
+    onclick: () => go(chapter.start + 1),
   }, chapter.title));
+  const speed = h("select", { id: "speed" }, [["1500", "slow"], ["700", "normal"], ["250", "fast"]].map(([ms, label]) =>
+    h("option", { value: ms, selected: ms === "700" ? true : null }, label)));
+  let playing = null;
+  const play = h("button", { type: "button", class: "primary", onclick: () => toggle() }, "▶ Play");
+  function toggle(stop = false) {
+    if (playing || stop) {
+      clearTimeout(playing);
+      playing = null;
+      play.textContent = "▶ Play";
+      return;
+    }
+    if (Number(slider.value) >= last) go(0);
+    play.textContent = "⏸ Pause";
+    const tick = () => {
+      if (Number(slider.value) >= last) { toggle(true); return; }
+      go(Number(slider.value) + 1);
+      playing = setTimeout(tick, Number(speed.value));
+    };
+    playing = setTimeout(tick, 0);
+  }
+  const moveList = h("ol", { class: "move-list-replay", "aria-label": "Every event; choose one to go there" },
+    sentences.map((text, i) => h("li", { value: i + 1 }, h("button", { type: "button", class: "link", dataset: { version: String(i + 1) },
+      onclick: () => { toggle(true); go(i + 1); } }, withNames(text || "", summary)))));
   const annotation = h("p", { class: "annotation", "aria-live": "polite" });
   const viewer = h("p", { class: "muted viewer" });
   const area = h("div", { class: "table" });
   const seeAs = summary.status === "finished" ? seatControls(summary, () => go(Number(slider.value))) : null;
   setApp(
     h("section", { "aria-label": "Step through the game" }, controls,
-      h("p", { class: "muted" }, "Arrow keys step one event; Page Up/Down jump between battles; Home/End go to the start/end."),
+      h("div", { class: "autoplay" }, play, h("label", { for: "speed" }, "Speed"), speed),
+      h("p", { class: "muted" }, "Arrow keys step one event; Page Up/Down jump between chapters; Home/End go to the start/end."),
       annotation),
-    h("section", { "aria-labelledby": "chapters-title" }, h("h2", { id: "chapters-title" }, "Jump to a battle"),
+    h("section", { "aria-labelledby": "chapters-title" }, h("h2", { id: "chapters-title" }, "Jump to the start of"),
       h("div", { class: "chapters" }, chapterButtons)),
-    seeAs && seeAs.element, h("p", { class: "status", role: "status" }), area, viewer);
+    seeAs && seeAs.element, h("p", { class: "status", role: "status" }), h("div", { class: "replay-grid" }, area,
+      h("section", { class: "log-box", "aria-labelledby": "moves-title" }, h("h2", { id: "moves-title" }, "Every move"),
+        h("div", { class: "replay-moves", tabindex: "0", role: "region", "aria-label": "Every move" }, moveList))), viewer);
   game.mount(area, ctx);
 
   let target = last;
@@ -70,13 +98,22 @@ async function main() {
       const chapter = battles.data.chapters.find((c) => String(c.end) === button.dataset.end);
       button.setAttribute("aria-current", String(chapter.start < target && target <= chapter.end));
     }
+    const current = moveList.querySelector("[aria-current]");
+    if (current) current.removeAttribute("aria-current");
+    const here = moveList.querySelector(`button[data-version="${target}"]`);
+    if (here) {
+      here.setAttribute("aria-current", "step");
+      const box = moveList.parentElement;
+      const top = here.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+      if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 30) box.scrollTop = top - box.clientHeight / 2;
+    }
     show().catch(showError);
   }
 
   slider.addEventListener("input", () => go(Number(slider.value)));
   document.addEventListener("keydown", (event) => {
     if (event.target !== slider && ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
-    const ends = battles.data.chapters.map((c) => c.end);
+    const ends = battles.data.chapters.map((c) => c.start + 1);
     const current = Number(slider.value);
     let next = null;
     if (event.key === "ArrowRight" || event.key === "ArrowUp") next = current + 1;

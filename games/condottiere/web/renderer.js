@@ -10,8 +10,43 @@ const CARD_NAMES = {
   heroine: "Heroine", scarecrow: "Scarecrow", surrender: "Surrender",
 };
 const SVG = "http://www.w3.org/2000/svg";
+// What each card does (shared/rules/condottiere.md: CARD-3, STR-1..3, WIN/SPR/DRU/BIS/SCA/HER/COU/SUR),
+// shown on hover and focus of every card and in the page's card reference.
+const CARD_TEXT = {
+  mercenary: "A mercenary: adds its strength to your battle line.",
+  winter: "Every mercenary in every line counts 1. Discards any Spring in play.",
+  spring: "The highest mercenaries in play get +3. Discards any Winter in play.",
+  drummer: "Doubles the mercenaries in your own line (several Drummers count once).",
+  heroine: "Strength 10, unaffected by everything.",
+  courtesan: "Strength 1, unaffected by everything; the most Courtesans win the Condottiere token.",
+  bishop: "Discards the highest mercenaries from every line; then you may place the Pope, where no battle can be fought (Classic: the battle ends with no victor).",
+  scarecrow: "Take one mercenary from your own line back into your hand.",
+  surrender: "The battle ends at once: the strongest line takes the region.",
+};
+export const cardText = (code) => (code ? CARD_TEXT[code] || (code.startsWith("m") ? CARD_TEXT.mercenary : "") : "");
+
+// Makes an element of the board or of the hand a control: click, Enter or Space runs `action`.
+function clickable(el, label, action) {
+  el.classList.add("pickable");
+  el.setAttribute("tabindex", "0");
+  el.setAttribute("role", "button");
+  el.setAttribute("aria-label", label);
+  el.onclick = (event) => { event.preventDefault(); action(el); };
+  el.onkeydown = (event) => {
+    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
+  };
+}
+
+function unclickable(el) {
+  el.classList.remove("pickable");
+  el.removeAttribute("tabindex");
+  el.removeAttribute("role");
+  el.onclick = null;
+  el.onkeydown = null;
+}
 
 export const title = "Condottiere";
+export const chapterName = "battles";
 
 export const configFields = [
   { key: "players", label: "Players", type: "number", min: 2, max: 6, value: 4 },
@@ -28,16 +63,24 @@ export const seatCountKey = "players";
 
 export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
 
-function card(code, extra = {}) {
-  if (!code) return h("li", { class: "cd-card hidden", "aria-label": "face-down card", ...extra }, "?");
+function card(code, extra = {}, tag = "li") {
+  if (!code) return h(tag, { class: "cd-card hidden", "aria-label": "face-down card", ...extra }, "?");
   const special = code.startsWith("m") ? "" : " special";
-  return h("li", { class: `cd-card${special}`, dataset: { card: code }, ...extra }, cardName(code));
+  return h(tag, { class: `cd-card${special}`, dataset: { card: code }, title: `${cardName(code)}: ${cardText(code)}`, ...extra }, cardName(code));
+}
+
+function reference() {
+  const rows = [["1-10", CARD_TEXT.mercenary], ...["winter", "spring", "drummer", "heroine", "courtesan", "bishop", "scarecrow", "surrender"]
+    .map((code) => [CARD_NAMES[code], CARD_TEXT[code]])];
+  return h("details", { class: "card-reference" }, h("summary", {}, "What the cards do"),
+    h("dl", {}, rows.flatMap(([name, text]) => [h("dt", {}, name), h("dd", {}, text)])));
 }
 
 export function mount(el, ctx) {
   const figure = h("figure", { class: "board" });
   figure.innerHTML = ctx.board; // our own server's SVG (render.py), never user text
   const svg = figure.querySelector("svg");
+  svg.setAttribute("role", "group"); // its regions may be controls: a group, not one image
   const ring = document.createElementNS(SVG, "circle");
   ring.setAttribute("class", "battle");
   ring.setAttribute("r", "16");
@@ -56,8 +99,9 @@ export function mount(el, ctx) {
       h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Hand · regions"))),
     h("tbody")));
   const hand = h("section", { class: "hand", "aria-labelledby": "hand-title", hidden: true },
-    h("h2", { id: "hand-title" }, "Your hand"), h("ul", { class: "cards", "data-hand": "" }));
-  el.replaceChildren(figure, h("div", { class: "side" }, lines, hand));
+    h("h2", { id: "hand-title" }, "Your hand"), h("p", { class: "hand-hint muted" }), h("div", { class: "cards", "data-hand": "", role: "group", "aria-label": "Cards in your hand" }));
+  // On a phone the hand and the battle lines come first (they are what a decision depends on).
+  el.replaceChildren(h("div", { class: "side" }, hand, lines), figure, reference());
   ctx.parts = { svg, ring, pope, owners, caption: figure.querySelector("figcaption"), lines, hand };
 }
 
@@ -113,13 +157,63 @@ export function render(view, ctx) {
         ? `${p.strength} (${p.true_strength})` : String(p.strength)),
       h("td", {}, h("ul", { class: "cards", "aria-label": `${name(p.seat)}'s battle line` },
         (p.line || []).map((entry) => card(entry.card)))),
-      h("td", { class: "muted" }, `${p.hand_size} cards · ${(p.regions || []).length} regions`));
+      h("td", { class: "muted" }, `${p.hand_size} cards · ${(p.regions || []).length} regions`,
+        (p.regions || []).length ? h("small", { class: "cd-owned" }, ` (${p.regions.join(", ")})`) : null));
   });
   lines.querySelector("tbody").replaceChildren(...rows);
 
   const own = view && Array.isArray(view.hand) ? view.hand : null;
   hand.hidden = own === null;
-  hand.querySelector("ul").replaceChildren(...(own || []).map((c) => card(c)));
+  hand.querySelector("[data-hand]").replaceChildren(...(own || []).map((c) => card(c, {}, "span")));
+  bindBoard(view, ctx);
+}
+
+// The things a player may click on: a card of the hand plays it (the Bishop and the Scarecrow then
+// ask their question), a region of the map chooses the next battle's place.
+function bindBoard(view, ctx) {
+  const { svg, hand } = ctx.parts;
+  const moves = (ctx.interactive && view && view.legal_moves) || [];
+  const byCard = new Map();
+  for (const choice of choices(moves)) {
+    const move = choice.move || (choice.options && choice.options[0].move);
+    if (move && move.type === "play") byCard.set(move.card, choice);
+  }
+  const regions = new Map(moves.filter((m) => m.type === "place_token").map((m) => [m.region, m]));
+  let playable = 0;
+  for (const li of hand.querySelectorAll("[data-card]")) {
+    const choice = byCard.get(li.dataset.card);
+    if (choice) {
+      playable += 1;
+      clickable(li, `${choice.label.replace(/…$/, "")}: ${cardText(li.dataset.card)}`, (el) => ctx.choose(choice, el));
+    } else unclickable(li);
+  }
+  for (const circle of svg.querySelectorAll("circle[data-region]")) {
+    const move = regions.get(circle.dataset.region);
+    if (move) clickable(circle, `Battle in ${move.region}`, (el) => ctx.choose({ label: `Battle in ${move.region}`, move }, el));
+    else unclickable(circle);
+  }
+  hand.querySelector(".hand-hint").textContent = playable ? "Click a card to play it." : regions.size ? "Click a region on the map for the next battle." : "";
+}
+
+// The end of the game: who won, and each player's regions.
+export function endPanel(view, ctx) {
+  if (!view) return null;
+  const regions = view.regions || {};
+  const winners = view.winners || (view.result && view.result.winners) || [];
+  return h("table", { class: "cd-lines end-table" }, h("thead", {}, h("tr", {},
+    h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Regions"), h("th", { scope: "col" }, "Result"))),
+  h("tbody", {}, (view.players || []).map((p) => {
+    const owned = Object.entries(regions).filter(([, owner]) => owner === p.seat).map(([region]) => region);
+    return h("tr", {}, h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})` }), ctx.names(p.seat)),
+      h("td", {}, `${owned.length}: ${owned.join(", ") || "none"}`), h("td", {}, winners.includes(p.seat) ? "won" : ""));
+  })));
+}
+
+export function turnHint(view) {
+  if (!view) return "Your turn.";
+  if (view.phase === "place_token") return "Your turn: click a region on the map (or a button) for the next battle.";
+  if (view.phase === "battle") return "Your turn: click a card in your hand to play it, or pass.";
+  return "Your turn.";
 }
 
 const PHASES = {
@@ -151,14 +245,16 @@ function playLabel(move) {
 
 // The Bishop asks where the Pope goes, the Scarecrow what to take back: one control per card,
 // and a second question with the variants.
+// `onBoard`: also made by clicking the card in the hand or the region on the map.
 export function choices(moves) {
   const out = [];
   const byCard = new Map();
   for (const move of moves) {
     const variant = move.type === "play" && ("pope" in move || "take_back" in move);
-    if (!variant) { out.push({ label: playLabel(move), move }); continue; }
+    if (!variant) { out.push({ label: playLabel(move), move, onBoard: move.type === "play" || move.type === "place_token" }); continue; }
     if (!byCard.has(move.card)) {
       const entry = {
+        onBoard: true,
         label: `Play ${cardName(move.card)}…`,
         prompt: move.card === "bishop" ? "Where does the Pope go?" : "Which mercenary do you take back?",
         options: [],

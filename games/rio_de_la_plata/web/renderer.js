@@ -19,6 +19,7 @@ const STEPS = {
 };
 
 export const title = "Rio de la Plata";
+export const chapterName = "years";
 export const configFields = [
   { key: "players", label: "Players", type: "number", min: 3, max: 5, value: 4 },
   { key: "seed", label: "Seed (optional)", type: "number", min: 0 },
@@ -49,33 +50,111 @@ function pair(key) {
   return [x, y];
 }
 
+const START = "Start zone: where the first people may be placed.";
+
+// Makes an element of the board (SVG or HTML) a control: click, Enter or Space runs `action`.
+function clickable(el, label, action) {
+  el.classList.add("pickable");
+  el.setAttribute("tabindex", "0");
+  el.setAttribute("role", "button");
+  el.setAttribute("aria-label", label);
+  el.onclick = (event) => { event.preventDefault(); action(el); };
+  el.onkeydown = (event) => {
+    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
+  };
+}
+
+function unclickable(el) {
+  el.classList.remove("pickable");
+  for (const attr of ["tabindex", "role", "aria-label"]) el.removeAttribute(attr);
+  el.onclick = null;
+  el.onkeydown = null;
+}
+
+function readReference(figure) {
+  const node = figure.querySelector("script.rio-reference");
+  try { return node ? JSON.parse(node.textContent) : {}; } catch { return {}; }
+}
+
+function legend(ref) {
+  const row = (term, text) => [h("dt", {}, term), h("dd", {}, text)];
+  const minors = Object.entries(ref.minors || {}).flatMap(([name, b]) =>
+    row(`${LETTERS[name] || "?"} · ${words(name)}`, `Costs ${b.cost}${b.people ? ` and ${b.people} ${b.people === 1 ? "person" : "people"}` : ""}`
+      + `${b.vp ? `; ${b.vp} VP` : ""}. ${b.text}`));
+  const majors = Object.entries(ref.majors || {}).flatMap(([name, b]) =>
+    row(words(name), `A major building: each space costs ${b.cost.replace(" per space", "")} and gives the VP printed on it`
+      + `${b.bonus ? `; the completer gets ${b.bonus} VP more` : ""}. ${b.text}`));
+  const chars = Object.entries(ref.characters || {}).flatMap(([name, c]) =>
+    row(words(name), `Price ${c.cost} silver, needs ${c.min_vp} VP. ${c.text}`));
+  const spaces = Object.entries(ref.spaces || {}).flatMap(([name, text]) => row(words(name), text));
+  const penalty = ref.penalty || {};
+  return h("details", { class: "rio-legend" }, h("summary", {}, "Legend: the board, the buildings and the characters"),
+    h("h3", {}, "On the board"),
+    h("dl", {}, row("numbers", "Columns across the top, rows down the side: a cell is (column, row)."),
+      row("A-H", "The shaded areas are the city's districts; the grey cells in the middle are the Plaza Mayor."),
+      row("blue dashes", START), row("black line", "A wall: attackers cannot cross it."),
+      row("brown line", "A road: it connects districts."), row("dots", "People, in their player's colour."),
+      row("tracks", "Right of the names: the major buildings' spaces (VP), mine and forest (people a space takes), the enemies' tracks (strength)."),
+      row("enemies", ref.enemies || "")),
+    h("h3", {}, "Buildings (letter on the board)"), h("dl", {}, minors),
+    h("h3", {}, "Major buildings"), h("dl", {}, majors),
+    h("h3", {}, "Characters"), h("p", {}, `A person on a character claims it in phase B: pay its price if you have the silver and the VP. `
+      + `If you cannot, you pay a penalty of ${penalty.silver || 0} silver and ${penalty.vp || 0} VP.`), h("dl", {}, chars),
+    h("h3", {}, "Action spaces"), h("dl", {}, spaces));
+}
+
 export function mount(el, ctx) {
+  el.classList.add("rio-table");
   const figure = h("figure", { class: "board rio" });
   figure.innerHTML = ctx.board; // our own server's SVG (archive.py), never user text
+  const ref = readReference(figure);
+  ctx.reference = ref;
   const city = figure.querySelector("svg.rio-city");
+  // Cells, spaces and groups may be controls: the drawings are groups, not single images.
+  for (const svg of figure.querySelectorAll("svg")) svg.setAttribute("role", "group");
   const layers = {
     buildings: city.querySelector("g.rio-buildings"),
     people: city.querySelector("g.rio-people"),
     sections: city.querySelector("g.rio-sections"),
     battle: s("g", { class: "rio-battle" }),
+    targets: s("g", { class: "rio-targets" }),
   };
-  city.append(layers.battle);
+  city.append(layers.battle, layers.targets);
+  for (const rect of city.querySelectorAll("rect[data-cell]")) {
+    const district = rect.dataset.district;
+    rect.append(s("title", {}, `Cell ${cellText(rect.dataset.cell)}${district ? `, district ${district}` : ", Plaza Mayor"}`));
+  }
+  for (const space of figure.querySelectorAll("g.rio-space")) {
+    const name = space.dataset.major || space.dataset.track;
+    const major = space.dataset.major && (ref.majors || {})[space.dataset.major];
+    const text = major ? `${words(name)}: costs ${major.cost}; ${space.textContent} VP. ${major.text}`
+      : space.dataset.track ? (ref.spaces || {})[space.dataset.track] : `${space.dataset.enemy}: strength ${space.textContent}. ${ref.enemies || ""}`;
+    space.append(s("title", {}, text || ""));
+  }
   const caption = h("figcaption", { class: "board-caption" });
   const cells = h("ul", { class: "visually-hidden", "aria-label": "Cells with buildings or people" });
   figure.append(cells, caption);
   const year = h("p", { class: "rio-year" });
+  const hint = h("p", { class: "rio-hint" });
   const players = h("table", { class: "cd-lines rio-stocks" },
     h("thead", {}, h("tr", {}, ["Player", "VP", "Silver", "Stone", "Wood", "Luxury", "People"].map((t) =>
       h("th", { scope: "col" }, t)))), h("tbody"));
+  const chars = h("div", { class: "rio-chars", role: "group", "aria-label": "Characters" });
+  const spaces = h("div", { class: "rio-spaces", role: "group", "aria-label": "Action spaces" });
   const details = h("ul", { class: "rio-details" });
   const side = h("section", { class: "lines", "aria-labelledby": "rio-title" },
-    h("h2", { id: "rio-title" }, "The colony"), year, players, details);
-  el.replaceChildren(figure, h("div", { class: "side" }, side));
-  ctx.parts = { figure, city, layers, caption, cells, year, players, details };
+    h("h2", { id: "rio-title" }, "The colony"), year, hint,
+    h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Players' stocks" }, players));
+  const more = h("section", { class: "lines", "aria-labelledby": "rio-more-title" },
+    h("h2", { id: "rio-more-title" }, "Spaces and characters"), h("h3", {}, "Action spaces"), spaces,
+    h("h3", {}, "Characters"), chars, details);
+  // On a phone: the stocks, then the city, then the rest (the decision's information first).
+  el.replaceChildren(h("div", { class: "side" }, side), figure, h("div", { class: "side more" }, more), legend(ref));
+  ctx.parts = { figure, city, layers, caption, cells, year, hint, players, chars, spaces, details };
 }
 
 function drawCity(view, ctx) {
-  const { city, layers, cells } = ctx.parts;
+  const { layers, cells } = ctx.parts;
   for (const layer of Object.values(layers)) layer.replaceChildren();
   cells.replaceChildren();
   for (const [key, cell] of Object.entries(view.city || {})) {
@@ -83,17 +162,21 @@ function drawCity(view, ctx) {
     const described = [];
     if (cell.b) {
       const owned = Number.isInteger(cell.own);
-      layers.buildings.append(
-        s("rect", { x: x * CELL + 3, y: y * CELL + 3, width: CELL - 4, height: CELL - 4, opacity: 0.85,
-          class: "rio-building", "data-cell": key, "data-building": cell.b,
-          style: `fill:${owned ? seatFill(cell.own) : "#7f6a4f"}` }),
-        s("text", { x: x * CELL + CELL / 2 + 1, y: y * CELL + 15, "text-anchor": "middle" }, LETTERS[cell.b] || "?"));
+      const info = (ctx.reference.minors || {})[cell.b];
+      const g = s("g", { class: "rio-building", "data-cell": key, "data-building": cell.b });
+      g.append(
+        s("rect", { x: x * CELL + 2, y: y * CELL + 2, width: CELL - 2, height: CELL - 2, rx: 2,
+          style: `fill:${owned ? seatFill(cell.own) : "#6b5a43"}` }),
+        s("text", { x: x * CELL + CELL / 2 + 1, y: y * CELL + 10, "text-anchor": "middle", class: "rio-letter" }, LETTERS[cell.b] || "?"),
+        s("title", {}, `${words(cell.b)}${owned ? ` of ${ctx.names(cell.own)}` : ""} on ${cellText(key)}${info ? `. ${info.text}` : ""}`));
+      layers.buildings.append(g);
       described.push(`${words(cell.b)}${owned ? ` of ${ctx.names(cell.own)}` : ""}`);
     }
     let i = 0;
     (cell.ppl || []).forEach((count, seat) => {
       for (let n = 0; n < count; n++, i++) {
-        layers.people.append(s("circle", { cx: x * CELL + 5 + 5 * i, cy: y * CELL + CELL - 3, r: 2.5,
+        const row = Math.floor(i / 3);
+        layers.people.append(s("circle", { cx: x * CELL + 5 + 6 * (i % 3), cy: y * CELL + (cell.b ? 17 : 12) + 6 * row - (row ? 0 : 0), r: 3.2,
           class: "rio-person", "data-seat": seat, "data-cell": key, style: `fill:${seatFill(seat)}` }));
       }
       if (count) described.push(`${count} of ${ctx.names(seat)}`);
@@ -109,7 +192,8 @@ function drawCity(view, ctx) {
   }
   // A battle: each group of people on its cell (a ring and its size), attackers at the city's edge.
   const battle = view.battle;
-  for (const group of Object.values((battle && battle.groups) || {})) {
+  ctx.groupAt = {};
+  for (const [id, group] of Object.entries((battle && battle.groups) || {})) {
     const size = (group.stack || []).length;
     let cx;
     let cy;
@@ -120,18 +204,11 @@ function drawCity(view, ctx) {
       const [a, b] = group.edge.split("-").map(pair);
       [cx, cy] = [((a[0] + b[0]) / 2) * CELL + 1, ((a[1] + b[1]) / 2) * CELL + 1];
     } else continue;
+    ctx.groupAt[id] = [cx, cy];
     const attackers = group.side === "a";
-    layers.battle.append(
-      s("circle", { cx, cy, r: 7, class: attackers ? "rio-attackers" : "rio-defenders" }),
-      s("text", { x: cx, y: cy + 3, "text-anchor": "middle", class: "rio-group-size" }, String(size)));
-  }
-  // The cells this seat's legal moves name are outlined (placements, buildings, defenders, moves).
-  for (const rect of city.querySelectorAll("rect.rio-legal")) rect.classList.remove("rio-legal");
-  for (const move of view.legal_moves || []) {
-    const cell = move.cell || move.to;
-    if (!Array.isArray(cell)) continue;
-    const rect = city.querySelector(`rect[data-cell="${cell[0]},${cell[1]}"]`);
-    if (rect) rect.classList.add("rio-legal");
+    const ring = s("circle", { cx, cy, r: 7.5, class: attackers ? "rio-attackers" : "rio-defenders", "data-group": id });
+    ring.append(s("title", {}, `${attackers ? "Attackers" : "Defenders"}: group ${id} of ${size}`));
+    layers.battle.append(ring, s("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: "rio-group-size" }, String(size)));
   }
 }
 
@@ -154,6 +231,7 @@ function drawTracks(view, ctx) {
       const track = space.dataset.track;
       const index = existing.get(track) || 0;
       existing.set(track, index + 1);
+      space.dataset.index = String(index);
       occupant = ((view.track || {})[track] || [])[index];
     } else if (space.dataset.enemy) {
       space.classList.toggle("rio-marker", (view.enemy || {})[space.dataset.enemy] === Number(space.dataset.index));
@@ -168,25 +246,42 @@ function drawTracks(view, ctx) {
   }
 }
 
+const SPACES = [
+  ["field", "Fields", "field"], ["craftsmen", "Craftsmen", "craft"], ["dock", "Dock (ship)", "dock"], ["order", "Turn order", "otrack"],
+];
+
 function drawSide(view, ctx) {
-  const { year, players, details, caption } = ctx.parts;
+  const { year, players, details, caption, chars, spaces } = ctx.parts;
   const name = (seat) => ctx.names(seat);
   const awaiting = view.awaiting || [];
   year.textContent = `Year ${view.year}: ${STEPS[view.step] || view.step}. Turn order: ${(view.order || []).map(name).join(", ")}.`;
-  const chars = view.chars || {};
+  const charState = view.chars || {};
   players.querySelector("tbody").replaceChildren(...(view.p || []).map((p, seat) => {
-    const owned = Object.entries(chars).filter(([, c]) => c.owner === seat).map(([c]) => words(c));
+    const owned = Object.entries(charState).filter(([, c]) => c.owner === seat).map(([c]) => words(c));
     return h("tr", { class: awaiting.includes(seat) ? "turn" : null, dataset: { seat: String(seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:${seatFill(seat)}` }), name(seat),
         awaiting[0] === seat ? h("span", { class: "badge" }, "to play") : null,
         owned.length ? h("small", { class: "muted" }, ` · ${owned.join(", ")}`) : null),
       ...["vp", "silver", "stone", "wood", "luxury", "supply"].map((k) => h("td", { dataset: { stock: k } }, String(p[k] ?? 0))));
   }));
+  const refChars = ctx.reference.characters || {};
+  chars.replaceChildren(...Object.entries(charState).map(([c, data]) => {
+    const info = refChars[c] || {};
+    const on = (view.spots || {})[c];
+    const who = Number.isInteger(data.owner) ? `owned by ${name(data.owner)}` : Number.isInteger(on) ? `${name(on)}'s person is on it` : "in the bank";
+    return h("div", { class: "rio-char", dataset: { character: c }, title: `${words(c)}: price ${info.cost} silver, needs ${info.min_vp} VP. ${info.text || ""}` },
+      Number.isInteger(data.owner) ? h("span", { class: "chip", style: `background:${seatFill(data.owner)}` })
+        : Number.isInteger(on) ? h("span", { class: "chip ring", style: `border-color:${seatFill(on)}` }) : null,
+      h("strong", {}, words(c)), h("span", { class: "rio-price" }, ` ${info.cost ?? "?"} silver · ${info.min_vp ?? "?"} VP`),
+      h("span", { class: "rio-who" }, who));
+  }));
+  const refSpaces = ctx.reference.spaces || {};
+  spaces.replaceChildren(...SPACES.map(([key, label, stateKey]) => {
+    const people = (view[stateKey] || []).map((count, seat) => (count ? `${name(seat)} ${count}` : null)).filter(Boolean);
+    return h("div", { class: "rio-action", dataset: { space: key }, title: refSpaces[key] || "" },
+      h("strong", {}, label), h("span", { class: "rio-who" }, people.join(", ") || "empty"));
+  }));
   const lines = [];
-  const free = Object.entries(chars).filter(([c, data]) => data.owner === null && !(c in (view.spots || {})));
-  lines.push(`Characters in the bank: ${free.map(([c]) => words(c)).join(", ") || "none"}.`);
-  const spots = Object.entries(view.spots || {});
-  if (spots.length) lines.push(`People on characters: ${spots.map(([c, seat]) => `${words(c)} (${name(seat)})`).join(", ")}.`);
   const ship = view.ship || {};
   lines.push(`Ship: ${ship.at_sea ? "at sea" : ship.in_play ? "in port" : "not in play"}.`);
   const enemies = Object.entries(view.enemy || {}).map(([enemy, i]) => `${enemy} on space ${i + 1}`);
@@ -199,10 +294,111 @@ function drawSide(view, ctx) {
   const battle = view.battle;
   if (battle) lines.push(`Battle against the ${battle.enemy}: ${name(battle.attacker)} leads the attack (${battle.stage}).`);
   for (const due of view.due || []) lines.push(`${name(due.seat)} must place a ${due.kind}${due.building ? ` (${words(due.building)})` : ""}.`);
-  if (view.provisional_board) lines.push("The board uses provisional values (docs/rio-de-la-plata-protocol.md).");
-  if (view.config && view.config.board) lines.push("This game uses its own board document; the city is drawn on the package's geometry.");
   details.replaceChildren(...lines.map((text) => h("li", {}, text)));
-  caption.textContent = battle ? `Battle against the ${battle.enemy}` : `Year ${view.year}`;
+  // Provisional values are a matter for the docs; a player is told in plain words, once.
+  const note = view.provisional_board
+    ? "Some numbers on this board are our best reading of the rulebook and may still change."
+    : "";
+  caption.textContent = [battle ? `Battle against the ${battle.enemy}` : `Year ${view.year}`, note].filter(Boolean).join(" · ");
+}
+
+// What a click on the board does: every legal move that names a thing (a cell, an edge, a space of
+// a track, a character, an action space, a group) is bound to that thing; several moves on one
+// thing become a question (ctx.choose asks it in the moves area).
+function targetsOf(moves) {
+  const targets = new Map();
+  const add = (key, move) => { if (!targets.has(key)) targets.set(key, []); targets.get(key).push(move); };
+  for (const move of moves) {
+    const cell = move.cell || move.to;
+    if (Array.isArray(cell) && move.type !== "offer_open") add(`cell:${cell[0]},${cell[1]}`, move);
+    else if (move.edge) add(`edge:${move.edge}`, move);
+    else if (move.type === "place" && move.space === "major") add(`major:${move.building}:${move.grid}:${move.index}`, move);
+    else if (move.type === "place" && move.space === "character") add(`char:${move.character}`, move);
+    else if (move.type === "claim") add(`char:${move.character}`, move);
+    else if ((move.type === "place" || move.type === "collect") && ["mine", "forest"].includes(move.space)) add(`track:${move.space}`, move);
+    else if ((move.type === "place" || move.type === "collect") && move.space) add(`space:${move.space}`, move);
+    else if (move.type === "craft") add("space:craftsmen", move);
+    else if (move.type === "load" || move.type === "launch") add("space:dock", move);
+    else if (["bonus", "sacrifice"].includes(move.type)) add(`group:${move.group}`, move);
+  }
+  return targets;
+}
+
+function warningFor(move, view) {
+  const ref = view && view._reference;
+  if (!move) return null;
+  if (!ref || !Number.isInteger(view.seat)) return null;
+  const p = (view.p || [])[view.seat] || {};
+  const pen = ref.penalty || {};
+  const fails = (name) => {
+    const info = (ref.characters || {})[name];
+    const data = (view.chars || {})[name] || {};
+    return info && (p.silver < info.cost || p.vp < info.min_vp || Number.isInteger(data.owner));
+  };
+  const penalty = `a penalty of ${pen.silver} silver and ${pen.vp} VP`;
+  if (move.type === "claim" && fails(move.character)) {
+    const info = ref.characters[move.character];
+    return `You have ${p.silver} silver and ${p.vp} VP; the ${words(move.character)} needs ${info.cost} silver and ${info.min_vp} VP. Claiming it now costs you ${penalty} instead.`;
+  }
+  if (move.type === "end_turn") {
+    const mine = Object.entries(view.spots || {}).filter(([name, who]) => who === view.seat && fails(name)).map(([name]) => words(name));
+    if (mine.length) return `Ending your turn claims the ${mine.join(" and the ")}, which you cannot pay for: it costs you ${penalty} each.`;
+  }
+  return null;
+}
+
+function bindBoard(view, ctx) {
+  const { city, figure, layers, chars, spaces, hint } = ctx.parts;
+  const moves = (ctx.interactive && view.legal_moves) || [];
+  view._reference = ctx.reference;
+  const targets = targetsOf(moves);
+  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view) });
+  const ask = (label, list, el) => ctx.choose({ label, prompt: `${label}: what do you do?`, options: list.map(option) }, el);
+  // cells and edges: an overlay on top of the buildings and people, so a click always lands
+  for (const [key, list] of targets) {
+    if (key.startsWith("cell:")) {
+      const cell = key.slice(5);
+      const [x, y] = pair(cell);
+      const rect = s("rect", { x: x * CELL + 1, y: y * CELL + 1, width: CELL, height: CELL, class: "rio-target", "data-target": cell });
+      clickable(rect, `Cell ${cellText(cell)}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(`Cell ${cellText(cell)}`, list, el));
+      layers.targets.append(rect);
+    } else if (key.startsWith("edge:")) {
+      const edge = key.slice(5);
+      const [a, b] = edge.split("-").map(pair);
+      // A band around the section (a bare line has no area to point at)
+      const [x1, y1, x2, y2] = [a[0] * CELL + 1, a[1] * CELL + 1, b[0] * CELL + 1, b[1] * CELL + 1];
+      const line = s("rect", { x: Math.min(x1, x2) - 3, y: Math.min(y1, y2) - 3, width: Math.abs(x2 - x1) + 6,
+        height: Math.abs(y2 - y1) + 6, rx: 3, class: "rio-target-edge", "data-edge": edge });
+      clickable(line, `Edge ${edge}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(`Edge ${edge}`, list, el));
+      layers.targets.append(line);
+    } else if (key.startsWith("group:") && ctx.groupAt && ctx.groupAt[key.slice(6)]) {
+      const [cx, cy] = ctx.groupAt[key.slice(6)];
+      const ring = s("circle", { cx, cy, r: 9, class: "rio-target", "data-group": key.slice(6) });
+      clickable(ring, `Group ${key.slice(6)}`, (el) => ask(`Group ${key.slice(6)}`, list, el));
+      layers.targets.append(ring);
+    }
+  }
+  for (const space of figure.querySelectorAll("g.rio-space")) {
+    let list = null;
+    if (space.dataset.major) list = targets.get(`major:${space.dataset.major}:${space.dataset.grid}:${space.dataset.space}`);
+    else if (space.dataset.track && !space.classList.contains("absent")) list = targets.get(`track:${space.dataset.track}`);
+    if (list) {
+      const label = space.dataset.major ? `${words(space.dataset.major)}, space ${Number(space.dataset.space) + 1}` : words(space.dataset.track);
+      clickable(space, `${label}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(label, list, el));
+    } else unclickable(space);
+  }
+  for (const li of chars.querySelectorAll("[data-character]")) {
+    const list = targets.get(`char:${li.dataset.character}`);
+    if (list) clickable(li, `${words(li.dataset.character)}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(words(li.dataset.character), list, el));
+    else unclickable(li);
+  }
+  for (const li of spaces.querySelectorAll("[data-space]")) {
+    const list = targets.get(`space:${li.dataset.space}`);
+    if (list) clickable(li, `${li.querySelector("strong").textContent}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(li.querySelector("strong").textContent, list, el));
+    else unclickable(li);
+  }
+  hint.textContent = targets.size ? "Highlighted cells, spaces and characters can be clicked." : "";
+  city.classList.toggle("interactive", targets.size > 0);
 }
 
 export function render(view, ctx) {
@@ -210,9 +406,29 @@ export function render(view, ctx) {
     ctx.parts.year.textContent = "The game has not started.";
     return;
   }
+  ctx.lastView = view;
+  view._reference = ctx.reference;
   drawCity(view, ctx);
   drawTracks(view, ctx);
   drawSide(view, ctx);
+  bindBoard(view, ctx);
+}
+
+export function turnHint(view) {
+  if (!view) return "Your turn.";
+  if (view.step === "A") return "Your turn: click a highlighted cell, a track space or a character to place a person.";
+  return "Your turn: click a highlighted thing on the board, or choose below.";
+}
+
+// Rio's end: the final VP, by source.
+export function endPanel(view, ctx) {
+  if (!view || !view.p) return null;
+  const winners = (view.result && view.result.winners) || [];
+  const sources = [...new Set(view.p.flatMap((p) => Object.keys(p.vp_by || {})))];
+  return h("table", { class: "cd-lines end-table" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"),
+    h("th", { scope: "col" }, "VP"), ...sources.map((k) => h("th", { scope: "col" }, words(k))), h("th", { scope: "col" }, "Result"))),
+  h("tbody", {}, view.p.map((p, seat) => h("tr", {}, h("th", { scope: "row" }, h("span", { class: "chip", style: `background:${seatFill(seat)}` }), ctx.names(seat)),
+    h("td", {}, String(p.vp)), ...sources.map((k) => h("td", {}, String((p.vp_by || {})[k] ?? 0))), h("td", {}, winners.includes(seat) ? "won" : "")))));
 }
 
 export function status(view, ctx) {
@@ -227,7 +443,8 @@ export function status(view, ctx) {
 
 // -- the moves ------------------------------------------------------------------------------------
 
-export function describeMove(move) {
+export function describeMove(move, ctx) {
+  const who = (seat) => (ctx && ctx.names ? ctx.names(seat) : `player ${seat + 1}`);
   switch (move.type) {
     case "place":
       if (move.space === "cell") return `${move.displace ? "Displace the people on" : "Place a person on"} cell ${cellText(move.cell)}`;
@@ -254,13 +471,13 @@ export function describeMove(move) {
     case "move": return `Move group ${move.group} to ${cellText(move.to)}`;
     case "withdraw": return `Withdraw ${move.count} from ${cellText(move.cell)}`;
     case "choose_across": return `Send the person at position ${move.person + 1} of the pair across`;
-    case "choose_commander": return `Let ${move.commander === undefined ? "?" : `seat ${move.commander}`} command the new group`;
+    case "choose_commander": return `Let ${move.commander === undefined ? "?" : who(move.commander)} command the new group`;
     case "consent": return move.accept ? "Agree" : "Refuse";
     case "bonus": return `Start a bonus move with group ${move.group}`;
     case "sacrifice": return `Sacrifice group ${move.group}`;
     case "bonus_step": return `Move group ${move.group} one extra cell to ${cellText(move.to)}`;
     case "pass": return "Pass";
-    case "offer_open": return `Write a trade offer to seat ${move.to}`;
+    case "offer_open": return `Write a trade offer to ${who(move.to)}`;
     case "offer_add": return `Add 1 ${words(move.item)} to what you ${move.side === "give" ? "give" : "ask for"}`;
     case "offer_send": return "Send the trade offer";
     case "offer_accept": return "Accept the trade offer";
@@ -297,19 +514,27 @@ function group(move) {
   }
 }
 
-export function choices(moves) {
+// The moves as a list (the board is the first way to make them; `onBoard` says which ones can be
+// clicked there, so the page can fold them into "the moves as a list").
+export function choices(moves, ctx) {
   const out = [];
   const groups = new Map();
+  const view = ctx && ctx.lastView;
+  const targets = targetsOf(moves);
+  const onBoard = new Set([...targets.values()].flat());
+  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), onBoard: onBoard.has(move) });
   for (const move of moves) {
     const grouped = group(move);
-    if (!grouped) { out.push({ label: describeMove(move), move }); continue; }
+    if (!grouped) { out.push(option(move)); continue; }
     const [key, label, prompt] = grouped;
     if (!groups.has(key)) {
-      const entry = { label, prompt, options: [] };
+      const entry = { label, prompt, options: [], onBoard: true };
       groups.set(key, entry);
       out.push(entry);
     }
-    groups.get(key).options.push({ label: describeMove(move), move });
+    const entry = groups.get(key);
+    entry.options.push(option(move));
+    entry.onBoard = entry.onBoard && onBoard.has(move);
   }
   return out.map((entry) => (entry.options && entry.options.length === 1 ? entry.options[0] : entry));
 }

@@ -1,0 +1,85 @@
+"""Device links ("continue on another device", issue 30): a seat moves to a browser that does not
+hold its token without the token ever travelling in a URL. A link is issued to a seat token, is
+one-time, names its game, and its redemption gives the seat a fresh token and signs the issuing
+device out (a token rotation, logged as ``seat_token_rotated``)."""
+
+from __future__ import annotations
+
+from service import games as service_games
+from tests.api.conftest import Table, redis_dump
+from tests.api.test_errors import assert_problem
+
+
+def issue(table: Table, seat: int) -> dict:
+    response = table.client.post(f"/v1/games/{table.id}/device-links", headers=table.auth(seat))
+    assert response.status_code == 201, response.get_json()
+    assert response.headers["Cache-Control"] == "no-store"
+    return response.get_json()
+
+
+def redeem(table: Table, code: str):
+    return table.client.post(f"/v1/games/{table.id}/device-links/redeem", json={"code": code})
+
+
+def test_a_device_link_moves_the_seat_and_signs_the_old_device_out(client):
+    table = Table(client)
+    link = issue(table, 1)
+    assert link["seat"] == 1 and link["expires_in"] == service_games.DEVICE_LINK_TTL_SECONDS
+    # The code rides in the fragment, which browsers never send: no token and no code in a path.
+    assert link["page"] == f"/continue/{table.id}#{link['code']}"
+    assert table.tokens[1] not in link["page"]
+    before = table.view()["version"]
+    answer = redeem(table, link["code"])
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert body["seat"] == 1 and body["game_id"] == table.id and body["version"] == before + 1
+    assert body["token"] != table.tokens[1]
+    # The new device sees seat 1's hand; the old token is refused from now on.
+    mine = client.get(f"/v1/games/{table.id}/view", headers={"Authorization": f"Bearer {body['token']}"})
+    assert mine.status_code == 200 and mine.get_json()["view"]["seat"] == 1
+    assert_problem(
+        table.client.get(f"/v1/games/{table.id}/view", headers=table.auth(1)), 401, "INVALID_TOKEN"
+    )
+    events = client.get(f"/v1/games/{table.id}/events?after={before}").get_json()["events"]
+    assert [e["event"]["type"] for e in events] == ["seat_token_rotated"]
+
+
+def test_a_device_link_works_once(client):
+    table = Table(client)
+    link = issue(table, 0)
+    assert redeem(table, link["code"]).status_code == 200
+    assert_problem(redeem(table, link["code"]), 401, "INVALID_DEVICE_LINK")
+
+
+def test_a_device_link_is_refused_for_another_game_and_changes_nothing(client, redis_client):
+    table, other = Table(client), Table(client)
+    link = issue(table, 0)
+    before = redis_dump(redis_client)
+    assert_problem(redeem(other, link["code"]), 401, "INVALID_DEVICE_LINK")
+    assert_problem(redeem(table, "not-a-code"), 401, "INVALID_DEVICE_LINK")
+    assert redis_dump(redis_client) == before
+    assert redeem(table, link["code"]).status_code == 200  # still good for its own game
+
+
+def test_a_device_link_needs_a_seat_token_and_a_known_game(client):
+    table = Table(client)
+    assert_problem(client.post(f"/v1/games/{table.id}/device-links"), 401, "INVALID_TOKEN")
+    bad = client.post(f"/v1/games/{table.id}/device-links", headers={"Authorization": "Bearer nope"})
+    assert_problem(bad, 401, "INVALID_TOKEN")
+    assert_problem(
+        client.post("/v1/games/00000000000000000000/device-links/redeem", json={"code": "x"}),
+        404,
+        "GAME_NOT_FOUND",
+    )
+    assert_problem(client.post(f"/v1/games/{table.id}/device-links/redeem", json={}), 422, "VALIDATION_ERROR")
+
+
+def test_a_device_link_made_before_a_rotation_moves_nothing(client):
+    """Like a stream ticket, a link belongs to the token that made it: once that token is replaced
+    (here by a second link's redemption), the first link is refused and the seat stays put."""
+    table = Table(client)
+    first, second = issue(table, 0), issue(table, 0)
+    moved = redeem(table, second["code"]).get_json()
+    assert_problem(redeem(table, first["code"]), 401, "INVALID_DEVICE_LINK")
+    view = client.get(f"/v1/games/{table.id}/view", headers={"Authorization": f"Bearer {moved['token']}"})
+    assert view.status_code == 200 and view.get_json()["view"]["seat"] == 0
