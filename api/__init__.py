@@ -26,8 +26,14 @@ from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchem
 from schemas.jobs import VerifyReportSchema
 from schemas.problems import ProblemSchema
 
-BLUEPRINT_MODULES: list[str] = ["api.health", "api.games"]
-OPTIONAL_BLUEPRINT_MODULES: list[str] = ["api.archive", "api.jobs", "api.stats", "api.annotations"]
+BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
+OPTIONAL_BLUEPRINT_MODULES: list[str] = [
+    "api.archive",
+    "api.jobs",
+    "api.stats",
+    "api.annotations",
+    "api.webhooks",
+]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
 # streams' event payloads (a text/event-stream answer names them: api.games.sse_content).
@@ -77,6 +83,11 @@ DEFAULTS: dict[str, Any] = {
     "MOVE_FAST_PATH": True,
     # View streams written by the live reader itself where the server allows it (api/view_push.py).
     "VIEW_STREAM_PUSH": True,
+    # Argon2id parameters of account passwords (an argon2.Parameters; None: argon2-cffi's
+    # recommended ones, RFC 9106's low-memory profile, service.accounts.PASSWORD_PROFILE).
+    "PASSWORD_HASH_PARAMETERS": None,
+    # How often an open GET /v1/me/stream looks at its account's feed (service.accounts).
+    "ACCOUNT_STREAM_POLL_SECONDS": 1.0,
 }
 
 
@@ -98,6 +109,7 @@ ENV_SETTINGS = {
     "TRUSTED_PROXIES": int,
     "MOVE_FAST_PATH": _switch,
     "VIEW_STREAM_PUSH": _switch,
+    "ACCOUNT_STREAM_POLL_SECONDS": float,
     **{name: str for name in ratelimit.LIMIT_SETTINGS},
     "REDIS_MAX_CONNECTIONS": int,
 }
@@ -200,6 +212,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
     opened here (redis-py connects lazily)."""
     from service import GameService, followups
+    from service.accounts import AccountService
     from service.archive import ArchiveService
     from service.jobs import JobService
     from service.stats import StatsService
@@ -234,6 +247,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["job_service"] = job_service
     app.extensions["archive_service"] = ArchiveService(game_service.store, job_service)
     app.extensions["stats_service"] = StatsService(game_service.store, job_service)
+    # Accounts (issue 31); also what the game service asks who an account token is.
+    account_service = AccountService(
+        game_service,
+        password_parameters=app.config["PASSWORD_HASH_PARAMETERS"],
+        stream_poll_seconds=float(app.config["ACCOUNT_STREAM_POLL_SECONDS"]),
+    )
+    app.extensions["account_service"] = account_service
+    game_service.identity = account_service
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
     # verify job, a bot's turn): explicit, so no import order decides whether it happens.
     followups.connect_receivers()
@@ -242,6 +263,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.spec.components.security_scheme(
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "The seat token from POST /v1/games/{id}/seats"},
+    )
+    api.spec.components.security_scheme(
+        "accountToken",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An account's session token (POST /v1/sessions, `csa_...`) or personal access "
+            "token (POST /v1/me/tokens, `csp_...`); where a seat token is accepted, an account token "
+            "acts for the account's seat of that game (scope `play` to act, `read` to see)",
+        },
     )
     # Before the blueprints: their schemas' engine-specific fields refer to the games' components.
     _schema_level_keywords(api.ma_plugin.converter)
@@ -262,7 +293,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     cors_options: dict[str, Any] = {
         "origins": origins,
         "send_wildcard": origins == "*",  # "*" rather than the echoed origin: one answer caches for all
-        "methods": ["GET", "POST", "OPTIONS"],
+        "methods": ["GET", "POST", "DELETE", "OPTIONS"],
         "allow_headers": CORS_ALLOW_HEADERS,
         "expose_headers": CORS_EXPOSE_HEADERS,
         "supports_credentials": False,  # tokens travel in Authorization only, never in cookies

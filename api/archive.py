@@ -12,7 +12,7 @@ from typing import Any
 
 import marshmallow as ma
 import orjson
-from flask import request, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 from webargs.flaskparser import is_json_request
 
@@ -115,11 +115,17 @@ class ArchiveSearch(MethodView):
     @blp.response(200, ArchivePageSchema)
     @blp.problems(422)
     def get(self, query):
-        """Search finished games, newest first: by player names, game, ruleset, options, number of
-        players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
+        """Search finished games, newest first: by player names, account, game, ruleset, options,
+        number of players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
+        filters = _filters(query)
+        if query.get("account") is not None:
+            account_id = current_app.extensions["account_service"].account_id_of(query["account"])
+            if account_id is None:  # no such account: no game of it
+                return json_response({"games": [], "next_cursor": None}, 200, {"Cache-Control": "no-cache"})
+            filters["account"] = [account_id]
         try:
             page = archive().search(
-                filters=_filters(query),
+                filters=filters,
                 finished_from=_when(query.get("finished_from"), "finished_from"),
                 finished_to=_when(query.get("finished_to"), "finished_to", end_of_day=True),
                 cursor=query.get("cursor"),

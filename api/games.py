@@ -14,9 +14,11 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from api import affinity, view_push
+from api.accounts import claimant
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
 from api.problems import ProblemError, as_problem
 from api.view_push import PushedViewStream
+from api.webhooks import note_creator
 from schemas.games import (
     LAST_EVENT_ID_PATTERN,
     MAX_VERSION,
@@ -136,6 +138,7 @@ class Games(MethodView):
         summary = service().create_game(
             body["game"], body["config"], body["bots"], body.get("clock"), placed=affinity.placement()
         )
+        note_creator(summary["id"])  # issue 33: its creator may subscribe to the whole game
         location = url_for("games.Game", game_id=summary["id"])
         return json_response(summary, 201, {"Location": location})
 
@@ -170,12 +173,24 @@ class Seats(MethodView):
         ClaimSeatResponse,
         headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
     )
-    @blp.problems(400, 404, 409, 413, 415, 422, 429)
+    @blp.problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
+    @blp.doc(security=[{}, {"accountToken": []}])
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
-        seat is claimed."""
+        seat is claimed. With an account token (scope `play`) in Authorization the seat is also bound
+        to the account (its handle is the name unless one is given): the account's token then acts
+        for the seat too, and GET /v1/me/games lists it."""
+        account, name = claimant(body.get("name"), body.get("bot"))
+        if name is None and body.get("bot") is None:
+            raise ProblemError(
+                422,
+                "VALIDATION_ERROR",
+                "Invalid request",
+                "The request does not match the schema: see errors.",
+                errors={"json": {"name": ["Give a name, or a bot level."]}},
+            )
         outcome = service().claim_seat(
-            game_id, name=body.get("name"), seat=body.get("seat"), bot=body.get("bot")
+            game_id, name=name, seat=body.get("seat"), bot=body.get("bot"), account=account
         )
         return json_response(
             outcome.to_dict(),

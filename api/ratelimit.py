@@ -22,12 +22,14 @@ read served from the cache costs nothing and is not counted.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from limits import parse_many
@@ -45,6 +47,12 @@ LIMIT_SETTINGS: dict[str, str] = {
     "RATE_LIMIT_JOB": "30/minute",
     # Token guesses (any route: a view, a stream, a move) and ticket guesses, per address.
     "RATE_LIMIT_TOKEN_FAILURE": "10/second;60/minute",
+    # Accounts (issue 31). Sign-in is counted per address and, separately, per handle tried: a
+    # guesser spread over many addresses still gets few tries at one account (and its owner, on the
+    # wrong side of that, waits a minute).
+    "RATE_LIMIT_SIGN_UP": "20/hour",
+    "RATE_LIMIT_SIGN_IN": "10/minute;100/hour",
+    "RATE_LIMIT_SIGN_IN_HANDLE": "5/minute;30/hour",
 }
 
 
@@ -84,7 +92,16 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "stats.GlobalStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
     "stats.PlayerStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
     "stats.GameStats": RouteLimit("RATE_LIMIT_JOB", ("GET",), by_token=False, only_when=_job_started),
+    "accounts.Accounts": RouteLimit("RATE_LIMIT_SIGN_UP", ("POST",), by_token=False),
+    "accounts.Sessions": RouteLimit("RATE_LIMIT_SIGN_IN", ("POST",), by_token=False),
+    # No game in these paths: counted per address (an account token is not a seat's known here).
+    "accounts.Tokens": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "accounts.Password": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "accounts.AccountSeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
 }
+
+# A second limit on an endpoint, counted per what its key function names (endpoint -> setting, key).
+KEYED_LIMITS: dict[str, tuple[str, Callable[[], str]]] = {}
 
 
 def _address() -> str:
@@ -138,6 +155,24 @@ def _presents_unknown_credential() -> bool:
     return request.headers.get("Authorization") is not None and _request_seat() is None
 
 
+def _handle_tried() -> str:
+    """The handle a sign-in tries, folded as accounts compare them and hashed (Redis never holds a
+    handle in a limit's key); one shared key for a body with no handle (the route refuses it)."""
+    from api.common import read_body
+    from service.accounts import fold_handle
+
+    try:
+        handle = orjson.loads(read_body(request)).get("handle")
+    except Exception:  # noqa: BLE001 - not JSON, no object: the route answers what is wrong
+        handle = None
+    if not isinstance(handle, str):
+        return "handle:none"
+    return "handle:" + hashlib.sha256(fold_handle(handle).encode()).hexdigest()[:32]
+
+
+KEYED_LIMITS["accounts.Sessions"] = ("RATE_LIMIT_SIGN_IN_HANDLE", _handle_tried)
+
+
 def _limit_provider(setting: str) -> Callable[[], str]:
     return lambda: current_app.config[setting]
 
@@ -181,6 +216,16 @@ def install(app: Flask) -> Limiter | None:
             key_func=_seat_or_address if spec.by_token else _address,
             methods=list(spec.methods),
             deduct_when=spec.only_when,
+        )(view)
+    for endpoint, (setting, key_func) in KEYED_LIMITS.items():
+        view = app.view_functions.get(endpoint)
+        if view is None:
+            continue
+        app.view_functions[endpoint] = limiter.shared_limit(
+            _limit_provider(setting),
+            scope=setting.removeprefix("RATE_LIMIT_").lower(),
+            key_func=key_func,
+            methods=["POST"],
         )(view)
     app.extensions["rate_limiter"] = limiter
     failures = TokenFailures(limiter, app.config["RATE_LIMIT_TOKEN_FAILURE"])

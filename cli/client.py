@@ -129,8 +129,16 @@ class ApiClient:
         return self.request("GET", "/v1/games", params=params).json()
 
     def claim_seat(
-        self, game_id: str, *, name: str | None = None, seat: int | None = None, bot: str | None = None
+        self,
+        game_id: str,
+        *,
+        name: str | None = None,
+        seat: int | None = None,
+        bot: str | None = None,
+        account_token: str | None = None,
     ) -> dict[str, Any]:
+        """Claim a seat; with ``account_token`` (a session or personal access token) the seat is
+        bound to the account."""
         body: dict[str, Any] = {}
         if name is not None:
             body["name"] = name
@@ -138,7 +146,31 @@ class ApiClient:
             body["seat"] = seat
         if bot is not None:
             body["bot"] = bot
-        return self.request("POST", f"/v1/games/{game_id}/seats", json_body=body).json()
+        return self.request("POST", f"/v1/games/{game_id}/seats", json_body=body, token=account_token).json()
+
+    # -- accounts --------------------------------------------------------------------------
+
+    def create_account(self, handle: str, password: str, *, bot: bool = False) -> dict[str, Any]:
+        body = {"handle": handle, "password": password, "bot": bot}
+        return self.request("POST", "/v1/accounts", json_body=body).json()
+
+    def sign_in(self, handle: str, password: str) -> dict[str, Any]:
+        return self.request("POST", "/v1/sessions", json_body={"handle": handle, "password": password}).json()
+
+    def sign_out(self, token: str) -> None:
+        self.request("DELETE", "/v1/sessions/current", token=token)
+
+    def me(self, token: str) -> dict[str, Any]:
+        return self.request("GET", "/v1/me", token=token).json()
+
+    def my_games(self, token: str, *, before: int | None = None, limit: int = 20) -> dict[str, Any]:
+        params: dict[str, Any] = {"limit": limit}
+        if before is not None:
+            params["before"] = before
+        return self.request("GET", "/v1/me/games", token=token, params=params).json()
+
+    def fetch_seat_token(self, game_id: str, seat: int, token: str) -> dict[str, Any]:
+        return self.request("POST", f"/v1/games/{game_id}/seats/{seat}/token", token=token).json()
 
     def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         return self.request("GET", f"/v1/games/{game_id}/view", token=token).json()

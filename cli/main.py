@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
+from cli import account
 from cli.client import ApiClient, ApiError, default_server
 from cli.display import GameText, text_for
 
@@ -317,7 +318,10 @@ def cmd_new(args, client: ApiClient, out: TextIO) -> int:
 
 
 def cmd_join(args, client: ApiClient, out: TextIO) -> int:
-    claim = client.claim_seat(args.game, name=args.name, seat=args.seat, bot=args.bot)
+    token = account.saved_token(client.server) if args.account else None
+    if args.account and token is None:
+        raise SystemExit("join --account: not signed in (condottiere login HANDLE)")
+    claim = client.claim_seat(args.game, name=args.name, seat=args.seat, bot=args.bot, account_token=token)
     if claim.get("token"):
         out.write(f"seat {claim['seat']} token {claim['token']}\n")
         out.write(f"Play with: condottiere play {args.game} --token {claim['token']}\n")
@@ -616,6 +620,9 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--name")
     join.add_argument("--seat", type=int)
     join.add_argument("--bot", help="fill the seat with a bot of this level instead")
+    join.add_argument(
+        "--account", action="store_true", help="claim it as your account (condottiere login first)"
+    )
 
     play = sub.add_parser(
         "play", parents=[common], help="play in the terminal (a new game against bots, or GAME --token)"
@@ -691,6 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fair.add_argument("file", help="a finished game's log export (JSON), or a bulk export (NDJSON)")
     fair.add_argument("--json", action="store_true", help="also print each report as JSON")
+    account.add_parsers(sub, common)
     return parser
 
 
@@ -730,6 +738,9 @@ def main(
             return cmd_export(args, client, out)
         if args.command == "import":
             return cmd_import(args, client, out)
+        done = account.run(args, client, out, read_line)
+        if done is not None:
+            return done
     except ApiError as error:
         sys.stderr.write(f"condottiere: {error}\n")
         return 2

@@ -49,6 +49,10 @@ class ArchiveQuery(StrictSchema):
         fields.String(validate=validate.Length(1, 64)),
         metadata={"description": "Player name (case-insensitive); repeat for games with all of them"},
     )
+    account = fields.String(
+        validate=validate.Length(1, 200),
+        metadata={"description": "An account's handle (case-insensitive): the games its seats played"},
+    )
     game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     ruleset = fields.String(validate=validate.Length(1, 32), metadata={"example": "2006"})
     option = fields.List(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -22,6 +23,8 @@ class CachedGame:
     # snapshot in one consistent load, so it always belongs to this version.
     clock: dict[str, Any] | None = None
     prearranged: bool = False  # the creator fixed the shuffles (a seed or a deck order)
+    # Seats bound to an account (issue 31): seat -> account id, as the claim script recorded it.
+    seat_accounts: Mapping[int, str] = field(default_factory=dict)
 
 
 class GameCache:

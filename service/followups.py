@@ -11,6 +11,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``archive`` | version | here | the finished game is in the archive and due for compaction |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
+| ``accounts`` | version | ``service.accounts`` | every account bound to a seat was told (its games, feed) |
 
 ``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
 carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Handler = Callable[["GameService", str, str], bool]
-ORDER = ("index", "archive", "verify", "bot")
+ORDER = ("index", "archive", "verify", "bot", "accounts")
 _handlers: dict[str, Handler] = {}
 
 
@@ -167,8 +168,17 @@ def index_game(service: GameService, game_id: str, value: str) -> bool:
         service.store.index_game(game_id, meta["game"], meta["status"])
         current = service.store.status_and_version(game_id)
         if current is None or current[0] == meta["status"]:
+            _tell_game_webhooks(service, game_id, meta)
             return True
     return False
+
+
+def _tell_game_webhooks(service: GameService, game_id: str, meta: dict[str, Any]) -> None:
+    from service.webhooks import game_status_changed
+    from store.webhooks import WebhookStore
+
+    # issue 33: a game's start and end, for its creator's game-wide webhooks (idempotent)
+    game_status_changed(WebhookStore(service.store.redis), game_id, meta)
 
 
 def archive_game(service: GameService, game_id: str, value: str) -> bool:
@@ -188,5 +198,11 @@ def archive_game(service: GameService, game_id: str, value: str) -> bool:
     return True
 
 
+def tell_accounts(service: GameService, game_id: str, value: str) -> bool:
+    from service.accounts import accounts_followup
+
+    return accounts_followup(service, game_id, value)
+
+
 # The actions that need only the store: carried out by every process, receivers connected or not.
-_OWN: dict[str, Handler] = {"index": index_game, "archive": archive_game}
+_OWN: dict[str, Handler] = {"index": index_game, "archive": archive_game, "accounts": tell_accounts}

@@ -39,6 +39,7 @@ from service import clocks, errors
 from service.cache import CachedGame, GameCache
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
+from service.identity import PLAY, READ, AlreadySeated, IdentityResolver, NotSeated, is_account_token
 from service.ids import is_game_id, new_game_id, new_placed_game_id
 from service.live import LiveHub, Subscription
 from service.signals import events_appended
@@ -291,6 +292,9 @@ class GameService:
         # No lock: each of get, set and popitem is one C-level step of OrderedDict, atomic under
         # the GIL and never a switch point for gevent (the lock was 1% of a web worker's CPU).
         self._encoded: OrderedDict[tuple[str, int, Any], bytes] = OrderedDict()
+        # Who an account token names (service.identity): set at start-up by whoever serves
+        # accounts (create_app); None: account tokens are refused as invalid seat tokens.
+        self.identity: IdentityResolver | None = None
 
     @classmethod
     def from_url(
@@ -399,10 +403,16 @@ class GameService:
         return seats
 
     def claim_seat(
-        self, game_id: str, name: str | None = None, seat: int | None = None, bot: str | None = None
+        self,
+        game_id: str,
+        name: str | None = None,
+        seat: int | None = None,
+        bot: str | None = None,
+        account: str | None = None,
     ) -> ClaimOutcome:
         """Claim ``seat`` (or the lowest free one) for a human ``name`` or a ``bot`` level. The claim
-        that fills the last seat starts the game (genesis events appended atomically with it)."""
+        that fills the last seat starts the game (genesis events appended atomically with it).
+        ``account``: the account (id) the seat is bound to (``service.identity``)."""
         meta = self._meta(game_id)
         if bot is not None:
             levels = bot_levels(meta["game"])
@@ -414,7 +424,9 @@ class GameService:
             raise errors.NoSuchSeat(f"Seats of this game are 0..{int(meta['seat_count']) - 1}")
         game = get_game(meta["game"])
         display = name if name is not None else f"{bot} bot"
-        return self._claim(game_id, game, None, seat=seat, name=display, bot=bot, meta=meta)
+        return self._claim(
+            game_id, game, None, seat=seat, name=display, bot=bot, meta=meta, account=account or ""
+        )
 
     def _claim(
         self,
@@ -426,6 +438,7 @@ class GameService:
         name: str,
         bot: str | None,
         meta: Mapping[str, str] | None = None,
+        account: str = "",
     ) -> ClaimOutcome:
         """``meta``: the game's metadata as the caller just read it (else read here); ``config``:
         its full configuration (None: read here, when this claim may start the game).
@@ -443,13 +456,19 @@ class GameService:
             "token_hash": hash_token(token),
             "kind": "bot" if bot else "human",
             "bot": bot,
+            "account": account,
         }
+        # An account's claim tells the account's feed (the 'accounts' follow-up, service.accounts).
+        own = {"accounts": 0} if account else {}
         if meta is not None:
             count = int(meta["seat_count"])
             if sum(1 for s in range(count) if f"kind:{s}" in meta) + 1 < count:
-                result = self.store.claim(game_id, **claimant, now=now_iso())
+                result = self.store.claim(game_id, **claimant, now=now_iso(), followups_on_start=own)
                 if result.outcome != "need_start":
-                    return self._claimed(game_id, result, seat, name, bot, token)
+                    claimed = self._claimed(game_id, result, seat, name, bot, token)
+                    if own:
+                        self.followups.run(game_id, own)
+                    return claimed
                 meta = None  # stale: the clock below needs every seat's kind as it is now
         if config is None:
             config = self.store.full_config(game_id)
@@ -494,6 +513,8 @@ class GameService:
         if claimed.started:
             fault_point("after_start")
             loaded = self._reload(game_id)
+            if result.bound:  # the script recorded it with the start's version
+                start_actions["accounts"] = result.version
             self.followups.run(game_id, start_actions)
             self._schedule_clock(loaded.cached)
             self._notify(loaded.cached, genesis)
@@ -512,6 +533,8 @@ class GameService:
             raise errors.SeatTaken(f"Seat {seat} is already taken")
         if result.outcome == "no_such_seat":
             raise errors.NoSuchSeat()
+        if result.outcome == "already_seated":
+            raise AlreadySeated()
         assert result.outcome in ("claimed", "started"), f"unexpected claim outcome {result.outcome}"
         assert result.seat is not None, "the claim script returns the seat with 'claimed' and 'started'"
         return ClaimOutcome(
@@ -627,7 +650,10 @@ class GameService:
         if token is None:
             return SPECTATOR_GRANT, self._current(game_id).cached
         seat, cached = self.viewer_seat(game_id, token)
-        grant = StreamGrant(seat, hash_token(token))
+        # An account's token acts for the seat as the seat's token does: its stream lasts as long as
+        # the seat keeps that token (the account token itself was checked just now).
+        held = cached.seat_hashes.get(seat) if seat is not None and is_account_token(token) else None
+        grant = StreamGrant(seat, held or hash_token(token))
         if self.revocation(cached, grant) is not None:
             raise errors.InvalidToken()  # a seat handed to a bot: its old token follows it no more
         return grant, cached
@@ -903,6 +929,7 @@ class GameService:
                 bots=cached.bots,
                 clock=None,
                 prearranged=cached.prearranged,
+                seat_accounts=cached.seat_accounts,
             )
         )
 
@@ -933,7 +960,7 @@ class GameService:
         def resolve(cached: CachedGame) -> tuple[int, str]:
             if token is None:
                 raise errors.InvalidToken()
-            seat = self._seat_for_token(cached, token)
+            seat = self._seat_for_token(cached, token, PLAY)
             return seat, cached.seat_hashes[seat]
 
         return self._submit(game_id, resolve, command, expected_version, idempotency_key, minimal=minimal)
@@ -942,7 +969,7 @@ class GameService:
         def resolve(cached: CachedGame) -> tuple[int, str]:
             if token is None:
                 raise errors.InvalidToken()
-            seat = self._seat_for_token(cached, token)
+            seat = self._seat_for_token(cached, token, PLAY)
             return seat, cached.seat_hashes[seat]
 
         return resolve
@@ -1019,6 +1046,7 @@ class GameService:
                     bots=cached.bots,
                     clock=cached.clock,
                     prearranged=cached.prearranged,
+                    seat_accounts=cached.seat_accounts,
                 )
                 self.cache.put(new)
                 self.live.deliver_local(game_id, cached.version, [event])  # its streams end now
@@ -1147,6 +1175,7 @@ class GameService:
                 bots=bots,
                 clock=clock,
                 prearranged=cached.prearranged,
+                seat_accounts=cached.seat_accounts,
             )
             body: dict[str, Any] = {"game_id": game_id, "version": version}
             if whole_answer:
@@ -1158,6 +1187,8 @@ class GameService:
                     game, game_id, version, new.status, seat, state, clock, new.prearranged
                 ).to_dict()
             followups = actions_for(game, state, version, new.status != cached.status, bots)
+            if cached.seat_accounts and (new.status != cached.status or _turn_moved(cached, game, meta)):
+                followups["accounts"] = version  # an account's turn or game's end: its feed says so
             # Rewritten at every change of status and when the change crosses a multiple of the
             # interval; in between, the stored snapshot stays behind and a load folds the events
             # after it (store.scripts.SNAPSHOT_INTERVAL).
@@ -1394,6 +1425,7 @@ class GameService:
         count = int(meta["seat_count"])
         kinds = {s: meta[f"kind:{s}"] for s in range(count) if f"kind:{s}" in meta}
         bots = {s: meta[f"bot:{s}"] for s in range(count) if meta.get(f"bot:{s}")}
+        accounts = {s: meta[f"account:{s}"] for s in range(count) if meta.get(f"account:{s}")}
         return CachedGame(
             game_id=stored.game_id,
             name=name,
@@ -1405,6 +1437,7 @@ class GameService:
             bots=bots,
             clock=_json(meta.get("clock")),
             prearranged=_json(meta.get("prearranged"), False),
+            seat_accounts=accounts,
         )
 
     @staticmethod
@@ -1429,12 +1462,22 @@ class GameService:
             seat_kinds=cached.seat_kinds,
             bots=cached.bots,
             prearranged=cached.prearranged,
+            seat_accounts=cached.seat_accounts,
         )
 
-    @staticmethod
-    def _seat_for_token(cached: CachedGame, token: str) -> int:
+    def _seat_for_token(self, cached: CachedGame, token: str, scope: str = READ) -> int:
+        """The seat ``token`` acts for: a seat token's own seat, or the seat bound to an account
+        token's account (the account's token then needs ``scope``: ``play`` to act, ``read`` to see)."""
         if cached.status == "finished" and not cached.seat_hashes:
             raise errors.SeatTokensExpired()  # compacted, and its token hashes expired since
+        if is_account_token(token):
+            if self.identity is None:
+                raise errors.InvalidToken()
+            account = self.identity.account_for(token, scope)
+            for seat, holder in sorted(cached.seat_accounts.items()):
+                if holder == account and seat in cached.seat_hashes:
+                    return seat
+            raise NotSeated()
         digest = hash_token(token)
         found = None
         for seat, stored in cached.seat_hashes.items():
@@ -1444,6 +1487,12 @@ class GameService:
         if found is None:
             raise errors.InvalidToken()
         return found
+
+
+def _turn_moved(cached: CachedGame, game: Game[Any], meta: Mapping[str, Any]) -> bool:
+    """Whether a seat bound to an account became awaited, or stopped being (``meta``: the change's)."""
+    before = game.awaiting(cached.state)
+    return any((seat in meta["awaiting"]) != (seat in before) for seat in cached.seat_accounts)
 
 
 def _snapshot(game: Game[Any], version: int, state: Any) -> bytes:

@@ -171,6 +171,7 @@ class ClaimResult:
     seat: int | None = None
     version: int = 0
     status: str | None = None
+    bound: bool = False  # started with a seat bound to an account: 'accounts' was recorded too
 
 
 @dataclass(frozen=True)
@@ -466,12 +467,15 @@ class GameStore:
         snapshot: Mapping[str, Any] | bytes = b"",
         meta_on_start: Mapping[str, Any] | None = None,
         followups_on_start: Mapping[str, Any] | None = None,
+        account: str = "",
     ) -> ClaimResult:
         """Claim ``seat`` (or the lowest free one); when it is the last free seat, append the
         ``genesis`` events and the initial ``snapshot`` (and record ``followups_on_start`` in the
         outbox) in the same atomic step. Without a ``snapshot`` (the start left out: seats are
         expected to remain free) a claim that would fill the last seat changes nothing and the
-        outcome is ``need_start``: claim again with the start."""
+        outcome is ``need_start``: claim again with the start. ``account``: the account the seat
+        is bound to (``already_seated`` when it holds another seat of the game); its claim records
+        the ``followups_on_start`` given even when the game does not start."""
         meta_args = _flatten(meta_on_start or {})
         args: list[Any] = [
             "" if seat is None else str(seat),
@@ -481,6 +485,7 @@ class GameStore:
             bot or "",
             now,
             _snapshot_bytes(snapshot),
+            account,
             *followup_args(game_id, dict(followups_on_start or {}), self.followup_grace_ms),
             len(meta_args) // 2,
             *meta_args,
@@ -490,7 +495,8 @@ class GameStore:
         reply = self._run_recording(self._claim, game_id, keys, args, bool(followups_on_start))
         outcome = _text(reply[0])
         if outcome in ("claimed", "started"):
-            return ClaimResult(outcome, seat=int(reply[1]), version=int(reply[2]))
+            bound = len(reply) > 3 and int(reply[3]) == 1
+            return ClaimResult(outcome, seat=int(reply[1]), version=int(reply[2]), bound=bound)
         if outcome == "not_open":
             return ClaimResult(outcome, status=_text(reply[1]))
         return ClaimResult(outcome)

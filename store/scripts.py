@@ -107,12 +107,16 @@ return {'ok', version}
 
 # KEYS: meta, seats, events, snapshot, outbox, due set of the game's slot
 # ARGV: 1 seat ('' = the lowest free seat), 2 display name, 3 token hash, 4 kind (human/bot),
-#       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON, 8.. the follow-up
-#       actions recorded when the game starts (record_followups), then the number m of meta
-#       field/value pairs written when the game starts, the pairs, then the genesis events.
+#       5 bot level ('' for humans), 6 now (ISO time), 7 genesis snapshot JSON, 8 the account the
+#       seat is bound to ('' = none; meta ``account:<seat>``), 9.. the follow-up actions recorded
+#       when the game starts or when an account claims (record_followups), then the number m of
+#       meta field/value pairs written when the game starts, the pairs, then the genesis events.
+# An account holds at most one seat of a game (its token then names one seat): 'already_seated'.
+# The start records the 'accounts' follow-up (the accounts' feeds) when any seat is bound.
 # A caller that expects seats to remain free after its claim may leave out the start (ARGV[7] ''
-# and nothing after ARGV[8..10] = '', grace, 0, then m = 0): should its claim fill the last seat
-# after all (other claims came first), the script changes nothing and answers 'need_start'.
+# and nothing after ARGV[9..11] = '', grace, 0 (or an account's follow-up), then m = 0): should its
+# claim fill the last seat after all (other claims came first), the script changes nothing and
+# answers 'need_start'.
 CLAIM = (
     _WRITE_EVENTS
     + r"""
@@ -143,6 +147,16 @@ else
     return {'taken'}
   end
 end
+local bound = false
+for i = 0, count - 1 do
+  local holder = redis.call('HGET', KEYS[1], 'account:' .. i)
+  if holder then
+    if holder == ARGV[8] then
+      return {'already_seated'}
+    end
+    bound = true
+  end
+end
 local last = redis.call('HLEN', KEYS[2]) + 1 >= count
 if last and ARGV[7] == '' then
   return {'need_start'}
@@ -150,12 +164,20 @@ end
 redis.call('HSET', KEYS[2], seat, ARGV[3])
 redis.call('HSET', KEYS[1], 'name:' .. seat, ARGV[2], 'kind:' .. seat, ARGV[4],
            'bot:' .. seat, ARGV[5], 'updated', ARGV[6])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'account:' .. seat, ARGV[8])
+  bound = true
+end
 if not last then
+  record_followups(KEYS[5], KEYS[6], 9)
   return {'claimed', tonumber(seat), 0}
 end
-local after = record_followups(KEYS[5], KEYS[6], 8)
+local after = record_followups(KEYS[5], KEYS[6], 9)
 local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[7], after + 1)
-return {'started', tonumber(seat), version}
+if bound then
+  redis.call('HSET', KEYS[5], 'accounts', version)
+end
+return {'started', tonumber(seat), version, bound and 1 or 0}
 """
 )
 

@@ -13,7 +13,8 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
 4. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating (60-90 s: the
    backstop for jobs started by a worker that beats no heartbeat of ours);
 5. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``);
-6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``).
+6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
+7. **account deletions** a dead process left half done are finished (``service.accounts``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 import time
 from typing import Any
 
-from service import GameService, bot_turns, followups, jobs
+from service import GameService, accounts, bot_turns, followups, jobs
 from service.compaction import Compaction
 from store.queues import queue_url
 
@@ -59,6 +60,7 @@ class Janitor:
         report["abandoned"] = [jid for queue in queues for jid in self.jobs.requeue_abandoned(queue)]
         report["jobs"] = self.jobs.reconcile()
         report["compacted"] = self.compaction.run_due().compacted
+        report["deleted_accounts"] = accounts.finish_deletions(self.service)
         return report
 
 

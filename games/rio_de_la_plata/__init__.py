@@ -12,10 +12,13 @@ from typing import Any
 from games.base import REVISION, Game, LogError
 from games.rio_de_la_plata import chance, rules, views
 from games.rio_de_la_plata.annotate import annotate as _annotate
+from games.rio_de_la_plata.archive import attach_archive_hooks
 from games.rio_de_la_plata.board import load_board
 from games.rio_de_la_plata.config import RULES_REVISION
 from games.rio_de_la_plata.config import configure as _configure
+from games.rio_de_la_plata.contract import contract
 from games.rio_de_la_plata.state import State, make_state
+from games.rio_de_la_plata.text import attach_text_hooks
 from games.rio_de_la_plata.verify import verify_log as _verify_log
 
 STATE_FORMAT = 1
@@ -96,19 +99,13 @@ class RioDeLaPlata:
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:
         """The JSON Schemas of commands, events, views and config (contract.py)."""
-        from games.rio_de_la_plata.contract import contract
-
         return contract()
 
 
 GAME: Game[State] = RioDeLaPlata()
 
 # Optional archive hooks (games.base.ArchiveHooks): chapters per round, facts, export rendering.
-from games.rio_de_la_plata.archive import attach_archive_hooks  # noqa: E402  (needs GAME defined)
-
 attach_archive_hooks(GAME)
 
 # Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
-from games.rio_de_la_plata.text import attach_text_hooks  # noqa: E402
-
 attach_text_hooks(GAME)

@@ -13,9 +13,12 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from games.rio_de_la_plata.annotate import annotate
 from games.rio_de_la_plata.board import default_board
+from games.rio_de_la_plata.events import OVER
+from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.queries import cpair, ekey
 from games.rio_de_la_plata.reference import reference
-from games.rio_de_la_plata.rules import OVER, cpair, ekey, evolve
 
 SEAT_COLOURS = ("#c0392b", "#27ae60", "#f1c40f", "#2c3e50", "#8e44ad")
 LETTERS = {
@@ -435,8 +438,6 @@ RENDER_CSS = (
 
 def annotator_for(events: Sequence[Mapping[str, Any]], viewer: Any) -> Any:
     """Annotations reveal nothing hidden (the seed is never quoted), so one annotator serves all."""
-    from games.rio_de_la_plata.annotate import annotate
-
     return annotate
 
 

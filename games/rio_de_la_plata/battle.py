@@ -34,22 +34,21 @@ from __future__ import annotations
 from typing import Any
 
 from games.rio_de_la_plata.config import BONUS_AFTER_FIGHTING, RL_71, revision
-from games.rio_de_la_plata.rules import (
-    GAME_END,
-    ROUND_END,
-    State,
+from games.rio_de_la_plata.events import GAME_END, ROUND_END, ev
+from games.rio_de_la_plata.queries import (
     active,
     cell_limit,
     cell_of,
     ckey,
     cpair,
+    draw,
     ekey,
     epair,
-    ev,
     gain_vp,
     put_cell,
     walls,
 )
+from games.rio_de_la_plata.state import State
 
 Event = dict[str, Any]
 ATT = -1
@@ -137,8 +136,6 @@ def next_battle_event(s: State) -> Event | None:
             people=count["people"],
         )
     if stage == "cannon_roll":
-        from games.rio_de_la_plata.rules import draw
-
         rng = draw(s)
         dice, sides = s.board.dice
         return ev("dice_rolled", purpose="cannon", dice=[rng.randint(1, sides) for _ in range(dice)])

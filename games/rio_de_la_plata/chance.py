@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from games.base import SEAT_HANDED_TO_BOT, SEAT_TOKEN_ROTATED
-from games.rio_de_la_plata.rules import evolve, next_automatic
+from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.steps import next_automatic
 from games.rio_de_la_plata.verify import command_of
 
 SERVER_RECORDS = frozenset({SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT})

@@ -30,7 +30,10 @@ from games.contract_schema import (
     ref,
     union,
 )
+from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
 from games.rio_de_la_plata.board import CHARACTERS, GOODS, MAJOR_BUILDINGS, MINOR_BUILDINGS
+from games.rio_de_la_plata.decide import EVENT_OF
+from games.rio_de_la_plata.trade import TRADE_EVENT_OF
 
 MONEY_AND_GOODS = ("silver", *GOODS)
 ENEMIES = ("natives", "pirates")  # board.py reads exactly these two tracks
@@ -270,10 +273,6 @@ AUTOMATIC_EVENTS: dict[str, Schema] = {
 
 def event_of() -> dict[str, str]:
     """Command type -> event type, as the engine maps them."""
-    from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
-    from games.rio_de_la_plata.rules import EVENT_OF
-    from games.rio_de_la_plata.trade import TRADE_EVENT_OF
-
     return {**EVENT_OF, **BATTLE_EVENT_OF, **TRADE_EVENT_OF}
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.rio_de_la_plata.events import ev
+from games.rio_de_la_plata.queries import buy_price
 from games.rio_de_la_plata.state import State
 
 Command = dict[str, Any]
@@ -72,8 +74,6 @@ def can_accept(s: State, offer: dict[str, Any]) -> bool:
 
 def free_moves(s: State, seat: int) -> list[Command]:
     """The free commands open to ``seat`` now (the caller checks that the game awaits somebody)."""
-    from games.rio_de_la_plata.rules import buy_price
-
     moves: list[Command] = []
     if s["p"][seat]["silver"] >= buy_price(s, seat):  # RIO-TRADE-2, RIO-TRADE-3: stone and wood only
         moves += [{"type": "buy", "good": good} for good in s.board.buyable]
@@ -97,8 +97,6 @@ def free_moves(s: State, seat: int) -> list[Command]:
 
 
 def trade_event(s: State, seat: int, kind: str, command: Command) -> Event:
-    from games.rio_de_la_plata.rules import ev
-
     return ev(TRADE_EVENT_OF[kind], seat=seat, **command)
 
 

@@ -11,7 +11,9 @@ from typing import Any
 from games.base import CommandError, ConfigError, LogError, is_recorded_form
 from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
 from games.rio_de_la_plata.config import configure
-from games.rio_de_la_plata.rules import EVENT_OF, command_events, evolve, next_automatic
+from games.rio_de_la_plata.decide import EVENT_OF, command_events
+from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.steps import next_automatic
 from games.rio_de_la_plata.trade import TRADE_EVENT_OF
 
 COMMAND_OF = {event: command for command, event in {**EVENT_OF, **BATTLE_EVENT_OF, **TRADE_EVENT_OF}.items()}

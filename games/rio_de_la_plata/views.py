@@ -7,7 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import FULL
-from games.rio_de_la_plata.rules import OVER, State, awaiting, legal_moves
+from games.rio_de_la_plata.decide import legal_moves
+from games.rio_de_la_plata.events import OVER
+from games.rio_de_la_plata.state import State
+from games.rio_de_la_plata.steps import awaiting
 
 
 def public_config(config: dict[str, Any]) -> dict[str, Any]:

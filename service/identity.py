@@ -1,0 +1,55 @@
+"""The seam between the game service and accounts: how a bearer token that is not a seat's names
+an account, and the refusals that come with it.
+
+:class:`service.GameService` is given an :class:`IdentityResolver` at start-up (``create_app``:
+``service.accounts.AccountService``); without one, an account token is just an invalid seat token.
+A token is an account's when it starts with one of :data:`ACCOUNT_TOKEN_PREFIXES`; seat tokens
+(``cst_``) never do, so an anonymous seat's request never reaches the resolver (no extra round trip).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from service.errors import InvalidToken, ServiceError
+
+# Scopes of an account's tokens (Lichess's personal access tokens have the same idea): a session
+# token (sign-in) holds them all; a personal access token the ones it was created with.
+PLAY = "play"  # moves, resignations, aborts, seat claims and seat token fetches as the account
+READ = "read"  # the account's seats' views, events and streams; its games and its feed
+WEBHOOKS = "webhooks"  # reserved for the account's webhooks (not served yet)
+ACCOUNT = "account"  # the account itself: tokens, password, deletion
+SCOPES = (PLAY, READ, WEBHOOKS, ACCOUNT)
+
+SESSION_PREFIX = "csa_"  # a session token (POST /v1/sessions)
+PERSONAL_PREFIX = "csp_"  # a personal access token (POST /v1/me/tokens)
+ACCOUNT_TOKEN_PREFIXES = (SESSION_PREFIX, PERSONAL_PREFIX)
+
+
+def is_account_token(token: str) -> bool:
+    return token.startswith(ACCOUNT_TOKEN_PREFIXES)
+
+
+class InsufficientScope(ServiceError):
+    status, code, title = 403, "INSUFFICIENT_SCOPE", "This token lacks the scope the request needs"
+
+    def __init__(self, scope: str):
+        super().__init__(f"This request needs a token with the {scope!r} scope.", scope=scope)
+
+
+class NotSeated(InvalidToken):
+    """A valid account token whose account holds no seat of the game: for the game, it is no seat's
+    token (so wherever another seat's token is refused, this one is too, e.g. a seat's job: 404)."""
+
+    status, code, title = 403, "NOT_SEATED", "The token's account holds no seat of this game"
+
+
+class AlreadySeated(ServiceError):
+    status, code, title = 409, "ALREADY_SEATED", "The account already holds a seat of this game"
+
+
+class IdentityResolver(Protocol):
+    def account_for(self, token: str, scope: str) -> str:
+        """The id of the account ``token`` belongs to, if the token is valid and has ``scope``;
+        raises :class:`service.errors.InvalidToken` or :class:`InsufficientScope`."""
+        ...

@@ -1,0 +1,435 @@
+"""Accounts in Redis: records, handles, hashed tokens, the account's games and its event feed.
+
+Every key of one account carries the hash tag ``{a:<account id>}`` (one Cluster slot), so each
+script below touches one slot. The handle directory is one key per handle, tagged by the handle
+(``acct-handle:{h:<folded handle>}``): creating an account writes its record first with a short
+expiry, then claims the handle (``SET NX``), then makes the record permanent, so a process killed
+in between leaves either an unreachable record that expires, or a handle naming a record that
+expires: :meth:`AccountStore.claim_handle` takes such a dangling handle over.
+
+Only hashes of tokens are stored (SHA-256 hex of the whole token, in ``tokens``, field = the
+token's id), never a token; a password only as its Argon2id hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import redis
+
+from store import compact
+from store.archive import index_key as archive_index
+from store.keys import game_keys
+
+# A record written before its handle is claimed lives this long unless made permanent.
+PENDING_RECORD_SECONDS = 60
+# The feed keeps about this many events (XADD MAXLEN ~): a client away for longer resumes from
+# the stream's start and reads its games again (GET /v1/me/games).
+FEED_LENGTH = 200
+
+
+def _tag(account_id: str) -> str:
+    return f"{{a:{account_id}}}"
+
+
+@dataclass(frozen=True)
+class AccountKeys:
+    record: str  # hash: handle, folded, password (Argon2id), bot, created
+    tokens: str  # hash: token id -> JSON {hash, kind, name, scopes, created, expires}
+    used: str  # hash: token id -> last use (ISO), written at most once a minute per token and process
+    games: str  # hash: game id -> JSON {seat, game, status, turn, version, ...} (what the feed said)
+    finished: str  # sorted set: finished game ids scored by finish time (ms)
+    stats: str  # hash: played:<game>, won:<game>
+    feed: str  # stream: the account's events (game_started, your_turn, game_finished), capped
+    streams: str  # sorted set: open /v1/me/stream connections -> lease expiry (ms)
+
+    def all(self) -> list[str]:
+        return [
+            self.record,
+            self.tokens,
+            self.used,
+            self.games,
+            self.finished,
+            self.stats,
+            self.feed,
+            self.streams,
+        ]
+
+
+def account_keys(account_id: str) -> AccountKeys:
+    tag = _tag(account_id)
+    return AccountKeys(
+        record=f"acct:{tag}:record",
+        tokens=f"acct:{tag}:tokens",
+        used=f"acct:{tag}:used",
+        games=f"acct:{tag}:games",
+        finished=f"acct:{tag}:finished",
+        stats=f"acct:{tag}:stats",
+        feed=f"acct:{tag}:feed",
+        streams=f"acct:{tag}:streams",
+    )
+
+
+def handle_key(folded: str) -> str:
+    return f"acct-handle:{{h:{folded}}}"
+
+
+# Sorted set: accounts whose deletion began -> when (ms). The janitor finishes those a dead process
+# left (``service.accounts.finish_deletions``).
+DELETING = "accounts:deleting"
+
+# KEYS: record, tokens, used, streams. The first step of a deletion: every credential goes (tokens,
+# password) and the record says "deleting"; the games, feed and handle stay until it is finished.
+_BEGIN_DELETE = r"""
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+redis.call('HDEL', KEYS[1], 'password')
+redis.call('HSET', KEYS[1], 'deleting', '1')
+return 1
+"""
+
+
+# KEYS: handle key, ARGV: 1 account id, 2 the id the caller saw there ('' = none). Claims the handle
+# when it is free or still names ``ARGV[2]`` (a dangling handle whose record expired).
+_CLAIM_HANDLE = r"""
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[2] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+
+# KEYS: handle key; ARGV: 1 the account id it must still name. Frees the handle (account deletion).
+_RELEASE_HANDLE = r"""
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+"""
+
+# KEYS: tokens, record; ARGV: 1 token id, 2 JSON, 3 kind, 4 the most tokens of that kind kept.
+# Adds a token; when the account holds more than the bound of its kind, the oldest of that kind go.
+_ADD_TOKEN = r"""
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local entries = redis.call('HGETALL', KEYS[1])
+local mine = {}
+for i = 1, #entries, 2 do
+  local t = cjson.decode(entries[i + 1])
+  if t.kind == ARGV[3] then
+    mine[#mine + 1] = {entries[i], t.created}
+  end
+end
+local bound = tonumber(ARGV[4])
+if #mine > bound then
+  table.sort(mine, function(a, b) return a[2] < b[2] end)
+  for i = 1, #mine - bound do
+    redis.call('HDEL', KEYS[1], mine[i][1])
+  end
+end
+return 1
+"""
+
+# KEYS: games, finished, stats, feed, record. ARGV: 1 game id, 2 JSON of the game as it is now
+# for this account {seat, game, status, turn, version, deadline, result, won, finished_ms},
+# 3 feed length. Compares it with what the account was last told (the ``games`` entry) and
+# appends to the feed only what changed: game_started, your_turn, game_finished. Idempotent (an
+# older or equal version changes nothing), so the follow-up that calls it may run twice.
+_RECORD_GAME = r"""
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  return {}
+end
+local now = cjson.decode(ARGV[2])
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+local before = nil
+if raw then
+  before = cjson.decode(raw)
+  if tonumber(before.version) > tonumber(now.version) then
+    return {}
+  end
+  if tonumber(before.version) == tonumber(now.version) and before.status == now.status then
+    return {}
+  end
+end
+local was = before and before.status or 'none'
+local ids = {}
+local function emit(kind, body)
+  local id = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 't', kind, 'd', cjson.encode(body))
+  ids[#ids + 1] = id
+end
+if now.status ~= 'open' and (was == 'open' or was == 'none') then
+  emit('game_started', {game_id = ARGV[1], game = now.game, seat = now.seat, version = now.version})
+end
+if now.status == 'active' and now.turn and not (before and before.turn and was == 'active') then
+  emit('your_turn', {game_id = ARGV[1], game = now.game, seat = now.seat, version = now.version,
+                     deadline = now.deadline})
+end
+if now.status == 'finished' and was ~= 'finished' then
+  emit('game_finished', {game_id = ARGV[1], game = now.game, seat = now.seat, version = now.version,
+                         result = now.result, won = now.won})
+  redis.call('ZADD', KEYS[2], now.finished_ms, ARGV[1])
+  redis.call('HINCRBY', KEYS[3], 'played:' .. now.game, 1)
+  if now.won then
+    redis.call('HINCRBY', KEYS[3], 'won:' .. now.game, 1)
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return ids
+"""
+
+# KEYS: streams; ARGV: 1 stream id, 2 now (ms), 3 lease (ms), 4 the most streams open at once.
+# Takes (or renews) a stream's lease; expired leases (a process killed with a stream open) are
+# dropped first. Returns 1 when the stream may stay open.
+_LEASE_STREAM = r"""
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+
+# KEYS: tokens, used; ARGV: token id, time pairs. A revoked token's last use is not written back.
+_NOTE_USES = r"""
+for i = 1, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  end
+end
+return 1
+"""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    id: str  # the stream entry id ("<ms>-<n>"): the SSE id
+    kind: str
+    body: dict[str, Any]
+
+
+class AccountStore:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._claim_handle = client.register_script(_CLAIM_HANDLE)
+        self._release_handle = client.register_script(_RELEASE_HANDLE)
+        self._add_token = client.register_script(_ADD_TOKEN)
+        self._record_game = client.register_script(_RECORD_GAME)
+        self._lease_stream = client.register_script(_LEASE_STREAM)
+        self._note_uses = client.register_script(_NOTE_USES)
+        self._begin_delete = client.register_script(_BEGIN_DELETE)
+
+    # -- records and handles ----------------------------------------------------------------------
+    def write_pending(self, account_id: str, fields: Mapping[str, str]) -> None:
+        """The record of a new account, expiring unless :meth:`confirm` follows its handle's claim."""
+        keys = account_keys(account_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.record, mapping=dict(fields))
+        pipe.expire(keys.record, PENDING_RECORD_SECONDS)
+        pipe.execute()
+
+    def claim_handle(self, folded: str, account_id: str) -> bool:
+        """Point ``folded`` at ``account_id`` if it is free or names an account with no record."""
+        key = handle_key(folded)
+        current = self.redis.get(key)
+        seen = ""
+        if current is not None:
+            seen = _text(current)
+            if self.redis.exists(account_keys(seen).record):
+                return False
+        return bool(self._claim_handle(keys=[key], args=[account_id, seen]))
+
+    def discard_pending(self, account_id: str) -> None:
+        self.redis.delete(account_keys(account_id).record)
+
+    def confirm(self, account_id: str) -> None:
+        self.redis.persist(account_keys(account_id).record)
+
+    def account_for_handle(self, folded: str) -> str | None:
+        value = self.redis.get(handle_key(folded))
+        return _text(value) if value is not None else None
+
+    def record(self, account_id: str) -> dict[str, str] | None:
+        raw = self.redis.hgetall(account_keys(account_id).record)
+        return {_text(k): _text(v) for k, v in raw.items()} if raw else None
+
+    def set_password(self, account_id: str, password_hash: str) -> None:
+        self.redis.hset(account_keys(account_id).record, "password", password_hash)
+
+    # -- tokens -----------------------------------------------------------------------------------
+    def add_token(self, account_id: str, token_id: str, entry: Mapping[str, Any], bound: int) -> bool:
+        keys = account_keys(account_id)
+        args = [token_id, orjson.dumps(dict(entry)), entry["kind"], bound]
+        return bool(self._add_token(keys=[keys.tokens, keys.record], args=args))
+
+    def token(self, account_id: str, token_id: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(account_keys(account_id).tokens, token_id)
+        return orjson.loads(raw) if raw else None
+
+    def tokens(self, account_id: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+        """Every token's entry and last use, by token id."""
+        keys = account_keys(account_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.tokens)
+        pipe.hgetall(keys.used)
+        entries, used = pipe.execute()
+        return (
+            {_text(k): orjson.loads(v) for k, v in entries.items()},
+            {_text(k): _text(v) for k, v in used.items()},
+        )
+
+    def revoke(self, account_id: str, token_ids: Sequence[str]) -> int:
+        if not token_ids:
+            return 0
+        keys = account_keys(account_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(keys.tokens, *token_ids)
+        pipe.hdel(keys.used, *token_ids)
+        removed, _ = pipe.execute()
+        return int(removed)
+
+    def note_uses(self, uses: Mapping[str, Mapping[str, str]]) -> None:
+        """Last uses, {account id: {token id: ISO time}}: one script per account (the service
+        coalesces, so this runs about once a minute), written only for tokens that still exist."""
+        for account_id, times in uses.items():
+            keys = account_keys(account_id)
+            pairs = [item for pair in times.items() for item in pair]
+            self._note_uses(keys=[keys.tokens, keys.used], args=pairs)
+
+    # -- the account's games and feed ---------------------------------------------------------
+    def record_game(self, account_id: str, game_id: str, now: Mapping[str, Any]) -> list[str]:
+        keys = account_keys(account_id)
+        ids = self._record_game(
+            keys=[keys.games, keys.finished, keys.stats, keys.feed, keys.record],
+            args=[game_id, orjson.dumps(dict(now)), FEED_LENGTH],
+        )
+        return [_text(i) for i in ids or []]
+
+    def games(self, account_id: str) -> dict[str, dict[str, Any]]:
+        raw = self.redis.hgetall(account_keys(account_id).games)
+        return {_text(k): orjson.loads(v) for k, v in raw.items()}
+
+    def finished_page(self, account_id: str, before: float | None, limit: int) -> list[tuple[str, float]]:
+        """Finished games, newest first, finished before ``before`` (ms; None: from the newest)."""
+        top: Any = f"({before}" if before is not None else "+inf"
+        rows = self.redis.zrevrangebyscore(
+            account_keys(account_id).finished, top, "-inf", start=0, num=limit, withscores=True
+        )
+        return [(_text(member), float(score)) for member, score in rows]
+
+    def game_entries(self, account_id: str, game_ids: Iterable[str]) -> list[dict[str, Any] | None]:
+        ids = list(game_ids)
+        if not ids:
+            return []
+        raw = self.redis.hmget(account_keys(account_id).games, ids)
+        return [orjson.loads(v) if v else None for v in raw]
+
+    def stats(self, account_id: str) -> dict[str, int]:
+        raw = self.redis.hgetall(account_keys(account_id).stats)
+        return {_text(k): int(v) for k, v in raw.items()}
+
+    def feed_after(self, account_id: str, after: str | None, count: int = 100) -> list[FeedEntry]:
+        key = account_keys(account_id).feed
+        low = f"({after}" if after else "-"
+        rows = self.redis.xrange(key, low, "+", count=count)
+        entries = []
+        for entry_id, fields in rows:
+            fields = {_text(k): v for k, v in fields.items()}
+            entries.append(FeedEntry(_text(entry_id), _text(fields["t"]), orjson.loads(fields["d"])))
+        return entries
+
+    def index_archived(self, account_id: str, game_id: str, finished_ms: int) -> None:
+        """The archive's index of the account's finished games (``?account=``), beside its other
+        ``by:*`` sets and in their slot, scored as they are (the finish time in ms): idempotent."""
+        self.redis.zadd(archive_index("account", account_id), {game_id: finished_ms})
+
+    def feed_last_id(self, account_id: str) -> str:
+        rows = self.redis.xrevrange(account_keys(account_id).feed, "+", "-", count=1)
+        return _text(rows[0][0]) if rows else "0-0"
+
+    def lease_stream(self, account_id: str, stream_id: str, now_ms: int, lease_ms: int, most: int) -> bool:
+        key = account_keys(account_id).streams
+        return bool(self._lease_stream(keys=[key], args=[stream_id, now_ms, lease_ms, most]))
+
+    def end_stream(self, account_id: str, stream_id: str) -> None:
+        self.redis.zrem(account_keys(account_id).streams, stream_id)
+
+    # -- deletion ---------------------------------------------------------------------------------
+    def rename_seat(self, game_id: str, seat: int, account_id: str, name: str) -> bool:
+        """Give ``seat`` of ``game_id`` the display ``name`` and unbind it, if it is still bound to
+        ``account_id`` (a compacted game's packed metadata is rewritten whole), and take the game
+        out of the archive's name indexes of the seat's old name (unless another seat of the game
+        has that name too). Optimistic: WATCH the metadata, retried if the game changes meanwhile."""
+        key = game_keys(game_id).meta
+        for _ in range(5):
+            with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.hgetall(key)
+                    meta = {_text(k): v for k, v in compact.unchunk(raw).items()}
+                    if not meta or _text(meta.get(f"account:{seat}", b"")) != account_id:
+                        pipe.unwatch()
+                        return False
+                    pipe.multi()
+                    if "compacted" in meta:
+                        rest = {k: v for k, v in meta.items() if k != "compacted"}
+                        rest[f"name:{seat}"] = name
+                        rest.pop(f"account:{seat}", None)
+                        pipe.delete(key)
+                        pipe.hset(key, mapping=compact.packed_meta(rest))
+                    else:
+                        pipe.hset(key, f"name:{seat}", name)
+                        pipe.hdel(key, f"account:{seat}")
+                    pipe.execute()
+                except redis.WatchError:
+                    continue
+                old = _text(meta.get(f"name:{seat}", b""))
+                others = {
+                    _text(v).casefold()
+                    for k, v in meta.items()
+                    if k.startswith("name:") and k != f"name:{seat}"
+                }
+                if old and old.casefold() not in others:
+                    self.redis.zrem(archive_index("player", old), game_id)
+                    self.redis.zrem(archive_index("winner", old), game_id)
+                return True
+        return False
+
+    def begin_delete(self, account_id: str, now_ms: int) -> bool:
+        """Note the deletion (for the janitor, first), then remove every credential at once."""
+        self.redis.zadd(DELETING, {account_id: now_ms})
+        keys = account_keys(account_id)
+        begun = bool(self._begin_delete(keys=[keys.record, keys.tokens, keys.used, keys.streams]))
+        if not begun:
+            self.redis.zrem(DELETING, account_id)
+        return begun
+
+    def forget_game(self, account_id: str, game_id: str) -> None:
+        self.redis.hdel(account_keys(account_id).games, game_id)
+
+    def deletions_begun_before(self, before_ms: int) -> list[str]:
+        return [_text(member) for member in self.redis.zrangebyscore(DELETING, "-inf", before_ms)]
+
+    def finish_delete(self, account_id: str) -> None:
+        """Remove the account's every key and free its handle: the last step of a deletion."""
+        keys = account_keys(account_id)
+        folded = self.redis.hget(keys.record, "folded")
+        self.redis.delete(*keys.all())
+        self.redis.delete(archive_index("account", account_id))
+        if folded is not None:
+            self._release_handle(keys=[handle_key(_text(folded))], args=[account_id])
+        self.redis.zrem(DELETING, account_id)

@@ -1,0 +1,60 @@
+"""The webhook delivery loop (issue 33): ``python -m worker.webhooks`` (the Procfile's ``webhooks``).
+
+Several may run: each pass takes an account's due deliveries with a lease
+(``WEBHOOK_LEASE_SECONDS``, 30 s), so two loops never send one delivery at once, and a loop killed
+mid-delivery leaves its deliveries due again when the lease ends (at least once). Every
+``WEBHOOK_LOOP_INTERVAL`` seconds (default 0.5) when there was nothing to do; at once again when
+there was.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from service import GameService
+from service.webhooks import Deliverer, WebhookSettings
+from store.webhooks import WebhookStore
+
+log = logging.getLogger("worker.webhooks")
+
+INTERVAL_SECONDS = float(os.environ.get("WEBHOOK_LOOP_INTERVAL") or 0.5)
+
+
+def main() -> int:
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s webhooks %(levelname)s %(message)s",
+    )
+    stopping: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    service = GameService.from_url(os.environ["REDIS_URL"], socket_timeout=10)
+    deliverer = Deliverer(WebhookStore(service.store.redis), WebhookSettings.from_env())
+    log.info(
+        "delivering (private targets %s)",
+        "allowed" if deliverer.settings.allow_private_targets else "refused",
+    )
+    while not stopping:
+        try:
+            report = deliverer.run_once()
+            busy = report.sent + report.retried + report.failed + report.dropped
+            if busy:
+                log.info("sent %d, retrying %d, failed %d", report.sent, report.retried, report.failed)
+                continue
+        except Exception:  # noqa: BLE001 - Redis down or a bug: log, and try again after a pause
+            log.exception("delivery pass failed")
+        time.sleep(INTERVAL_SECONDS)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
