@@ -174,7 +174,8 @@ class Seats(MethodView):
         headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
     )
     @blp.problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @blp.doc(security=[{}, {"accountToken": []}])
+    # An account token is optional here: no requirement documented (see OPTIONAL_AUTH).
+    @blp.doc(security=OPTIONAL_AUTH)
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed. With an account token (scope `play`) in Authorization the seat is also bound
