@@ -22,6 +22,8 @@ from flask_smorest.utils import prepare_response
 from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
 from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
+from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
+from schemas.jobs import VerifyReportSchema
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
@@ -30,14 +32,19 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.jobs",
     "api.stats",
     "api.annotations",
+    "api.ratings",
     "api.webhooks",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
-# import (its job parses it) and that job's result (the job resource serves any content).
+# import (its job parses it), the jobs' results (the job resource serves any content) and the
+# streams' event payloads (a text/event-stream answer names them: api.games.sse_content).
 DOCUMENTED_SCHEMAS = {
     "ExchangeDocument": ExchangeDocumentSchema,
     "Imported": ImportedSchema,
+    "VerifyReport": VerifyReportSchema,
     "Observation": ObservationSchema,  # a line of an observation export (POST /v1/exports/observations)
+    "StreamEnd": StreamEndSchema,
+    "ViewStreamEnd": ViewStreamEndSchema,
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -143,6 +150,19 @@ class Api(flask_smorest.Api):
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
 
+def _schema_level_keywords(converter: Any) -> None:
+    """A schema class's ``OPENAPI_EXTRA`` (keywords about the whole object that no field can say,
+    such as "a name or a bot") is merged into its JSON Schema in the document."""
+    convert = converter.schema2jsonschema
+
+    def schema2jsonschema(schema: Any) -> dict[str, Any]:
+        document: dict[str, Any] = convert(schema)
+        document.update(getattr(schema, "OPENAPI_EXTRA", {}))
+        return document
+
+    converter.schema2jsonschema = schema2jsonschema
+
+
 def _swagger_ui_asset(filename: str) -> Response:
     return send_from_directory(SWAGGER_UI_DIR, filename, max_age=24 * 3600)
 
@@ -196,7 +216,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.accounts import AccountService
     from service.archive import ArchiveService
     from service.jobs import JobService
+    from service.ratings import RatingService
     from service.stats import StatsService
+    from store.archive import Archive
 
     app = Flask(__name__)
     app.config.update(_settings(config))
@@ -236,6 +258,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.extensions["account_service"] = account_service
     game_service.identity = account_service
+    # Ratings (issue 32): a running or open game's summary carries each seat's chance to win.
+    rating_service = RatingService(Archive(game_service.store.redis))
+    app.extensions["rating_service"] = rating_service
+    game_service.predictor = rating_service.predict_for_meta
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
     # verify job, a bot's turn): explicit, so no import order decides whether it happens.
     followups.connect_receivers()
@@ -256,8 +282,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         },
     )
     # Before the blueprints: their schemas' engine-specific fields refer to the games' components.
+    _schema_level_keywords(api.ma_plugin.converter)
     prefixes = contract.register_components(api.spec)
     api.ma_plugin.converter.add_attribute_function(contract.attribute_function(prefixes))
+    contract.register_create_game_requests(api.spec, api.ma_plugin.converter, CreateGameRequest)
     for module_name in BLUEPRINT_MODULES:
         api.register_blueprint(importlib.import_module(module_name).blp)
     for module_name in OPTIONAL_BLUEPRINT_MODULES:

@@ -17,6 +17,7 @@ from flask.views import MethodView
 from webargs.flaskparser import is_json_request
 
 from api.common import Blueprint, archive, bearer_token, json_response, read_body, service
+from api.games import OPTIONAL_AUTH
 from api.jobs import accepted
 from api.problems import ProblemError
 from games import get_game
@@ -26,7 +27,7 @@ from schemas.archive import (
     ArchivePageSchema,
     ArchiveQuery,
     BulkExportRequest,
-    ChaptersSchema,
+    ChapterIndexSchema,
     ExportRequest,
     ObservationExportRequest,
     ReplayQuery,
@@ -40,8 +41,6 @@ blp = Blueprint(
     "archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports"
 )
 
-OPTIONAL_AUTH = [{}, {"seatToken": []}]
-
 
 # -- helpers ---------------------------------------------------------------------------------------
 
@@ -50,7 +49,7 @@ def _when(value: str | None, field: str, end_of_day: bool = False) -> int | None
     if value is None:
         return None
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError:
         raise ProblemError(
             422,
@@ -160,22 +159,34 @@ class ArchiveEntry(MethodView):
 
 @blp.route("/archive/import")
 class ArchiveImport(MethodView):
-    # The body is documented, not parsed here: the job parses and checks it (see post).
+    # The body is documented, not parsed here: the job checks it (see post). What the POST itself
+    # takes is any JSON object; an ExchangeDocument is what the job accepts.
     @blp.doc(
         requestBody={
             "required": True,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExchangeDocument"}}},
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "anyOf": [
+                            {"$ref": "#/components/schemas/ExchangeDocument"},
+                            {"type": "object", "additionalProperties": True},
+                        ],
+                        "description": "An ExchangeDocument. Any other JSON object is taken too, and "
+                        "its job fails with the problem (400, 422) the document has",
+                    }
+                }
+            },
         }
     )
     @blp.response(
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
-    @blp.problems(413, 415, 429)
+    @blp.problems(400, 413, 415, 422, 429)
     def post(self):
         """Import a complete log (job): the ``log`` export of this or another instance, or one
         written down from a table (an ``ExchangeDocument``, up to 8 MiB). The answer is ``202``
-        with the job's ``Location`` (or 413/415 for a body too large or not JSON): parsing and
-        replaying a long log takes seconds, never in the web process. The job's
+        with the job's ``Location`` (or 400/413/415/422 for a body that is not JSON, too large, or
+        not a JSON object): replaying a long log takes seconds, never in the web process. The job's
         ``params.game_id`` names the game the import will have; its result is
         ``{"id", "game": <archive entry>}`` (``Imported``). A refused document fails the job with
         the problem the request would have had: 400 (``MALFORMED_JSON``, ``JSON_TOO_DEEP``), 422
@@ -185,6 +196,18 @@ class ArchiveImport(MethodView):
         if not is_json_request(request):
             raise ProblemError(
                 415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", "Send the log as application/json."
+            )
+        # Parsing is cheap (orjson: milliseconds for the largest log), replaying is not: a body that
+        # is not a JSON object is refused here (400 MALFORMED_JSON, JSON_TOO_DEEP; 422), the document
+        # itself is checked by the job.
+        value = blp.ARGUMENTS_PARSER._raw_load_json(request)
+        if not isinstance(value, dict):
+            raise ProblemError(
+                422,
+                "VALIDATION_ERROR",
+                "Invalid request",
+                "The log is a JSON object (an ExchangeDocument).",
+                errors={"json": {"_schema": ["Not an object."]}},
             )
         return accepted(archive().start_import(body))
 
@@ -284,7 +307,7 @@ def _running_replay(game_id: str, version: int | None) -> dict[str, Any] | None:
 
 @blp.route("/games/<string:game_id>/battles")
 class Battles(MethodView):
-    @blp.response(200, ChaptersSchema)
+    @blp.response(200, ChapterIndexSchema)
     @blp.problems(401, 404, 409)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, game_id):

@@ -20,7 +20,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from api.problems import PROBLEM_MIME, ProblemError
-from schemas.common import MAX_JSON_DEPTH, too_deep
+from schemas.common import MAX_JSON_DEPTH, integral_floats_as_ints, too_deep
 from schemas.problems import ProblemSchema
 from service import GameService
 from service.archive import ArchiveService
@@ -87,7 +87,7 @@ class StrictJSONParser(FlaskParser):
             for name in value:
                 if name.lower() in TOKEN_PARAMETERS:
                     raise token_not_in_header(f"request body ({name!r})")
-        return value
+        return integral_floats_as_ints(data, value)
 
 
 class Blueprint(flask_smorest.Blueprint):

@@ -9,12 +9,15 @@ reading them."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from apispec import APISpec
 
+from bots import levels
 from games import game_names, get_game
 from games.base import hook
+from schemas.games import BOT_SEAT_PATTERN
 
 COMPONENTS = "#/components/schemas/"
 
@@ -72,6 +75,8 @@ def attribute_function(prefixes: list[str]):
     reference to that definition of the game (or an ``anyOf`` over the games, when several publish)."""
 
     def game_contract_field(self, field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if getattr(field, "game_name", False):
+            return {"enum": contract_games()}
         definition = getattr(field, "contract_definition", None)
         if definition is None or not prefixes:
             return {}
@@ -86,3 +91,37 @@ def attribute_function(prefixes: list[str]):
         return refs[0] if len(refs) == 1 else {"anyOf": refs}
 
     return game_contract_field
+
+
+def register_create_game_requests(spec: APISpec, converter: Any, schema: Any) -> str:
+    """``CreateGameRequest`` as the document shows it: ``oneOf`` one request per contract game
+    (``<Prefix>CreateGameRequest``), discriminated by ``game``, each with the game's own
+    ``ConfigRequest`` and bot levels; the route still parses with ``schema`` (the engines check the
+    configuration). Returns the component's reference for the route's ``requestBody``."""
+    base = converter.schema2jsonschema(schema)
+    variants: dict[str, str] = {}
+    for name in contract_games():
+        game_prefix = prefix(name)
+        variant = copy.deepcopy(base)
+        properties = variant["properties"]
+        properties["game"] = {"type": "string", "const": name}
+        properties["config"] = {
+            "$ref": COMPONENTS + game_prefix + "ConfigRequest",
+            "description": "The game's configuration (see its protocol document)",
+        }
+        bots = properties["bots"]
+        bots["additionalProperties"] = {"type": "string", "enum": levels(name)}
+        bots["propertyNames"] = {"pattern": BOT_SEAT_PATTERN}
+        variant["required"] = sorted({*variant.get("required", []), "game", "config"})
+        component = game_prefix + "CreateGameRequest"
+        spec.components.schema(component, variant)
+        variants[name] = COMPONENTS + component
+    spec.components.schema(
+        "CreateGameRequest",
+        {
+            "oneOf": [{"$ref": ref} for ref in variants.values()],
+            "discriminator": {"propertyName": "game", "mapping": variants},
+            "description": "A new game: which game, its configuration, bot seats and time control",
+        },
+    )
+    return COMPONENTS + "CreateGameRequest"

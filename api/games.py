@@ -20,6 +20,7 @@ from api.problems import ProblemError, as_problem
 from api.view_push import PushedViewStream
 from api.webhooks import note_creator
 from schemas.games import (
+    LAST_EVENT_ID_PATTERN,
     MAX_VERSION,
     ClaimSeatRequest,
     ClaimSeatResponse,
@@ -36,7 +37,7 @@ from schemas.games import (
     RotatedTokenResponse,
     StreamQuery,
     StreamTicketSchema,
-    ViewSchema,
+    ViewResponse,
 )
 from service import GameService
 from service.errors import VersionConflict
@@ -48,18 +49,69 @@ blp = Blueprint(
 
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _ETAG_VERSION = re.compile(r'^(?:W/)?"?(\d{1,18})(?:\.[a-z0-9]+)?"?$')
+# What If-Match takes (stripped, as the route reads it): "*", or a version or view ETag.
+IF_MATCH_PATTERN = r'^ *(?:\*|(?:W/)?"?[0-9]{1,18}(?:\.[a-z0-9]+)?"?) *$'
 
 SEAT_AUTH = [{"seatToken": []}]
-OPTIONAL_AUTH = [{}, {"seatToken": []}]
+# Routes a spectator may read without a token document no security requirement: `[{}, {seatToken}]`
+# (OpenAPI's "optional") makes openapi-python-client demand an AuthenticatedClient. Their
+# descriptions say what a seat token adds; any client with one (Authorization: Bearer) sends it.
+OPTIONAL_AUTH: list[dict[str, list[str]]] = []
+CREATE_GAME_REQUEST = "#/components/schemas/CreateGameRequest"
+ETAG = {"schema": {"type": "string"}, "description": "The view's version and viewer"}
 
 
 def header_param(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An optional request header; ``schema`` says what the route accepts (a pattern, a length)."""
     return {
         "name": name,
         "in": "header",
         "required": False,
         "schema": schema or {"type": "string"},
         "description": description,
+    }
+
+
+LAST_EVENT_ID = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "description": "A version (digits)"}
+
+
+def sse_content(events: dict[str, str], description: str) -> dict[str, Any]:
+    """A ``text/event-stream`` answer's content: ``schema`` is one event (as schemathesis and
+    OpenAPI 3.2's ``itemSchema`` read a stream), by its ``event:`` name (``message`` for an event
+    without one), its ``data:`` a JSON document of the named component. Blocks without data
+    (``retry:``) are events too."""
+    variants: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {
+                "event": {"type": "string", "const": name},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": f"#/components/schemas/{component}"},
+                },
+                "id": {"type": "string", "pattern": "^[0-9]+$"},
+                "retry": {"type": "integer"},
+            },
+            "required": ["event", "data"],
+        }
+        for name, component in events.items()
+    ]
+    variants.append(
+        {
+            "type": "object",
+            "properties": {
+                "event": {"type": "string"},
+                "id": {"type": "string"},
+                "retry": {"type": "integer", "description": "Milliseconds before a reconnection"},
+            },
+            "additionalProperties": False,  # no data: the stream's first block (retry:)
+        }
+    )
+    return {
+        "content": {
+            "text/event-stream": {"schema": {"anyOf": variants, "description": description}},
+        }
     }
 
 
@@ -80,6 +132,7 @@ class Games(MethodView):
         headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
     )
     @blp.problems(400, 413, 415, 422, 429)
+    @blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": CREATE_GAME_REQUEST}}}})
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
         summary = service().create_game(
@@ -121,7 +174,8 @@ class Seats(MethodView):
         headers={"Location": {"schema": {"type": "string"}, "description": "The game's URL"}},
     )
     @blp.problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
-    @blp.doc(security=[{}, {"accountToken": []}])
+    # An account token is optional here: no requirement documented (see OPTIONAL_AUTH).
+    @blp.doc(security=OPTIONAL_AUTH)
     def post(self, body, game_id):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed. With an account token (scope `play`) in Authorization the seat is also bound
@@ -148,8 +202,8 @@ class Seats(MethodView):
 
 @blp.route("/<string:game_id>/view")
 class View(MethodView):
-    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
-    @blp.alt_response(304, description="Not modified (If-None-Match)")
+    @blp.response(200, ViewResponse, headers={"ETag": ETAG})
+    @blp.alt_response(304, description="Not modified (If-None-Match): no content", headers={"ETag": ETAG})
     @blp.problems(401, 404)
     @blp.doc(
         security=OPTIONAL_AUTH,
@@ -228,11 +282,12 @@ def answer_move(
     pinned = if_match_version(if_match)
     if pinned is not None:
         if expected is not None and expected != pinned:
+            # Not VALIDATION_ERROR: each is valid, and no schema can say that two must agree.
             raise ProblemError(
                 422,
-                "VALIDATION_ERROR",
-                "Invalid request",
-                "If-Match and expected_version disagree.",
+                "VERSIONS_DISAGREE",
+                "If-Match and expected_version disagree",
+                "Send one of them, or the same version in both.",
                 errors={"json": {"expected_version": ["Differs from If-Match."]}},
             )
         expected = pinned
@@ -296,9 +351,12 @@ class Moves(MethodView):
                 "Retry-safe key (1-255 visible ASCII): a retry returns the first answer. Send one on "
                 "every move: a 503 may hide a move that was applied, and only the key makes its retry "
                 "safe",
+                {"type": "string", "pattern": _IDEMPOTENCY_KEY.pattern},
             ),
             header_param(
-                "If-Match", "A view ETag or a quoted version: apply only at that version (else 412)"
+                "If-Match",
+                "A view ETag or a quoted version: apply only at that version (else 412)",
+                {"type": "string", "pattern": IF_MATCH_PATTERN},
             ),
             header_param(
                 "Prefer",
@@ -405,14 +463,20 @@ class Stream(MethodView):
     @blp.arguments(StreamQuery(), location="query")
     @blp.response(
         200,
-        description="text/event-stream: `id:` = version, `data:` = {version, event}; "
-        "`event: end` when the game is over",
+        description="text/event-stream: `id:` = version, `data:` = a `VersionedEvent`; a timed game's "
+        "`event: clock` (`Clock`); `event: end` (`StreamEnd`) when the game is over",
         content_type="text/event-stream",
     )
     @blp.problems(401, 404, 422)
     @blp.doc(
         security=OPTIONAL_AUTH,
-        parameters=[header_param("Last-Event-ID", "Resume after this version", {"type": "string"})],
+        parameters=[header_param("Last-Event-ID", "Resume after this version", LAST_EVENT_ID)],
+        responses={
+            200: sse_content(
+                {"message": "VersionedEvent", "clock": "Clock", "end": "StreamEnd"},
+                "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
+            )
+        },
     )
     def get(self, query, game_id):
         """Follow the game live (Server-Sent Events), redacted for the viewer; resumable. A seat
@@ -434,7 +498,8 @@ class ViewStream(MethodView):
     @blp.response(
         200,
         description="text/event-stream of `event: view` messages: `id:` = version, `data:` = the same "
-        "document as GET /view (the viewer's whole view at that version); `event: end` when the game is over",
+        "document as GET /view (`ViewResponse`: the viewer's whole view at that version); `event: end` "
+        "(data `{}`) when the game is over",
         content_type="text/event-stream",
     )
     @blp.problems(401, 404, 422)
@@ -442,9 +507,17 @@ class ViewStream(MethodView):
         security=OPTIONAL_AUTH,
         parameters=[
             header_param(
-                "Last-Event-ID", "The version of the view the client holds: sent again only when newer"
+                "Last-Event-ID",
+                "The version of the view the client holds: sent again only when newer",
+                LAST_EVENT_ID,
             )
         ],
+        responses={
+            200: sse_content(
+                {"view": "ViewResponse", "end": "ViewStreamEnd"},
+                "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
+            )
+        },
     )
     def get(self, query, game_id):
         """Follow the seat's view live (Server-Sent Events): the current view at once, then the new
@@ -483,7 +556,7 @@ def _last_event_id() -> int | None:
     last_event_id = (request.headers.get("Last-Event-ID") or "").strip()
     if not last_event_id:
         return None
-    if not last_event_id.isdigit() or len(last_event_id) > 18:
+    if not last_event_id.isdigit() or len(last_event_id) > 18:  # LAST_EVENT_ID_PATTERN
         raise ProblemError(
             422,
             "VALIDATION_ERROR",

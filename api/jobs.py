@@ -107,16 +107,49 @@ class Job(MethodView):
         return json_response(job_document(record), 200, {"Cache-Control": "no-store"})
 
 
+def _schemas(*names: str) -> dict[str, Any]:
+    return {"anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in names]}
+
+
+TEXT = {"schema": {"type": "string"}}
+# What each kind of job leaves as its result, by the content type the job resource names.
+RESULT_CONTENT = {
+    "application/json": {
+        "schema": {
+            **_schemas(
+                "ExchangeDocument", "Imported", "VerifyReport", "GameStats", "PlayerStats", "GlobalStats"
+            ),
+            "description": "export (log, json), import, verify, statistics",
+        }
+    },
+    "text/markdown": TEXT,
+    "text/html": TEXT,
+    "application/x-ndjson": {"schema": {"type": "string", "description": "bulk-export: one log per line"}},
+    "application/gzip": {
+        "schema": {
+            "type": "string",
+            "contentEncoding": "binary",
+            "description": "observations: gzipped NDJSON, one Observation per line",
+        }
+    },
+}
+
+
 @blp.route("/<string:job_id>/result")
 class JobResult(MethodView):
-    @blp.response(
-        200,
-        description="The result: application/json, text/markdown, text/html, application/x-ndjson or "
-        "application/gzip (an observation export: gzipped NDJSON of Observation)",
-        content_type="application/json",
+    @blp.response(200, description="The result (its content type is the job's content_type)")
+    @blp.problems(400, 401, 404, 409, 422, 500)
+    @blp.doc(
+        responses={
+            200: {"content": RESULT_CONTENT},
+            409: {"description": "JOB_NOT_FINISHED (Retry-After, Location: the job)"},
+            422: {
+                "description": "A failed job's problem, as the request would have had it: an import refused"
+            },
+            400: {"description": "A failed import's problem: MALFORMED_JSON, JSON_TOO_DEEP"},
+            500: {"description": "JOB_FAILED: the job failed for a reason of the server's"},
+        },
     )
-    @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_MIME)
-    @blp.alt_response(409, schema=ProblemSchema, content_type=PROBLEM_MIME, description="JOB_NOT_FINISHED")
     def get(self, job_id):
         """The job's result once it is finished (the failure's problem document if it failed)."""
         record = _record_or_404(job_id)

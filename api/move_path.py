@@ -41,7 +41,7 @@ from api.problems import (
     too_many_requests,
 )
 from api.ratelimit import seat_limit
-from schemas.common import too_deep
+from schemas.common import integral_floats_as_ints, too_deep
 from service.errors import ServiceError
 from store.errors import STORE_UNAVAILABLE
 
@@ -182,7 +182,7 @@ def _move(data: bytes) -> dict[str, Any] | None:
         return None
     if too_deep(data, value):
         return None
-    return well_formed_move(value)
+    return well_formed_move(integral_floats_as_ints(data, value))
 
 
 def _problem(error: ProblemError) -> Answer:

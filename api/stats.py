@@ -15,7 +15,7 @@ from api.common import Blueprint, jobs, service, stats
 from api.jobs import accepted
 from api.problems import ProblemError
 from games import game_names
-from schemas.common import display_name_problem
+from schemas.common import DISPLAY_NAME_FORMAT, display_name_problem
 from schemas.jobs import JobSchema
 from schemas.stats import GameStatsSchema, GlobalStatsSchema, PlayerStatsSchema, StatsQuery
 
@@ -54,7 +54,16 @@ class GlobalStats(MethodView):
         return _result_or_accepted(stats().global_stats(name))
 
 
-@blp.route("/stats/players/<string:name>")
+# The names players can claim (schemas.common.DisplayName), up to 64 characters here.
+PLAYER_NAME = {
+    "in": "path",
+    "name": "name",
+    "schema": {"type": "string", "format": DISPLAY_NAME_FORMAT, "minLength": 1, "maxLength": 64},
+    "description": "A player's name (case-insensitive)",
+}
+
+
+@blp.route("/stats/players/<string:name>", parameters=[PLAYER_NAME])
 class PlayerStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, PlayerStatsSchema)

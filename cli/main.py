@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
-from cli import account
+from cli import account, ratings
 from cli.client import ApiClient, ApiError, default_server
 from cli.display import GameText, text_for
 
@@ -699,6 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
     fair.add_argument("file", help="a finished game's log export (JSON), or a bulk export (NDJSON)")
     fair.add_argument("--json", action="store_true", help="also print each report as JSON")
     account.add_parsers(sub, common)
+    ratings.add_parsers(sub, common)
     return parser
 
 
@@ -739,6 +740,8 @@ def main(
         if args.command == "import":
             return cmd_import(args, client, out)
         done = account.run(args, client, out, read_line)
+        if done is None:
+            done = ratings.run(args, client, out)
         if done is not None:
             return done
     except ApiError as error:

@@ -96,3 +96,23 @@ def union(members: dict[str, Schema], doc: str) -> Schema:
 def document(defs: dict[str, Schema]) -> Schema:
     """The contract document holding ``defs``."""
     return {"$schema": DRAFT, "$defs": defs}
+
+
+# What a configuration's seed may be (``games.base.normalise_seed``): null (0), an integer (as the
+# JSON parser reads it: at most 2**64 - 1), or a decimal string of a number above 2**53 - 1 (those
+# with 17 to 38 digits, all below 2**128, say so exactly enough for a generator).
+SEED_REQUEST: Schema = {
+    "anyOf": [
+        {"type": "integer", "minimum": 0, "maximum": 2**64 - 1},
+        {"type": "string", "pattern": "^[1-9][0-9]{16,37}$"},
+        {"type": "null"},
+    ],
+    "description": "Fixes every shuffle (the game is then prearranged); default: a secret one drawn",
+}
+
+# The platform's mark on a result (service/games.py): an aborted game is never rated.
+RATED: Schema = {
+    "type": "boolean",
+    "const": False,
+    "description": "Present (false) on an aborted game's result: no rating or statistic counts it",
+}

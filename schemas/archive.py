@@ -3,11 +3,41 @@ document a log import takes (``replays.export`` validates its events)."""
 
 from __future__ import annotations
 
-import marshmallow as ma
-from marshmallow import fields, validate
+import re
+from datetime import datetime
+from typing import Any
 
-from schemas.common import BodyInteger, StrictSchema
-from schemas.games import GameCommand, GameEvent, GameView
+import marshmallow as ma
+from marshmallow import ValidationError, fields, validate
+
+from schemas.common import BodyBoolean, BodyInteger, StrictSchema
+from schemas.games import GameCommand, GameConfig, GameEvent, GameResult, GameView
+
+# A date, or a date-time with optional seconds, fraction and offset (UTC when it has none): what the
+# document's "date" and "date-time" formats allow, and the same without seconds or offset.
+_DATE_OR_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$"
+)
+
+
+class DateOrTime(fields.String):
+    """An ISO date (a whole day) or date-time, refused here (422) unless it is one: an empty
+    ``finished_from=`` is no date."""
+
+    def __init__(self, **kwargs: Any):
+        metadata = {"anyOf": [{"format": "date"}, {"format": "date-time"}], **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not _DATE_OR_TIME.match(text):
+            raise ValidationError("Not an ISO date or date-time.")
+        try:
+            datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValidationError("Not an ISO date or date-time.") from None
+        return text
+
 
 # The exchange format's name and version (``replays.export.FORMAT``/``FORMAT_VERSION``), as examples.
 EXCHANGE_FORMAT_EXAMPLE = "game-log"
@@ -37,10 +67,10 @@ class ArchiveQuery(StrictSchema):
             "description": "How the game was won, e.g. adjacent, total, most_regions, final_battle, no_winner"
         },
     )
-    finished_from = fields.String(
+    finished_from = DateOrTime(
         metadata={"description": "ISO date or date-time (inclusive)", "example": "2026-11-01"}
     )
-    finished_to = fields.String(
+    finished_to = DateOrTime(
         metadata={"description": "ISO date or date-time (inclusive; a date means its whole day)"}
     )
     prearranged = fields.Boolean(
@@ -84,7 +114,7 @@ class ExchangeDocumentSchema(ma.Schema):
     format = fields.String(required=True, metadata={"example": EXCHANGE_FORMAT_EXAMPLE})
     format_version = fields.Integer(required=True, metadata={"example": EXCHANGE_FORMAT_VERSION_EXAMPLE})
     game = fields.String(required=True, metadata={"example": "condottiere"})
-    config = fields.Dict(metadata={"description": "The configuration (must agree with the first event's)"})
+    config = GameConfig(metadata={"description": "The configuration (must agree with the first event's)"})
     rules_revision = fields.Integer(
         metadata={
             "description": "The rules revision the log was recorded under (its first event's configuration"
@@ -97,7 +127,7 @@ class ExchangeDocumentSchema(ma.Schema):
         fields.String(allow_none=True), metadata={"description": "Seat names, seat 0 first"}
     )
     events = fields.List(GameEvent(), required=True, metadata={"description": "The complete log, unredacted"})
-    result = fields.Dict(
+    result = GameResult(
         allow_none=True, metadata={"description": "Optional: checked against the replayed result"}
     )
 
@@ -149,7 +179,9 @@ class ChapterSchema(ma.Schema):
     replay = fields.String(metadata={"description": "URL of the state at the chapter's end"})
 
 
-class ChaptersSchema(ma.Schema):
+# Not "Chapters": a generated model named Chapters with a field `chapters` shadows it
+# (openapi-python-client; mypy --strict refuses it).
+class ChapterIndexSchema(ma.Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
     finished = fields.Boolean(required=True)
@@ -157,18 +189,23 @@ class ChaptersSchema(ma.Schema):
 
 
 class ExportRequest(StrictSchema):
+    # Callable defaults stay out of the document (a `default` makes openapi-typescript require it).
     format = fields.String(
-        load_default="json",
+        load_default=lambda: "json",
         validate=validate.OneOf(["log", "json", "markdown", "html"]),
         metadata={
             "description": "log: the importable exchange document; json: annotated history; markdown; "
-            "html: one self-contained page"
+            "html: one self-contained page (default json)"
         },
     )
 
 
 class BulkExportRequest(StrictSchema):
-    format = fields.String(load_default="ndjson", validate=validate.OneOf(["ndjson"]))
+    format = fields.String(
+        load_default=lambda: "ndjson",
+        validate=validate.OneOf(["ndjson"]),
+        metadata={"description": "ndjson (the default): one importable log per line"},
+    )
     player = fields.List(fields.String(validate=validate.Length(1, 64)))
     game = fields.String(validate=validate.Length(1, 64))
     ruleset = fields.String(validate=validate.Length(1, 32))
@@ -176,18 +213,18 @@ class BulkExportRequest(StrictSchema):
     players = BodyInteger(validate=validate.Range(1, 99))
     winner = fields.String(validate=validate.Length(1, 64))
     outcome = fields.String(validate=validate.Length(1, 64))
-    prearranged = fields.Boolean()
-    finished_from = fields.String()
-    finished_to = fields.String()
+    prearranged = BodyBoolean()
+    finished_from = DateOrTime()
+    finished_to = DateOrTime()
 
 
 class ObservationExportRequest(StrictSchema):
     """The archive's filters (as the search and the bulk export take them) and how many games."""
 
     format = fields.String(
-        load_default="ndjson.gz",
+        load_default=lambda: "ndjson.gz",  # callable: see ExportRequest.format
         validate=validate.OneOf(["ndjson.gz"]),
-        metadata={"description": "Gzipped NDJSON: one Observation per line"},
+        metadata={"description": "Gzipped NDJSON (the default): one Observation per line"},
     )
     player = fields.List(fields.String(validate=validate.Length(1, 64)))
     game = fields.String(validate=validate.Length(1, 64))
@@ -196,24 +233,14 @@ class ObservationExportRequest(StrictSchema):
     players = BodyInteger(validate=validate.Range(1, 99))
     winner = fields.String(validate=validate.Length(1, 64))
     outcome = fields.String(validate=validate.Length(1, 64))
-    prearranged = fields.Boolean()
-    finished_from = fields.String()
-    finished_to = fields.String()
+    prearranged = BodyBoolean()
+    finished_from = DateOrTime()
+    finished_to = DateOrTime()
     limit = BodyInteger(
-        load_default=100,
+        load_default=lambda: 100,  # callable: see ExportRequest.format
         validate=validate.Range(1, 1000),
-        metadata={"description": "At most this many games, newest first"},
+        metadata={"description": "At most this many games, newest first (default 100)"},
     )
-
-
-class GameResultSchema(ma.Schema):
-    """How a game ended; engines add their own members (regions, scores...)."""
-
-    class Meta:
-        unknown = ma.INCLUDE
-
-    winners = fields.List(fields.Integer(), required=True, metadata={"description": "Winning seats"})
-    reason = fields.String(required=True, metadata={"description": "How it was won, or aborted"})
 
 
 class ObservationSchema(ma.Schema):
@@ -229,6 +256,4 @@ class ObservationSchema(ma.Schema):
         GameCommand(), required=True, metadata={"description": "Every move it could send"}
     )
     move = GameCommand(required=True, metadata={"description": "The move it chose (one of legal_moves)"})
-    result = fields.Nested(
-        GameResultSchema, required=True, metadata={"description": "The game's final result"}
-    )
+    result = GameResult(required=True, metadata={"description": "The game's final result"})

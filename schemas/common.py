@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
 import marshmallow as ma
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, validate
 
 # Deepest JSON nesting a request body may have. A command or a configuration needs four levels;
 # anything deep is refused before it reaches code that recurses over it (issue 8: the move's
@@ -67,12 +68,19 @@ def display_name_problem(name: str) -> str | None:
     return None
 
 
+DISPLAY_NAME_FORMAT = "display-name"
+
+
 class DisplayName(fields.String):
     """A player's public name: normalised to Unicode NFC (so equal-looking names compare equal), at
     most ``max_length`` characters, refused when it shows nothing or carries bidirectional
     controls."""
 
     def __init__(self, max_length: int = 40, **kwargs: Any):
+        # Documented as minLength/maxLength and the format "display-name" (what no JSON Schema
+        # pattern without Unicode classes can say: a visible character, no bidi or control one).
+        metadata = {"format": DISPLAY_NAME_FORMAT, "minLength": 1, "maxLength": max_length}
+        kwargs["metadata"] = {**metadata, **kwargs.get("metadata", {})}
         super().__init__(**kwargs)
         self.max_length = max_length
 
@@ -86,6 +94,17 @@ class DisplayName(fields.String):
         return name
 
 
+class GameName(fields.String):
+    """A game's name: documented as the enum of the games that publish a contract (api/contract.py
+    fills it in when the document is built); the route refuses others itself (422 UNKNOWN_GAME)."""
+
+    game_name = True
+
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("validate", validate.Length(1, 64))
+        super().__init__(**kwargs)
+
+
 class StrictSchema(ma.Schema):
     """A request body or query that refuses unknown fields (422 VALIDATION_ERROR), so a misspelt
     option is an error rather than silently ignored."""
@@ -94,7 +113,59 @@ class StrictSchema(ma.Schema):
         unknown = ma.RAISE
 
 
+class _JSONInteger(fields.Integer):
+    """An integer of a JSON body, as JSON Schema's ``"type": "integer"`` reads one: a number with no
+    fractional part (``12`` or ``12.0``), never a string, a boolean or ``1.9``."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._validated(value)
+
+
+class BodyBoolean(fields.Boolean):
+    """A boolean in a JSON body: ``true`` or ``false`` only (marshmallow's own also takes 0, 1, "yes"
+    and more, which the document's ``"type": "boolean"`` does not: schemathesis sent
+    ``"prearranged": 0``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if type(value) is not bool:
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 def BodyInteger(**kwargs: Any) -> fields.Integer:  # noqa: N802 - a field factory reads like a field class
     """An integer in a JSON body: only JSON integers (marshmallow's default truncates 1.9 to 1 and
-    reads "1" as 1, so ``"seat": 1.9`` claimed seat 1)."""
-    return fields.Integer(strict=True, **kwargs)
+    reads "1" as 1, so ``"seat": 1.9`` claimed seat 1). ``12.0`` is the integer 12, as the OpenAPI
+    document's JSON Schema says (schemathesis sent ``"expected_version": 111364095.0``)."""
+    return _JSONInteger(strict=True, **kwargs)
+
+
+# A digit followed by a point or an exponent: where a JSON text can hold a number orjson parses as a
+# float. Any other body has none, and is not walked.
+_FLOAT_SYNTAX = re.compile(rb"[0-9][.eE]")
+_EXACT = 2**53 - 1
+
+
+def integral_floats_as_ints(raw: bytes, value: Any) -> Any:
+    """``value`` (parsed from ``raw``) with every number without a fractional part (``12.0``,
+    ``1e3``) as an int, as JSON Schema's ``"type": "integer"`` reads them: the OpenAPI document's
+    integers are then integers wherever the server reads one (schemathesis sent
+    ``"expected_version": 111364095.0``, and the engines' commands and configurations hold integers
+    only). A non-integral number stays a float, and is refused where an integer is due. Call it
+    after the depth check (it recurses)."""
+    if not _FLOAT_SYNTAX.search(raw):
+        return value
+    return _as_ints(value)
+
+
+def _as_ints(value: Any) -> Any:
+    if type(value) is float:
+        # Only where a float is exact (a larger one stays a float: no integer there is valid anyway,
+        # and a huge int would not even encode back to JSON).
+        return int(value) if value.is_integer() and abs(value) <= _EXACT else value
+    if type(value) is dict:
+        return {key: _as_ints(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_as_ints(item) for item in value]
+    return value

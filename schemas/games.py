@@ -38,6 +38,37 @@ class TimeControlSchema(StrictSchema):
     )
 
 
+class ClockControlSchema(ma.Schema):
+    """A time control as the server normalised it (every field present)."""
+
+    move_seconds = fields.Float(required=True)
+    bank_seconds = fields.Float(required=True, allow_none=True)
+    increment_seconds = fields.Float(required=True)
+    timeouts_to_bot = fields.Integer(required=True)
+
+
+class ClockSeatSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    deadline_ms = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Epoch ms; null while the seat is not awaited"},
+    )
+    remaining_ms = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Time left for the current decision"}
+    )
+    bank_ms = fields.Integer(required=True, allow_none=True, metadata={"description": "null: no bank"})
+    timeouts = fields.Integer(required=True)
+
+
+class ClockSchema(ma.Schema):
+    """A timed game's public clock (summaries, views, ``event: clock`` of the event stream)."""
+
+    control = fields.Nested(ClockControlSchema, required=True)
+    now_ms = fields.Integer(required=True, metadata={"description": "The server's time of this reading"})
+    seats = fields.List(fields.Nested(ClockSeatSchema), required=True)
+
+
 class GameCommand(fields.Dict):
     """A game's command: the contract's ``<Game>Command`` (a union discriminated by ``type``)."""
 
@@ -62,7 +93,19 @@ class GameConfig(fields.Dict):
     contract_definition = "Config"
 
 
+class GameResult(fields.Dict):
+    """A finished game's result: the contract's ``<Game>Result``."""
+
+    contract_definition = "Result"
+
+
+BOT_SEAT_PATTERN = r"^[0-9]{1,3}$"
+
+
 class CreateGameRequest(StrictSchema):
+    """What the route parses. The OpenAPI document shows it per game instead (``<Game>CreateGameRequest``,
+    api/contract.py): the game's name as a constant and its own ``ConfigRequest``."""
+
     game = fields.String(required=True, validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     config = fields.Dict(
         keys=fields.String(),
@@ -70,20 +113,25 @@ class CreateGameRequest(StrictSchema):
         metadata={"description": "Engine configuration (see the game's protocol document)"},
     )
     bots = fields.Dict(
-        keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,3}$")),
+        keys=fields.String(validate=validate.Regexp(BOT_SEAT_PATTERN)),
         values=fields.String(validate=validate.Length(1, 32), metadata={"examples": all_levels()}),
         load_default=dict,
         metadata={"description": 'Seats given to bots at creation: {"<seat>": "<level>"}'},
     )
+    # A callable default is not written into the document: a `default` there makes TypeScript
+    # generators (openapi-typescript) type the field as required.
     clock = fields.Nested(
         TimeControlSchema,
         allow_none=True,
-        load_default=None,
+        load_default=lambda: None,
         metadata={"description": "A time control (default: none, untimed)"},
     )
 
 
 class ClaimSeatRequest(StrictSchema):
+    # _name_or_bot (if/then: an anyOf of required lists makes openapi-typescript type it unknown)
+    OPENAPI_EXTRA = {"if": {"not": {"required": ["bot"]}}, "then": {"required": ["name"]}}
+
     name = DisplayName(
         max_length=40,
         metadata={
@@ -146,6 +194,9 @@ class StreamQuery(StrictSchema):
             "Authorization header. Single-use, valid for 30 seconds, for this game only."
         },
     )
+
+
+LAST_EVENT_ID_PATTERN = r"^ *[0-9]{0,18} *$"
 
 
 class StreamTicketSchema(ma.Schema):
@@ -212,19 +263,19 @@ class GameSummarySchema(ma.Schema):
         },
     )
     awaiting = fields.List(fields.Integer())
-    result = fields.Dict(allow_none=True)
+    result = GameResult(allow_none=True, metadata={"description": "null until the game is over"})
     created = fields.String(allow_none=True)
     updated = fields.String(allow_none=True)
     started = fields.String(allow_none=True)
     finished = fields.String(allow_none=True)
-    clock = fields.Dict(
-        allow_none=True,
+    predict_win = fields.List(
+        fields.Float(),
         metadata={
-            "description": (
-                "Timed games: control, now_ms and per seat deadline_ms, remaining_ms, bank_ms, timeouts"
-            )
+            "description": "Open and running games whose every seat is rated (an account or a server bot): "
+            "each seat's chance to win from the current ratings (issue 32), summing to 1"
         },
     )
+    clock = fields.Nested(ClockSchema, allow_none=True, metadata={"description": "Timed games only"})
 
 
 class GameListSchema(ma.Schema):
@@ -245,19 +296,18 @@ class ClaimSeatResponse(ma.Schema):
     version = fields.Integer(required=True)
 
 
-class ViewSchema(ma.Schema):
+# Not "View": a generated model named View with a field `view` shadows it (openapi-python-client's
+# from_dict binds the instance to the model's snake-case name: mypy --strict refuses it).
+class ViewResponse(ma.Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     seat = fields.Integer(allow_none=True)
     prearranged = fields.Boolean(required=True, metadata={"description": PREARRANGED})
     view = GameView(
         allow_none=True, metadata={"description": "The engine's view (null before the game starts)"}
     )
-    clock = fields.Dict(
-        allow_none=True,
-        metadata={"description": "Timed games: each seat's deadline and remaining time (see the summary)"},
-    )
+    clock = fields.Nested(ClockSchema, allow_none=True, metadata={"description": "Timed games only"})
 
 
 class VersionedEventSchema(ma.Schema):
@@ -276,18 +326,29 @@ class MoveResponse(ma.Schema):
         },
     )
     view = fields.Nested(
-        ViewSchema, metadata={"description": "The seat's new view; absent with Prefer: return=minimal"}
+        ViewResponse, metadata={"description": "The seat's new view; absent with Prefer: return=minimal"}
     )
 
 
 class EventsPageSchema(ma.Schema):
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     seat = fields.Integer(allow_none=True, metadata={"description": "The viewer's seat (null: spectator)"})
     events = fields.List(fields.Nested(VersionedEventSchema), required=True)
     next_after = fields.Integer(allow_none=True)
     has_more = fields.Boolean(required=True)
+
+
+class StreamEndSchema(ma.Schema):
+    """``event: end`` of both streams: the game is over at this version."""
+
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True)
+
+
+class ViewStreamEndSchema(ma.Schema):
+    """``event: end`` of the view stream (``data: {}``): the last view sent was the final one."""
 
 
 class HealthSchema(ma.Schema):

@@ -1,70 +1,151 @@
-"""Statistics responses (one finished game, one player, a game's whole archive) and their query."""
+"""Statistics responses (one finished game, one player, a game's whole archive) and their query.
+The figures are generic (replays/stats.py aggregates each game's facts); only the counters' names and
+keys, and a game's ``detail``, are the game's."""
 
 from __future__ import annotations
 
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import fields
 
-from schemas.common import StrictSchema
+from schemas.common import GameName, StrictSchema
 
 
 class StatsQuery(StrictSchema):
-    game = fields.String(load_default="condottiere", validate=validate.Length(1, 64))
+    game = GameName(load_default="condottiere", metadata={"description": "A game's name"})
+
+
+def Counts(**kwargs) -> fields.Dict:  # noqa: N802 - a field factory reads like a field class
+    """A counter: key -> how many times (a region taken, a card played...)."""
+    return fields.Dict(keys=fields.String(), values=fields.Integer(), **kwargs)
+
+
+def CountersByName(**kwargs) -> fields.Dict:  # noqa: N802
+    """Counters by name: name -> key -> count (``regions_taken`` -> ``Milano`` -> 3)."""
+    return fields.Dict(keys=fields.String(), values=Counts(), **kwargs)
+
+
+class WinRecordSchema(ma.Schema):
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True, allow_none=True, metadata={"description": "null: no game"})
+
+
+class RankedCountSchema(ma.Schema):
+    key = fields.String(required=True)
+    count = fields.Integer(required=True)
+
+
+class SeatNameSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True, allow_none=True)
 
 
 class GameStatsSchema(ma.Schema):
-    class Meta:
-        unknown = ma.INCLUDE
-
+    game_id = fields.String(required=True)
     seats = fields.Integer(required=True)
-    first_seat = fields.Integer(allow_none=True)
+    first_seat = fields.Integer(required=True, allow_none=True)
     winners = fields.List(fields.Integer(), required=True)
     outcome = fields.String(required=True)
-    chapters = fields.Integer(required=True, metadata={"description": "Battles fought"})
+    chapters = fields.Integer(required=True, metadata={"description": "Chapters (Condottiere: battles)"})
     events = fields.Integer(required=True)
+    players = fields.List(fields.Nested(SeatNameSchema), required=True)
     seat_counters = fields.List(
-        fields.Dict(), metadata={"description": "Per seat: regions_taken, cards_played..."}
+        CountersByName(), required=True, metadata={"description": "Per seat: regions_taken, cards_played..."}
     )
     seat_totals = fields.List(
-        fields.Dict(), metadata={"description": "Per seat: battles, battles_won, regions_taken..."}
+        Counts(), required=True, metadata={"description": "Per seat: battles, battles_won, regions_taken..."}
     )
-    counters = fields.Dict()
+    counters = CountersByName(required=True)
     detail = fields.Dict(
+        required=True,
         metadata={
-            "description": "battles (region, strengths, winner, cards), cards (played, battles won/lost)"
-        }
+            "description": "The game's own: Condottiere battles (region, strengths, winner, cards) and "
+            "cards (played, battles won/lost); Rio de la Plata years"
+        },
     )
 
 
 class PlayerStatsSchema(ma.Schema):
-    class Meta:
-        unknown = ma.INCLUDE
-
     name = fields.String(required=True)
     game = fields.String(required=True)
     games = fields.Integer(required=True)
     wins = fields.Integer(required=True)
-    win_rate = fields.Float(allow_none=True)
-    by_seat = fields.Dict(metadata={"description": "seat -> games, wins, win_rate"})
-    by_player_count = fields.Dict(metadata={"description": "number of players -> games, wins, win_rate"})
-    totals = fields.Dict()
-    counters = fields.Dict(metadata={"description": "regions_taken, cards_played"})
-    favourites = fields.Dict(metadata={"description": "top 3 of each counter"})
+    win_rate = fields.Float(required=True, allow_none=True)
+    by_seat = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(WinRecordSchema),
+        required=True,
+        metadata={"description": "seat -> games, wins, win_rate"},
+    )
+    by_player_count = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(WinRecordSchema),
+        required=True,
+        metadata={"description": "number of players -> games, wins, win_rate"},
+    )
+    totals = Counts(required=True)
+    counters = CountersByName(required=True, metadata={"description": "regions_taken, cards_played"})
+    favourites = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.Nested(RankedCountSchema)),
+        required=True,
+        metadata={"description": "top 3 of each counter"},
+    )
+
+
+class FirstSeatAdvantageSchema(ma.Schema):
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True, allow_none=True)
+    expected_win_rate = fields.Float(required=True, allow_none=True)
+    advantage = fields.Float(required=True, allow_none=True)
+
+
+class HistogramBinSchema(ma.Schema):
+    # "from" is a Python keyword: the attribute is from_, its name in the document "from".
+    from_ = fields.Integer(required=True, data_key="from")
+    to = fields.Integer(required=True)
+    count = fields.Integer(required=True)
+
+
+class DistributionSchema(ma.Schema):
+    count = fields.Integer(required=True)
+    min = fields.Integer(required=True, allow_none=True)
+    max = fields.Integer(required=True, allow_none=True)
+    mean = fields.Float(required=True, allow_none=True)
+    median = fields.Float(required=True, allow_none=True)
+    p90 = fields.Float(required=True, allow_none=True)
+    histogram = fields.List(fields.Nested(HistogramBinSchema), required=True)
+
+
+class LengthsSchema(ma.Schema):
+    chapters = fields.Nested(DistributionSchema, required=True)
+    events = fields.Nested(DistributionSchema, required=True)
+
+
+class LeaderSchema(ma.Schema):
+    name = fields.String(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True, allow_none=True)
 
 
 class GlobalStatsSchema(ma.Schema):
-    class Meta:
-        unknown = ma.INCLUDE
-
     game = fields.String(required=True)
     games = fields.Integer(required=True)
-    first_seat_advantage = fields.Dict(required=True)
-    win_rate_by_seat = fields.Dict(required=True)
-    outcomes = fields.Dict(required=True, metadata={"description": "How games are won"})
-    length = fields.Dict(
-        required=True, metadata={"description": "Distributions of battles and events per game"}
+    by_player_count = Counts(required=True, metadata={"description": "number of players -> games"})
+    first_seat_advantage = fields.Nested(FirstSeatAdvantageSchema, required=True)
+    win_rate_by_seat = fields.Dict(keys=fields.String(), values=fields.Nested(WinRecordSchema), required=True)
+    outcomes = Counts(required=True, metadata={"description": "How games are won"})
+    length = fields.Nested(
+        LengthsSchema,
+        required=True,
+        metadata={"description": "Distributions of chapters and events per game"},
     )
     counters = fields.Dict(
-        required=True, metadata={"description": "contested_regions, captured_regions, cards_played..."}
+        keys=fields.String(),
+        values=fields.List(fields.Nested(RankedCountSchema)),
+        required=True,
+        metadata={"description": "contested_regions, captured_regions, cards_played..., most first"},
     )
-    leaders = fields.List(fields.Dict())
+    leaders = fields.List(fields.Nested(LeaderSchema), required=True)

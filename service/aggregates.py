@@ -24,6 +24,7 @@ from typing import Any
 
 from games import get_game
 from replays import stats
+from service.ratings import enter_rated
 from store.archive import (
     Archive,
     Counts,
@@ -59,10 +60,11 @@ def counter_for_import(
 
 
 def enter_archive(archive: Archive, log: GameLog) -> tuple[bool, int]:
-    """Enter a finished, rated game into the archive with its statistics (idempotent)."""
+    """Enter a finished, rated game into the archive with its statistics and its ratings, in one
+    atomic step (idempotent: ``service.ratings.enter_rated``)."""
     summary = summary_of(log)
     facts = stats.game_facts(get_game(log.name), log.events)
-    return archive.enter(summary, counts_for(summary, facts))
+    return enter_rated(archive, log, counts_for(summary, facts))
 
 
 def global_stats(archive: Archive, game: str) -> dict[str, Any]:

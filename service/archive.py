@@ -24,6 +24,7 @@ from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
+from service.ratings import RatingService
 from store import GameStore, timestamps
 from store.archive import Archive, GameLog, Page, import_finished_game, load_log, load_meta
 from store.replay_cache import ReplayCache
@@ -301,6 +302,10 @@ class ArchiveService:
         if fmt == "log":
             return json_body(export.export_log(game, log.events, **common)), EXPORT_FORMATS[fmt]
         doc = export.annotated_history(game, log.events, **common)
+        if log.finished:  # each seat's rating before the game, when it was rated (issue 32)
+            before = RatingService(self.archive).before(log.name, log.game_id)
+            if before is not None:
+                doc["ratings_before"] = before
         progress(0.7)
         if fmt == "json":
             return json_body(doc), EXPORT_FORMATS[fmt]

@@ -295,6 +295,9 @@ class GameService:
         # Who an account token names (service.identity): set at start-up by whoever serves
         # accounts (create_app); None: account tokens are refused as invalid seat tokens.
         self.identity: IdentityResolver | None = None
+        # Each seat's chance to win from a game's metadata (issue 32, service.ratings), set at
+        # start-up by create_app; None when a seat has no rating (anonymous) or nobody serves them.
+        self.predictor: Callable[[Mapping[str, str]], list[float] | None] | None = None
 
     @classmethod
     def from_url(
@@ -568,7 +571,13 @@ class GameService:
 
     # -- reading ----------------------------------------------------------------------------------
     def get_summary(self, game_id: str) -> dict[str, Any]:
-        return self._summary(game_id, self._meta(game_id))
+        meta = self._meta(game_id)
+        summary = self._summary(game_id, meta)
+        if self.predictor is not None and meta["status"] != "finished":
+            chances = self.predictor(meta)
+            if chances is not None:
+                summary["predict_win"] = chances
+        return summary
 
     @staticmethod
     def _summary(game_id: str, meta: Mapping[str, str]) -> dict[str, Any]:

@@ -44,6 +44,7 @@ import redis
 
 from store import compact, timestamps
 from store.keys import game_keys
+from store.ratings import NO_RATING, RATINGS_LUA, RatingsMoved, RatingWrite
 
 TAG = "{archive}"
 PREFIX = f"archive:{TAG}"
@@ -67,9 +68,9 @@ def index_key(field: str, value: Any) -> str:
 # the number m of pairs, a "latest" ordering string ('' = none) and its value, then m (field, amount)
 # pairs. A hash with a latest string keeps the value of the greatest string seen ('@at', '@name').
 _ADD_COUNTS = r"""
-local function add_counts(first_key, first_arg)
+local function add_counts(first_key, first_arg, last_key)
   local a = first_arg
-  for k = first_key, #KEYS do
+  for k = first_key, last_key do
     local key, kind, m, at, latest = KEYS[k], ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3]
     a = a + 4
     for j = 1, m do
@@ -90,29 +91,38 @@ local function add_counts(first_key, first_arg)
 end
 """
 
-# KEYS: the engine's set (by:game:<engine>), engines, version, the n other index keys, then the
-# statistics keys (_ADD_COUNTS)
-# ARGV: 1 game id, 2 score, 3 engine, 4 n, then the statistics groups.
-# The ZADD NX into the engine's set is the "counted" marker: a game enters, and is counted, once.
+# KEYS: the engine's set (by:game:<engine>), engines, version, the n other index keys, the c
+# statistics keys (_ADD_COUNTS), then the rating keys (store.ratings.RATINGS_LUA)
+# ARGV: 1 game id, 2 score, 3 engine, 4 n, 5 c, then the statistics groups, then the rating section.
+# The ZADD NX into the engine's set is the "counted" marker: a game enters, and is counted (and
+# rated), once. A rating the update was computed from that moved meanwhile refuses the whole entry
+# ({-1, version}: nothing written), so the caller recomputes from the current ratings.
 _ENTER = (
     _ADD_COUNTS
+    + RATINGS_LUA
     + r"""
-if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return {0, tonumber(redis.call('GET', KEYS[3]) or '0')}
 end
+local n, c = tonumber(ARGV[4]), tonumber(ARGV[5])
+local rating_key, rating_arg = 4 + n + c, tonumber(ARGV[#ARGV])
+if not ratings_current(rating_key, rating_arg) then
+  return {-1, tonumber(redis.call('GET', KEYS[3]) or '0')}
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('SADD', KEYS[2], ARGV[3])
-local n = tonumber(ARGV[4])
 for i = 4, 3 + n do
   redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
 end
-add_counts(4 + n, 5)
+add_counts(4 + n, 6, 3 + n + c)
+write_ratings(rating_key, rating_arg, ARGV[1])
 return {1, redis.call('INCR', KEYS[3])}
 """
 )
 
 # A recomputation from scratch: the increments of one game, with no marker (the caller emptied the
 # aggregates first). KEYS: the statistics keys; ARGV: the groups.
-_RECOUNT = _ADD_COUNTS + "\nadd_counts(1, 1)\nreturn 1\n"
+_RECOUNT = _ADD_COUNTS + "\nadd_counts(1, 1, #KEYS)\nreturn 1\n"
 
 STATS_PREFIX = f"{PREFIX}:stats"
 
@@ -234,17 +244,26 @@ class Archive:
         self._recount = client.register_script(_RECOUNT)
 
     # -- entering --------------------------------------------------------------------------------
-    def enter(self, summary: Mapping[str, Any], counts: Sequence[Counts] = ()) -> tuple[bool, int]:
-        """Add a finished game and, in the same atomic step, its statistics ``counts`` (idempotent:
-        a game already there changes nothing, so it is counted once). Returns (newly added, archive
-        version)."""
+    def enter(
+        self, summary: Mapping[str, Any], counts: Sequence[Counts] = (), ratings: RatingWrite | None = None
+    ) -> tuple[bool, int]:
+        """Add a finished game and, in the same atomic step, its statistics ``counts`` and its
+        ``ratings`` change (idempotent: a game already there changes nothing, so it is counted and
+        rated once). Returns (newly added, archive version). Raises ``RatingsMoved`` (nothing
+        written) when a rating ``ratings`` was computed from has changed since."""
         score = finished_ms(summary["finished"])
         engine = index_key("game", summary["game"])
         index = [key for key in _index_keys(summary) if key != engine]
         count_keys, count_args = _counts_args(counts)
-        keys = [engine, ENGINES, VERSION, *index, *count_keys]
-        args = [summary["id"], score, summary["game"], len(index), *count_args]
+        rating_keys, rating_args = ratings.keys_and_args() if ratings is not None else NO_RATING
+        keys = [engine, ENGINES, VERSION, *index, *count_keys, *rating_keys]
+        head = [summary["id"], score, summary["game"], len(index), len(count_keys)]
+        # The rating section's first ARGV index (1-based) goes last, so the script finds it.
+        rating_at = len(head) + len(count_args) + 1
+        args = [*head, *count_args, *rating_args, rating_at]
         added, version = self._enter(keys=keys, args=args)
+        if int(added) < 0:
+            raise RatingsMoved(summary["id"])
         return bool(added), int(version)
 
     # -- statistics aggregates ---------------------------------------------------------------------

@@ -15,6 +15,8 @@ from games.condottiere.board import CARD_NAMES, REGIONS, in_card_order
 from games.condottiere.config import OPTIONS, RULESETS
 from games.contract_schema import (
     COMMITMENT,
+    RATED,
+    SEED_REQUEST,
     Schema,
     array,
     const,
@@ -71,6 +73,31 @@ CONFIG: Schema = obj(
         "A normalised configuration: seed and deck_order are null in views and events unless the viewer"
         " sees everything, and absent from game summaries"
     ),
+)
+
+# What POST /v1/games takes as ``config`` (config.configure): only players is required. Two checks
+# are left to the engine, as no schema can say them: first_condottiere below the player count, and a
+# deck_order holding exactly the ruleset's deck.
+CONFIG_REQUEST: Schema = obj(
+    {
+        "ruleset": {**nullable(enum(RULESETS)), "description": 'Default "2006"'},
+        "players": {"type": "integer", "minimum": 2, "maximum": 6},
+        "options": nullable(
+            obj(
+                {
+                    name: nullable(schema) if name != "points_target" else schema
+                    for name, schema in _OPTION_SCHEMAS.items()
+                },
+                required=[],
+                description="Every option is off by default",
+            )
+        ),
+        "seed": SEED_REQUEST,
+        "first_condottiere": nullable(ref("Seat")),
+        "deck_order": nullable(CARDS),
+    },
+    required=["players"],
+    description="A configuration to create a game with",
 )
 
 # -- commands -------------------------------------------------------------------------------------
@@ -270,6 +297,7 @@ RESULT: Schema = obj(
         "games": {"type": "integer", "minimum": 1},
         "game_winners": SEATS,
         "game_reason": {"type": ["string", "null"]},
+        "rated": RATED,
     },
     required=["winners", "reason", "regions"],
     description="A points match adds scores, games, game_winners and game_reason",
@@ -365,6 +393,7 @@ def contract() -> Schema:
         "Region": REGION,
         "SeatCard": SEAT_CARD,
         "Config": CONFIG,
+        "ConfigRequest": CONFIG_REQUEST,
         "Result": RESULT,
         "Player": PLAYER,
         **{f"{name}Command": schema for name, schema in COMMANDS.items()},

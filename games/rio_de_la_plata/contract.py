@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from games.contract_schema import (
     COMMITMENT,
+    RATED,
+    SEED_REQUEST,
     Schema,
     array,
     const,
@@ -60,7 +62,7 @@ CONFIG: Schema = obj(
             "description": "FULL only: the secret every random outcome follows from",
         },
         "board": {
-            "anyOf": [{"type": "object"}, {"type": "null"}],
+            "anyOf": [ref("BoardDocument"), {"type": "null"}],
             "description": "A board document (section 21.1) when it is not the package's own, else null",
         },
         "board_hash": {"type": "string", "description": "SHA-256 of the board document's canonical JSON"},
@@ -73,6 +75,33 @@ CONFIG: Schema = obj(
     },
     required=["players", "board", "board_hash"],
     description="A normalised configuration; seed is absent from every view and event but FULL's",
+)
+
+# An object (board.py checks the document itself, section 21.1): open, so generated clients type it as
+# a map of unknown values rather than as an empty object.
+BOARD_DOCUMENT: Schema = {
+    "type": "object",
+    "additionalProperties": True,
+    "description": "A board document (section 21.1): cells, buildings, tracks; board.py checks it",
+}
+
+# What POST /v1/games takes as ``config`` (config.configure): only players is required. The board is
+# the engine's to check (section 21.1), and so is a board_hash against it.
+CONFIG_REQUEST: Schema = obj(
+    {
+        "players": {"type": "integer", "minimum": 3, "maximum": 5},
+        "seed": SEED_REQUEST,
+        "board": {
+            "anyOf": [ref("BoardDocument"), {"type": "null"}],
+            "description": "Another board document than the package's own (default: the package's)",
+        },
+        "board_hash": {
+            "type": ["string", "null"],
+            "description": "SHA-256 of the board document's canonical JSON: refused unless it matches",
+        },
+    },
+    required=["players"],
+    description="A configuration to create a game with",
 )
 
 # -- commands -------------------------------------------------------------------------------------
@@ -301,6 +330,35 @@ GROUP: Schema = obj(
     required=["side", "stack", "at", "edge", "moved", "fought"],
 )
 
+# battle.py's pending join (RIO-RL-64: the person going across, the commander, the consents, settled in
+# that order: null until settled) or sacrifice (RIO-RL-63: the consents still due, first first).
+ASK: Schema = {
+    "oneOf": [
+        obj(
+            {
+                "kind": enum(["merge", "regroup"]),
+                "group": {"type": "string", "description": "The moving group"},
+                "target": {"type": "string", "description": "The group it joins"},
+                "to": ref("CellKey"),
+                "mover": ref("Seat"),
+                "across": nullable(COUNT),
+                "commander": nullable(ref("Seat")),
+                "consent": nullable(array(ref("Seat"))),
+            },
+            description="A merge or a 2+2 regrouping",
+        ),
+        obj(
+            {
+                "kind": const("sacrifice"),
+                "victim": {"type": "string", "description": "The group sacrificed"},
+                "mover": ref("Seat"),
+                "consent": array(ref("Seat")),
+            },
+            description="A bonus move's sacrifice",
+        ),
+    ],
+}
+
 BATTLE: Schema = {
     "type": "object",
     "properties": {
@@ -337,12 +395,10 @@ BATTLE: Schema = {
         "quiet": COUNT,
         "combat": BOOL,
         "withdrawer": COUNT,
-        "ask": nullable(
-            {
-                "type": "object",
-                "description": "A join (merge, regroup) or a sacrifice waiting for choices and consents",
-            }
-        ),
+        "ask": {
+            **nullable(ref("Ask")),
+            "description": "A join (merge, regroup) or a sacrifice waiting for choices and consents",
+        },
         "bonus": nullable(
             obj({"group": {"type": "string"}, "left": COUNT, "refused": array({"type": "string"})})
         ),
@@ -392,7 +448,8 @@ SHIP: Schema = obj(
 )
 
 RESULT: Schema = obj(
-    {"winners": array(ref("Seat")), "reason": {"type": "string"}, "vp": array(INT)},
+    {"winners": array(ref("Seat")), "reason": {"type": "string"}, "vp": array(INT), "rated": RATED},
+    required=["winners", "reason", "vp"],
     description="Once the game is over",
 )
 
@@ -509,6 +566,9 @@ def contract() -> Schema:
         "Due": DUE,
         "Offer": OFFER,
         "Ship": SHIP,
+        "Ask": ASK,
+        "BoardDocument": BOARD_DOCUMENT,
+        "ConfigRequest": CONFIG_REQUEST,
         "Result": RESULT,
         **commands,
         **all_events,

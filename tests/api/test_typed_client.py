@@ -54,7 +54,12 @@ def test_a_generated_typed_client_plays_a_whole_game(client, api_models):
     m = api_models
     rng = random.Random(15)
     created = client.post(
-        "/v1/games", json=send(m.CreateGameRequest(game="condottiere", config={"players": 2, "seed": 15}))
+        "/v1/games",
+        json=send(
+            m.CondottiereCreateGameRequest(
+                game="condottiere", config=m.CondottiereConfigRequest(players=2, seed=15)
+            )
+        ),
     )
     assert created.status_code == 201, created.get_json()
     game = m.GameSummary.model_validate(created.get_json())
@@ -66,13 +71,13 @@ def test_a_generated_typed_client_plays_a_whole_game(client, api_models):
     seen_events: set[type] = set()
     moves = 0
     while True:
-        public = m.View.model_validate(client.get(f"/v1/games/{game.id}/view").get_json())
+        public = m.ViewResponse.model_validate(client.get(f"/v1/games/{game.id}/view").get_json())
         assert isinstance(public.view, m.CondottiereView)
-        if public.status == "finished":
+        if public.status.value == "finished":
             break
         seat = public.view.awaiting[0]
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
-        mine = m.View.model_validate(client.get(f"/v1/games/{game.id}/view", headers=auth).get_json())
+        mine = m.ViewResponse.model_validate(client.get(f"/v1/games/{game.id}/view", headers=auth).get_json())
         assert mine.view.hand is not None and mine.view.legal_moves
         command = rng.choice(mine.view.legal_moves)
         assert isinstance(command, m.CondottiereCommand)  # a typed union member, not a dict

@@ -214,13 +214,21 @@ def test_a_retried_import_job_ends_with_one_game(client, redis_client):
 
 
 def test_import_of_a_malformed_body_is_a_4xx(client):
-    """Refused by the job with the problem the request's parser gives any other body; a body that
-    is not JSON at all (415) or too large (413) is refused at once."""
-    assert import_refusal(client, data="{")["code"] == "MALFORMED_JSON"
-    assert import_refusal(client, data="[" * 40 + "]" * 40)["code"] == "JSON_TOO_DEEP"
+    """A body that is no JSON object is refused at once, with the problem the request's parser gives
+    any other body (issue 36: a body ``\\x00`` answered 202); a JSON object that is no exchange
+    document is refused by the job; a body not sent as JSON (415) or too large (413) at once."""
+
+    def refused(data: str) -> dict:
+        response = client.post("/v1/archive/import", data=data, content_type="application/json")
+        assert response.status_code in (400, 422), response.get_json()
+        return response.get_json()
+
+    assert refused("{")["code"] == "MALFORMED_JSON"
+    assert refused("\x00")["code"] == "MALFORMED_JSON"
+    assert refused("[" * 40 + "]" * 40)["code"] == "JSON_TOO_DEEP"
+    assert refused("[1, 2]")["code"] == "VALIDATION_ERROR"
     missing = import_refusal(client, {"format": "game-log"})
     assert missing["code"] == "VALIDATION_ERROR" and "events" in missing["errors"]["json"]
-    assert import_refusal(client, [1, 2])["code"] == "VALIDATION_ERROR"
     not_json = client.post("/v1/archive/import", data="format=game-log", content_type="text/plain")
     assert not_json.status_code == 415 and not_json.get_json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
 

@@ -98,6 +98,14 @@ def test_the_random_games_reach_every_closed_object_and_every_field():
         assert contract_check.problems("condottiere", "Event", redacted) == []
         merged.add("Event", redacted)
     found = []
+    for request in _config_requests():
+        contract_check.first_problem("condottiere", "ConfigRequest", request, found)
+        GAME.configure(request)  # what the schema allows, the engine takes
+        merged.add("ConfigRequest", request)
+    # The service marks an aborted game's result (service/games.py): no rating counts it.
+    aborted = {"winners": [], "reason": "aborted", "regions": [[], []], "rated": False}
+    contract_check.first_problem("condottiere", "Result", aborted, found)
+    merged.add("Result", aborted)
     for events, state, players in _rarer_games():
         for event in events:
             for viewer in [FULL, SPECTATOR, *range(players)]:
@@ -108,6 +116,13 @@ def test_the_random_games_reach_every_closed_object_and_every_field():
             merged.add("View", GAME.view(state, viewer))
     assert found == [], found[:5]
     assert merged.missing() == {}
+
+
+def _config_requests():
+    """POST /v1/games configurations (the contract's ConfigRequest) for the configurations above."""
+    for ruleset, options in CONFIGS:
+        yield {"ruleset": ruleset, "players": 3, "options": options, "seed": 7, "first_condottiere": 1}
+    yield {"players": 2, "ruleset": None, "options": None, "seed": None, "deck_order": None}
 
 
 def _rarer_games():

@@ -156,6 +156,17 @@ def test_rio_ship_1_the_random_games_reach_every_closed_object_and_every_field()
         redacted = GAME.redact(opened, viewer)
         assert contract_check.problems(NAME, "Event", redacted) == []
         merged.add("Event", redacted)
+    # POST /v1/games configurations (the contract's ConfigRequest), each taken by the engine, and
+    # the service's mark on an aborted game's result.
+    found: list[str] = []
+    for request in ({"players": 3}, {"players": 4, "seed": 9, "board": None, "board_hash": None}):
+        contract_check.first_problem(NAME, "ConfigRequest", request, found)
+        GAME.configure(request)
+        merged.add("ConfigRequest", request)
+    aborted = {"winners": [], "reason": "aborted", "vp": [0, 0, 0], "rated": False}
+    contract_check.first_problem(NAME, "Result", aborted, found)
+    merged.add("Result", aborted)
+    assert found == [], found
     assert merged.missing(ignore=NEVER_IN_RANDOM_GAMES) == {}
 
 

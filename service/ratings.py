@@ -1,0 +1,240 @@
+"""Ratings (issue 32): the update a rated game makes as it enters the archive, leaderboards,
+histories, head-to-head, predictions and the recount.
+
+Entering: :func:`enter_rated` reads the current ratings of the game's raters (one pipelined read),
+computes every new rating (``replays.ratings.rate``) and hands the whole change to the archive's
+entry script with the statistics (``store.archive.Archive.enter``). The script enters, counts and
+rates the game in one atomic step, once (its engine set's ZADD NX marker), and only if every rating
+the computation read is still at the ``games`` count it read (compare-and-set); otherwise nothing
+is written and the update is computed again from the new ratings. So a retried or concurrent
+archive step (the follow-up action, the janitor, the verify job) can never rate a game twice, and
+two games sharing a player entering at once are rated one after the other. The cost is
+O(seats) reads and writes per game, whatever the size of the archive (bench/ratings_calibration.py).
+
+Who is rated and how: ``replays.ratings`` (its docstring). Ratings are kept per engine:
+Condottiere's rulesets (2006, classic) share one, as the statistics do (the same cards and skills:
+a player strong under one is strong under the other; the calibration bench can tell it apart if it
+ever matters).
+
+:func:`recount` rebuilds an engine's ratings from the archive's logs, in the order the incremental
+updates took them (then by finish time for games rated before the order was kept), to the same
+figures bit for bit (tests/archive/test_ratings.py). Entering must be paused meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from replays import ratings as model
+from replays.ratings import Rating
+from store.accounts import AccountStore, account_keys
+from store.archive import Archive, Counts, GameLog, finished_ms, load_meta, summary_of
+from store.ratings import RaterUpdate, RatingsMoved, RatingStore, RatingWrite
+
+# Attempts at entering a game whose raters' ratings keep moving (each attempt is one read and one
+# script; a rating moves only when another game of the same player enters at the same moment).
+ENTER_ATTEMPTS = 20
+BOARD_MOST = 100
+
+
+def raters_of(log: GameLog) -> model.Raters:
+    """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``)."""
+    meta = log.meta
+    count = int(meta.get("seat_count") or 0)
+    return model.raters(
+        seat_count=count,
+        kinds={s: meta.get(f"kind:{s}") for s in range(count)},
+        bots={s: meta.get(f"bot:{s}") for s in range(count)},
+        accounts={s: meta.get(f"account:{s}") for s in range(count)},
+        result=log.result,
+        prearranged=meta.get("prearranged") == "true",
+        imported=meta.get("imported") == "1",
+        events=log.events,
+    )
+
+
+def priors_of(stored: Mapping[str, Any]) -> dict[str, Rating]:
+    return {rater: Rating(r.mu, r.sigma, r.games) for rater, r in stored.items()}
+
+
+def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | None:
+    """The whole change of ratings ``log`` makes from ``priors`` (None: the game is not rated)."""
+    who = raters_of(log)
+    if not who.rated:
+        return None
+    winners = list((log.result or {}).get("winners") or [])
+    after = model.rate(who.seats, priors, winners)
+    finished = summary_of(log)["finished"]
+    updates = [
+        RaterUpdate(
+            rater=rater,
+            expected_games=(priors.get(rater) or Rating()).games,
+            mu=rating.mu,
+            sigma=rating.sigma,
+            games=rating.games,
+            ordinal=rating.ordinal,
+        )
+        for rater, rating in after.items()
+    ]
+    pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners).items()]
+    record = model.game_record(who.seats, priors, after, winners, finished)
+    return RatingWrite(game=log.name, raters=updates, pairs=pairs, record=record)
+
+
+def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tuple[bool, int]:
+    """Enter ``log`` into the archive with its statistics ``counts`` and, when it is rated, its
+    ratings, all in one atomic step, once (see the module docstring)."""
+    summary = summary_of(log)
+    who = raters_of(log)
+    if not who.rated:
+        return archive.enter(summary, counts)
+    store = RatingStore(archive.redis)
+    for _ in range(ENTER_ATTEMPTS):
+        priors = priors_of(store.ratings(log.name, who.seats))
+        try:
+            return archive.enter(summary, counts, rating_write(log, priors))
+        except RatingsMoved:
+            continue
+    raise RatingsMoved(log.game_id)
+
+
+def recount(archive: Archive, game: str) -> int:
+    """Rebuild ``game``'s ratings from every archived log (see the module docstring). Returns how
+    many games were rated."""
+    store = RatingStore(archive.redis)
+    order = store.rated_order(game)
+    ids = archive.ids(newest_first=False)
+    summaries = archive.summaries(ids)
+    mine = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game]
+    unplaced = len(order)
+    mine.sort(key=lambda g: (order.get(g, unplaced), finished_ms(summaries[g]["finished"]), g))
+    store.reset(game)
+    current: dict[str, Rating] = {}
+    rated = 0
+    for game_id, events in archive.logs(mine):
+        meta = load_meta(archive.redis, game_id)
+        if meta is None:
+            continue
+        log = GameLog(game_id=game_id, meta=meta.meta, events=events, snapshot=None)
+        write = rating_write(log, current)
+        if write is None:
+            continue
+        store.rewrite(game_id, write)
+        current.update({u.rater: Rating(u.mu, u.sigma, u.games) for u in write.raters})
+        rated += 1
+    return rated
+
+
+class RatingService:
+    """Reads of the ratings: leaderboards, a player's rating and history, head-to-head, predictions."""
+
+    def __init__(self, archive: Archive):
+        self.redis = archive.redis
+        self.store = RatingStore(archive.redis)
+        self.accounts = AccountStore(archive.redis)
+
+    # -- names ------------------------------------------------------------------------------------
+    def rater_of(self, player: str) -> str | None:
+        """The rater a player's name in a URL means: ``bot:<level>`` or an account's handle."""
+        if model.is_bot(player):
+            return player
+        from service.accounts import fold_handle
+
+        account_id = self.accounts.account_for_handle(fold_handle(player))
+        if account_id is None or self.accounts.record(account_id) is None:
+            return None
+        return account_id
+
+    def names(self, raters: Iterable[str]) -> dict[str, str | None]:
+        """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
+        every = list(dict.fromkeys(raters))
+        wanted = [r for r in every if not model.is_bot(r)]
+        pipe = self.redis.pipeline(transaction=False)
+        for account_id in wanted:
+            pipe.hget(account_keys(account_id).record, "handle")
+        found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
+        for account_id, handle in zip(wanted, pipe.execute(), strict=True):
+            found[account_id] = handle.decode() if isinstance(handle, bytes) else handle
+        return found
+
+    # -- reads ------------------------------------------------------------------------------------
+    def leaderboard(self, game: str, top: int = 20) -> dict[str, Any]:
+        top = max(1, min(top, BOARD_MOST))
+        board = self.store.board(game, top)
+        stored = self.store.ratings(game, [r for r, _ in board])
+        names = self.names(r for r, _ in board)
+        rows = []
+        for place, (rater, _) in enumerate(board, start=1):
+            rating = priors_of(stored)[rater]
+            rows.append(
+                {"place": place, "player": names.get(rater), "bot": model.is_bot(rater), **rating.shown()}
+            )
+        return {"game": game, "players": self.store.board_size(game), "leaders": rows}
+
+    def rating(self, game: str, rater: str) -> Rating:
+        stored = self.store.ratings(game, [rater])
+        return priors_of(stored).get(rater) or Rating()
+
+    def history(self, game: str, player: str, limit: int = 50) -> dict[str, Any] | None:
+        rater = self.rater_of(player)
+        if rater is None:
+            return None
+        limit = max(1, min(limit, BOARD_MOST))
+        ids = self.store.history(game, rater, -limit, -1)[::-1]  # newest first
+        entries = [
+            model.history_entry(game_id, game, rater, record)
+            for game_id, record in zip(ids, self.store.records(game, ids), strict=True)
+            if record is not None
+        ]
+        names = self.names(o["rater"] for e in entries for o in e["against"])
+        for entry in entries:
+            for other in entry["against"]:
+                other["player"] = names.get(other.pop("rater"))
+        return {
+            "game": game,
+            "player": player,
+            "rating": self.rating(game, rater).shown(),
+            "history": entries,
+        }
+
+    def head_to_head(self, games: Sequence[str], first: str, second: str) -> dict[str, Any] | None:
+        a, b = self.rater_of(first), self.rater_of(second)
+        if a is None or b is None:
+            return None
+        rows = []
+        for game in games:
+            together = self.store.head_to_head(game, a, b)
+            if together["games"]:
+                ties = together["games"] - together["first_ahead"] - together["second_ahead"]
+                rows.append({"game": game, **together, "ties": ties})
+        return {"first": first, "second": second, "games": rows}
+
+    def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
+        """Each seat's player and rating before a rated game (the annotated export), else None."""
+        (record,) = self.store.records(game, [game_id])
+        if record is None:
+            return None
+        seats = model.seats_before(record)
+        names = self.names(seat["rater"] for seat in seats)
+        return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
+
+    def predict(self, game: str, raters: Sequence[str | None]) -> list[float] | None:
+        """Each seat's chance to win (``predict_win``) when every seat has a rater, else None."""
+        if len(raters) < 2 or any(r is None for r in raters):
+            return None
+        known = [r for r in raters if r is not None]
+        stored = priors_of(self.store.ratings(game, known))
+        return model.predict_win([stored.get(r) or Rating() for r in known])
+
+    def predict_for_meta(self, meta: Mapping[str, str]) -> list[float] | None:
+        """:meth:`predict` for a game's seats as its metadata names them (bound accounts, bots)."""
+        count = int(meta.get("seat_count") or 0)
+        raters: list[str | None] = []
+        for seat in range(count):
+            level = meta.get(f"bot:{seat}")
+            if meta.get(f"kind:{seat}") == "bot" and level:
+                raters.append(model.bot_rater(level))
+            else:
+                raters.append(meta.get(f"account:{seat}") or None)
+        return self.predict(meta["game"], raters)
