@@ -1,4 +1,5 @@
-"""The browser client: lobby, play table, spectator, archive, replay viewer and statistics pages.
+"""The browser client: lobby, play table, spectator, archive, replay viewer, statistics, sign-in and
+"my games" pages.
 
 A blueprint of its own, outside ``/v1``: it serves pages and static files only. Everything a page
 shows comes from the public API (``/v1``), fetched by the page's own script, so the client is a
@@ -114,6 +115,23 @@ def stats():
 @blp.get("/stats/players/<string:name>")
 def player_stats(name: str):
     return _page("stats", f"Statistics of {name}", player=name)
+
+
+# Accounts (issue 31): the pages only hold forms and lists; the session token they get from
+# POST /v1/sessions is kept in this browser's localStorage (web/static/app.js, ``account``).
+@blp.get("/sign-in")
+def sign_in():
+    return _page("account", "Sign in", mode="sign-in")
+
+
+@blp.get("/sign-up")
+def sign_up():
+    return _page("account", "Create an account", mode="sign-up")
+
+
+@blp.get("/my-games")
+def my_games():
+    return _page("mygames", "My games")
 
 
 def _game_or_404(name: str):

@@ -235,6 +235,9 @@ export function follow(gameId, { token, after = 0, onEvent, onEnd, onResync, onL
       } catch (error) {
         if (error.status === 401 || error.status === 403) {
           stopped = true;
+          // The server answered: it is the seat that is gone, not the connection (the page goes
+          // on as a spectator with a stream of its own, which must not inherit "Reconnecting...").
+          if (down) { down = false; connection("live"); }
           if (onLost) onLost(error);
           return;
         }
@@ -289,3 +292,75 @@ export function when(iso) {
   const date = new Date(iso);
   return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
+
+// -- accounts (issue 31) -------------------------------------------------------------------------
+// The session token of POST /v1/sessions, kept like seat tokens: localStorage (every tab of this
+// browser), never in a URL. Only the pages of this origin can read it (CSP 'self', no library).
+export const account = {
+  key: "account",
+  get() {
+    const raw = localStorage.getItem(this.key);
+    if (!raw) return null;
+    const session = JSON.parse(raw);
+    if (session.expires && Date.parse(session.expires) <= Date.now()) { this.forget(); return null; }
+    return session;
+  },
+  token() { const session = this.get(); return session ? session.token : null; },
+  set(session) {
+    localStorage.setItem(this.key, JSON.stringify({ handle: session.handle, token: session.token, expires: session.expires }));
+  },
+  forget() { localStorage.removeItem(this.key); },
+};
+
+// An account request; a session the server no longer knows (expired, signed out elsewhere) is
+// forgotten here, so the header stops claiming someone is signed in.
+export async function accountApi(path, options = {}) {
+  try {
+    return await api(path, { ...options, token: account.token() });
+  } catch (error) {
+    if (error.status === 401 && error.code !== "INVALID_CREDENTIALS") { account.forget(); drawAccountNav(); }
+    throw error;
+  }
+}
+
+export async function myGames() {
+  return (await accountApi("/v1/me/games?limit=20")).data;
+}
+
+// The seat token of one of my seats, fetched again through the account. It ROTATES the seat's token:
+// any other browser playing the seat stops playing it. Callers do it only when this browser holds
+// no (valid) token of the game, and say so beside the button.
+export async function resumeSeat(gameId, seat) {
+  const { data } = await accountApi(`/v1/games/${encodeURIComponent(gameId)}/seats/${seat}/token`, { method: "POST" });
+  seats.set(gameId, data);
+  return data;
+}
+
+export async function signOut() {
+  const token = account.token();
+  account.forget();
+  drawAccountNav();
+  if (token) {
+    try { await api("/v1/sessions/current", { method: "DELETE", token }); } catch { /* forgotten here anyway */ }
+  }
+}
+
+// The header's corner: who is signed in, "My games" and "Sign out"; else a "Sign in" link.
+export function drawAccountNav() {
+  const box = document.getElementById("account-nav");
+  if (!box) return;
+  const session = account.get();
+  const page = document.body.dataset.page;
+  const current = (name) => (page === name ? "page" : null);
+  if (!session) {
+    const signingIn = page === "account" && pageData.data.mode === "sign-in";
+    box.replaceChildren(h("a", { href: "/sign-in", "aria-current": signingIn ? "page" : null }, "Sign in"));
+    return;
+  }
+  box.replaceChildren(
+    h("span", { class: "who-am-i" }, "Signed in as ", h("strong", {}, session.handle)),
+    h("a", { href: "/my-games", "aria-current": current("mygames") }, "My games"),
+    h("button", { type: "button", class: "sign-out", onclick: async () => { await signOut(); location.assign("/sign-in"); } }, "Sign out"));
+}
+
+drawAccountNav();

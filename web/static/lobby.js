@@ -1,6 +1,6 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
-import { api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { account, accountApi, api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
 
 const games = pageData.games;
 
@@ -33,10 +33,14 @@ function setPath(target, path, value) {
   node[keys[keys.length - 1]] = value;
 }
 
+// Signed in, the claim carries the account's token: the seat is bound to the account (its handle is
+// the seat's name) and follows it to every device ("My games"); the seat token is issued as ever.
 async function claimAndPlay(gameId, name, seat) {
-  const body = { name };
+  const body = {};
+  if (name && !account.get()) body.name = name;
   if (seat !== undefined) body.seat = seat;
-  const { data } = await api(`/v1/games/${gameId}/seats`, { method: "POST", body });
+  const claim = account.get() ? accountApi : api;
+  const { data } = await claim(`/v1/games/${gameId}/seats`, { method: "POST", body });
   seats.set(gameId, data);
   location.assign(`/play/${gameId}`);
 }
@@ -52,10 +56,14 @@ async function createForm() {
     placeholder: "Leave empty to only create", value: localStorage.getItem("pref:name") ? JSON.parse(localStorage.getItem("pref:name")) : "" });
   const submit = h("button", { type: "submit" }, "Create game");
   const quick = h("button", { type: "button", class: "primary", onclick: () => playComputer() }, "Play against the computer");
+  const signedIn = account.get();
+  const watchOnly = h("input", { id: "new-watch", type: "checkbox" });
   form.append(
     h("h2", { id: "create-title" }, "New game"),
     h("div", { class: "field" }, h("label", { for: "new-game" }, "Game"), gameSelect),
-    h("div", { class: "field" }, h("label", { for: "new-name" }, "Your name (takes the first free seat)"), nameInput),
+    signedIn
+      ? h("div", { class: "check" }, watchOnly, h("label", { for: "new-watch" }, `Only create (else you, ${signedIn.handle}, take the first free seat)`))
+      : h("div", { class: "field" }, h("label", { for: "new-name" }, "Your name (takes the first free seat)"), nameInput),
     h("div", { class: "quick" }, quick, h("span", { class: "muted" }, " you and bots, with the usual options")),
     h("details", { class: "more-options" }, h("summary", {}, "All options"), specific, botBox, clockBox),
     submit);
@@ -96,8 +104,8 @@ async function createForm() {
     try {
       const { data } = await api("/v1/games", { method: "POST", body });
       showError(null);
-      if (name) {
-        localStorage.setItem("pref:name", JSON.stringify(name));
+      if (signedIn ? !watchOnly.checked || button === quick : name) {
+        if (name && !signedIn) localStorage.setItem("pref:name", JSON.stringify(name));
         await claimAndPlay(data.id, name);
       } else location.assign(`/watch/${data.id}`);
     } catch (error) {
@@ -128,8 +136,11 @@ async function createForm() {
     const bots = {};
     for (const select of botBox.querySelectorAll("select")) if (select.value) bots[select.name.slice(4)] = select.value;
     const seatsCount = botBox.querySelectorAll("select").length;
-    if (nameInput.value.trim() && seatsCount && Object.keys(bots).length >= seatsCount) {
-      showError(new Error("Every seat is a bot: leave one to a person to play, or empty your name to watch."), submit);
+    const plays = signedIn ? !watchOnly.checked : nameInput.value.trim();
+    if (plays && seatsCount && Object.keys(bots).length >= seatsCount) {
+      showError(new Error(signedIn
+        ? "Every seat is a bot: leave one to a person to play, or tick \"Only create\" to watch."
+        : "Every seat is a bot: leave one to a person to play, or empty your name to watch."), submit);
       return;
     }
     try {
@@ -173,6 +184,14 @@ function listSection(key, title, rows, makeAction) {
 }
 
 function joinForm(game) {
+  const signedIn = account.get();
+  if (signedIn) {
+    const button = h("button", { type: "button", onclick: async () => {
+      button.disabled = true;
+      try { await claimAndPlay(game.id); } catch (error) { button.disabled = false; showError(error, button); }
+    } }, `Join as ${signedIn.handle}`, h("span", { class: "visually-hidden" }, ` (game ${game.id})`));
+    return h("div", { class: "join" }, button);
+  }
   const id = `join-${game.id}`;
   const input = h("input", { id, name: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
   const button = h("button", { type: "submit" }, "Join");
@@ -190,7 +209,10 @@ async function lists() {
   const [open, active, finished] = await Promise.all(["open", "active", "finished"].map(fetchList));
   const now = Date.now();
   const idle = (g) => now - Date.parse(g.updated || g.started || g.created) > IDLE_MS;
-  const watch = (g) => h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch");
+  // A game this browser holds a seat of is played, not watched (joined here, or resumed).
+  const watch = (g) => (seats.get(g.id)
+    ? h("a", { href: `/play/${g.id}`, class: "button primary" }, "Play")
+    : h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch"));
   return [
     listSection("open", "Open games: join a seat", open, joinForm),
     listSection("active", "Running games: watch", active.filter((g) => !idle(g)), watch),

@@ -1,7 +1,7 @@
 // The play table (/play/<id>, with this browser's seat token) and the spectator page (/watch/<id>).
 import {
-  api, chip, connection, describe, follow, h, loadGame, pageData, prefs, seatName, seats, serialized, setApp,
-  showError, toast, withNames,
+  account, accountApi, api, chip, connection, describe, follow, h, loadGame, pageData, prefs, seatName, seats, serialized, setApp,
+  myGames, resumeSeat, showError, toast, withNames,
 } from "/web/static/app.js";
 import { deviceLinkBox } from "/web/static/device.js";
 
@@ -61,6 +61,32 @@ function noticeToggles() {
     h("span", { class: "check" }, notify, h("label", { for: "pref-notify" }, "Notify me when the tab is hidden")));
 }
 
+// Signed in, with no token of this game in this browser, but the account holds a seat of it: the
+// seat's token can be fetched again (POST .../seats/{seat}/token). That rotates it, so it is offered,
+// with the consequence said, only when this browser has no valid token (none, or one refused).
+async function offerResume(notice, { keep = false } = {}) {
+  if (!account.get()) return;
+  let mine;
+  try {
+    mine = (await myGames()).running.find((g) => g.game_id === gameId && g.status === "active");
+  } catch { return; } // the lobby's words stay
+  if (!mine) return;
+  const button = h("button", { type: "button", class: "primary", onclick: async () => {
+    button.disabled = true;
+    try {
+      await resumeSeat(gameId, mine.seat);
+      location.reload();
+    } catch (error) {
+      button.disabled = false;
+      showError(error, button);
+    }
+  } }, "Play my seat here");
+  notice.hidden = false;
+  if (!keep) notice.replaceChildren();
+  notice.append(h("span", {}, ` Your account (${account.get().handle}) holds seat ${mine.seat + 1} of this game, but this browser has no token for it. `,
+    "Playing it here gives the seat a new token: a device that plays it now stops playing it (it can take it back the same way). "), button);
+}
+
 function notFound(message) {
   document.getElementById("title").textContent = "No such game";
   setApp(h("p", {}, message), h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
@@ -105,6 +131,7 @@ async function main() {
     notice.hidden = false;
     notice.replaceChildren("This browser holds no seat of this game. Join from the ",
       h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, or ", h("a", { href: `/watch/${gameId}` }, "watch"), ".");
+    offerResume(notice);
   }
   if (token) device.append(noticeToggles(), deviceLinkBox(gameId, () => token));
   game.mount(area, ctx);
@@ -323,8 +350,10 @@ async function main() {
       delete config.deck_order;
       const { data } = await api("/v1/games", { method: "POST", body: { game: summary.game, config, bots } });
       const me = summary.seats.find((s) => s.seat === claim.seat);
-      const { data: seat } = await api(`/v1/games/${data.id}/seats`, {
-        method: "POST", body: { name: (me && me.name) || "Player", seat: (claim.seat + 1) % n },
+      // Signed in, the new seat is bound to the account too (its handle names it).
+      const signedIn = Boolean(account.get());
+      const { data: seat } = await (signedIn ? accountApi : api)(`/v1/games/${data.id}/seats`, {
+        method: "POST", body: signedIn ? { seat: (claim.seat + 1) % n } : { name: (me && me.name) || "Player", seat: (claim.seat + 1) % n },
       });
       seats.set(data.id, seat);
       location.assign(`/play/${data.id}`);
@@ -353,6 +382,7 @@ async function main() {
     device.replaceChildren();
     notice.hidden = false;
     notice.textContent = "This seat now continues on another device (or its token was replaced): this page only watches.";
+    offerResume(notice, { keep: true });
     setTitle();
     noticeTurn(false, "");
     update();
