@@ -22,7 +22,7 @@ class RatingSchema(ma.Schema):
     provisional = fields.Boolean(required=True, metadata={"description": "Fewer than 10 rated games"})
 
 
-class LeaderSchema(RatingSchema):
+class RatingLeaderSchema(RatingSchema):
     place = fields.Integer(required=True)
     player = fields.String(
         required=True,
@@ -37,7 +37,7 @@ class LeaderSchema(RatingSchema):
 class LeaderboardSchema(ma.Schema):
     game = fields.String(required=True)
     players = fields.Integer(required=True, metadata={"description": "Rated players of this game"})
-    leaders = fields.List(fields.Nested(LeaderSchema), required=True)
+    leaders = fields.List(fields.Nested(RatingLeaderSchema), required=True)
 
 
 class OpponentSchema(ma.Schema):
