@@ -30,5 +30,13 @@ def spec_dict(app=None) -> dict[str, Any]:
         return smorest_api(app).spec.to_dict()
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """Writes a part the spec holds twice (two schemas sharing one field's metadata) out twice,
+    never as a YAML anchor and alias, which many OpenAPI tools do not read."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def spec_yaml(app=None) -> str:
-    return yaml.safe_dump(spec_dict(app), sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(spec_dict(app), Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)

@@ -200,12 +200,10 @@ class ExportRequest(StrictSchema):
     )
 
 
-class BulkExportRequest(StrictSchema):
-    format = fields.String(
-        load_default=lambda: "ndjson",
-        validate=validate.OneOf(["ndjson"]),
-        metadata={"description": "ndjson (the default): one importable log per line"},
-    )
+class ArchiveFilterBody(StrictSchema):
+    """The archive's filters in a request body, as the search takes them in its query: the exports
+    that cover many games take these."""
+
     player = fields.List(fields.String(validate=validate.Length(1, 64)))
     game = fields.String(validate=validate.Length(1, 64))
     ruleset = fields.String(validate=validate.Length(1, 32))
@@ -218,7 +216,15 @@ class BulkExportRequest(StrictSchema):
     finished_to = DateOrTime()
 
 
-class ObservationExportRequest(StrictSchema):
+class BulkExportRequest(ArchiveFilterBody):
+    format = fields.String(
+        load_default=lambda: "ndjson",
+        validate=validate.OneOf(["ndjson"]),
+        metadata={"description": "ndjson (the default): one importable log per line"},
+    )
+
+
+class ObservationExportRequest(ArchiveFilterBody):
     """The archive's filters (as the search and the bulk export take them) and how many games."""
 
     format = fields.String(
@@ -226,16 +232,6 @@ class ObservationExportRequest(StrictSchema):
         validate=validate.OneOf(["ndjson.gz"]),
         metadata={"description": "Gzipped NDJSON (the default): one Observation per line"},
     )
-    player = fields.List(fields.String(validate=validate.Length(1, 64)))
-    game = fields.String(validate=validate.Length(1, 64))
-    ruleset = fields.String(validate=validate.Length(1, 32))
-    option = fields.List(fields.String(validate=validate.Length(1, 64)))
-    players = BodyInteger(validate=validate.Range(1, 99))
-    winner = fields.String(validate=validate.Length(1, 64))
-    outcome = fields.String(validate=validate.Length(1, 64))
-    prearranged = BodyBoolean()
-    finished_from = DateOrTime()
-    finished_to = DateOrTime()
     limit = BodyInteger(
         load_default=lambda: 100,  # callable: see ExportRequest.format
         validate=validate.Range(1, 1000),
