@@ -326,22 +326,28 @@ class WebhookService:
     def subscribe(
         self, account_id: str, url: str, events: Sequence[str], game_id: str | None, fmt: str
     ) -> dict[str, Any]:
-        resolve_target(url, self.settings.allow_private_targets)
-        now = self._now_ms()
-        sub = {
-            "id": "wh_" + secrets.token_hex(8),
-            "url": url,
-            "events": [e for e in EVENTS if e in events],
-            "game_id": game_id,
-            "format": fmt,
-            "secret": new_secret(),
-            "paused": False,
-            "created": _iso(now),
-            "failing_since": None,
-        }
+        sub = self._new_subscription(url, [e for e in EVENTS if e in events], game_id, fmt)
         if not self.store.add(account_id, sub):
             raise TooManyWebhooks()
         return _public(sub) | {"secret": sub["secret"]}
+
+    def _new_subscription(
+        self, url: str, events: list[str], game_id: str | None, fmt: str, **extra: Any
+    ) -> dict[str, Any]:
+        """A subscription's record, its target checked first (a refused URL stores nothing)."""
+        resolve_target(url, self.settings.allow_private_targets)
+        return {
+            "id": "wh_" + secrets.token_hex(8),
+            "url": url,
+            "events": events,
+            "game_id": game_id,
+            **extra,
+            "format": fmt,
+            "secret": new_secret(),
+            "paused": False,
+            "created": _iso(self._now_ms()),
+            "failing_since": None,
+        }
 
     def subscribe_game(
         self, account_id: str, game_id: str, url: str, events: Sequence[str], fmt: str
@@ -349,20 +355,9 @@ class WebhookService:
         """A subscription to the whole game by its creator: spectator events only."""
         if self.store.creator(game_id) != account_id:
             raise NotGameCreator()
-        resolve_target(url, self.settings.allow_private_targets)
-        now = self._now_ms()
-        sub = {
-            "id": "wh_" + secrets.token_hex(8),
-            "url": url,
-            "events": [e for e in GAME_EVENTS if e in events],
-            "game_id": game_id,
-            "game_wide": True,
-            "format": fmt,
-            "secret": new_secret(),
-            "paused": False,
-            "created": _iso(now),
-            "failing_since": None,
-        }
+        sub = self._new_subscription(
+            url, [e for e in GAME_EVENTS if e in events], game_id, fmt, game_wide=True
+        )
         if not self.store.add(account_id, sub):
             raise TooManyWebhooks()
         self.store.add_watcher(game_id, account_id)
