@@ -204,7 +204,7 @@ class Seats(MethodView):
 class View(MethodView):
     @blp.response(200, ViewResponse, headers={"ETag": ETAG})
     @blp.alt_response(304, description="Not modified (If-None-Match): no content", headers={"ETag": ETAG})
-    @blp.problems(401, 404)
+    @blp.problems(401, 404, 429)
     @blp.doc(
         security=OPTIONAL_AUTH,
         parameters=[header_param("If-None-Match", "An ETag from a previous view: 304 while unchanged")],
@@ -449,7 +449,7 @@ def if_match_version(header: str | None) -> int | None:
 class Events(MethodView):
     @blp.arguments(EventsQuery(), location="query")
     @blp.response(200, EventsPageSchema)
-    @blp.problems(401, 404, 422)
+    @blp.problems(401, 404, 422, 429)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, query, game_id):
         """The event log after ``after`` (a version), redacted for the token's seat or the
@@ -467,7 +467,7 @@ class Stream(MethodView):
         "`event: clock` (`Clock`); `event: end` (`StreamEnd`) when the game is over",
         content_type="text/event-stream",
     )
-    @blp.problems(401, 404, 422)
+    @blp.problems(401, 404, 422, 429)
     @blp.doc(
         security=OPTIONAL_AUTH,
         parameters=[header_param("Last-Event-ID", "Resume after this version", LAST_EVENT_ID)],
@@ -502,7 +502,7 @@ class ViewStream(MethodView):
         "(data `{}`) when the game is over",
         content_type="text/event-stream",
     )
-    @blp.problems(401, 404, 422)
+    @blp.problems(401, 404, 422, 429)
     @blp.doc(
         security=OPTIONAL_AUTH,
         parameters=[
@@ -576,7 +576,7 @@ def _event_stream(body) -> Response:
 @blp.route("/<string:game_id>/stream-tickets")
 class StreamTickets(MethodView):
     @blp.response(201, StreamTicketSchema)
-    @blp.problems(401, 404)
+    @blp.problems(401, 404, 429)
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id):
         """A stream ticket for the token's seat: ``GET .../stream?ticket=<ticket>`` then follows the
