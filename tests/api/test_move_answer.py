@@ -27,6 +27,7 @@ PLAY = {"type": "pass"}
         {"command": PLAY},
         {"command": PLAY, "expected_version": 0},
         {"command": PLAY, "expected_version": MAX_VERSION},
+        {"command": PLAY, "expected_version": 12.0},  # an integral float is that integer (issue 36)
         {"command": {"type": "play", "card": 3, "extra": [1, {"a": None}]}, "expected_version": 12},
     ],
 )
@@ -50,7 +51,7 @@ def test_a_well_formed_move_body_reads_as_the_schema_reads_it(app, body):
         {"command": PLAY, "expected_version": -1},
         {"command": PLAY, "expected_version": MAX_VERSION + 1},
         {"command": PLAY, "expected_version": True},
-        {"command": PLAY, "expected_version": 1.0},
+        {"command": PLAY, "expected_version": 1.5},
         {"command": PLAY, "expected_version": "3"},
         {"expected_version": 3},
     ],
