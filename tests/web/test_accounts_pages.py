@@ -137,12 +137,15 @@ def test_sign_up_join_as_the_account_then_resume_the_seat_on_a_second_device_and
 
         # ...and taking it back from the play page itself moves the seat back: this browser plays,
         # the phone's token is the one refused now.
-        page.locator(".seat-notice button", has_text="Play my seat here").click()
+        # The page reloads as the seat's player: read its storage once the reloaded page is up
+        # (read while the reload runs, it fails with "execution context was destroyed").
+        with page.expect_navigation():
+            page.locator(".seat-notice button", has_text="Play my seat here").click()
         page.wait_for_function(f"() => localStorage.getItem('seat:{game_id}') !== null")
+        page.locator("#pref-sound").wait_for()  # the page plays the seat again (its controls are back)
         back = token_in(page, game_id)
         assert back["seat"] == seat["seat"] and back["token"] not in (seat["token"], resumed["token"])
         other.locator(".seat-notice button", has_text="Play my seat here").wait_for()
-        page.locator("#pref-sound").wait_for()  # the page plays the seat again (its controls are back)
 
         # Sign out: the header says "Sign in" again and the session token no longer works.
         page.locator("#account-nav button", has_text="Sign out").click()
