@@ -54,7 +54,7 @@ from store.accounts import AccountStore, FeedEntry
 from store.webhooks import WebhookStore
 
 if TYPE_CHECKING:
-    from service.games import GameService
+    from service.ports import GameAccess, StoreHolder
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ class AccountService:
 
     def __init__(
         self,
-        games: GameService,
+        games: GameAccess,
         password_parameters: Any = None,
         stream_poll_seconds: float = FEED_POLL_SECONDS,
     ):
@@ -454,7 +454,7 @@ class AccountService:
             raise errors.InvalidToken()
 
 
-def finish_deletion(games: GameService, account_id: str) -> None:
+def finish_deletion(games: GameAccess, account_id: str) -> None:
     """The rest of a deletion whose credentials are gone: every seat renamed and unbound (each game
     forgotten once done, so a rerun does only what is left), then every key and the handle."""
     store = AccountStore(games.store.redis)
@@ -469,7 +469,7 @@ def finish_deletion(games: GameService, account_id: str) -> None:
 DELETION_GRACE_MS = 30_000
 
 
-def finish_deletions(games: GameService, grace_ms: int = DELETION_GRACE_MS) -> list[str]:
+def finish_deletions(games: GameAccess, grace_ms: int = DELETION_GRACE_MS) -> list[str]:
     """The janitor's part: finish the deletions begun more than ``grace_ms`` ago (idempotent)."""
     store = AccountStore(games.store.redis)
     done = store.deletions_begun_before(int(time.time() * 1000) - grace_ms)
@@ -510,7 +510,7 @@ def _feed_data(entry: FeedEntry) -> bytes:
 # -- the follow-up action ``accounts`` -----------------------------------------------------------
 
 
-def accounts_followup(service: GameService, game_id: str, value: str) -> bool:
+def accounts_followup(service: StoreHolder, game_id: str, value: str) -> bool:
     """Tell every account bound to a seat of ``game_id`` what changed (``value`` is ignored: the
     game's metadata as it is now decides, so a later change recorded meanwhile is not missed)."""
     meta = service.store.meta(game_id)

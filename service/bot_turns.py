@@ -38,7 +38,7 @@ from store import GameStore
 from store.outbox import Outbox
 
 if TYPE_CHECKING:
-    from service.games import GameService
+    from service.ports import GameAccess
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def _job_alive(store: GameStore, jid: str) -> bool:
     return status == "started" and Outbox(store.redis).bot_lease_alive(queues.first_arg(jid))
 
 
-def bot_followup(service: GameService, game_id: str, value: str) -> bool:
+def bot_followup(service: GameAccess, game_id: str, value: str) -> bool:
     """The ``bot`` follow-up action: done when no bot seat is awaited; otherwise make sure a job
     will play it (enqueue one, or a fresh one when the last has stalled) and stay pending."""
     if _playing.get() == game_id:
@@ -137,7 +137,7 @@ def _enqueue(store: GameStore, game_id: str, version: int, jid: str) -> None:
     )
 
 
-def play_bot_turns(service: GameService, game_id: str) -> dict[str, Any]:
+def play_bot_turns(service: GameAccess, game_id: str) -> dict[str, Any]:
     """Play every due bot move of ``game_id`` until a human is awaited or the game is over (the
     job acts on the current state, whatever version triggered it). Returns ``{"moves": n,
     "version": v, "status": s}``.

@@ -18,6 +18,10 @@ carries them out only once :func:`connect_receivers` was called (explicitly: by 
 ``python -m worker``, the janitor and the clock enforcer; never as a side effect of an import). A
 process without them leaves those actions pending for the janitor.
 
+Its collaborators (the handlers of jobs, bot turns and accounts, the archive's) are imported at the
+top: none of them imports this module or ``service.games`` (they type the game service with
+``service.ports``), so no import circle runs through the follow-ups (issue 29).
+
 A handler returns True when its action is done (it is then acknowledged, unless the change wrote a
 newer value meanwhile) and False to leave it for a later run. Handlers are idempotent: an action may
 run twice (a process dies after the work, before the acknowledgement; a sweeper overlaps a slow
@@ -29,17 +33,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from games.base import Game
+from service.accounts import accounts_followup
+from service.aggregates import enter_archive
+from service.bot_turns import bot_followup
+from service.compaction import Compaction
+from service.jobs import verify_followup
+from service.ports import GameAccess, StoreHolder
+from service.webhooks import game_status_changed
+from store.archive import Archive, load_log
 from store.outbox import Outbox
-
-if TYPE_CHECKING:
-    from service.games import GameService
+from store.webhooks import WebhookStore
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[["GameService", str, str], bool]
+Handler = Callable[[GameAccess, str, str], bool]
 ORDER = ("index", "archive", "verify", "bot", "accounts")
 _handlers: dict[str, Handler] = {}
 
@@ -57,9 +67,6 @@ def unregister(action: str) -> None:
 def connect_receivers() -> None:
     """Make this process carry out every follow-up action: the web process, every worker, the
     janitor and the clock enforcer call it at start (idempotent)."""
-    from service.bot_turns import bot_followup
-    from service.jobs import verify_followup
-
     register("verify", verify_followup)
     register("bot", bot_followup)
 
@@ -95,7 +102,7 @@ class RunReport:
 
 
 class FollowUps:
-    def __init__(self, service: GameService):
+    def __init__(self, service: GameAccess):
         self.service = service
         self.outbox = Outbox(service.store.redis)
 
@@ -158,7 +165,7 @@ class FollowUps:
 # -- the handlers that need only the store -------------------------------------------------------
 
 
-def index_game(service: GameService, game_id: str, value: str) -> bool:
+def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
     """Index the game under its *current* status (not ``value``: a later change may have written a
     newer one), and again if the status moved while writing."""
     for _ in range(3):
@@ -173,19 +180,12 @@ def index_game(service: GameService, game_id: str, value: str) -> bool:
     return False
 
 
-def _tell_game_webhooks(service: GameService, game_id: str, meta: dict[str, Any]) -> None:
-    from service.webhooks import game_status_changed
-    from store.webhooks import WebhookStore
-
+def _tell_game_webhooks(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
     # issue 33: a game's start and end, for its creator's game-wide webhooks (idempotent)
     game_status_changed(WebhookStore(service.store.redis), game_id, meta)
 
 
-def archive_game(service: GameService, game_id: str, value: str) -> bool:
-    from service.aggregates import enter_archive
-    from service.compaction import Compaction
-    from store.archive import Archive, load_log
-
+def archive_game(service: StoreHolder, game_id: str, value: str) -> bool:
     client = service.store.redis
     found = load_log(client, game_id)
     if found is None or not found.finished:
@@ -198,9 +198,7 @@ def archive_game(service: GameService, game_id: str, value: str) -> bool:
     return True
 
 
-def tell_accounts(service: GameService, game_id: str, value: str) -> bool:
-    from service.accounts import accounts_followup
-
+def tell_accounts(service: StoreHolder, game_id: str, value: str) -> bool:
     return accounts_followup(service, game_id, value)
 
 

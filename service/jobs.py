@@ -20,7 +20,7 @@ from store.jobs import DEFAULT_ALIVE_SECONDS, JobBook, JobRecord
 from store.queues import GAVE_UP, JobQueues
 
 if TYPE_CHECKING:
-    from service.games import GameService
+    from service.ports import StoreHolder
 
 log = logging.getLogger(__name__)
 
@@ -276,7 +276,7 @@ class _Heartbeat:
         self._thread.join()
 
 
-def verify_followup(service: GameService, game_id: str, value: str) -> bool:
+def verify_followup(service: StoreHolder, game_id: str, value: str) -> bool:
     """The ``verify`` follow-up action of a finished game (``service.followups``; the ``archive``
     action enters it in the archive): its verify job, recorded and enqueued once (the job id is
     derived from the game's final version, so a second run finds the first job)."""
