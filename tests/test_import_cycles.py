@@ -37,8 +37,6 @@ KNOWN_CYCLES = {
             "service.ratings",
         }
     ),
-    frozenset({"api.affinity", "api.games", "api.move_path", "api.move_worker"}),
-    frozenset({"api.common", "api.problems", "api.ratelimit"}),
     frozenset({"games.condottiere", "games.condottiere.render", "games.condottiere.stats"}),
 }
 
