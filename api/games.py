@@ -5,8 +5,6 @@ move) serialise with orjson directly; the marshmallow response schemas document 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -16,12 +14,12 @@ from flask.views import MethodView
 from api import affinity, view_push
 from api.accounts import claimant
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
-from api.problems import ProblemError, as_problem
+from api.moves import IDEMPOTENCY_KEY, IF_MATCH_PATTERN, answer_move, well_formed_move
+from api.problems import ProblemError
 from api.view_push import PushedViewStream
 from api.webhooks import note_creator
 from schemas.games import (
     LAST_EVENT_ID_PATTERN,
-    MAX_VERSION,
     ClaimSeatRequest,
     ClaimSeatResponse,
     CreateGameRequest,
@@ -39,18 +37,11 @@ from schemas.games import (
     StreamTicketSchema,
     ViewResponse,
 )
-from service import GameService
-from service.errors import VersionConflict
 from service.games import StreamGrant
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
 )
-
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
-_ETAG_VERSION = re.compile(r'^(?:W/)?"?(\d{1,18})(?:\.[a-z0-9]+)?"?$')
-# What If-Match takes (stripped, as the route reads it): "*", or a version or view ETag.
-IF_MATCH_PATTERN = r'^ *(?:\*|(?:W/)?"?[0-9]{1,18}(?:\.[a-z0-9]+)?"?) *$'
 
 SEAT_AUTH = [{"seatToken": []}]
 # Routes a spectator may read without a token document no security requirement: `[{}, {seatToken}]`
@@ -228,21 +219,6 @@ def _etag_matches(header: str | None, etag: str) -> bool:
     return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)
 
 
-_MOVE_FIELDS = frozenset(("command", "expected_version"))
-
-
-def well_formed_move(value: Any) -> dict[str, Any] | None:
-    """``value`` (a parsed body) when it is a move body exactly as ``MoveRequest`` loads it, checked
-    by hand: the marshmallow load (which stays the documented contract) costs more than the rest of
-    the parse. None for anything else, which the schema then refuses with its own errors. A body
-    this accepts has no field but ``command`` and ``expected_version``, so no token in it either."""
-    if type(value) is dict and value.keys() <= _MOVE_FIELDS and type(value.get("command")) is dict:
-        expected = value.get("expected_version", 0)
-        if type(expected) is int and 0 <= expected <= MAX_VERSION:
-            return value
-    return None
-
-
 def _move_body() -> dict[str, Any]:
     """The move's body: :func:`well_formed_move`, else the schema's load (and its 422)."""
     parser = blp.ARGUMENTS_PARSER
@@ -252,75 +228,6 @@ def _move_body() -> dict[str, Any]:
         return body
     parsed: dict[str, Any] = parser.parse(MoveRequest(), request, location="json")
     return parsed
-
-
-def prefers_minimal(header: str | None) -> bool:
-    """RFC 7240 ``Prefer: return=minimal`` (any case, with or without spaces or quotes)."""
-    if not header:
-        return False
-    for preference in header.split(","):
-        name, _, value = preference.partition(";")[0].partition("=")
-        if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
-            return True
-    return False
-
-
-def answer_move(
-    svc: GameService,
-    game_id: str,
-    token: str,
-    body: Mapping[str, Any],
-    if_match: str | None = None,
-    idempotency_key: str | None = None,
-    prefer: str | None = None,
-) -> tuple[int, dict[str, str], bytes]:
-    """The move route on plain values: status, headers (besides Content-Type) and the encoded
-    answer of the checked ``body`` from the seat of ``token``. The Flask route and the WSGI hot
-    path in front of it (:mod:`api.move_path`) both answer with this, so they cannot drift apart.
-    Raises ProblemError or ServiceError for a refusal."""
-    expected = body.get("expected_version")
-    pinned = if_match_version(if_match)
-    if pinned is not None:
-        if expected is not None and expected != pinned:
-            # Not VALIDATION_ERROR: each is valid, and no schema can say that two must agree.
-            raise ProblemError(
-                422,
-                "VERSIONS_DISAGREE",
-                "If-Match and expected_version disagree",
-                "Send one of them, or the same version in both.",
-                errors={"json": {"expected_version": ["Differs from If-Match."]}},
-            )
-        expected = pinned
-    if idempotency_key is not None and not _IDEMPOTENCY_KEY.match(idempotency_key):
-        raise ProblemError(
-            422,
-            "VALIDATION_ERROR",
-            "Invalid request",
-            "Idempotency-Key must be 1-255 visible ASCII characters.",
-            errors={"headers": {"Idempotency-Key": ["1-255 visible ASCII characters."]}},
-        )
-    minimal = prefers_minimal(prefer)
-    try:
-        outcome = svc.submit_command(
-            game_id, token, body["command"], expected, idempotency_key, minimal=minimal
-        )
-    except VersionConflict as conflict:
-        if pinned is None:
-            raise
-        # The version came from If-Match: RFC 9110 answers a failed precondition with 412.
-        raise as_problem(conflict, status=412) from None
-    answer = outcome.body
-    headers = {"Cache-Control": "no-store", "ETag": f'"{answer["version"]}.s{outcome.seat}"'}
-    if outcome.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    if minimal:
-        headers["Preference-Applied"] = "return=minimal"
-        encoded = orjson.dumps({"game_id": answer["game_id"], "version": answer["version"]})
-    elif outcome.view_json is not None:
-        encoded = orjson.dumps({**answer, "view": orjson.Fragment(outcome.view_json)})
-    else:
-        encoded = orjson.dumps(answer)
-    return outcome.status_code, headers, encoded
 
 
 @blp.route("/<string:game_id>/moves")
@@ -351,7 +258,7 @@ class Moves(MethodView):
                 "Retry-safe key (1-255 visible ASCII): a retry returns the first answer. Send one on "
                 "every move: a 503 may hide a move that was applied, and only the key makes its retry "
                 "safe",
-                {"type": "string", "pattern": _IDEMPOTENCY_KEY.pattern},
+                {"type": "string", "pattern": IDEMPOTENCY_KEY.pattern},
             ),
             header_param(
                 "If-Match",
@@ -427,22 +334,6 @@ class Abort(MethodView):
         first battle ends, RL-X18): it ends with no winner, reason `aborted`, `rated: false`.
         Later: 422 `TOO_LATE_TO_ABORT`. Answers like a move."""
         return _seat_action_answer(service().abort(game_id, bearer_token(required=True)))
-
-
-def if_match_version(header: str | None) -> int | None:
-    """The version an ``If-Match`` header pins (None without one, or with ``*``)."""
-    if header is None or header.strip() == "*":
-        return None
-    match = _ETAG_VERSION.match(header.strip())
-    if not match:
-        raise ProblemError(
-            422,
-            "VALIDATION_ERROR",
-            "Invalid request",
-            'If-Match must be a view ETag or a quoted version such as "12".',
-            errors={"headers": {"If-Match": ["Not a version ETag."]}},
-        )
-    return int(match.group(1))
 
 
 @blp.route("/<string:game_id>/events")

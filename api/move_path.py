@@ -9,8 +9,8 @@ needs the CORS answer Flask gives). Everything else (a malformed or oversized bo
 a CORS request...) goes to Flask untouched, which refuses it exactly as before; nothing has been
 done by then but reading the body, which Flask reads again.
 
-What it answers it answers with the route's own code: :func:`api.games.answer_move` (the route
-calls it too), the problem documents of :mod:`api.problems`, and the seat's rate limit counted in
+What it answers it answers with the route's own code: :func:`api.moves.answer_move` (the route
+calls it too), the problem documents of :mod:`api.problem_docs`, and the seat's rate limit counted in
 Flask-Limiter's own counters (:class:`api.ratelimit.SeatLimit`). With rate limits on, it answers
 only a token the process knows as a seat's (its cached game): anything else, counted against the
 client's address, is Flask's. ``tests/api/test_move_path.py``
@@ -25,13 +25,12 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
 from flask import Flask
 from werkzeug.http import HTTP_STATUS_CODES
 
 from api.common import JSON_MIME, parse_bearer
-from api.games import answer_move, well_formed_move
-from api.problems import (
+from api.moves import answer_move, move_body
+from api.problem_docs import (
     INTERNAL_ERROR_PROBLEM,
     PROBLEM_MIME,
     STORE_UNAVAILABLE_PROBLEM,
@@ -41,7 +40,6 @@ from api.problems import (
     too_many_requests,
 )
 from api.ratelimit import seat_limit
-from schemas.common import integral_floats_as_ints, too_deep
 from service.errors import ServiceError
 from store.errors import STORE_UNAVAILABLE
 
@@ -140,7 +138,7 @@ class MovePath:
         if not length.isdigit() or not 0 < int(length) <= self.max_body:
             return None
         data = environ["wsgi.input"].read(int(length))
-        body = _move(data)
+        body = move_body(data)
         if body is None:
             environ["wsgi.input"] = io.BytesIO(data)  # Flask reads it again and says what is wrong
             return None
@@ -172,17 +170,6 @@ class MovePath:
         except Exception:
             log.exception("unhandled error on POST %s", environ.get("PATH_INFO"))
             return _problem(INTERNAL_ERROR_PROBLEM)
-
-
-def _move(data: bytes) -> dict[str, Any] | None:
-    """The move body of ``data`` when the route's parser would take it as is, else None."""
-    try:
-        value = orjson.loads(data)
-    except ValueError:
-        return None
-    if too_deep(data, value):
-        return None
-    return well_formed_move(integral_floats_as_ints(data, value))
 
 
 def _problem(error: ProblemError) -> Answer:

@@ -58,7 +58,7 @@ class MoveAnsweringWorker(GeventWorker):
 
     def _move_path(self) -> MovePath | None:
         """The app's MovePath, when this worker may answer moves without WSGI."""
-        from api.move_path import MovePath  # here: api.move_path imports the routes, which import this
+        from api.move_path import MovePath  # here: gunicorn's master loads this class, not the app
 
         moves = getattr(self.wsgi, "wsgi_app", None)
         if not isinstance(moves, MovePath):

@@ -1,67 +1,55 @@
 """RFC 9457 problem details for every error the API returns, including Flask's and webargs' own
-(404/405/413/415/422...) and any unexpected exception (500, logged, never an HTML page)."""
+(404/405/413/415/422...) and any unexpected exception (500, logged, never an HTML page). The
+documents themselves are :mod:`api.problem_docs` (no Flask), whose names are re-exported here."""
 
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-from flask import Response, request
+from flask import Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
+from api.problem_docs import (
+    HTTP_CODES,
+    INTERNAL_ERROR_PROBLEM,
+    PROBLEM_MIME,
+    PROBLEM_TYPE_PREFIX,
+    STORE_UNAVAILABLE_PROBLEM,
+    ProblemError,
+    as_problem,
+    problem_body,
+    problem_type,
+    too_many_requests,
+)
 from service.errors import ServiceError
 from store.errors import STORE_UNAVAILABLE
 
+__all__ = [
+    "HTTP_CODES",
+    "INTERNAL_ERROR_PROBLEM",
+    "PROBLEM_MIME",
+    "PROBLEM_TYPE_PREFIX",
+    "STORE_UNAVAILABLE_PROBLEM",
+    "ProblemError",
+    "as_problem",
+    "problem_body",
+    "problem_type",
+    "too_many_requests",
+    "problem_response",
+    "from_problem_error",
+    "from_service_error",
+    "from_http_exception",
+    "handle_store_unavailable",
+    "handle_unexpected",
+    "register",
+    "retry_after_seconds",
+]
+
 log = logging.getLogger(__name__)
-
-PROBLEM_MIME = "application/problem+json"
-PROBLEM_TYPE_PREFIX = "tag:condottiere-server,2026:problem:"
-
-# Stable codes for Flask/werkzeug's own HTTP errors.
-HTTP_CODES = {
-    400: ("BAD_REQUEST", "Bad request"),
-    401: ("UNAUTHORIZED", "Unauthorized"),
-    403: ("FORBIDDEN", "Forbidden"),
-    404: ("NOT_FOUND", "No such resource"),
-    405: ("METHOD_NOT_ALLOWED", "Method not allowed"),
-    406: ("NOT_ACCEPTABLE", "Not acceptable"),
-    409: ("CONFLICT", "Conflict"),
-    412: ("PRECONDITION_FAILED", "Precondition failed"),
-    413: ("PAYLOAD_TOO_LARGE", "Request body too large"),
-    415: ("UNSUPPORTED_MEDIA_TYPE", "Unsupported media type"),
-    422: ("VALIDATION_ERROR", "Invalid request"),
-    428: ("PRECONDITION_REQUIRED", "Precondition required"),
-    429: ("TOO_MANY_REQUESTS", "Too many requests"),
-    500: ("INTERNAL_ERROR", "Internal server error"),
-    503: ("SERVICE_UNAVAILABLE", "Service unavailable"),
-}
-
-
-class ProblemError(Exception):
-    """Raise anywhere in a view to answer with a problem document."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        title: str,
-        detail: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        **extra: Any,
-    ):
-        super().__init__(detail or title)
-        self.status = status
-        self.code = code
-        self.title = title
-        self.detail = detail
-        self.headers = dict(headers or {})
-        self.extra = extra
-
-
-def problem_type(code: str) -> str:
-    return PROBLEM_TYPE_PREFIX + code
 
 
 def problem_response(
@@ -80,49 +68,8 @@ def problem_response(
     return response
 
 
-def problem_body(status: int, code: str, title: str, detail: str | None = None, **extra: Any) -> bytes:
-    """The encoded problem document (what :func:`problem_response` sends, for a WSGI answer too)."""
-    body: dict[str, Any] = {"type": problem_type(code), "title": title, "status": status}
-    if detail:
-        body["detail"] = detail
-    body["code"] = code
-    body.update(extra)
-    # Validation messages of list fields are keyed by index (ints): OPT_NON_STR_KEYS, or a 500.
-    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
-
-
 def from_problem_error(error: ProblemError) -> Response:
     return problem_response(error.status, error.code, error.title, error.detail, error.headers, **error.extra)
-
-
-def too_many_requests(wait: int) -> ProblemError:
-    """The 429 of a rate limit that lets the client in again in ``wait`` whole seconds."""
-    return ProblemError(
-        429,
-        HTTP_CODES[429][0],
-        HTTP_CODES[429][1],
-        f"Too many requests from this client: retry in {wait} s.",
-        {"Retry-After": str(wait)},
-        retry_after=wait,
-    )
-
-
-STORE_UNAVAILABLE_PROBLEM = ProblemError(
-    503, "STORE_UNAVAILABLE", "The game store is unavailable", "Retry shortly.", {"Retry-After": "1"}
-)
-INTERNAL_ERROR_PROBLEM = ProblemError(500, "INTERNAL_ERROR", "Internal server error")
-
-
-def as_problem(error: ServiceError, status: int | None = None) -> ProblemError:
-    """The problem document of a service error, answered with ``status`` instead of the error's own
-    when a view knows better (a version conflict on a version pinned by If-Match is a 412)."""
-    headers = {}
-    if error.status == 401:
-        headers["WWW-Authenticate"] = 'Bearer realm="seat"'
-    elif error.status == 503:
-        headers["Retry-After"] = "1"
-    detail = error.message if error.message != error.title else None
-    return ProblemError(status or error.status, error.code, error.title, detail, headers, **error.extra)
 
 
 def from_service_error(error: ServiceError) -> Response:
@@ -153,14 +100,23 @@ def from_http_exception(error: HTTPException) -> Response:
         limit = request.max_content_length
         detail = f"The request body exceeds {limit} bytes." if limit else None
     elif status == 429:
-        from api.ratelimit import retry_after_seconds
-
         return from_problem_error(too_many_requests(retry_after_seconds()))
     elif status == 422 and messages is not None:
         detail = "The request does not match the schema: see errors."
     elif status not in (500,) and error.description and not messages:
         detail = error.description
     return problem_response(status, code, title, detail, headers, **extra)
+
+
+def retry_after_seconds() -> int:
+    """Whole seconds until the limit that refused this request lets the client in again (>= 1).
+    Here, not in :mod:`api.ratelimit` (which raises problems): it only reads Flask-Limiter's
+    extension, and importing the limits from here made a circle."""
+    limiter = current_app.extensions.get("rate_limiter")
+    breached = limiter.current_limit if limiter is not None else None
+    if breached is None:
+        return 1
+    return max(1, math.ceil(breached.reset_at - time.time()))
 
 
 def _wants_html() -> bool:

@@ -248,15 +248,6 @@ def install(app: Flask) -> Limiter | None:
     return limiter
 
 
-def retry_after_seconds() -> int:
-    """Whole seconds until the limit that refused this request lets the client in again (>= 1)."""
-    limiter: Limiter | None = current_app.extensions.get("rate_limiter")
-    breached = limiter.current_limit if limiter is not None else None
-    if breached is None:
-        return 1
-    return max(1, math.ceil(breached.reset_at - time.time()))
-
-
 class TokenFailures:
     """Failed credential checks per address (``RATE_LIMIT_TOKEN_FAILURE``), in Flask-Limiter's
     storage: tested before a request with an unknown credential, counted after its 401."""

@@ -26,8 +26,6 @@ PRODUCT_PACKAGES = (
 
 # Issue 29: to be emptied.
 KNOWN_CYCLES = {
-    frozenset({"api.affinity", "api.games", "api.move_path", "api.move_worker"}),
-    frozenset({"api.common", "api.problems", "api.ratelimit"}),
     frozenset({"games.condottiere", "games.condottiere.render", "games.condottiere.stats"}),
 }
 
