@@ -202,6 +202,10 @@ class ArchiveHooks(Protocol):
         """A function ``(before, event, after) -> str`` annotating ``events`` for ``viewer`` (not
         FULL) without revealing anything hidden from it; ``before``/``after`` are complete states."""
 
+    def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """A finished game's configuration as its Markdown export prints it (a long value said in
+        a few words). Without this hook the export prints the configuration as it is."""
+
     # CSS rules the HTML fragments need, included once per page (a plain attribute).
     render_css: str
 
@@ -430,6 +434,52 @@ def is_recorded_form(normalised: Mapping[str, Any], recorded: Mapping[str, Any])
     return normalised.get(REVISION) == UNREVISED and {
         k: v for k, v in normalised.items() if k != REVISION
     } == dict(recorded)
+
+
+# -- secret configuration ------------------------------------------------------------------------
+# The configuration key of the seed every shuffle and die is drawn from: the server draws one (128
+# bits) when the creator gives none, and the fairness commitment (``COMMITMENT``) is to its value.
+SEED = "seed"
+
+
+@runtime_checkable
+class ConfigHooks(Protocol):
+    """Optional hooks on what of a configuration is secret while a game runs (looked up with
+    :func:`hook`; :func:`secret_config_keys` and :func:`public_config` give the defaults)."""
+
+    # The keys of a configuration that decide hidden information (the seed, a given deal): a game
+    # whose creator gave one is prearranged (its creator may know every hand), and none is shown to
+    # anyone before the game is over. A key other than ``SEED`` fixes chance outcomes outright (a
+    # given deck order): the fairness check calls such a game prearranged whatever its commitment
+    # says, and an exchange document may leave it out (the log's first event records it).
+    # Without this attribute: ``(SEED,)``.
+    secret_config_keys: tuple[str, ...]
+
+    def public_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration as everybody may see it while the game runs (the game's public
+        summary, the archive index). Without this hook: the configuration without its
+        :func:`secret_config_keys`."""
+
+
+def secret_config_keys(game: Game[Any]) -> tuple[str, ...]:
+    """The configuration keys ``game`` keeps secret while it runs (:class:`ConfigHooks`)."""
+    keys: tuple[str, ...] = getattr(game, "secret_config_keys", (SEED,))
+    return keys
+
+
+def fixed_chance_keys(game: Game[Any]) -> tuple[str, ...]:
+    """The secret configuration keys that fix chance outcomes outright (all but the seed)."""
+    return tuple(key for key in secret_config_keys(game) if key != SEED)
+
+
+def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` as everybody may see it while the game runs (:class:`ConfigHooks`)."""
+    custom = hook(game, "public_config")
+    if custom is not None:
+        public: dict[str, Any] = custom(config)
+        return public
+    secret = secret_config_keys(game)
+    return {k: v for k, v in config.items() if k not in secret}
 
 
 def hook(game: Game[Any], name: str) -> Any:

@@ -24,7 +24,17 @@ from typing import Any
 import orjson
 
 from games import game_names, get_game
-from games.base import FULL, Event, Game, GameError, Viewer, configure_recorded, hook, log_revision
+from games.base import (
+    FULL,
+    Event,
+    Game,
+    GameError,
+    Viewer,
+    configure_recorded,
+    fixed_chance_keys,
+    hook,
+    log_revision,
+)
 from replays.core import _viewer_label, effective_viewer, summarize
 from replays.core import chapters as chapter_index
 
@@ -175,9 +185,8 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
             f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)"
         )
     config = doc.get("config") or {}
-    shown = {k: v for k, v in config.items() if k != "deck_order"}
-    if config.get("deck_order"):
-        shown["deck_order"] = f"given ({len(config['deck_order'])} cards)"
+    export_config = hook(game, "export_config")
+    shown = config if export_config is None else export_config(config)
     lines.append(f"- **Configuration:** `{orjson.dumps(shown).decode()}`")
     lines.append(f"- **Rules revision:** {log_revision(config)}")
     lines.append("")
@@ -444,7 +453,7 @@ def validate_import(doc: Any) -> dict[str, Any]:
         try:
             same = (
                 isinstance(declared_config, Mapping)
-                and configure_recorded(game, _without_deck(declared_config, config)) == config
+                and configure_recorded(game, _with_recorded_chance(game, declared_config, config)) == config
             )
         except Exception:
             same = False
@@ -504,9 +513,13 @@ def validate_import(doc: Any) -> dict[str, Any]:
     }
 
 
-def _without_deck(declared: Mapping[str, Any], recorded: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The exchange document's config may omit the deck order that the first event records."""
+def _with_recorded_chance(
+    game: Game[Any], declared: Mapping[str, Any], recorded: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The exchange document's config may omit what fixes the chance outcomes (a deck order) that
+    the first event records (``games.base.fixed_chance_keys``)."""
     merged = dict(declared)
-    if merged.get("deck_order") is None and recorded.get("deck_order") is not None:
-        merged["deck_order"] = recorded["deck_order"]
+    for key in fixed_chance_keys(game):
+        if merged.get(key) is None and recorded.get(key) is not None:
+            merged[key] = recorded[key]
     return merged

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
-from games.base import COMMITMENT, hook
+from games.base import COMMITMENT, SEED, fixed_chance_keys, hook
 
 SCHEME = "sha256-v1"
 # The domain tag names what is hashed, so a digest made for this purpose can never be taken for
@@ -93,11 +93,12 @@ def verify_fair(document: Mapping[str, Any]) -> dict[str, Any]:
     config: dict[str, Any] = given if isinstance(given, dict) else {}
     report["commitment"] = committed
     report["prearranged"] = committed.get("prearranged") if isinstance(committed, dict) else None
-    report["opens"] = opens(committed, config.get("seed"), document.get("id"))
-    if config.get("deck_order") is not None and report["prearranged"] is False:
+    report["opens"] = opens(committed, config.get(SEED), document.get("id"))
+    fixed = [key for key in fixed_chance_keys(game) if config.get(key) is not None]
+    if fixed and report["prearranged"] is False:
         # A given deck order is a prearranged deal whatever the seed: a "drawn" claim is false.
         report["opens"] = False
-        report["problem"] = "The configuration gives a deck order, but the commitment says drawn."
+        report["problem"] = f"The configuration gives {fixed[0]}, but the commitment says drawn."
     error = game.verify_log(events)
     if error is not None:
         report["log_error"] = error.to_dict()

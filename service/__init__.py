@@ -1,5 +1,6 @@
 """Application logic (no Flask): the API and the workers call :class:`GameService`."""
 
+from games.base import public_config
 from service.errors import ServiceError
 from service.games import (
     ClaimOutcome,
@@ -9,7 +10,6 @@ from service.games import (
     MoveOutcome,
     hash_token,
     new_token,
-    public_config,
 )
 from service.signals import events_appended
 

@@ -15,7 +15,7 @@ import marshmallow as ma
 import orjson
 
 from games import game_names, get_game
-from games.base import FULL, Game, Viewer
+from games.base import FULL, Game, Viewer, public_config
 from replays import core, export
 from replays.export import ImportRefused, validate_import
 from replays.observations import GzipNdjson, NoDecisions, observations
@@ -225,8 +225,6 @@ class ArchiveService:
         ``store.archive.import_finished_game``). Returns ``{"id", "game": <archive entry>}``; raises
         ``replays.export.ImportRefused`` for an invalid log and :class:`ImportIdTaken` when the id
         is taken."""
-        from service.games import public_config
-
         checked = validate_import(document)
         game = checked["game"]
         game_id = game_id or new_game_id()

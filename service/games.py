@@ -33,6 +33,8 @@ from games.base import (
     encode_state,
     fold,
     hook,
+    public_config,
+    secret_config_keys,
 )
 from replays import fairness
 from service import clocks, errors
@@ -57,9 +59,6 @@ from store.live import EventsReader
 
 log = logging.getLogger(__name__)
 
-# Conventional configuration keys that decide hidden information (the shuffles): secret until the
-# game is over unless the engine says otherwise with an optional ``public_config(config)`` hook.
-SECRET_CONFIG_KEYS = ("seed", "deck_order")
 SEED_BITS = 128
 MAX_DECIDE_ATTEMPTS = 8
 MAX_EVENTS_PAGE = 500
@@ -90,14 +89,6 @@ TOKEN_PREFIX = "cst_"
 def new_token() -> str:
     """32 random bytes (256 bits), URL-safe, after ``TOKEN_PREFIX``."""
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
-
-
-def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
-    custom = getattr(game, "public_config", None)
-    if custom is not None:
-        public: dict[str, Any] = custom(config)
-        return public
-    return {k: v for k, v in config.items() if k not in SECRET_CONFIG_KEYS}
 
 
 def hidden_config(config: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
@@ -342,7 +333,7 @@ class GameService:
         # A creator who fixes the shuffles (a seed or a deck order) can know every hand (issue 8:
         # a private rehearsal with the same seed deals the same cards): such a game says so,
         # publicly, from its creation on.
-        prearranged = any(raw.get(key) is not None for key in SECRET_CONFIG_KEYS)
+        prearranged = any(raw.get(key) is not None for key in secret_config_keys(game))
         if raw.get("seed") is None:
             # 128 bits, so no seed can be searched for; as a decimal string, because a JSON number
             # past 2**53 loses bits in many clients (JavaScript's).

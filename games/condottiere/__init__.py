@@ -11,8 +11,9 @@ from typing import Any
 from games.base import REVISION, Game, LogError
 from games.condottiere import automatic, chance, decide, evolve, leave, views
 from games.condottiere.annotate import annotate as _annotate
-from games.condottiere.config import RULES_REVISION
+from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
 from games.condottiere.config import configure as _configure
+from games.condottiere.config import export_config as _export_config
 from games.condottiere.contract import contract as _contract
 from games.condottiere.serial import encode_state as _encode_state
 from games.condottiere.serial import state_from_json as _from_json
@@ -26,6 +27,7 @@ class Condottiere:
     name = "condottiere"
     title = "Condottiere"
     rules_revision = RULES_REVISION
+    secret_config_keys = SECRET_CONFIG_KEYS  # games.base.ConfigHooks (no public_config: the default)
 
     def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return _configure(raw)
@@ -107,6 +109,10 @@ class Condottiere:
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.ArchiveHooks (the others: games/condottiere/stats.py) -------------------------
+    def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return _export_config(config)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

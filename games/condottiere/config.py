@@ -124,6 +124,19 @@ def normalise_seed(seed: Any) -> int | str:
     return base_normalise_seed(seed, rule="RL-10")
 
 
+# games.base.ConfigHooks: the seed and a given deck order each decide every hand.
+SECRET_CONFIG_KEYS = ("seed", "deck_order")
+
+
+def export_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished game's configuration as its Markdown export prints it: a given deck order (110
+    card codes) as its length."""
+    shown = {k: v for k, v in config.items() if k != "deck_order"}
+    if config.get("deck_order"):
+        shown["deck_order"] = f"given ({len(config['deck_order'])} cards)"
+    return shown
+
+
 def public_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """The configuration as everybody may see it while the game runs: a given deck order reveals
     every hand, and so does the seed (every shuffle is drawn from it)."""
