@@ -18,7 +18,7 @@ from webargs.flaskparser import is_json_request
 
 from api.common import Blueprint, archive, bearer_token, json_response, read_body, service
 from api.games import OPTIONAL_AUTH
-from api.jobs import accepted
+from api.jobs import accepted, requester
 from api.problems import ProblemError
 from games import get_game
 from replays import core
@@ -374,7 +374,7 @@ class Verify(MethodView):
         summary = service().get_summary(game_id)
         if summary["status"] == "open":
             raise ProblemError(409, "GAME_NOT_STARTED", "The game has not started: seats are still free")
-        return accepted(archive().verify_game(game_id))
+        return accepted(archive().verify_game(game_id, requester()))
 
 
 @blp.route("/games/<string:game_id>/exports")
@@ -391,7 +391,7 @@ class Exports(MethodView):
         spectator)."""
         log, seat = _game_and_viewer(game_id, events=False)
         viewer = "full" if log.finished else ("spectator" if seat is None else seat)
-        return accepted(archive().export_game(game_id, body["format"], viewer))
+        return accepted(archive().export_game(game_id, body["format"], viewer, requester()))
 
 
 @blp.route("/exports/bulk")
@@ -410,7 +410,7 @@ class BulkExport(MethodView):
             "finished_from": _when(body.get("finished_from"), "finished_from"),
             "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
         }
-        return accepted(archive().export_many(params))
+        return accepted(archive().export_many(params, requester()))
 
 
 @blp.route("/exports/observations")
@@ -433,4 +433,4 @@ class ObservationExport(MethodView):
             "finished_to": _when(body.get("finished_to"), "finished_to", end_of_day=True),
             "limit": body["limit"],
         }
-        return accepted(archive().export_observations(params))
+        return accepted(archive().export_observations(params, requester()))

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, url_for
+from flask import Response, request, url_for
 from flask.views import MethodView
 
-from api.common import Blueprint, bearer_token, jobs, json_response, service
+from api.accounts import accounts
+from api.common import Blueprint, bearer_token, jobs, json_response, parse_bearer, service
 from api.problems import PROBLEM_MIME, ProblemError, problem_response
 from schemas.jobs import JobSchema
 from schemas.problems import ProblemSchema
-from service.errors import InvalidToken
+from service.errors import InvalidToken, ServiceError
+from service.identity import READ, is_account_token
 from store.jobs import JobRecord
 
 blp = Blueprint(
@@ -56,6 +58,22 @@ def _problem(error: dict[str, Any]) -> dict[str, Any]:
     # What locates the problem (an import refused: the offending event's index, the rule it breaks).
     body.update({k: v for k, v in error.items() if k not in ("type", "title", "status", "code", "detail")})
     return body
+
+
+def requester() -> str | None:
+    """The account to tell when the job a request starts has finished (issue 33: ``verified``,
+    ``export_ready``): that of an account token (a session, or a personal token with ``read``, the
+    scope of the account's feed) in ``Authorization``; None for any other header or none, and for
+    an invalid or narrower account token, which a job that needs no token never refused (the job
+    is then anonymous, as it always was). Only the id is kept, never the token."""
+    header = request.headers.get("Authorization")
+    token = parse_bearer(header) if header is not None else None
+    if token is None or not is_account_token(token):
+        return None
+    try:
+        return accounts().identify(token, READ).account_id
+    except ServiceError:
+        return None
 
 
 def accepted(job_id: str) -> Response:

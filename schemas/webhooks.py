@@ -7,12 +7,18 @@ from marshmallow import fields, validate
 
 from schemas.common import StrictSchema
 
-EVENTS = ("your_turn", "game_started", "game_finished")
+EVENTS = ("your_turn", "game_started", "game_finished", "verified", "export_ready")
+EVENTS_DESCRIPTION = (
+    "`your_turn`, `game_started`, `game_finished`: the account's seats' games; `verified` (with the "
+    "verdict `ok`) and `export_ready` (with the job's `result` link): a verification or an export the "
+    "account asked for with its token (scope `read`) has finished"
+)
 GAME_EVENTS = ("game_started", "game_finished")
 FORMATS = ("standard", "discord", "slack")
 FORMAT_DESCRIPTION = (
     "`standard`: the Standard Webhooks body `{type, timestamp, data}`; `discord`: `{content}` and "
-    "`slack`: `{text}`, one sentence with the game's link, for those chats' incoming webhooks. Every "
+    "`slack`: `{text}`, one sentence with the game's link (a job's result for `verified` and "
+    "`export_ready`), for those chats' incoming webhooks. Every "
     "format is signed alike."
 )
 
@@ -34,6 +40,7 @@ class CreateWebhookRequest(StrictSchema):
         fields.String(validate=validate.OneOf(EVENTS)),
         required=True,
         validate=validate.Length(1, len(EVENTS)),
+        metadata={"description": EVENTS_DESCRIPTION},
     )
     game_id = fields.String(
         load_default=None,
@@ -54,7 +61,10 @@ class CreateGameWebhookRequest(StrictSchema):
         fields.String(validate=validate.OneOf(GAME_EVENTS)),
         required=True,
         validate=validate.Length(1, len(GAME_EVENTS)),
-        metadata={"description": "Spectator events only: the game's start and its end"},
+        metadata={
+            "description": "Spectator events only: the game's start and its end (a job's `verified` or "
+            "`export_ready` is told to the account that asked for the job, never to a game's audience)"
+        },
     )
     format = fields.String(
         load_default="standard",

@@ -247,17 +247,19 @@ class ArchiveService:
             raise ImportIdTaken(game_id)
         return {"id": game_id, "game": summary}
 
-    def verify_game(self, game_id: str) -> str:
-        """The job verifying a game (its id)."""
-        return self.jobs.start("verify", {"game_id": game_id})
+    def verify_game(self, game_id: str, account_id: str | None = None) -> str:
+        """The job verifying a game (its id); ``account_id``, the signed-in requester, is told when
+        it is done (``service.jobs``)."""
+        return self.jobs.start("verify", {"game_id": game_id}, account_id)
 
-    def export_game(self, game_id: str, fmt: str, viewer: str | int) -> str:
-        """The job exporting a game in ``fmt`` as ``viewer`` (``full``, ``spectator`` or a seat) sees it."""
-        return self.jobs.start("export", {"game_id": game_id, "format": fmt, "viewer": viewer})
+    def export_game(self, game_id: str, fmt: str, viewer: str | int, account_id: str | None = None) -> str:
+        """The job exporting a game in ``fmt`` as ``viewer`` (``full``, ``spectator`` or a seat) sees it
+        (``account_id``: as for :meth:`verify_game`)."""
+        return self.jobs.start("export", {"game_id": game_id, "format": fmt, "viewer": viewer}, account_id)
 
-    def export_many(self, params: Mapping[str, Any]) -> str:
+    def export_many(self, params: Mapping[str, Any], account_id: str | None = None) -> str:
         """The job exporting the archived games that match ``params`` (filters, dates) as NDJSON."""
-        return self.jobs.start("bulk-export", params)
+        return self.jobs.start("bulk-export", params, account_id)
 
     # -- jobs: (params, progress) -> (body, content type) ------------------------------------------
 
@@ -331,10 +333,10 @@ class ArchiveService:
                 break
         return ids[:most]
 
-    def export_observations(self, params: Mapping[str, Any]) -> str:
+    def export_observations(self, params: Mapping[str, Any], account_id: str | None = None) -> str:
         """The job exporting every decision of the archived games that match ``params`` (filters,
         dates, ``limit`` games) as gzipped NDJSON observations."""
-        return self.jobs.start("observations", params)
+        return self.jobs.start("observations", params, account_id)
 
     def observation_export(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
         """Every decision of the matching finished games, newest game first, each game's decisions in

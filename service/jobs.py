@@ -13,11 +13,15 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
+from service import webhooks
 from service.faults import fault_point
 from store import GameStore
 from store.archive import Archive, game_version
-from store.jobs import DEFAULT_ALIVE_SECONDS, JobBook, JobRecord
+from store.jobs import DEFAULT_ALIVE_SECONDS, RESULT_TTL_SECONDS, JobBook, JobRecord
 from store.queues import GAVE_UP, JobQueues
+from store.webhooks import WebhookStore
 
 if TYPE_CHECKING:
     from service.ports import StoreHolder
@@ -36,6 +40,13 @@ GAME_KINDS = frozenset({"verify", "game-stats", "export"})
 # A record younger than this is left alone by the reconciliation: its creator is normally
 # enqueueing it right now.
 RECONCILE_AFTER_SECONDS = 5.0
+# The kinds whose end a signed-in requester is told of (issue 33), and the event it is told with.
+NOTICES = {
+    "verify": "verified",
+    "export": "export_ready",
+    "bulk-export": "export_ready",
+    "observations": "export_ready",
+}
 
 # A running attempt renews its heartbeat (store.jobs) every ALIVE_SECONDS / 4; the janitor hands the
 # job of a started record without one back to RQ. So a run whose process died is noticed within
@@ -87,11 +98,15 @@ class JobService:
             return "document"
         return f"archive:{Archive(self._store.redis).version()}"
 
-    def start(self, kind: str, params: Mapping[str, Any]) -> str:
+    def start(self, kind: str, params: Mapping[str, Any], account_id: str | None = None) -> str:
         """The id of the job computing ``kind(params)`` on the current data: a new one enqueued, or
-        the one already queued, running or finished for the same request and data."""
+        the one already queued, running or finished for the same request and data. ``account_id``
+        (the signed-in requester of a job of :data:`NOTICES`) is recorded with the job, in the step
+        that creates or joins it, and told when it finishes; it is no part of the params (nor the
+        id): requests of several accounts still share one job."""
         version = self.data_version(kind, params)
-        jid, created = self.book.create(kind, params, version)
+        notify = account_id if kind in NOTICES else None
+        jid, created = self.book.create(kind, params, version, notify)
         if created or not self._in_rq(jid):
             fault_point("between_record_and_enqueue")
             self._enqueue(jid, kind, params)
@@ -183,8 +198,55 @@ class JobService:
                 final=not retries_left(),
             )
             raise
-        self.book.finish(jid, body, content_type)
+        if self.book.finish(jid, body, content_type):
+            fault_point("between_job_finish_and_announce")
+            try:
+                self.announce(jid)
+            except Exception:  # noqa: BLE001 - the notice is due in the finish's step: the janitor sends it
+                log.warning("job %s: its notices are left to the janitor", jid, exc_info=True)
         return "finished"
+
+    # -- telling the accounts that asked (issue 33) ------------------------------------------------
+
+    def announce(self, jid: str) -> int:
+        """Put ``jid``'s notice (``verified``, ``export_ready``) on the feed of every account that
+        asked for it while signed in, and turn it into their webhooks' deliveries; then the notice
+        is no longer due. Idempotent (the worker and the janitor may both run it, a retried run
+        finishes twice): each account's feed gets the notice of one record once. Returns how many
+        feeds got it now."""
+        record = self.book.get(jid)
+        told = 0
+        if record is not None and record.status == "finished" and record.kind in NOTICES:
+            kind, data = NOTICES[record.kind], self._notice_data(record)
+            hooks = WebhookStore(self._store.redis)
+            for account_id in self.book.notified(jid):
+                notice = f"{jid}@{record.created}"  # one per record: a record made anew is told again
+                told += webhooks.job_finished(hooks, account_id, notice, kind, data, RESULT_TTL_SECONDS * 2)
+        self.book.announced(jid)
+        return told
+
+    def _notice_data(self, record: JobRecord) -> dict[str, Any]:
+        """What a notice says: the job, its result's link, the game; a verification's verdict. Never
+        the requester, a viewer's seat or anything of the result but the verdict."""
+        data: dict[str, Any] = {
+            "job_id": record.id,
+            "job": record.kind,
+            "result": f"/v1/jobs/{record.id}/result",
+        }
+        if "game_id" in record.params:
+            data["game_id"] = record.params["game_id"]
+        if "format" in record.params:
+            data["format"] = record.params["format"]
+        if record.kind == "verify":
+            body = self.book.result(record.id)
+            report = orjson.loads(body) if body else {}
+            data["ok"] = bool(report.get("ok"))
+        return data
+
+    def announce_due(self, older_than: float = 0.0) -> int:
+        """The janitor's side: send the notices of finished jobs still due (the worker that
+        finished them died before sending them, or Redis failed it)."""
+        return sum(self.announce(jid) for jid in self.book.announcing(time.time() - older_than))
 
     # -- repairs (the janitor's side) --------------------------------------------------------------
 

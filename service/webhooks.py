@@ -50,9 +50,12 @@ from store.webhooks import WebhookStore
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("your_turn", "game_started", "game_finished")
-# A game-wide subscription (its creator's) gets only what any spectator may know.
+EVENTS = ("your_turn", "game_started", "game_finished", "verified", "export_ready")
+# A game-wide subscription (its creator's) gets only what any spectator may know, and only the
+# game's own events: a job's end is news for whoever asked for the job, not for the game's audience.
 GAME_EVENTS = ("game_started", "game_finished")
+# Told to the account that asked for a job while signed in (service.jobs.JobService.announce).
+JOB_EVENTS = ("verified", "export_ready")
 FORMATS = ("standard", "discord", "slack")
 RESPONSE_READ_LIMIT = 4096
 LOG_LENGTH = 50
@@ -280,6 +283,12 @@ def _sentence(kind: str, data: Mapping[str, Any], link: str) -> str:
     if kind == "game_finished":
         outcome = "you won" if data.get("won") else "it is over"
         return f"Your {game} game has finished, {outcome}: {link}"
+    if kind == "verified":
+        verdict = "its log and state agree with the rules" if data.get("ok") else "it found a divergence"
+        return f"The verification of game {data.get('game_id')} is done, {verdict}: {link}"
+    if kind == "export_ready":
+        of = f" of game {data['game_id']}" if data.get("game_id") else ""
+        return f"Your export{of} is ready: {link}"
     return f"Webhook test from the game server: {link}"
 
 
@@ -290,9 +299,13 @@ def body_of(delivery: Mapping[str, Any], sub: Mapping[str, Any], base_url: str) 
         # Lua's cjson writes an empty array as {}: no winners (an aborted game) is [] again.
         data["result"] = {**result, "winners": []}
     game_id = data.get("game_id")
-    link = f"{base_url.rstrip('/')}/play/{game_id}" if game_id else base_url
+    base = base_url.rstrip("/")
+    link = f"{base}/play/{game_id}" if game_id else base_url
     if game_id:
         data["url"] = link
+    if delivery["type"] in JOB_EVENTS and isinstance(data.get("result"), str):
+        # A job's notice links to its result (the job's own answer names it relative to the API).
+        data["result"] = link = base + data["result"]
     fmt = sub.get("format", "standard")
     if fmt == "discord":
         return orjson.dumps({"content": _sentence(delivery["type"], data, link)})
@@ -415,6 +428,20 @@ def fan_out(store: WebhookStore, account_id: str) -> int:
     """The seam the accounts follow-up calls after writing an account's feed."""
     fault_point("before_webhook_fan_out")  # tests/faults: the feed is written, no delivery made yet
     return store.fan_out(account_id, int(time.time() * 1000))
+
+
+def job_finished(
+    store: WebhookStore, account_id: str, notice: str, kind: str, data: Mapping[str, Any], keep_seconds: int
+) -> int:
+    """The seam ``service.jobs`` calls when a job an account asked for has finished: the notice on
+    the account's feed (``/v1/me/stream``) once per ``notice`` key, then the fan-out that makes its
+    webhooks' deliveries from it (ids of the feed entry's: a second call makes none). Returns 1 when
+    the feed got it now."""
+    now_ms = int(time.time() * 1000)
+    added = store.job_event(account_id, notice, kind, data, now_ms, FEED_LENGTH, keep_seconds * 1000)
+    fault_point("before_job_notice_fan_out")  # tests: the feed has it, no delivery made yet
+    store.fan_out(account_id, now_ms)
+    return int(added)
 
 
 def game_status_changed(store: WebhookStore, game_id: str, meta: Mapping[str, Any]) -> int:

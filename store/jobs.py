@@ -24,6 +24,14 @@ same id; this module keeps the record a client reads (status, progress, error, w
     ids of records not yet finished or failed, scored by creation (s)
 ``jobs:{jobs}:input:<name>`` (string)
     a job's input too large for its params (an imported log, named by its game id); expires
+``jobs:{jobs}:<id>:notify`` (set)
+    the accounts (ids, never tokens) that asked for the job while signed in and are told when it
+    finishes (issue 33's ``verified`` and ``export_ready``); added by the script that creates or
+    joins the record, never shown in the record a client reads; expires with the record
+``jobs:{jobs}:announce`` (sorted set)
+    ids of finished jobs whose accounts are still to be told, scored by when the janitor should do
+    it (s): added by the script that finishes the job, removed once every account's feed has the
+    notice (``service.jobs.JobService.announce``)
 ``jobs:{jobs}:<id>:alive`` (string, short TTL)
     the heartbeat of the attempt running now: set when it starts, renewed every few seconds by the
     process running it (``service.jobs``), deleted when it ends; a ``started`` record without it
@@ -57,6 +65,9 @@ from store import timestamps
 
 PREFIX = "jobs:{jobs}"
 PENDING = f"{PREFIX}:pending"
+ANNOUNCE = f"{PREFIX}:announce"
+# A finished job's notices are the janitor's after this long (the worker normally sends them at once).
+ANNOUNCE_GRACE_SECONDS = 5.0
 RESULT_TTL_SECONDS = 24 * 3600
 STATUSES = ("queued", "started", "finished", "failed")
 # How long a running attempt's heartbeat lasts unless renewed (service.jobs renews it).
@@ -99,6 +110,10 @@ def alive_key(jid: str) -> str:
     return f"{PREFIX}:{jid}:alive"
 
 
+def notify_key(jid: str) -> str:
+    return f"{PREFIX}:{jid}:notify"
+
+
 def input_key(name: str) -> str:
     return f"{PREFIX}:input:{name}"
 
@@ -125,19 +140,47 @@ class JobRecord:
 
 
 # Creates the record only when there is none or the previous attempt failed; returns 1 when the
-# caller must enqueue. KEYS: record, pending; ARGV: kind, params JSON, data version, now, job id,
-# now in seconds.
+# caller must enqueue. A signed-in caller's account joins the record's notify set in the same step,
+# unless the job has already finished (its answer then holds the result: nothing to wait for); a
+# record made anew forgets the accounts of the failed one. KEYS: record, pending, notify; ARGV: kind,
+# params JSON, data version, now, job id, now in seconds, account id ('' for none).
 _CREATE = r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if status and status ~= 'failed' then
+  if ARGV[7] ~= '' and status ~= 'finished' then
+    redis.call('SADD', KEYS[3], ARGV[7])
+  end
   return 0
 end
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[3])
 redis.call('HSET', KEYS[1], 'kind', ARGV[1], 'params', ARGV[2], 'data_version', ARGV[3],
            'status', 'queued', 'progress', '0', 'attempts', '0', 'completions', '0', 'created', ARGV[4])
 redis.call('PERSIST', KEYS[1])
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+if ARGV[7] ~= '' then
+  redis.call('SADD', KEYS[3], ARGV[7])
+end
 return 1
+"""
+
+# Stores the result and marks the job finished in one step; when accounts wait for it, its notice
+# is due (ANNOUNCE) in the same step, so a worker killed right after leaves it to the janitor.
+# KEYS: result, record, pending, alive, notify, announce; ARGV: body, ttl, now, content type, job
+# id, announce due (s).
+_FINISH = r"""
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('HSET', KEYS[2], 'status', 'finished', 'progress', '1', 'finished', ARGV[3],
+           'content_type', ARGV[4])
+redis.call('HINCRBY', KEYS[2], 'completions', 1)
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[5])
+redis.call('DEL', KEYS[4])
+if redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('EXPIRE', KEYS[5], ARGV[2])
+  redis.call('ZADD', KEYS[6], ARGV[6], ARGV[5])
+  return 1
+end
+return 0
 """
 
 # A started record whose heartbeat is gone goes back to queued (its job is queued again in RQ);
@@ -156,12 +199,16 @@ class JobBook:
         self.redis = client
         self._create = client.register_script(_CREATE)
         self._back_to_queued = client.register_script(_BACK_TO_QUEUED)
+        self._finish = client.register_script(_FINISH)
 
-    def create(self, kind: str, params: Mapping[str, Any], data_version: str) -> tuple[str, bool]:
-        """(job id, True when this call created it and must enqueue it)."""
+    def create(
+        self, kind: str, params: Mapping[str, Any], data_version: str, account_id: str | None = None
+    ) -> tuple[str, bool]:
+        """(job id, True when this call created it and must enqueue it). ``account_id``: the
+        signed-in account that asks, told when the job finishes (see :data:`_CREATE`)."""
         jid = job_id(kind, params, data_version, id_secret(self.redis))
         created = self._create(
-            keys=[record_key(jid), PENDING],
+            keys=[record_key(jid), PENDING, notify_key(jid)],
             args=[
                 kind,
                 orjson.dumps(params, option=orjson.OPT_SORT_KEYS),
@@ -169,12 +216,13 @@ class JobBook:
                 now_iso(),
                 jid,
                 f"{time.time():.3f}",
+                account_id or "",
             ],
         )
         if not created and not self.result_exists(jid) and self.status(jid) == "finished":
             # The result expired before the record: forget the record and compute again.
             self.redis.delete(record_key(jid))
-            return self.create(kind, params, data_version)
+            return self.create(kind, params, data_version, account_id)
         return jid, bool(created)
 
     def get(self, jid: str) -> JobRecord | None:
@@ -240,25 +288,37 @@ class JobBook:
     def progress(self, jid: str, fraction: float) -> None:
         self.redis.hset(record_key(jid), "progress", f"{max(0.0, min(1.0, fraction)):.4f}")
 
-    def finish(self, jid: str, body: bytes, content_type: str) -> None:
+    def finish(self, jid: str, body: bytes, content_type: str) -> bool:
         """Store the result and mark the job finished, atomically: a crash leaves either no
-        result (the job runs again) or the whole result, never half of it."""
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.set(result_key(jid), body, ex=RESULT_TTL_SECONDS)
-        pipe.hset(
-            record_key(jid),
-            mapping={
-                "status": "finished",
-                "progress": "1",
-                "finished": now_iso(),
-                "content_type": content_type,
-            },
+        result (the job runs again) or the whole result, never half of it. True when accounts wait
+        to be told (its notice is then due: :meth:`announcing`)."""
+        return bool(
+            self._finish(
+                keys=[result_key(jid), record_key(jid), PENDING, alive_key(jid), notify_key(jid), ANNOUNCE],
+                args=[
+                    body,
+                    RESULT_TTL_SECONDS,
+                    now_iso(),
+                    content_type,
+                    jid,
+                    f"{time.time() + ANNOUNCE_GRACE_SECONDS:.3f}",
+                ],
+            )
         )
-        pipe.hincrby(record_key(jid), "completions", 1)
-        pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
-        pipe.zrem(PENDING, jid)
-        pipe.delete(alive_key(jid))
-        pipe.execute()
+
+    # -- who is told when a job finishes (issue 33) ------------------------------------------
+
+    def notified(self, jid: str) -> list[str]:
+        """The accounts to tell that ``jid`` finished (server-side only: never in a record)."""
+        return sorted(a.decode() for a in self.redis.smembers(notify_key(jid)))
+
+    def announcing(self, before: float) -> list[str]:
+        """Finished jobs whose notices were due before ``before`` (epoch seconds) and not yet sent."""
+        return [i.decode() for i in self.redis.zrange(ANNOUNCE, "-inf", before, byscore=True)]
+
+    def announced(self, jid: str) -> None:
+        """Every account waiting for ``jid`` has its notice."""
+        self.redis.zrem(ANNOUNCE, jid)
 
     def fail(self, jid: str, problem: Mapping[str, Any], final: bool) -> None:
         """Record an error; ``final`` when no retry is left (the client then sees it)."""

@@ -36,6 +36,7 @@ class HookKeys:
     deliveries: str  # hash: delivery id -> JSON {id, sub, type, ms, data, attempts, created_ms}
     due: str  # sorted set: delivery id -> next attempt (ms); a taken one is leased forward
     feed: str  # the account's feed (store.accounts)
+    told: str  # sorted set: finished jobs the account was told of (job id@record creation) -> ms
 
     def log(self, sub_id: str) -> str:
         """list: the subscription's last attempts, newest first (JSON)."""
@@ -50,6 +51,7 @@ def hook_keys(account_id: str) -> HookKeys:
         deliveries=f"hook:{tag}:deliveries",
         due=f"hook:{tag}:due",
         feed=account_keys(account_id).feed,
+        told=f"hook:{tag}:told",
     )
 
 
@@ -216,6 +218,23 @@ end
 return made
 """
 
+# KEYS: told, feed; ARGV: 1 the notice's key (job id@record creation), 2 kind, 3 data JSON, 4 now
+# (ms), 5 feed length, 6 forget notices older than this (ms), 7 how long to remember them (ms: the
+# key expires with its last notice, so a deleted account leaves nothing for good). A finished
+# job's notice goes to the account's feed once, however often the job's completion is announced
+# (a worker killed after the finish and before the announcement, a retried run): the fan-out then
+# makes its deliveries from the feed entry, with ids of the entry's, so a retried completion makes
+# no second delivery.
+_JOB_EVENT = r"""
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[6])
+if redis.call('ZADD', KEYS[1], 'NX', ARGV[4], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[2], 'd', ARGV[3])
+return 1
+"""
+
 # KEYS: hints; ARGV: 1 account, 2 the score the reader saw. Removes the hint unless a writer moved it.
 _DROP_HINT = r"""
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -251,6 +270,7 @@ class WebhookStore:
         self._update = client.register_script(_UPDATE)
         self._drop_hint = client.register_script(_DROP_HINT)
         self._game_event = client.register_script(_GAME_EVENT)
+        self._job_event = client.register_script(_JOB_EVENT)
 
     # -- game-wide subscriptions --------------------------------------------------------------
     def set_creator(self, game_id: str, account_id: str) -> None:
@@ -279,6 +299,27 @@ class WebhookStore:
         if made:
             self.hint(account_id, now_ms)
         return made
+
+    # -- finished jobs (issue 33: verified, export_ready) --------------------------------------
+    def job_event(
+        self,
+        account_id: str,
+        notice: str,
+        kind: str,
+        data: Mapping[str, Any],
+        now_ms: int,
+        feed_length: int,
+        keep_ms: int,
+    ) -> bool:
+        """Put a finished job's notice on the account's feed unless it is there already (see
+        :data:`_JOB_EVENT`); the caller then runs :meth:`fan_out`. True when this call added it."""
+        keys = hook_keys(account_id)
+        return bool(
+            self._job_event(
+                keys=[keys.told, keys.feed],
+                args=[notice, kind, orjson.dumps(dict(data)), now_ms, feed_length, now_ms - keep_ms, keep_ms],
+            )
+        )
 
     # -- subscriptions ----------------------------------------------------------------------
     def add(self, account_id: str, sub: Mapping[str, Any]) -> bool:

@@ -12,7 +12,9 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    (its worker died mid-job) is handed back to RQ at once, retried or failed by RQ's own rules;
 4. **abandoned jobs**: RQ's own handling of jobs whose worker stopped heart-beating (60-90 s: the
    backstop for jobs started by a worker that beats no heartbeat of ours);
-5. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``);
+5. **job records** (``store.jobs``) are reconciled with RQ (``service.jobs.JobService.reconcile``),
+   and the notices of finished jobs whose worker died before sending them are sent
+   (``JobService.announce_due``: ``verified``, ``export_ready`` to the accounts that asked);
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
 7. **account deletions** a dead process left half done are finished (``service.accounts``).
 """
@@ -59,6 +61,7 @@ class Janitor:
         report["dead_runs"] = self.jobs.recover_dead_runs()
         report["abandoned"] = [jid for queue in queues for jid in self.jobs.requeue_abandoned(queue)]
         report["jobs"] = self.jobs.reconcile()
+        report["job_notices"] = self.jobs.announce_due()
         report["compacted"] = self.compaction.run_due().compacted
         report["deleted_accounts"] = accounts.finish_deletions(self.service)
         return report
