@@ -8,16 +8,22 @@ from __future__ import annotations
 import unicodedata
 
 import marshmallow as ma
-from flask import Response, url_for
+from flask import Response, current_app, url_for
 from flask.views import MethodView
 
-from api.common import Blueprint, jobs, service, stats
+from api.common import Blueprint, jobs, json_response, service, stats
 from api.jobs import accepted
 from api.problems import ProblemError
 from games import game_names
 from schemas.common import DISPLAY_NAME_FORMAT, display_name_problem
 from schemas.jobs import JobSchema
-from schemas.stats import GameStatsSchema, GlobalStatsSchema, PlayerStatsSchema, StatsQuery
+from schemas.stats import (
+    AccountStatsSchema,
+    GameStatsSchema,
+    GlobalStatsSchema,
+    PlayerStatsSchema,
+    StatsQuery,
+)
 
 blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
 
@@ -82,6 +88,35 @@ class PlayerStats(MethodView):
             raise ProblemError(422, "VALIDATION_ERROR", "Invalid request", problem)
         game = _game_name(query)
         return _result_or_accepted(stats().player_stats(name, game))
+
+
+HANDLE = {
+    "in": "path",
+    "name": "handle",
+    "schema": {"type": "string", "format": DISPLAY_NAME_FORMAT, "minLength": 1, "maxLength": 40},
+    "description": "An account's handle (case-insensitive)",
+}
+
+
+@blp.route("/stats/accounts/<string:handle>", parameters=[HANDLE])
+class AccountStats(MethodView):
+    @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
+    @blp.response(200, AccountStatsSchema)
+    @blp.problems(404, 422, 429)
+    def get(self, query, handle):
+        """One account (by handle, case-insensitive) across the archive: the games of the seats
+        bound to it, whatever names they played under (the figures of `/v1/stats/players/{name}`;
+        an account with no archived game has zero games). Kept as aggregates: answered at once,
+        never a job. A deleted account has none (404), and a new account that takes its handle
+        starts from zero."""
+        game = _game_name(query)
+        accounts = current_app.extensions["account_service"]
+        account_id = accounts.account_id_of(handle)
+        spelled = accounts.handle_of(account_id) if account_id is not None else None
+        if account_id is None or spelled is None:
+            raise ProblemError(404, "PLAYER_NOT_FOUND", "No player with that handle")
+        body = stats().account_stats(account_id, spelled, game)
+        return json_response(body, 200, {"Cache-Control": "no-cache"})
 
 
 @blp.route("/games/<string:game_id>/stats")

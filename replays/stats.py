@@ -471,6 +471,19 @@ def player_result(counters: Mapping[str, int]) -> dict[str, Any] | None:
     return result
 
 
+def no_games_result() -> dict[str, Any]:
+    """The :func:`player_result` row of a player with no game (an account that has played none)."""
+    players = PlayerStats()
+    players.players["_"] = _new_player()
+    result: dict[str, Any] = players.result()["_"]
+    return result
+
+
+def field_head(field: str) -> Any:
+    """What a kept counter's field counts (its first part: ``games``, ``by_seat``, ``counter``...)."""
+    return _parts(field)[0]
+
+
 def best_leaders(scored: Sequence[tuple[str, int]], top: int = LEADERS) -> list[tuple[str, int]]:
     """The leader board's order (most wins, then most games, then name) of (name, score) pairs."""
     return sorted(scored, key=lambda item: (-item[1], item[0]))[:top]

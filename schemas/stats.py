@@ -93,6 +93,15 @@ class PlayerStatsSchema(ma.Schema):
     )
 
 
+class AccountStatsSchema(PlayerStatsSchema):
+    """One account's statistics: its bound seats' games, whatever names they played under."""
+
+    class Meta:
+        exclude = ("name",)
+
+    handle = fields.String(required=True, metadata={"description": "The account's handle, as it spells it"})
+
+
 class FirstSeatAdvantageSchema(ma.Schema):
     games = fields.Integer(required=True)
     wins = fields.Integer(required=True)

@@ -39,7 +39,8 @@ import orjson
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from service import errors, webhooks
+from games import game_names
+from service import aggregates, errors, webhooks
 from service.identity import (
     ACCOUNT,
     PERSONAL_PREFIX,
@@ -51,6 +52,7 @@ from service.identity import (
 )
 from store import timestamps
 from store.accounts import AccountStore, FeedEntry
+from store.archive import Archive, load_log, load_meta
 from store.webhooks import WebhookStore
 
 if TYPE_CHECKING:
@@ -457,12 +459,23 @@ class AccountService:
 def finish_deletion(games: GameAccess, account_id: str) -> None:
     """The rest of a deletion whose credentials are gone: every seat renamed and unbound (each game
     forgotten once done, so a rerun does only what is left), then every key and the handle."""
-    store = AccountStore(games.store.redis)
+    client = games.store.redis
+    store = AccountStore(client)
+    archive = Archive(client)
     for game_id, entry in store.games(account_id).items():
-        store.rename_seat(game_id, int(entry["seat"]), account_id, PLACEHOLDER_NAME)
+        seat = int(entry["seat"])
+        # Out of its old name's statistics first (once: a marker), then renamed: a rerun after a
+        # crash between the two finds the marker; a game entering the archive after the rename is
+        # counted under no name at all (aggregates.seats_of).
+        meta = load_meta(client, game_id)  # the entry's status may lag behind the game's
+        if meta is not None and meta.finished and meta.meta.get(f"account:{seat}") == account_id:
+            log = load_log(client, game_id)
+            if log is not None:
+                aggregates.forget_seat(archive, log, seat, account_id)
+        store.rename_seat(game_id, seat, account_id, PLACEHOLDER_NAME)
         games.cache.drop(game_id)
         store.forget_game(account_id, game_id)
-    store.finish_delete(account_id)
+    store.finish_delete(account_id, game_names())
 
 
 # A deletion older than this was left by a dead process (a live one takes milliseconds).

@@ -36,6 +36,11 @@ class StatsService:
         """The job computing one player's statistics (names match case-insensitively)."""
         return self.jobs.start("player-stats", {"name": name.casefold(), "game": game})
 
+    def account_stats(self, account_id: str, handle: str, game: str) -> dict[str, Any]:
+        """One account's statistics (issue 31), read from its aggregates at once (one HGETALL)."""
+        get_game(game)
+        return aggregates.account_stats(self.archive, game, account_id, handle)
+
     def game_stats(self, game_id: str) -> str:
         """The job computing one finished game's statistics."""
         return self.jobs.start("game-stats", {"game_id": game_id})

@@ -22,6 +22,7 @@ import redis
 
 from store import compact
 from store.archive import index_key as archive_index
+from store.archive import stats_account_key, stats_forgotten_key
 from store.keys import game_keys
 
 # A record written before its handle is claimed lives this long unless made permanent.
@@ -370,7 +371,8 @@ class AccountStore:
 
     # -- deletion ---------------------------------------------------------------------------------
     def rename_seat(self, game_id: str, seat: int, account_id: str, name: str) -> bool:
-        """Give ``seat`` of ``game_id`` the display ``name`` and unbind it, if it is still bound to
+        """Give ``seat`` of ``game_id`` the display ``name``, unbind it and mark it ``deleted:<seat>``
+        (it counts in no player's statistics: ``service.aggregates``), if it is still bound to
         ``account_id`` (a compacted game's packed metadata is rewritten whole), and take the game
         out of the archive's name indexes of the seat's old name (unless another seat of the game
         has that name too). Optimistic: WATCH the metadata, retried if the game changes meanwhile."""
@@ -388,11 +390,12 @@ class AccountStore:
                     if "compacted" in meta:
                         rest = {k: v for k, v in meta.items() if k != "compacted"}
                         rest[f"name:{seat}"] = name
+                        rest[f"deleted:{seat}"] = "1"
                         rest.pop(f"account:{seat}", None)
                         pipe.delete(key)
                         pipe.hset(key, mapping=compact.packed_meta(rest))
                     else:
-                        pipe.hset(key, f"name:{seat}", name)
+                        pipe.hset(key, mapping={f"name:{seat}": name, f"deleted:{seat}": "1"})
                         pipe.hdel(key, f"account:{seat}")
                     pipe.execute()
                 except redis.WatchError:
@@ -424,12 +427,14 @@ class AccountStore:
     def deletions_begun_before(self, before_ms: int) -> list[str]:
         return [_text(member) for member in self.redis.zrangebyscore(DELETING, "-inf", before_ms)]
 
-    def finish_delete(self, account_id: str) -> None:
-        """Remove the account's every key and free its handle: the last step of a deletion."""
+    def finish_delete(self, account_id: str, engines: Iterable[str] = ()) -> None:
+        """Remove the account's every key, its statistics of each of ``engines`` included, and free
+        its handle: the last step of a deletion."""
         keys = account_keys(account_id)
         folded = self.redis.hget(keys.record, "folded")
         self.redis.delete(*keys.all())
-        self.redis.delete(archive_index("account", account_id))
+        archived = [archive_index("account", account_id), stats_forgotten_key(account_id)]
+        self.redis.delete(*archived, *(stats_account_key(engine, account_id) for engine in engines))
         if folded is not None:
             self._release_handle(keys=[handle_key(_text(folded))], args=[account_id])
         self.redis.zrem(DELETING, account_id)

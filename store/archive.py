@@ -22,6 +22,11 @@ as much as a quarter of what a compacted game keeps (bench/memory.py).
     one player's counters (name case-folded), and ``@name``: the spelling of their latest game
 ``archive:{archive}:stats:leaders:<game>`` (zset)
     seat name -> wins * 10^7 + games
+``archive:{archive}:stats:account:<game>:<account id>`` (hash)
+    one account's counters (issue 31): the seats bound to it, whatever names they played under
+``archive:{archive}:stats:forgotten:<account id>`` (set)
+    the games whose seats of a deleted account were taken out of the name statistics: the marker
+    that makes that step once-only (deleted with the account's last keys)
 ``archive:{archive}:q:<hash>`` (zset)
     a short-lived intersection for a multi-filter search
 
@@ -143,6 +148,53 @@ def stats_leaders_key(game: str) -> str:
     return f"{STATS_PREFIX}:leaders:{game}"
 
 
+def stats_account_key(game: str, account_id: str) -> str:
+    """Hash: one account's counters for one engine (``replays.stats.player_increments`` of the
+    seats bound to it), whatever names those seats had."""
+    return f"{STATS_PREFIX}:account:{game}:{account_id}"
+
+
+def stats_forgotten_key(account_id: str) -> str:
+    """Set: games whose seats of (deleted) ``account_id`` left the name statistics (the marker)."""
+    return f"{STATS_PREFIX}:forgotten:{account_id}"
+
+
+# Takes one game's seat out of the name statistics (an account's deletion renamed it): KEYS: the
+# engine's set, version, the marker set, then one key per group; ARGV: 1 game id, then the groups
+# as _ADD_COUNTS reads them (negative amounts), kind 'h' (hash: a field at zero stays, as a game
+# that counted zero leaves it), 'p' (hash: a field at zero goes) or 'z' (sorted set: a member at
+# zero goes). Once per game (the marker), and only for a game already counted (in its engine's
+# set: one entering later is counted under its new name). A hash left with no game goes. The
+# version is bumped: statistics computed before are stale.
+_FORGET_COUNTS = r"""
+if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 or not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  return 0
+end
+local a = 2
+for k = 4, #KEYS do
+  local key, kind, m = KEYS[k], ARGV[a], tonumber(ARGV[a + 1])
+  a = a + 4
+  for j = 1, m do
+    local field, amount = ARGV[a], ARGV[a + 1]
+    a = a + 2
+    if kind == 'z' then
+      if tonumber(redis.call('ZINCRBY', key, amount, field)) <= 0 then
+        redis.call('ZREM', key, field)
+      end
+    elseif redis.call('HINCRBY', key, field, amount) <= 0 and kind == 'p' then
+      redis.call('HDEL', key, field)
+    end
+  end
+  if kind ~= 'z' and tonumber(redis.call('HGET', key, '["games"]') or '0') <= 0 then
+    redis.call('DEL', key)
+  end
+end
+redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('INCR', KEYS[2])
+return 1
+"""
+
+
 @dataclass(frozen=True)
 class Counts:
     """Increments of one statistics aggregate: hash counters (``kind`` 'h') or sorted-set scores
@@ -242,6 +294,7 @@ class Archive:
         self.engines = tuple(engines)
         self._enter = client.register_script(_ENTER)
         self._recount = client.register_script(_RECOUNT)
+        self._forget = client.register_script(_FORGET_COUNTS)
 
     # -- entering --------------------------------------------------------------------------------
     def enter(
@@ -278,6 +331,18 @@ class Archive:
         raw.pop("@at", None)
         return {k: int(v) for k, v in raw.items()}, spelling
 
+    def account_counts(self, game: str, account_id: str) -> dict[str, int]:
+        """One account's counters (issue 31)."""
+        raw = self.redis.hgetall(stats_account_key(game, account_id))
+        return {_str(k): int(v) for k, v in raw.items()}
+
+    def forget_counts(self, game: str, game_id: str, account_id: str, counts: Sequence[Counts]) -> bool:
+        """Subtract ``counts`` (one game's increments of a deleted account's seat, under its old
+        name) once, if the game was counted: see ``_FORGET_COUNTS``. True when subtracted now."""
+        keys, args = _counts_args(counts)
+        head = [index_key("game", game), VERSION, stats_forgotten_key(account_id)]
+        return bool(self._forget(keys=[*head, *keys], args=[game_id, *args]))
+
     def leader_scores(self, game: str, top: int) -> list[tuple[str, int]]:
         """The ``top`` best (name, score) of the leader board, ties at the cut all included (the
         caller orders them by name: a sorted set orders equal scores by member bytes)."""
@@ -294,6 +359,7 @@ class Archive:
         """Delete an engine's statistics aggregates (before a recomputation). Returns how many keys."""
         keys = [stats_overall_key(game), stats_leaders_key(game)]
         keys += list(self.redis.scan_iter(match=f"{STATS_PREFIX}:player:{game}:*", count=1000))
+        keys += list(self.redis.scan_iter(match=f"{STATS_PREFIX}:account:{game}:*", count=1000))
         return int(self.redis.delete(*keys)) if keys else 0
 
     def recount(self, counts: Sequence[Counts]) -> None:
@@ -331,6 +397,17 @@ class Archive:
     def ids_in(self, key: str) -> list[str]:
         """The game ids of index ``key`` (``index_key(field, value)``), newest first."""
         return [i.decode() if isinstance(i, bytes) else i for i in self.redis.zrange(key, 0, -1, desc=True)]
+
+    def metas(self, game_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        """The metadata of ``game_ids`` (those that exist), in one pipelined read."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(game_keys(game_id).meta)
+        return {
+            game_id: {_str(k): _str(v) for k, v in compact.unchunk(raw).items()}
+            for game_id, raw in zip(game_ids, pipe.execute() if game_ids else [], strict=True)
+            if raw
+        }
 
     def summaries(self, game_ids: Sequence[str], listed: bool = False) -> dict[str, dict[str, Any]]:
         """The archive entries of ``game_ids`` (those that have one): whether each is in the archive
