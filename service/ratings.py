@@ -270,12 +270,64 @@ class RatingService:
 
     def predict_for_meta(self, meta: Mapping[str, str]) -> list[float] | None:
         """:meth:`predict` for a game's seats as its metadata names them (bound accounts, bots)."""
-        count = int(meta.get("seat_count") or 0)
-        raters: list[str | None] = []
-        for seat in range(count):
-            level = meta.get(f"bot:{seat}")
-            if meta.get(f"kind:{seat}") == "bot" and level:
-                raters.append(model.bot_rater(level))
-            else:
-                raters.append(meta.get(f"account:{seat}") or None)
-        return self.predict(meta["game"], raters)
+        return self.predict(meta["game"], seat_raters(meta))
+
+    def table(self, game_id: str, joining: str | None = None) -> dict[str, Any] | None:
+        """Each seat's player and current rating (the browser's table and lobby), a finished rated
+        game's ratings before and after, and while the game is not over ``predict_win`` when every
+        seat has a rater; ``joining`` (a handle) takes the first free seat for that prediction, the
+        chances of a game about to start if that player joins. None: no such game."""
+        found = load_meta(self.redis, game_id)
+        if found is None:
+            return None
+        meta = found.meta
+        game = meta["game"]
+        raters = seat_raters(meta)
+        known = [r for r in raters if r is not None]
+        current = priors_of(self.store.ratings(game, known))
+        finished = meta.get("status") == "finished"
+        (record,) = self.store.records(game, [game_id]) if finished else (None,)
+        names = self.names(known)
+        seats: list[dict[str, Any]] = []
+        for seat, rater in enumerate(raters):
+            row: dict[str, Any] = {
+                "seat": seat,
+                "player": names.get(rater) if rater else None,
+                "rating": (current.get(rater) or Rating()).shown() if rater else None,
+            }
+            if record is not None and seat < len(record["seats"]):
+                entry = model.history_entry(game_id, game, record["seats"][seat]["rater"], record)
+                row["before"], row["after"] = entry["before"], entry["after"]
+            seats.append(row)
+        answer: dict[str, Any] = {
+            "game_id": game_id,
+            "game": game,
+            "status": meta.get("status"),
+            "seats": seats,
+        }
+        if finished:
+            answer["rated"] = record is not None
+            return answer
+        prospective = list(raters)
+        joiner = self.rater_of(joining) if joining else None
+        if joiner is not None and joiner not in prospective and None in prospective:
+            prospective[prospective.index(None)] = joiner
+            answer["joining_seat"] = raters.index(None)
+        chances = self.predict(game, prospective)
+        if chances is not None:
+            answer["predict_win"] = chances
+        return answer
+
+
+def seat_raters(meta: Mapping[str, str]) -> list[str | None]:
+    """Each seat's rater as a game's metadata names it: a server bot's level, a bound account, else
+    None (a free or anonymous seat)."""
+    count = int(meta.get("seat_count") or 0)
+    raters: list[str | None] = []
+    for seat in range(count):
+        level = meta.get(f"bot:{seat}")
+        if meta.get(f"kind:{seat}") == "bot" and level:
+            raters.append(model.bot_rater(level))
+        else:
+            raters.append(meta.get(f"account:{seat}") or None)
+    return raters
