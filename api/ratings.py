@@ -10,7 +10,14 @@ from flask.views import MethodView
 from api.common import Blueprint
 from api.problems import ProblemError
 from games import game_names
-from schemas.ratings import HeadToHeadSchema, LeaderboardSchema, RatingHistorySchema, RatingQuery
+from schemas.ratings import (
+    GameRatingsQuery,
+    GameRatingsSchema,
+    HeadToHeadSchema,
+    LeaderboardSchema,
+    RatingHistorySchema,
+    RatingQuery,
+)
 from service.ratings import RatingService
 
 blp = Blueprint("ratings", __name__, url_prefix="/v1", description="Ratings, leaderboards, head-to-head")
@@ -63,4 +70,19 @@ class HeadToHead(MethodView):
         found = ratings().head_to_head(game_names(), first, second)
         if found is None:
             raise _not_found(second if ratings().rater_of(first) else first)
+        return found
+
+
+@blp.route("/games/<string:game_id>/ratings")
+class GameRatings(MethodView):
+    @blp.arguments(GameRatingsQuery, location="query", unknown=ma.RAISE)
+    @blp.response(200, GameRatingsSchema)
+    @blp.problems(404, 422, 429)
+    def get(self, query, game_id):
+        """Each seat's player and rating (a finished rated game: before and after it) and, until the
+        game is over, each seat's chance to win when every seat is rated; `joining` counts that
+        account in the first free seat (what a player about to join would face)."""
+        found = ratings().table(game_id, query.get("joining"))
+        if found is None:
+            raise ProblemError(404, "GAME_NOT_FOUND", "No such game", f"No game {game_id!r}.")
         return found

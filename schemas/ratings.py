@@ -81,3 +81,42 @@ class HeadToHeadSchema(ma.Schema):
     games = fields.List(
         fields.Nested(HeadToHeadGameSchema), required=True, metadata={"description": "Per game engine"}
     )
+
+
+class GameRatingsQuery(StrictSchema):
+    joining = fields.String(
+        validate=validate.Length(1, 64),
+        metadata={
+            "description": "An account's handle: the chances if that player takes the first free seat "
+            "(a game about to start)"
+        },
+    )
+
+
+class SeatRatingSchema(ma.Schema):
+    seat = fields.Integer(required=True)
+    player = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The account's handle or `bot:<level>`; null: a free or anonymous seat"},
+    )
+    rating = fields.Nested(
+        RatingSchema, required=True, allow_none=True, metadata={"description": "The current rating"}
+    )
+    before = fields.Nested(RatingSchema, metadata={"description": "A finished rated game: before it"})
+    after = fields.Nested(RatingSchema, metadata={"description": "A finished rated game: after it"})
+
+
+class GameRatingsSchema(ma.Schema):
+    game_id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    seats = fields.List(fields.Nested(SeatRatingSchema), required=True)
+    rated = fields.Boolean(metadata={"description": "A finished game: whether it changed ratings"})
+    predict_win = fields.List(
+        fields.Float(),
+        metadata={
+            "description": "Not finished, every seat rated (counting `joining`): each seat's chance to win"
+        },
+    )
+    joining_seat = fields.Integer(metadata={"description": "The seat `joining` was counted in"})

@@ -24,6 +24,7 @@ figures bit for bit (tests/archive/test_ratings.py). Entering must be paused mea
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from replays import ratings as model
@@ -99,11 +100,13 @@ def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tup
     raise RatingsMoved(log.game_id)
 
 
-def recount(archive: Archive, game: str) -> int:
-    """Rebuild ``game``'s ratings from every archived log (see the module docstring). Returns how
-    many games were rated."""
+def recount(archive: Archive, game: str, order: Mapping[str, int] | None = None) -> int:
+    """Rebuild ``game``'s ratings from every archived log (see the module docstring), in the stored
+    rating order, or in ``order`` (rated game id -> place) when given. Returns how many games were
+    rated."""
     store = RatingStore(archive.redis)
-    order = store.rated_order(game)
+    if order is None:
+        order = store.rated_order(game)
     ids = archive.ids(newest_first=False)
     summaries = archive.summaries(ids)
     mine = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game]
@@ -124,6 +127,44 @@ def recount(archive: Archive, game: str) -> int:
         current.update({u.rater: Rating(u.mu, u.sigma, u.games) for u in write.raters})
         rated += 1
     return rated
+
+
+# A recount that saw games enter while it ran starts again, at most this many times in all.
+RECOUNT_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Recounted:
+    """What :func:`recount_while_quiet` did for one engine."""
+
+    game: str
+    rated: int  # rated games the ratings were rebuilt from
+    attempts: int  # recounts run (more than one: games entered while one ran)
+    quiet: bool  # the archive did not change during the last one (its figures are exact)
+    changed: bool  # the leaderboard differs from the one before (the incremental figures had drifted)
+
+
+def recount_while_quiet(archive: Archive, game: str, attempts: int = RECOUNT_ATTEMPTS) -> Recounted:
+    """:func:`recount`, for an operator (``python -m worker.ratings recount``): a game entering the
+    archive during a recount may be rated from a half-rebuilt rating, so the recount runs again
+    while the archive's version moved under it (then the late games are in the archive and in the
+    stored order, and the next pass takes them as the incremental updates did). Idempotent: on a
+    quiet archive a second run writes the very same figures (tests/archive/test_ratings_recount.py).
+    Stopping the workers and the janitor first makes one pass enough."""
+    store = RatingStore(archive.redis)
+    board_before = store.board(game, store.board_size(game) or 1)
+    # The order as the incremental updates left it, read once: a pass rewrites it, and a game that
+    # entered during a pass took its place among the games rebuilt so far, not after them all.
+    # Games absent from it (entered since) come after every game in it, by finish time.
+    order = store.rated_order(game)
+    rated, done, quiet = 0, 0, False
+    while done < max(1, attempts) and not quiet:
+        version = archive.version()
+        rated = recount(archive, game, order)
+        done += 1
+        quiet = archive.version() == version
+    board_after = store.board(game, store.board_size(game) or 1)
+    return Recounted(game, rated, done, quiet, board_after != board_before)
 
 
 class RatingService:
@@ -229,12 +270,64 @@ class RatingService:
 
     def predict_for_meta(self, meta: Mapping[str, str]) -> list[float] | None:
         """:meth:`predict` for a game's seats as its metadata names them (bound accounts, bots)."""
-        count = int(meta.get("seat_count") or 0)
-        raters: list[str | None] = []
-        for seat in range(count):
-            level = meta.get(f"bot:{seat}")
-            if meta.get(f"kind:{seat}") == "bot" and level:
-                raters.append(model.bot_rater(level))
-            else:
-                raters.append(meta.get(f"account:{seat}") or None)
-        return self.predict(meta["game"], raters)
+        return self.predict(meta["game"], seat_raters(meta))
+
+    def table(self, game_id: str, joining: str | None = None) -> dict[str, Any] | None:
+        """Each seat's player and current rating (the browser's table and lobby), a finished rated
+        game's ratings before and after, and while the game is not over ``predict_win`` when every
+        seat has a rater; ``joining`` (a handle) takes the first free seat for that prediction, the
+        chances of a game about to start if that player joins. None: no such game."""
+        found = load_meta(self.redis, game_id)
+        if found is None:
+            return None
+        meta = found.meta
+        game = meta["game"]
+        raters = seat_raters(meta)
+        known = [r for r in raters if r is not None]
+        current = priors_of(self.store.ratings(game, known))
+        finished = meta.get("status") == "finished"
+        (record,) = self.store.records(game, [game_id]) if finished else (None,)
+        names = self.names(known)
+        seats: list[dict[str, Any]] = []
+        for seat, rater in enumerate(raters):
+            row: dict[str, Any] = {
+                "seat": seat,
+                "player": names.get(rater) if rater else None,
+                "rating": (current.get(rater) or Rating()).shown() if rater else None,
+            }
+            if record is not None and seat < len(record["seats"]):
+                entry = model.history_entry(game_id, game, record["seats"][seat]["rater"], record)
+                row["before"], row["after"] = entry["before"], entry["after"]
+            seats.append(row)
+        answer: dict[str, Any] = {
+            "game_id": game_id,
+            "game": game,
+            "status": meta.get("status"),
+            "seats": seats,
+        }
+        if finished:
+            answer["rated"] = record is not None
+            return answer
+        prospective = list(raters)
+        joiner = self.rater_of(joining) if joining else None
+        if joiner is not None and joiner not in prospective and None in prospective:
+            prospective[prospective.index(None)] = joiner
+            answer["joining_seat"] = raters.index(None)
+        chances = self.predict(game, prospective)
+        if chances is not None:
+            answer["predict_win"] = chances
+        return answer
+
+
+def seat_raters(meta: Mapping[str, str]) -> list[str | None]:
+    """Each seat's rater as a game's metadata names it: a server bot's level, a bound account, else
+    None (a free or anonymous seat)."""
+    count = int(meta.get("seat_count") or 0)
+    raters: list[str | None] = []
+    for seat in range(count):
+        level = meta.get(f"bot:{seat}")
+        if meta.get(f"kind:{seat}") == "bot" and level:
+            raters.append(model.bot_rater(level))
+        else:
+            raters.append(meta.get(f"account:{seat}") or None)
+    return raters

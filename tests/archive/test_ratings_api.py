@@ -103,3 +103,49 @@ def test_the_annotated_export_gives_each_seat_s_rating_before_the_game(client, r
     history = client.get("/v1/ratings/toy/players/Ann").get_json()["history"]
     assert history[0]["game_id"] == ids[1]
     assert {k: before[0][k] for k in history[0]["before"]} == history[0]["before"] and before[0]["games"] == 1
+
+
+def test_a_game_s_ratings_give_each_seat_s_rating_and_the_chances_of_a_game_about_to_start(client):
+    """GET /v1/games/{id}/ratings: the table's and the lobby's figures. Open with one seat free, the
+    chances are those the summary will show once the player named by `joining` takes it."""
+    ann, bob = session(client, "Ann"), session(client, "Bob")
+    played = []
+    for _ in range(2):
+        game, t0, t1 = bound_game(client, ann, bob)
+        play_out(client, game, t0, t1)
+        played.append(game)
+    board = {row["player"]: row for row in client.get("/v1/ratings/toy").get_json()["leaders"]}
+    game = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 1}}).get_json()["id"]
+    client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(ann))
+    waiting = client.get(f"/v1/games/{game}/ratings").get_json()
+    assert [s["player"] for s in waiting["seats"]] == ["Ann", None] and waiting["seats"][1]["rating"] is None
+    assert waiting["seats"][0]["rating"]["ordinal"] == board["Ann"]["ordinal"]
+    assert "predict_win" not in waiting
+    joining = client.get(f"/v1/games/{game}/ratings?joining=bob").get_json()
+    assert joining["joining_seat"] == 1 and len(joining["predict_win"]) == 2
+    assert "predict_win" not in client.get(f"/v1/games/{game}/ratings?joining=Ann").get_json()  # seated
+    client.post(f"/v1/games/{game}/seats", json={"seat": 1}, headers=bearer(bob))
+    started = client.get(f"/v1/games/{game}/ratings").get_json()
+    assert started["predict_win"] == joining["predict_win"]
+    assert started["predict_win"] == client.get(f"/v1/games/{game}").get_json()["predict_win"]
+    # a finished rated game: each seat's rating before and after it, as the player's history says
+    done = client.get(f"/v1/games/{played[1]}/ratings").get_json()
+    assert done["rated"] is True and "predict_win" not in done
+    (newest, *_) = client.get("/v1/ratings/toy/players/Bob").get_json()["history"]
+    assert newest["game_id"] == played[1]
+    assert (done["seats"][1]["before"], done["seats"][1]["after"]) == (newest["before"], newest["after"])
+    # an anonymous seat has no rating, and the game is not rated
+    other = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 1}}).get_json()["id"]
+    client.post(f"/v1/games/{other}/seats", json={"name": "Ann", "seat": 0})
+    assert client.get(f"/v1/games/{other}/ratings").get_json()["seats"][0] == {
+        "seat": 0,
+        "player": None,
+        "rating": None,
+    }
+
+
+def test_a_game_s_ratings_refuse_unknown_games_and_options(client):
+    assert client.get("/v1/games/0000000000000000000x/ratings").get_json()["code"] == "GAME_NOT_FOUND"
+    game = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 1}}).get_json()["id"]
+    assert client.get(f"/v1/games/{game}/ratings?limit=3").status_code == 422
+    assert client.get(f"/v1/games/{game}/ratings?joining=nobody").status_code == 200  # no prediction
