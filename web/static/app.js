@@ -206,8 +206,11 @@ export async function loadGame(name) {
 // and the token must stay out of URLs): single-use, so every (re)connection asks for a new one and
 // resumes with ?after=<last version>. When the connection drops the page says "Reconnecting…" and
 // tries again (1 s, then every 2 s); once the stream is open again `onResync` reads the whole view
-// afresh, so nothing missed meanwhile is lost and no reload is needed. `onLost`: the token no longer
-// holds a seat (it moved to another device), so retrying would never succeed.
+// afresh, so nothing missed meanwhile is lost and no reload is needed. `onLost(reason)`: the token no
+// longer holds a seat, so retrying would never succeed. The server says so on the stream itself
+// (`event: revoked`, data {"reason": "token_rotated" | "seat_handed_to_bot"}: the seat's token was
+// replaced, by a device link used elsewhere or a resume through the account, or a bot took the
+// seat); a refused stream ticket (401/403) says it too, with reason null.
 export function follow(gameId, { token, after = 0, onEvent, onEnd, onResync, onLost }) {
   let last = after;
   let source = null;
@@ -238,7 +241,7 @@ export function follow(gameId, { token, after = 0, onEvent, onEnd, onResync, onL
           // The server answered: it is the seat that is gone, not the connection (the page goes
           // on as a spectator with a stream of its own, which must not inherit "Reconnecting...").
           if (down) { down = false; connection("live"); }
-          if (onLost) onLost(error);
+          if (onLost) onLost(null);
           return;
         }
         retry();
@@ -263,6 +266,16 @@ export function follow(gameId, { token, after = 0, onEvent, onEnd, onResync, onL
       stopped = true;
       mine.close();
       if (onEnd) onEnd();
+    });
+    // Not a dropped connection: reconnecting would only be refused (and would ask for a ticket
+    // with a token that no longer holds the seat), so the seat's stream stops here for good.
+    source.addEventListener("revoked", (message) => {
+      stopped = true;
+      mine.close();
+      let reason = null;
+      try { reason = JSON.parse(message.data).reason || null; } catch { /* said without a reason */ }
+      if (down) { down = false; connection("live"); }
+      if (onLost) onLost(reason);
     });
     const mine = source;
     source.onerror = () => {

@@ -154,11 +154,13 @@ async function main() {
     const seconds = Math.floor(ms / 1000);
     return ` · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
   };
+  let former = null; // the seat this page played until its token stopped holding it
   const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) => {
     const mine = claim && claim.seat === s.seat;
+    const was = !mine && former === s.seat;
     return h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Player ${s.seat + 1} (free)`,
       s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "",
-      mine ? (s.kind === "bot" ? " · was you, now a bot plays" : " · you") : "",
+      mine || was ? (s.kind === "bot" ? " · was you, now a bot plays" : mine ? " · you" : " · was you here, now played elsewhere") : "",
       h("span", { class: "clock" }, timeLeft(s.seat)));
   }));
   setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
@@ -167,10 +169,13 @@ async function main() {
   function seatEvents(item) {
     const event = item && item.event;
     if (event && event.type === "seat_handed_to_bot") summaryStale = true; // who plays it changed
-    if (!event || !claim || event.seat !== claim.seat) return;
+    // The seat's own stream ends before the events that hand it to a bot (`event: revoked`): they
+    // reach this page on its spectator's stream, for the seat it played (`former`).
+    const played = claim ? claim.seat : former;
+    if (!event || played === null || event.seat !== played) return;
     if (event.type === "seat_timed_out") {
       toast("Your time ran out: the game made a move for you.", { kind: "info", ms: 10000 });
-    } else if (event.type === "seat_handed_to_bot") {
+    } else if (event.type === "seat_handed_to_bot" && claim) { // else lost() said it already
       toast("After repeated timeouts a bot now plays your seat.", { kind: "info", ms: 15000 });
     }
   }
@@ -367,26 +372,51 @@ async function main() {
     try {
       await refresh();
     } catch (error) {
-      if (error.status === 401 && token) { lost(); return; }
+      // A read sent with the token just before the page stopped playing the seat: read again.
+      if (error.status === 401) { if (token) lost(null); else update(); return; }
       if (error.code !== "UNREACHABLE") showError(error);
       else connection("reconnecting");
       for (const button of controls.querySelectorAll("button:disabled")) button.disabled = false;
     }
   });
 
-  function lost() {
+  // The seat's token no longer holds the seat (`reason`: the stream's `event: revoked`, or null when
+  // a request was refused): the page stops playing it, for good, says why in words and what can be
+  // done, and goes on as a spectator.
+  let following = null;
+  async function lost(reason) {
+    if (!token) return; // said already (the stream and a refused request may both tell)
+    if (following) following.stop();
+    former = claim.seat;
     seats.forget(gameId);
     claim = null;
     token = null;
     controls.hidden = true;
     device.replaceChildren();
-    notice.hidden = false;
-    notice.textContent = "This seat now continues on another device (or its token was replaced): this page only watches.";
-    offerResume(notice, { keep: true });
-    setTitle();
     noticeTurn(false, "");
+    setTitle();
+    if (reason === null) {
+      try { summary = (await api(`/v1/games/${gameId}`)).data; } catch { /* the words below stay general */ }
+      const seat = summary.seats.find((s) => s.seat === former);
+      reason = seat && seat.kind === "bot" ? "seat_handed_to_bot" : "token_rotated";
+    }
+    notice.hidden = false;
+    notice.dataset.lost = reason;
+    if (reason === "seat_handed_to_bot") {
+      notice.replaceChildren(h("strong", {}, "A bot plays your seat now."),
+        " After repeated timeouts the game handed it to a bot, and this browser's token no longer holds it: this page only watches. ",
+        h("a", { href: "/" }, "Start or join another game"), ".");
+    } else {
+      notice.replaceChildren(h("strong", {}, "This seat's token was replaced."),
+        " The seat is now played on another device or in another browser (a device link was opened there, or the seat was resumed through its account), so this page stopped playing it and only watches. ",
+        "To play it here again, open \u201cContinue on another device\u201d on the device that plays it now and open its link here.");
+      offerResume(notice, { keep: true });
+    }
+    toast(reason === "seat_handed_to_bot" ? "A bot plays your seat now." : "This seat's token was replaced: it is played elsewhere now.",
+      { kind: "info", ms: 10000 });
+    drawSeats();
     update();
-    followGame(); // on as a spectator
+    following = followGame(); // on as a spectator
   }
 
   const followGame = () => follow(gameId, {
@@ -394,12 +424,12 @@ async function main() {
     onEvent: (item) => { seatEvents(item); update(); },
     onEnd: () => update(),
     onResync: () => { showError(null); update(); },
-    onLost: () => lost(),
+    onLost: (reason) => lost(reason),
   });
 
   drawSeats();
   await update();
-  followGame();
+  following = followGame();
   if (summary.status === "open") {
     // The stream carries events only once the game starts; until then, look for new players.
     const poll = setInterval(() => (summary.status === "open" ? update() : clearInterval(poll)), 2000);
