@@ -29,7 +29,6 @@ import logging
 import secrets
 import threading
 import time
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from service.identity import (
     SCOPES,
     SESSION_PREFIX,
     InsufficientScope,
+    fold_handle,
     is_account_token,
 )
 from store import timestamps
@@ -98,12 +98,6 @@ class TokenNotFound(errors.ServiceError):
 
 class TooManyStreams(errors.ServiceError):
     status, code, title = 429, "TOO_MANY_STREAMS", "Too many streams of this account are open"
-
-
-def fold_handle(handle: str) -> str:
-    """The form handles are compared in: NFC of the case fold of the NFC name, so "Ann", "ANN" and
-    "ann" (and their decomposed spellings) are one handle."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", handle).casefold())
 
 
 def _hash(token: str) -> str:

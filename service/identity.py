@@ -9,6 +9,7 @@ A token is an account's when it starts with one of :data:`ACCOUNT_TOKEN_PREFIXES
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Protocol
 
 from service.errors import InvalidToken, ServiceError
@@ -53,3 +54,9 @@ class IdentityResolver(Protocol):
         """The id of the account ``token`` belongs to, if the token is valid and has ``scope``;
         raises :class:`service.errors.InvalidToken` or :class:`InsufficientScope`."""
         ...
+
+
+def fold_handle(handle: str) -> str:
+    """The form handles are compared in: NFC of the case fold of the NFC name, so "Ann", "ANN" and
+    "ann" (and their decomposed spellings) are one handle."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", handle).casefold())

@@ -29,6 +29,7 @@ from typing import Any
 
 from replays import ratings as model
 from replays.ratings import Rating
+from service.identity import fold_handle
 from store.accounts import AccountStore, account_keys
 from store.archive import Archive, Counts, GameLog, finished_ms, load_meta, summary_of
 from store.ratings import RaterUpdate, RatingsMoved, RatingStore, RatingWrite
@@ -180,8 +181,6 @@ class RatingService:
         """The rater a player's name in a URL means: ``bot:<level>`` or an account's handle."""
         if model.is_bot(player):
             return player
-        from service.accounts import fold_handle
-
         account_id = self.accounts.account_for_handle(fold_handle(player))
         if account_id is None or self.accounts.record(account_id) is None:
             return None
