@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, send_file
+from flask import Blueprint, Flask, Response, abort, current_app, render_template, send_file
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import hook
+from games.base import Game, hook
 from replays.export import SEAT_COLOURS
 from service.errors import GameNotFound
 
@@ -62,7 +62,7 @@ def _page(page: str, title: str, status: int = 200, **data: Any) -> Response:
 
 
 @blp.get("/")
-def lobby():
+def lobby() -> Response:
     return _page("lobby", "Lobby")
 
 
@@ -83,58 +83,58 @@ def _game_page(page: str, title: str, game_id: str, **data: Any) -> Response:
 
 
 @blp.get("/play/<string:game_id>")
-def play(game_id: str):
+def play(game_id: str) -> Response:
     return _game_page("play", "Play", game_id, mode="play")
 
 
 @blp.get("/watch/<string:game_id>")
-def watch(game_id: str):
+def watch(game_id: str) -> Response:
     return _game_page("play", "Watch", game_id, mode="watch")
 
 
 @blp.get("/continue/<string:game_id>")
-def continue_on_this_device(game_id: str):
+def continue_on_this_device(game_id: str) -> Response:
     return _game_page("continue", "Continue on this device", game_id)
 
 
 @blp.get("/archive")
-def archive():
+def archive() -> Response:
     return _page("archive", "Archive")
 
 
 @blp.get("/replay/<string:game_id>")
-def replay(game_id: str):
+def replay(game_id: str) -> Response:
     return _game_page("replay", "Replay", game_id)
 
 
 @blp.get("/stats")
-def stats():
+def stats() -> Response:
     return _page("stats", "Statistics")
 
 
 @blp.get("/stats/players/<string:name>")
-def player_stats(name: str):
+def player_stats(name: str) -> Response:
     return _page("stats", f"Statistics of {name}", player=name)
 
 
 # Accounts (issue 31): the pages only hold forms and lists; the session token they get from
 # POST /v1/sessions is kept in this browser's localStorage (web/static/app.js, ``account``).
 @blp.get("/sign-in")
-def sign_in():
+def sign_in() -> Response:
     return _page("account", "Sign in", mode="sign-in")
 
 
 @blp.get("/sign-up")
-def sign_up():
+def sign_up() -> Response:
     return _page("account", "Create an account", mode="sign-up")
 
 
 @blp.get("/my-games")
-def my_games():
+def my_games() -> Response:
     return _page("mygames", "My games")
 
 
-def _game_or_404(name: str):
+def _game_or_404(name: str) -> Game[Any]:
     if name not in game_names():
         abort(404)
     return get_game(name)
@@ -148,7 +148,7 @@ EMPTY_BOARD = '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"></sv
 
 
 @blp.get("/web/games/<string:name>/renderer.js")
-def game_module(name: str):
+def game_module(name: str) -> Response:
     path = hook(_game_or_404(name), "web_module") or GENERIC_MODULE
     response = send_file(Path(path), mimetype="text/javascript", max_age=300)
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -156,7 +156,7 @@ def game_module(name: str):
 
 
 @blp.get("/web/games/<string:name>/board.svg")
-def board(name: str):
+def board(name: str) -> Response:
     template = hook(_game_or_404(name), "board_template")
     response = Response(template() if template is not None else EMPTY_BOARD, mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "public, max-age=300"
@@ -164,12 +164,12 @@ def board(name: str):
 
 
 @blp.get("/web/games/<string:name>/render.css")
-def game_css(name: str):
+def game_css(name: str) -> Response:
     css = getattr(_game_or_404(name), "render_css", "") or ""
     response = Response(css, mimetype="text/css")
     response.headers["Cache-Control"] = "public, max-age=300"
     return response
 
 
-def register(app) -> None:
+def register(app: Flask) -> None:
     app.register_blueprint(blp)

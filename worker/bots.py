@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rq import get_current_job
+from rq.job import Job
 
 from service import GameService, bot_turns
 from worker.stores import store_for
@@ -15,7 +16,8 @@ _services: dict[int, GameService] = {}
 def _service() -> GameService:
     """One GameService (and its state cache) per store in this process: the games of
     ``worker.stores``, the queue RQ runs the job from (``python -m worker``)."""
-    store = store_for(get_current_job().connection)
+    # Run by RQ only (``python -m worker``), so there is always a current job.
+    store = store_for(cast(Job, get_current_job()).connection)
     service = _services.get(id(store))
     if service is None or service.store is not store:
         service = _services[id(store)] = GameService(store)

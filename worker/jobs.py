@@ -6,7 +6,10 @@ own result key (nothing is duplicated).
 
 from __future__ import annotations
 
+from typing import cast
+
 from rq import get_current_job
+from rq.job import Job
 
 from service.archive import ArchiveService
 from service.jobs import Handler, JobService
@@ -32,7 +35,7 @@ def handlers(store: GameStore) -> dict[str, Handler]:
 
 def run(jid: str) -> str:
     """The entry point RQ runs, on the connection it was started with (``python -m worker``)."""
-    job = get_current_job()
+    job = cast(Job, get_current_job())  # RQ runs it: there is a current job
     store = store_for(job.connection)
     return JobService(store).run(
         jid, handlers(store), retries_left=lambda: bool(job.retries_left and job.retries_left > 0)
