@@ -14,7 +14,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -59,6 +59,25 @@ class MoveOutcome:
     view_json: bytes | None = None
 
 
+Answer = TypeVar("Answer")
+
+
+class _Move(NamedTuple):
+    """What stays the same over a move's attempts: who, what, and how it is decided."""
+
+    seat: int
+    token_hash: str
+    command: Mapping[str, Any]
+    expected: int | None
+    idem_field: str
+    fingerprint: str
+    game: Game[Any]
+    decide: Callable[[Any, int], list[dict[str, Any]]] | None
+    decide_and_evolve: Any
+    whole_answer: bool
+    timed_out: bool
+
+
 def meta_fields(game: Game[Any], state: Any, stamp: str, started: bool = False) -> dict[str, Any]:
     over = game.is_over(state)
     fields: dict[str, Any] = {
@@ -96,6 +115,27 @@ class GameCommands:
         self.remember_view = remember_view
         # ``events_appended``'s sender: the game service (receivers may call back into it).
         self.sender = sender
+
+    def _started(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> Entry:
+        """The game a change is decided on; GameNotStarted while seats are free (once the token
+        is checked on a fresh read: tokens of an open game are not cached)."""
+        entry = self.repository.entry(game_id)
+        if entry.cached.status == "open":
+            resolve_open = self.repository.reload(game_id)  # tokens of an open game are not cached
+            resolve(resolve_open.cached)
+            raise errors.GameNotStarted()
+        return entry
+
+    def _retrying(self, entry: Entry, attempt: Callable[[Entry], Answer | Entry]) -> Answer:
+        """The command path's one retry loop (moves, resigning, aborting, timeouts, rotations):
+        ``attempt`` decides and appends on ``entry``'s game and returns its answer, or the game to
+        decide on again; after MAX_DECIDE_ATTEMPTS of those the change is refused (Busy: 503)."""
+        for _ in range(MAX_DECIDE_ATTEMPTS):
+            outcome = attempt(entry)
+            if not isinstance(outcome, Entry):
+                return outcome
+            entry = outcome
+        raise errors.Busy()
 
     def submit_command(
         self,
@@ -160,60 +200,62 @@ class GameCommands:
         return self.rotate(game_id, self._resolve_token(token))
 
     def rotate(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> dict[str, Any]:
-        entry = self.repository.entry(game_id)
-        if entry.cached.status == "open":
-            resolve(self.repository.reload(game_id).cached)
-            raise errors.GameNotStarted()
-        for _ in range(MAX_DECIDE_ATTEMPTS):
-            cached = entry.cached
-            try:
-                seat, token_hash = resolve(cached)
-            except errors.InvalidToken:
-                if entry.fresh:
-                    raise
-                entry = self.repository.reload(game_id)
-                continue
-            if cached.status != "active":
-                raise errors.RuleRefusal(GameError("GAME_OVER", "The game is over."))
-            game = get_game(cached.name)
-            event = {"type": SEAT_TOKEN_ROTATED, "v": 1, "seat": seat}
-            state = game.evolve(cached.state, event)
-            version = cached.version + 1
-            fresh_token = new_token()
-            result = self.store.rotate_token(
-                game_id,
-                seat=seat,
-                token_hash=token_hash,
-                new_token_hash=hash_token(fresh_token),
-                expected_version=cached.version,
-                events=[event],
-                snapshot=snapshot_of(game, version, state),
-                meta=meta_fields(game, state, now_iso()),
+        entry = self._started(game_id, resolve)
+        return self._retrying(entry, lambda current: self._rotate_on(game_id, current, resolve))
+
+    def _rotate_on(
+        self, game_id: str, entry: Entry, resolve: Callable[[CachedGame], tuple[int, str]]
+    ) -> dict[str, Any] | Entry:
+        """One attempt of a rotation (``seat_token_rotated``, appended by the rotation script, which
+        swaps the seat's hash): its answer, or the game to decide on again. The token is checked
+        on each attempt's copy: a rotation elsewhere may have replaced it."""
+        cached = entry.cached
+        try:
+            seat, token_hash = resolve(cached)
+        except errors.InvalidToken:
+            if entry.fresh:
+                raise
+            return self.repository.reload(game_id)
+        if cached.status != "active":
+            raise errors.RuleRefusal(GameError("GAME_OVER", "The game is over."))
+        game = get_game(cached.name)
+        event = {"type": SEAT_TOKEN_ROTATED, "v": 1, "seat": seat}
+        state = game.evolve(cached.state, event)
+        version = cached.version + 1
+        fresh_token = new_token()
+        result = self.store.rotate_token(
+            game_id,
+            seat=seat,
+            token_hash=token_hash,
+            new_token_hash=hash_token(fresh_token),
+            expected_version=cached.version,
+            events=[event],
+            snapshot=snapshot_of(game, version, state),
+            meta=meta_fields(game, state, now_iso()),
+        )
+        if result.outcome == "ok":
+            hashes = {**cached.seat_hashes, seat: hash_token(fresh_token)}
+            new = CachedGame(
+                game_id=game_id,
+                name=cached.name,
+                version=version,
+                status=cached.status,
+                state=state,
+                seat_hashes=hashes,
+                seat_kinds=cached.seat_kinds,
+                bots=cached.bots,
+                clock=cached.clock,
+                prearranged=cached.prearranged,
+                seat_accounts=cached.seat_accounts,
             )
-            if result.outcome == "ok":
-                hashes = {**cached.seat_hashes, seat: hash_token(fresh_token)}
-                new = CachedGame(
-                    game_id=game_id,
-                    name=cached.name,
-                    version=version,
-                    status=cached.status,
-                    state=state,
-                    seat_hashes=hashes,
-                    seat_kinds=cached.seat_kinds,
-                    bots=cached.bots,
-                    clock=cached.clock,
-                    prearranged=cached.prearranged,
-                    seat_accounts=cached.seat_accounts,
-                )
-                self.cache.put(new)
-                self.live.deliver_local(game_id, cached.version, [event])  # its streams end now
-                self.notify(new, [event])
-                return {"game_id": game_id, "seat": seat, "token": fresh_token, "version": version}
-            if result.outcome == "bad_token":
-                self.cache.drop(game_id)
-                raise errors.InvalidToken()
-            entry = self.repository.reload(game_id)  # conflict or finished meanwhile: decide again
-        raise errors.Busy()
+            self.cache.put(new)
+            self.live.deliver_local(game_id, cached.version, [event])  # its streams end now
+            self.notify(new, [event])
+            return {"game_id": game_id, "seat": seat, "token": fresh_token, "version": version}
+        if result.outcome == "bad_token":
+            self.cache.drop(game_id)
+            raise errors.InvalidToken()
+        return self.repository.reload(game_id)  # conflict or finished meanwhile: decide again
 
     def submit_as_seat(
         self,
@@ -243,11 +285,11 @@ class GameCommands:
         timed_out: bool = False,
         minimal: bool = False,
     ) -> MoveOutcome:
-        entry = self.repository.entry(game_id)
-        if entry.cached.status == "open":
-            resolve_open = self.repository.reload(game_id)  # tokens of an open game are not cached
-            resolve(resolve_open.cached)
-            raise errors.GameNotStarted()
+        """The command path of a seat's change (a move, resign, abort, a timeout): ``resolve``
+        names the seat and the token hash the append checks; ``decide`` (else the engine's) the
+        events. Decided on the cached game, appended with its follow-up actions, retried on a
+        newer copy after a lost race (:meth:`_retrying`)."""
+        entry = self._started(game_id, resolve)
         try:
             try:
                 seat, token_hash = resolve(entry.cached)
@@ -275,136 +317,160 @@ class GameCommands:
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
         decide_and_evolve = hook(game, "decide_and_evolve") if decide is None else None
         whole_answer = not minimal or bool(idem_field)
+        move = _Move(
+            seat,
+            token_hash,
+            command,
+            expected,
+            idem_field,
+            fingerprint,
+            game,
+            decide,
+            decide_and_evolve,
+            whole_answer,
+            timed_out,
+        )
+        return self._retrying(entry, lambda current: self._move_on(game_id, current, move))
 
-        for _ in range(MAX_DECIDE_ATTEMPTS):
-            cached = entry.cached
-            if expected is not None and expected != cached.version:
-                if not entry.fresh:
-                    entry = self.repository.reload(game_id)
-                    continue
-                replayed = self._replay(game_id, idem_field, fingerprint)
-                if replayed:
-                    return replayed
-                if idem_field and cached.status == "finished":
-                    raise errors.RetryAfterFinish(cached.version)
-                raise errors.VersionConflict(cached.version)
-            try:
-                if decide_and_evolve is not None:
-                    events, state = decide_and_evolve(cached.state, seat, dict(command))
-                elif decide is not None:
-                    events = decide(cached.state, seat)
-                    state = fold(game, events, cached.state)
-                else:
-                    events = game.decide(cached.state, seat, dict(command))
-                    state = fold(game, events, cached.state)
-            except GameError as err:
-                # A refusal decided on a cached state may be stale: only a fresh one is final.
-                if not entry.fresh:
-                    entry = self.repository.reload(game_id)
-                    continue
-                replayed = self._replay(game_id, idem_field, fingerprint)
-                if replayed:
-                    return replayed
-                if idem_field and cached.status == "finished":
-                    raise errors.RetryAfterFinish(cached.version) from None
-                raise errors.RuleRefusal(err) from None
-            kinds, bots, clock = cached.seat_kinds, cached.bots, None
-            if cached.clock is not None:
-                kinds, bots, clock, handover = self._next_clock(game, cached, state, seat, timed_out)
-                if handover is not None:
-                    events = [*events, handover]
-                    state = game.evolve(state, handover)
-            version = cached.version + len(events)
-            stamp = now_iso()
-            meta = meta_fields(game, state, stamp)
-            if clock is not None:
-                meta["clock"] = clock
-                if kinds is not cached.seat_kinds:
-                    meta[f"kind:{seat}"], meta[f"bot:{seat}"] = "bot", bots[seat]
-            new = CachedGame(
-                game_id=game_id,
-                name=cached.name,
-                version=version,
-                status=meta["status"],
-                state=state,
-                seat_hashes=cached.seat_hashes,
-                seat_kinds=kinds,
-                bots=bots,
-                clock=clock,
-                prearranged=cached.prearranged,
-                seat_accounts=cached.seat_accounts,
-            )
-            body: dict[str, Any] = {"game_id": game_id, "version": version}
-            if whole_answer:
-                body["events"] = [
-                    {"version": cached.version + i + 1, "event": game.redact(event, seat)}
-                    for i, event in enumerate(events)
-                ]
-                body["view"] = GameView(
-                    game, game_id, version, new.status, seat, state, clock, new.prearranged
-                ).to_dict()
-            followups = actions_for(game, state, version, new.status != cached.status, bots)
-            if cached.seat_accounts and (new.status != cached.status or _turn_moved(cached, game, meta)):
-                followups["accounts"] = version  # an account's turn or game's end: its feed says so
-            # Rewritten at every change of status and when the change crosses a multiple of the
-            # interval; in between, the stored snapshot stays behind and a load folds the events
-            # after it (store.scripts.SNAPSHOT_INTERVAL).
-            snapshot_due = (
-                new.status != cached.status
-                or version // SNAPSHOT_INTERVAL != cached.version // SNAPSHOT_INTERVAL
-            )
-            result = self.store.append(
-                game_id,
-                expected_version=cached.version,
-                events=events,
-                snapshot=snapshot_of(game, version, state) if snapshot_due else None,
-                meta=meta,
-                seat=seat if token_hash else None,
-                token_hash=token_hash,
-                idempotency_field=idem_field,
-                fingerprint=fingerprint,
-                response={"status": 200, "body": body} if idem_field else None,
-                followups=followups,
-            )
-            if result.outcome == "ok":
-                self.cache.put(new)
-                fault_point("after_commit")
-                self.live.deliver_local(game_id, cached.version, events)
-                if followups:
-                    self.followups.run(game_id, followups)
-                self.schedule_clock(new)
-                self.notify(new, events)
-                view_json = None
-                if "view" in body and clock is None:
-                    # The seat's own view stream sends these very bytes (a timed view's clock is
-                    # computed at each send: nothing to share).
-                    view_json = self.remember_view((game_id, version, seat), orjson.dumps(body["view"]))
-                return MoveOutcome(200, body, seat=seat, view_json=view_json)
-            if result.outcome == "replay":
-                stored = result.response
-                assert stored is not None, "the append script returns the stored response with 'replay'"
-                return MoveOutcome(stored["status"], stored["body"], replayed=True, seat=seat)
-            if result.outcome == "idem_mismatch":
-                raise errors.IdempotencyKeyReused()
-            if result.outcome == "bad_token":
-                self.cache.drop(game_id)
-                raise errors.InvalidToken()
-            if result.outcome == "not_found":
-                self.cache.drop(game_id)
-                raise errors.GameNotFound()
-            if result.outcome == "conflict" and expected is not None:
-                raise errors.VersionConflict(result.version)
-            if result.outcome == "conflict" and result.snapshot is not None and cached.clock is None:
-                current = self.repository.from_snapshot(cached, game, result.snapshot, result.tail)
-                if current.version == result.version:
-                    entry = Entry(current, fresh=True)
-                    self.cache.put(current)
-                    continue
-            # not_active (finished meanwhile), a conflict whose snapshot and events do not reach the
-            # current version, or a timed game (its clock is in the metadata, not in the snapshot):
-            # read everything again.
-            entry = self.repository.reload(game_id)
-        raise errors.Busy()
+    def _move_on(self, game_id: str, entry: Entry, move: _Move) -> MoveOutcome | Entry:
+        """One attempt of a move: decided on ``entry``'s game and appended. Returns its answer, or
+        the game to decide on again (a refusal or version decided on a stale copy, a lost race)."""
+        (
+            seat,
+            token_hash,
+            command,
+            expected,
+            idem_field,
+            fingerprint,
+            game,
+            decide,
+            decide_and_evolve,
+            whole_answer,
+            timed_out,
+        ) = move
+        cached = entry.cached
+        if expected is not None and expected != cached.version:
+            if not entry.fresh:
+                return self.repository.reload(game_id)
+            replayed = self._replay(game_id, idem_field, fingerprint)
+            if replayed:
+                return replayed
+            if idem_field and cached.status == "finished":
+                raise errors.RetryAfterFinish(cached.version)
+            raise errors.VersionConflict(cached.version)
+        try:
+            if decide_and_evolve is not None:
+                events, state = decide_and_evolve(cached.state, seat, dict(command))
+            elif decide is not None:
+                events = decide(cached.state, seat)
+                state = fold(game, events, cached.state)
+            else:
+                events = game.decide(cached.state, seat, dict(command))
+                state = fold(game, events, cached.state)
+        except GameError as err:
+            # A refusal decided on a cached state may be stale: only a fresh one is final.
+            if not entry.fresh:
+                return self.repository.reload(game_id)
+            replayed = self._replay(game_id, idem_field, fingerprint)
+            if replayed:
+                return replayed
+            if idem_field and cached.status == "finished":
+                raise errors.RetryAfterFinish(cached.version) from None
+            raise errors.RuleRefusal(err) from None
+        kinds, bots, clock = cached.seat_kinds, cached.bots, None
+        if cached.clock is not None:
+            kinds, bots, clock, handover = self._next_clock(game, cached, state, seat, timed_out)
+            if handover is not None:
+                events = [*events, handover]
+                state = game.evolve(state, handover)
+        version = cached.version + len(events)
+        stamp = now_iso()
+        meta = meta_fields(game, state, stamp)
+        if clock is not None:
+            meta["clock"] = clock
+            if kinds is not cached.seat_kinds:
+                meta[f"kind:{seat}"], meta[f"bot:{seat}"] = "bot", bots[seat]
+        new = CachedGame(
+            game_id=game_id,
+            name=cached.name,
+            version=version,
+            status=meta["status"],
+            state=state,
+            seat_hashes=cached.seat_hashes,
+            seat_kinds=kinds,
+            bots=bots,
+            clock=clock,
+            prearranged=cached.prearranged,
+            seat_accounts=cached.seat_accounts,
+        )
+        body: dict[str, Any] = {"game_id": game_id, "version": version}
+        if whole_answer:
+            body["events"] = [
+                {"version": cached.version + i + 1, "event": game.redact(event, seat)}
+                for i, event in enumerate(events)
+            ]
+            body["view"] = GameView(
+                game, game_id, version, new.status, seat, state, clock, new.prearranged
+            ).to_dict()
+        followups = actions_for(game, state, version, new.status != cached.status, bots)
+        if cached.seat_accounts and (new.status != cached.status or _turn_moved(cached, game, meta)):
+            followups["accounts"] = version  # an account's turn or game's end: its feed says so
+        # Rewritten at every change of status and when the change crosses a multiple of the
+        # interval; in between, the stored snapshot stays behind and a load folds the events
+        # after it (store.scripts.SNAPSHOT_INTERVAL).
+        snapshot_due = (
+            new.status != cached.status or version // SNAPSHOT_INTERVAL != cached.version // SNAPSHOT_INTERVAL
+        )
+        result = self.store.append(
+            game_id,
+            expected_version=cached.version,
+            events=events,
+            snapshot=snapshot_of(game, version, state) if snapshot_due else None,
+            meta=meta,
+            seat=seat if token_hash else None,
+            token_hash=token_hash,
+            idempotency_field=idem_field,
+            fingerprint=fingerprint,
+            response={"status": 200, "body": body} if idem_field else None,
+            followups=followups,
+        )
+        if result.outcome == "ok":
+            self.cache.put(new)
+            fault_point("after_commit")
+            self.live.deliver_local(game_id, cached.version, events)
+            if followups:
+                self.followups.run(game_id, followups)
+            self.schedule_clock(new)
+            self.notify(new, events)
+            view_json = None
+            if "view" in body and clock is None:
+                # The seat's own view stream sends these very bytes (a timed view's clock is
+                # computed at each send: nothing to share).
+                view_json = self.remember_view((game_id, version, seat), orjson.dumps(body["view"]))
+            return MoveOutcome(200, body, seat=seat, view_json=view_json)
+        if result.outcome == "replay":
+            stored = result.response
+            assert stored is not None, "the append script returns the stored response with 'replay'"
+            return MoveOutcome(stored["status"], stored["body"], replayed=True, seat=seat)
+        if result.outcome == "idem_mismatch":
+            raise errors.IdempotencyKeyReused()
+        if result.outcome == "bad_token":
+            self.cache.drop(game_id)
+            raise errors.InvalidToken()
+        if result.outcome == "not_found":
+            self.cache.drop(game_id)
+            raise errors.GameNotFound()
+        if result.outcome == "conflict" and expected is not None:
+            raise errors.VersionConflict(result.version)
+        if result.outcome == "conflict" and result.snapshot is not None and cached.clock is None:
+            current = self.repository.from_snapshot(cached, game, result.snapshot, result.tail)
+            if current.version == result.version:
+                self.cache.put(current)
+                return Entry(current, fresh=True)
+        # not_active (finished meanwhile), a conflict whose snapshot and events do not reach the
+        # current version, or a timed game (its clock is in the metadata, not in the snapshot):
+        # read everything again.
+        return self.repository.reload(game_id)
 
     # -- clocks -----------------------------------------------------------------------------------
     @staticmethod
