@@ -42,8 +42,7 @@ from service.repository import now_iso as now_iso
 from service.repository import now_ms as now_ms
 from service.seats import ClaimOutcome as ClaimOutcome
 from service.seats import SeatClaims
-from store import GameStore, connect, queue_connection
-from store.live import EventsReader
+from store import GameStore, connect, parts, queue_connection
 
 # Conventional configuration keys that decide hidden information (the shuffles): secret until the
 # game is over unless the engine says otherwise with an optional ``public_config(config)`` hook.
@@ -88,7 +87,7 @@ class GameService:
         self.cache = self.repository.cache
         self.followups = FollowUps(self)
         self.live = LiveHub(
-            EventsReader(store.redis), on_news=self.repository.advance, block_seconds=live_block_seconds
+            parts.events_reader(store), on_news=self.repository.advance, block_seconds=live_block_seconds
         )
         self.queries = GameQueries(self.repository, self.live)
         self.commands = GameCommands(
