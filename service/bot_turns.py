@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any
 from bots import choose_move, seeded_rng
 from games import get_game
 from service import errors as service_errors
-from store import GameStore
-from store.outbox import Outbox
+from store import GameStore, parts
 
 if TYPE_CHECKING:
     from service.ports import GameAccess
@@ -67,7 +66,7 @@ def job_id(game_id: str, version: int) -> str:
 def enqueue_bot_turns(store: GameStore, game_id: str, version: int) -> str | None:
     """Enqueue the bot job for ``game_id`` at ``version``; ``None`` when one was already enqueued
     for that version (a SET NX marker in the game's slot makes this atomic across processes)."""
-    outbox = Outbox(store.redis)
+    outbox = parts.outbox(store)
     jid = job_id(game_id, version)
     if not outbox.mark_bot_job(game_id, version, jid, ENQUEUE_MARKER_TTL_SECONDS, replace=False):
         return None
@@ -88,7 +87,7 @@ def _job_alive(store: GameStore, jid: str) -> bool:
         # A job a worker took with BLMOVE and then died sits in RQ's intermediate list, still
         # "queued", until RQ's maintenance pass (many minutes later): only the queue itself counts.
         return queues.waiting_in(QUEUE, jid)
-    return status == "started" and Outbox(store.redis).bot_lease_alive(queues.first_arg(jid))
+    return status == "started" and parts.outbox(store).bot_lease_alive(queues.first_arg(jid))
 
 
 def bot_followup(service: GameAccess, game_id: str, value: str) -> bool:
@@ -106,7 +105,7 @@ def bot_followup(service: GameAccess, game_id: str, value: str) -> bool:
     if not any(seat in cached.bots for seat in game.awaiting(cached.state)):
         return True
     store = service.store
-    outbox = Outbox(store.redis)
+    outbox = parts.outbox(store)
     if outbox.bot_lease_alive(game_id):
         return False  # a job is playing this game right now
     if enqueue_bot_turns(store, game_id, cached.version) is not None:
@@ -142,7 +141,7 @@ def play_bot_turns(service: GameAccess, game_id: str) -> dict[str, Any]:
     job acts on the current state, whatever version triggered it). Returns ``{"moves": n,
     "version": v, "status": s}``.
     """
-    outbox = Outbox(service.store.redis)
+    outbox = parts.outbox(service.store)
     token = _playing.set(game_id)
     moves = attempts = 0
     try:

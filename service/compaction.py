@@ -24,9 +24,7 @@ from dataclasses import dataclass, field
 
 from games import get_game
 from replays import core
-from store import GameStore, timestamps
-from store.archive import Archive, load_log
-from store.compact import CompactionQueue, Compactor
+from store import GameStore, parts, timestamps
 from store.outbox import now_ms
 
 log = logging.getLogger(__name__)
@@ -48,11 +46,10 @@ class CompactionReport:
 
 class Compaction:
     def __init__(self, store: GameStore):
-        client = store.redis
-        self.redis = client
-        self.queue = CompactionQueue(client)
-        self.compactor = Compactor(client)
-        self.archive = Archive(client)
+        self.store = store
+        self.queue = parts.compaction_queue(store)
+        self.compactor = parts.compactor(store)
+        self.archive = parts.archive(store)
 
     def schedule(self, game_id: str, finished: str | None) -> None:
         """Compact ``game_id`` (finished at ``finished``, ISO) once its delay is over."""
@@ -79,7 +76,7 @@ class Compaction:
     def compact(self, game_id: str) -> str:
         """Compact one finished game now: ``compacted`` (now or before), ``gone`` (no such game, or
         not finished), ``refused`` (its log does not verify), or ``left`` (try again later)."""
-        found = load_log(self.redis, game_id)
+        found = parts.load_log(self.store, game_id)
         if found is None or not found.finished:
             return "gone"
         if found.meta.get("compacted"):

@@ -43,9 +43,7 @@ from service.compaction import Compaction
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder
 from service.webhooks import game_status_changed
-from store.archive import Archive, load_log
-from store.outbox import Outbox
-from store.webhooks import WebhookStore
+from store import parts
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +102,7 @@ class RunReport:
 class FollowUps:
     def __init__(self, service: GameAccess):
         self.service = service
-        self.outbox = Outbox(service.store.redis)
+        self.outbox = parts.outbox(service.store)
 
     def run(self, game_id: str, recorded: Mapping[str, Any] | None = None) -> RunReport:
         """Carry out the pending actions of ``game_id``; never raises (the change is committed).
@@ -182,19 +180,18 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
 
 def _tell_game_webhooks(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
     # issue 33: a game's start and end, for its creator's game-wide webhooks (idempotent)
-    game_status_changed(WebhookStore(service.store.redis), game_id, meta)
+    game_status_changed(parts.webhooks(service.store), game_id, meta)
 
 
 def archive_game(service: StoreHolder, game_id: str, value: str) -> bool:
-    client = service.store.redis
-    found = load_log(client, game_id)
+    found = parts.load_log(service.store, game_id)
     if found is None or not found.finished:
         return True
     # Every finished game is compacted a while later (service.compaction), archived or not.
     Compaction(service.store).schedule(game_id, found.meta.get("finished"))
     if (found.result or {}).get("rated") is False:
         return True  # an aborted game is verified, never archived
-    enter_archive(Archive(client), found)  # with its statistics (service.aggregates)
+    enter_archive(parts.archive(service.store), found)  # with its statistics (service.aggregates)
     return True
 
 
