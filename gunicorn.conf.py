@@ -14,17 +14,17 @@ gunicorn's parser is strict and refuses such a request with 400 (tests/api/test_
 ``GUNICORN_WORKER_CLASS=gevent_pywsgi`` still selects the other one; run it only behind a
 front-end that normalises requests.
 
-The default class is ``api.affinity.GameAffineWorker``: that gevent worker, which passes each new
+The default class is ``api.edge.affinity.GameAffineWorker``: that gevent worker, which passes each new
 connection whose first request names a game to the one worker that owns the game, so a game's
 streams are followed by one process rather than by every worker (see its docstring for the figures),
-and answers ordinary moves from the parsed request, in front of WSGI (``api.move_worker``).
+and answers ordinary moves from the parsed request, in front of WSGI (``api.edge.move_worker``).
 ``GUNICORN_WORKER_CLASS=gevent`` is the same worker without either.
 """
 
 import multiprocessing
 import os
 
-GAME_AFFINE_WORKER = "api.affinity.GameAffineWorker"
+GAME_AFFINE_WORKER = "api.edge.affinity.GameAffineWorker"
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS", GAME_AFFINE_WORKER)
 
 if worker_class.startswith("gevent") or worker_class == GAME_AFFINE_WORKER:

@@ -80,9 +80,9 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": 0,
     "RATE_LIMIT_STRATEGY": "fixed-window",
     **ratelimit.LIMIT_SETTINGS,
-    # Ordinary moves answered in front of Flask (api/move_path.py); off: every move through Flask.
+    # Ordinary moves answered in front of Flask (api/edge/move_path.py); off: every move through Flask.
     "MOVE_FAST_PATH": True,
-    # View streams written by the live reader itself where the server allows it (api/view_push.py).
+    # View streams written by the live reader itself where the server allows it (api/edge/view_push.py).
     "VIEW_STREAM_PUSH": True,
     # Argon2id parameters of account passwords (an argon2.Parameters; None: argon2-cffi's
     # recommended ones, RFC 9106's low-memory profile, service.accounts.PASSWORD_PROFILE).
@@ -90,6 +90,16 @@ DEFAULTS: dict[str, Any] = {
     # How often an open GET /v1/me/stream looks at its account's feed (service.accounts).
     "ACCOUNT_STREAM_POLL_SECONDS": 1.0,
 }
+
+
+def _cors_headers(app: Flask, cors_options: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """What flask-cors adds to the answer of a request without Origin (the only kind the move fast
+    path answers), asked of flask-cors itself so the two paths cannot differ."""
+    from flask_cors.core import get_cors_headers, get_cors_options
+    from werkzeug.datastructures import Headers
+
+    cors = get_cors_headers(get_cors_options(app, cors_options), Headers(), "POST")
+    return list(cors.items(multi=True))
 
 
 def _switch(value: str) -> bool:
@@ -312,17 +322,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     import web
 
     web.register(app)
-    if app.config["MOVE_FAST_PATH"]:
-        from flask_cors.core import get_cors_headers, get_cors_options
-        from werkzeug.datastructures import Headers
+    from api import edge  # the play edge: only the factory imports it (docs/architecture.md)
 
-        from api.move_path import MovePath
-
-        # What flask-cors adds to the answer of a request without Origin (the only kind the hot
-        # path answers), asked of flask-cors itself so the two paths cannot differ.
-        cors = get_cors_headers(get_cors_options(app, cors_options), Headers(), "POST")
-        # Outside ProxyFix too: a move's answer depends on its token, never on the client's address.
-        app.wsgi_app = MovePath(app, app.wsgi_app, list(cors.items(multi=True)))  # type: ignore[method-assign]
+    edge.install(app, lambda: _cors_headers(app, cors_options))
     return app
 
 

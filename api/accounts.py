@@ -13,9 +13,9 @@ import re
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api import view_push
 from api.common import Blueprint, bearer_token, json_response, parse_bearer, service
 from api.problems import ProblemError
+from api.transport import PLAIN, HangUpWatch, transport
 from schemas.accounts import (
     AccountSchema,
     CreateAccountRequest,
@@ -232,17 +232,25 @@ class MyStream(MethodView):
         svc = accounts()
         stream_id = svc.open_stream(who)
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        sock = request.environ.get("gunicorn.socket")
-        response = Response(_sse(svc, who, stream_id, after, heartbeat, sock), mimetype="text/event-stream")
+        watch = transport().hang_up_watch(request.environ, lambda: None)
+        response = Response(_sse(svc, who, stream_id, after, heartbeat, watch), mimetype="text/event-stream")
         response.headers.update({**NO_STORE, "Vary": "Authorization", "X-Accel-Buffering": "no"})
         return response
 
 
-def _sse(svc: AccountService, who: Identity, stream_id: str, after: str | None, heartbeat: float, sock=None):
-    """With gunicorn's socket (``sock``) the stream ends, and gives its lease back, within a poll of
-    its client hanging up (``view_push.HangUpWatch``), not at its next write."""
+def _sse(
+    svc: AccountService,
+    who: Identity,
+    stream_id: str,
+    after: str | None,
+    heartbeat: float,
+    watch: HangUpWatch | None = None,
+):
+    """With a ``watch`` on its client (the transport's, which under gunicorn watches its socket) the
+    stream ends, and gives its lease back, within a poll of its client hanging up, not at its next
+    write."""
     yield b"retry: 3000\n: following your games\n\n"
-    with view_push.HangUpWatch(sock, lambda: None) as client:
+    with watch or PLAIN.hang_up_watch({}, lambda: None) as client:
         for item in svc.stream(who, stream_id, after, heartbeat, gone=lambda: client.gone):
             if item is None:
                 yield b": heartbeat\n\n"

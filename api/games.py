@@ -5,18 +5,20 @@ move) serialise with orjson directly; the marshmallow response schemas document 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
-from api import affinity, view_push
+from api import sse
 from api.accounts import claimant
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
 from api.moves import IDEMPOTENCY_KEY, IF_MATCH_PATTERN, answer_move, well_formed_move
 from api.problems import ProblemError
-from api.view_push import PushedViewStream
+from api.transport import PLAIN, HangUpWatch, transport
 from api.webhooks import note_creator
 from schemas.games import (
     LAST_EVENT_ID_PATTERN,
@@ -127,7 +129,7 @@ class Games(MethodView):
     def post(self, body):
         """Create a game (seats free, except those given to bots)."""
         summary = service().create_game(
-            body["game"], body["config"], body["bots"], body.get("clock"), placed=affinity.placement()
+            body["game"], body["config"], body["bots"], body.get("clock"), placed=transport().placement()
         )
         note_creator(summary["id"])  # issue 33: its creator may subscribe to the whole game
         location = url_for("games.Game", game_id=summary["id"])
@@ -379,8 +381,8 @@ class Stream(MethodView):
             after = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         timed = cached.clock is not None
-        sock = request.environ.get("gunicorn.socket")
-        return _event_stream(_sse(svc, game_id, cached.name, grant, after or 0, heartbeat, timed, sock))
+        watch = functools.partial(transport().hang_up_watch, request.environ)
+        return _event_stream(_sse(svc, game_id, cached.name, grant, after or 0, heartbeat, timed, watch))
 
 
 @blp.route("/<string:game_id>/view/stream")
@@ -423,9 +425,7 @@ class ViewStream(MethodView):
             known = query.get("after")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         body = _view_sse(svc, game_id, grant, known, heartbeat, current)
-        if not current_app.config["VIEW_STREAM_PUSH"]:
-            return _event_stream(body)
-        return _event_stream(PushedViewStream(body, svc, game_id, grant, known, heartbeat, current))
+        return _event_stream(transport().view_stream(body, svc, game_id, grant, known, heartbeat, current))
 
 
 def _stream_viewer(svc, game_id: str, query) -> tuple[StreamGrant, Any]:
@@ -517,12 +517,13 @@ def _sse(
     after: int,
     heartbeat: float,
     timed: bool = False,
-    sock: Any = None,
+    watch: Callable[[Callable[[], None]], HangUpWatch] | None = None,
 ):
     """Events after ``after``, from the process's live listener (no Redis connection of its own).
     A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
-    batch of events. With gunicorn's socket (``sock``) the stream ends as soon as its client hangs
-    up, not at its next write (``view_push.HangUpWatch``). A seat's stream ends with ``event:
+    batch of events. With a ``watch`` on its client (the transport's ``hang_up_watch``, which under
+    gunicorn watches its socket) the stream ends as soon as its client hangs up, not at its next
+    write. A seat's stream ends with ``event:
     revoked`` (and nothing it would have been sent since) once its token is no longer the seat's."""
     seat = grant.seat
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
@@ -531,7 +532,7 @@ def _sse(
     last = after
     with (
         svc.follow(game_id, after) as subscription,
-        view_push.HangUpWatch(sock, subscription.interrupt) as client,
+        (watch or _no_watch)(subscription.interrupt) as client,
     ):
         while not client.gone:
             items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, subscription, name)
@@ -540,7 +541,7 @@ def _sse(
             if items and status != "finished":
                 revoked = svc.stream_revocation(game_id, grant, items[-1]["version"])
                 if revoked is not None:
-                    yield view_push.revoked_message(revoked)
+                    yield sse.revoked_message(revoked)
                     return
             chunks = []
             for item in items:
@@ -557,21 +558,25 @@ def _sse(
                 yield b": heartbeat\n\n"
 
 
+def _no_watch(wake: Callable[[], None]) -> HangUpWatch:
+    return PLAIN.hang_up_watch({}, wake)
+
+
 def _view_sse(svc, game_id: str, grant: StreamGrant, known: int | None, heartbeat: float, current=None):
     """The viewer's view now and after every change; each message is a whole view, encoded once per
     process for this viewer and version (never for another viewer). ``current``: the game as the
     request that authenticated the viewer read it (``GameService.open_view_stream``). Ends with
     ``event: revoked`` once the seat's token is no longer the one that opened the stream."""
-    yield view_push.RETRY
+    yield sse.RETRY
     last = None
     for update in svc.view_updates(game_id, grant, known, heartbeat, current):
         if update is None:
-            yield view_push.HEARTBEAT
+            yield sse.HEARTBEAT
             continue
         if update.revoked is not None:
-            yield view_push.revoked_message(update.revoked)
+            yield sse.revoked_message(update.revoked)
             return
         last = update
-        yield view_push.view_message(update)
+        yield sse.view_message(update)
     if last is None or last.status == "finished":
-        yield view_push.END
+        yield sse.END

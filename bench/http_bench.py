@@ -12,7 +12,7 @@ Phases, each bounded in time: warm-up; health (every client thread loops ``GET /
 for each mode a games phase followed by health again. Games: every client thread plays whole games
 one after the other (create, claim every seat, then random legal moves until the game is over); a
 game's claims and moves go on a connection of the game's own, as a seat's client's do, so the server
-can serve it in the game's worker (api/affinity.py; ``--shared-connection``: one connection per
+can serve it in the game's worker (api/edge/affinity.py; ``--shared-connection``: one connection per
 thread for everything, as before). ``poll``: the awaited seat GETs its view, then POSTs its move.
 ``stream``: every seat follows ``GET /view/stream`` and the awaited seat POSTs its move with
 ``Prefer: return=minimal`` (no view GET; the cycle ends when every seat's stream has delivered the
@@ -398,7 +398,7 @@ def games_phase(
                     games_started[0] += 1
                 # A game's seats claim and move on a connection of the game's own (as a seat's
                 # client does: its first request names the game, so the server can place it with
-                # the game's streams, api/affinity.py), unless --shared-connection.
+                # the game's streams, api/edge/affinity.py), unless --shared-connection.
                 seats = None if shared_connection else Client(base_url)
                 try:
                     if streamed:
@@ -558,7 +558,7 @@ def format_cpu(cost: dict[str, float], count: int, unit: str) -> str:
 
 def format_load(cost: dict[str, float], elapsed: float) -> str:
     """How busy the machine was in a phase (this client, the web processes and Redis, in cores) and
-    how evenly the web workers shared their CPU: a game is served by one worker (api/affinity.py),
+    how evenly the web workers shared their CPU: a game is served by one worker (api/edge/affinity.py),
     so games placed unevenly leave a core idle while the other is the bottleneck."""
     busy = sum(value for key, value in cost.items() if key in ("client", "web", "redis")) / elapsed
     shares = worker_shares(cost)
@@ -897,7 +897,7 @@ def main(argv: list[str] | None = None) -> int:
         health_phases: list[tuple[int, float, dict[str, float]]] = []  # (requests, rate, CPU)
 
         def measure_health() -> None:
-            # The server places a new connection by the connections each worker holds (api/affinity.py):
+            # The server places a new connection by the connections each worker holds (api/edge/affinity.py):
             # give it the moment it takes to see the last phase's connections close, or the health
             # clients, all connecting at once, are placed by stale counts and one worker gets most.
             time.sleep(SETTLE_SECONDS)

@@ -21,11 +21,11 @@ PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 # distribution -> the product modules that lean on its internals
 ADAPTERS = {
-    "gunicorn": ("api.move_worker", "api.view_push", "api.affinity"),
+    "gunicorn": ("api.edge.move_worker", "api.edge.view_push", "api.edge.affinity"),
     "redis": ("store.pool", "store.cluster"),
     "flask-smorest": ("api", "api.common"),
     "webargs": ("api.common", "api.games"),
-    "flask-limiter": ("api.ratelimit", "api.move_path"),
+    "flask-limiter": ("api.ratelimit", "api.edge.move_path"),
     "flask-cors": ("api",),
 }
 

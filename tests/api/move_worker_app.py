@@ -1,8 +1,8 @@
 """WSGI entry point for tests/api/test_move_worker.py: the gunicorn test app, whose every answer that
 went through WSGI says so in a header (``X-Answered-Through: wsgi``), so a test can tell the worker's
-own answers (api/move_worker.py) from those of WSGI (Flask's, and MovePath's in front of it)."""
+own answers (api/edge/move_worker.py) from those of WSGI (Flask's, and MovePath's in front of it)."""
 
-from api.move_path import MovePath
+from api.edge.move_path import MovePath
 from tests.api.gevent_app import app
 
 

@@ -1,6 +1,6 @@
 """Moves with account tokens get the same answers on every path a move can take (issue 31): the
-WSGI fast path (api/move_path.py) and Flask's route, and under gunicorn this project's worker
-(api/move_worker.py, which answers from the parsed request) and gunicorn's own gevent worker. A
+WSGI fast path (api/edge/move_path.py) and Flask's route, and under gunicorn this project's worker
+(api/edge/move_worker.py, which answers from the parsed request) and gunicorn's own gevent worker. A
 read-only token is refused with the same problem document everywhere, a play token's move is
 accepted everywhere."""
 

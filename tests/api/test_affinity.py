@@ -1,4 +1,4 @@
-"""Game-affine connections (``api.affinity``, issue 12): under gunicorn with two workers, every
+"""Game-affine connections (``api.edge.affinity``, issue 12): under gunicorn with two workers, every
 connection whose first request names a game is served by that game's one owner worker, whichever
 worker accepted it; the streams it serves still carry every event; keep-alive requests after the
 first are served there too; a worker that dies gives its slot to its replacement; only a peer of
@@ -16,7 +16,7 @@ import psutil
 import pytest
 import requests
 
-from api.affinity import RETRY_SECONDS, Loads, game_of_request, owner_slot, slot_address
+from api.edge.affinity import RETRY_SECONDS, Loads, game_of_request, owner_slot, slot_address
 from service.ids import PLACEMENT_DRAWS, is_game_id, new_placed_game_id
 from tests.gunicorn_server import play_toy_turn, start_gunicorn, wait_until_serving
 

@@ -53,7 +53,7 @@ def test_entries_no_longer_kept_send_the_stream_to_the_store():
 
 
 def test_pushers_get_each_delivery_after_the_fold_until_their_subscription_closes():
-    """Pushed streams (api/view_push.py): the reader calls each stream's push with the new position
+    """Pushed streams (api/edge/view_push.py): the reader calls each stream's push with the new position
     right after ``on_news`` has folded the entries (the view it computes must include them), a
     failing push does not keep the next one from its news, and a closed subscription's push is
     never called again (a stream that went away must not be written to)."""
@@ -81,7 +81,7 @@ def test_pushers_get_each_delivery_after_the_fold_until_their_subscription_close
 
 
 def test_an_interrupted_wait_ends_at_once_and_later_waits_wait_their_time():
-    """A stream whose client hung up interrupts its wait (api/view_push.py's HangUpWatch): the wait
+    """A stream whose client hung up interrupts its wait (api/edge/view_push.py's HangUpWatch): the wait
     ends at once with nothing new, from another thread too, and the game's next waits, its own
     streams' included, wait their whole timeout again rather than returning at once."""
     import threading

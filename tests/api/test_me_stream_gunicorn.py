@@ -1,5 +1,5 @@
 """GET /v1/me/stream under gunicorn (issue 31): a stream whose client hangs up gives its place in
-the account's bound back at once (view_push.HangUpWatch), not at its next heartbeat's write."""
+the account's bound back at once (api.edge.view_push.HangUpWatch), not at its next heartbeat's write."""
 
 from __future__ import annotations
 

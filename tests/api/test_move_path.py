@@ -1,4 +1,4 @@
-"""The move's hot path in front of Flask (``api/move_path.py``, issue 12): an ordinary move never
+"""The move's hot path in front of Flask (``api/edge/move_path.py``, issue 12): an ordinary move never
 reaches Flask, and every request gets the very answer the Flask route gives (status, headers and
 body, compared byte for byte against an app with ``MOVE_FAST_PATH`` off), refusals included, rate
 limits counted in the same budget, and a store outage answered 503 the same way."""

@@ -1,4 +1,4 @@
-"""Moves answered by the gunicorn worker from the parsed request (``api/move_worker.py``, issue 12):
+"""Moves answered by the gunicorn worker from the parsed request (``api/edge/move_worker.py``, issue 12):
 an ordinary move skips WSGI, and every request gets the answer gunicorn's WSGI path gives, byte for
 byte but the Date: the same game played on a server with the worker's hot path and on one with
 gunicorn's plain gevent worker (``GUNICORN_WORKER_CLASS=gevent``), through every kind of answer

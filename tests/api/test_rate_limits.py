@@ -151,7 +151,7 @@ def _made_up_token(i: int) -> dict[str, str]:
 def test_a_made_up_token_per_move_is_counted_against_the_address(apps, fast_path):
     """Issue 35: one address sending moves, each with a new made-up token, is limited like one
     sending them with one token (RATE_LIMIT_MOVE per address for a token that is no seat's), on
-    the hot path (api/move_path.py) as through Flask; a real seat's own budget is untouched."""
+    the hot path (api/edge/move_path.py) as through Flask; a real seat's own budget is untouched."""
     client = apps(
         RATE_LIMIT_MOVE="3/hour", RATE_LIMIT_TOKEN_FAILURE="1000/hour", MOVE_FAST_PATH=fast_path
     ).test_client()

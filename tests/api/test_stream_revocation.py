@@ -1,7 +1,7 @@
 """A seat's streams last only as long as its token (issue 35, finding 1): after a token rotation
 every stream opened with the old token, and every stream ticket taken with it, ends at once, in
 every web process, on both stream paths (the view stream pushed by the live reader,
-api/view_push.py, and served through its iterator; the event stream), and the stream says why
+api/edge/view_push.py, and served through its iterator; the event stream), and the stream says why
 (``event: revoked``). A seat handed to a bot loses its streams the same way. (A resignation ends
 the game in both engines, RL-X17: every stream then ends with ``event: end``, the log public.)"""
 

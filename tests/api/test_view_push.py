@@ -1,4 +1,4 @@
-"""Pushed view streams (api/view_push.py, issue 12): under gunicorn's gevent worker the live reader
+"""Pushed view streams (api/edge/view_push.py, issue 12): under gunicorn's gevent worker the live reader
 writes each seat's new view to that stream's socket itself.
 
 The reader's side (``_Pusher.push``) is checked here on a real socket pair and a real service: it
@@ -21,7 +21,7 @@ import psutil
 import pytest
 import requests
 
-from api.view_push import PushedViewStream, _Pusher
+from api.edge.view_push import PushedViewStream, _Pusher
 from service.games import StreamGrant, hash_token
 from tests.api.conftest import Table
 from tests.gunicorn_server import play_toy_turn, start_gunicorn, wait_until_serving

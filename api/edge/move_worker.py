@@ -1,6 +1,6 @@
 """Moves answered from gunicorn's parsed request, in front of WSGI (issue 12).
 
-:class:`api.move_path.MovePath` answers an ordinary move in front of Flask, but behind WSGI: for
+:class:`api.edge.move_path.MovePath` answers an ordinary move in front of Flask, but behind WSGI: for
 each move gunicorn still builds the whole WSGI environ, a response object that checks every header,
 and writes the head and the body in two ``send`` calls (two TCP segments the client reads apart).
 In ``bench/http_bench.py``'s profile of a web worker that plumbing was about a tenth of its CPU, as
@@ -33,7 +33,7 @@ from gunicorn.util import http_date
 from gunicorn.workers.ggevent import GeventWorker
 
 if TYPE_CHECKING:
-    from api.move_path import MovePath
+    from api.edge.move_path import MovePath
 
 # The header values of an answer are the server's own (versions, fixed words), never a client's; a
 # line break in one would still split the response, as gunicorn's own check refuses.
@@ -58,7 +58,7 @@ class MoveAnsweringWorker(GeventWorker):
 
     def _move_path(self) -> MovePath | None:
         """The app's MovePath, when this worker may answer moves without WSGI."""
-        from api.move_path import MovePath  # here: gunicorn's master loads this class, not the app
+        from api.edge.move_path import MovePath  # here: gunicorn's master loads this class, not the app
 
         moves = getattr(self.wsgi, "wsgi_app", None)
         if not isinstance(moves, MovePath):

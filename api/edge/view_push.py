@@ -32,24 +32,14 @@ from typing import Any
 
 import gevent
 import gevent.socket
-import orjson
 from flask import Response
 from gevent.monkey import is_module_patched
 
+from api.sse import END, HEARTBEAT, RETRY, revoked_message, view_message
 from service.cache import CachedGame
-from service.games import GameService, StreamGrant, ViewUpdate
+from service.games import GameService, StreamGrant
 
 log = logging.getLogger(__name__)
-
-RETRY = b"retry: 3000\n\n"
-HEARTBEAT = b": heartbeat\n\n"
-END = b"event: end\ndata: {}\n\n"
-
-
-def revoked_message(reason: str) -> bytes:
-    """The last message of a seat's stream whose token is no longer the seat's (rotated, the seat
-    resigned or handed to a bot): the client stops, and reconnects only with the new token."""
-    return b"event: revoked\ndata: %s\n\n" % orjson.dumps({"reason": reason})
 
 
 def cooperative_threads() -> bool:
@@ -66,7 +56,7 @@ def client_hung_up(sock: Any) -> bool:
     the client closes it, or sends its next request early, which is left in the socket for gunicorn
     (a one-byte ``MSG_PEEK`` tells the two apart). Without a watch a vanished client was noticed at
     the stream's next write, up to a heartbeat later, and held its subscription and its connection
-    (which the workers' placement counts, api/affinity.py) until then."""
+    (which the workers' placement counts, api/edge/affinity.py) until then."""
     try:
         gevent.socket.wait_read(sock.fileno())
         return bool(sock.recv(1, socket.MSG_PEEK) == b"")
@@ -99,10 +89,6 @@ class HangUpWatch:
         if client_hung_up(self._sock):
             self.gone = True
             self._wake()
-
-
-def view_message(update: ViewUpdate) -> bytes:
-    return b"id: %d\nevent: view\ndata: %s\n\n" % (update.version, update.body)
 
 
 class PushedViewStream(Response):

@@ -66,7 +66,7 @@ from typing import Any
 import gevent
 import gevent.pool
 
-from api.move_worker import MoveAnsweringWorker
+from api.edge.move_worker import MoveAnsweringWorker
 
 # The request line and a little more: a first request naming a game is routed on this much.
 PEEK_BYTES = 256
@@ -285,7 +285,7 @@ class Receiver:
 
 
 class GameAffineWorker(MoveAnsweringWorker):
-    """Gunicorn's gevent worker (answering ordinary moves itself, ``api.move_worker``), passing each
+    """Gunicorn's gevent worker (answering ordinary moves itself, ``api.edge.move_worker``), passing each
     new connection whose first request names a game to that game's owner worker, and one that names
     no game to the least loaded worker when it serves more itself; new games are placed on the
     least loaded worker (module docstring)."""

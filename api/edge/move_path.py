@@ -105,7 +105,7 @@ class MovePath:
     ) -> tuple[Answer | None, Any]:
         """The answer to a ``POST`` of ``path`` (no query string, no percent-escape) given as an
         HTTP parser hands it over rather than as a WSGI environ: ``headers`` with upper-case names,
-        ``body`` readable (``read(n)``) (``api.move_worker``). None when the WSGI app must answer
+        ``body`` readable (``read(n)``) (``api.edge.move_worker``). None when the WSGI app must answer
         it; then the body it must read comes second (``body``, or its bytes once they were read)."""
         match = _MOVES.fullmatch(path)
         if match is None:
