@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import Any, Protocol, runtime_checkable
 
+from games import game_module
+
 Command = dict[str, Any]
 View = Mapping[str, Any]
 
@@ -61,11 +63,15 @@ _GENERIC: dict[str, Bot] = {"random": RANDOM}
 
 def _game_bots(game_name: str) -> Mapping[str, Bot]:
     try:
-        module = import_module(f"games.{game_name}.bots")
+        package = game_module(game_name)  # the bots module sits beside the engine: <package>.bots
+    except KeyError:
+        return {}
+    try:
+        module = import_module(f"{package}.bots")
     except ModuleNotFoundError as exc:
         # Only "this game has no bots module" is an expected absence; a broken import inside the
         # module is a bug and must surface.
-        if exc.name not in (f"games.{game_name}", f"games.{game_name}.bots"):
+        if exc.name != f"{package}.bots":
             raise
         return {}
     return getattr(module, "BOTS", {})

@@ -202,12 +202,34 @@ class ArchiveHooks(Protocol):
         """A function ``(before, event, after) -> str`` annotating ``events`` for ``viewer`` (not
         FULL) without revealing anything hidden from it; ``before``/``after`` are complete states."""
 
+    def archive_labels(self, config: Mapping[str, Any]) -> dict[str, list[str]]:
+        """What the archive lists, indexes and filters a finished game by, from its public
+        configuration: ``{RULESET: [its edition]}`` (one at most) and ``{OPTION: [each option that
+        was on]}``, the values of the archive's ``ruleset`` and ``option`` filters. Without this
+        hook a game has neither (:func:`archive_labels`)."""
+
     def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         """A finished game's configuration as its Markdown export prints it (a long value said in
         a few words). Without this hook the export prints the configuration as it is."""
 
     # CSS rules the HTML fragments need, included once per page (a plain attribute).
     render_css: str
+
+
+# The labels of :meth:`ArchiveHooks.archive_labels`: the archive's entry fields ``ruleset`` and
+# ``options`` and its filters ``ruleset`` and ``option`` (the platform's words; a game gives values).
+RULESET = "ruleset"
+OPTION = "option"
+
+
+def archive_labels(game: Game[Any], config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The archive labels of a finished ``game`` with public configuration ``config``
+    (:meth:`ArchiveHooks.archive_labels`; none without the hook)."""
+    labels = hook(game, "archive_labels")
+    if labels is None:
+        return {}
+    found: dict[str, list[str]] = labels(config)
+    return found
 
 
 # Events every engine folds as no-ops and accepts wherever a decision is awaited: the server records

@@ -26,10 +26,13 @@ import orjson
 from games import game_names, get_game
 from games.base import (
     FULL,
+    OPTION,
+    RULESET,
     Event,
     Game,
     GameError,
     Viewer,
+    archive_labels,
     configure_recorded,
     fixed_chance_keys,
     hook,
@@ -277,7 +280,7 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
         "<header>",
         f"<h1>{esc(title)}</h1>",
         f'<div class="sub">Game {esc(str(doc.get("id") or ""))} · {doc.get("version")} events · '
-        f"{esc(_config_line(doc.get('config') or {}))}</div>",
+        f"{esc(_config_line(game, doc.get('config') or {}))}</div>",
         '<ul class="players">',
     ]
     for seat in range(seats):
@@ -351,14 +354,14 @@ def _events_html(annotations: Sequence[str], start: int, end: int, open_: bool =
     )
 
 
-def _config_line(config: Mapping[str, Any]) -> str:
+def _config_line(game: Game[Any], config: Mapping[str, Any]) -> str:
+    labels = archive_labels(game, config)
     parts = []
-    if "ruleset" in config:
-        parts.append(f"ruleset {config['ruleset']}")
+    if labels.get(RULESET):
+        parts.append(f"ruleset {labels[RULESET][0]}")
     if "players" in config:
         parts.append(f"{config['players']} players")
-    options = config.get("options") or {}
-    enabled = [name for name, value in options.items() if value not in (None, False)]
+    enabled = labels.get(OPTION) or []
     parts.append("options: " + (", ".join(enabled) if enabled else "none"))
     parts.append(f"rules revision {log_revision(config)}")
     return " · ".join(parts)

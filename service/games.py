@@ -19,7 +19,7 @@ from typing import Any
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import Game, GameError, hook, public_config, secret_config_keys
+from games.base import GameError, hook, public_config, secret_config_keys
 from replays import fairness
 from service import clocks, errors
 from service.cache import CachedGame

@@ -47,6 +47,8 @@ from typing import Any
 import orjson
 import redis
 
+from games import get_game
+from games.base import OPTION, RULESET, archive_labels
 from store import compact, timestamps
 from store.keys import game_keys
 from store.ratings import NO_RATING, RATINGS_LUA, RatingsMoved, RatingWrite
@@ -58,7 +60,7 @@ VERSION = f"{PREFIX}:version"
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
 
-FILTER_FIELDS = ("player", "game", "ruleset", "option", "players", "winner", "outcome", "prearranged")
+FILTER_FIELDS = ("player", "game", RULESET, OPTION, "players", "winner", "outcome", "prearranged")
 
 
 def index_key(field: str, value: Any) -> str:
@@ -241,7 +243,7 @@ def build_summary(
     *,
     game_id: str,
     game: str,
-    config: Mapping[str, Any],
+    labels: Mapping[str, Sequence[str]],
     players: Sequence[str | None],
     result: Mapping[str, Any] | None,
     version: int,
@@ -249,15 +251,16 @@ def build_summary(
     imported: bool = False,
     prearranged: bool = False,
 ) -> dict[str, Any]:
-    options = config.get("options") or {}
+    """A finished game's archive entry; ``labels`` are the game's (``games.base.archive_labels``):
+    the store lists and indexes them as they are given."""
     winners = list((result or {}).get("winners") or [])
     return {
         "id": game_id,
         "game": game,
-        "ruleset": config.get("ruleset"),
+        "ruleset": next(iter(labels.get(RULESET) or ()), None),
         "player_count": len(players),
         "players": list(players),
-        "options": sorted(k for k, v in options.items() if v not in (None, False)),
+        "options": sorted(labels.get(OPTION) or ()),
         "winners": winners,
         "winner_names": [players[s] for s in winners if s < len(players) and players[s]],
         "outcome": (result or {}).get("reason"),
@@ -271,10 +274,10 @@ def build_summary(
 def _index_keys(summary: Mapping[str, Any]) -> list[str]:
     keys = {index_key("game", summary["game"]), index_key("players", summary["player_count"])}
     if summary.get("ruleset"):
-        keys.add(index_key("ruleset", summary["ruleset"]))
+        keys.add(index_key(RULESET, summary["ruleset"]))
     if summary.get("outcome"):
         keys.add(index_key("outcome", summary["outcome"]))
-    keys.update(index_key("option", option) for option in summary["options"])
+    keys.update(index_key(OPTION, option) for option in summary["options"])
     keys.update(index_key("player", name) for name in summary["players"] if name)
     keys.update(index_key("winner", name) for name in summary["winner_names"])
     keys.add(index_key("prearranged", bool(summary.get("prearranged"))))
@@ -676,12 +679,22 @@ def game_version(client: redis.Redis, game_id: str) -> tuple[str, int] | None:
     return status.decode(), int(version or 0)
 
 
+def labels_of(log: GameLog) -> dict[str, list[str]]:
+    """The archive labels the game's engine gives its public configuration (none for a game whose
+    engine is not installed: it is still listed, by its generic fields)."""
+    try:
+        game = get_game(log.name)
+    except KeyError:
+        return {}
+    return archive_labels(game, log.public_config)
+
+
 def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
     result = log.result
     return build_summary(
         game_id=log.game_id,
         game=log.name,
-        config=log.public_config,
+        labels=labels_of(log),
         players=log.players,
         result=result,
         version=int(log.meta.get("version") or log.version),

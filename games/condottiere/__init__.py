@@ -12,6 +12,7 @@ from games.base import REVISION, Game, LogError
 from games.condottiere import automatic, chance, decide, evolve, leave, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
+from games.condottiere.config import archive_labels as _archive_labels
 from games.condottiere.config import configure as _configure
 from games.condottiere.config import export_config as _export_config
 from games.condottiere.contract import contract as _contract
@@ -111,6 +112,9 @@ class Condottiere:
         return chance.decisions(events)
 
     # -- games.base.ArchiveHooks (the others: games/condottiere/stats.py) -------------------------
+    def archive_labels(self, config: Mapping[str, Any]) -> dict[str, list[str]]:
+        return _archive_labels(config)
+
     def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return _export_config(config)
 

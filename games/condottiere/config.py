@@ -128,6 +128,15 @@ def normalise_seed(seed: Any) -> int | str:
 SECRET_CONFIG_KEYS = ("seed", "deck_order")
 
 
+def archive_labels(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """games.base.ArchiveHooks: the archive lists a game under its edition and its options on."""
+    options = config.get("options") or {}
+    return {
+        "ruleset": [config["ruleset"]] if config.get("ruleset") else [],
+        "option": [k for k, v in options.items() if v not in (None, False)],  # the config's order
+    }
+
+
 def export_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """A finished game's configuration as its Markdown export prints it: a given deck order (110
     card codes) as its length."""

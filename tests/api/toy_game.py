@@ -9,8 +9,10 @@ once per game (the turn moves on). The game ends when both hands are empty; the 
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from games.base import FULL, CommandError, ConfigError, LogError, fold
@@ -200,11 +202,20 @@ class ToyGame:
 GAME = ToyGame()
 
 
+# Its metadata, the one line that registers it (``toy = tests.api.toy_game:GAME`` in the entry
+# points of ``games.ENTRY_POINT_GROUP``), as an installed distribution would have it: the registry
+# finds the game while this directory is on ``sys.path`` (or PYTHONPATH, for a process of its own).
+PLUGINS = Path(__file__).resolve().parents[1] / "plugins"
+
+
 def register() -> None:
-    """Make ``games.get_game("toy")`` find this engine (for a process of its own, e.g. gunicorn)."""
+    """Make ``games.get_game("toy")`` find this engine through its entry point, for the rest of
+    the process (a process of its own, e.g. gunicorn or an RQ worker)."""
     import games
 
-    games._GAMES.setdefault(NAME, __name__)
+    if str(PLUGINS) not in sys.path:
+        sys.path.append(str(PLUGINS))
+        games.refresh()
 
 
 @contextmanager
@@ -213,10 +224,13 @@ def registered():
     a game they do not know in ``games.game_names()``."""
     import games
 
-    added = NAME not in games._GAMES
-    games._GAMES.setdefault(NAME, __name__)
+    added = str(PLUGINS) not in sys.path
+    if added:
+        sys.path.append(str(PLUGINS))
+        games.refresh()
     try:
         yield GAME
     finally:
         if added:
-            games._GAMES.pop(NAME, None)
+            sys.path.remove(str(PLUGINS))
+            games.refresh()

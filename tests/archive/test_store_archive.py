@@ -18,7 +18,7 @@ def summary(
     return build_summary(
         game_id=f"g{i:03d}",
         game=game,
-        config={"ruleset": ruleset, "players": len(players), "options": {o: True for o in options}},
+        labels={"ruleset": [ruleset] if ruleset else [], "option": list(options)},
         players=players,
         result={"winners": winners, "reason": outcome},
         version=100 + i,

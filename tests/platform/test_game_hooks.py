@@ -4,9 +4,12 @@ the deck order for Condottiere (RL-10: either decides every hand)."""
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections import Counter
+from pathlib import Path
 
-from games import get_game
+from games import base, get_game
 from games.base import COMMITMENT, fixed_chance_keys, public_config, secret_config_keys
 from games.condottiere.board import DECK_COUNTS
 from replays import export, fairness
@@ -60,3 +63,42 @@ def test_rl_10_the_markdown_export_says_a_given_deck_order_in_a_few_words():
     text = export.to_markdown(game, {"id": "g1", "config": config, "players": [], "version": 0})
     assert f'"deck_order":"given ({len(deck)} cards)"' in text
     assert deck[0] not in text.split("**Configuration:**")[1].splitlines()[0]
+
+
+PRODUCT = ("api", "bots", "cli", "launcher", "replays", "schemas", "service", "store", "web", "worker")
+# hook(game, "name") / getattr(game, "name", ...): the optional members the platform looks up.
+LOOKUP = re.compile(r"""(?:\bhook|\bgetattr)\(\s*(?:[\w.]*game[\w.()]*|_game_or_404\(name\)),\s*"(\w+)\"""")
+
+
+def _looked_up() -> dict[str, list[str]]:
+    root = Path(__file__).resolve().parents[2]
+    found: dict[str, list[str]] = {}
+    # games/base.py's helpers (public_config, archive_labels...) look hooks up for the platform too.
+    paths = [root / "games" / "base.py", root / "games" / "__init__.py"]
+    paths += [path for package in PRODUCT for path in sorted((root / package).rglob("*.py"))]
+    for path in paths:
+        for name in LOOKUP.findall(path.read_text()):
+            found.setdefault(name, []).append(str(path.relative_to(root)))
+    return found
+
+
+def _declared() -> set[str]:
+    names: set[str] = set()
+    for _, member in inspect.getmembers(base, inspect.isclass):
+        if getattr(member, "_is_protocol", False) and member.__module__ == base.__name__:
+            names.update(getattr(member, "__protocol_attrs__", None) or _protocol_names(member))
+    return names
+
+
+def _protocol_names(protocol: type) -> set[str]:
+    names = {n for n in vars(protocol) if not n.startswith("_")}
+    return names | set(getattr(protocol, "__annotations__", {}))
+
+
+def test_every_hook_the_platform_looks_up_is_declared_in_games_base():
+    """``public_config`` was looked up with getattr but declared nowhere (issue 29): every optional
+    member the platform reaches for must be a member of one of games/base.py's protocols."""
+    looked_up = _looked_up()
+    assert {"public_config", "export_config", "archive_labels", "render_css", "timeout"} <= set(looked_up)
+    undeclared = {name: where for name, where in looked_up.items() if name not in _declared()}
+    assert undeclared == {}
