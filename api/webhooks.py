@@ -79,9 +79,11 @@ class Webhooks(MethodView):
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, body):
         """Register a URL for some of the account's events (`your_turn`, `game_started`,
-        `game_finished`), of every game or of one. Each delivery is a POST signed as the Standard
-        Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), with
-        the secret shown only in this answer; retried with backoff for more than a day."""
+        `game_finished`; `verified` and `export_ready` when a verification or an export the account
+        started with its token has finished), of every game or of one. Each delivery is a POST
+        signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`,
+        `webhook-signature`), with the secret shown only in this answer; retried with backoff for
+        more than a day."""
         made = webhooks().subscribe(owner(), body["url"], body["events"], body["game_id"], body["format"])
         return json_response(made, 201, NO_STORE)
 
@@ -141,7 +143,8 @@ class GameWebhooks(MethodView):
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, body, game_id):
         """Register a URL for the whole game (only its creator: the account whose token created it;
-        scope `webhooks`): its start and its end, what any spectator may know, never a seat's view.
-        Listed, paused and deleted with the account's other webhooks (`/v1/me/webhooks`)."""
+                scope `webhooks`): its start and its end, what any spectator may know, never a seat's view
+        (nor a job's end: that is told to the account that asked for the job).
+                Listed, paused and deleted with the account's other webhooks (`/v1/me/webhooks`)."""
         made = webhooks().subscribe_game(owner(), game_id, body["url"], body["events"], body["format"])
         return json_response(made, 201, NO_STORE)

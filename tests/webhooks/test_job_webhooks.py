@@ -259,3 +259,53 @@ def test_a_webhook_for_one_game_gets_only_that_games_job_events(app, client, rec
     settle(sender)
     assert len(at.received) == 1
     assert f"/v1/jobs/{wanted}/result" in at.bodies()[0].decode()
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_killed_between_the_finish_and_the_notice_loses_nothing_and_sends_one(
+    app, client, receivers, redis_server, queue_client, run_jobs
+):
+    """Issue 33, at least once: the worker SIGKILLed right after the job's finish (its notice due
+    in the same step) leaves it to the janitor; RQ's retry of the abandoned run finishes the job a
+    second time; the account still gets exactly one `export_ready`, correctly signed."""
+    import time
+
+    from store.jobs import ANNOUNCE_GRACE_SECONDS
+    from tests.worker_processes import rq_worker
+
+    ann = session(client)
+    at = receivers()
+    hook = subscribe(client, ann, at.url, events=["export_ready"])
+    game = finished_game(client, ann)
+    jid = start(client, f"/v1/games/{game}/exports", ann, format="json")
+    worker = rq_worker(
+        redis_server.url,
+        "tests.webhooks.rq_support.ToySimpleWorker",
+        "default",
+        env={"FAULT_POINT": "between_job_finish_and_announce"},
+        burst=True,
+    )
+    _, err = worker.communicate(timeout=60)
+    assert worker.returncode == -9, err.decode()  # killed at the point, not ended by itself
+    svc = app.extensions["game_service"]
+    jobs = JobService(svc.store)
+    feeds = AccountStore(svc.store.redis)
+    account = _account(client, ann)
+    assert jobs.book.get(jid).status == "finished"
+    assert not [e for e in feeds.feed_after(account, None) if e.kind == "export_ready"]
+    assert jobs.book.announcing(time.time() + ANNOUNCE_GRACE_SECONDS) == [jid]
+
+    # The janitor's pass once the grace is over (its clock moved forward instead of waiting).
+    assert jobs.announce_due(older_than=-ANNOUNCE_GRACE_SECONDS) == 1
+    assert jobs.book.announcing(time.time() + 3600) == []
+    # RQ hands the dead run back (its heartbeat moved past) and a worker runs it again.
+    assert jobs.requeue_abandoned(timestamp=time.time() + 3600) == [jid]
+    run_jobs()
+    assert jobs.book.get(jid).completions == 2
+    sender = deliverer(app)
+    drain(sender, at, 1)
+    settle(sender)
+    assert len(at.received) == 1
+    payload = Webhook(hook["secret"]).verify(at.received[0]["body"], at.received[0]["headers"])
+    assert payload["type"] == "export_ready" and payload["data"]["job_id"] == jid
+    assert [e.kind for e in feeds.feed_after(account, None)].count("export_ready") == 1
