@@ -239,11 +239,14 @@ class MyStream(MethodView):
 
 
 def _sse(svc: AccountService, who: Identity, stream_id: str, after: str | None, heartbeat: float, sock=None):
-    """With gunicorn's socket (``sock``) the stream ends, and gives its lease back, within a poll of
-    its client hanging up (``view_push.HangUpWatch``), not at its next write."""
+    """With gunicorn's socket (``sock``) the stream ends, and gives its lease back, as soon as its
+    client hangs up (``view_push.HangUpWatch`` interrupts its wait), not at its next write."""
     yield b"retry: 3000\n: following your games\n\n"
-    with view_push.HangUpWatch(sock, lambda: None) as client:
-        for item in svc.stream(who, stream_id, after, heartbeat, gone=lambda: client.gone):
+    with (
+        svc.follow_feed(who) as feed,
+        view_push.HangUpWatch(sock, feed.interrupt) as client,
+    ):
+        for item in svc.stream(who, stream_id, after, heartbeat, gone=lambda: client.gone, feed=feed):
             if item is None:
                 yield b": heartbeat\n\n"
                 continue
