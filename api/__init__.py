@@ -87,8 +87,9 @@ DEFAULTS: dict[str, Any] = {
     # Argon2id parameters of account passwords (an argon2.Parameters; None: argon2-cffi's
     # recommended ones, RFC 9106's low-memory profile, service.accounts.PASSWORD_PROFILE).
     "PASSWORD_HASH_PARAMETERS": None,
-    # How often an open GET /v1/me/stream looks at its account's feed (service.accounts).
-    "ACCOUNT_STREAM_POLL_SECONDS": 1.0,
+    # The longest an open GET /v1/me/stream goes without reading its account's feed when the live
+    # reader did not wake it (the fallback: it is woken when the feed moves; service.accounts).
+    "ACCOUNT_STREAM_POLL_SECONDS": 15.0,
 }
 
 

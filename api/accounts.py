@@ -9,6 +9,7 @@ creates it (``Cache-Control: no-store``), and never in any other answer."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from flask import Response, current_app, request
 from flask.views import MethodView
@@ -232,8 +233,11 @@ class MyStream(MethodView):
         svc = accounts()
         stream_id = svc.open_stream(who)
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        watch = transport().hang_up_watch(request.environ, lambda: None)
-        response = Response(_sse(svc, who, stream_id, after, heartbeat, watch), mimetype="text/event-stream")
+        environ, edge = request.environ, transport()
+        response = Response(
+            _sse(svc, who, stream_id, after, heartbeat, lambda wake: edge.hang_up_watch(environ, wake)),
+            mimetype="text/event-stream",
+        )
         response.headers.update({**NO_STORE, "Vary": "Authorization", "X-Accel-Buffering": "no"})
         return response
 
@@ -244,14 +248,15 @@ def _sse(
     stream_id: str,
     after: str | None,
     heartbeat: float,
-    watch: HangUpWatch | None = None,
+    watch_for: Callable[[Callable[[], None]], HangUpWatch] | None = None,
 ):
-    """With a ``watch`` on its client (the transport's, which under gunicorn watches its socket) the
-    stream ends, and gives its lease back, within a poll of its client hanging up, not at its next
-    write."""
+    """``watch_for(wake)`` is a watch on the stream's client (the transport's, which under gunicorn
+    watches its socket): once the client hangs up it calls ``wake``, the feed's interrupt, so the
+    stream ends, and gives its lease back, within a poll, not at its next write."""
     yield b"retry: 3000\n: following your games\n\n"
-    with watch or PLAIN.hang_up_watch({}, lambda: None) as client:
-        for item in svc.stream(who, stream_id, after, heartbeat, gone=lambda: client.gone):
+    watch_for = watch_for or (lambda wake: PLAIN.hang_up_watch({}, wake))
+    with svc.follow_feed(who) as feed, watch_for(feed.interrupt) as client:
+        for item in svc.stream(who, stream_id, after, heartbeat, gone=lambda: client.gone, feed=feed):
             if item is None:
                 yield b": heartbeat\n\n"
                 continue

@@ -50,8 +50,9 @@ from service.identity import (
     fold_handle,
     is_account_token,
 )
+from service.live import FeedSubscription
 from store import timestamps
-from store.accounts import AccountStore, FeedEntry
+from store.accounts import AccountStore, FeedEntry, account_keys
 from store.archive import Archive, load_log, load_meta
 from store.webhooks import WebhookStore
 
@@ -73,9 +74,10 @@ LAST_USES_KEPT = 10_000
 # stops counting after STREAM_LEASE_SECONDS.
 MOST_STREAMS = 8
 STREAM_LEASE_SECONDS = 60.0
-# How often an open stream looks at its feed. Turn-based games (days, with clocks): a second is
-# soon enough, and reads no more than one small XRANGE per stream per second.
-FEED_POLL_SECONDS = 1.0
+# An open stream reads its feed when the process's live reader (service.live, the XREAD every
+# game stream already shares) sees the feed move, and otherwise at least this often: the fallback
+# for a wake that did not come (the reader failing, say). Its heartbeat reads it too.
+FEED_POLL_SECONDS = 15.0
 PLACEHOLDER_NAME = "deleted player"
 NO_ACCOUNT = "0" * 20  # an id no account has (ids are random hex): read in place of a missing one
 
@@ -396,6 +398,12 @@ class AccountService:
             raise TooManyStreams(f"At most {MOST_STREAMS} streams of an account may be open at once.")
         return stream_id
 
+    def follow_feed(self, identity: Identity) -> FeedSubscription:
+        """A wake-up for each new entry of the account's feed, from the process's live reader
+        (``service.live.LiveHub.follow_feed``): what :meth:`stream` waits on."""
+        key = account_keys(identity.account_id).feed
+        return self.games.live.follow_feed(key, lambda: self.store.feed_last_id(identity.account_id))
+
     def stream(
         self,
         identity: Identity,
@@ -403,18 +411,25 @@ class AccountService:
         after: str | None,
         heartbeat: float,
         gone: Callable[[], bool] = lambda: False,
+        feed: FeedSubscription | None = None,
     ) -> Iterator[tuple[str, str | None, bytes] | None]:
         """The account's stream: ``("open_games", None, data)`` first, then each feed entry after
         ``after`` (None: after the newest one now) as ``(kind, id, data)``, and ``None`` for a
         heartbeat. Ends when the token is revoked or the lease cannot be renewed. The feed is read
         before the running games, so a change in between is sent, not lost (it may also show in
-        ``open_games``)."""
+        ``open_games``). It reads the feed when ``feed`` (by default its own
+        :meth:`follow_feed`) wakes it, at each heartbeat and at least every
+        ``stream_poll_seconds`` (the fallback): an idle stream sends no command between
+        heartbeats. Whoever passes ``feed`` closes it."""
+        own = feed is None
         try:
+            if feed is None:
+                feed = self.follow_feed(identity)
             # Without Last-Event-ID: from now on (the running games say where things stand).
             last = after if after is not None else self.store.feed_last_id(identity.account_id)
             games = self.my_games(identity, None, 0)["running"]
             yield "open_games", None, orjson.dumps({"games": games})
-            quiet = 0.0
+            beat = time.monotonic() + heartbeat
             while True:
                 entries = self.store.feed_after(identity.account_id, last)
                 for entry in entries:
@@ -422,12 +437,12 @@ class AccountService:
                     yield entry.kind, entry.id, _feed_data(entry)
                 if entries:
                     continue
-                time.sleep(self.stream_poll_seconds)
+                # Subscribed before the first read: an entry added since wakes this at once.
+                feed.wait(max(0.0, min(self.stream_poll_seconds, beat - time.monotonic())))
                 if gone():  # the client hung up: its lease goes back at once (finally, below)
                     return
-                quiet += self.stream_poll_seconds
-                if quiet >= heartbeat:
-                    quiet = 0.0
+                if time.monotonic() >= beat:
+                    beat = time.monotonic() + heartbeat
                     # The token still holds (revoked: the stream ends) and the lease is renewed.
                     try:
                         self.identify_by_id(identity)
@@ -443,6 +458,8 @@ class AccountService:
                         return
                     yield None
         finally:
+            if own and feed is not None:
+                feed.close()
             self.store.end_stream(identity.account_id, stream_id)
 
     def identify_by_id(self, identity: Identity) -> None:

@@ -10,6 +10,11 @@ so N streams of one game cost one evolve per event, not N).
 Each watched game keeps its last few entries, so a stream that was waiting gets its events without
 another Redis read; a stream that fell further behind is told so (``None``) and reads the store.
 
+Other streams can be followed on the same read (``follow_feed``): an account's feed
+(``GET /v1/me/stream``, ``service.accounts``) is named in the very ``XREAD``, so an idle account
+stream costs no read of its own; the reader only notes where the feed now stands and wakes its
+subscribers, which read the new entries themselves (they are rare: a game's start, a turn, an end).
+
 A move this process took itself is delivered as it commits (``deliver_local``), not when the reader
 reads it back: with game-affine connections (``api.affinity``) that is nearly every move of the
 games this process streams. The reader still wakes on that entry (Redis wakes a blocked ``XREAD``
@@ -64,6 +69,61 @@ class _Watched:
         # Called by the reader right after each delivery, with the new position (see ``subscribe``).
         # A tuple replaced whole under the hub's lock, so the reader iterates it without one.
         self.pushers: tuple[Callable[[int], None], ...] = ()
+
+
+def _stream_id(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+class _Feed:
+    __slots__ = ("position", "generation", "changed", "subscribers")
+
+    def __init__(self, position: str):
+        self.position = position  # the newest entry id the reader has seen: its next XREAD's start
+        self.generation = 0  # bumped at every delivery (before ``changed`` is set)
+        self.changed = threading.Event()  # replaced by a fresh one at every delivery, as _Watched's
+        self.subscribers = 0
+
+
+class FeedSubscription:
+    """One stream's interest in a feed (see :meth:`LiveHub.follow_feed`). Close it (or use it as
+    a context manager)."""
+
+    def __init__(self, hub: LiveHub, key: str, feed: _Feed):
+        self.hub = hub
+        self.key = key
+        self._feed = feed
+        self._seen = feed.generation
+        self._closed = False
+
+    def wait(self, timeout: float) -> bool:
+        """True as soon as the feed has news since the last call (or since the subscription, for
+        the first), False after ``timeout`` seconds without (or when interrupted)."""
+        feed = self._feed
+        changed = feed.changed  # taken before the check: a delivery after it sets this one
+        if feed.generation == self._seen:
+            changed.wait(timeout)
+        if feed.generation == self._seen:
+            return False
+        self._seen = feed.generation
+        return True
+
+    def interrupt(self) -> None:
+        """End this subscription's wait now (a stream whose client hung up); the feed's other
+        waiting streams wake too, find nothing new, and wait again."""
+        self.hub._wake_feed(self._feed)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.hub._release_feed(self.key, self._feed)
+
+    def __enter__(self) -> FeedSubscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class Subscription:
@@ -138,6 +198,7 @@ class LiveHub:
         self.echo_pause_seconds = ECHO_PAUSE_SECONDS
         self._changed = threading.Event()  # a game to watch appeared (wakes an idle reader)
         self._games: dict[str, _Watched] = {}
+        self._feeds: dict[str, _Feed] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
@@ -169,6 +230,57 @@ class LiveHub:
                 log.warning("could not wake the live reader", exc_info=True)
         return Subscription(self, game_id, watched, push)
 
+    def follow_feed(self, key: str, position: Callable[[], str]) -> FeedSubscription:
+        """Be woken when stream ``key`` gets an entry. ``position()`` (the stream's newest entry id
+        now, "0-0" when empty) is asked only when no stream of this process follows ``key`` yet:
+        the reader reads from there on. The subscriber reads the entries itself, after its own last
+        one, and so may be woken once for entries it has already read (it then reads nothing)."""
+        self._ensure_running()
+        with self._lock:
+            feed = self._feeds.get(key)
+        new = feed is None
+        start = position() if new else ""  # read outside the lock: it is a round trip
+        with self._lock:
+            feed = self._feeds.get(key)
+            if feed is None:
+                feed = self._feeds[key] = _Feed(start)
+            else:
+                new = False
+            feed.subscribers += 1
+        if new:
+            self._changed.set()
+            try:  # as for a new game (subscribe): else the new key waits for the XREAD in progress
+                self.reader.wake()
+            except StoreError:
+                log.warning("could not wake the live reader", exc_info=True)
+        return FeedSubscription(self, key, feed)
+
+    def _release_feed(self, key: str, feed: _Feed) -> None:
+        with self._lock:
+            feed.subscribers -= 1
+            if feed.subscribers <= 0 and self._feeds.get(key) is feed:
+                del self._feeds[key]
+
+    def _wake_feed(self, feed: _Feed) -> None:
+        with self._lock:
+            changed, feed.changed = feed.changed, threading.Event()
+        changed.set()
+
+    def _deliver_feed(self, key: str, newest: str) -> bool:
+        with self._lock:
+            feed = self._feeds.get(key)
+            if feed is None or _stream_id(newest) <= _stream_id(feed.position):
+                return False
+            feed.position = newest
+            feed.generation += 1
+            changed, feed.changed = feed.changed, threading.Event()
+        changed.set()
+        return True
+
+    def watched_feeds(self) -> int:
+        with self._lock:
+            return len(self._feeds)
+
     def _release(self, game_id: str, watched: _Watched, push: Callable[[int], None] | None = None) -> None:
         with self._lock:
             if push is not None:
@@ -193,6 +305,7 @@ class LiveHub:
             self._pid = os.getpid()
             self._thread = None
             self._games = {}
+            self._feeds = {}
             self.reader.forget()
         if self._thread is None:
             with self._lock:
@@ -217,11 +330,15 @@ class LiveHub:
             self._changed.clear()
             with self._lock:
                 after = {game_id: watched.position for game_id, watched in self._games.items()}
-            if not after:
+                feeds = {key: feed.position for key, feed in self._feeds.items()}
+            if not after and not feeds:
                 self._changed.wait(self.block_ms / 1000)
                 continue
             try:
-                news = self.reader.read(after, self.block_ms)
+                if feeds:
+                    news, moved = self.reader.read_with_feeds(after, feeds, self.block_ms)
+                else:  # the games' path of issue 12, unchanged
+                    news, moved = self.reader.read(after, self.block_ms), {}
             except StoreError:
                 if self._closed:
                     return
@@ -229,6 +346,8 @@ class LiveHub:
                 time.sleep(0.5)
                 continue
             fresh = False
+            for key, newest in moved.items():
+                fresh = self._deliver_feed(key, newest) or fresh
             for game_id, entries in news.items():
                 fresh = self._deliver(game_id, entries) or fresh
             if news and not fresh:

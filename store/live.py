@@ -66,10 +66,19 @@ class EventsReader:
     def read(self, after: Mapping[str, int], block_ms: int) -> dict[str, list[StreamEntry]]:
         """Events with a version above ``after[game_id]`` for each game, waiting up to ``block_ms``
         when there are none (or until :meth:`wake`). {game_id: entries}, only games with news."""
-        if not after:
-            return {}
+        return self.read_with_feeds(after, {}, block_ms)[0]
+
+    def read_with_feeds(
+        self, after: Mapping[str, int], feeds: Mapping[str, str], block_ms: int
+    ) -> tuple[dict[str, list[StreamEntry]], dict[str, str]]:
+        """:meth:`read`, naming in the same XREAD other streams too (``feeds``: stream key -> the
+        entry id after which news count; an account's feed, ``store.accounts``): (the games'
+        news, {feed key: its newest entry id} of the feeds with news)."""
+        if not after and not feeds:
+            return {}, {}
         names = {game_keys(game_id).events: game_id for game_id in after}
         streams = {key: f"{after[game_id]}-1" for key, game_id in names.items()}
+        streams.update(feeds)
         if self.cluster:
             return self._poll(names, streams, block_ms)
         connection = self._dedicated(block_ms)
@@ -85,21 +94,24 @@ class EventsReader:
 
     def _poll(
         self, names: Mapping[str, str], streams: Mapping[str, str], block_ms: int
-    ) -> dict[str, list[StreamEntry]]:
+    ) -> tuple[dict[str, list[StreamEntry]], dict[str, str]]:
         groups: dict[int, dict[str, str]] = defaultdict(dict)
         for key, position in streams.items():
             groups[key_slot(key.encode())][key] = position
         deadline = time.monotonic() + block_ms / 1000
         while True:
             found: dict[str, list[StreamEntry]] = {}
+            moved: dict[str, str] = {}
             # One pipeline: the XREADs of all slot groups go out together, one round trip per node.
             pipe = self.client.pipeline(transaction=False)
             for group in groups.values():
                 pipe.xread(group, count=READ_COUNT)
             for reply in pipe.execute():
-                found.update(_by_game(reply, names))
-            if found or time.monotonic() >= deadline:
-                return found
+                games, feeds = _by_game(reply, names)
+                found.update(games)
+                moved.update(feeds)
+            if found or moved or time.monotonic() >= deadline:
+                return found, moved
             time.sleep(self.poll_seconds)
 
     def wake(self) -> None:
@@ -121,30 +133,40 @@ class EventsReader:
         self._reader_id = None
 
 
-def _by_game(reply: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
-    """{game_id: entries} of an XREAD reply through redis-py's reply callback: RESP2 gives
-    [[key, entries], ...], RESP3 a {key: [entries]} mapping."""
+News = tuple[dict[str, list[StreamEntry]], dict[str, str]]
+
+
+def _by_game(reply: Any, names: Mapping[str, str]) -> News:
+    """({game_id: entries}, {other key: newest id}) of an XREAD reply through redis-py's reply
+    callback: RESP2 gives [[key, entries], ...], RESP3 a {key: [entries]} mapping."""
     if not reply:
-        return {}
+        return {}, {}
     pairs = reply if isinstance(reply, list) else [(key, value[0]) for key, value in reply.items()]
     return _entries_by_game(pairs, names)
 
 
-def _by_game_raw(reply: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
+def _by_game_raw(reply: Any, names: Mapping[str, str]) -> News:
     """The same of a raw XREAD reply (no callback): [[key, entries], ...] or, in RESP3, {key:
     entries}; each entry's fields a flat [field, value, ...] list."""
     if not reply:
-        return {}
+        return {}, {}
     return _entries_by_game(reply.items() if isinstance(reply, dict) else reply, names)
 
 
-def _entries_by_game(pairs: Any, names: Mapping[str, str]) -> dict[str, list[StreamEntry]]:
+def _entries_by_game(pairs: Any, names: Mapping[str, str]) -> News:
     found: dict[str, list[StreamEntry]] = {}
+    moved: dict[str, str] = {}
     for key, entries in pairs:
         name = key.decode() if isinstance(key, bytes) else key
-        if entries:
-            found[names[name]] = [_entry(entry_id, _fields(fields)) for entry_id, fields in entries]
-    return found
+        if not entries:
+            continue
+        game_id = names.get(name)
+        if game_id is None:  # a feed: only where it stands now (its reader reads it itself)
+            last = entries[-1][0]
+            moved[name] = last.decode() if isinstance(last, bytes) else str(last)
+            continue
+        found[game_id] = [_entry(entry_id, _fields(fields)) for entry_id, fields in entries]
+    return found, moved
 
 
 def _fields(fields: Any) -> Mapping[Any, Any]:

@@ -21,7 +21,7 @@ def app(redis_client, redis_server):
         redis_server,
         SSE_HEARTBEAT_SECONDS=0.2,
         PASSWORD_HASH_PARAMETERS=FAST_HASH,
-        ACCOUNT_STREAM_POLL_SECONDS=0.02,
+        ACCOUNT_STREAM_POLL_SECONDS=600,  # never: the live reader wakes the stream (or its heartbeat)
     )
 
 
