@@ -46,8 +46,8 @@ async function leaderboard(gameName, top) {
   return h("section", { "aria-labelledby": "board-title" }, h("h2", { id: "board-title" }, `Leaderboard: ${top}`),
     h("table", { class: "results leaderboard" },
       h("caption", { class: "visually-hidden" }, `The best players of ${top} by rating`),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"),
-        h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Games"))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, "#"), h("th", { scope: "col" }, "Player"),
+        h("th", { scope: "col", class: "num" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"))),
       h("tbody", {}, rows)),
     h("p", { class: "muted" }, `${data.players} rated player${data.players === 1 ? "" : "s"}. Rating: mu − 3 sigma (openskill); ${provisionalNote}.`));
 }
