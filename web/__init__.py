@@ -1,5 +1,5 @@
-"""The browser client: lobby, play table, spectator, archive, replay viewer, statistics, sign-in and
-"my games" pages.
+"""The browser client: lobby, play table, spectator, archive, replay viewer, statistics, ratings,
+sign-in and "my games" pages.
 
 A blueprint of its own, outside ``/v1``: it serves pages and static files only. Everything a page
 shows comes from the public API (``/v1``), fetched by the page's own script, so the client is a
@@ -115,6 +115,18 @@ def stats() -> Response:
 @blp.get("/stats/players/<string:name>")
 def player_stats(name: str) -> Response:
     return _page("stats", f"Statistics of {name}", player=name)
+
+
+# Ratings (issue 32): a game's leaderboard and a player's rating history (an account's handle or
+# ``bot:<level>``), both read from /v1/ratings by web/static/ratings.js.
+@blp.get("/ratings")
+def ratings():
+    return _page("ratings", "Ratings")
+
+
+@blp.get("/ratings/players/<string:name>")
+def player_rating(name: str):
+    return _page("ratings", f"Rating of {name}", player=name)
 
 
 # Accounts (issue 31): the pages only hold forms and lists; the session token they get from

@@ -1,6 +1,7 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
 import { account, accountApi, api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { openGameLine } from "/web/static/rating-bits.js";
 
 const games = pageData.games;
 
@@ -170,6 +171,7 @@ function gameRow(game, action) {
     h("span", { class: "what" }, `${game.title || gameTitle(game.game)} · ${game.seat_count} players`),
     h("span", { class: "who" }, names),
     h("span", { class: "when muted" }, when(game.finished || game.updated || game.started || game.created)),
+    game.status === "open" ? openGameLine(game, (account.get() || {}).handle) : null,
     action);
 }
 

@@ -4,6 +4,7 @@ import {
   myGames, resumeSeat, showError, toast, withNames,
 } from "/web/static/app.js";
 import { deviceLinkBox } from "/web/static/device.js";
+import { tableNote, watchTableRatings } from "/web/static/rating-bits.js";
 
 const { game_id: gameId, mode } = pageData.data;
 let claim = mode === "play" ? seats.get(gameId) : null;
@@ -161,6 +162,7 @@ async function main() {
     return h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Player ${s.seat + 1} (free)`,
       s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "",
       mine || was ? (s.kind === "bot" ? " · was you, now a bot plays" : mine ? " · you" : " · was you here, now played elsewhere") : "",
+      tableNote(s.seat),
       h("span", { class: "clock" }, timeLeft(s.seat)));
   }));
   setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
@@ -184,6 +186,7 @@ async function main() {
     if (summary.status === "open" || summaryStale || finished !== (summary.status === "finished")) {
       summaryStale = false;
       summary = (await api(`/v1/games/${gameId}`)).data;
+      watchTableRatings(gameId, summary, drawSeats);
       drawSeats();
       if (summary.status === "open") {
         status.textContent = `Waiting for players: ${summary.seats.filter((s) => !s.name).length} seat(s) free.`;
@@ -428,6 +431,7 @@ async function main() {
   });
 
   drawSeats();
+  watchTableRatings(gameId, summary, drawSeats);
   await update();
   following = followGame();
   if (summary.status === "open") {

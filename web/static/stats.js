@@ -1,5 +1,6 @@
 // Statistics (/stats and /stats/players/<name>): charts where people would rather look than read.
 import { apiEventually, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
+import { ratingSection } from "/web/static/rating-bits.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const svgEl = (tag, attrs = {}, text) => {
@@ -79,11 +80,13 @@ async function main() {
   const { module } = await loadGame(gameName);
   if (player) {
     let data;
+    // An account's (or server bot's) rating beside the statistics of the games played under its name.
+    const rating = ratingSection(player, gameName);
     try {
       data = await apiEventually(`/v1/stats/players/${encodeURIComponent(player)}?game=${gameName}`);
     } catch (error) {
       if (error.status === 404 || error.code === "PLAYER_NOT_FOUND") {
-        setApp(search, h("p", { role: "status" }, `No archived game of ${module.title || gameName} has a player named ${player}.`));
+        setApp(search, h("p", { role: "status" }, `No archived game of ${module.title || gameName} has a player named ${player}.`), ...[await rating].filter(Boolean));
         return;
       }
       throw error;
@@ -93,6 +96,7 @@ async function main() {
     const taken = (data.counters || {}).regions_taken || {};
     const parts = [
       figures(`${data.name}`, [["Games", data.games], ["Wins", data.wins], ["Win rate", pct(data.win_rate)]]),
+      await rating,
       bars("Win rate by seat", seatRows, pct),
       bars("Win rate by number of players", countRows, pct),
       ...totalsFigures(data.totals),
