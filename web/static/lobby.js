@@ -2,6 +2,7 @@
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
 import { account, accountApi, api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
 import { openGameLine } from "/web/static/rating-bits.js";
+import { idleness } from "/web/static/idle.js";
 
 const games = pageData.games;
 
@@ -160,17 +161,17 @@ async function createForm() {
   return form;
 }
 
-// A running game nobody has moved in for IDLE_MS leaves "Running" for "Idle" (the documented rule:
-// README, "The browser client"); a timed game's clock hands such seats to bots long before.
-const IDLE_MS = 60 * 60 * 1000;
 const gameTitle = (id) => (games.find((g) => g.name === id) || {}).title || id.replaceAll("_", " ");
 
 function gameRow(game, action) {
   const names = game.seats.map((s) => (s.name ? seatName(game, s.seat) : "free seat")).join(", ");
+  const idle = game.idle;
   return h("li", { class: "game", dataset: { game: game.id } },
     h("span", { class: "what" }, `${game.title || gameTitle(game.game)} · ${game.seat_count} players`),
     h("span", { class: "who" }, names),
-    h("span", { class: "when muted" }, when(game.finished || game.updated || game.started || game.created)),
+    h("span", { class: "when muted" }, idle
+      ? `Idle since ${when(new Date(idle.since).toISOString())}: ${idle.reason}`
+      : when(game.finished || game.updated || game.started || game.created)),
     game.status === "open" ? openGameLine(game, (account.get() || {}).handle) : null,
     action);
 }
@@ -209,8 +210,10 @@ function joinForm(game) {
 
 async function lists() {
   const [open, active, finished] = await Promise.all(["open", "active", "finished"].map(fetchList));
+  // Idle: left by its players, by the game's own clock (web/static/idle.js says the rule).
   const now = Date.now();
-  const idle = (g) => now - Date.parse(g.updated || g.started || g.created) > IDLE_MS;
+  for (const g of active) g.idle = idleness(g, now);
+  const idle = (g) => g.idle !== null;
   // A game this browser holds a seat of is played, not watched (joined here, or resumed).
   const watch = (g) => (seats.get(g.id)
     ? h("a", { href: `/play/${g.id}`, class: "button primary" }, "Play")
@@ -219,7 +222,7 @@ async function lists() {
     listSection("open", "Open games: join a seat", open, joinForm),
     listSection("active", "Running games: watch", active.filter((g) => !idle(g)), watch),
     listSection("finished", "Recently finished", finished.slice(0, 10), (g) => h("a", { href: `/replay/${g.id}`, class: "button" }, "Replay")),
-    listSection("idle", "Idle for over an hour", active.filter(idle), watch),
+    listSection("idle", "Idle: nobody is moving them", active.filter(idle), watch),
   ];
 }
 
