@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from service.cache import CachedGame, GameCache
+from service.live import LiveHub
 from store import GameStore
 
 
@@ -37,6 +38,9 @@ class GameAccess(StoreHolder, Protocol):
 
     @property
     def followups(self) -> FollowUpRunner: ...
+
+    @property
+    def live(self) -> LiveHub: ...
 
     def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]: ...
 

@@ -120,12 +120,12 @@ def player_stats(name: str) -> Response:
 # Ratings (issue 32): a game's leaderboard and a player's rating history (an account's handle or
 # ``bot:<level>``), both read from /v1/ratings by web/static/ratings.js.
 @blp.get("/ratings")
-def ratings():
+def ratings() -> Response:
     return _page("ratings", "Ratings")
 
 
 @blp.get("/ratings/players/<string:name>")
-def player_rating(name: str):
+def player_rating(name: str) -> Response:
     return _page("ratings", f"Rating of {name}", player=name)
 
 
