@@ -164,9 +164,9 @@ def stats_forgotten_key(account_id: str) -> str:
 # as _ADD_COUNTS reads them (negative amounts), kind 'h' (hash: a field at zero stays, as a game
 # that counted zero leaves it), 'p' (hash: a field at zero goes) or 'z' (sorted set: a member at
 # zero goes); a hash's "latest" string (see _ADD_COUNTS) that is still its '@at' takes '@at' and
-# '@name' away (the spelling of the forgotten seat). Once per game (the marker), and only for a game already counted (in its engine's
-# set: one entering later is counted under its new name). A hash left with no game goes. The
-# version is bumped: statistics computed before are stale.
+# '@name' away (the spelling of the forgotten seat). Once per game (the marker), and only for a
+# game already counted (in its engine's set: one entering later is counted under its new name). A
+# hash left with no game goes. The version is bumped: statistics computed before are stale.
 _FORGET_COUNTS = r"""
 if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 or not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return 0
