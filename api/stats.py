@@ -102,7 +102,7 @@ HANDLE = {
 class AccountStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, AccountStatsSchema)
-    @blp.problems(404, 422, 429)
+    @blp.problems(404, 422)
     def get(self, query, handle):
         """One account (by handle, case-insensitive) across the archive: the games of the seats
         bound to it, whatever names they played under (the figures of `/v1/stats/players/{name}`;

@@ -146,8 +146,9 @@ def forget_seat(archive: Archive, log: GameLog, seat: int, account_id: str) -> b
     kept = {k: v for k, v in minus.items() if not _made_by_the_game(k)}
     pruned = {k: v for k, v in minus.items() if _made_by_the_game(k)}
     key = stats_player_key(log.name, folded)
+    at = f"{finished_ms(summary_of(log)['finished']):015d}:{log.game_id}"  # as counts_for wrote it
     groups = [
-        Counts(key, "h", kept),
+        Counts(key, "h", kept, (at, "")),
         Counts(key, "p", pruned),
         Counts(stats_leaders_key(log.name), "z", {k: -v for k, v in counts.leaders.items()}),
     ]

@@ -165,17 +165,21 @@ def stats_forgotten_key(account_id: str) -> str:
 # engine's set, version, the marker set, then one key per group; ARGV: 1 game id, then the groups
 # as _ADD_COUNTS reads them (negative amounts), kind 'h' (hash: a field at zero stays, as a game
 # that counted zero leaves it), 'p' (hash: a field at zero goes) or 'z' (sorted set: a member at
-# zero goes). Once per game (the marker), and only for a game already counted (in its engine's
-# set: one entering later is counted under its new name). A hash left with no game goes. The
-# version is bumped: statistics computed before are stale.
+# zero goes); a hash's "latest" string (see _ADD_COUNTS) that is still its '@at' takes '@at' and
+# '@name' away (the spelling of the forgotten seat). Once per game (the marker), and only for a
+# game already counted (in its engine's set: one entering later is counted under its new name). A
+# hash left with no game goes. The version is bumped: statistics computed before are stale.
 _FORGET_COUNTS = r"""
 if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 or not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return 0
 end
 local a = 2
 for k = 4, #KEYS do
-  local key, kind, m = KEYS[k], ARGV[a], tonumber(ARGV[a + 1])
+  local key, kind, m, at = KEYS[k], ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2]
   a = a + 4
+  if kind ~= 'z' and at ~= '' and redis.call('HGET', key, '@at') == at then
+    redis.call('HDEL', key, '@at', '@name')  -- the spelling was this game's: it goes too
+  end
   for j = 1, m do
     local field, amount = ARGV[a], ARGV[a + 1]
     a = a + 2

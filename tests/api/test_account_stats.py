@@ -174,3 +174,16 @@ def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
     assert aggregates.player_stats(archive, "toy", "ann")["games"] == 1
     assert not redis_client.keys("archive:{archive}:stats:account:*")
     assert not redis_client.keys("archive:{archive}:stats:forgotten:*")
+
+
+def test_a_deleted_accounts_spelling_of_a_name_goes_with_its_games(client):
+    """The name's figures show the spelling of its latest game: the account's "ANN" while its game
+    is the latest, not any more once the account is deleted (an anonymous "Ann" stays counted)."""
+    token = session(client)
+    game_of(client, [("Ann", None), ("Bob", None)], seed=5)
+    game_of(client, [("ANN", token), ("Bob", None)])
+    status, before = name_stats(client, "ann")
+    assert status == 200 and before["name"] == "ANN" and before["games"] == 2
+    assert client.delete("/v1/me", headers=bearer(token)).status_code == 204
+    status, after = name_stats(client, "ann")
+    assert status == 200 and after["games"] == 1 and after["name"] != "ANN"
