@@ -259,7 +259,7 @@ def play(recorder: Recorder, scenario: Scenario) -> None:
                 "GET", f"{base}/view", headers={**auth(seat), "If-None-Match": etag}, note=f"seat {seat}, 304"
             )
         if step % 17 == 3:
-            refusals(recorder, base, auth, seat, awaiting, players, summary["version"])
+            refusals(recorder, base, auth, seat, awaiting, players, summary["version"], legal)
         move = choose(rng, legal)
         headers = auth(seat)
         if step % 4 == 1:
@@ -299,6 +299,18 @@ def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
     return rng.choice([move for move in legal if move["type"] == kind])
 
 
+def spoiled(move: dict[str, Any]) -> dict[str, Any] | None:
+    """``move`` with each argument replaced by one that names nothing (a card, a region, a cell off
+    the board); None for a move without arguments."""
+    wrong = {
+        key: value
+        if key == "type"
+        else ("nowhere" if isinstance(value, str) else [99, 99] if isinstance(value, list) else 99)
+        for key, value in move.items()
+    }
+    return wrong if wrong != move and len(move) > 1 else None
+
+
 def refusals(
     recorder: Recorder,
     base: str,
@@ -307,9 +319,14 @@ def refusals(
     awaiting: list[int],
     players: int,
     version: int,
+    legal: list[dict[str, Any]],
 ) -> None:
     """Moves the server refuses, each with its problem document (and nothing changes)."""
     call = recorder.call
+    # Well-formed, but naming what is not there: refused by the rules (a few kinds of command).
+    wrong = {json.dumps(w): w for w in map(spoiled, legal) if w is not None}
+    for move in list(wrong.values())[:3]:
+        call("POST", f"{base}/moves", json_body={"command": move}, headers=auth(seat), note="rules, refused")
     call(
         "POST",
         f"{base}/moves",
