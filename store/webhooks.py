@@ -218,14 +218,18 @@ end
 return made
 """
 
-# KEYS: told, feed; ARGV: 1 the notice's key (job id@record creation), 2 kind, 3 data JSON, 4 now
+# KEYS: see below; ARGV: 1 the notice's key (job id@record creation), 2 kind, 3 data JSON, 4 now
 # (ms), 5 feed length, 6 forget notices older than this (ms), 7 how long to remember them (ms: the
 # key expires with its last notice, so a deleted account leaves nothing for good). A finished
 # job's notice goes to the account's feed once, however often the job's completion is announced
 # (a worker killed after the finish and before the announcement, a retried run): the fan-out then
 # makes its deliveries from the feed entry, with ids of the entry's, so a retried completion makes
-# no second delivery.
+# no second delivery. An account deleted (or being deleted) meanwhile is told nothing: its feed
+# would outlive it. KEYS: told, feed, the account's record.
 _JOB_EVENT = r"""
+if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('HEXISTS', KEYS[3], 'deleting') == 1 then
+  return 0
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[6])
 if redis.call('ZADD', KEYS[1], 'NX', ARGV[4], ARGV[1]) == 0 then
   return 0
@@ -316,7 +320,7 @@ class WebhookStore:
         keys = hook_keys(account_id)
         return bool(
             self._job_event(
-                keys=[keys.told, keys.feed],
+                keys=[keys.told, keys.feed, account_keys(account_id).record],
                 args=[notice, kind, orjson.dumps(dict(data)), now_ms, feed_length, now_ms - keep_ms, keep_ms],
             )
         )
