@@ -70,10 +70,11 @@ return 1
 """
 
 # KEYS: subs, cursor, feed, deliveries, due; ARGV: 1 now (ms), 2 batch. Turns the feed's entries
-# after the cursor into one delivery per active subscription that wants the entry's kind (and its
-# game, for a subscription to one game), and moves the cursor past them, in one step: a re-run
-# (the follow-up runs again after a crash) finds nothing new. Delivery ids are the subscription's
-# and the entry's, so even a cursor put back could not make a second delivery of one event.
+# after the cursor into one delivery per active subscription of the account's own (not a
+# game-wide one) that wants the entry's kind (and its game, for a subscription to one game), and
+# moves the cursor past them, in one step: a re-run (the follow-up runs again after a crash) finds
+# nothing new. Delivery ids are the subscription's and the entry's, so even a cursor put back could
+# not make a second delivery of one event.
 _FAN_OUT = r"""
 local subs = redis.call('HVALS', KEYS[1])
 local cursor = redis.call('GET', KEYS[2])
@@ -83,7 +84,9 @@ end
 local parsed = {}
 for i = 1, #subs do
   local s = cjson.decode(subs[i])
-  if not s.paused then
+  -- A game-wide subscription is fed by _GAME_EVENT only (spectator events): its owner's feed
+  -- entries (their seat, whether they won) would reach it a second time, with a seat's facts.
+  if not s.paused and s.game_wide ~= true then
     local wants = {}
     for _, e in ipairs(s.events) do wants[e] = true end
     s.wants = wants
