@@ -332,6 +332,7 @@ class JobBook:
         pipe.delete(alive_key(jid))
         if final:
             pipe.expire(record_key(jid), RESULT_TTL_SECONDS)
+            pipe.expire(notify_key(jid), RESULT_TTL_SECONDS)  # nobody is told of a failure
             pipe.zrem(PENDING, jid)
         pipe.execute()
 

@@ -70,10 +70,11 @@ return 1
 """
 
 # KEYS: subs, cursor, feed, deliveries, due; ARGV: 1 now (ms), 2 batch. Turns the feed's entries
-# after the cursor into one delivery per active subscription that wants the entry's kind (and its
-# game, for a subscription to one game), and moves the cursor past them, in one step: a re-run
-# (the follow-up runs again after a crash) finds nothing new. Delivery ids are the subscription's
-# and the entry's, so even a cursor put back could not make a second delivery of one event.
+# after the cursor into one delivery per active subscription of the account's own (not a
+# game-wide one) that wants the entry's kind (and its game, for a subscription to one game), and
+# moves the cursor past them, in one step: a re-run (the follow-up runs again after a crash) finds
+# nothing new. Delivery ids are the subscription's and the entry's, so even a cursor put back could
+# not make a second delivery of one event.
 _FAN_OUT = r"""
 local subs = redis.call('HVALS', KEYS[1])
 local cursor = redis.call('GET', KEYS[2])
@@ -83,7 +84,9 @@ end
 local parsed = {}
 for i = 1, #subs do
   local s = cjson.decode(subs[i])
-  if not s.paused then
+  -- A game-wide subscription is fed by _GAME_EVENT only (spectator events): its owner's feed
+  -- entries (their seat, whether they won) would reach it a second time, with a seat's facts.
+  if not s.paused and s.game_wide ~= true then
     local wants = {}
     for _, e in ipairs(s.events) do wants[e] = true end
     s.wants = wants
@@ -218,14 +221,18 @@ end
 return made
 """
 
-# KEYS: told, feed; ARGV: 1 the notice's key (job id@record creation), 2 kind, 3 data JSON, 4 now
+# KEYS: see below; ARGV: 1 the notice's key (job id@record creation), 2 kind, 3 data JSON, 4 now
 # (ms), 5 feed length, 6 forget notices older than this (ms), 7 how long to remember them (ms: the
 # key expires with its last notice, so a deleted account leaves nothing for good). A finished
 # job's notice goes to the account's feed once, however often the job's completion is announced
 # (a worker killed after the finish and before the announcement, a retried run): the fan-out then
 # makes its deliveries from the feed entry, with ids of the entry's, so a retried completion makes
-# no second delivery.
+# no second delivery. An account deleted (or being deleted) meanwhile is told nothing: its feed
+# would outlive it. KEYS: told, feed, the account's record.
 _JOB_EVENT = r"""
+if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('HEXISTS', KEYS[3], 'deleting') == 1 then
+  return 0
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[6])
 if redis.call('ZADD', KEYS[1], 'NX', ARGV[4], ARGV[1]) == 0 then
   return 0
@@ -316,7 +323,7 @@ class WebhookStore:
         keys = hook_keys(account_id)
         return bool(
             self._job_event(
-                keys=[keys.told, keys.feed],
+                keys=[keys.told, keys.feed, account_keys(account_id).record],
                 args=[notice, kind, orjson.dumps(dict(data)), now_ms, feed_length, now_ms - keep_ms, keep_ms],
             )
         )

@@ -14,7 +14,7 @@ from service.jobs import JobService
 from store.accounts import AccountStore
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session
-from tests.api.test_me_stream import one_card_game, play_out
+from tests.api.test_me_stream import messages, one_card_game, play_out, read_until
 from tests.webhooks.receiver import Receiver
 from tests.webhooks.test_webhooks import ALLOW, _account, deliverer, drain, subscribe
 
@@ -23,7 +23,13 @@ JOB_EVENTS = ("verified", "export_ready")
 
 @pytest.fixture()
 def app(redis_client, redis_server):
-    yield from app_fixtures.make_app(redis_server, PASSWORD_HASH_PARAMETERS=FAST_HASH, **ALLOW)
+    yield from app_fixtures.make_app(
+        redis_server,
+        PASSWORD_HASH_PARAMETERS=FAST_HASH,
+        SSE_HEARTBEAT_SECONDS=0.2,
+        ACCOUNT_STREAM_POLL_SECONDS=0.02,
+        **ALLOW,
+    )
 
 
 run_jobs = app_fixtures.run_jobs
@@ -108,6 +114,54 @@ def test_the_notices_are_on_the_accounts_feed_and_not_on_anothers(app, client, r
     kinds = [e.kind for e in feeds.feed_after(_account(client, ann), None)]
     assert sorted(k for k in kinds if k in JOB_EVENTS) == ["export_ready", "verified"]
     assert not [e for e in feeds.feed_after(_account(client, bob), None) if e.kind in JOB_EVENTS]
+
+
+@pytest.mark.timeout(120)  # read_until's bound counts messages only: a silent stream ends here
+def test_the_accounts_stream_announces_its_jobs_ends(app, client, run_jobs):
+    """Issue 33: `GET /v1/me/stream` sends `verified` (the verdict) and `export_ready` (the link)."""
+    ann = session(client)
+    game = finished_game(client, ann)
+    stream = client.get("/v1/me/stream", headers=bearer(ann), buffered=False)
+    assert stream.status_code == 200
+    try:
+        # The stream starts after the feed's newest entry when it first runs: open it before the jobs.
+        assert next(messages(stream))[0] == "open_games"
+        verify = start(client, f"/v1/games/{game}/verify", ann)
+        export = start(client, f"/v1/games/{game}/exports", ann, format="log")
+        run_jobs()  # the verification first: RQ takes them in order
+        got = [m for m in read_until(stream, ["verified", "export_ready"]) if m[0] in JOB_EVENTS]
+    finally:
+        stream.close()
+    (_, _, verified), (_, _, ready) = got
+    assert verified == {
+        "type": "verified",
+        "job_id": verify,
+        "job": "verify",
+        "result": f"/v1/jobs/{verify}/result",
+        "game_id": game,
+        "ok": True,
+    }
+    assert ready == {
+        "type": "export_ready",
+        "job_id": export,
+        "job": "export",
+        "result": f"/v1/jobs/{export}/result",
+        "game_id": game,
+        "format": "log",
+    }
+
+
+def test_an_account_deleted_before_its_job_ends_is_told_nothing(app, client, run_jobs):
+    """A deleted account's feed is not brought back by its job's notice."""
+    ann = session(client)
+    account = _account(client, ann)
+    game = finished_game(client, ann)
+    start(client, f"/v1/games/{game}/verify", ann)
+    assert client.delete("/v1/me", headers=bearer(ann)).status_code == 204
+    run_jobs()
+    redis = app.extensions["game_service"].store.redis
+    assert not redis.exists(f"acct:{{a:{account}}}:feed")
+    assert not redis.exists(f"hook:{{a:{account}}}:told")
 
 
 def test_an_anonymous_job_or_a_token_without_read_yields_no_delivery(app, client, receivers, run_jobs):

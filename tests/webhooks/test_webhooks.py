@@ -443,3 +443,29 @@ def test_a_game_created_with_a_bad_account_token_is_created_with_no_creator(app,
     events = {"url": receiver.url, "events": ["game_started"]}
     refused = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(token))
     assert refused.status_code == 403 and refused.get_json()["code"] == "NOT_GAME_CREATOR"
+
+
+def test_a_creator_seated_in_the_game_gets_its_start_and_end_once_at_the_game_wide_webhook(
+    app, client, receiver
+):
+    """Issue 33: a game-wide webhook gets spectator events only, once each, even when its owner
+    plays in the game: the owner's own feed entries (their seat, whether they won) are not sent to
+    it as well (they go to the account's own webhooks)."""
+    creator = session(client)
+    created = client.post(
+        "/v1/games", json={"game": "toy", "config": {"seed": 3, "hand_size": 1}}, headers=bearer(creator)
+    )
+    game = created.get_json()["id"]
+    events = {"url": receiver.url, "events": ["game_started", "game_finished"]}
+    made = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(creator))
+    assert made.status_code == 201
+    ann = client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(creator)).get_json()
+    bob = client.post(f"/v1/games/{game}/seats", json={"name": "Bob", "seat": 1}).get_json()
+    play_out(client, game, ann["token"], bob["token"])
+    sender = deliverer(app)
+    drain(sender, receiver, 2)
+    for _ in range(3):
+        sender.run_once(rehint_every=0)
+    payloads = [Webhook(made.get_json()["secret"]).verify(r["body"], r["headers"]) for r in receiver.received]
+    assert [p["type"] for p in payloads] == ["game_started", "game_finished"]
+    assert all(set(p["data"]) <= {"game_id", "game", "status", "version", "result", "url"} for p in payloads)
