@@ -6,6 +6,7 @@
 //   render(view, ctx)       draws a view (a seat's, the spectator's or a replay state)
 //   choices(legalMoves)     the moves as controls: [{label, move} | {label, prompt, options: [...]}]
 //   status(view, ctx)       one sentence: whose turn and what is awaited
+//   decisionInfo(view, ctx) optional: what the seat's decision depends on, shown beside its moves
 //   heatmap(el, counts)     colours the board by a {region: n} mapping (statistics)
 // Seat tokens live in localStorage (every tab of this browser), never in a URL; another browser gets
 // a seat through a one-time device link (POST /v1/games/{id}/device-links), never through the token.

@@ -2,7 +2,39 @@
 // link's code sits in the URL's fragment (#...), which browsers never send to a server, and the
 // other device exchanges it for a fresh token (POST .../device-links/redeem); no token is ever in a
 // link, and this device is signed out of the seat once the link is used.
+//
+// The link is also drawn as a QR code, for a phone's camera: encoded here by the vendored
+// qrcode-generator (web/static/vendor/qrcode-generator/README.md: version, licence, hash), drawn as
+// one SVG path (no markup parsed), so the code never leaves this page either.
 import { api, h, showError } from "/web/static/app.js";
+import qrcode from "/web/static/vendor/qrcode-generator/qrcode.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const QUIET = 4; // the blank margin, in modules, that a QR code needs around it to be read
+
+export function qrSvg(text) {
+  const qr = qrcode(0, "M"); // the smallest version that holds it; medium error correction
+  qr.addData(text, "Byte");
+  qr.make();
+  const n = qr.getModuleCount();
+  let d = "";
+  for (let row = 0; row < n; row++) {
+    for (let col = 0; col < n; col++) if (qr.isDark(row, col)) d += `M${col + QUIET} ${row + QUIET}h1v1h-1z`;
+  }
+  const size = n + 2 * QUIET;
+  const svg = document.createElementNS(SVG, "svg");
+  for (const [key, value] of Object.entries({ viewBox: `0 0 ${size} ${size}`, class: "device-qr", role: "img",
+    "aria-label": "QR code of the link above: scan it with the other device's camera", "shape-rendering": "crispEdges" })) {
+    svg.setAttribute(key, value);
+  }
+  const back = document.createElementNS(SVG, "rect");
+  for (const [key, value] of Object.entries({ width: size, height: size, fill: "#fff" })) back.setAttribute(key, value);
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", d);
+  path.setAttribute("fill", "#000");
+  svg.append(back, path);
+  return svg;
+}
 
 export function deviceLinkBox(gameId, getToken) {
   const out = h("div", { class: "device-out", "aria-live": "polite" });
@@ -16,7 +48,8 @@ export function deviceLinkBox(gameId, getToken) {
         try { await navigator.clipboard.writeText(url); copy.textContent = "Copied"; } catch { field.select(); }
       } }, "Copy");
       out.replaceChildren(h("label", { for: "device-url" }, "Open this link on the other device (once, within "
-        + `${Math.round(data.expires_in / 60)} minutes); this page then stops playing the seat:`), h("div", { class: "device-row" }, field, copy));
+        + `${Math.round(data.expires_in / 60)} minutes); this page then stops playing the seat:`), h("div", { class: "device-row" }, field, copy),
+        h("p", { class: "muted" }, "Or scan this code with the other device's camera:"), qrSvg(url));
     } catch (error) {
       showError(error, make);
     } finally {

@@ -114,8 +114,11 @@ async function main() {
   const notice = h("p", { class: "seat-notice", hidden: true });
   const area = h("div", { class: "table" });
   const movesBox = h("div", { class: "moves", role: "group", "aria-label": "Legal moves" });
+  // What the decision depends on, beside it (a game's `decisionInfo`: Rio's stock of the seat), so
+  // that on a phone the moves, this and the board fit one screen.
+  const infoBox = h("div", { class: "decision-info", hidden: true });
   const controls = h("section", { class: "controls", "aria-labelledby": "moves-title" },
-    h("h2", { id: "moves-title" }, "Your moves"), movesBox);
+    h("h2", { id: "moves-title" }, "Your moves"), infoBox, movesBox);
   const logList = h("ol", { class: "log", "aria-label": "What happened, newest last", tabindex: "0" });
   const log = h("section", { class: "log-box", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, "Game log"), logList);
@@ -204,6 +207,9 @@ async function main() {
     drawSeats();
     game.render(data.view, ctx);
     status.textContent = game.status(data.view, ctx);
+    const info = token && data.view && game.decisionInfo ? game.decisionInfo(data.view, ctx) : null;
+    infoBox.replaceChildren(...(info ? [info] : []));
+    infoBox.hidden = !info;
     const me = claim && summary.seats.find((s) => s.seat === claim.seat);
     if (me && me.kind === "bot") {
       notice.hidden = false;
@@ -276,7 +282,7 @@ async function main() {
         ? h("details", { class: "move-list", open: movesBox.querySelector("details.move-list[open]") ? true : null },
           h("summary", {}, `The ${folded.length} board move${folded.length === 1 ? "" : "s"} as a list`), folded.map(button))
         : null;
-      movesBox.replaceChildren(heading, ...direct.map(button), list);
+      movesBox.replaceChildren(heading, ...direct.map(button), ...(list ? [list] : []));
     });
     const first = movesBox.querySelector("button");
     if (mine && first && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {

@@ -414,6 +414,17 @@ export function render(view, ctx) {
   bindBoard(view, ctx);
 }
 
+// The seat's own stock, in one line beside its moves (the page puts it there): what a decision
+// costs is paid from it, and on a phone the stocks' table is a screen away from the moves.
+export function decisionInfo(view, ctx) {
+  if (!view || !Number.isInteger(view.seat) || !(view.p || [])[view.seat]) return null;
+  const p = view.p[view.seat];
+  const items = [["vp", "VP"], ["silver", "silver"], ["stone", "stone"], ["wood", "wood"], ["luxury", "luxury"], ["supply", "people in supply"]];
+  return h("p", { class: "rio-mine", dataset: { seat: String(view.seat) } },
+    h("span", { class: "chip", style: `background:${seatFill(view.seat)}`, "aria-hidden": "true" }), h("strong", {}, "You have "),
+    ...items.flatMap(([key, label], i) => [i ? " · " : "", h("span", { dataset: { stock: key } }, String(p[key] ?? 0)), ` ${label}`]));
+}
+
 export function turnHint(view) {
   if (!view) return "Your turn.";
   if (view.step === "A") return "Your turn: click a highlighted cell, a track space or a character to place a person.";

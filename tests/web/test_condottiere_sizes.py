@@ -1,0 +1,55 @@
+"""A whole Condottiere game played by clicking, at 1280x800 and again at 390x844 (issue 30, "Done
+when": test_table.py's game changes size half-way, with a device link; here each size plays a game
+from its first decision to its end panel). Cards of the hand and regions of the map are clicked,
+buttons only for what the board does not show (Pass, keeping a hand). BAT-1..BAT-7, CARD-2:
+shared/rules/condottiere.md."""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+from tests.web.axe import assert_no_sideways_scroll
+from tests.web.conftest import open_play_page, screenshot
+from tests.web.test_table import SETTLED, TURN_OR_OVER, cd_click, summary_status, synced_board
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, size):
+    """Every decision from the first to the last at one size: the playable cards, and only those,
+    can be clicked, the regions offered are the legal ones; the game ends with its end panel and
+    the page never scrolls sideways."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={"game": "condottiere", "config": {"players": 3}, "bots": {"1": "heuristic", "2": "random"}},
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    claim = requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": "Ann"}, timeout=10).json()
+    page, errors = open_play_page(context_for(size), live.url, game_id, claim)
+    clicks: dict[str, int] = {}
+    offered_regions = False
+    for step in range(600):
+        page.wait_for_function(TURN_OR_OVER)
+        page.wait_for_function(SETTLED)
+        if "Game over" in page.locator(".status").text_content():
+            break
+        view, drawn, pickable = synced_board(live, page, game_id)
+        assert drawn == {m["card"] for m in view["legal_moves"] if m["type"] == "play"}
+        regions = {m["region"] for m in view["legal_moves"] if m["type"] == "place_token"}
+        assert pickable == regions
+        offered_regions = offered_regions or bool(regions)
+        if step == 3:
+            assert_no_sideways_scroll(page, f"play-condottiere-whole-{size}")
+        clicked = cd_click(page)
+        clicks[clicked] = clicks.get(clicked, 0) + 1
+    else:
+        pytest.fail("the game does not end")
+    assert summary_status(live, game_id) == "finished"
+    page.wait_for_selector(".end-panel:not([hidden])")
+    assert clicks.get("card", 0) >= 5, clicks
+    assert clicks.get("region", 0) >= 1 or not offered_regions, clicks
+    screenshot(page, f"play-condottiere-whole-finished-{size}")
+    assert_no_sideways_scroll(page, f"play-condottiere-whole-finished-{size}")
+    assert not errors, errors

@@ -1,0 +1,134 @@
+"""Rio de la Plata's battle reached and fought by clicking the board (issue 30, items 1 and 6), in
+two whole years (1580, 1581) played at 1280x800 and again at 390x844: the drawn board is clicked
+(city cells first, so that this player has people in the city when the battle comes; else track
+spaces, characters, action spaces, edges; "End your turn" and the like are the only buttons) up to
+the war check of 1581, which starts a battle (RIO-WAR-2: seed 18 rolls it whatever the players do,
+the dice come from the seed and the draw's counter); this player's battle decisions (RIO-BATTLE-8
+attackers on edges, RIO-BATTLE-12 defenders on cells, RIO-BATTLE-22 moves) are clicked on the city
+too, and the year is played to its end. On the phone, at every decision, the moves, the player's
+own stock and the whole city are on one screen. Rule IDs: shared/rules/rio-de-la-plata.md."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+
+from tests.web.axe import assert_accessible, assert_no_sideways_scroll, assert_readable_text
+from tests.web.conftest import SCREENSHOTS, open_play_page, screenshot
+from tests.web.test_table import RIO_KINDS, SETTLED, TURN_OR_OVER, rio_click, view_of
+
+SEED_WITH_A_1581_BATTLE = 18
+CELLS = "svg.rio-city .rio-target"
+
+# One screen: with the moves' top at the top of the window, the moves, the seat's stock line and
+# the city's drawing all lie inside the window (their boxes, as drawn).
+ONE_SCREEN = """() => {
+  const boxes = {};
+  const parts = [["moves", ".controls"], ["stock", ".controls .rio-mine"], ["city", "svg.rio-city"]];
+  for (const [name, selector] of parts) {
+    const el = document.querySelector(selector);
+    if (!el || el.closest("[hidden]")) return { missing: name };
+    const box = el.getBoundingClientRect();
+    boxes[name] = [box.top + scrollY, box.bottom + scrollY];
+  }
+  const top = Math.min(...Object.values(boxes).map((b) => b[0]));
+  const bottom = Math.max(...Object.values(boxes).map((b) => b[1]));
+  return { boxes, span: bottom - top, top, window: innerHeight };
+}"""
+
+
+def assert_one_screen(page, name: str) -> None:
+    """The decision, the stock it is paid from and the city fit in the window (issue 30, item 6);
+    the window is scrolled there and photographed as a person sees it."""
+    found = page.evaluate(ONE_SCREEN)
+    assert "missing" not in found, f"{name}: no {found.get('missing')} on the page"
+    assert found["span"] <= found["window"], f"{name}: {found}"
+    page.evaluate(f"window.scrollTo(0, {found['top']})")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def _stock_matches(page, live, game_id: str, token: str) -> None:
+    """The stock line beside the moves is the seat's own, as the server has it now."""
+    for _ in range(50):
+        version = int(page.locator("#app").get_attribute("data-version"))
+        seen = view_of(live, game_id, token)
+        if seen["version"] != version:
+            page.wait_for_function(
+                f"() => Number(document.getElementById('app').dataset.version) >= {seen['version']}"
+            )
+            continue
+        mine = seen["view"]["p"][seen["view"]["seat"]]
+        line = page.locator(".controls .rio-mine")
+        for key in ("vp", "silver", "stone", "wood", "luxury", "supply"):
+            assert int(line.locator(f"[data-stock='{key}']").text_content()) == mine[key], key
+        return
+    pytest.fail("the page never showed the version the server had")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_rio_battle_reached_and_fought_by_clicking_the_board(live, context_for, size):
+    """RIO-WAR-2, RIO-BATTLE-8, RIO-BATTLE-12, RIO-BATTLE-22: the two whole years 1580 and 1581
+    played by clicking the board, at one size, with the war check's battle of 1581: it is drawn on
+    the city (its groups ringed, the caption names the enemy); this player's battle decisions are
+    made on the city; the stock line beside the moves is the seat's; on the phone every decision,
+    the stock and the city share one screen."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={
+            "game": "rio_de_la_plata",
+            "config": {"players": 3, "seed": SEED_WITH_A_1581_BATTLE},
+            "bots": {"1": "random", "2": "random"},
+        },
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    claim = requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": "Ann"}, timeout=10).json()
+    page, errors = open_play_page(context_for(size), live.url, game_id, claim)
+    clicked: dict[str, int] = {}
+    in_battle: dict[str, int] = {}
+    battle_seen = False
+    photographed = False
+    turn = 0
+    while True:
+        page.wait_for_function(TURN_OR_OVER)
+        page.wait_for_function(SETTLED)
+        view = view_of(live, game_id)["view"]
+        battle = view.get("battle")
+        if view["year"] >= 1582 or view.get("result"):
+            break
+        if turn % 7 == 0:
+            _stock_matches(page, live, game_id, claim["token"])
+        moves = page.locator(".controls").inner_text()
+        assert not re.search(r"\b(null|undefined)\b", moves), f"a blank drawn as a word: {moves!r}"
+        if size == "phone":
+            assert_one_screen(page, f"play-rio-one-screen-{'battle-' if battle else ''}phone")
+        if battle and not photographed:
+            caption = page.locator("figcaption.board-caption").text_content()
+            assert f"Battle against the {battle['enemy']}" in caption, caption
+            page.evaluate("window.scrollTo(0, 0)")
+            screenshot(page, f"play-rio-battle-{size}")
+            assert_no_sideways_scroll(page, f"play-rio-battle-{size}")
+            assert_readable_text(page, f"play-rio-battle-{size}")
+            assert_accessible(page, f"play-rio-battle-{size}")
+            photographed = True
+        battle_seen = battle_seen or bool(battle)
+        # People on city cells first (every other kind of thing in turn after them), so that this
+        # player has people in the city when the battle comes, and so battle decisions to make.
+        what = rio_click(page, 2) if page.locator(CELLS).count() else rio_click(page, turn)
+        if page.locator(".moves fieldset.warning").count():
+            page.get_by_role("button", name="Do it anyway").click()
+        clicked[what] = clicked.get(what, 0) + 1
+        if battle:
+            in_battle[what] = in_battle.get(what, 0) + 1
+        turn += 1
+        assert turn < 400, "the battle is never reached"
+    assert battle_seen, "the war check of 1581 starts a battle with this seed (RIO-WAR-2)"
+    board = sum(n for kind, n in clicked.items() if kind in RIO_KINDS)
+    assert board >= 10, clicked
+    fought = sum(n for kind, n in in_battle.items() if kind in RIO_KINDS)
+    assert fought >= 1, f"this player's battle decisions were made on the board: {in_battle}"
+    assert not errors, errors
