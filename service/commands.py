@@ -13,50 +13,33 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
 from games import get_game
 from games.base import (
-    ABORTED,
-    SEAT_HANDED_TO_BOT,
     SEAT_TOKEN_ROTATED,
     Game,
     GameError,
-    encode_state,
     fold,
     hook,
 )
 from service import clocks, errors
 from service.cache import CachedGame
+from service.changes import MoveOutcome, meta_fields, next_clock, snapshot_of, turn_moved
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
 from service.identity import PLAY
 from service.live import LiveHub
 from service.queries import GameView
-from service.repository import Entry, GameRepository, hash_token, new_token, now_iso, now_ms
+from service.repository import Entry, GameRepository, hash_token, new_token, now_iso
 from service.signals import events_appended
 from store import SNAPSHOT_INTERVAL
 
 log = logging.getLogger(__name__)
 
 MAX_DECIDE_ATTEMPTS = 8
-
-
-@dataclass(frozen=True)
-class MoveOutcome:
-    """The answer to a move. ``body`` holds ``game_id`` and ``version``, and the redacted ``events``
-    and the seat's ``view`` unless the caller asked for a minimal answer (and sent no idempotency
-    key: a key's stored answer is always the whole one). ``view_json`` is ``body["view"]`` already
-    encoded, when this process encoded it (the API sends those bytes rather than encoding again)."""
-
-    status_code: int
-    body: dict[str, Any]
-    replayed: bool = False
-    seat: int | None = None
-    view_json: bytes | None = None
 
 
 Answer = TypeVar("Answer")
@@ -76,24 +59,6 @@ class _Move(NamedTuple):
     decide_and_evolve: Any
     whole_answer: bool
     timed_out: bool
-
-
-def meta_fields(game: Game[Any], state: Any, stamp: str, started: bool = False) -> dict[str, Any]:
-    over = game.is_over(state)
-    fields: dict[str, Any] = {
-        "status": "finished" if over else "active",
-        "updated": stamp,
-        "awaiting": game.awaiting(state),
-    }
-    if started:
-        fields["started"] = stamp
-    if over:
-        fields["finished"] = stamp
-        result = game.result(state)
-        if result is not None and result.get("reason") == ABORTED:
-            result = {**result, "rated": False}  # no rating or statistic may count it
-        fields["result"] = result
-    return fields
 
 
 class GameCommands:
@@ -153,13 +118,7 @@ class GameCommands:
         command re-decided. A retried ``idempotency_key`` returns the first answer unchanged.
         ``minimal``: the caller follows its view stream and wants only the new version, so the
         answer's events and view are not computed (unless a key needs the whole answer stored)."""
-
-        def resolve(cached: CachedGame) -> tuple[int, str]:
-            if token is None:
-                raise errors.InvalidToken()
-            seat = self.repository.seat_for_token(cached, token, PLAY)
-            return seat, cached.seat_hashes[seat]
-
+        resolve = self._resolve_token(token)
         return self.submit(game_id, resolve, command, expected_version, idempotency_key, minimal=minimal)
 
     def _resolve_token(self, token: str | None) -> Callable[[CachedGame], tuple[int, str]]:
@@ -379,7 +338,7 @@ class GameCommands:
             raise errors.RuleRefusal(err) from None
         kinds, bots, clock = cached.seat_kinds, cached.bots, None
         if cached.clock is not None:
-            kinds, bots, clock, handover = self._next_clock(game, cached, state, seat, timed_out)
+            kinds, bots, clock, handover = next_clock(game, cached, state, seat, timed_out)
             if handover is not None:
                 events = [*events, handover]
                 state = game.evolve(state, handover)
@@ -413,7 +372,7 @@ class GameCommands:
                 game, game_id, version, new.status, seat, state, clock, new.prearranged
             ).to_dict()
         followups = actions_for(game, state, version, new.status != cached.status, bots)
-        if cached.seat_accounts and (new.status != cached.status or _turn_moved(cached, game, meta)):
+        if cached.seat_accounts and (new.status != cached.status or turn_moved(cached, game, meta)):
             followups["accounts"] = version  # an account's turn or game's end: its feed says so
         # Rewritten at every change of status and when the change crosses a multiple of the
         # interval; in between, the stored snapshot stays behind and a load folds the events
@@ -473,30 +432,6 @@ class GameCommands:
         return self.repository.reload(game_id)
 
     # -- clocks -----------------------------------------------------------------------------------
-    @staticmethod
-    def _next_clock(
-        game: Game[Any], cached: CachedGame, state: Any, seat: int, timed_out: bool
-    ) -> tuple[dict[int, str], dict[int, str], dict[str, Any], dict[str, Any] | None]:
-        """The seat kinds, bots and clock after a change by ``seat`` (a move, or its timeout), and
-        the record of its handover to the bot when this timeout is one too many."""
-        assert cached.clock is not None
-        now = now_ms()
-        kinds, bots = cached.seat_kinds, cached.bots
-        awaiting = [] if game.is_over(state) else game.awaiting(state)
-        humans = [s for s, kind in kinds.items() if kind == "human"]
-        acted, late = (None, seat) if timed_out else (seat, None)
-        clock = clocks.advance(cached.clock, now, awaiting, humans, acted=acted, timed_out=late)
-        limit = int(cached.clock["control"]["timeouts_to_bot"])
-        if not timed_out or game.is_over(state) or clock["timeouts"][seat] < limit:
-            return kinds, bots, clock, None
-        level = clocks.TIMEOUT_BOT_LEVEL
-        kinds = {**kinds, seat: "bot"}
-        bots = {**bots, seat: level}
-        humans = [s for s in humans if s != seat]
-        clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=seat)
-        handover = {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": level}
-        return kinds, bots, clock, handover
-
     def schedule_clock(self, cached: CachedGame) -> None:
         """Tell the enforcers when this game's next deadline falls (after the append that set it: a
         crash in between is repaired by :meth:`rescan_clocks`)."""
@@ -533,15 +468,3 @@ class GameCommands:
             )
         except Exception:  # noqa: BLE001 - the append is committed; a receiver must not undo the answer
             log.exception("events_appended receiver failed for game %s v%s", cached.game_id, cached.version)
-
-
-def _turn_moved(cached: CachedGame, game: Game[Any], meta: Mapping[str, Any]) -> bool:
-    """Whether a seat bound to an account became awaited, or stopped being (``meta``: the change's)."""
-    before = game.awaiting(cached.state)
-    return any((seat in meta["awaiting"]) != (seat in before) for seat in cached.seat_accounts)
-
-
-def snapshot_of(game: Game[Any], version: int, state: Any) -> bytes:
-    """The stored snapshot, ``orjson.dumps({"version": version, "state": game.state_to_json(state)})``
-    byte for byte, with the state encoded by the engine where it can (games.base.SnapshotHooks)."""
-    return b'{"version":%d,"state":%s}' % (version, encode_state(game, state))

@@ -23,9 +23,9 @@ from games.base import GameError, hook, public_config, secret_config_keys
 from replays import fairness
 from service import clocks, errors
 from service.cache import CachedGame
+from service.changes import MoveOutcome as MoveOutcome
 from service.commands import MAX_DECIDE_ATTEMPTS as MAX_DECIDE_ATTEMPTS
 from service.commands import GameCommands
-from service.commands import MoveOutcome as MoveOutcome
 from service.deadlines import GameDeadlines
 from service.followups import FollowUps
 from service.identity import IdentityResolver

@@ -12,7 +12,8 @@ from bots import levels as bot_levels
 from games import get_game
 from games.base import COMMITMENT, Game, fold
 from service import clocks, errors
-from service.commands import GameCommands, meta_fields, snapshot_of
+from service.changes import meta_fields, snapshot_of
+from service.commands import GameCommands
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
 from service.identity import AlreadySeated

@@ -1,0 +1,83 @@
+"""What a change writes beside its events (issue 29): the game's metadata after it, its snapshot, the
+clock after it, and the answer to a move. Pure functions of the game and its state, shared by the
+command path (``service.commands``) and the claim that starts a game (``service.seats``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from games.base import ABORTED, SEAT_HANDED_TO_BOT, Game, encode_state
+from service import clocks
+from service.cache import CachedGame
+from service.repository import now_ms
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    """The answer to a move. ``body`` holds ``game_id`` and ``version``, and the redacted ``events``
+    and the seat's ``view`` unless the caller asked for a minimal answer (and sent no idempotency
+    key: a key's stored answer is always the whole one). ``view_json`` is ``body["view"]`` already
+    encoded, when this process encoded it (the API sends those bytes rather than encoding again)."""
+
+    status_code: int
+    body: dict[str, Any]
+    replayed: bool = False
+    seat: int | None = None
+    view_json: bytes | None = None
+
+
+def meta_fields(game: Game[Any], state: Any, stamp: str, started: bool = False) -> dict[str, Any]:
+    over = game.is_over(state)
+    fields: dict[str, Any] = {
+        "status": "finished" if over else "active",
+        "updated": stamp,
+        "awaiting": game.awaiting(state),
+    }
+    if started:
+        fields["started"] = stamp
+    if over:
+        fields["finished"] = stamp
+        result = game.result(state)
+        if result is not None and result.get("reason") == ABORTED:
+            result = {**result, "rated": False}  # no rating or statistic may count it
+        fields["result"] = result
+    return fields
+
+
+def next_clock(
+    game: Game[Any], cached: CachedGame, state: Any, seat: int, timed_out: bool
+) -> tuple[dict[int, str], dict[int, str], dict[str, Any], dict[str, Any] | None]:
+    """The seat kinds, bots and clock after a change by ``seat`` (a move, or its timeout), and
+    the record of its handover to the bot when this timeout is one too many."""
+    assert cached.clock is not None
+    now = now_ms()
+    kinds, bots = cached.seat_kinds, cached.bots
+    awaiting = [] if game.is_over(state) else game.awaiting(state)
+    humans = [s for s, kind in kinds.items() if kind == "human"]
+    acted, late = (None, seat) if timed_out else (seat, None)
+    clock = clocks.advance(cached.clock, now, awaiting, humans, acted=acted, timed_out=late)
+    limit = int(cached.clock["control"]["timeouts_to_bot"])
+    if not timed_out or game.is_over(state) or clock["timeouts"][seat] < limit:
+        return kinds, bots, clock, None
+    level = clocks.TIMEOUT_BOT_LEVEL
+    kinds = {**kinds, seat: "bot"}
+    bots = {**bots, seat: level}
+    humans = [s for s in humans if s != seat]
+    clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=seat)
+    handover = {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": level}
+    return kinds, bots, clock, handover
+
+
+def turn_moved(cached: CachedGame, game: Game[Any], meta: Mapping[str, Any]) -> bool:
+    """Whether a seat bound to an account became awaited, or stopped being (``meta``: the change's)."""
+    before = game.awaiting(cached.state)
+    return any((seat in meta["awaiting"]) != (seat in before) for seat in cached.seat_accounts)
+
+
+def snapshot_of(game: Game[Any], version: int, state: Any) -> bytes:
+    """The stored snapshot, ``orjson.dumps({"version": version, "state": game.state_to_json(state)})``
+    byte for byte, with the state encoded by the engine where it can (games.base.SnapshotHooks)."""
+    return b'{"version":%d,"state":%s}' % (version, encode_state(game, state))
