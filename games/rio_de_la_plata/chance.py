@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from games.base import SEAT_HANDED_TO_BOT, SEAT_TOKEN_ROTATED
-from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.evolve import SERVER_RECORDS, evolve
 from games.rio_de_la_plata.steps import next_automatic
 from games.rio_de_la_plata.verify import command_of
 
-SERVER_RECORDS = frozenset({SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT})
 RANDOM_EVENTS = frozenset({"order_drawn", "dice_rolled"})
 
 

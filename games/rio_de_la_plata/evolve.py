@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.base import SEAT_HANDED_TO_BOT, SEAT_TOKEN_ROTATED
 from games.rio_de_la_plata.battle import (
     BATTLE_HANDLERS,
     cannon_rolled,
@@ -119,11 +120,19 @@ def new_state(config: dict[str, Any]) -> State:
     return make_state(data, board)
 
 
+# The server's own records in a game's log (games/base.py): a seat's token replaced, a seat handed to
+# a bot. No player acted, so nothing in the game changes and an open offer stays open (RIO-RL-27
+# lapses an offer on a command).
+SERVER_RECORDS = frozenset({SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT})
+
+
 def evolve(s: State | None, e: Event) -> State:
     kind = e["type"]
     if kind == "game_started":
         return new_state(e["config"])
     assert s is not None
+    if kind in SERVER_RECORDS:
+        return s
     s = s.copy()
     handler = HANDLERS.get(kind) or TRADE_HANDLERS.get(kind)
     if handler is None:

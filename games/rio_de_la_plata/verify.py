@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.base import CommandError, ConfigError, LogError, is_recorded_form
+from games.base import SEAT_HANDED_TO_BOT, CommandError, ConfigError, LogError, is_recorded_form
 from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
 from games.rio_de_la_plata.config import configure
 from games.rio_de_la_plata.decide import EVENT_OF, command_events
-from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.evolve import SERVER_RECORDS, evolve
 from games.rio_de_la_plata.steps import next_automatic
 from games.rio_de_la_plata.trade import TRADE_EVENT_OF
 
@@ -48,6 +48,10 @@ def verify_log(events: Sequence[dict[str, Any]]) -> LogError | None:
                 return LogError(
                     i, "UNEXPECTED_EVENT", f"The rules produce {expected.get('type')} here.", None, event
                 )
+        elif event.get("type") in SERVER_RECORDS:
+            problem = _server_record_problem(state, event)
+            if problem is not None:
+                return LogError(i, "MALFORMED_EVENT", problem, None, event)
         else:
             parsed = command_of(event)
             if parsed is None:
@@ -62,4 +66,14 @@ def verify_log(events: Sequence[dict[str, Any]]) -> LogError | None:
                     i, "EVENT_MISMATCH", "The event differs from what its command produces.", None, event
                 )
         state = evolve(state, event)
+    return None
+
+
+def _server_record_problem(state: dict[str, Any], event: dict[str, Any]) -> str | None:
+    """What is wrong with a server record (games/base.py) found where a decision is awaited."""
+    seat = event.get("seat")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state["p"]):
+        return f"{event['type']} names a seat of the game."
+    if event["type"] == SEAT_HANDED_TO_BOT and not isinstance(event.get("level"), str):
+        return "seat_handed_to_bot names the bot level."
     return None

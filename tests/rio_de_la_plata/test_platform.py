@@ -153,3 +153,40 @@ def test_a_game_created_without_a_seed_takes_the_servers_128_bit_seed(client):
     assert "seed" not in view["config"]
     too_big = client.post("/v1/games", json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": -1}})
     assert too_big.status_code == 422 and too_big.get_json()["code"] == "INVALID_SEED"
+
+
+def test_a_seat_moves_to_another_device_mid_game_and_plays_on(client):
+    """A device link's redemption rotates the seat's token (``seat_token_rotated`` in the log). Rio's
+    engine folds that record as nothing (it answered 500 before), the new token plays and the old
+    one is refused."""
+    created = client.post("/v1/games", json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": 9}})
+    game_id = created.get_json()["id"]
+    tokens = [client.post(f"/v1/games/{game_id}/seats", json={"name": n}).get_json()["token"] for n in "ABC"]
+    rng = random.Random(9)
+
+    def play_one() -> None:
+        seat = client.get(f"/v1/games/{game_id}/view").get_json()["view"]["awaiting"][0]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        command = rng.choice(
+            client.get(f"/v1/games/{game_id}/view", headers=auth).get_json()["view"]["legal_moves"]
+        )
+        answer = client.post(f"/v1/games/{game_id}/moves", json={"command": command}, headers=auth)
+        assert answer.status_code == 200, answer.get_json()
+
+    for _ in range(5):
+        play_one()
+    old = tokens[1]
+    link = client.post(f"/v1/games/{game_id}/device-links", headers={"Authorization": f"Bearer {old}"})
+    assert link.status_code == 201, link.get_json()
+    redeemed = client.post(f"/v1/games/{game_id}/device-links/redeem", json={"code": link.get_json()["code"]})
+    assert redeemed.status_code == 200, redeemed.get_json()
+    tokens[1] = redeemed.get_json()["token"]
+    mine = client.get(f"/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[1]}"})
+    assert mine.status_code == 200 and mine.get_json()["view"]["seat"] == 1
+    stale = client.get(f"/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {old}"})
+    assert stale.status_code == 401
+    for _ in range(30):
+        play_one()
+    events = [e["event"] for e in client.get(f"/v1/games/{game_id}/events?limit=500").get_json()["events"]]
+    rotated = events.index({"type": "seat_token_rotated", "v": 1, "seat": 1})
+    assert len(events) - rotated > 30  # the game went on after it (the engine's log check: test_trade)

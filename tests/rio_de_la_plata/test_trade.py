@@ -126,3 +126,35 @@ def test_rl_22_char_6_traded_character_needs_no_vp_and_works_from_next_round():
     assert not active(later, "merchant", a)  # phase A of the next round (RIO-CHAR-5)
     later["step"] = "B"
     assert active(later, "merchant", a)
+
+
+def test_rl_27_a_server_record_keeps_an_open_offer_and_the_log_verifies():
+    """RIO-RL-27 lapses an offer when a command is applied. A token rotation or a hand-over to a bot
+    is the server's record, not a player's command (games/base.py): the offer stays open, nothing of
+    the game changes, and the log with it still verifies."""
+    state, log = new_game(3, seed=5)
+    a, b, _ = _seats(state)
+    state = _offer(state, log, a, b, give=["silver"], get=["stone"])
+    for record in (
+        {"type": "seat_token_rotated", "v": 1, "seat": b},
+        {"type": "seat_handed_to_bot", "v": 1, "seat": a, "level": "random"},
+    ):
+        after = GAME.evolve(state, record)
+        assert after == state and after["offer"] is not None
+        log.append(record)
+        state = after
+    state = play(state, b, {"type": "offer_accept"}, log)
+    assert state["offer"] is None
+    assert GAME.verify_log(log) is None
+    assert fold(GAME, log) == state
+
+
+def test_a_server_record_naming_no_seat_fails_verification():
+    state, log = new_game(3, seed=5)
+    for bad in (
+        {"type": "seat_token_rotated", "v": 1, "seat": 3},
+        {"type": "seat_token_rotated", "v": 1, "seat": True},
+        {"type": "seat_handed_to_bot", "v": 1, "seat": 0},
+    ):
+        error = GAME.verify_log([*log, bad])
+        assert error is not None and error.code == "MALFORMED_EVENT" and error.index == len(log)
