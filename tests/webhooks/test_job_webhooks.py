@@ -12,6 +12,7 @@ from standardwebhooks.webhooks import Webhook
 
 from service.jobs import JobService
 from store.accounts import AccountStore
+from store.webhooks import WebhookStore
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session
 from tests.api.test_me_stream import messages, one_card_game, play_out, read_until
@@ -46,6 +47,10 @@ def receivers():
     yield make
     for receiver in made:
         receiver.close()
+
+
+def sender_store(app) -> WebhookStore:
+    return WebhookStore(app.extensions["game_service"].store.redis)
 
 
 def finished_game(client, token) -> str:
@@ -316,12 +321,14 @@ def test_a_webhook_for_one_game_gets_only_that_games_job_events(app, client, rec
 
 
 @pytest.mark.timeout(120)
-def test_a_worker_killed_between_the_finish_and_the_notice_loses_nothing_and_sends_one(
-    app, client, receivers, redis_server, queue_client, run_jobs
+@pytest.mark.parametrize("point", ["between_job_finish_and_announce", "before_job_notice_fan_out"])
+def test_a_worker_killed_between_the_finish_and_the_delivery_loses_nothing_and_sends_one(
+    app, client, receivers, redis_server, queue_client, run_jobs, point
 ):
     """Issue 33, at least once: the worker SIGKILLed right after the job's finish (its notice due
-    in the same step) leaves it to the janitor; RQ's retry of the abandoned run finishes the job a
-    second time; the account still gets exactly one `export_ready`, correctly signed."""
+    in the same step), or after the notice reached the feed but before the fan-out, leaves the rest
+    to the janitor; RQ's retry of the abandoned run finishes the job a second time; the account
+    still gets exactly one `export_ready`, correctly signed."""
     import time
 
     from store.jobs import ANNOUNCE_GRACE_SECONDS
@@ -336,7 +343,7 @@ def test_a_worker_killed_between_the_finish_and_the_notice_loses_nothing_and_sen
         redis_server.url,
         "tests.webhooks.rq_support.ToySimpleWorker",
         "default",
-        env={"FAULT_POINT": "between_job_finish_and_announce"},
+        env={"FAULT_POINT": point},
         burst=True,
     )
     _, err = worker.communicate(timeout=60)
@@ -346,11 +353,15 @@ def test_a_worker_killed_between_the_finish_and_the_notice_loses_nothing_and_sen
     feeds = AccountStore(svc.store.redis)
     account = _account(client, ann)
     assert jobs.book.get(jid).status == "finished"
-    assert not [e for e in feeds.feed_after(account, None) if e.kind == "export_ready"]
+    on_feed = point == "before_job_notice_fan_out"
+    assert [e.kind for e in feeds.feed_after(account, None)].count("export_ready") == int(on_feed)
+    assert sender_store(app).pending(account) == 0  # no delivery made yet
     assert jobs.book.announcing(time.time() + ANNOUNCE_GRACE_SECONDS) == [jid]
 
-    # The janitor's pass once the grace is over (its clock moved forward instead of waiting).
-    assert jobs.announce_due(older_than=-ANNOUNCE_GRACE_SECONDS) == 1
+    # The janitor's pass once the grace is over (its clock moved forward instead of waiting): the
+    # feed gets the notice unless it had it, and the fan-out makes the delivery either way.
+    assert jobs.announce_due(older_than=-ANNOUNCE_GRACE_SECONDS) == int(not on_feed)
+    assert sender_store(app).pending(account) == 1
     assert jobs.book.announcing(time.time() + 3600) == []
     # RQ hands the dead run back (its heartbeat moved past) and a worker runs it again.
     assert jobs.requeue_abandoned(timestamp=time.time() + 3600) == [jid]
