@@ -102,6 +102,11 @@ def test_rio_city_3_play_a_few_moves_on_the_rio_page_and_watch_as_a_spectator(li
     silver = page.locator("table.rio-stocks tbody tr[data-seat='0'] td[data-stock='silver']").text_content()
     assert int(silver) == current["p"][0]["silver"]
     screenshot(page, "rio-play-desktop")
+    # Every stock column is in view beside the city at 1280 px (its scroll box need not scroll).
+    hidden = page.eval_on_selector(
+        "table.rio-stocks", "t => t.parentElement.scrollWidth - t.parentElement.clientWidth"
+    )
+    assert hidden <= 0, f"the players' stocks are cut off by {hidden} px"
 
     watcher = context_for("phone").new_page()
     watcher.on("pageerror", lambda error: errors.append(str(error)))

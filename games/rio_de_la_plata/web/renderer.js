@@ -137,8 +137,8 @@ export function mount(el, ctx) {
   const year = h("p", { class: "rio-year" });
   const hint = h("p", { class: "rio-hint" });
   const players = h("table", { class: "cd-lines rio-stocks" },
-    h("thead", {}, h("tr", {}, ["Player", "VP", "Silver", "Stone", "Wood", "Luxury", "People"].map((t) =>
-      h("th", { scope: "col" }, t)))), h("tbody"));
+    h("thead", {}, h("tr", {}, ["Player", "VP", "Silver", "Stone", "Wood", h("abbr", { title: "Luxury" }, "Lux."),
+      h("abbr", { title: "People in supply" }, "People")].map((t) => h("th", { scope: "col" }, t)))), h("tbody"));
   const chars = h("div", { class: "rio-chars", role: "group", "aria-label": "Characters" });
   const spaces = h("div", { class: "rio-spaces", role: "group", "aria-label": "Action spaces" });
   const details = h("ul", { class: "rio-details" });
@@ -260,7 +260,7 @@ function drawSide(view, ctx) {
     const owned = Object.entries(charState).filter(([, c]) => c.owner === seat).map(([c]) => words(c));
     return h("tr", { class: awaiting.includes(seat) ? "turn" : null, dataset: { seat: String(seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:${seatFill(seat)}` }), name(seat),
-        awaiting[0] === seat ? h("span", { class: "badge" }, "to play") : null,
+        awaiting[0] === seat ? h("span", { class: "visually-hidden" }, " (to play)") : null,
         owned.length ? h("small", { class: "muted" }, ` · ${owned.join(", ")}`) : null),
       ...["vp", "silver", "stone", "wood", "luxury", "supply"].map((k) => h("td", { dataset: { stock: k } }, String(p[k] ?? 0))));
   }));
