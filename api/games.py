@@ -39,7 +39,7 @@ from schemas.games import (
     StreamTicketSchema,
     ViewResponse,
 )
-from service.games import StreamGrant
+from service.queries import StreamGrant
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
