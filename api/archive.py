@@ -12,7 +12,7 @@ from typing import Any
 
 import marshmallow as ma
 import orjson
-from flask import current_app, request, url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from webargs.flaskparser import is_json_request
 
@@ -114,7 +114,7 @@ class ArchiveSearch(MethodView):
     @blp.arguments(ArchiveQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, ArchivePageSchema)
     @blp.problems(422)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Response:
         """Search finished games, newest first: by player names, account, game, ruleset, options,
         number of players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
         filters = _filters(query)
@@ -144,7 +144,7 @@ class ArchiveSearch(MethodView):
 class ArchiveEntry(MethodView):
     @blp.response(200, ArchiveEntrySchema)
     @blp.problems(404)
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """One finished game's archive entry (what a search lists), by its game id."""
         entry = archive().entry(game_id) if is_game_id(game_id) else None
         if entry is None:
@@ -182,7 +182,7 @@ class ArchiveImport(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(400, 413, 415, 422, 429)
-    def post(self):
+    def post(self) -> Response:
         """Import a complete log (job): the ``log`` export of this or another instance, or one
         written down from a table (an ``ExchangeDocument``, up to 8 MiB). The answer is ``202``
         with the job's ``Location`` (or 400/413/415/422 for a body that is not JSON, too large, or
@@ -221,7 +221,7 @@ class Replay(MethodView):
     @blp.response(200, ReplaySchema)
     @blp.problems(401, 404, 409, 422)
     @blp.doc(security=OPTIONAL_AUTH)
-    def get(self, query, game_id):
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The state at any version: complete once the game is over; while it runs, the token's
         seat view (or the spectator's)."""
         version = query.get("version")
@@ -310,7 +310,7 @@ class Battles(MethodView):
     @blp.response(200, ChapterIndexSchema)
     @blp.problems(401, 404, 409)
     @blp.doc(security=OPTIONAL_AUTH)
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """The chapter index (for Condottiere: battle by battle) with each chapter's start and end
         versions, region, winner and strengths; step through them with ``/replay?version=``."""
         cached = _finished_and_cached(game_id, "battles")
@@ -367,7 +367,7 @@ class Verify(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(404, 409, 429)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """Verify a game (job): replay its log through the rules and compare its fold, up to the
         stored snapshot's version, with the snapshot (a live game's may be a few versions behind its
         log; a finished game's is at its end). A divergence is reported in the result, never fixed."""
@@ -385,7 +385,7 @@ class Exports(MethodView):
     )
     @blp.problems(400, 401, 404, 409, 415, 422, 429)
     @blp.doc(security=OPTIONAL_AUTH)
-    def post(self, body, game_id):
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Export a game (job) as the importable log, an annotated JSON history, Markdown or one
         self-contained HTML page. A running game's export is redacted for the token's seat (or the
         spectator)."""
@@ -401,7 +401,7 @@ class BulkExport(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(400, 415, 422, 429)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Export many finished games (job) as NDJSON, one importable log per line; the same
         filters as the archive search (at most 10,000 games, newest first)."""
         params = {
@@ -420,7 +420,7 @@ class ObservationExport(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(400, 415, 422, 429)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Export finished games as training data (job): for every decision a seat made, its view
         exactly as it was served, its legal moves, the move it chose and the game's result, one
         ``Observation`` per line of gzipped NDJSON (the result's content type is

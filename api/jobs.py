@@ -119,7 +119,7 @@ def _authorize(record: JobRecord) -> None:
 class Job(MethodView):
     @blp.response(200, JobSchema)
     @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_MIME)
-    def get(self, job_id):
+    def get(self, job_id: str) -> Response:
         """A job: status, progress, the link to its result, or its error as problem+json."""
         record = _record_or_404(job_id)
         return json_response(job_document(record), 200, {"Cache-Control": "no-store"})
@@ -168,7 +168,7 @@ class JobResult(MethodView):
             500: {"description": "JOB_FAILED: the job failed for a reason of the server's"},
         },
     )
-    def get(self, job_id):
+    def get(self, job_id: str) -> Response:
         """The job's result once it is finished (the failure's problem document if it failed)."""
         record = _record_or_404(job_id)
         if record.status == "failed":

@@ -64,10 +64,10 @@ class RouteLimit:
     setting: str  # which LIMIT_SETTINGS entry applies (also the shared counter's scope)
     methods: tuple[str, ...]
     by_token: bool  # the route authenticates the bearer token: count per seat
-    only_when: Callable | None = None  # count only responses for which this is true
+    only_when: Callable[[Response], bool] | None = None  # count only responses for which this is true
 
 
-def _job_started(response) -> bool:
+def _job_started(response: Response) -> bool:
     return response.status_code == 202
 
 
@@ -159,7 +159,7 @@ def _handle_tried() -> str:
     """The handle a sign-in tries, folded as accounts compare them and hashed (Redis never holds a
     handle in a limit's key); one shared key for a body with no handle (the route refuses it)."""
     from api.common import read_body
-    from service.accounts import fold_handle
+    from service.identity import fold_handle
 
     try:
         handle = orjson.loads(read_body(request)).get("handle")
