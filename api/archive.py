@@ -21,6 +21,7 @@ from api.games import OPTIONAL_AUTH
 from api.jobs import accepted, requester
 from api.problems import ProblemError
 from games import get_game
+from games.base import Event, Game
 from replays import core
 from schemas.archive import (
     ArchiveEntrySchema,
@@ -35,7 +36,7 @@ from schemas.archive import (
 )
 from schemas.jobs import JobSchema
 from service.ids import is_game_id
-from store.archive import FILTER_FIELDS, BadCursor
+from store.archive import FILTER_FIELDS, BadCursor, GameLog
 
 blp = Blueprint(
     "archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports"
@@ -76,7 +77,7 @@ def _filters(query: dict[str, Any]) -> dict[str, list[Any]]:
     return filters
 
 
-def _game_and_viewer(game_id: str, events: bool = True):
+def _game_and_viewer(game_id: str, events: bool = True) -> tuple[GameLog, int | None]:
     """The stored game (its log unless ``events`` is false) and the viewer the request may see it
     as (a wrong token is a 401)."""
     svc = service()
@@ -90,7 +91,7 @@ def _game_and_viewer(game_id: str, events: bool = True):
     return log, seat
 
 
-def _shown_events(game, log, seat):
+def _shown_events(game: Game[Any], log: GameLog, seat: int | None) -> list[Event]:
     if log.finished:
         return log.events
     return [game.redact(event, seat) for event in log.events]
@@ -101,7 +102,7 @@ IMPORT_MAX_BYTES = 8 * 1024 * 1024
 
 
 @blp.before_request
-def _larger_bodies_for_imports():
+def _larger_bodies_for_imports() -> None:
     if request.endpoint == "archive.ArchiveImport":
         request.max_content_length = IMPORT_MAX_BYTES
 
@@ -245,7 +246,7 @@ class Replay(MethodView):
         return json_response(body, 200, _headers(False))
 
 
-def _replay_as_seat(game_id: str, version: int | None, seat: int):
+def _replay_as_seat(game_id: str, version: int | None, seat: int) -> Response:
     """A finished game as ``seat`` saw it at ``version``. Refused while the game runs: a seat's view
     holds its hand, which only its token may see then. Not kept like the full replays: one answer
     per version and seat would hold a game's every state several times over in Redis."""
@@ -346,13 +347,13 @@ def _finished_and_cached(game_id: str, field: str) -> bytes | None:
     return archive().kept_answer(game_id, field)
 
 
-def _cached_response(body: bytes):
+def _cached_response(body: bytes) -> Response:
     response = json_response(None, 200, _headers(True))
     response.set_data(body)
     return response
 
 
-def _cache_and_respond(game_id: str, field: str, body: dict[str, Any]):
+def _cache_and_respond(game_id: str, field: str, body: dict[str, Any]) -> Response:
     raw = orjson.dumps(body)
     archive().keep_answer(game_id, field, raw)
     return _cached_response(raw)

@@ -3,7 +3,7 @@ result itself. Jobs are started by the archive, replay and statistics routes (20
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from flask import Response, request, url_for
 from flask.views import MethodView
@@ -79,7 +79,9 @@ def requester() -> str | None:
 def accepted(job_id: str) -> Response:
     """202 Accepted pointing at the job resource (also when the job is already finished: the
     resource then links to the cached result)."""
-    record = jobs().get(job_id)
+    # Every caller passes the id JobService.start just created or joined (an expired record is
+    # recreated there), and a record lives a day after its job ends: it is there.
+    record = cast(JobRecord, jobs().get(job_id))
     location = url_for("jobs.Job", job_id=job_id)
     return json_response(job_document(record), 202, {"Location": location, "Cache-Control": "no-store"})
 

@@ -27,10 +27,11 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Flask, Response, current_app, g, request
+from flask.typing import RouteCallable
 from flask_limiter import Limiter
 from limits import parse_many
 
@@ -210,23 +211,30 @@ def install(app: Flask) -> Limiter | None:
         view = app.view_functions.get(endpoint)
         if view is None:
             continue
-        app.view_functions[endpoint] = limiter.shared_limit(
-            _limit_provider(spec.setting),
-            scope=spec.setting.removeprefix("RATE_LIMIT_").lower(),
-            key_func=_seat_or_address if spec.by_token else _address,
-            methods=list(spec.methods),
-            deduct_when=spec.only_when,
-        )(view)
+        # The wrapper has the view's own signature (Flask-Limiter's overload): a RouteCallable still.
+        app.view_functions[endpoint] = cast(
+            RouteCallable,
+            limiter.shared_limit(
+                _limit_provider(spec.setting),
+                scope=spec.setting.removeprefix("RATE_LIMIT_").lower(),
+                key_func=_seat_or_address if spec.by_token else _address,
+                methods=list(spec.methods),
+                deduct_when=spec.only_when,
+            )(view),
+        )
     for endpoint, (setting, key_func) in KEYED_LIMITS.items():
         view = app.view_functions.get(endpoint)
         if view is None:
             continue
-        app.view_functions[endpoint] = limiter.shared_limit(
-            _limit_provider(setting),
-            scope=setting.removeprefix("RATE_LIMIT_").lower(),
-            key_func=key_func,
-            methods=["POST"],
-        )(view)
+        app.view_functions[endpoint] = cast(
+            RouteCallable,
+            limiter.shared_limit(
+                _limit_provider(setting),
+                scope=setting.removeprefix("RATE_LIMIT_").lower(),
+                key_func=key_func,
+                methods=["POST"],
+            )(view),
+        )
     app.extensions["rate_limiter"] = limiter
     failures = TokenFailures(limiter, app.config["RATE_LIMIT_TOKEN_FAILURE"])
     app.extensions["token_failures"] = failures
