@@ -369,8 +369,6 @@ class GameAffineWorker(MoveAnsweringWorker):
             super().handle(listener, client, addr)
 
     def _handed_off(self, listener: Any, client: Any) -> bool:
-        # Called only once handle() saw both set (init_process sets them together).
-        receiver, hand_off = cast(Receiver, self._receiver), cast(HandOff, self._hand_off)
         client.setblocking(1)
         head = b""
         # gevent documents Timeout(seconds, False) as a silent timeout; typeshed's stub omits False.
@@ -388,9 +386,10 @@ class GameAffineWorker(MoveAnsweringWorker):
                 return False  # no sibling serves fewer than this worker does without it: keep it
         else:
             return False
-        if owner == receiver.slot:
+        # Called only once handle() saw both set (init_process sets them, nothing unsets them).
+        if owner == cast(Receiver, self._receiver).slot:
             return False
-        if not hand_off.send(owner, client, self.sockets.index(listener)):
+        if not cast(HandOff, self._hand_off).send(owner, client, self.sockets.index(listener)):
             return False
         if self._loads is not None:
             self._loads.add(owner, 1)  # until the owner counts it itself
