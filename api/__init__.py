@@ -8,16 +8,17 @@ import http
 import importlib
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import flask_smorest
 import flask_swagger_ui
 import yaml
-from flask import Flask, Response, send_from_directory
+from flask import Blueprint, Flask, Response, send_from_directory
 from flask_cors import CORS
 from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException
 
 from api import contract, problems, ratelimit
 from api.common import refuse_tokens_outside_header
@@ -108,7 +109,7 @@ def _switch(value: str) -> bool:
 
 
 # Environment variables read by the factory (config passed in wins).
-ENV_SETTINGS = {
+ENV_SETTINGS: dict[str, Callable[[str], Any]] = {
     "REDIS_URL": str,
     "RQ_REDIS_URL": str,
     "CORS_ORIGINS": str,
@@ -133,10 +134,10 @@ class Api(flask_smorest.Api):
 
     ERROR_SCHEMA = ProblemSchema
 
-    def handle_http_exception(self, error):
+    def handle_http_exception(self, error: HTTPException) -> Response:
         return problems.from_http_exception(error)
 
-    def _register_swagger_ui_rule(self, blueprint):
+    def _register_swagger_ui_rule(self, blueprint: Blueprint) -> None:
         # The docs blueprint ("api-docs") also serves the document as YAML next to the JSON, and
         # Swagger UI's own files, so the page needs nothing from another host.
         super()._register_swagger_ui_rule(blueprint)
@@ -145,11 +146,11 @@ class Api(flask_smorest.Api):
             "/docs/assets/<path:filename>", endpoint="swagger_ui_asset", view_func=_swagger_ui_asset
         )
 
-    def _openapi_yaml(self):
+    def _openapi_yaml(self) -> Response:
         text = yaml.safe_dump(self.spec.to_dict(), sort_keys=False, allow_unicode=True, width=100)
         return Response(text, mimetype="application/yaml")
 
-    def _register_responses(self):
+    def _register_responses(self) -> None:
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if status >= 400:

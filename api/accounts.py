@@ -9,7 +9,8 @@ creates it (``Cache-Control: no-store``), and never in any other answer."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 from flask import Response, current_app, request
 from flask.views import MethodView
@@ -37,14 +38,14 @@ from service.identity import PLAY, READ, is_account_token
 
 blp = Blueprint("accounts", __name__, url_prefix="/v1", description="Accounts, tokens, my games, profiles")
 
-ACCOUNT_AUTH = [{"accountToken": []}]
+ACCOUNT_AUTH: list[dict[str, list[str]]] = [{"accountToken": []}]
 NO_STORE = {"Cache-Control": "no-store"}
 # The feed's entry ids (Redis stream ids): what Last-Event-ID resumes from.
 _FEED_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 
 def accounts() -> AccountService:
-    return current_app.extensions["account_service"]
+    return cast(AccountService, current_app.extensions["account_service"])
 
 
 def identity(scope: str | None = None) -> Identity:
@@ -88,7 +89,7 @@ class Accounts(MethodView):
     @blp.arguments(CreateAccountRequest())
     @blp.response(201, AccountSchema)
     @blp.problems(400, 409, 413, 415, 422, 429)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Create an account: a handle (unique without regard to case) and a password (stored only
         as its Argon2id hash). Sign in (POST /v1/sessions) to get a token."""
         created = accounts().create_account(body["handle"], body["password"], bot=body["bot"])
@@ -100,7 +101,7 @@ class Sessions(MethodView):
     @blp.arguments(SignInRequest())
     @blp.response(201, SessionSchema)
     @blp.problems(400, 401, 413, 415, 422, 429)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Sign in: a session token (all scopes, 30 days), shown only here. A wrong handle and a
         wrong password get the same answer (401 `INVALID_CREDENTIALS`), after the same work. Rate
         limited per address and per handle."""
@@ -112,7 +113,7 @@ class CurrentSession(MethodView):
     @blp.response(204)
     @blp.problems(401)
     @blp.doc(security=ACCOUNT_AUTH)
-    def delete(self):
+    def delete(self) -> Response:
         """Sign out: the bearer's token stops working (a personal access token is revoked too)."""
         accounts().sign_out(identity())
         return Response(status=204)
@@ -123,14 +124,14 @@ class Me(MethodView):
     @blp.response(200, MeSchema)
     @blp.problems(401)
     @blp.doc(security=ACCOUNT_AUTH)
-    def get(self):
+    def get(self) -> Response:
         """The token's account, and what the token may do."""
         return json_response(accounts().me(identity()), 200, NO_STORE)
 
     @blp.response(204)
     @blp.problems(401, 403)
     @blp.doc(security=ACCOUNT_AUTH)
-    def delete(self):
+    def delete(self) -> Response:
         """Delete the account (scope `account`): its credentials and data go at once and its handle
         is free again; its games stay, its seats shown under a placeholder name."""
         accounts().delete(identity())
@@ -143,7 +144,7 @@ class Password(MethodView):
     @blp.response(204)
     @blp.problems(400, 401, 403, 413, 415, 422, 429)
     @blp.doc(security=ACCOUNT_AUTH)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Change the password (scope `account`, and the current password): every other session of
         the account ends."""
         accounts().change_password(identity(), body["current"], body["new"])
@@ -155,7 +156,7 @@ class Tokens(MethodView):
     @blp.response(200, TokenListSchema)
     @blp.problems(401, 403)
     @blp.doc(security=ACCOUNT_AUTH)
-    def get(self):
+    def get(self) -> Response:
         """The account's personal access tokens, by name and last use (never the tokens)."""
         return json_response({"tokens": accounts().list_tokens(identity())}, 200, NO_STORE)
 
@@ -163,7 +164,7 @@ class Tokens(MethodView):
     @blp.response(201, NewTokenSchema)
     @blp.problems(400, 401, 403, 413, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """A personal access token for a bot or a script (scope `account` needed to make one), with
         the scopes given, shown only here."""
         made = accounts().create_token(identity(), body["name"], body["scopes"])
@@ -175,7 +176,7 @@ class Token(MethodView):
     @blp.response(204)
     @blp.problems(401, 403, 404)
     @blp.doc(security=ACCOUNT_AUTH)
-    def delete(self, token_id):
+    def delete(self, token_id: str) -> Response:
         """Revoke a personal access token: it stops working at once."""
         accounts().revoke_token(identity(), token_id)
         return Response(status=204)
@@ -187,7 +188,7 @@ class MyGames(MethodView):
     @blp.response(200, MyGamesSchema)
     @blp.problems(401, 403, 422)
     @blp.doc(security=ACCOUNT_AUTH)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Response:
         """The account's games (scope `read`): running ones (those awaiting me first), then a page of
         finished ones (newest first; `before` = the previous page's `next_before`)."""
         games = accounts().my_games(identity(READ), query.get("before"), query["limit"])
@@ -216,7 +217,7 @@ class MyStream(MethodView):
             }
         ],
     )
-    def get(self):
+    def get(self) -> Response:
         """The account's own stream (scope `read`), Server-Sent Events. At most 8 streams of one
         account are open at once (429 `TOO_MANY_STREAMS` beyond); the feed keeps about the last 200
         events (a client away longer reads GET /v1/me/games)."""
@@ -249,7 +250,7 @@ def _sse(
     after: str | None,
     heartbeat: float,
     watch_for: Callable[[Callable[[], None]], HangUpWatch] | None = None,
-):
+) -> Iterator[bytes]:
     """``watch_for(wake)`` is a watch on the stream's client (the transport's, which under gunicorn
     watches its socket): once the client hangs up it calls ``wake``, the feed's interrupt, so the
     stream ends, and gives its lease back, within a poll, not at its next write."""
@@ -270,7 +271,7 @@ class AccountSeatToken(MethodView):
     @blp.response(200, RotatedTokenResponse)
     @blp.problems(401, 403, 404, 409, 422, 429, 503)
     @blp.doc(security=ACCOUNT_AUTH)
-    def post(self, game_id, seat):
+    def post(self, game_id: str, seat: int) -> Response:
         """The seat token of one of my seats again, from any device (account token with scope
         `play`): the seat gets a new token (shown only here) and its old one stops working."""
         token = bearer_token(required=True)
@@ -286,6 +287,6 @@ class AccountSeatToken(MethodView):
 class Player(MethodView):
     @blp.response(200, ProfileSchema)
     @blp.problems(404)
-    def get(self, handle):
+    def get(self, handle: str) -> Response:
         """A player's public profile: games played and won per game, recent finished games."""
         return json_response(accounts().profile(handle))

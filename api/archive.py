@@ -12,7 +12,7 @@ from typing import Any
 
 import marshmallow as ma
 import orjson
-from flask import current_app, request, url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from webargs.flaskparser import is_json_request
 
@@ -21,6 +21,7 @@ from api.games import OPTIONAL_AUTH
 from api.jobs import accepted, requester
 from api.problems import ProblemError
 from games import get_game
+from games.base import Event, Game
 from replays import core
 from schemas.archive import (
     ArchiveEntrySchema,
@@ -35,7 +36,7 @@ from schemas.archive import (
 )
 from schemas.jobs import JobSchema
 from service.ids import is_game_id
-from store.archive import FILTER_FIELDS, BadCursor
+from store.archive import FILTER_FIELDS, BadCursor, GameLog
 
 blp = Blueprint(
     "archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports"
@@ -76,7 +77,7 @@ def _filters(query: dict[str, Any]) -> dict[str, list[Any]]:
     return filters
 
 
-def _game_and_viewer(game_id: str, events: bool = True):
+def _game_and_viewer(game_id: str, events: bool = True) -> tuple[GameLog, int | None]:
     """The stored game (its log unless ``events`` is false) and the viewer the request may see it
     as (a wrong token is a 401)."""
     svc = service()
@@ -90,7 +91,7 @@ def _game_and_viewer(game_id: str, events: bool = True):
     return log, seat
 
 
-def _shown_events(game, log, seat):
+def _shown_events(game: Game[Any], log: GameLog, seat: int | None) -> list[Event]:
     if log.finished:
         return log.events
     return [game.redact(event, seat) for event in log.events]
@@ -101,7 +102,7 @@ IMPORT_MAX_BYTES = 8 * 1024 * 1024
 
 
 @blp.before_request
-def _larger_bodies_for_imports():
+def _larger_bodies_for_imports() -> None:
     if request.endpoint == "archive.ArchiveImport":
         request.max_content_length = IMPORT_MAX_BYTES
 
@@ -114,7 +115,7 @@ class ArchiveSearch(MethodView):
     @blp.arguments(ArchiveQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, ArchivePageSchema)
     @blp.problems(422)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Response:
         """Search finished games, newest first: by player names, account, game, ruleset, options,
         number of players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
         filters = _filters(query)
@@ -144,7 +145,7 @@ class ArchiveSearch(MethodView):
 class ArchiveEntry(MethodView):
     @blp.response(200, ArchiveEntrySchema)
     @blp.problems(404)
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """One finished game's archive entry (what a search lists), by its game id."""
         entry = archive().entry(game_id) if is_game_id(game_id) else None
         if entry is None:
@@ -182,7 +183,7 @@ class ArchiveImport(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(400, 413, 415, 422, 429)
-    def post(self):
+    def post(self) -> Response:
         """Import a complete log (job): the ``log`` export of this or another instance, or one
         written down from a table (an ``ExchangeDocument``, up to 8 MiB). The answer is ``202``
         with the job's ``Location`` (or 400/413/415/422 for a body that is not JSON, too large, or
@@ -221,7 +222,7 @@ class Replay(MethodView):
     @blp.response(200, ReplaySchema)
     @blp.problems(401, 404, 409, 422)
     @blp.doc(security=OPTIONAL_AUTH)
-    def get(self, query, game_id):
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The state at any version: complete once the game is over; while it runs, the token's
         seat view (or the spectator's)."""
         version = query.get("version")
@@ -245,7 +246,7 @@ class Replay(MethodView):
         return json_response(body, 200, _headers(False))
 
 
-def _replay_as_seat(game_id: str, version: int | None, seat: int):
+def _replay_as_seat(game_id: str, version: int | None, seat: int) -> Response:
     """A finished game as ``seat`` saw it at ``version``. Refused while the game runs: a seat's view
     holds its hand, which only its token may see then. Not kept like the full replays: one answer
     per version and seat would hold a game's every state several times over in Redis."""
@@ -310,7 +311,7 @@ class Battles(MethodView):
     @blp.response(200, ChapterIndexSchema)
     @blp.problems(401, 404, 409)
     @blp.doc(security=OPTIONAL_AUTH)
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """The chapter index (for Condottiere: battle by battle) with each chapter's start and end
         versions, region, winner and strengths; step through them with ``/replay?version=``."""
         cached = _finished_and_cached(game_id, "battles")
@@ -346,13 +347,13 @@ def _finished_and_cached(game_id: str, field: str) -> bytes | None:
     return archive().kept_answer(game_id, field)
 
 
-def _cached_response(body: bytes):
+def _cached_response(body: bytes) -> Response:
     response = json_response(None, 200, _headers(True))
     response.set_data(body)
     return response
 
 
-def _cache_and_respond(game_id: str, field: str, body: dict[str, Any]):
+def _cache_and_respond(game_id: str, field: str, body: dict[str, Any]) -> Response:
     raw = orjson.dumps(body)
     archive().keep_answer(game_id, field, raw)
     return _cached_response(raw)
@@ -367,7 +368,7 @@ class Verify(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(404, 409, 429)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """Verify a game (job): replay its log through the rules and compare its fold, up to the
         stored snapshot's version, with the snapshot (a live game's may be a few versions behind its
         log; a finished game's is at its end). A divergence is reported in the result, never fixed."""
@@ -385,7 +386,7 @@ class Exports(MethodView):
     )
     @blp.problems(400, 401, 404, 409, 415, 422, 429)
     @blp.doc(security=OPTIONAL_AUTH)
-    def post(self, body, game_id):
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Export a game (job) as the importable log, an annotated JSON history, Markdown or one
         self-contained HTML page. A running game's export is redacted for the token's seat (or the
         spectator)."""
@@ -401,7 +402,7 @@ class BulkExport(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(400, 415, 422, 429)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Export many finished games (job) as NDJSON, one importable log per line; the same
         filters as the archive search (at most 10,000 games, newest first)."""
         params = {
@@ -420,7 +421,7 @@ class ObservationExport(MethodView):
         202, JobSchema, headers={"Location": {"schema": {"type": "string"}, "description": "The job"}}
     )
     @blp.problems(400, 415, 422, 429)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Export finished games as training data (job): for every decision a seat made, its view
         exactly as it was served, its legal moves, the move it chose and the game's result, one
         ``Observation`` per line of gzipped NDJSON (the result's content type is

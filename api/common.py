@@ -10,11 +10,11 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal, TypeVar, cast, overload
 
 import flask_smorest
 import orjson
-from flask import Response, current_app, request
+from flask import Request, Response, current_app, request
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -29,16 +29,19 @@ from service.stats import StatsService
 
 JSON_MIME = "application/json"
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def read_body(req) -> bytes:
+
+def read_body(req: Request) -> bytes:
     """The request body, at most the request's limit (MAX_CONTENT_LENGTH; more for imports) however
     it is framed: werkzeug checks a Content-Length against the limit, but a chunked body has none
     (issue 8: 10 MB of chunked JSON were read whole), so the stream is read up to one byte past the
     limit and refused (413) when that byte exists."""
-    limit = req.max_content_length
+    # create_app's DEFAULTS always set MAX_CONTENT_LENGTH (archive imports raise it): never None.
+    limit = cast(int, req.max_content_length)
     cached = getattr(req, "_bounded_body", None)
     if cached is not None:
-        return cached
+        return cast(bytes, cached)
     if req.content_length is not None and req.content_length > limit:
         raise RequestEntityTooLarge()
     data = b""
@@ -50,7 +53,7 @@ def read_body(req) -> bytes:
         data += chunk
     if len(data) > limit:
         raise RequestEntityTooLarge()
-    req._bounded_body = data
+    req._bounded_body = data  # type: ignore[attr-defined]  # the request's own cache of its body
     return data
 
 
@@ -59,7 +62,7 @@ class StrictJSONParser(FlaskParser):
     and JSON nested deeper than MAX_JSON_DEPTH (400), and parses with orjson, which also refuses
     what our storage cannot hold (NaN, lone surrogates)."""
 
-    def _raw_load_json(self, req):
+    def _raw_load_json(self, req: Request) -> Any:
         data = read_body(req)
         if not is_json_request(req):
             raise ProblemError(
@@ -93,17 +96,19 @@ class StrictJSONParser(FlaskParser):
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = StrictJSONParser()
 
-    def problems(self, *statuses: int):
+    def problems(self, *statuses: int) -> Callable[[_F], _F]:
         """Document problem+json answers for ``statuses``."""
 
-        def decorate(func):
+        def decorate(func: _F) -> _F:
             for status in statuses:
                 func = self.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_MIME)(func)
             return func
 
         return decorate
 
-    def hot(self, parse: Callable[[], Any] | None = None):
+    def hot(
+        self, parse: Callable[[], Any] | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Outermost decorator of a hot route's method: calls the undecorated method directly, with
         ``parse()``'s result in place of the parsed ``arguments``, and keeps the documentation the
         flask-smorest decorators below collected. Those decorators each wrap the call (about a dozen
@@ -111,15 +116,15 @@ class Blueprint(flask_smorest.Blueprint):
         about a fifth of a move's server CPU (issue 12's profile). Only for methods that return a
         ``Response`` themselves (the response decorators then only document)."""
 
-        def decorate(documented):
+        def decorate(documented: Callable[..., Any]) -> Callable[..., Any]:
             method = inspect.unwrap(documented)
             if parse is None:
 
-                def hot(*args, **kwargs):
+                def hot(*args: Any, **kwargs: Any) -> Any:
                     return method(*args, **kwargs)
             else:
 
-                def hot(*args, **kwargs):
+                def hot(*args: Any, **kwargs: Any) -> Any:
                     return method(*args, parse(), **kwargs)
 
             functools.update_wrapper(hot, method)
@@ -131,22 +136,22 @@ class Blueprint(flask_smorest.Blueprint):
 
 def service() -> GameService:
     """The running app's game service."""
-    return current_app.extensions["game_service"]
+    return cast(GameService, current_app.extensions["game_service"])
 
 
 def jobs() -> JobService:
     """The running app's job service (``create_app`` builds it on the game service's store)."""
-    return current_app.extensions["job_service"]
+    return cast(JobService, current_app.extensions["job_service"])
 
 
 def archive() -> ArchiveService:
     """The running app's archive service."""
-    return current_app.extensions["archive_service"]
+    return cast(ArchiveService, current_app.extensions["archive_service"])
 
 
 def stats() -> StatsService:
     """The running app's statistics service."""
-    return current_app.extensions["stats_service"]
+    return cast(StatsService, current_app.extensions["stats_service"])
 
 
 # RFC 6750 section 2.1: "Bearer", one or more spaces, then the token exactly as issued. Anything else
@@ -177,6 +182,10 @@ def refuse_tokens_outside_header() -> None:
             raise token_not_in_header(f"query string ({name}=)")
 
 
+@overload
+def bearer_token(required: Literal[True]) -> str: ...
+@overload
+def bearer_token(required: bool = False) -> str | None: ...
 def bearer_token(required: bool = False) -> str | None:
     """The token of ``Authorization: Bearer <token>``; a malformed header is a 401 (never ignored:
     a client that thinks it acts for a seat must not silently get the spectator's view)."""

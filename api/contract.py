@@ -10,9 +10,12 @@ reading them."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
+import marshmallow as ma
 from apispec import APISpec
+from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 
 from bots import levels
 from games import game_names, get_game
@@ -70,11 +73,13 @@ def register_components(spec: APISpec) -> list[str]:
     return prefixes
 
 
-def attribute_function(prefixes: list[str]):
+def attribute_function(prefixes: list[str]) -> Callable[..., dict[str, Any]]:
     """An apispec attribute function: a field whose class sets ``contract_definition`` becomes a
     reference to that definition of the game (or an ``anyOf`` over the games, when several publish)."""
 
-    def game_contract_field(self, field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    def game_contract_field(
+        self: FieldConverterMixin, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any
+    ) -> dict[str, Any]:
         if getattr(field, "game_name", False):
             return {"enum": contract_games()}
         definition = getattr(field, "contract_definition", None)

@@ -6,7 +6,7 @@ move) serialise with orjson directly; the marshmallow response schemas document 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -39,13 +39,16 @@ from schemas.games import (
     StreamTicketSchema,
     ViewResponse,
 )
-from service.games import StreamGrant
+from service.cache import CachedGame
+from service.commands import MoveOutcome
+from service.games import GameService
+from service.queries import StreamGrant
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
 )
 
-SEAT_AUTH = [{"seatToken": []}]
+SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
 # Routes a spectator may read without a token document no security requirement: `[{}, {seatToken}]`
 # (OpenAPI's "optional") makes openapi-python-client demand an AuthenticatedClient. Their
 # descriptions say what a seat token adds; any client with one (Authorization: Bearer) sends it.
@@ -126,7 +129,7 @@ class Games(MethodView):
     )
     @blp.problems(400, 413, 415, 422, 429)
     @blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": CREATE_GAME_REQUEST}}}})
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Create a game (seats free, except those given to bots)."""
         summary = service().create_game(
             body["game"], body["config"], body["bots"], body.get("clock"), placed=transport().placement()
@@ -138,7 +141,7 @@ class Games(MethodView):
     @blp.arguments(ListGamesQuery(), location="query")
     @blp.response(200, GameListSchema)
     @blp.problems(422)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Response:
         """List games, newest first (cursor pagination; filters: status, game)."""
         games, cursor = service().list_games(
             status=query.get("status"),
@@ -153,7 +156,7 @@ class Games(MethodView):
 class Game(MethodView):
     @blp.response(200, GameSummarySchema)
     @blp.problems(404)
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """A game's public summary: status, version, seats (names are public), result."""
         return json_response(service().get_summary(game_id))
 
@@ -169,7 +172,7 @@ class Seats(MethodView):
     @blp.problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
     # An account token is optional here: no requirement documented (see OPTIONAL_AUTH).
     @blp.doc(security=OPTIONAL_AUTH)
-    def post(self, body, game_id):
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed. With an account token (scope `play`) in Authorization the seat is also bound
         to the account (its handle is the name unless one is given): the account's token then acts
@@ -202,7 +205,7 @@ class View(MethodView):
         security=OPTIONAL_AUTH,
         parameters=[header_param("If-None-Match", "An ETag from a previous view: 304 while unchanged")],
     )
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """The seat's view with its legal moves (Bearer token), or the spectator's (no token).
         Once the game is finished the spectator's view shows everything (hands included)."""
         game_view = service().get_view(game_id, bearer_token())
@@ -274,7 +277,7 @@ class Moves(MethodView):
             ),
         ],
     )
-    def post(self, body, game_id):
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Submit a move for the token's seat. Answers the new version, the events it caused
         (redacted for that seat) and the seat's new view; with `Prefer: return=minimal`, only the
         game id and the new version (the seat's view stream brings the view).
@@ -302,14 +305,14 @@ class SeatToken(MethodView):
     @blp.response(200, RotatedTokenResponse)
     @blp.problems(401, 404, 409, 422, 429, 503)
     @blp.doc(security=SEAT_AUTH)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """Rotate the token's seat token: the answer carries a new token (shown only here) and the old
         one stops working at once. The log records it (`seat_token_rotated`, no secret in it)."""
         rotated = service().rotate_token(game_id, bearer_token(required=True))
         return json_response(rotated, 200, {"Cache-Control": "no-store"})
 
 
-def _seat_action_answer(outcome) -> Response:
+def _seat_action_answer(outcome: MoveOutcome) -> Response:
     view = outcome.body["view"]
     headers = {"Cache-Control": "no-store", "ETag": f'"{view["version"]}.s{view["seat"]}"'}
     return json_response(outcome.body, outcome.status_code, headers)
@@ -320,7 +323,7 @@ class Resign(MethodView):
     @blp.response(200, MoveResponse)
     @blp.problems(401, 404, 409, 422, 429, 503)
     @blp.doc(security=SEAT_AUTH)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """The token's seat resigns: it leaves the game for good, and the game's rules say what
         follows (Condottiere: RL-X17 in docs/rulings.md). Answers like a move."""
         return _seat_action_answer(service().resign(game_id, bearer_token(required=True)))
@@ -331,7 +334,7 @@ class Abort(MethodView):
     @blp.response(200, MoveResponse)
     @blp.problems(401, 404, 409, 422, 429, 503)
     @blp.doc(security=SEAT_AUTH)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """Abort the game while too little has been played for a result (Condottiere: before the
         first battle ends, RL-X18): it ends with no winner, reason `aborted`, `rated: false`.
         Later: 422 `TOO_LATE_TO_ABORT`. Answers like a move."""
@@ -344,7 +347,7 @@ class Events(MethodView):
     @blp.response(200, EventsPageSchema)
     @blp.problems(401, 404, 422, 429)
     @blp.doc(security=OPTIONAL_AUTH)
-    def get(self, query, game_id):
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The event log after ``after`` (a version), redacted for the token's seat or the
         spectator; the full log for everyone once the game is finished."""
         page = service().read_events(game_id, bearer_token(), after=query["after"], limit=query["limit"])
@@ -371,7 +374,7 @@ class Stream(MethodView):
             )
         },
     )
-    def get(self, query, game_id):
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """Follow the game live (Server-Sent Events), redacted for the viewer; resumable. A seat
         follows with its token, or with a stream ticket (``?ticket=``) where it cannot send headers."""
         svc = service()
@@ -412,7 +415,7 @@ class ViewStream(MethodView):
             )
         },
     )
-    def get(self, query, game_id):
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """Follow the seat's view live (Server-Sent Events): the current view at once, then the new
         view after every change, so a client never polls GET /view. With a token (or a stream
         ticket, ``?ticket=``) the seat's view with its legal moves; without, the spectator's. A
@@ -428,7 +431,7 @@ class ViewStream(MethodView):
         return _event_stream(transport().view_stream(body, svc, game_id, grant, known, heartbeat, current))
 
 
-def _stream_viewer(svc, game_id: str, query) -> tuple[StreamGrant, Any]:
+def _stream_viewer(svc: GameService, game_id: str, query: dict[str, Any]) -> tuple[StreamGrant, CachedGame]:
     ticket = query.get("ticket")
     if ticket is None:
         return svc.stream_viewer(game_id, bearer_token())
@@ -458,7 +461,7 @@ def _last_event_id() -> int | None:
     return int(last_event_id)
 
 
-def _event_stream(body) -> Response:
+def _event_stream(body: Response | Iterable[bytes]) -> Response:
     response = body if isinstance(body, Response) else Response(body, mimetype="text/event-stream")
     response.headers.update({"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"})
     return response
@@ -469,7 +472,7 @@ class StreamTickets(MethodView):
     @blp.response(201, StreamTicketSchema)
     @blp.problems(401, 404, 429)
     @blp.doc(security=SEAT_AUTH)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """A stream ticket for the token's seat: ``GET .../stream?ticket=<ticket>`` then follows the
         game as that seat without an Authorization header (the browser's EventSource cannot send
         one, and a seat token must never appear in a URL). Single-use (the stream's first request
@@ -486,7 +489,7 @@ class DeviceLinks(MethodView):
     @blp.response(201, DeviceLinkSchema)
     @blp.problems(401, 404, 429)
     @blp.doc(security=SEAT_AUTH)
-    def post(self, game_id):
+    def post(self, game_id: str) -> Response:
         """A one-time link that moves the token's seat to another device ("continue on another
         device"). The code travels in the page URL's fragment (``/continue/{id}#<code>``), which a
         browser never sends to a server, so it reaches no server log; the page redeems it with
@@ -501,7 +504,7 @@ class RedeemDeviceLink(MethodView):
     @blp.arguments(DeviceLinkRedeemSchema())
     @blp.response(200, RotatedTokenResponse)
     @blp.problems(401, 404, 409, 422, 429, 503)
-    def post(self, body, game_id):
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Redeem a device link: the answer carries the seat's new token (shown only here) and the
         device that made the link is signed out of the seat (its token stops working), as a token
         rotation; the log records `seat_token_rotated`. The code is in the body, never in a URL."""
@@ -510,7 +513,7 @@ class RedeemDeviceLink(MethodView):
 
 
 def _sse(
-    svc,
+    svc: GameService,
     game_id: str,
     name: str,
     grant: StreamGrant,
@@ -518,7 +521,7 @@ def _sse(
     heartbeat: float,
     timed: bool = False,
     watch: Callable[[Callable[[], None]], HangUpWatch] | None = None,
-):
+) -> Iterator[bytes]:
     """Events after ``after``, from the process's live listener (no Redis connection of its own).
     A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
     batch of events. With a ``watch`` on its client (the transport's ``hang_up_watch``, which under
@@ -562,7 +565,14 @@ def _no_watch(wake: Callable[[], None]) -> HangUpWatch:
     return PLAIN.hang_up_watch({}, wake)
 
 
-def _view_sse(svc, game_id: str, grant: StreamGrant, known: int | None, heartbeat: float, current=None):
+def _view_sse(
+    svc: GameService,
+    game_id: str,
+    grant: StreamGrant,
+    known: int | None,
+    heartbeat: float,
+    current: CachedGame | None = None,
+) -> Iterator[bytes]:
     """The viewer's view now and after every change; each message is a whole view, encoded once per
     process for this viewer and version (never for another viewer). ``current``: the game as the
     request that authenticated the viewer read it (``GameService.open_view_stream``). Ends with

@@ -3,7 +3,7 @@ the server answers, the yardstick the HTTP benchmark compares a move with."""
 
 from __future__ import annotations
 
-from flask import request
+from flask import Response, request
 from flask.views import MethodView
 
 from api.common import Blueprint, json_response, service
@@ -31,7 +31,7 @@ class Health(MethodView):
             {"name": "deep", "in": "query", "schema": {"type": "boolean"}, "description": "Also PING Redis"}
         ]
     )
-    def get(self):
+    def get(self) -> Response:
         """Is the server up? (``deep=true``: and is Redis reachable?)"""
         deep = request.args.get("deep")
         if deep is not None and deep.lower() not in _TRUE + _FALSE:

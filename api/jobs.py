@@ -3,7 +3,7 @@ result itself. Jobs are started by the archive, replay and statistics routes (20
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from flask import Response, request, url_for
 from flask.views import MethodView
@@ -79,7 +79,9 @@ def requester() -> str | None:
 def accepted(job_id: str) -> Response:
     """202 Accepted pointing at the job resource (also when the job is already finished: the
     resource then links to the cached result)."""
-    record = jobs().get(job_id)
+    # Every caller passes the id JobService.start just created or joined (an expired record is
+    # recreated there), and a record lives a day after its job ends: it is there.
+    record = cast(JobRecord, jobs().get(job_id))
     location = url_for("jobs.Job", job_id=job_id)
     return json_response(job_document(record), 202, {"Location": location, "Cache-Control": "no-store"})
 
@@ -119,7 +121,7 @@ def _authorize(record: JobRecord) -> None:
 class Job(MethodView):
     @blp.response(200, JobSchema)
     @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_MIME)
-    def get(self, job_id):
+    def get(self, job_id: str) -> Response:
         """A job: status, progress, the link to its result, or its error as problem+json."""
         record = _record_or_404(job_id)
         return json_response(job_document(record), 200, {"Cache-Control": "no-store"})
@@ -168,7 +170,7 @@ class JobResult(MethodView):
             500: {"description": "JOB_FAILED: the job failed for a reason of the server's"},
         },
     )
-    def get(self, job_id):
+    def get(self, job_id: str) -> Response:
         """The job's result once it is finished (the failure's problem document if it failed)."""
         record = _record_or_404(job_id)
         if record.status == "failed":

@@ -8,7 +8,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Response, current_app, request
 from werkzeug.exceptions import HTTPException
@@ -27,6 +27,10 @@ from api.problem_docs import (
 )
 from service.errors import ServiceError
 from store.errors import STORE_UNAVAILABLE
+
+if TYPE_CHECKING:
+    from flask import Flask
+    from flask_limiter import Limiter
 
 __all__ = [
     "HTTP_CODES",
@@ -112,7 +116,7 @@ def retry_after_seconds() -> int:
     """Whole seconds until the limit that refused this request lets the client in again (>= 1).
     Here, not in :mod:`api.ratelimit` (which raises problems): it only reads Flask-Limiter's
     extension, and importing the limits from here made a circle."""
-    limiter = current_app.extensions.get("rate_limiter")
+    limiter: Limiter | None = current_app.extensions.get("rate_limiter")
     breached = limiter.current_limit if limiter is not None else None
     if breached is None:
         return 1
@@ -135,7 +139,7 @@ def handle_unexpected(error: Exception) -> Response:
     return from_problem_error(INTERNAL_ERROR_PROBLEM)
 
 
-def register(app) -> None:
+def register(app: Flask) -> None:
     app.register_error_handler(ProblemError, from_problem_error)
     app.register_error_handler(ServiceError, from_service_error)
     app.register_error_handler(HTTPException, from_http_exception)

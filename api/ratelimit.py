@@ -27,10 +27,11 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Flask, Response, current_app, g, request
+from flask.typing import RouteCallable
 from flask_limiter import Limiter
 from limits import parse_many
 
@@ -64,10 +65,10 @@ class RouteLimit:
     setting: str  # which LIMIT_SETTINGS entry applies (also the shared counter's scope)
     methods: tuple[str, ...]
     by_token: bool  # the route authenticates the bearer token: count per seat
-    only_when: Callable | None = None  # count only responses for which this is true
+    only_when: Callable[[Response], bool] | None = None  # count only responses for which this is true
 
 
-def _job_started(response) -> bool:
+def _job_started(response: Response) -> bool:
     return response.status_code == 202
 
 
@@ -159,7 +160,7 @@ def _handle_tried() -> str:
     """The handle a sign-in tries, folded as accounts compare them and hashed (Redis never holds a
     handle in a limit's key); one shared key for a body with no handle (the route refuses it)."""
     from api.common import read_body
-    from service.accounts import fold_handle
+    from service.identity import fold_handle
 
     try:
         handle = orjson.loads(read_body(request)).get("handle")
@@ -210,23 +211,30 @@ def install(app: Flask) -> Limiter | None:
         view = app.view_functions.get(endpoint)
         if view is None:
             continue
-        app.view_functions[endpoint] = limiter.shared_limit(
-            _limit_provider(spec.setting),
-            scope=spec.setting.removeprefix("RATE_LIMIT_").lower(),
-            key_func=_seat_or_address if spec.by_token else _address,
-            methods=list(spec.methods),
-            deduct_when=spec.only_when,
-        )(view)
+        # The wrapper has the view's own signature (Flask-Limiter's overload): a RouteCallable still.
+        app.view_functions[endpoint] = cast(
+            RouteCallable,
+            limiter.shared_limit(
+                _limit_provider(spec.setting),
+                scope=spec.setting.removeprefix("RATE_LIMIT_").lower(),
+                key_func=_seat_or_address if spec.by_token else _address,
+                methods=list(spec.methods),
+                deduct_when=spec.only_when,
+            )(view),
+        )
     for endpoint, (setting, key_func) in KEYED_LIMITS.items():
         view = app.view_functions.get(endpoint)
         if view is None:
             continue
-        app.view_functions[endpoint] = limiter.shared_limit(
-            _limit_provider(setting),
-            scope=setting.removeprefix("RATE_LIMIT_").lower(),
-            key_func=key_func,
-            methods=["POST"],
-        )(view)
+        app.view_functions[endpoint] = cast(
+            RouteCallable,
+            limiter.shared_limit(
+                _limit_provider(setting),
+                scope=setting.removeprefix("RATE_LIMIT_").lower(),
+                key_func=key_func,
+                methods=["POST"],
+            )(view),
+        )
     app.extensions["rate_limiter"] = limiter
     failures = TokenFailures(limiter, app.config["RATE_LIMIT_TOKEN_FAILURE"])
     app.extensions["token_failures"] = failures

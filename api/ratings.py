@@ -3,6 +3,8 @@ from the rating keys the archive's entry script keeps (``service.ratings``): no 
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import marshmallow as ma
 from flask import current_app
 from flask.views import MethodView
@@ -24,7 +26,7 @@ blp = Blueprint("ratings", __name__, url_prefix="/v1", description="Ratings, lea
 
 
 def ratings() -> RatingService:
-    return current_app.extensions["rating_service"]
+    return cast(RatingService, current_app.extensions["rating_service"])
 
 
 def _game(name: str) -> str:
@@ -42,7 +44,7 @@ class Leaderboard(MethodView):
     @blp.arguments(RatingQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, LeaderboardSchema)
     @blp.problems(422, 429)
-    def get(self, query, game):
+    def get(self, query: dict[str, Any], game: str) -> dict[str, Any]:
         """The top players of a game by ordinal (mu - 3 sigma), with their games played."""
         return ratings().leaderboard(_game(game), query["limit"])
 
@@ -52,7 +54,7 @@ class PlayerRating(MethodView):
     @blp.arguments(RatingQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, RatingHistorySchema)
     @blp.problems(404, 422, 429)
-    def get(self, query, game, player):
+    def get(self, query: dict[str, Any], game: str, player: str) -> dict[str, Any]:
         """A player's rating (an account's handle, or `bot:<level>`) and its history, newest first:
         each rated game's rating before and after and the seats it was rated against."""
         found = ratings().history(_game(game), player, query["limit"])
@@ -65,7 +67,7 @@ class PlayerRating(MethodView):
 class HeadToHead(MethodView):
     @blp.response(200, HeadToHeadSchema)
     @blp.problems(404, 429)
-    def get(self, first, second):
+    def get(self, first: str, second: str) -> dict[str, Any]:
         """Two players' rated games together, per game: how often each finished ahead."""
         found = ratings().head_to_head(game_names(), first, second)
         if found is None:
@@ -78,7 +80,7 @@ class GameRatings(MethodView):
     @blp.arguments(GameRatingsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, GameRatingsSchema)
     @blp.problems(404, 422, 429)
-    def get(self, query, game_id):
+    def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Each seat's player and rating (a finished rated game: before and after it) and, until the
         game is over, each seat's chance to win when every seat is rated; `joining` counts that
         account in the first free seat (what a player about to join would face)."""

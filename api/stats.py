@@ -6,6 +6,7 @@ with the result when it is already computed for the current data, else ``202`` w
 from __future__ import annotations
 
 import unicodedata
+from typing import Any, cast
 
 import marshmallow as ma
 from flask import Response, current_app, url_for
@@ -38,10 +39,10 @@ def _result_or_accepted(job_id: str) -> Response:
     return response
 
 
-def _game_name(query) -> str:
+def _game_name(query: dict[str, Any]) -> str:
     if query["game"] not in game_names():
         raise ProblemError(422, "UNKNOWN_GAME", "No such game engine", f"Games: {', '.join(game_names())}.")
-    return query["game"]
+    return cast(str, query["game"])  # one of game_names(), just checked
 
 
 ACCEPTED = {"Location": {"schema": {"type": "string"}, "description": "The job computing it"}}
@@ -53,7 +54,7 @@ class GlobalStats(MethodView):
     @blp.response(200, GlobalStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
     @blp.problems(422, 429)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Response:
         """Across the archive: first-seat advantage, win rate by seat, most contested regions, game
         length distribution, how games are won, leaders."""
         name = _game_name(query)
@@ -75,7 +76,7 @@ class PlayerStats(MethodView):
     @blp.response(200, PlayerStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
     @blp.problems(422, 429)
-    def get(self, query, name):
+    def get(self, query: dict[str, Any], name: str) -> Response:
         """One player (by name, case-insensitive) across the archive: games, wins, win rate by seat
         and by number of players, regions taken, favourite regions, card usage."""
         # The rules of the names players can claim (issue 8: %00 started a job for a name no claim can
@@ -103,7 +104,7 @@ class AccountStats(MethodView):
     @blp.arguments(StatsQuery, location="query", unknown=ma.RAISE)
     @blp.response(200, AccountStatsSchema)
     @blp.problems(404, 422)
-    def get(self, query, handle):
+    def get(self, query: dict[str, Any], handle: str) -> Response:
         """One account (by handle, case-insensitive) across the archive: the games of the seats
         bound to it, whatever names they played under (the figures of `/v1/stats/players/{name}`;
         an account with no archived game has zero games). Kept as aggregates: answered at once,
@@ -124,7 +125,7 @@ class GameStats(MethodView):
     @blp.response(200, GameStatsSchema)
     @blp.alt_response(202, schema=JobSchema, headers=ACCEPTED, description="Being computed: follow Location")
     @blp.problems(404, 409, 429)
-    def get(self, game_id):
+    def get(self, game_id: str) -> Response:
         """One finished game: battles (who won what with which strength), cards played by kind and
         how the battles that used them ended, regions taken."""
         summary = service().get_summary(game_id)

@@ -16,7 +16,8 @@ from flask import Response, current_app
 
 if TYPE_CHECKING:
     from service.cache import CachedGame
-    from service.games import GameService, StreamGrant
+    from service.games import GameService
+    from service.queries import StreamGrant
 
 
 class HangUpWatch(Protocol):

@@ -4,6 +4,8 @@ webhook only (``Cache-Control: no-store``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, current_app, request
 from flask.views import MethodView
 
@@ -69,7 +71,7 @@ class Webhooks(MethodView):
     @blp.response(200, WebhookListSchema)
     @blp.problems(401, 403)
     @blp.doc(security=ACCOUNT_AUTH)
-    def get(self):
+    def get(self) -> Response:
         """The account's webhooks (never their secrets)."""
         return json_response({"webhooks": webhooks().listing(owner())}, 200, NO_STORE)
 
@@ -77,7 +79,7 @@ class Webhooks(MethodView):
     @blp.response(201, NewWebhookSchema)
     @blp.problems(400, 401, 403, 409, 413, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Response:
         """Register a URL for some of the account's events (`your_turn`, `game_started`,
         `game_finished`; `verified` and `export_ready` when a verification or an export the account
         started with its token has finished), of every game or of one. Each delivery is a POST
@@ -93,7 +95,7 @@ class Webhook(MethodView):
     @blp.response(200, WebhookSchema)
     @blp.problems(401, 403, 404)
     @blp.doc(security=ACCOUNT_AUTH)
-    def get(self, webhook_id):
+    def get(self, webhook_id: str) -> Response:
         """One webhook (without its secret)."""
         return json_response(webhooks().public(owner(), webhook_id), 200, NO_STORE)
 
@@ -101,7 +103,7 @@ class Webhook(MethodView):
     @blp.response(200, WebhookSchema)
     @blp.problems(400, 401, 403, 404, 413, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
-    def patch(self, body, webhook_id):
+    def patch(self, body: dict[str, Any], webhook_id: str) -> Response:
         """Pause or resume a webhook (a paused one is sent nothing; resuming restarts its count of
         failing days)."""
         return json_response(webhooks().set_paused(owner(), webhook_id, body["paused"]), 200, NO_STORE)
@@ -109,7 +111,7 @@ class Webhook(MethodView):
     @blp.response(204)
     @blp.problems(401, 403, 404)
     @blp.doc(security=ACCOUNT_AUTH)
-    def delete(self, webhook_id):
+    def delete(self, webhook_id: str) -> Response:
         """Delete a webhook: its pending deliveries are dropped."""
         webhooks().delete(owner(), webhook_id)
         return Response(status=204)
@@ -120,7 +122,7 @@ class Ping(MethodView):
     @blp.response(202, PingSchema)
     @blp.problems(401, 403, 404)
     @blp.doc(security=ACCOUNT_AUTH)
-    def post(self, webhook_id):
+    def post(self, webhook_id: str) -> Response:
         """Send the webhook a test delivery (event `ping`), as signed as any other."""
         return json_response({"delivery_id": webhooks().ping(owner(), webhook_id)}, 202, NO_STORE)
 
@@ -130,7 +132,7 @@ class Deliveries(MethodView):
     @blp.response(200, DeliveryLogSchema)
     @blp.problems(401, 403, 404)
     @blp.doc(security=ACCOUNT_AUTH)
-    def get(self, webhook_id):
+    def get(self, webhook_id: str) -> Response:
         """The webhook's last attempts, newest first: outcome, HTTP status, latency, error."""
         return json_response({"attempts": webhooks().deliveries(owner(), webhook_id)}, 200, NO_STORE)
 
@@ -141,7 +143,7 @@ class GameWebhooks(MethodView):
     @blp.response(201, NewWebhookSchema)
     @blp.problems(400, 401, 403, 409, 413, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
-    def post(self, body, game_id):
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Register a URL for the whole game (only its creator: the account whose token created it;
                 scope `webhooks`): its start and its end, what any spectator may know, never a seat's view
         (nor a job's end: that is told to the account that asked for the job).

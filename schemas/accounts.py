@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
@@ -10,7 +12,7 @@ from schemas.common import DisplayName, StrictSchema
 SCOPES = ("play", "read", "webhooks", "account")
 # Argon2 takes any length, but every byte of a password is hashed with 64 MiB of memory: a bound
 # keeps a sign-in's cost a sign-in's.
-PASSWORD = {"validate": validate.Length(8, 256)}
+PASSWORD: dict[str, Any] = {"validate": validate.Length(8, 256)}
 HANDLE_DESCRIPTION = (
     "The account's public handle: the rules of seat names (Unicode NFC, 1-40 characters, no "
     "bidirectional controls, something visible); unique without regard to case"

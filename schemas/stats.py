@@ -4,6 +4,8 @@ keys, and a game's ``detail``, are the game's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import fields
 
@@ -14,12 +16,12 @@ class StatsQuery(StrictSchema):
     game = GameName(load_default="condottiere", metadata={"description": "A game's name"})
 
 
-def Counts(**kwargs) -> fields.Dict:  # noqa: N802 - a field factory reads like a field class
+def Counts(**kwargs: Any) -> fields.Dict:  # noqa: N802 - a field factory reads like a field class
     """A counter: key -> how many times (a region taken, a card played...)."""
     return fields.Dict(keys=fields.String(), values=fields.Integer(), **kwargs)
 
 
-def CountersByName(**kwargs) -> fields.Dict:  # noqa: N802
+def CountersByName(**kwargs: Any) -> fields.Dict:  # noqa: N802
     """Counters by name: name -> key -> count (``regions_taken`` -> ``Milano`` -> 3)."""
     return fields.Dict(keys=fields.String(), values=Counts(), **kwargs)
 

@@ -32,7 +32,7 @@ import redis
 from redis.connection import AbstractConnection
 
 try:  # the real poll even where gevent patched select: a zero timeout never waits
-    from gevent.monkey import get_original  # type: ignore[import-untyped]
+    from gevent.monkey import get_original
 
     _poll = get_original("select", "poll")
 except ImportError:  # pragma: no cover - gevent is a dependency; a process without it has the real one

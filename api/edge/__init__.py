@@ -28,7 +28,8 @@ from api.edge import affinity, view_push
 from api.edge.move_path import MovePath
 from api.transport import HangUpWatch, Transport
 from service.cache import CachedGame
-from service.games import GameService, StreamGrant
+from service.games import GameService
+from service.queries import StreamGrant
 
 
 class EdgeTransport(Transport):

@@ -61,7 +61,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import gevent
 import gevent.pool
@@ -371,7 +371,8 @@ class GameAffineWorker(MoveAnsweringWorker):
     def _handed_off(self, listener: Any, client: Any) -> bool:
         client.setblocking(1)
         head = b""
-        with gevent.Timeout(self.cfg.keepalive or 5, False):
+        # gevent documents Timeout(seconds, False) as a silent timeout; typeshed's stub omits False.
+        with gevent.Timeout(self.cfg.keepalive or 5, False):  # type: ignore[arg-type]
             try:
                 head = client.recv(PEEK_BYTES, socket.MSG_PEEK)
             except OSError:
@@ -385,9 +386,10 @@ class GameAffineWorker(MoveAnsweringWorker):
                 return False  # no sibling serves fewer than this worker does without it: keep it
         else:
             return False
-        if owner == self._receiver.slot:
+        # Called only once handle() saw both set (init_process sets them, nothing unsets them).
+        if owner == cast(Receiver, self._receiver).slot:
             return False
-        if not self._hand_off.send(owner, client, self.sockets.index(listener)):
+        if not cast(HandOff, self._hand_off).send(owner, client, self.sockets.index(listener)):
             return False
         if self._loads is not None:
             self._loads.add(owner, 1)  # until the owner counts it itself

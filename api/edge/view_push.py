@@ -37,7 +37,8 @@ from gevent.monkey import is_module_patched
 
 from api.sse import END, HEARTBEAT, RETRY, revoked_message, view_message
 from service.cache import CachedGame
-from service.games import GameService, StreamGrant
+from service.games import GameService
+from service.queries import StreamGrant
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class HangUpWatch:
         self.gone = False
         self._sock = sock if sock is not None and cooperative_threads() else None
         self._wake = wake
-        self._watcher: gevent.Greenlet | None = None
+        self._watcher: gevent.Greenlet[[], None] | None = None
 
     def __enter__(self) -> HangUpWatch:
         if self._sock is not None:
