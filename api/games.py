@@ -40,7 +40,7 @@ from schemas.games import (
     ViewResponse,
 )
 from service.cache import CachedGame
-from service.commands import MoveOutcome
+from service.changes import MoveOutcome
 from service.games import GameService
 from service.queries import StreamGrant
 
