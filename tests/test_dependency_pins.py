@@ -8,6 +8,7 @@ docs/architecture.md ("Private APIs of dependencies") says what each module uses
 
 from __future__ import annotations
 
+import ast
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+from tests.test_import_cycles import PRODUCT_PACKAGES
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
@@ -53,3 +56,95 @@ def test_a_dependency_used_privately_is_pinned_and_installed_within_its_pin(dist
         "dependencies'). Run their tests against this version, then widen the pin, or install a "
         "tested one."
     )
+
+
+ROOT = PYPROJECT.parent
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+def private_uses(source: str, distributions: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """(distribution, dotted name) for each private name of an installed distribution that
+    ``source`` imports or reads through an imported module: ``from redis._parsers import x``,
+    ``import gunicorn._x``, ``from flask_cors.core import _y``, ``redis._parsers.helpers.z``.
+    What it cannot see: a private attribute of an object a dependency hands back
+    (``req._expected_100_continue``), or a public-looking name a package does not export
+    (``flask_cors.core.get_cors_headers``); those are the adapters' own, listed by hand in
+    docs/architecture.md's table."""
+    tree = ast.parse(source)
+    found: set[tuple[str, str]] = set()
+    aliases: dict[str, str] = {}  # local name -> dotted module it stands for
+
+    def third_party(dotted: str) -> str | None:
+        top = dotted.split(".")[0]
+        dists = distributions.get(top)
+        return dists[0] if dists and top not in PRODUCT_PACKAGES else None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                dist = third_party(alias.name)
+                if dist is None:
+                    continue
+                aliases[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
+                if any(_private(part) for part in alias.name.split(".")):
+                    found.add((dist, alias.name))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            dist = third_party(node.module)
+            if dist is None:
+                continue
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                aliases[alias.asname or alias.name] = dotted
+                if any(_private(part) for part in dotted.split(".")):
+                    found.add((dist, dotted))
+    inner_attributes = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and id(node) not in inner_attributes:  # whole chains only
+            chain, inner = [node.attr], node.value
+            while isinstance(inner, ast.Attribute):
+                chain.append(inner.attr)
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id in aliases:
+                dotted = ".".join([aliases[inner.id], *reversed(chain)])
+                dist = third_party(dotted)
+                if dist and any(_private(part) for part in reversed(chain)):
+                    found.add((dist, dotted))
+    return found
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_product_module_but_a_pinned_adapter_uses_a_private_name_of_a_dependency() -> None:
+    """Issue 29's "no product module imports a private name of a dependency except the pinned
+    adapters": the modules ``ADAPTERS`` names, whose distributions the test above keeps pinned."""
+    distributions = {
+        top: [canonicalize_name(d) for d in dists] for top, dists in metadata.packages_distributions().items()
+    }
+    stray = []
+    for package in PRODUCT_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            module = _module_name(path)
+            for dist, name in sorted(private_uses(path.read_text(), distributions)):
+                if module not in ADAPTERS.get(dist, ()):
+                    stray.append(f"{module}: {name} ({dist})")
+    assert not stray, "private names of dependencies outside their pinned adapters:\n" + "\n".join(stray)
+
+
+def test_the_private_name_finder_sees_imports_and_module_attributes() -> None:
+    distributions = {"redis": ["redis"], "flask_cors": ["flask-cors"], "orjson": ["orjson"]}
+    source = (
+        "import redis\nimport orjson\nfrom flask_cors.core import _private_thing\n"
+        "x = redis._parsers.helpers.callbacks\ny = orjson.dumps\nz = self._mine\n"
+    )
+    assert private_uses(source, distributions) == {
+        ("flask-cors", "flask_cors.core._private_thing"),
+        ("redis", "redis._parsers.helpers.callbacks"),
+    }
