@@ -526,8 +526,8 @@ def _sse(
     A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
     batch of events. With a ``watch`` on its client (the transport's ``hang_up_watch``, which under
     gunicorn watches its socket) the stream ends as soon as its client hangs up, not at its next
-    write. A seat's stream ends with ``event:
-    revoked`` (and nothing it would have been sent since) once its token is no longer the seat's."""
+    write. A seat's stream ends with ``event: revoked`` (and nothing it would have been sent since)
+    once its token is no longer the seat's."""
     seat = grant.seat
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
