@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from games.condottiere import views
+from games.condottiere.annotate import annotate
 from games.condottiere.text import CARD_NAMES  # the same short names as the text board
 
 # Approximate positions on a 420 x 520 canvas (north up): a schematic, not a survey.
@@ -91,9 +93,7 @@ def summarize(state: Any, viewer: Any) -> dict[str, Any]:
     """What an export shows after a battle: owners, the Pope, the token, each line and strength."""
     if state is None:
         return {"regions": {}, "players": [], "pope": None, "condottiere": None, "phase": None}
-    from games.condottiere import GAME
-
-    view = GAME.view(state, viewer)
+    view = views.view(state, viewer)
     players = []
     for player in view.get("players") or []:
         players.append(
@@ -122,9 +122,9 @@ def annotator_for(events: Any, viewer: Any):
     engine quotes only public figures (strengths count face-up cards, OPT-HID-4), which
     tests/archive/test_export_security.py checks by comparing exports of games that differ only in
     a face-down card."""
-    from games.condottiere import GAME
-
-    redact, annotate = GAME.redact, GAME.annotate
+    # The engine's functions themselves (GAME.redact, GAME.annotate delegate to them): this module
+    # is a leaf under the package, which attaches it, so it does not import the package back.
+    redact = views.redact
     return lambda before, event, after: annotate(before, redact(event, viewer), after)
 
 
