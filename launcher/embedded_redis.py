@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import redis
 
@@ -59,7 +60,8 @@ def redis_server_binary() -> str:
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def die_with_parent() -> None:
@@ -88,7 +90,7 @@ class EmbeddedRedis:
 
     def __init__(
         self,
-        data_dir: str | os.PathLike,
+        data_dir: str | os.PathLike[str],
         port: int | None = None,
         appendfsync: str = "everysec",
         binary: str | None = None,
@@ -101,7 +103,7 @@ class EmbeddedRedis:
         self.appendfsync = appendfsync
         self.binary = binary or redis_server_binary()
         self.log_to_stdout = log_to_stdout
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self._lock_fd: int | None = None
 
     @property
@@ -223,12 +225,11 @@ class EmbeddedRedis:
     def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
+        process = cast(subprocess.Popen[bytes], self.process)  # start() set it just before
         try:
             while True:
-                if self.process.poll() is not None:
-                    raise RuntimeError(
-                        f"redis-server exited with {self.process.returncode}; see {self.log_path}"
-                    )
+                if process.poll() is not None:
+                    raise RuntimeError(f"redis-server exited with {process.returncode}; see {self.log_path}")
                 try:
                     # Redis answers LOADING while it replays a large AOF; ping raises until done.
                     client.ping()
@@ -255,11 +256,11 @@ class EmbeddedRedis:
         finally:
             self._unlock()
 
-    def client(self, **kwargs) -> redis.Redis:
+    def client(self, **kwargs: Any) -> redis.Redis:
         return redis.Redis.from_url(self.url, **kwargs)
 
     def __enter__(self) -> EmbeddedRedis:
         return self.start()
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()

@@ -4,30 +4,33 @@ schemas are the one source of truth, ``openapi.yaml`` at the root is its committ
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 # Building the app never talks to Redis (clients connect lazily), but the URL must still name no
 # real server: generating the document must not depend on, or touch, any Redis.
 UNUSED_REDIS_URL = "redis://127.0.0.1:1/0"
 
 
-def build_app(redis_url: str = UNUSED_REDIS_URL):
+def build_app(redis_url: str = UNUSED_REDIS_URL) -> Flask:
     from api import create_app
 
     return create_app({"REDIS_URL": redis_url, "TESTING": True})
 
 
-def smorest_api(app):
+def smorest_api(app: Flask) -> Any:
     """The flask-smorest ``Api`` registered on ``app`` (the one without a config prefix)."""
     return app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
 
 
-def spec_dict(app=None) -> dict[str, Any]:
+def spec_dict(app: Flask | None = None) -> dict[str, Any]:
     app = app or build_app()
     with app.app_context():
-        return smorest_api(app).spec.to_dict()
+        return cast(dict[str, Any], smorest_api(app).spec.to_dict())
 
 
 class _PlainDumper(yaml.SafeDumper):
@@ -38,5 +41,5 @@ class _PlainDumper(yaml.SafeDumper):
         return True
 
 
-def spec_yaml(app=None) -> str:
+def spec_yaml(app: Flask | None = None) -> str:
     return yaml.dump(spec_dict(app), Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)

@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
 from launcher.embedded_redis import EmbeddedRedis, die_with_parent
 from store.games import is_cluster_url
@@ -55,7 +57,7 @@ def _grace_seconds() -> dict[str, int]:
     }
 
 
-def _exit_on_signal(signum, frame):
+def _exit_on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     # Before supervisord runs, SIGTERM or Ctrl-C must still unwind through ``finally`` quietly.
     raise SystemExit(128 + signum)
 
@@ -142,7 +144,7 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
     signal.signal(signal.SIGINT, _exit_on_signal)
     embedded: EmbeddedRedis | None = None
     run_dir = Path(tempfile.mkdtemp(prefix="launcher-"))
-    supervisor: subprocess.Popen | None = None
+    supervisor: subprocess.Popen[bytes] | None = None
     try:
         redis_url = os.environ.get("REDIS_URL")
         rq_url = os.environ.get("RQ_REDIS_URL")

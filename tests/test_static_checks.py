@@ -36,3 +36,21 @@ def test_static_check_passes(name: str) -> None:
     )
     report = (completed.stdout + completed.stderr)[-20000:]
     assert completed.returncode == 0, f"{' '.join([tool, *args])} failed:\n{report}"
+
+
+# Issue 29 item 6: packages mypy does not check yet. To be emptied; nothing may join it.
+NOT_YET_TYPED = {"cli"}
+
+
+def test_every_product_package_is_type_checked() -> None:
+    """Every product package (tests/test_import_cycles.py's list) is in [tool.mypy] files, so none
+    can silently drop out of the type check; a package on NOT_YET_TYPED must not be there already."""
+    import tomllib
+
+    from tests.test_import_cycles import PRODUCT_PACKAGES
+
+    files = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"])
+    missing = set(PRODUCT_PACKAGES) - files - NOT_YET_TYPED
+    assert not missing, f"product packages mypy does not check: {sorted(missing)}"
+    stale = NOT_YET_TYPED & files
+    assert not stale, f"checked now, remove them from NOT_YET_TYPED: {sorted(stale)}"
