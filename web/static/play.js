@@ -159,12 +159,13 @@ async function main() {
     return ` · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
   };
   let former = null; // the seat this page played until its token stopped holding it
+  let formerLost = null; // why: "seat_handed_to_bot" or "token_rotated" (the summary may lag behind)
   const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) => {
     const mine = claim && claim.seat === s.seat;
     const was = !mine && former === s.seat;
     return h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Player ${s.seat + 1} (free)`,
       s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "",
-      mine || was ? (s.kind === "bot" ? " · was you, now a bot plays" : mine ? " · you" : " · was you here, now played elsewhere") : "",
+      mine || was ? (s.kind === "bot" || (was && formerLost === "seat_handed_to_bot") ? " · was you, now a bot plays" : mine ? " · you" : " · was you here, now played elsewhere") : "",
       tableNote(s.seat),
       h("span", { class: "clock" }, timeLeft(s.seat)));
   }));
@@ -409,6 +410,7 @@ async function main() {
       const seat = summary.seats.find((s) => s.seat === former);
       reason = seat && seat.kind === "bot" ? "seat_handed_to_bot" : "token_rotated";
     }
+    formerLost = reason;
     notice.hidden = false;
     notice.dataset.lost = reason;
     if (reason === "seat_handed_to_bot") {
