@@ -36,7 +36,6 @@ PARALLEL = {
 KNOWN_LONG = PARALLEL | {
     "games/base.py",
     "games/condottiere/bots.py",
-    "games/rio_de_la_plata/battle.py",
     "games/rio_de_la_plata/board.py",
     "games/rio_de_la_plata/contract.py",
     "games/rio_de_la_plata/text.py",

@@ -330,8 +330,9 @@ GROUP: Schema = obj(
     required=["side", "stack", "at", "edge", "moved", "fought"],
 )
 
-# battle.py's pending join (RIO-RL-64: the person going across, the commander, the consents, settled in
-# that order: null until settled) or sacrifice (RIO-RL-63: the consents still due, first first).
+# battle/manoeuvres.py's pending join (RIO-RL-64: the person going across, the commander, the
+# consents, settled in that order: null until settled) or sacrifice (RIO-RL-63: the consents still
+# due, first first).
 ASK: Schema = {
     "oneOf": [
         obj(

@@ -57,10 +57,10 @@ def test_rio_modules_import_one_another_without_a_circle() -> None:
 
 def test_rio_modules_import_only_at_their_top() -> None:
     nested = []
-    for path in sorted(PACKAGE_DIR.glob("*.py")):
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
         tree = ast.parse(path.read_text(), filename=str(path))
         top = set(map(id, tree.body))
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
-                nested.append(f"{path.name}:{node.lineno}")
+                nested.append(f"{path.relative_to(PACKAGE_DIR)}:{node.lineno}")
     assert not nested, f"imports inside functions or blocks (a circle dodged?): {', '.join(nested)}"
