@@ -36,7 +36,6 @@ PARALLEL = {
 KNOWN_LONG = PARALLEL | {
     "games/base.py",
     "games/condottiere/bots.py",
-    "games/rio_de_la_plata/text.py",
     "replays/export.py",
 }
 # "module: class". GameStore is being changed in a parallel branch (see PARALLEL).
