@@ -35,7 +35,6 @@ PARALLEL = {
 }
 KNOWN_LONG = PARALLEL | {
     "games/base.py",
-    "games/condottiere/bots.py",
     "replays/export.py",
 }
 # "module: class". GameStore is being changed in a parallel branch (see PARALLEL).
