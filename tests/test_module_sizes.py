@@ -22,10 +22,10 @@ MODULE_LINES = 500
 CLASS_LINES = 420
 REASON = "Longer than 500 lines"
 
-# Issue 29: to be emptied (their owners split them or write why they are long). These are being
-# changed in parallel branches (stop 40), so they are left alone here rather than split under
-# their owners' feet.
-PARALLEL = {
+# Issue 29: to be emptied. The modules over the limit with no reason written yet are all being
+# changed in parallel branches (stop 40), so they were left alone rather than split under their
+# owners' feet: their owners split them or write why they are long.
+KNOWN_LONG = {
     "api/games.py",
     "cli/main.py",
     "service/accounts.py",
@@ -33,11 +33,7 @@ PARALLEL = {
     "store/archive.py",
     "store/games.py",
 }
-KNOWN_LONG = PARALLEL | {
-    "games/base.py",
-    "replays/export.py",
-}
-# "module: class". GameStore is being changed in a parallel branch (see PARALLEL).
+# "module: class" over the limit, likewise (store/games.py is being changed in a parallel branch).
 KNOWN_LARGE = {"store/games.py: GameStore"}
 
 
