@@ -1,7 +1,8 @@
 """Rio de la Plata's engine modules import one another as a DAG (issue 29, item 3): no circle, and
 no import inside a function, where a circle would hide from a reader (and from an import contract
 that only sees the module's top). The layer contract "Rio's rules are layered" in pyproject.toml
-fixes the order of the rules' own modules; this test covers every module of the package."""
+fixes the order of the rules' own modules; this test covers every module of the package, those of
+its battle/ subpackage included."""
 
 from __future__ import annotations
 
