@@ -10,10 +10,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.client import ApiClient
+from cli.options import Subparsers, add_config_flags, config_from_args
 
 if TYPE_CHECKING:
+    # Annotations only: cmd_simulate imports cli.simulate itself, when it runs (as before the split).
     from cli.simulate import GameRecord
-from cli.options import Subparsers, add_config_flags, config_from_args
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
