@@ -109,6 +109,28 @@ def test_parse_sse_handles_ids_events_comments_and_multiline_data():
     assert items[1].data == {"version": 4, "event": {}}
 
 
+def test_an_answer_that_is_not_a_json_object_is_refused_like_one_that_is_not_json():
+    """Every route the client reads answers a JSON object; a list or a number (a proxy's page, a
+    broken server) is a ValueError, as a body that is not JSON is, which main() reports (exit 2)
+    instead of a TypeError from indexing into it."""
+    import pytest
+    import requests
+
+    class OneAnswer:
+        def __init__(self, body: bytes) -> None:
+            self.body = body
+
+        def request(self, method, url, **kwargs):
+            response = requests.Response()
+            response.status_code, response._content, response.url = 200, self.body, url
+            return response
+
+    assert ApiClient("http://server", session=OneAnswer(b'{"id": "g"}')).game("g") == {"id": "g"}
+    for body in (b"[1, 2]", b"3", b"<html>"):
+        with pytest.raises(ValueError):
+            ApiClient("http://server", session=OneAnswer(body)).game("g")
+
+
 def test_parse_bots_forms():
     assert parse_bots("heuristic", 4) == {1: "heuristic", 2: "heuristic", 3: "heuristic"}
     assert parse_bots("heuristic,random", 4) == {1: "heuristic", 2: "random"}
