@@ -1,6 +1,6 @@
 """One decision path per move (issue 29): what a move's request means and how it is answered,
 whichever entry point received it. The Flask route (``api.games.Moves``) and the fast paths in front
-of Flask (:mod:`api.move_path`, which the gunicorn worker calls) read the body with
+of Flask (:mod:`api.edge.move_path`, which the gunicorn worker calls) read the body with
 :func:`well_formed_move` and answer with :func:`answer_move`; a refusal is an
 :class:`api.problem_docs.ProblemError` or a ``service.errors.ServiceError``.
 
@@ -79,7 +79,7 @@ def answer_move(
 ) -> tuple[int, dict[str, str], bytes]:
     """The move on plain values: status, headers (besides Content-Type) and the encoded answer of
     the checked ``body`` from the seat of ``token``. The Flask route (``api.games.Moves``) and the
-    fast paths in front of it (:mod:`api.move_path`, and the gunicorn worker through it) all
+    fast paths in front of it (:mod:`api.edge.move_path`, and the gunicorn worker through it) all
     answer with this, so they cannot drift apart. Raises ProblemError or ServiceError for a
     refusal."""
     expected = body.get("expected_version")

@@ -281,7 +281,7 @@ class TokenFailures:
 
 
 class SeatLimit:
-    """A per-seat route limit counted outside Flask (the WSGI hot path, :mod:`api.move_path`) in
+    """A per-seat route limit counted outside Flask (the WSGI hot path, :mod:`api.edge.move_path`) in
     the very counters Flask-Limiter keeps for the route: the same storage, strategy and keys, so a
     seat's moves share one budget whichever path serves them. The hot path answers only tokens the
     process knows as a seat's (``known_seat``): every other request goes to Flask, which counts it

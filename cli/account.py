@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cli.client import ApiClient
+from cli.options import Subparsers
 
 
 def config_dir() -> Path:
@@ -33,9 +34,11 @@ def _credentials_file() -> Path:
 
 def _load() -> dict[str, Any]:
     try:
-        return json.loads(_credentials_file().read_text())
+        data = json.loads(_credentials_file().read_text())
     except (OSError, ValueError):
         return {}
+    # Anything but the object _save writes (a file edited by hand) is no credentials at all.
+    return data if isinstance(data, dict) else {}
 
 
 def _save(data: dict[str, Any]) -> None:
@@ -51,13 +54,13 @@ def saved_token(server: str) -> str | None:
     return os.environ.get("CONDOTTIERE_TOKEN") or (_load().get(server) or {}).get("token")
 
 
-def _password(args, read_line: Callable[[], str], prompt: str = "Password: ") -> str:
+def _password(args: argparse.Namespace, read_line: Callable[[], str], prompt: str = "Password: ") -> str:
     if args.password_stdin:
         return read_line().rstrip("\n")
     return getpass.getpass(prompt)
 
 
-def cmd_signup(args, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int:
+def cmd_signup(args: argparse.Namespace, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int:
     account = client.create_account(args.handle, _password(args, read_line), bot=args.bot)
     kind = "bot account" if account["bot"] else "account"
     out.write(
@@ -66,7 +69,7 @@ def cmd_signup(args, client: ApiClient, out: TextIO, read_line: Callable[[], str
     return 0
 
 
-def cmd_login(args, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int:
+def cmd_login(args: argparse.Namespace, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int:
     session = client.sign_in(args.handle, _password(args, read_line))
     data = _load()
     data[client.server] = {
@@ -79,7 +82,7 @@ def cmd_login(args, client: ApiClient, out: TextIO, read_line: Callable[[], str]
     return 0
 
 
-def cmd_logout(args, client: ApiClient, out: TextIO) -> int:
+def cmd_logout(args: argparse.Namespace, client: ApiClient, out: TextIO) -> int:
     data = _load()
     entry = data.pop(client.server, None)
     if entry is None:
@@ -115,7 +118,7 @@ def _line(game: dict[str, Any]) -> str:
     return f"{where} {mark}{deadline}".rstrip()
 
 
-def cmd_games(args, client: ApiClient, out: TextIO) -> int:
+def cmd_games(args: argparse.Namespace, client: ApiClient, out: TextIO) -> int:
     mine = client.my_games(_need_token(client), limit=args.limit)
     out.write("Running (your turn first):\n" if mine["running"] else "No running games.\n")
     for game in mine["running"]:
@@ -127,7 +130,7 @@ def cmd_games(args, client: ApiClient, out: TextIO) -> int:
     return 0
 
 
-def add_parsers(sub, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     for name, text in (("signup", "create an account"), ("login", "sign in (keeps the session token)")):
         parser = sub.add_parser(name, parents=[common], help=text)
         parser.add_argument("handle")
@@ -139,7 +142,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     games.add_argument("--limit", type=int, default=20, help="finished games shown")
 
 
-def run(args, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int | None:
+def run(args: argparse.Namespace, client: ApiClient, out: TextIO, read_line: Callable[[], str]) -> int | None:
     """The account command ``args`` names, or None when it is not one of them."""
     if args.command == "signup":
         return cmd_signup(args, client, out, read_line)

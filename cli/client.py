@@ -58,12 +58,21 @@ class ApiClient:
         return f"{self.server}{path}"
 
     @staticmethod
-    def _headers(token: str | None = None, **extra: str) -> dict[str, str]:
+    def _headers(token: str | None = None, **extra: str | None) -> dict[str, str]:
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
         headers.update({k.replace("_", "-"): v for k, v in extra.items() if v is not None})
         return headers
+
+    @staticmethod
+    def _object(response: requests.Response) -> dict[str, Any]:
+        """The JSON object a route answers (each documents one). Anything else is refused like a body
+        that is not JSON at all (``response.json()`` raises a ``ValueError`` then)."""
+        body = response.json()
+        if not isinstance(body, dict):
+            raise ValueError(f"{response.url}: expected a JSON object, got {type(body).__name__}")
+        return body
 
     def _check(self, response: requests.Response) -> requests.Response:
         if response.status_code >= 400:
@@ -108,25 +117,25 @@ class ApiClient:
     # -- games -----------------------------------------------------------------------------
 
     def health(self) -> dict[str, Any]:
-        return self.request("GET", "/v1/health").json()
+        return self._object(self.request("GET", "/v1/health"))
 
     def create_game(
         self,
         config: Mapping[str, Any],
         *,
         game: str = "condottiere",
-        bots: Mapping[int | str, str] | None = None,
+        bots: Mapping[int, str] | Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"game": game, "config": dict(config)}
         if bots:
             body["bots"] = {str(seat): level for seat, level in bots.items()}
-        return self.request("POST", "/v1/games", json_body=body).json()
+        return self._object(self.request("POST", "/v1/games", json_body=body))
 
     def game(self, game_id: str) -> dict[str, Any]:
-        return self.request("GET", f"/v1/games/{game_id}").json()
+        return self._object(self.request("GET", f"/v1/games/{game_id}"))
 
     def list_games(self, **params: Any) -> dict[str, Any]:
-        return self.request("GET", "/v1/games", params=params).json()
+        return self._object(self.request("GET", "/v1/games", params=params))
 
     def claim_seat(
         self,
@@ -146,34 +155,38 @@ class ApiClient:
             body["seat"] = seat
         if bot is not None:
             body["bot"] = bot
-        return self.request("POST", f"/v1/games/{game_id}/seats", json_body=body, token=account_token).json()
+        return self._object(
+            self.request("POST", f"/v1/games/{game_id}/seats", json_body=body, token=account_token)
+        )
 
     # -- accounts --------------------------------------------------------------------------
 
     def create_account(self, handle: str, password: str, *, bot: bool = False) -> dict[str, Any]:
         body = {"handle": handle, "password": password, "bot": bot}
-        return self.request("POST", "/v1/accounts", json_body=body).json()
+        return self._object(self.request("POST", "/v1/accounts", json_body=body))
 
     def sign_in(self, handle: str, password: str) -> dict[str, Any]:
-        return self.request("POST", "/v1/sessions", json_body={"handle": handle, "password": password}).json()
+        return self._object(
+            self.request("POST", "/v1/sessions", json_body={"handle": handle, "password": password})
+        )
 
     def sign_out(self, token: str) -> None:
         self.request("DELETE", "/v1/sessions/current", token=token)
 
     def me(self, token: str) -> dict[str, Any]:
-        return self.request("GET", "/v1/me", token=token).json()
+        return self._object(self.request("GET", "/v1/me", token=token))
 
     def my_games(self, token: str, *, before: int | None = None, limit: int = 20) -> dict[str, Any]:
         params: dict[str, Any] = {"limit": limit}
         if before is not None:
             params["before"] = before
-        return self.request("GET", "/v1/me/games", token=token, params=params).json()
+        return self._object(self.request("GET", "/v1/me/games", token=token, params=params))
 
     def fetch_seat_token(self, game_id: str, seat: int, token: str) -> dict[str, Any]:
-        return self.request("POST", f"/v1/games/{game_id}/seats/{seat}/token", token=token).json()
+        return self._object(self.request("POST", f"/v1/games/{game_id}/seats/{seat}/token", token=token))
 
     def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:
-        return self.request("GET", f"/v1/games/{game_id}/view", token=token).json()
+        return self._object(self.request("GET", f"/v1/games/{game_id}/view", token=token))
 
     def move(
         self,
@@ -193,18 +206,18 @@ class ApiClient:
         headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
         if minimal:
             headers["Prefer"] = "return=minimal"
-        return self.request(
-            "POST", f"/v1/games/{game_id}/moves", token=token, json_body=body, headers=headers
-        ).json()
+        return self._object(
+            self.request("POST", f"/v1/games/{game_id}/moves", token=token, json_body=body, headers=headers)
+        )
 
     def rotate_token(self, game_id: str, token: str) -> dict[str, Any]:
-        return self.request("POST", f"/v1/games/{game_id}/token", token=token).json()
+        return self._object(self.request("POST", f"/v1/games/{game_id}/token", token=token))
 
     def resign(self, game_id: str, token: str) -> dict[str, Any]:
-        return self.request("POST", f"/v1/games/{game_id}/resign", token=token).json()
+        return self._object(self.request("POST", f"/v1/games/{game_id}/resign", token=token))
 
     def abort(self, game_id: str, token: str) -> dict[str, Any]:
-        return self.request("POST", f"/v1/games/{game_id}/abort", token=token).json()
+        return self._object(self.request("POST", f"/v1/games/{game_id}/abort", token=token))
 
     def events(
         self, game_id: str, token: str | None = None, *, after: int = 0, limit: int | None = None
@@ -212,7 +225,7 @@ class ApiClient:
         params: dict[str, Any] = {"after": after}
         if limit is not None:
             params["limit"] = limit
-        return self.request("GET", f"/v1/games/{game_id}/events", token=token, params=params).json()
+        return self._object(self.request("GET", f"/v1/games/{game_id}/events", token=token, params=params))
 
     def all_events(self, game_id: str, token: str | None = None, *, after: int = 0) -> list[dict[str, Any]]:
         """Every event after ``after`` visible to the caller, as ``{"version", "event"}`` items,
@@ -294,9 +307,11 @@ class ApiClient:
         the events the caller may see (``GET .../events``)."""
         summary = self.game(game_id)  # 404 for an unknown game, before anything else
         try:
-            job = self.request(
-                "POST", f"/v1/games/{game_id}/exports", token=token, json_body={"format": format}
-            ).json()
+            job = self._object(
+                self.request(
+                    "POST", f"/v1/games/{game_id}/exports", token=token, json_body={"format": format}
+                )
+            )
         except ApiError as error:
             if format == "log" and error.status in (404, 405):
                 return self._local_log(game_id, token, summary)
@@ -309,7 +324,7 @@ class ApiClient:
                     return self._local_log(game_id, token, summary)
                 raise TimeoutError(f"export job {job.get('id')} did not finish in {timeout} s")
             time.sleep(0.2)
-            job = self.request("GET", f"/v1/jobs/{job['id']}", token=token).json()
+            job = self._object(self.request("GET", f"/v1/jobs/{job['id']}", token=token))
         if job["status"] == "failed":
             raise ApiError(500, job.get("error") or {"detail": "export job failed"})
         result = self.request("GET", f"/v1/jobs/{job['id']}/result", token=token)
@@ -342,7 +357,7 @@ class ApiClient:
         raises :class:`ApiError` with the job's problem (422 with the offending ``index`` and
         ``rule``) when the log is refused, ``TimeoutError`` when no worker finished it in time."""
         response = self.request("POST", "/v1/archive/import", json_body=document)
-        job = response.json()
+        job = self._object(response)
         if response.status_code != 202:  # a server from before imports were jobs answers 201 at once
             return job
         deadline = time.monotonic() + timeout
@@ -351,11 +366,11 @@ class ApiClient:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"import job {job.get('id')} did not finish in {timeout} s")
             time.sleep(0.1)
-            job = self.request("GET", f"/v1/jobs/{job['id']}").json()
+            job = self._object(self.request("GET", f"/v1/jobs/{job['id']}"))
         if job["status"] == "failed":
             problem = job.get("error") or {"detail": "import job failed"}
             raise ApiError(int(problem.get("status") or 500), problem)
-        return self.request("GET", f"/v1/jobs/{job['id']}/result").json()
+        return self._object(self.request("GET", f"/v1/jobs/{job['id']}/result"))
 
 
 def _retry_after(response: requests.Response, longest: float = 10.0) -> float:
@@ -370,7 +385,8 @@ def _retry_after(response: requests.Response, longest: float = 10.0) -> float:
 def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:
     """Parse the text/event-stream format (WHATWG HTML, "server-sent events"). Comments come out as
     ``event == "comment"`` items; everything else as the spec dispatches it."""
-    event, data, last_id = "message", [], None
+    event, last_id = "message", None
+    data: list[str] = []
     for line in lines:
         if line is None:
             continue

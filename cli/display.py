@@ -8,12 +8,19 @@ branches on it: everything game-specific comes through :func:`text_for`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from games import game_names, get_game
 from games.base import hook
+
+# The signatures of games.base.TextHooks' methods, as the functions GameText holds.
+Names = Mapping[int, str] | None
+Render = Callable[[Mapping[str, Any], Names], str]
+DescribeEvent = Callable[[Mapping[str, Any], Names], str]
+DescribeMove = Callable[[Mapping[str, Any]], str]
+MoveMenu = Callable[[Sequence[Mapping[str, Any]], Mapping[str, Any] | None], list[dict[str, Any]]]
 
 
 def seat_label(seat: int | None, names: Mapping[int, str] | None = None) -> str:
@@ -48,10 +55,10 @@ class GameText:
     """One game's text functions (its hooks, or the generic ones)."""
 
     name: str
-    render: Any
-    event: Any
-    move: Any
-    menu: Any
+    render: Render
+    event: DescribeEvent
+    move: DescribeMove
+    menu: MoveMenu | None
 
     def render_text(self, view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
         return self.render(view, names)

@@ -8,9 +8,10 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from cli.client import ApiClient
+from cli.options import Subparsers
 
 
-def add_parsers(sub, common: argparse.ArgumentParser) -> None:
+def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     ratings = sub.add_parser(
         "ratings", parents=[common], help="a game's leaderboard, or a player's rating history"
     )
@@ -27,7 +28,7 @@ def _rating(row: dict[str, Any]) -> str:
     return f"{row['ordinal']:7.2f}{mark} (mu {row['mu']:.2f}, sigma {row['sigma']:.2f}, {row['games']} games)"
 
 
-def cmd_ratings(args, client: ApiClient, out: TextIO) -> int:
+def cmd_ratings(args: argparse.Namespace, client: ApiClient, out: TextIO) -> int:
     game = quote(args.game, safe="")
     if args.player:
         path = f"/v1/ratings/{game}/players/{quote(args.player, safe='')}"
@@ -51,7 +52,7 @@ def cmd_ratings(args, client: ApiClient, out: TextIO) -> int:
     return 0
 
 
-def cmd_h2h(args, client: ApiClient, out: TextIO) -> int:
+def cmd_h2h(args: argparse.Namespace, client: ApiClient, out: TextIO) -> int:
     path = f"/v1/h2h/{quote(args.first, safe='')}/{quote(args.second, safe='')}"
     body = client.request("GET", path).json()
     if not body["games"]:
@@ -64,7 +65,7 @@ def cmd_h2h(args, client: ApiClient, out: TextIO) -> int:
     return 0
 
 
-def run(args, client: ApiClient, out: TextIO) -> int | None:
+def run(args: argparse.Namespace, client: ApiClient, out: TextIO) -> int | None:
     """The ratings command ``args`` names, or None when it is not one of them."""
     if args.command == "ratings":
         return cmd_ratings(args, client, out)

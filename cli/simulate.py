@@ -17,11 +17,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bots import choose_move, get_bot, seeded_rng
 from games import get_game
 from games.base import fold
+
+if TYPE_CHECKING:
+    # Only for annotations: the in-process simulator (bench/, the engine soak) needs no HTTP client.
+    from cli.client import ApiClient
 
 
 @dataclass
@@ -218,7 +222,7 @@ def format_rates(
 
 
 def play_http_game(
-    client,
+    client: ApiClient,
     game_name: str,
     config: Mapping[str, Any],
     levels: Sequence[str],

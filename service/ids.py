@@ -47,7 +47,7 @@ def new_game_id() -> str:
 
 def new_placed_game_id(placed: Callable[[str], bool]) -> str:
     """A new game id for which ``placed`` holds (the web server's choice of the worker that will serve
-    the game, ``api.affinity``), drawn again until it does: a hint, so after ``PLACEMENT_DRAWS``
+    the game, ``api.edge.affinity``), drawn again until it does: a hint, so after ``PLACEMENT_DRAWS``
     draws the last id is kept. Each draw is a new id, so the ids stay monotonic within a process."""
     game_id = new_game_id()
     for _ in range(PLACEMENT_DRAWS - 1):

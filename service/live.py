@@ -16,7 +16,7 @@ stream costs no read of its own; the reader only notes where the feed now stands
 subscribers, which read the new entries themselves (they are rare: a game's start, a turn, an end).
 
 A move this process took itself is delivered as it commits (``deliver_local``), not when the reader
-reads it back: with game-affine connections (``api.affinity``) that is nearly every move of the
+reads it back: with game-affine connections (``api.edge.affinity``) that is nearly every move of the
 games this process streams. The reader still wakes on that entry (Redis wakes a blocked ``XREAD``
 on any new entry of a stream it names) and finds nothing new; it then waits a few milliseconds
 before it reads again (``ECHO_PAUSE_SECONDS``), so that a busy process reads once for several moves
@@ -208,7 +208,7 @@ class LiveHub:
         """Follow ``game_id`` from version ``after`` on. With ``push``, the reader also calls
         ``push(position)`` itself right after each delivery, before any waiting stream runs: a
         stream that can write without blocking sends its message there and then, with no wake of
-        its own (``api.view_push``). ``push`` must never block: it runs on the one reader of every
+        its own (``api.edge.view_push``). ``push`` must never block: it runs on the one reader of every
         stream of the process, or on the request that took the move (``deliver_local``)."""
         self._ensure_running()
         with self._lock:
@@ -359,7 +359,7 @@ class LiveHub:
         after version ``after``, now, rather than when the reader reads them back from Redis (which
         it then skips). The caller
         has already brought the cached game to them (so ``on_news`` has nothing left to fold).
-        With game-affine connections (``api.affinity``) the process that takes a game's moves is
+        With game-affine connections (``api.edge.affinity``) the process that takes a game's moves is
         the one that serves its streams: the move reaches them without a round trip through the
         reader. Does nothing where no stream of the game is open (an RQ worker, say)."""
         if self._pid != os.getpid() or game_id not in self._games:

@@ -299,7 +299,7 @@ class GameQueries:
         current: CachedGame | None = None,
     ) -> tuple[Subscription, ViewUpdate | None, CachedGame]:
         """The start of a view stream: a subscription (whose news the live reader also hands to
-        ``push``, for a pushed stream: ``api.view_push``), the viewer's view now unless ``known`` is
+        ``push``, for a pushed stream: ``api.edge.view_push``), the viewer's view now unless ``known`` is
         its version, and the game as of that view. The caller closes the subscription.
 
         ``current``: the game as the caller has just confirmed it (``viewer_seat``, which

@@ -10,7 +10,7 @@ import threading
 
 from cli.client import ApiClient, parse_sse
 from cli.display import text_for
-from cli.main import parse_bots
+from cli.options import parse_bots
 from games.condottiere.text import describe_event, describe_move, render_view
 from tests.bots.live import first_shown, run, run_answering
 from tests.bots.views import make_view
@@ -107,6 +107,28 @@ def test_parse_sse_handles_ids_events_comments_and_multiline_data():
     items = list(parse_sse(iter(lines)))
     assert [(i.event, i.id) for i in items] == [("comment", None), ("message", "4"), ("end", "4")]
     assert items[1].data == {"version": 4, "event": {}}
+
+
+def test_an_answer_that_is_not_a_json_object_is_refused_like_one_that_is_not_json():
+    """Every route the client reads answers a JSON object; a list or a number (a proxy's page, a
+    broken server) is a ValueError, as a body that is not JSON is, which main() reports (exit 2)
+    instead of a TypeError from indexing into it."""
+    import pytest
+    import requests
+
+    class OneAnswer:
+        def __init__(self, body: bytes) -> None:
+            self.body = body
+
+        def request(self, method, url, **kwargs):
+            response = requests.Response()
+            response.status_code, response._content, response.url = 200, self.body, url
+            return response
+
+    assert ApiClient("http://server", session=OneAnswer(b'{"id": "g"}')).game("g") == {"id": "g"}
+    for body in (b"[1, 2]", b"3", b"<html>"):
+        with pytest.raises(ValueError):
+            ApiClient("http://server", session=OneAnswer(body)).game("g")
 
 
 def test_parse_bots_forms():
@@ -318,7 +340,7 @@ def test_api_errors_are_reported_not_raised(live, capsys):
 def test_bis_2_sca_1_menu_groups_a_cards_sub_choices():
     """BIS-2, SCA-1: the Bishop's 18 Pope choices are one entry of the menu and a second question,
     so the first menu stays short; the answer is the exact legal move."""
-    from cli.main import ask_move
+    from cli.play import ask_move
 
     moves = [{"type": "play", "card": "bishop", "pope": p} for p in (None, "Roma", "Napoli")]
     moves += [{"type": "play", "card": "scarecrow", "take_back": t} for t in (None, "m5")]
@@ -535,7 +557,7 @@ class _ForcedKeepServer:
 def test_rl_12_the_cli_answers_keep_by_itself_when_it_is_the_only_legal_answer():
     """RL-12: every seat holding cards is asked at the hand discard; a seat holding a Mercenary may
     only keep, and the CLI answers that for its player instead of asking."""
-    from cli.main import play_loop
+    from cli.play import play_loop
 
     server = _ForcedKeepServer()
     out = io.StringIO()

@@ -13,9 +13,9 @@ from tests.bots.live import LiveServer
 def test_play_hints_at_a_missing_bot_worker(redis_server, monkeypatch):
     """SET-2: the bot holds the first token but no RQ worker plays bots: the terminal says why
     nothing happens instead of hanging silently."""
-    import cli.main as cli_main
+    import cli.play as cli_play
 
-    monkeypatch.setattr(cli_main, "BOT_PATIENCE_SECONDS", 0.5)
+    monkeypatch.setattr(cli_play, "BOT_PATIENCE_SECONDS", 0.5)
     server = LiveServer(redis_server.url, worker=False)
     try:
         client = ApiClient(server.url)
@@ -27,7 +27,7 @@ def test_play_hints_at_a_missing_bot_worker(redis_server, monkeypatch):
 
         def play():
             try:
-                cli_main.play_loop(client, game_id, token, out=out, read_line=lambda: "")
+                cli_play.play_loop(client, game_id, token, out=out, read_line=lambda: "")
             except OSError:
                 pass  # the server is stopped under it at the end of the test
 

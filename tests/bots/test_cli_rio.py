@@ -11,7 +11,7 @@ import random
 
 from cli.client import ApiClient
 from cli.display import text_for
-from cli.main import ask_move
+from cli.play import ask_move
 from games.base import SPECTATOR
 from games.rio_de_la_plata import GAME
 from tests.bots.live import first_shown, run, run_answering
@@ -333,7 +333,7 @@ def test_rio_menu_numbers_keep_their_meaning_between_two_moves_and_b_goes_back()
     last free space of a major building (its entry leaves the menu), "end your turn" keeps its
     number and no other entry takes the freed one; from a second question, "b" returns to the first
     menu without quitting."""
-    from cli.main import MenuNumbers
+    from cli.play import MenuNumbers
 
     state, _ = new_game(players=3, seed=5)
     seat = GAME.awaiting(state)[0]

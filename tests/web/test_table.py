@@ -253,16 +253,34 @@ RIO_KINDS = (
 )
 
 
+# Each thing the city offers to click takes a click at its middle, where a person (and Playwright)
+# aims: nothing drawn over it takes the click instead (a battle group's ring once covered a cell).
+BOARD_TARGETS_TAKE_THEIR_CLICKS = """() => {
+  const stolen = [];
+  for (const el of document.querySelectorAll("svg.rio-city .pickable")) {
+    el.scrollIntoView({ block: "center", inline: "center" });
+    const box = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    if (!hit || hit.closest(".pickable") !== el)
+      stolen.push(`${el.getAttribute("aria-label")} <- ${hit ? hit.outerHTML.slice(0, 120) : "nothing"}`);
+  }
+  return stolen;
+}"""
+
+
 def rio_click(page, turn: int = 0) -> str:
     """One decision on the Rio table by the board when it offers one: the kinds of things take
     turns (a character, a track space, a city cell, an action space, an edge), so each is used;
-    in phase B the turn is ended once (its penalty warning accepted). Returns what was clicked."""
+    in phase B the turn is ended once (its penalty warning accepted). First, every target on the
+    city must take a click at its middle. Returns what was clicked."""
     end = page.get_by_role("button", name="End your turn", exact=True)
     phase_b = "phase B" in page.locator(".rio-year").text_content()
     if phase_b and end.count() and page.locator(".rio-char.pickable").count() == 0:
         end.click()
         answer_question(page)
         return "end"
+    stolen = page.evaluate(BOARD_TARGETS_TAKE_THEIR_CLICKS)
+    assert not stolen, f"a click on these lands on something else: {stolen}"
     kinds = RIO_KINDS[turn % len(RIO_KINDS) :] + RIO_KINDS[: turn % len(RIO_KINDS)]
     for kind in kinds:
         target = page.locator(kind)

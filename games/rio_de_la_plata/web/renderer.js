@@ -354,6 +354,15 @@ function bindBoard(view, ctx) {
   const targets = targetsOf(moves);
   const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view) });
   const ask = (label, list, el) => ctx.choose({ label, prompt: `${label}: what do you do?`, options: list.map(option) }, el);
+  // A group that can be picked, standing on a cell or an edge that can be picked too: its ring,
+  // drawn over the middle of that cell, would take every click meant for the cell, so the cell
+  // offers the group's moves as well and the ring is only a mark under it.
+  const sharedPlace = {};
+  for (const [id, group] of Object.entries((view.battle && view.battle.groups) || {})) {
+    const place = group.at ? `cell:${pair(group.at).join(",")}` : group.edge ? `edge:${group.edge}` : null;
+    if (place && targets.has(`group:${id}`) && targets.has(place)) sharedPlace[id] = place;
+  }
+  for (const [id, place] of Object.entries(sharedPlace)) targets.get(place).push(...targets.get(`group:${id}`));
   // cells and edges: an overlay on top of the buildings and people, so a click always lands
   for (const [key, list] of targets) {
     if (key.startsWith("cell:")) {
@@ -373,8 +382,13 @@ function bindBoard(view, ctx) {
       layers.targets.append(line);
     } else if (key.startsWith("group:") && ctx.groupAt && ctx.groupAt[key.slice(6)]) {
       const [cx, cy] = ctx.groupAt[key.slice(6)];
-      const ring = s("circle", { cx, cy, r: 9, class: "rio-target", "data-group": key.slice(6) });
-      clickable(ring, `Group ${key.slice(6)}`, (el) => ask(`Group ${key.slice(6)}`, list, el));
+      const id = key.slice(6);
+      if (sharedPlace[id]) {
+        layers.targets.prepend(s("circle", { cx, cy, r: 9, class: "rio-target-mark", "data-group": id, "pointer-events": "none" }));
+        continue;
+      }
+      const ring = s("circle", { cx, cy, r: 9, class: "rio-target", "data-group": id });
+      clickable(ring, `Group ${id}`, (el) => ask(`Group ${id}`, list, el));
       layers.targets.append(ring);
     }
   }
