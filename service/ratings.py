@@ -30,9 +30,9 @@ from typing import Any
 from replays import ratings as model
 from replays.ratings import Rating
 from service.identity import fold_handle
-from store.accounts import AccountStore, account_keys
-from store.archive import Archive, Counts, GameLog, finished_ms, load_meta, summary_of
-from store.ratings import RaterUpdate, RatingsMoved, RatingStore, RatingWrite
+from store import parts
+from store.archive import Archive, Counts, GameLog, finished_ms, summary_of
+from store.ratings import RaterUpdate, RatingsMoved, RatingWrite
 
 # Attempts at entering a game whose raters' ratings keep moving (each attempt is one read and one
 # script; a rating moves only when another game of the same player enters at the same moment).
@@ -91,7 +91,7 @@ def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tup
     who = raters_of(log)
     if not who.rated:
         return archive.enter(summary, counts)
-    store = RatingStore(archive.redis)
+    store = parts.ratings(archive)
     for _ in range(ENTER_ATTEMPTS):
         priors = priors_of(store.ratings(log.name, who.seats))
         try:
@@ -105,7 +105,7 @@ def recount(archive: Archive, game: str, order: Mapping[str, int] | None = None)
     """Rebuild ``game``'s ratings from every archived log (see the module docstring), in the stored
     rating order, or in ``order`` (rated game id -> place) when given. Returns how many games were
     rated."""
-    store = RatingStore(archive.redis)
+    store = parts.ratings(archive)
     if order is None:
         order = store.rated_order(game)
     ids = archive.ids(newest_first=False)
@@ -117,7 +117,7 @@ def recount(archive: Archive, game: str, order: Mapping[str, int] | None = None)
     current: dict[str, Rating] = {}
     rated = 0
     for game_id, events in archive.logs(mine):
-        meta = load_meta(archive.redis, game_id)
+        meta = parts.load_meta(archive, game_id)
         if meta is None:
             continue
         log = GameLog(game_id=game_id, meta=meta.meta, events=events, snapshot=None)
@@ -152,7 +152,7 @@ def recount_while_quiet(archive: Archive, game: str, attempts: int = RECOUNT_ATT
     stored order, and the next pass takes them as the incremental updates did). Idempotent: on a
     quiet archive a second run writes the very same figures (tests/archive/test_ratings_recount.py).
     Stopping the workers and the janitor first makes one pass enough."""
-    store = RatingStore(archive.redis)
+    store = parts.ratings(archive)
     board_before = store.board(game, store.board_size(game) or 1)
     # The order as the incremental updates left it, read once: a pass rewrites it, and a game that
     # entered during a pass took its place among the games rebuilt so far, not after them all.
@@ -172,9 +172,9 @@ class RatingService:
     """Reads of the ratings: leaderboards, a player's rating and history, head-to-head, predictions."""
 
     def __init__(self, archive: Archive):
-        self.redis = archive.redis
-        self.store = RatingStore(archive.redis)
-        self.accounts = AccountStore(archive.redis)
+        self.archive = archive
+        self.store = parts.ratings(archive)
+        self.accounts = parts.accounts(archive)
 
     # -- names ------------------------------------------------------------------------------------
     def rater_of(self, player: str) -> str | None:
@@ -190,12 +190,8 @@ class RatingService:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
         every = list(dict.fromkeys(raters))
         wanted = [r for r in every if not model.is_bot(r)]
-        pipe = self.redis.pipeline(transaction=False)
-        for account_id in wanted:
-            pipe.hget(account_keys(account_id).record, "handle")
         found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
-        for account_id, handle in zip(wanted, pipe.execute(), strict=True):
-            found[account_id] = handle.decode() if isinstance(handle, bytes) else handle
+        found.update(zip(wanted, self.accounts.handles(wanted), strict=True))
         return found
 
     # -- reads ------------------------------------------------------------------------------------
@@ -276,7 +272,7 @@ class RatingService:
         game's ratings before and after, and while the game is not over ``predict_win`` when every
         seat has a rater; ``joining`` (a handle) takes the first free seat for that prediction, the
         chances of a game about to start if that player joins. None: no such game."""
-        found = load_meta(self.redis, game_id)
+        found = parts.load_meta(self.archive, game_id)
         if found is None:
             return None
         meta = found.meta

@@ -40,7 +40,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -732,15 +732,14 @@ def import_finished_game(
     result: Mapping[str, Any] | None,
     now: str,
     resume: bool = False,
-    counts: Callable[[dict[str, Any]], Sequence[Counts]] | None = None,
-) -> dict[str, Any] | None:
-    """Store an already validated, complete log as a finished game, list it with the other games
-    and enter it into the archive, with the statistics ``counts(summary)`` gives. Returns its archive
-    summary (None when the id is taken).
+) -> GameLog | None:
+    """Store an already validated, complete log as a finished game and list it with the other
+    games. Returns it as stored (None when the id is taken); the caller enters it into the archive
+    (``Archive.enter``), with the summary and statistics it makes of it.
 
     ``resume``: this import may have run before under the same id (a job retried after its worker
-    died): a game it left half written is written again, one it wrote is listed and entered again
-    (both idempotent), so the retry ends where the first run would have."""
+    died): a game it left half written is written again, one it wrote is listed again (idempotent),
+    so the retry ends where the first run would have."""
     from store.games import GameStore
 
     meta: dict[str, Any] = {
@@ -762,8 +761,7 @@ def import_finished_game(
         meta[f"name:{seat}"] = player or f"Seat {seat}"
         meta[f"kind:{seat}"] = "human"
         meta[f"bot:{seat}"] = ""
-    archive = Archive(client)
-    stored = archive.store_finished_game(
+    stored = Archive(client).store_finished_game(
         game_id,
         meta=meta,
         full_config=full_config,
@@ -774,12 +772,8 @@ def import_finished_game(
     if not stored and not (resume and _imported(client, game_id)):
         return None
     GameStore(client).index_game(game_id, name, "finished")
-    log = load_log(client, game_id)
-    if log is None:  # only a game removed meanwhile has no log: the import stored it just now
-        return None
-    summary = summary_of(log, imported=True)
-    archive.enter(summary, counts(summary) if counts is not None else ())
-    return summary
+    # None only for a game removed meanwhile: the import stored it just now
+    return load_log(client, game_id)
 
 
 def _text(value: Any) -> str | None:

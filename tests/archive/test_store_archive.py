@@ -174,7 +174,9 @@ def test_a_resumed_import_rewrites_a_half_written_game_and_a_plain_one_refuses_t
     """An import job whose worker died between claiming the game id (status ``importing``) and the
     MULTI that writes the game: its retry (``resume``) writes the whole game; without ``resume`` an
     id already there is refused."""
-    from store.archive import import_finished_game, load_log
+    from service.archive import import_finished_game
+    from store import GameStore
+    from store.archive import load_log
 
     events = [{"type": "start", "config": {}}, {"type": "end"}]
     game = dict(
@@ -191,11 +193,11 @@ def test_a_resumed_import_rewrites_a_half_written_game_and_a_plain_one_refuses_t
     )
     redis_client.hset("game:{g:01m8kknrfm9bbbbbbbbb}:meta", "status", "importing")
     redis_client.xadd("game:{g:01m8kknrfm9bbbbbbbbb}:events", {"e": b'{"type": "partial"}'}, id="1-1")
-    assert import_finished_game(redis_client, **game) is None
-    summary = import_finished_game(redis_client, **game, resume=True)
+    assert import_finished_game(GameStore(redis_client), **game) is None
+    summary = import_finished_game(GameStore(redis_client), **game, resume=True)
     assert summary is not None and summary["imported"] is True
     log = load_log(redis_client, "01m8kknrfm9bbbbbbbbb")
     assert log.events == events and log.status == "finished"
     # Run again (the retry of a run that got this far): the same game, entered once.
-    assert import_finished_game(redis_client, **game, resume=True) == summary
+    assert import_finished_game(GameStore(redis_client), **game, resume=True) == summary
     assert Archive(redis_client).count() == 1
