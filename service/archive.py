@@ -25,8 +25,9 @@ from service.aggregates import counter_for_import, enter_archive
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from service.ratings import RatingService
+from service.summaries import Page, index_entry, page_of, summary_of
 from store import GameStore, parts, timestamps
-from store.archive import Counts, GameLog, Page, summary_of
+from store.archive import Counts, GameLog
 
 EXPORT_FORMATS = {
     "log": "application/json",
@@ -130,13 +131,15 @@ class ArchiveService:
     ) -> Page:
         """Finished games, newest first (``store.archive.Archive.search``; a bad cursor raises
         ``store.archive.BadCursor``)."""
-        return self.archive.search(
+        found = self.archive.search(
             filters=filters, finished_from=finished_from, finished_to=finished_to, cursor=cursor, limit=limit
         )
+        return page_of(found)
 
     def entry(self, game_id: str) -> dict[str, Any] | None:
         """One archived game's summary, or None."""
-        return self.archive.summary(game_id)
+        record = self.archive.record(game_id)
+        return summary_of(record) if record is not None else None
 
     def log(self, game_id: str) -> GameLog | None:
         """A stored game's metadata, complete log and snapshot (one consistent read)."""
@@ -192,7 +195,7 @@ class ArchiveService:
         game_id = params["game_id"]
         raw = self.jobs.book.input(game_id)
         if raw is None:
-            entry = self.archive.summary(game_id)
+            entry = self.entry(game_id)
             if entry is not None:  # stored by an earlier run, which died before recording its result
                 return json_body({"id": game_id, "game": entry}), "application/json"
             raise JobProblem(410, "IMPORT_EXPIRED", "The log waited too long for its import: send it again.")
@@ -325,7 +328,7 @@ class ArchiveService:
                 cursor=cursor,
                 limit=100,
             )
-            ids.extend(item["id"] for item in page.items)
+            ids.extend(record.game_id for record in page.items)
             cursor = page.next_cursor
             if cursor is None:
                 break
@@ -389,7 +392,7 @@ def import_finished_game(
     if log is None:
         return None
     summary = summary_of(log, imported=True)
-    parts.archive(store).enter(summary, counts(summary) if counts is not None else ())
+    parts.archive(store).enter(index_entry(summary), counts(summary) if counts is not None else ())
     return summary
 
 

@@ -30,8 +30,9 @@ from typing import Any
 from replays import ratings as model
 from replays.ratings import Rating
 from service.identity import fold_handle
+from service.summaries import index_entry, summary_of
 from store import parts
-from store.archive import Archive, Counts, GameLog, finished_ms, summary_of
+from store.archive import Archive, Counts, GameLog, finished_ms
 from store.ratings import RaterUpdate, RatingsMoved, RatingWrite
 
 # Attempts at entering a game whose raters' ratings keep moving (each attempt is one read and one
@@ -87,15 +88,15 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
 def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tuple[bool, int]:
     """Enter ``log`` into the archive with its statistics ``counts`` and, when it is rated, its
     ratings, all in one atomic step, once (see the module docstring)."""
-    summary = summary_of(log)
+    entry = index_entry(summary_of(log))
     who = raters_of(log)
     if not who.rated:
-        return archive.enter(summary, counts)
+        return archive.enter(entry, counts)
     store = parts.ratings(archive)
     for _ in range(ENTER_ATTEMPTS):
         priors = priors_of(store.ratings(log.name, who.seats))
         try:
-            return archive.enter(summary, counts, rating_write(log, priors))
+            return archive.enter(entry, counts, rating_write(log, priors))
         except RatingsMoved:
             continue
     raise RatingsMoved(log.game_id)
@@ -109,7 +110,7 @@ def recount(archive: Archive, game: str, order: Mapping[str, int] | None = None)
     if order is None:
         order = store.rated_order(game)
     ids = archive.ids(newest_first=False)
-    summaries = archive.summaries(ids)
+    summaries = {game_id: summary_of(record) for game_id, record in archive.records(ids).items()}
     mine = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game]
     unplaced = len(order)
     mine.sort(key=lambda g: (order.get(g, unplaced), finished_ms(summaries[g]["finished"]), g))
