@@ -116,10 +116,10 @@ def parse_token(token: str) -> tuple[str, str] | None:
     """(account id, token id) of a well-formed account token, else None."""
     if not is_account_token(token):
         return None
-    parts = token[4:].split(".")
-    if len(parts) != 3 or not all(parts):
+    pieces = token[4:].split(".")  # not ``parts``: that name is the store's accessors here
+    if len(pieces) != 3 or not all(pieces):
         return None
-    return parts[0], parts[1]
+    return pieces[0], pieces[1]
 
 
 class AccountService:

@@ -9,7 +9,7 @@ handed the archive alone): either is one connection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import redis
@@ -81,9 +81,36 @@ def load_meta(store: Connected, game_id: str) -> GameLog | None:
     return _load_meta(_client(store), game_id)
 
 
-def import_finished_game(store: GameStore, **game: Any) -> GameLog | None:
+def import_finished_game(
+    store: GameStore,
+    *,
+    game_id: str,
+    name: str,
+    title: str,
+    public_config: Mapping[str, Any],
+    full_config: Mapping[str, Any],
+    players: Sequence[str | None],
+    events: Sequence[Mapping[str, Any]],
+    snapshot_state: Any,
+    result: Mapping[str, Any] | None,
+    now: str,
+    resume: bool = False,
+) -> GameLog | None:
     """Store a validated log as a finished game and list it (``store.archive.import_finished_game``)."""
-    return _import_finished_game(store.redis, **game)
+    return _import_finished_game(
+        store.redis,
+        game_id=game_id,
+        name=name,
+        title=title,
+        public_config=public_config,
+        full_config=full_config,
+        players=players,
+        events=events,
+        snapshot_state=snapshot_state,
+        result=result,
+        now=now,
+        resume=resume,
+    )
 
 
 def game_version(store: GameStore, game_id: str) -> tuple[str, int] | None:
