@@ -230,7 +230,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.jobs import JobService
     from service.ratings import RatingService
     from service.stats import StatsService
-    from store.archive import Archive
+    from store import parts
 
     app = Flask(__name__)
     app.config.update(_settings(config))
@@ -271,7 +271,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["account_service"] = account_service
     game_service.identity = account_service
     # Ratings (issue 32): a running or open game's summary carries each seat's chance to win.
-    rating_service = RatingService(Archive(game_service.store.redis))
+    rating_service = RatingService(parts.archive(game_service.store))
     app.extensions["rating_service"] = rating_service
     game_service.predictor = rating_service.predict_for_meta
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's

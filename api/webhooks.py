@@ -24,7 +24,7 @@ from schemas.webhooks import (
 from service.errors import ServiceError
 from service.identity import WEBHOOKS
 from service.webhooks import WebhookService, WebhookSettings
-from store.webhooks import WebhookStore
+from store import parts
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1", description="Signed webhooks of an account")
 
@@ -39,8 +39,8 @@ def webhooks() -> WebhookService:
             for name in WebhookSettings().__dict__
             if f"WEBHOOK_{name.upper()}" in current_app.config
         }
-        redis = current_app.extensions["game_service"].store.redis
-        made = WebhookService(WebhookStore(redis), WebhookSettings.from_env(**overrides))
+        store = parts.webhooks(current_app.extensions["game_service"].store)
+        made = WebhookService(store, WebhookSettings.from_env(**overrides))
         current_app.extensions["webhook_service"] = made
     return made
 

@@ -33,6 +33,7 @@ from games import get_game  # noqa: E402
 from replays import stats  # noqa: E402
 from service import aggregates  # noqa: E402
 from service.stats import StatsService  # noqa: E402
+from service.summaries import summary_of  # noqa: E402
 from store import GameStore  # noqa: E402
 from store.archive import Archive, events_of  # noqa: E402
 from tests.random_play import import_played, play_out  # noqa: E402
@@ -90,7 +91,7 @@ class Archiver:
 def recompute(client) -> dict:
     ids = Archive(client).ids()
     players, overall = stats.PlayerStats(), stats.GlobalStats()
-    summaries = {game_id: Archive(client).summary(game_id) for game_id in ids}
+    summaries = {game_id: summary_of(Archive(client).record(game_id)) for game_id in ids}
     for game_id, events in events_of(client, ids):
         facts = stats.game_facts(GAME, events)
         players.add(summaries[game_id]["players"], facts)
@@ -129,7 +130,7 @@ def main() -> None:
                 args.repeat, lambda: statistics.compute_global({"game": GAME.name}, lambda f: None)[0]
             )
             # A player the archive holds, whatever --sizes and --distinct drew.
-            someone = Archive(client).summary(Archive(client).ids()[0])["players"][0]
+            someone = summary_of(Archive(client).record(Archive(client).ids()[0]))["players"][0]
             player, _ = best(
                 args.repeat,
                 lambda someone=someone: statistics.compute_player(

@@ -203,7 +203,8 @@ def _through_archive(game: str, games: list[dict[str, Any]], expected: dict[str,
 
 def timing(args: argparse.Namespace) -> None:
     from service.ratings import enter_rated, rating_write
-    from store.archive import Archive, GameLog, summary_of
+    from service.summaries import index_entry, summary_of
+    from store.archive import Archive, GameLog
     from tests.redis_server import PrivateRedis
 
     rng = random.Random(args.seed)
@@ -240,7 +241,7 @@ def timing(args: argparse.Namespace) -> None:
                 log = log_of(entered)
                 write = rating_write(log, current)
                 assert write is not None
-                archive.enter(summary_of(log), (), write)
+                archive.enter(index_entry(summary_of(log)), (), write)
                 current.update({u.rater: model.Rating(u.mu, u.sigma, u.games) for u in write.raters})
                 entered += 1
             times = []

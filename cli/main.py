@@ -22,6 +22,7 @@ from typing import TextIO
 
 from cli import account, game_commands, log_commands, ratings
 from cli.client import ApiClient, ApiError, default_server
+from games.base import ConfigError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +76,7 @@ def main(
     except ApiError as error:
         sys.stderr.write(f"condottiere: {error}\n")
         return 2
-    except (OSError, ValueError) as error:  # connection refused, bad file, bad flag value
+    except (OSError, ValueError, ConfigError) as error:  # connection refused, bad file or flag value
         sys.stderr.write(f"condottiere: {error}\n")
         return 2
     except KeyboardInterrupt:

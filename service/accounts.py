@@ -51,10 +51,8 @@ from service.identity import (
     is_account_token,
 )
 from service.live import FeedSubscription
-from store import timestamps
-from store.accounts import AccountStore, FeedEntry, account_keys
-from store.archive import Archive, load_log, load_meta
-from store.webhooks import WebhookStore
+from store import parts, timestamps
+from store.accounts import FeedEntry, account_keys
 
 if TYPE_CHECKING:
     from service.ports import GameAccess, StoreHolder
@@ -118,10 +116,10 @@ def parse_token(token: str) -> tuple[str, str] | None:
     """(account id, token id) of a well-formed account token, else None."""
     if not is_account_token(token):
         return None
-    parts = token[4:].split(".")
-    if len(parts) != 3 or not all(parts):
+    pieces = token[4:].split(".")  # not ``parts``: that name is the store's accessors here
+    if len(pieces) != 3 or not all(pieces):
         return None
-    return parts[0], parts[1]
+    return pieces[0], pieces[1]
 
 
 class AccountService:
@@ -134,7 +132,7 @@ class AccountService:
         stream_poll_seconds: float = FEED_POLL_SECONDS,
     ):
         self.games = games
-        self.store = AccountStore(games.store.redis)
+        self.store = parts.accounts(games.store)
         parameters = password_parameters or PASSWORD_PROFILE
         self.hasher = PasswordHasher.from_parameters(parameters)
         # Verified for handles that name no account: the same work as a real verification.
@@ -470,17 +468,16 @@ class AccountService:
 def finish_deletion(games: GameAccess, account_id: str) -> None:
     """The rest of a deletion whose credentials are gone: every seat renamed and unbound (each game
     forgotten once done, so a rerun does only what is left), then every key and the handle."""
-    client = games.store.redis
-    store = AccountStore(client)
-    archive = Archive(client)
+    store = parts.accounts(games.store)
+    archive = parts.archive(games.store)
     for game_id, entry in store.games(account_id).items():
         seat = int(entry["seat"])
         # Out of its old name's statistics first (once: a marker), then renamed: a rerun after a
         # crash between the two finds the marker; a game entering the archive after the rename is
         # counted under no name at all (aggregates.seats_of).
-        meta = load_meta(client, game_id)  # the entry's status may lag behind the game's
+        meta = parts.load_meta(games.store, game_id)  # the entry's status may lag behind the game's
         if meta is not None and meta.finished and meta.meta.get(f"account:{seat}") == account_id:
-            log = load_log(client, game_id)
+            log = parts.load_log(games.store, game_id)
             if log is not None:
                 aggregates.forget_seat(archive, log, seat, account_id)
         store.rename_seat(game_id, seat, account_id, PLACEHOLDER_NAME)
@@ -495,7 +492,7 @@ DELETION_GRACE_MS = 30_000
 
 def finish_deletions(games: GameAccess, grace_ms: int = DELETION_GRACE_MS) -> list[str]:
     """The janitor's part: finish the deletions begun more than ``grace_ms`` ago (idempotent)."""
-    store = AccountStore(games.store.redis)
+    store = parts.accounts(games.store)
     done = store.deletions_begun_before(int(time.time() * 1000) - grace_ms)
     for account_id in done:
         finish_deletion(games, account_id)
@@ -540,8 +537,8 @@ def accounts_followup(service: StoreHolder, game_id: str, value: str) -> bool:
     meta = service.store.meta(game_id)
     if meta is None:
         return True
-    store = AccountStore(service.store.redis)
-    hooks = WebhookStore(service.store.redis)
+    store = parts.accounts(service.store)
+    hooks = parts.webhooks(service.store)
     count = int(meta["seat_count"])
     status = meta["status"]
     awaiting = orjson.loads(meta.get("awaiting") or "[]")

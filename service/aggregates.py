@@ -32,6 +32,7 @@ from typing import Any
 from games import get_game
 from replays import stats
 from service.ratings import enter_rated
+from service.summaries import summary_of
 from store.archive import (
     Archive,
     Counts,
@@ -41,7 +42,6 @@ from store.archive import (
     stats_leaders_key,
     stats_overall_key,
     stats_player_key,
-    summary_of,
 )
 
 
@@ -88,7 +88,7 @@ def counts_for(
 def counter_for_import(
     events: Sequence[dict[str, Any]], name: str
 ) -> Callable[[dict[str, Any]], list[Counts]]:
-    """What ``store.archive.import_finished_game`` counts for an imported log of engine ``name``."""
+    """What ``service.archive.import_finished_game`` counts for an imported log of engine ``name``."""
     facts = stats.game_facts(get_game(name), events)
     return lambda summary: counts_for(summary, facts)
 
@@ -165,7 +165,7 @@ def recount(archive: Archive, game: str) -> int:
     engine = get_game(game)
     archive.reset_counts(game)
     ids = archive.ids(newest_first=False)
-    summaries = archive.summaries(ids)
+    summaries = {game_id: summary_of(record) for game_id, record in archive.records(ids).items()}
     mine = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game]
     metas = archive.metas(mine)
     for game_id, events in archive.logs(mine):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import marshmallow as ma
@@ -25,9 +25,9 @@ from service.aggregates import counter_for_import, enter_archive
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from service.ratings import RatingService
-from store import GameStore, timestamps
-from store.archive import Archive, GameLog, Page, import_finished_game, load_log, load_meta
-from store.replay_cache import ReplayCache
+from service.summaries import Page, index_entry, page_of, summary_of
+from store import GameStore, parts, timestamps
+from store.archive import Counts, GameLog
 
 EXPORT_FORMATS = {
     "log": "application/json",
@@ -113,11 +113,10 @@ class ArchiveService:
     """See the module docstring."""
 
     def __init__(self, store: GameStore, jobs: JobService | None = None):
-        self._client = store.redis
         self._store = store
         self.jobs = jobs or JobService(store)
-        self.archive = Archive(store.redis, engines=game_names())
-        self.replays = ReplayCache(store.redis)
+        self.archive = parts.archive(store, engines=game_names())
+        self.replays = parts.replay_cache(store)
         self.checkpoints = ReplayCheckpoints()
 
     # -- reads -------------------------------------------------------------------------------------
@@ -132,21 +131,23 @@ class ArchiveService:
     ) -> Page:
         """Finished games, newest first (``store.archive.Archive.search``; a bad cursor raises
         ``store.archive.BadCursor``)."""
-        return self.archive.search(
+        found = self.archive.search(
             filters=filters, finished_from=finished_from, finished_to=finished_to, cursor=cursor, limit=limit
         )
+        return page_of(found)
 
     def entry(self, game_id: str) -> dict[str, Any] | None:
         """One archived game's summary, or None."""
-        return self.archive.summary(game_id)
+        record = self.archive.record(game_id)
+        return summary_of(record) if record is not None else None
 
     def log(self, game_id: str) -> GameLog | None:
         """A stored game's metadata, complete log and snapshot (one consistent read)."""
-        return load_log(self._client, game_id)
+        return parts.load_log(self._store, game_id)
 
     def meta(self, game_id: str) -> GameLog | None:
         """A stored game's metadata only (``events`` empty)."""
-        return load_meta(self._client, game_id)
+        return parts.load_meta(self._store, game_id)
 
     def kept_answer(self, game_id: str, name: str) -> bytes | None:
         """A finished game's kept answer ``name`` (a replay, its chapter index), or None."""
@@ -194,7 +195,7 @@ class ArchiveService:
         game_id = params["game_id"]
         raw = self.jobs.book.input(game_id)
         if raw is None:
-            entry = self.archive.summary(game_id)
+            entry = self.entry(game_id)
             if entry is not None:  # stored by an earlier run, which died before recording its result
                 return json_body({"id": game_id, "game": entry}), "application/json"
             raise JobProblem(410, "IMPORT_EXPIRED", "The log waited too long for its import: send it again.")
@@ -229,7 +230,7 @@ class ArchiveService:
         game = checked["game"]
         game_id = game_id or new_game_id()
         summary = import_finished_game(
-            self._client,
+            self._store,
             game_id=game_id,
             name=game.name,
             title=game.title,
@@ -264,7 +265,7 @@ class ArchiveService:
     # -- jobs: (params, progress) -> (body, content type) ------------------------------------------
 
     def _load(self, game_id: str) -> GameLog:
-        log = load_log(self._client, game_id)
+        log = parts.load_log(self._store, game_id)
         if log is None:
             raise JobProblem(404, "GAME_NOT_FOUND", "No such game")
         return log
@@ -327,7 +328,7 @@ class ArchiveService:
                 cursor=cursor,
                 limit=100,
             )
-            ids.extend(item["id"] for item in page.items)
+            ids.extend(record.game_id for record in page.items)
             cursor = page.next_cursor
             if cursor is None:
                 break
@@ -347,7 +348,7 @@ class ArchiveService:
         out = GzipNdjson()
         total = max(1, len(ids))
         for done, game_id in enumerate(ids, start=1):
-            log = load_log(self._client, game_id)
+            log = parts.load_log(self._store, game_id)
             if log is None or not log.finished:
                 continue
             try:
@@ -363,7 +364,7 @@ class ArchiveService:
         chunks: list[bytes] = []
         total = max(1, len(ids))
         for done, game_id in enumerate(ids, start=1):
-            log = load_log(self._client, game_id)
+            log = parts.load_log(self._store, game_id)
             if log is None:
                 continue
             game = get_game(log.name)
@@ -378,6 +379,21 @@ class ArchiveService:
             chunks.extend(export.ndjson_lines([doc]))
             progress(done / total)
         return b"".join(chunks), "application/x-ndjson"
+
+
+def import_finished_game(
+    store: GameStore, *, counts: Callable[[dict[str, Any]], Sequence[Counts]] | None = None, **game: Any
+) -> dict[str, Any] | None:
+    """Store an already validated, complete log as a finished game (``game``: the arguments of
+    ``store.archive.import_finished_game``) and enter it into the archive, with the statistics
+    ``counts(summary)`` gives. Returns its archive summary (None when the id is taken). A resumed
+    import (``resume``) that stored the game before is entered again: entering is idempotent."""
+    log = parts.import_finished_game(store, **game)
+    if log is None:
+        return None
+    summary = summary_of(log, imported=True)
+    parts.archive(store).enter(index_entry(summary), counts(summary) if counts is not None else ())
+    return summary
 
 
 def _exchange_document(raw: bytes) -> dict[str, Any]:

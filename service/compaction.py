@@ -83,7 +83,7 @@ class Compaction:
             self.compactor.compact(game_id, found.name, found.events)  # removes any leftover
             return "compacted"
         rated = (found.result or {}).get("rated") is not False
-        if rated and self.archive.summary(game_id) is None:
+        if rated and self.archive.record(game_id) is None:
             return "left"  # the archive follow-up comes first: its entry needs the meta only
         report = core.verify(get_game(found.name), found.events, found.snapshot)
         if (

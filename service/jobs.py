@@ -17,11 +17,9 @@ import orjson
 
 from service import webhooks
 from service.faults import fault_point
-from store import GameStore
-from store.archive import Archive, game_version
+from store import GameStore, parts
 from store.jobs import DEFAULT_ALIVE_SECONDS, RESULT_TTL_SECONDS, JobBook, JobRecord
 from store.queues import GAVE_UP, JobQueues
-from store.webhooks import WebhookStore
 
 if TYPE_CHECKING:
     from service.ports import StoreHolder
@@ -75,7 +73,7 @@ class JobService:
     """Jobs on one store: see the module docstring."""
 
     def __init__(self, store: GameStore):
-        self.book = JobBook(store.redis)
+        self.book = parts.job_book(store)
         self._store = store
 
     @property
@@ -89,14 +87,14 @@ class JobService:
     def data_version(self, kind: str, params: Mapping[str, Any]) -> str:
         """What the result depends on: a game's version, or the archive's version."""
         if kind in GAME_KINDS:
-            found = game_version(self._store.redis, params["game_id"])
+            found = parts.game_version(self._store, params["game_id"])
             if found is None:
                 raise NoSuchGame(params["game_id"])
             status, version = found
             return f"game:{status}:{version}"
         if kind == "import":
             return "document"
-        return f"archive:{Archive(self._store.redis).version()}"
+        return f"archive:{parts.archive(self._store).version()}"
 
     def start(self, kind: str, params: Mapping[str, Any], account_id: str | None = None) -> str:
         """The id of the job computing ``kind(params)`` on the current data: a new one enqueued, or
@@ -218,7 +216,7 @@ class JobService:
         told = 0
         if record is not None and record.status == "finished" and record.kind in NOTICES:
             kind, data = NOTICES[record.kind], self._notice_data(record)
-            hooks = WebhookStore(self._store.redis)
+            hooks = parts.webhooks(self._store)
             for account_id in self.book.notified(jid):
                 notice = f"{jid}@{record.created}"  # one per record: a record made anew is told again
                 told += webhooks.job_finished(hooks, account_id, notice, kind, data, RESULT_TTL_SECONDS * 2)

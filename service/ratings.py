@@ -30,9 +30,10 @@ from typing import Any
 from replays import ratings as model
 from replays.ratings import Rating
 from service.identity import fold_handle
-from store.accounts import AccountStore, account_keys
-from store.archive import Archive, Counts, GameLog, finished_ms, load_meta, summary_of
-from store.ratings import RaterUpdate, RatingsMoved, RatingStore, RatingWrite
+from service.summaries import index_entry, summary_of
+from store import parts
+from store.archive import Archive, Counts, GameLog, finished_ms
+from store.ratings import RaterUpdate, RatingsMoved, RatingWrite
 
 # Attempts at entering a game whose raters' ratings keep moving (each attempt is one read and one
 # script; a rating moves only when another game of the same player enters at the same moment).
@@ -87,15 +88,15 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
 def enter_rated(archive: Archive, log: GameLog, counts: Sequence[Counts]) -> tuple[bool, int]:
     """Enter ``log`` into the archive with its statistics ``counts`` and, when it is rated, its
     ratings, all in one atomic step, once (see the module docstring)."""
-    summary = summary_of(log)
+    entry = index_entry(summary_of(log))
     who = raters_of(log)
     if not who.rated:
-        return archive.enter(summary, counts)
-    store = RatingStore(archive.redis)
+        return archive.enter(entry, counts)
+    store = parts.ratings(archive)
     for _ in range(ENTER_ATTEMPTS):
         priors = priors_of(store.ratings(log.name, who.seats))
         try:
-            return archive.enter(summary, counts, rating_write(log, priors))
+            return archive.enter(entry, counts, rating_write(log, priors))
         except RatingsMoved:
             continue
     raise RatingsMoved(log.game_id)
@@ -105,11 +106,11 @@ def recount(archive: Archive, game: str, order: Mapping[str, int] | None = None)
     """Rebuild ``game``'s ratings from every archived log (see the module docstring), in the stored
     rating order, or in ``order`` (rated game id -> place) when given. Returns how many games were
     rated."""
-    store = RatingStore(archive.redis)
+    store = parts.ratings(archive)
     if order is None:
         order = store.rated_order(game)
     ids = archive.ids(newest_first=False)
-    summaries = archive.summaries(ids)
+    summaries = {game_id: summary_of(record) for game_id, record in archive.records(ids).items()}
     mine = [game_id for game_id in ids if summaries.get(game_id, {}).get("game") == game]
     unplaced = len(order)
     mine.sort(key=lambda g: (order.get(g, unplaced), finished_ms(summaries[g]["finished"]), g))
@@ -117,7 +118,7 @@ def recount(archive: Archive, game: str, order: Mapping[str, int] | None = None)
     current: dict[str, Rating] = {}
     rated = 0
     for game_id, events in archive.logs(mine):
-        meta = load_meta(archive.redis, game_id)
+        meta = parts.load_meta(archive, game_id)
         if meta is None:
             continue
         log = GameLog(game_id=game_id, meta=meta.meta, events=events, snapshot=None)
@@ -152,7 +153,7 @@ def recount_while_quiet(archive: Archive, game: str, attempts: int = RECOUNT_ATT
     stored order, and the next pass takes them as the incremental updates did). Idempotent: on a
     quiet archive a second run writes the very same figures (tests/archive/test_ratings_recount.py).
     Stopping the workers and the janitor first makes one pass enough."""
-    store = RatingStore(archive.redis)
+    store = parts.ratings(archive)
     board_before = store.board(game, store.board_size(game) or 1)
     # The order as the incremental updates left it, read once: a pass rewrites it, and a game that
     # entered during a pass took its place among the games rebuilt so far, not after them all.
@@ -172,9 +173,9 @@ class RatingService:
     """Reads of the ratings: leaderboards, a player's rating and history, head-to-head, predictions."""
 
     def __init__(self, archive: Archive):
-        self.redis = archive.redis
-        self.store = RatingStore(archive.redis)
-        self.accounts = AccountStore(archive.redis)
+        self.archive = archive
+        self.store = parts.ratings(archive)
+        self.accounts = parts.accounts(archive)
 
     # -- names ------------------------------------------------------------------------------------
     def rater_of(self, player: str) -> str | None:
@@ -190,12 +191,8 @@ class RatingService:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
         every = list(dict.fromkeys(raters))
         wanted = [r for r in every if not model.is_bot(r)]
-        pipe = self.redis.pipeline(transaction=False)
-        for account_id in wanted:
-            pipe.hget(account_keys(account_id).record, "handle")
         found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
-        for account_id, handle in zip(wanted, pipe.execute(), strict=True):
-            found[account_id] = handle.decode() if isinstance(handle, bytes) else handle
+        found.update(zip(wanted, self.accounts.handles(wanted), strict=True))
         return found
 
     # -- reads ------------------------------------------------------------------------------------
@@ -276,7 +273,7 @@ class RatingService:
         game's ratings before and after, and while the game is not over ``predict_win`` when every
         seat has a rater; ``joining`` (a handle) takes the first free seat for that prediction, the
         chances of a game about to start if that player joins. None: no such game."""
-        found = load_meta(self.redis, game_id)
+        found = parts.load_meta(self.archive, game_id)
         if found is None:
             return None
         meta = found.meta

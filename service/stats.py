@@ -14,16 +14,15 @@ from replays import stats
 from service import aggregates
 from service.archive import json_body
 from service.jobs import JobProblem, JobService, Progress
-from store import GameStore
-from store.archive import Archive, load_log
+from store import GameStore, parts
 
 
 class StatsService:
     """See the module docstring."""
 
     def __init__(self, store: GameStore, jobs: JobService | None = None):
-        self._client = store.redis
-        self.archive = Archive(store.redis, engines=game_names())
+        self._store = store
+        self.archive = parts.archive(store, engines=game_names())
         self.jobs = jobs or JobService(store)
 
     # -- what a request asks -----------------------------------------------------------------------
@@ -48,7 +47,7 @@ class StatsService:
     # -- the jobs' handlers: (params, progress) -> (body, content type) ----------------------------
 
     def compute_game(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
-        log = load_log(self._client, params["game_id"])
+        log = parts.load_log(self._store, params["game_id"])
         if log is None:
             raise JobProblem(404, "GAME_NOT_FOUND", "No such game")
         if not log.finished:

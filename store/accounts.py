@@ -264,6 +264,13 @@ class AccountStore:
         value = self.redis.get(handle_key(folded))
         return _text(value) if value is not None else None
 
+    def handles(self, account_ids: Sequence[str]) -> list[str | None]:
+        """Each account's handle (None: no such account), in one pipelined round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for account_id in account_ids:
+            pipe.hget(account_keys(account_id).record, "handle")
+        return [_text(h) if h is not None else None for h in (pipe.execute() if account_ids else [])]
+
     def record(self, account_id: str) -> dict[str, str] | None:
         raw = self.redis.hgetall(account_keys(account_id).record)
         return {_text(k): _text(v) for k, v in raw.items()} if raw else None

@@ -1,4 +1,4 @@
-"""The archive of finished games: search indexes, summaries, imported games.
+"""The archive of finished games: search indexes, the archived games' metadata, imported games.
 
 Layout. Every archive key carries the hash tag ``{archive}``, so on Redis Cluster the indexes live
 in one slot and one script may update them all (and ZINTERSTORE may combine them); they are kept
@@ -12,8 +12,10 @@ apart from the per-game keys (``{g:<id>}``) as docs/architecture.md asks:
 ``archive:{archive}:games`` (set)
     the engines that have games in the archive
 A game's summary (what a search returns) is built from its own metadata when read
-(:func:`summary_of`), not kept beside it: a copy cost about 0.5 KiB per finished game for good,
-as much as a quarter of what a compacted game keeps (bench/memory.py).
+(``service.summaries.summary_of``: a search here returns the metadata, :class:`GameLog` without
+events), not kept beside it: a copy cost about 0.5 KiB per finished game for good, as much as a
+quarter of what a compacted game keeps (bench/memory.py). The store indexes the values it is given
+(:class:`Indexed`) and reads no configuration key, result or engine hook (issue 29).
 ``archive:{archive}:version`` (string)
     a counter bumped whenever a game enters: the data version that global statistics depend on
 ``archive:{archive}:stats:overall:<game>`` (hash)
@@ -40,15 +42,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import redis
 
-from games import get_game
-from games.base import OPTION, RULESET, archive_labels
+from games.base import OPTION, RULESET
 from store import compact, timestamps
 from store.keys import game_keys
 from store.ratings import NO_RATING, RATINGS_LUA, RatingsMoved, RatingWrite
@@ -237,60 +238,35 @@ def iso(ms: int) -> str:
     return timestamps.from_ms(ms)
 
 
-def _entry_of(game_id: str, raw_meta: Any) -> dict[str, Any]:
-    """The archive summary of a game from its raw metadata (an HGETALL reply)."""
+def _record_of(game_id: str, raw_meta: Any) -> GameLog:
+    """An archived game's metadata record from its raw metadata (an HGETALL reply)."""
     meta = {_str(k): _str(v) for k, v in compact.unchunk(raw_meta).items()}
-    return summary_of(GameLog(game_id=game_id, meta=meta, events=[], snapshot=None))
+    return GameLog(game_id=game_id, meta=meta, events=[], snapshot=None)
 
 
-def build_summary(
-    *,
-    game_id: str,
-    game: str,
-    labels: Mapping[str, Sequence[str]],
-    players: Sequence[str | None],
-    result: Mapping[str, Any] | None,
-    version: int,
-    finished: int,
-    imported: bool = False,
-    prearranged: bool = False,
-) -> dict[str, Any]:
-    """A finished game's archive entry; ``labels`` are the game's (``games.base.archive_labels``):
-    the store lists and indexes them as they are given."""
-    winners = list((result or {}).get("winners") or [])
-    return {
-        "id": game_id,
-        "game": game,
-        "ruleset": next(iter(labels.get(RULESET) or ()), None),
-        "player_count": len(players),
-        "players": list(players),
-        "options": sorted(labels.get(OPTION) or ()),
-        "winners": winners,
-        "winner_names": [players[s] for s in winners if s < len(players) and players[s]],
-        "outcome": (result or {}).get("reason"),
-        "version": version,
-        "finished": iso(finished),
-        "imported": imported,
-        "prearranged": prearranged,
-    }
+@dataclass(frozen=True)
+class Indexed:
+    """What the archive indexes one finished game by (``service.summaries.index_entry`` makes it
+    of the game's summary): its engine, its finish time (ms since the epoch, the indexes' score)
+    and, per field of ``FILTER_FIELDS`` but ``game``, the values it is found by."""
 
+    game_id: str
+    game: str
+    finished: int
+    labels: Mapping[str, Sequence[Any]]
 
-def _index_keys(summary: Mapping[str, Any]) -> list[str]:
-    keys = {index_key("game", summary["game"]), index_key("players", summary["player_count"])}
-    if summary.get("ruleset"):
-        keys.add(index_key(RULESET, summary["ruleset"]))
-    if summary.get("outcome"):
-        keys.add(index_key("outcome", summary["outcome"]))
-    keys.update(index_key(OPTION, option) for option in summary["options"])
-    keys.update(index_key("player", name) for name in summary["players"] if name)
-    keys.update(index_key("winner", name) for name in summary["winner_names"])
-    keys.add(index_key("prearranged", bool(summary.get("prearranged"))))
-    return sorted(keys)
+    def index_keys(self) -> list[str]:
+        """The keys of its indexes but its engine's set, sorted."""
+        engine = index_key("game", self.game)
+        keys = {index_key(field, value) for field, values in self.labels.items() for value in values}
+        return sorted(keys - {engine})
 
 
 @dataclass(frozen=True)
 class Page:
-    items: list[dict[str, Any]]
+    """A page of a search: the games' metadata records (:class:`GameLog`, no events), newest first."""
+
+    items: list[GameLog]
     next_cursor: str | None
 
 
@@ -305,25 +281,26 @@ class Archive:
 
     # -- entering --------------------------------------------------------------------------------
     def enter(
-        self, summary: Mapping[str, Any], counts: Sequence[Counts] = (), ratings: RatingWrite | None = None
+        self, entry: Indexed, counts: Sequence[Counts] = (), ratings: RatingWrite | None = None
     ) -> tuple[bool, int]:
-        """Add a finished game and, in the same atomic step, its statistics ``counts`` and its
-        ``ratings`` change (idempotent: a game already there changes nothing, so it is counted and
-        rated once). Returns (newly added, archive version). Raises ``RatingsMoved`` (nothing
-        written) when a rating ``ratings`` was computed from has changed since."""
-        score = finished_ms(summary["finished"])
-        engine = index_key("game", summary["game"])
-        index = [key for key in _index_keys(summary) if key != engine]
+        """Add a finished game to the indexes ``entry`` names and, in the same atomic step, its
+        statistics ``counts`` and its ``ratings`` change (idempotent: a game already there changes
+        nothing, so it is counted and rated once). Returns (newly added, archive version). Raises
+        ``RatingsMoved`` (nothing written) when a rating ``ratings`` was computed from has changed
+        since."""
+        score = entry.finished
+        engine = index_key("game", entry.game)
+        index = entry.index_keys()
         count_keys, count_args = _counts_args(counts)
         rating_keys, rating_args = ratings.keys_and_args() if ratings is not None else NO_RATING
         keys = [engine, ENGINES, VERSION, *index, *count_keys, *rating_keys]
-        head = [summary["id"], score, summary["game"], len(index), len(count_keys)]
+        head = [entry.game_id, score, entry.game, len(index), len(count_keys)]
         # The rating section's first ARGV index (1-based) goes last, so the script finds it.
         rating_at = len(head) + len(count_args) + 1
         args = [*head, *count_args, *rating_args, rating_at]
         added, version = self._enter(keys=keys, args=args)
         if int(added) < 0:
-            raise RatingsMoved(summary["id"])
+            raise RatingsMoved(entry.game_id)
         return bool(added), int(version)
 
     # -- statistics aggregates ---------------------------------------------------------------------
@@ -378,9 +355,9 @@ class Archive:
     def version(self) -> int:
         return int(self.redis.get(VERSION) or 0)
 
-    def summary(self, game_id: str) -> dict[str, Any] | None:
-        """An archived game's summary (None when it has not entered the archive)."""
-        return self.summaries([game_id]).get(game_id)
+    def record(self, game_id: str) -> GameLog | None:
+        """An archived game's metadata record (None when it has not entered the archive)."""
+        return self.records([game_id]).get(game_id)
 
     def engine_keys(self) -> list[str]:
         """The ``by:game:<engine>`` sets, whose union is the whole archive."""
@@ -416,25 +393,25 @@ class Archive:
             if raw
         }
 
-    def summaries(self, game_ids: Sequence[str], listed: bool = False) -> dict[str, dict[str, Any]]:
-        """The archive entries of ``game_ids`` (those that have one): whether each is in the archive
-        and its metadata, in pipelined reads (the metadata live in the games' own slots); ``listed``:
-        the ids come from an archive index, so they are in the archive."""
+    def records(self, game_ids: Sequence[str], listed: bool = False) -> dict[str, GameLog]:
+        """The metadata records of ``game_ids`` that are in the archive: whether each is and its
+        metadata, in pipelined reads (the metadata live in the games' own slots); ``listed``: the
+        ids come from an archive index, so they are in the archive."""
         if not game_ids:
             return {}
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(game_keys(game_id).meta)
         found = {
-            game_id: _entry_of(game_id, meta)
+            game_id: _record_of(game_id, meta)
             for game_id, meta in zip(game_ids, pipe.execute(), strict=True)
             if meta
         }
         if listed:
             return found
         pipe = self.redis.pipeline(transaction=False)  # in the archive: in its engine's set
-        for game_id, entry in found.items():
-            pipe.zscore(index_key("game", entry["game"]), game_id)
+        for game_id, record in found.items():
+            pipe.zscore(index_key("game", record.name), game_id)
         return {
             game_id: entry
             for (game_id, entry), score in zip(found.items(), pipe.execute(), strict=True)
@@ -473,8 +450,8 @@ class Archive:
         found.sort(key=lambda row: (row[1], row[0]), reverse=True)
         page, more = found[:limit], len(found) > limit
         ids = [game_id for game_id, _ in page]
-        summaries = self.summaries(ids, listed=True)
-        items = [summaries[game_id] for game_id in ids if game_id in summaries]
+        records = self.records(ids, listed=True)
+        items = [records[game_id] for game_id in ids if game_id in records]
         next_cursor = _encode_cursor(*page[-1][::-1]) if more and page else None
         return Page(items=items, next_cursor=next_cursor)
 
@@ -683,33 +660,9 @@ def game_version(client: redis.Redis, game_id: str) -> tuple[str, int] | None:
     return status.decode(), int(version or 0)
 
 
-def labels_of(log: GameLog) -> dict[str, list[str]]:
-    """The archive labels the game's engine gives its public configuration (none for a game whose
-    engine is not installed: it is still listed, by its generic fields)."""
-    try:
-        game = get_game(log.name)
-    except KeyError:
-        return {}
-    return archive_labels(game, log.public_config)
-
-
-def summary_of(log: GameLog, *, imported: bool = False) -> dict[str, Any]:
-    result = log.result
-    return build_summary(
-        game_id=log.game_id,
-        game=log.name,
-        labels=labels_of(log),
-        players=log.players,
-        result=result,
-        version=int(log.meta.get("version") or log.version),
-        finished=finished_ms(log.meta.get("finished")),
-        imported=imported or log.meta.get("imported") == "1",
-        prearranged=log.meta.get("prearranged") == "true",
-    )
-
-
 def load_meta(client: redis.Redis, game_id: str) -> GameLog | None:
-    """A game's metadata only (``events`` left empty): enough for its archive summary."""
+    """A game's metadata only (``events`` left empty): enough for its archive summary
+    (``service.summaries.summary_of``)."""
     meta = compact.unchunk(client.hgetall(game_keys(game_id).meta))
     if not meta:
         return None
@@ -732,15 +685,14 @@ def import_finished_game(
     result: Mapping[str, Any] | None,
     now: str,
     resume: bool = False,
-    counts: Callable[[dict[str, Any]], Sequence[Counts]] | None = None,
-) -> dict[str, Any] | None:
-    """Store an already validated, complete log as a finished game, list it with the other games
-    and enter it into the archive, with the statistics ``counts(summary)`` gives. Returns its archive
-    summary (None when the id is taken).
+) -> GameLog | None:
+    """Store an already validated, complete log as a finished game and list it with the other
+    games. Returns it as stored (None when the id is taken); the caller enters it into the archive
+    (``Archive.enter``), with the summary and statistics it makes of it.
 
     ``resume``: this import may have run before under the same id (a job retried after its worker
-    died): a game it left half written is written again, one it wrote is listed and entered again
-    (both idempotent), so the retry ends where the first run would have."""
+    died): a game it left half written is written again, one it wrote is listed again (idempotent),
+    so the retry ends where the first run would have."""
     from store.games import GameStore
 
     meta: dict[str, Any] = {
@@ -762,8 +714,7 @@ def import_finished_game(
         meta[f"name:{seat}"] = player or f"Seat {seat}"
         meta[f"kind:{seat}"] = "human"
         meta[f"bot:{seat}"] = ""
-    archive = Archive(client)
-    stored = archive.store_finished_game(
+    stored = Archive(client).store_finished_game(
         game_id,
         meta=meta,
         full_config=full_config,
@@ -774,12 +725,8 @@ def import_finished_game(
     if not stored and not (resume and _imported(client, game_id)):
         return None
     GameStore(client).index_game(game_id, name, "finished")
-    log = load_log(client, game_id)
-    if log is None:  # only a game removed meanwhile has no log: the import stored it just now
-        return None
-    summary = summary_of(log, imported=True)
-    archive.enter(summary, counts(summary) if counts is not None else ())
-    return summary
+    # None only for a game removed meanwhile: the import stored it just now
+    return load_log(client, game_id)
 
 
 def _text(value: Any) -> str | None:

@@ -1,19 +1,39 @@
-"""The store's parts on a game store's own connection (issue 29: the services ask the store for
-them and never hand ``GameStore.redis`` around).
+"""The store's parts on a store object's own connection (issue 29: the services ask the store for
+them and never hand ``GameStore.redis`` around; ``tests/test_store_boundary.py`` keeps it so).
 
 Functions of the store rather than ``GameStore`` properties: ``store.archive`` and ``store.live``
-import ``store.games``, so ``GameStore`` cannot import them back without an import circle.
+import ``store.games``, so ``GameStore`` cannot import them back without an import circle. A part
+is asked of a ``GameStore`` or of an ``Archive`` (the ratings' and the statistics' functions are
+handed the archive alone): either is one connection.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import redis
+
+from store.accounts import AccountStore
 from store.archive import Archive, GameLog
+from store.archive import game_version as _game_version
+from store.archive import import_finished_game as _import_finished_game
 from store.archive import load_log as _load_log
+from store.archive import load_meta as _load_meta
 from store.compact import CompactionQueue, Compactor
 from store.games import GameStore
+from store.jobs import JobBook
 from store.live import EventsReader
 from store.outbox import Outbox
+from store.ratings import RatingStore
+from store.replay_cache import ReplayCache
 from store.webhooks import WebhookStore
+
+Connected = GameStore | Archive
+
+
+def _client(on: Connected) -> redis.Redis:
+    return on.redis
 
 
 def outbox(store: GameStore) -> Outbox:
@@ -21,19 +41,81 @@ def outbox(store: GameStore) -> Outbox:
     return Outbox(store.redis)
 
 
-def webhooks(store: GameStore) -> WebhookStore:
+def webhooks(store: Connected) -> WebhookStore:
     """Webhook subscriptions and deliveries (``store.webhooks``)."""
-    return WebhookStore(store.redis)
+    return WebhookStore(_client(store))
 
 
-def archive(store: GameStore) -> Archive:
-    """The archive index of finished games (``store.archive``)."""
-    return Archive(store.redis)
+def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
+    """The archive index of finished games (``store.archive``); ``engines``: see ``Archive``."""
+    return Archive(store.redis, engines=engines)
 
 
-def load_log(store: GameStore, game_id: str) -> GameLog | None:
+def accounts(store: Connected) -> AccountStore:
+    """Accounts, their tokens, games and feeds (``store.accounts``)."""
+    return AccountStore(_client(store))
+
+
+def ratings(store: Connected) -> RatingStore:
+    """The ratings of the archive's games (``store.ratings``)."""
+    return RatingStore(_client(store))
+
+
+def job_book(store: GameStore) -> JobBook:
+    """The jobs' records (``store.jobs``)."""
+    return JobBook(store.redis)
+
+
+def replay_cache(store: GameStore) -> ReplayCache:
+    """Finished games' kept answers (``store.replay_cache``)."""
+    return ReplayCache(store.redis)
+
+
+def load_log(store: Connected, game_id: str) -> GameLog | None:
     """A game's whole log, metadata and snapshot in one read (``store.archive.load_log``)."""
-    return _load_log(store.redis, game_id)
+    return _load_log(_client(store), game_id)
+
+
+def load_meta(store: Connected, game_id: str) -> GameLog | None:
+    """A game's metadata only (``store.archive.load_meta``)."""
+    return _load_meta(_client(store), game_id)
+
+
+def import_finished_game(
+    store: GameStore,
+    *,
+    game_id: str,
+    name: str,
+    title: str,
+    public_config: Mapping[str, Any],
+    full_config: Mapping[str, Any],
+    players: Sequence[str | None],
+    events: Sequence[Mapping[str, Any]],
+    snapshot_state: Any,
+    result: Mapping[str, Any] | None,
+    now: str,
+    resume: bool = False,
+) -> GameLog | None:
+    """Store a validated log as a finished game and list it (``store.archive.import_finished_game``)."""
+    return _import_finished_game(
+        store.redis,
+        game_id=game_id,
+        name=name,
+        title=title,
+        public_config=public_config,
+        full_config=full_config,
+        players=players,
+        events=events,
+        snapshot_state=snapshot_state,
+        result=result,
+        now=now,
+        resume=resume,
+    )
+
+
+def game_version(store: GameStore, game_id: str) -> tuple[str, int] | None:
+    """(status, version) of a stored game, or None (``store.archive.game_version``)."""
+    return _game_version(store.redis, game_id)
 
 
 def compaction_queue(store: GameStore) -> CompactionQueue:

@@ -8,7 +8,8 @@ from typing import Any
 
 from games.base import fold
 from service import aggregates
-from store.archive import import_finished_game
+from service.archive import import_finished_game
+from store import GameStore
 
 
 def play_out(game: Any, config: Any, rng: random.Random) -> tuple[list[dict], Any]:
@@ -39,7 +40,7 @@ def import_played(
     kept out of the public configuration, the statistics aggregates counted; the final state kept as
     its snapshot unless ``snapshot`` is false. Returns the archive summary."""
     return import_finished_game(
-        client,
+        GameStore(client),
         game_id=game_id,
         name=game.name,
         title=game.title,

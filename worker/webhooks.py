@@ -18,7 +18,7 @@ from typing import Any
 
 from service import GameService
 from service.webhooks import Deliverer, WebhookSettings
-from store.webhooks import WebhookStore
+from store import parts
 
 log = logging.getLogger("worker.webhooks")
 
@@ -38,7 +38,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     service = GameService.from_url(os.environ["REDIS_URL"], socket_timeout=10)
-    deliverer = Deliverer(WebhookStore(service.store.redis), WebhookSettings.from_env())
+    deliverer = Deliverer(parts.webhooks(service.store), WebhookSettings.from_env())
     log.info(
         "delivering (private targets %s)",
         "allowed" if deliverer.settings.allow_private_targets else "refused",

@@ -93,7 +93,7 @@ def test_resign_rl_x17_ends_a_two_player_game_for_the_other_seat(client, redis_s
     summary = client.get(f"/v1/games/{game_id}").get_json()
     assert summary["status"] == "finished"
     assert summary["result"]["winners"] == [1] and summary["result"]["reason"] == "resigned"
-    assert Archive(redis_server.client()).summary(game_id)  # a resignation is a result
+    assert Archive(redis_server.client()).record(game_id)  # a resignation is a result
     again = client.post(f"/v1/games/{game_id}/resign", headers=_auth(tokens[1]))
     assert again.status_code == 422 and again.get_json()["code"] == "GAME_OVER"
     assert GAME.verify_log(_full_log(redis_server, game_id)) is None
@@ -108,7 +108,7 @@ def test_abort_rl_x18_before_the_first_battle_and_not_after(client, redis_client
     assert [e["event"]["type"] for e in aborted.get_json()["events"]] == ["game_aborted"]
     result = client.get(f"/v1/games/{game_id}").get_json()["result"]
     assert result["winners"] == [] and result["reason"] == "aborted" and result["rated"] is False
-    assert Archive(redis_client).summary(game_id) is None  # not rated: no search or statistic counts it
+    assert Archive(redis_client).record(game_id) is None  # not rated: no search or statistic counts it
     assert GAME.verify_log(_full_log(redis_server, game_id)) is None
 
     game_id, tokens = _condottiere(client)  # seed 42: seat 1 holds the token

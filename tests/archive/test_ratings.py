@@ -231,11 +231,11 @@ def test_an_update_computed_from_ratings_that_moved_writes_nothing(redis_client)
     stale = service_ratings.rating_write(second, {})  # computed before g3 entered
     enter_archive(archive, first)
     before = snapshot_of_ratings(redis_client)
-    from store.archive import summary_of
+    from service.summaries import index_entry, summary_of
 
     with pytest.raises(RatingsMoved):
-        archive.enter(summary_of(second), (), stale)
-    assert snapshot_of_ratings(redis_client) == before and archive.summary("g4") is None
+        archive.enter(index_entry(summary_of(second)), (), stale)
+    assert snapshot_of_ratings(redis_client) == before and archive.record("g4") is None
     assert enter_archive(archive, second)[0]
     (entry,) = history_of(redis_client, "a1")[1:]
     assert entry["before"]["games"] == 1  # rated from the rating g3 left

@@ -11,6 +11,7 @@ import pytest
 from games import get_game
 from replays import stats
 from service import aggregates
+from service.summaries import summary_of
 from store.archive import Archive, events_of, load_log
 from tests.random_play import import_played, play_out
 
@@ -57,7 +58,7 @@ def from_every_log(client) -> tuple[dict, dict]:
     its facts computed, the aggregators fed newest first."""
     archive = Archive(client)
     ids = archive.ids(newest_first=True)
-    summaries = {game_id: archive.summary(game_id) for game_id in ids}
+    summaries = {game_id: summary_of(archive.record(game_id)) for game_id in ids}
     logs = dict(events_of(client, ids))
     players, overall = stats.PlayerStats(), stats.GlobalStats()
     by_name: dict[str, stats.PlayerStats] = {}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from store.archive import Archive, BadCursor, build_summary
+from service.summaries import build_summary, index_entry, summary_of
+from store.archive import Archive, BadCursor
 from store.jobs import JobBook, id_secret, job_id
 from store.keys import game_keys
 
@@ -41,7 +42,7 @@ def enter(archive, entry):
         **{f"name:{seat}": name for seat, name in enumerate(entry["players"])},
     }
     archive.redis.hset(game_keys(entry["id"]).meta, mapping=meta)
-    return archive.enter(entry)
+    return archive.enter(index_entry(entry))
 
 
 def test_entering_is_idempotent_and_bumps_the_archive_version_once(redis_client):
@@ -51,8 +52,8 @@ def test_entering_is_idempotent_and_bumps_the_archive_version_once(redis_client)
     assert enter(archive, first) == (False, 1)
     assert enter(archive, summary(2, ["Ann", "Bob"], [1])) == (True, 2)
     assert archive.count() == 2 and archive.version() == 2
-    assert archive.summary("g001") == first  # built from the game's metadata, as entered
-    assert archive.summary("g001")["winner_names"] == ["Ann"]
+    assert summary_of(archive.record("g001")) == first  # built from the game's metadata, as entered
+    assert summary_of(archive.record("g001"))["winner_names"] == ["Ann"]
 
 
 def test_the_whole_archive_is_the_merge_of_the_engines_sets_newest_first(redis_client):
@@ -77,7 +78,7 @@ def test_the_whole_archive_is_the_merge_of_the_engines_sets_newest_first(redis_c
     assert ids(archive.search(filters={"game": ["rio_de_la_plata"]})) == [
         game_id for game_id in expected if int(game_id[1:]) % 3 == 0
     ]
-    assert archive.summary("g003")["game"] == "rio_de_la_plata" and archive.summary("g099") is None
+    assert archive.record("g003").name == "rio_de_la_plata" and archive.record("g099") is None
     # Games archived before the set of engines existed: the engines the service knows are read too
     redis_client.delete("archive:{archive}:games")
     assert Archive(redis_client).count() == 0
@@ -99,7 +100,7 @@ def filled(redis_client):
 
 
 def ids(page):
-    return [item["id"] for item in page.items]
+    return [record.game_id for record in page.items]
 
 
 def test_search_by_each_field_newest_first(filled):
@@ -132,7 +133,7 @@ def test_cursor_pagination_visits_every_game_once_even_with_equal_finish_times(r
         if cursor is None:
             break
     assert sorted(seen) == [f"g{i:03d}" for i in range(1, 12)] and len(seen) == 11
-    finishes = [archive.summary(i)["finished"] for i in seen]
+    finishes = [summary_of(archive.record(i))["finished"] for i in seen]
     assert finishes == sorted(finishes, reverse=True)
     with pytest.raises(BadCursor):
         archive.search(cursor="%%%")
@@ -174,7 +175,9 @@ def test_a_resumed_import_rewrites_a_half_written_game_and_a_plain_one_refuses_t
     """An import job whose worker died between claiming the game id (status ``importing``) and the
     MULTI that writes the game: its retry (``resume``) writes the whole game; without ``resume`` an
     id already there is refused."""
-    from store.archive import import_finished_game, load_log
+    from service.archive import import_finished_game
+    from store import GameStore
+    from store.archive import load_log
 
     events = [{"type": "start", "config": {}}, {"type": "end"}]
     game = dict(
@@ -191,11 +194,11 @@ def test_a_resumed_import_rewrites_a_half_written_game_and_a_plain_one_refuses_t
     )
     redis_client.hset("game:{g:01m8kknrfm9bbbbbbbbb}:meta", "status", "importing")
     redis_client.xadd("game:{g:01m8kknrfm9bbbbbbbbb}:events", {"e": b'{"type": "partial"}'}, id="1-1")
-    assert import_finished_game(redis_client, **game) is None
-    summary = import_finished_game(redis_client, **game, resume=True)
+    assert import_finished_game(GameStore(redis_client), **game) is None
+    summary = import_finished_game(GameStore(redis_client), **game, resume=True)
     assert summary is not None and summary["imported"] is True
     log = load_log(redis_client, "01m8kknrfm9bbbbbbbbb")
     assert log.events == events and log.status == "finished"
     # Run again (the retry of a run that got this far): the same game, entered once.
-    assert import_finished_game(redis_client, **game, resume=True) == summary
+    assert import_finished_game(GameStore(redis_client), **game, resume=True) == summary
     assert Archive(redis_client).count() == 1

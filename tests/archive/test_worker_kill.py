@@ -16,8 +16,10 @@ from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from games import get_game
 from games.base import fold
+from service.archive import import_finished_game
 from service.jobs import JobService
-from store.archive import Archive, import_finished_game
+from store import GameStore
+from store.archive import Archive
 from store.jobs import JobBook
 from tests.api import toy_game
 from tests.archive.test_replays_generic import play_out
@@ -34,7 +36,7 @@ def archive_toy_games(client, count: int) -> list[tuple[list[str], list[dict]]]:
         players = ["Ann", "Bob"] if i % 2 == 0 else ["Bob", "Cid"]
         state = fold(GAME, events)
         import_finished_game(
-            client,
+            GameStore(client),
             game_id=f"toy{i:04d}",
             name="toy",
             title=GAME.title,

@@ -10,6 +10,7 @@ import threading
 
 from cli.client import ApiClient, parse_sse
 from cli.display import text_for
+from cli.main import main
 from cli.options import parse_bots
 from games.condottiere.text import describe_event, describe_move, render_view
 from tests.bots.live import first_shown, run, run_answering
@@ -584,3 +585,13 @@ def test_import_says_under_which_rules_revision_the_log_is_replayed(live, tmp_pa
     assert code == 0, text
     assert text.startswith("Imported (rules revision 1) as game ")
     assert ApiClient(live.url).game(text.split("game ")[1].strip())["config"]["revision"] == 1
+
+
+def test_a_configuration_the_game_refuses_is_told_in_one_line_with_exit_code_2(capsys):
+    """RIO-SETUP-1 (3 to 5 players): ``simulate`` with a configuration the game's ``configure``
+    refuses says so as ``condottiere: ...`` and exits 2, as every other bad input does (it was a
+    traceback)."""
+    code = main(["simulate", "--game", "rio_de_la_plata", "--players", "2", "--lineup", "random,random"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("condottiere: ") and "3 to 5 players" in err, err
+    assert "Traceback" not in err

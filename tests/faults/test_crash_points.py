@@ -74,7 +74,7 @@ def settled(service: GameService, game_id: str) -> bool:
         and meta["status"] == "finished"
         and not Outbox(client).pending(game_id)
         and JobBook(client).pending_count() == 0
-        and Archive(client).summary(game_id)
+        and Archive(client).record(game_id)
     )
 
 
@@ -83,7 +83,7 @@ def assert_end_state(service: GameService, game_id: str, archived_before: int) -
     store = service.store
     assert store.meta(game_id)["status"] == "finished"
     # Archived exactly once: the archive's version counts entries.
-    assert Archive(client).summary(game_id)
+    assert Archive(client).record(game_id)
     assert Archive(client).version() == archived_before + 1
     # Verified exactly once: the same request finds the one finished job, completed once, and ok.
     jid = JobService(service.store).start("verify", {"game_id": game_id})
@@ -137,7 +137,7 @@ def test_killed_after_the_commit_of_the_last_move(service, janitor, worker, redi
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
     client = service.store.redis
     assert service.store.meta(game_id)["status"] == "finished"
-    assert not Archive(client).summary(game_id)  # the follow-up work was really lost...
+    assert not Archive(client).record(game_id)  # the follow-up work was really lost...
     assert game_id in service.store.list_ids(status="active")
     assert set(Outbox(client).pending(game_id)) == {"index", "archive", "verify"}
     took = recover(janitor, lambda: settled(service, game_id))  # ...and is finished by the janitor
@@ -291,7 +291,7 @@ def test_no_followup_left_and_none_run_twice_without_faults(service, janitor):
         )
     client = service.store.redis
     assert Outbox(client).pending(game_id) == {}
-    assert Archive(client).summary(game_id)
+    assert Archive(client).record(game_id)
     assert janitor.tick()["games"] == 0
     assert duplicates(client) == {}
     assert get_game("toy")
