@@ -19,6 +19,13 @@ Conventions shared by all games:
 * Seats are ``int`` from ``0`` to ``seat_count - 1``.
 * A *viewer* is a seat number, ``SPECTATOR`` (``None``: sees only public information) or ``FULL``
   (sees everything: for finished games and for the engine's own checks).
+
+Longer than 500 lines because it is the whole contract between the platform and a game, read in
+one place by whoever writes a game: the ``Game`` protocol, each optional hook's protocol (archive,
+seats, chance, decisions, web, text, contract, revisions, configuration) beside the platform's
+helper that calls it or applies its default (``archive_labels``, ``encode_state``,
+``configure_recorded``, ``public_config``, ``hook``...), and the names of the facts every game's log
+shares; it holds no game's logic.
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ A finished game's export is complete (every hand, every face-down card); an unfi
 redacted for the viewer who asks (``"redacted_for"`` says for whom) and cannot be imported.
 Game-specific rendering (maps, strengths) comes from the game's ``render_chapter_*`` hooks; this
 module only frames it.
+
+Longer than 500 lines because it is the exchange format's one module: the document written by
+:func:`export_log` and the checks :func:`validate_import` makes of one that comes back (format,
+version, rules revision, players, the replay) are read and changed together, beside the renderings
+of the same history (annotated JSON, Markdown, the HTML page with its inline stylesheet, NDJSON).
 """
 
 import html

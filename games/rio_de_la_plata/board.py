@@ -5,6 +5,10 @@ own constants, come from one JSON document: ``data/board.json`` by default, or a
 the game's configuration. Transcribing the real board changes that document, never the code. The
 loader refuses a document of an unknown schema or version, an untagged datum, a value outside its
 closed vocabulary or an inconsistent geometry (the eleven checks of section 21.1), naming the path.
+
+The tagged values and the checks of one value are :mod:`games.rio_de_la_plata.document`'s, the
+buildings' records and their reading :mod:`games.rio_de_la_plata.buildings`'; :class:`Board` reads
+the rest and holds it all.
 """
 
 from __future__ import annotations
@@ -12,31 +16,25 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from games.base import ConfigError
+from games.rio_de_la_plata.buildings import MINOR_BUILDINGS, read_majors, read_minors
+from games.rio_de_la_plata.document import (
+    GOODS,
+    SOURCES,
+    BoardError,
+    Reader,
+    amounts,
+    check_min_players,
+    check_tags,
+    integer,
+    pair,
+)
 
 SCHEMA_NAME = "rio-de-la-plata.board"
 SCHEMA_VERSIONS = (2,)
-SOURCES = ("rulebook", "board", "provisional", "ruling")
-MINOR_BUILDINGS = (
-    "hut",
-    "house",
-    "quarry",
-    "carpenter",
-    "market",
-    "company",
-    "square",
-    "statue",
-    "garden",
-    "church",
-    "barracks",
-)
-REQUIRES = ("no_building", "own_hut", "market", "square_statue_tile", "square_garden_tile", "surrounded")
-MAJOR_BUILDINGS = ("palace", "cathedral", "fort", "port", "walls", "roads")
 CHARACTERS = (
     "artillerist",
     "captain",
@@ -51,141 +49,11 @@ CHARACTERS = (
     "architect",
     "governor",
 )
-GOODS = ("stone", "wood", "luxury")
 MARKS = ("feather", "skull")
 
 Cell = tuple[int, int]
 Vertex = tuple[int, int]
 Edge = tuple[Vertex, Vertex]
-
-
-class BoardError(ConfigError):
-    """A board document the engine cannot use."""
-
-    def __init__(self, message: str, code: str = "INVALID_BOARD"):
-        super().__init__(code, message, "RIO-GAP-1")
-
-
-# ---------------------------------------------------------------------------------------------
-# Tagged values
-
-
-def _check_tags(node: Any, path: str, inside: bool) -> None:
-    """Every leaf lies inside exactly one tagged value, and nothing inside a tagged value is tagged."""
-    if isinstance(node, dict):
-        if "v" in node and "src" in node:
-            if inside:
-                raise BoardError(f"{path}: a tagged value inside a tagged value")
-            extra = set(node) - {"v", "src", "note"}
-            if extra:
-                raise BoardError(f"{path}: unknown key(s) {sorted(extra)} in a tagged value")
-            if node["src"] not in SOURCES:
-                raise BoardError(f"{path}.src: {node['src']!r} is not one of {list(SOURCES)}")
-            if "note" in node and not isinstance(node["note"], str):
-                raise BoardError(f"{path}.note: a note is text")
-            _check_tags(node["v"], path + ".v", True)
-            return
-        for key, value in node.items():
-            _check_tags(value, f"{path}.{key}", inside)
-        return
-    if isinstance(node, list):
-        for i, value in enumerate(node):
-            _check_tags(value, f"{path}[{i}]", inside)
-        return
-    if not inside:
-        raise BoardError(f"{path}: untagged datum {node!r} (section 21: every datum is a tagged value)")
-
-
-class _Reader:
-    """Reads tagged values by path, with a clear error when one is missing or of the wrong type."""
-
-    def __init__(self, doc: Mapping[str, Any]):
-        self.doc = doc
-        self.provisional: set[str] = set()
-
-    def node(self, path: str) -> Any:
-        node: Any = self.doc
-        for part in path.split("."):
-            if not isinstance(node, Mapping) or part not in node:
-                raise BoardError(f"{path}: missing")
-            node = node[part]
-        return node
-
-    def get(self, path: str, kind: type | tuple[type, ...] | None = None) -> Any:
-        node = self.node(path)
-        if not (isinstance(node, Mapping) and "v" in node and "src" in node):
-            raise BoardError(f"{path}: expected a tagged value")
-        return self.value(node, path, kind)
-
-    def value(self, node: Mapping[str, Any], path: str, kind: Any = None) -> Any:
-        if node["src"] == "provisional":
-            self.provisional.add(path)
-        value = node["v"]
-        if kind is int and (not isinstance(value, int) or isinstance(value, bool)):
-            raise BoardError(f"{path}: expected an integer, not {value!r}")
-        if kind is not None and kind is not int and not isinstance(value, kind):
-            raise BoardError(f"{path}: expected {kind}, not {type(value).__name__}")
-        return value
-
-
-def _int(value: Any, path: str, low: int | None = None, high: int | None = None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise BoardError(f"{path}: expected an integer, not {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise BoardError(f"{path}: {value} is out of range")
-    return value
-
-
-def _pair(value: Any, path: str) -> tuple[int, int]:
-    if not (isinstance(value, list) and len(value) == 2):
-        raise BoardError(f"{path}: expected [x, y], not {value!r}")
-    return _int(value[0], path), _int(value[1], path)
-
-
-def _goods(value: Any, path: str, allowed=("stone", "wood", "luxury", "silver", "vp")) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        raise BoardError(f"{path}: expected an object of amounts")
-    for key, amount in value.items():
-        if key not in allowed:
-            raise BoardError(f"{path}: unknown good {key!r}")
-        _int(amount, f"{path}.{key}", 0)
-    return dict(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# The board
-
-
-@dataclass(frozen=True)
-class Grid:
-    spaces: tuple[tuple[int, int], ...]  # (vp, min_players)
-    sections: int  # sections placed on completion (walls and roads), else 0
-
-    def existing(self, players: int) -> tuple[int, ...]:
-        return tuple(i for i, (_, low) in enumerate(self.spaces) if low <= players)
-
-
-@dataclass(frozen=True)
-class Major:
-    name: str
-    cost: str  # all_of | one_of | none
-    cost_goods: tuple[str, ...]
-    grids: tuple[Grid, ...]
-    completer_bonus: int
-    tile: str  # plaza_adjacent | fixed_site
-    repeatable: bool
-
-
-@dataclass(frozen=True)
-class Minor:
-    name: str
-    people: int
-    resources: dict[str, int]
-    vp: int
-    requires: str
-    pools: tuple[str, ...]
-    side: str
-    owned: bool
 
 
 class Board:
@@ -206,13 +74,13 @@ class Board:
         if doc.get("src_values") != list(SOURCES):
             raise BoardError(f"src_values must be {list(SOURCES)}")
         body = {k: v for k, v in doc.items() if k not in ("schema", "src_values")}
-        _check_tags(body, "board", False)
-        r = _Reader(doc)
+        check_tags(body, "board", False)
+        r = Reader(doc)
         self.hash = board_hash(doc)
         try:
             self._read_general(r)
             self._read_city(r)
-            self._read_majors(r)
+            self.majors = read_majors(r)
             self._read_spaces(r)
             self._read_enemies(r)
             self._read_minors(r)
@@ -226,7 +94,7 @@ class Board:
         self.provisional = bool(self.provisional_paths)
 
     # -- general ---------------------------------------------------------------------------
-    def _read_general(self, r: _Reader) -> None:
+    def _read_general(self, r: Reader) -> None:
         self.min_players = r.get("players.min", int)
         self.max_players = r.get("players.max", int)
         if not 1 <= self.min_players <= self.max_players:
@@ -242,12 +110,12 @@ class Board:
         self.sections = r.get("supply.wall_road_sections", int)
         self.hut_tiles = r.get("supply.hut_house_tiles_per_colour", int)
         pools = r.get("supply.building_tiles", dict)
-        self.tile_pools = {k: _int(v, f"supply.building_tiles.{k}", 0) for k, v in pools.items()}
-        self.start_stock = _goods(r.get("supply.start_stock"), "supply.start_stock")
-        self.last_player_bonus = _goods(r.get("supply.last_player_bonus"), "supply.last_player_bonus")
+        self.tile_pools = {k: integer(v, f"supply.building_tiles.{k}", 0) for k, v in pools.items()}
+        self.start_stock = amounts(r.get("supply.start_stock"), "supply.start_stock")
+        self.last_player_bonus = amounts(r.get("supply.last_player_bonus"), "supply.last_player_bonus")
 
     # -- city --------------------------------------------------------------------------------
-    def _read_city(self, r: _Reader) -> None:
+    def _read_city(self, r: Reader) -> None:
         w = self.width = r.get("city.width", int)
         h = self.height = r.get("city.height", int)
         rows = r.get("city.cells", list)
@@ -310,11 +178,11 @@ class Board:
             if not isinstance(centre, Mapping) or len(centre) != 1:
                 raise BoardError(f'{path}: expected {{"vertex": [X, Y]}} or {{"cell": [x, y]}}')
             if "vertex" in centre:
-                vx, vy = _pair(centre["vertex"], path)
+                vx, vy = pair(centre["vertex"], path)
                 vertices = frozenset({(vx, vy)})
                 touching = {(vx - 1, vy - 1), (vx, vy - 1), (vx - 1, vy), (vx, vy)}
             elif "cell" in centre:
-                cx, cy = _pair(centre["cell"], path)
+                cx, cy = pair(centre["cell"], path)
                 vertices = frozenset((cx + dx, cy + dy) for dx in (0, 1) for dy in (0, 1))
                 touching = {(cx, cy)}
             else:
@@ -332,7 +200,7 @@ class Board:
                 raise BoardError(f"city.plaza_adjacent: {list(c)} does not neighbour the Plaza Mayor")
         self.max_per_cell = r.get("city.max_people_per_cell", int)
         limits = r.get("city.district_limits", dict)
-        self.district_limits = {k: _int(v, "city.district_limits", 0) for k, v in limits.items()}
+        self.district_limits = {k: integer(v, "city.district_limits", 0) for k, v in limits.items()}
         # check 5
         self.wall_slots = self._edges(r.get("city.wall_slots", list), "city.wall_slots")
         self.road_slots = self._edges(r.get("city.road_slots", list), "city.road_slots")
@@ -359,7 +227,7 @@ class Board:
             self.cell_walls[c] = self.cell_walls.get(c, ()) + (edge,)
         vertices = r.get("city.plaza_vertices", list)
         expected = {(x + dx, y + dy) for x, y in self.plaza for dx in (0, 1) for dy in (0, 1)}
-        if {_pair(v, "city.plaza_vertices") for v in vertices} != expected or len(vertices) != 9:
+        if {pair(v, "city.plaza_vertices") for v in vertices} != expected or len(vertices) != 9:
             raise BoardError("city.plaza_vertices must be the corners of the P cells")
         self.plaza_vertices = frozenset(expected)
         for site in ("fort_site", "port_site"):
@@ -371,7 +239,7 @@ class Board:
             self._cells(value["cells"], f"city.{site}")
 
     def _cells(self, value: list, path: str) -> tuple[Cell, ...]:
-        cells = tuple(_pair(c, path) for c in value)
+        cells = tuple(pair(c, path) for c in value)
         if len(set(cells)) != len(cells):
             raise BoardError(f"{path}: a cell is listed twice")
         for c in cells:
@@ -384,7 +252,7 @@ class Board:
         for item in value:
             if not (isinstance(item, list) and len(item) == 2):
                 raise BoardError(f"{path}: expected [[X1, Y1], [X2, Y2]], not {item!r}")
-            a, b = sorted((_pair(item[0], path), _pair(item[1], path)))
+            a, b = sorted((pair(item[0], path), pair(item[1], path)))
             if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
                 raise BoardError(f"{path}: {item} is not one unit long")
             for vx, vy in (a, b):
@@ -395,65 +263,8 @@ class Board:
             raise BoardError(f"{path}: an edge is listed twice")
         return tuple(out)
 
-    # -- major buildings ----------------------------------------------------------------------
-    def _read_majors(self, r: _Reader) -> None:
-        majors = r.node("major_buildings")
-        if set(majors) != set(MAJOR_BUILDINGS):
-            raise BoardError(f"major_buildings must hold exactly {list(MAJOR_BUILDINGS)}")
-        self.majors: dict[str, Major] = {}
-        for name in MAJOR_BUILDINGS:
-            p = f"major_buildings.{name}"
-            cost = r.get(f"{p}.cost_per_space", dict)
-            if list(cost) == ["none"]:
-                kind, goods = "none", ()
-            elif len(cost) == 1 and next(iter(cost)) in ("all_of", "one_of"):
-                kind = next(iter(cost))
-                goods = tuple(cost[kind])
-                if not goods or not set(goods) <= {"stone", "wood", "luxury"}:
-                    raise BoardError(f"{p}.cost_per_space: unknown goods {goods}")
-            else:
-                raise BoardError(f"{p}.cost_per_space: expected all_of, one_of or none")
-            grids = []
-            for gi, grid in enumerate(r.get(f"{p}.grids", list)):
-                gp = f"{p}.grids[{gi}]"
-                spaces = tuple(
-                    (_int(s.get("vp"), f"{gp}.vp", 0), _int(s.get("min_players"), f"{gp}.min_players"))
-                    for s in grid.get("spaces", [])
-                )
-                self._check_min_players([low for _, low in spaces], gp)
-                sections = 0
-                if name in ("walls", "roads"):
-                    sections = _int(grid.get("sections_on_completion"), f"{gp}.sections_on_completion", 0)
-                grids.append(Grid(spaces, sections))
-            if not grids or (name not in ("walls", "roads") and len(grids) != 1):
-                raise BoardError(f"{p}.grids: exactly one grid for {name}" if grids else f"{p}: no grid")
-            tile = "none"
-            if name not in ("walls", "roads"):
-                tile = r.get(f"{p}.tile", str)
-                if tile not in ("plaza_adjacent", "fixed_site"):
-                    raise BoardError(f"{p}.tile: expected plaza_adjacent or fixed_site")
-            self.majors[name] = Major(
-                name,
-                kind,
-                goods,
-                tuple(grids),
-                r.get(f"{p}.completer_bonus_vp", int),
-                tile,
-                r.get(f"{p}.repeatable", bool),
-            )
-
-    def _check_min_players(self, lows: list[int], path: str) -> None:
-        # check 6
-        if not lows:
-            raise BoardError(f"{path}: no spaces")
-        for low in lows:
-            if low not in (3, 4, 5):
-                raise BoardError(f"{path}: min_players {low} is not 3, 4 or 5")
-        if 3 not in lows:
-            raise BoardError(f"{path}: no space exists with 3 players")
-
     # -- mine, forest, field, craftsmen, dock ------------------------------------------------
-    def _read_spaces(self, r: _Reader) -> None:
+    def _read_spaces(self, r: Reader) -> None:
         self.tracks: dict[str, tuple[str, tuple[tuple[int, int], ...]]] = {}
         for name in ("mine", "forest"):
             p = f"spaces.{name}"
@@ -466,7 +277,7 @@ class Board:
                 if people not in (1, 2, 3):
                     raise BoardError(f"{p}.track[{i}].people must be 1, 2 or 3")
                 spaces.append((people, r.value(space["min_players"], f"{p}.track[{i}].min_players", int)))
-            self._check_min_players([low for _, low in spaces], f"{p}.track")
+            check_min_players([low for _, low in spaces], f"{p}.track")
             if r.get(f"{p}.yield_per_space", int) != 1:
                 raise BoardError(f"{p}.yield_per_space: only 1 is supported")
             self.tracks[name] = (resource, tuple(spaces))
@@ -481,7 +292,7 @@ class Board:
             raise BoardError("spaces.craftsmen.exchange_per_person: unknown goods")
 
     # -- enemies, round track -----------------------------------------------------------------
-    def _read_enemies(self, r: _Reader) -> None:
+    def _read_enemies(self, r: Reader) -> None:
         self.enemies: dict[str, dict[str, Any]] = {}
         for name in ("natives", "pirates"):
             p = f"enemies.{name}"
@@ -489,11 +300,11 @@ class Board:
             if not track:
                 raise BoardError(f"{p}.track is empty")
             spaces = tuple(
-                (_int(t.get("value"), f"{p}.track.value"), _int(t.get("bonus"), f"{p}.track.bonus", 0))
+                (integer(t.get("value"), f"{p}.track.value"), integer(t.get("bonus"), f"{p}.track.bonus", 0))
                 for t in track
             )
-            start = _int(r.get(f"{p}.start_index"), f"{p}.start_index", 0, len(spaces) - 1)
-            reset = _int(r.get(f"{p}.reset_index"), f"{p}.reset_index", 0, len(spaces) - 1)
+            start = integer(r.get(f"{p}.start_index"), f"{p}.start_index", 0, len(spaces) - 1)
+            reset = integer(r.get(f"{p}.reset_index"), f"{p}.reset_index", 0, len(spaces) - 1)
             mark = r.get(f"{p}.advance_mark", str)
             if mark not in MARKS:
                 raise BoardError(f"{p}.advance_mark: feather or skull")
@@ -506,7 +317,9 @@ class Board:
             }
         self.retreat = r.get("enemies.retreat_after_battle", int)
         reduction = r.get("enemies.bonus_reduction", dict)
-        self.bonus_reduction = {int(k): _int(v, "enemies.bonus_reduction", 0) for k, v in reduction.items()}
+        self.bonus_reduction = {
+            int(k): integer(v, "enemies.bonus_reduction", 0) for k, v in reduction.items()
+        }
         if set(self.bonus_reduction) != set(range(self.min_players, self.max_players + 1)):
             raise BoardError("enemies.bonus_reduction must cover every player count")  # check 11
         self.both_hit = r.get("enemies.both_hit_fights", str)
@@ -516,7 +329,7 @@ class Board:
         previous = self.first_year
         for i, mark in enumerate(r.node("round_track.marks")):
             value = r.value(mark, f"round_track.marks[{i}]", dict)
-            year = _int(value.get("to"), f"round_track.marks[{i}].to")
+            year = integer(value.get("to"), f"round_track.marks[{i}].to")
             if not previous < year <= self.last_year:  # check 8
                 raise BoardError(f"round_track.marks[{i}].to: years must increase within the game")
             previous = year
@@ -525,32 +338,9 @@ class Board:
                 raise BoardError(f"round_track.marks[{i}].marks: only feather and skull")
             self.marks[year] = kinds
 
-    # -- minor buildings ---------------------------------------------------------------------------
-    def _read_minors(self, r: _Reader) -> None:
-        minors = r.node("minor_buildings")
-        if set(minors) != set(MINOR_BUILDINGS):  # check 9
-            raise BoardError(f"minor_buildings must hold exactly {list(MINOR_BUILDINGS)}")
-        self.minors: dict[str, Minor] = {}
-        for name in MINOR_BUILDINGS:
-            p = f"minor_buildings.{name}"
-            requires = r.get(f"{p}.requires", str)
-            if requires not in REQUIRES:
-                raise BoardError(f"{p}.requires: {requires!r} is not one of {list(REQUIRES)}")
-            tile = r.get(f"{p}.tile", dict)
-            pools = tuple(tile.get("pools", ()))
-            for pool in pools:
-                if pool != "hut/house" and pool not in self.tile_pools:
-                    raise BoardError(f"{p}.tile: unknown pool {pool!r}")
-            self.minors[name] = Minor(
-                name,
-                r.get(f"{p}.people", int),
-                _goods(r.get(f"{p}.resources"), f"{p}.resources", GOODS),
-                r.get(f"{p}.vp", int),
-                requires,
-                pools,
-                str(tile.get("side")),
-                r.get(f"{p}.owned", bool),
-            )
+    # -- minor buildings' use ------------------------------------------------------------------
+    def _read_minors(self, r: Reader) -> None:
+        self.minors = read_minors(r, self.tile_pools)
         self.surround_min = r.get("minor_buildings.square.surround_min", int)
         uses = r.node("building_use")
         if not set(uses) <= set(MINOR_BUILDINGS):
@@ -559,20 +349,20 @@ class Board:
         for name in uses:
             use = r.get(f"building_use.{name}", dict)
             self.uses[name] = {
-                "pay": _goods(use.get("pay", {}), f"building_use.{name}.pay"),
-                "choose_one": tuple(_goods(o, f"building_use.{name}") for o in use.get("choose_one", ())),
+                "pay": amounts(use.get("pay", {}), f"building_use.{name}.pay"),
+                "choose_one": tuple(amounts(o, f"building_use.{name}") for o in use.get("choose_one", ())),
                 "with_cathedral": tuple(
-                    _goods(o, f"building_use.{name}") for o in use.get("with_cathedral", ())
+                    amounts(o, f"building_use.{name}") for o in use.get("with_cathedral", ())
                 ),
             }
 
     # -- scoring, characters, ship, battle ------------------------------------------------------
-    def _read_rest(self, r: _Reader) -> None:
+    def _read_rest(self, r: Reader) -> None:
         self.per_house = r.get("district_scoring.per_house", int)
         self.production = tuple(r.get("district_scoring.production_buildings", list))
         penalty = r.get("district_scoring.production_penalty", dict)
-        self.production_free = _int(penalty.get("free"), "district_scoring.production_penalty.free", 0)
-        self.production_step = _int(penalty.get("per_extra"), "district_scoring.production_penalty")
+        self.production_free = integer(penalty.get("free"), "district_scoring.production_penalty.free", 0)
+        self.production_step = integer(penalty.get("per_extra"), "district_scoring.production_penalty")
         self.district_bonus = dict(r.get("district_scoring.bonus", dict))
         self.house_floor = r.get("district_scoring.floor_per_house", int)
         characters = r.node("characters")
@@ -580,17 +370,17 @@ class Board:
             raise BoardError(f"characters must be exactly {list(CHARACTERS)}")
         self.characters = {name: dict(r.get(f"characters.{name}", dict)) for name in CHARACTERS}
         for name, ch in self.characters.items():
-            _int(ch.get("cost"), f"characters.{name}.cost", 0)
-            _int(ch.get("min_vp"), f"characters.{name}.min_vp", 0)
-        self.penalty = _goods(r.get("character_failure_penalty"), "character_failure_penalty")
+            integer(ch.get("cost"), f"characters.{name}.cost", 0)
+            integer(ch.get("min_vp"), f"characters.{name}.min_vp", 0)
+        self.penalty = amounts(r.get("character_failure_penalty"), "character_failure_penalty")
         self.noble = tuple(r.get("noble_buildings", list))
         for name in self.noble + self.production:
             if name not in MINOR_BUILDINGS:
                 raise BoardError(f"{name!r} is not a minor building")
         purchase = r.get("resource_purchase", dict)
         self.buyable = tuple(purchase.get("goods", ()))
-        self.buy_first = _int(purchase.get("first"), "resource_purchase.first", 0)
-        self.buy_step = _int(purchase.get("step"), "resource_purchase.step", 0)
+        self.buy_first = integer(purchase.get("first"), "resource_purchase.first", 0)
+        self.buy_step = integer(purchase.get("step"), "resource_purchase.step", 0)
         ship = {
             k: r.get(f"ship.{k}")
             for k in (
@@ -611,7 +401,7 @@ class Board:
         self.uses_per_round = r.get("rules.uses_per_round", dict)
         self.characters_per_round = r.get("rules.characters_per_round", int)
         dice = r.get("dice", dict)
-        self.dice = (_int(dice.get("count"), "dice.count", 1), _int(dice.get("sides"), "dice.sides", 2))
+        self.dice = (integer(dice.get("count"), "dice.count", 1), integer(dice.get("sides"), "dice.sides", 2))
         self.battle = {
             k: r.get(f"battle.{k}")
             for k in (

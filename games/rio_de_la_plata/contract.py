@@ -2,14 +2,19 @@
 2020-12, as OpenAPI 3.1 uses) of its commands, events, views and configuration, as
 docs/rio-de-la-plata-protocol.md describes them.
 
-Names come from the board model's closed vocabularies (``board.MAJOR_BUILDINGS``, ``CHARACTERS``,
-``MINOR_BUILDINGS``, ``GOODS``), so a board document cannot bring a word the contract does not know.
-A player's event is its command's fact (``rules.EVENT_OF``, ``battle.BATTLE_EVENT_OF``,
-``trade.TRADE_EVENT_OF``): the command's fields plus ``seat`` (and ``price`` for a purchase or a
-recruit), so each event schema is derived from its command's and a command added to the engine
-without its schema here fails tests/rio_de_la_plata/test_contract.py. Objects are closed
-(``additionalProperties: false``): a field the engine adds without saying so here fails the same
-tests instead of drifting silently.
+Names come from the board model's closed vocabularies (``buildings.MAJOR_BUILDINGS``,
+``board.CHARACTERS``, ``buildings.MINOR_BUILDINGS``, ``document.GOODS``), so a board document cannot
+bring a word the contract does not know. A player's event is its command's fact (``rules.EVENT_OF``,
+``battle.BATTLE_EVENT_OF``, ``trade.TRADE_EVENT_OF``): the command's fields plus ``seat`` (and
+``price`` for a purchase or a recruit), so each event schema is derived from its command's and a
+command added to the engine without its schema here fails tests/rio_de_la_plata/test_contract.py.
+Objects are closed (``additionalProperties: false``): a field the engine adds without saying so here
+fails the same tests instead of drifting silently.
+
+Longer than 500 lines because it is one table: the protocol document in schema form, every command,
+event, part of the view and configuration field with the shared definitions they refer to (``ref``),
+in one namespace that ``contract()`` gathers; split, each part would import the others' definitions
+and a protocol change would be made in several places.
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ from games.contract_schema import (
     union,
 )
 from games.rio_de_la_plata.battle import BATTLE_EVENT_OF
-from games.rio_de_la_plata.board import CHARACTERS, GOODS, MAJOR_BUILDINGS, MINOR_BUILDINGS
+from games.rio_de_la_plata.board import CHARACTERS
+from games.rio_de_la_plata.buildings import MAJOR_BUILDINGS, MINOR_BUILDINGS
 from games.rio_de_la_plata.decide import EVENT_OF
+from games.rio_de_la_plata.document import GOODS
 from games.rio_de_la_plata.trade import TRADE_EVENT_OF
 
 MONEY_AND_GOODS = ("silver", *GOODS)
@@ -330,8 +337,9 @@ GROUP: Schema = obj(
     required=["side", "stack", "at", "edge", "moved", "fought"],
 )
 
-# battle.py's pending join (RIO-RL-64: the person going across, the commander, the consents, settled in
-# that order: null until settled) or sacrifice (RIO-RL-63: the consents still due, first first).
+# battle/manoeuvres.py's pending join (RIO-RL-64: the person going across, the commander, the
+# consents, settled in that order: null until settled) or sacrifice (RIO-RL-63: the consents still
+# due, first first).
 ASK: Schema = {
     "oneOf": [
         obj(

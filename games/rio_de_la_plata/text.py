@@ -11,7 +11,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.rio_de_la_plata.annotate import annotate
-from games.rio_de_la_plata.board import Board, load_board
+from games.rio_de_la_plata.board import Board
+from games.rio_de_la_plata.text_moves import describe_move, move_menu
+from games.rio_de_la_plata.text_words import (
+    Vertex,
+    cell_name,
+    character_terms,
+    edge_vertices,
+    view_board,
+    words,
+)
 
 STEPS = {
     "A": "phase A: placing people",
@@ -49,14 +58,6 @@ START = "*"
 WALL = {"h": "=", "v": "#"}
 ROAD = {"h": "-", "v": "|"}
 PLAZA = "::"
-REQUIRES = {
-    "no_building": "on a cell without a building",
-    "own_hut": "on your own hut",
-    "market": "on a market",
-    "surrounded": "on a cell with 5 minor buildings or wall sections around it",
-    "square_statue_tile": "on a square (statue tile)",
-    "square_garden_tile": "on a square (garden tile)",
-}
 
 
 def _name(seat: int | None, names: Mapping[int, str] | None) -> str:
@@ -66,20 +67,6 @@ def _name(seat: int | None, names: Mapping[int, str] | None) -> str:
     return f"{seat} {name}" if name else f"seat {seat}"
 
 
-def _words(identifier: Any) -> str:
-    return str(identifier).replace("_", " ")
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        return f"({value[0]}, {value[1]})"
-    return str(value).join("()") if isinstance(value, str) and "," in value else str(value)
-
-
-def _board(view: Mapping[str, Any]) -> Board:
-    return load_board((view.get("config") or {}).get("board"))
-
-
 def _people(ppl: Sequence[int]) -> str:
     """People on a cell, by seat: ``0:2`` (two of seat 0), ``01`` (one each of seats 0 and 1)."""
     present = [(seat, n) for seat, n in enumerate(ppl) if n]
@@ -87,18 +74,6 @@ def _people(ppl: Sequence[int]) -> str:
         seat, n = present[0]
         return f"{seat}:{n}" if n > 1 else f"{seat}"
     return "".join(str(seat) * n for seat, n in present)
-
-
-Vertex = tuple[int, int]
-
-
-def _edge(key: str) -> tuple[Vertex, Vertex]:
-    """An edge key ``"X1,Y1-X2,Y2"`` as its two vertices, the smaller first."""
-    left, right = key.split("-")
-    a = tuple(int(v) for v in left.split(","))
-    b = tuple(int(v) for v in right.split(","))
-    first, second = sorted((a, b))
-    return (first[0], first[1]), (second[0], second[1])
 
 
 def sections(view: Mapping[str, Any], board: Board) -> dict[tuple[Vertex, Vertex], str]:
@@ -112,16 +87,8 @@ def sections(view: Mapping[str, Any], board: Board) -> dict[tuple[Vertex, Vertex
             first, second = sorted((a, b))
             out[(first, second)] = kind
         for key in placed:
-            out[_edge(key)] = kind
+            out[edge_vertices(key)] = kind
     return out
-
-
-def describe_edge(key: str) -> str:
-    """Where an edge is, in cells: the side of the cell below or to the right of it."""
-    (x1, y1), (x2, y2) = _edge(key)
-    if y1 == y2:  # horizontal: between cells (x1, y1 - 1) and (x1, y1)
-        return f"edge {key}: the top of cell ({x1}, {y1})"
-    return f"edge {key}: the left side of cell ({x1}, {y1})"
 
 
 def city_grid(view: Mapping[str, Any], board: Board) -> list[str]:
@@ -179,27 +146,10 @@ def _held(name: str, data: Mapping[str, Any], view: Mapping[str, Any]) -> str:
     """A held character, with the phase its benefits start in while they have not (RIO-CHAR-5)."""
     start, year = data.get("from"), view.get("year")
     if not isinstance(start, int) or not isinstance(year, int):
-        return _words(name)
+        return words(name)
     if year < start or (year == start and view.get("step") in ("setup", "A")):
-        return f"{_words(name)} (works from phase B of {start})"
-    return _words(name)
-
-
-def character_terms(board: Board, name: str) -> str:
-    """A character's price and VP requirement (RIO-CHAR-3, RIO-CHAR-7)."""
-    ch = board.characters.get(name) or {}
-    return f"{ch.get('cost', '?')} silver, needs {ch.get('min_vp', '?')} VP"
-
-
-def minor_terms(board: Board, name: str) -> str:
-    """A minor building's cost (people and resources), the VP it gives and where it may stand."""
-    minor = board.minors.get(name)
-    if minor is None:
-        return ""
-    people = f"{minor.people} {'person' if minor.people == 1 else 'people'}"
-    goods = " + ".join(f"{n} {good}" for good, n in minor.resources.items())
-    where = REQUIRES.get(minor.requires, _words(minor.requires))
-    return f"{people}{' + ' + goods if goods else ''}, {minor.vp} VP, {where}"
+        return f"{words(name)} (works from phase B of {start})"
+    return words(name)
 
 
 def _occupants(row: Sequence[int | None], existing: Sequence[int]) -> str:
@@ -217,7 +167,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     """The whole table: the year and step, turn order, the city grid, players' stocks, the major
     buildings, tracks and spaces, characters, the ship, the enemies, a battle, the decision awaited
     and the result."""
-    board = _board(view)
+    board = view_board(view)
     players = view.get("n") or len(view.get("p") or [])
     me = view.get("seat")
     awaiting = list(view.get("awaiting") or [])
@@ -245,7 +195,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         " - |, on the cells' edges):"
     )
     out.extend(city_grid(view, board))
-    legend = ", ".join(f"{code} {_words(name)}" for name, code in CODES.items())
+    legend = ", ".join(f"{code} {words(name)}" for name, code in CODES.items())
     out.append(f"  Buildings: {legend}.")
     standing = sections(view, board)
     for kind in ("wall", "road"):
@@ -282,7 +232,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         cost = f" (pay 1 {' and 1 '.join(spec.cost_goods)})" if spec and spec.cost == "all_of" else ""
         if spec and spec.cost == "one_of":
             cost = f" (pay 1 {' or 1 '.join(spec.cost_goods)})"
-        out.append(f"  {_words(name):<10} {' '.join(shown)}{' complete' if major.get('done') else cost}")
+        out.append(f"  {words(name):<10} {' '.join(shown)}{' complete' if major.get('done') else cost}")
     tracks = view.get("track") or {}
     for name, row in tracks.items():
         out.append(f"  {name:<10} {_occupants(row, range(len(row)))}")
@@ -292,11 +242,11 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         out.append(f"  {label:<10} {placed or '-'}")
     spots = view.get("spots") or {}
     free = [
-        f"{_words(c)} ({character_terms(board, c)})"
+        f"{words(c)} ({character_terms(board, c)})"
         for c, data in chars.items()
         if data.get("owner") is None and c not in spots
     ]
-    taken = [f"{_words(c)} ({_name(s, names)})" for c, s in spots.items()]
+    taken = [f"{words(c)} ({_name(s, names)})" for c, s in spots.items()]
     out.append(f"  characters in the bank: {', '.join(free) or 'none'}")
     if taken:
         out.append(f"  people on characters: {', '.join(taken)}")
@@ -333,7 +283,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         )
         for gid, group in sorted((battle.get("groups") or {}).items(), key=lambda item: int(item[0])):
             stack = " ".join("A" if s == -1 else str(s) for s in group.get("stack") or [])
-            where = _cell(group["at"]) if group.get("at") else f"edge {group.get('edge')}"
+            where = cell_name(group["at"]) if group.get("at") else f"edge {group.get('edge')}"
             side = "attackers" if group.get("side") == "a" else "defenders"
             out.append(f"  group {gid} ({side}): [{stack}] at {where}")
 
@@ -353,7 +303,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
         what = first.get("kind")
         detail = first.get("building") or first.get("what") or ""
         out.append(
-            f"Waiting for {_name(first.get('seat'), names)} to place a {what} {_words(detail)}".rstrip() + "."
+            f"Waiting for {_name(first.get('seat'), names)} to place a {what} {words(detail)}".rstrip() + "."
         )
     elif awaiting:
         out.append("Waiting for: " + ", ".join(_name(s, names) for s in awaiting) + ".")
@@ -361,7 +311,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     if offer:
 
         def terms(items: Mapping[str, int]) -> str:
-            return ", ".join(f"{n} {_words(item)}" for item, n in sorted(items.items())) or "nothing"
+            return ", ".join(f"{n} {words(item)}" for item, n in sorted(items.items())) or "nothing"
 
         state = "sent" if offer.get("sent") else "being written"
         author, recipient = _name(offer.get("from"), names), _name(offer.get("to"), names)
@@ -374,248 +324,11 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     return "\n".join(out)
 
 
-# -- moves ----------------------------------------------------------------------------------------
-
-
-def describe_move(move: Mapping[str, Any]) -> str:
-    kind = move.get("type")
-    if kind == "place":
-        space = move.get("space")
-        if space == "cell":
-            verb = "displace the people on" if move.get("displace") else "place a person on"
-            return f"{verb} cell {_cell(move.get('cell'))}"
-        if space == "major":
-            pay = f", paying 1 {move['pay']}" if move.get("pay") else ""
-            grid = f" grid {move.get('grid', 0) + 1}" if move.get("grid") else ""
-            space_number = move.get("index", 0) + 1
-            return f"place a person on the {_words(move.get('building'))}{grid}, space {space_number}{pay}"
-        if space == "character":
-            return f"place a person on the {_words(move.get('character'))}"
-        return f"place on the {_words(space)}"
-    if kind == "launch":
-        return "order the ship's launch (pay the fee)"
-    if kind == "end_turn":
-        return "end your turn"
-    if kind == "buy":
-        return f"buy 1 {move.get('good')} from the bank"
-    if kind == "collect":
-        return f"collect from the {move.get('space')}"
-    if kind == "claim":
-        return f"claim the {_words(move.get('character'))} (pay, or take the penalty)"
-    if kind == "craft":
-        give = move.get("give")
-        return f"craftsmen: exchange 1 {give} for 1 luxury" if give else "craftsmen: decline the exchange"
-    if kind == "load":
-        return f"load 1 {move.get('good')} on the ship"
-    if kind == "build":
-        pool = f" (tile from {move['pool']})" if move.get("pool") else ""
-        return f"build a {_words(move.get('building'))} on {_cell(move.get('cell'))}{pool}"
-    if kind == "use":
-        return f"use the building on {_cell(move.get('cell'))}: option {move.get('choice', 0) + 1}"
-    if kind == "place_tile":
-        return f"put the tile on {_cell(move.get('cell'))}"
-    if kind == "place_section":
-        return f"place a section on edge {move.get('edge')}"
-    if kind == "choose_resource":
-        return f"take 1 {move.get('good')}"
-    if kind == "place_attacker":
-        return f"place an attacker at edge {move.get('edge')}"
-    if kind == "fire":
-        return f"fire the cannons at {move.get('k')} attacker(s)"
-    if kind == "remove_attacker":
-        return f"remove an attacker at edge {move.get('edge')}"
-    if kind == "defend":
-        return f"put a defender on {_cell(move.get('cell'))}"
-    if kind == "split":
-        return f"take a group of {move.get('size')} off the stack at edge {move.get('edge')}"
-    if kind == "move":
-        return f"move group {move.get('group')} to {_cell(move.get('to'))}"
-    if kind == "withdraw":
-        return f"withdraw {move.get('count')} from {_cell(move.get('cell'))}"
-    if kind == "choose_across":
-        return f"send the person at position {move.get('person', 0) + 1} of the pair across"
-    if kind == "choose_commander":
-        return f"let seat {move.get('commander')} command the new group"
-    if kind == "consent":
-        return "agree" if move.get("accept") else "refuse"
-    if kind == "bonus":
-        return f"start a bonus move with group {move.get('group')} (sacrificing groups)"
-    if kind == "sacrifice":
-        return f"sacrifice group {move.get('group')}"
-    if kind == "bonus_step":
-        return f"move group {move.get('group')} one extra cell to {_cell(move.get('to'))}"
-    if kind == "pass":
-        return "pass"
-    if kind == "offer_open":
-        return f"write a trade offer to seat {move.get('to')}"
-    if kind == "offer_add":
-        what = "you give" if move.get("side") == "give" else "you ask for"
-        return f"add 1 {_words(move.get('item'))} to what {what}"
-    if kind == "offer_send":
-        return "send the trade offer"
-    if kind == "offer_accept":
-        return "accept the trade offer"
-    if kind == "offer_decline":
-        return "decline the trade offer"
-    fields = {k: v for k, v in move.items() if k != "type"}
-    return f"{kind} {fields}" if fields else str(kind)
-
-
-def _use_label(move: Mapping[str, Any], board: Board | None, building: str | None) -> str:
-    use = board.uses.get(building or "") if board is not None else None
-    choice = move.get("choice", 0)
-    if use is not None:
-        options = use["choose_one"]
-        if 0 <= choice < len(options):
-            pay = " + ".join(f"{n} {g}" for g, n in use["pay"].items())
-            gain = " + ".join(f"{n} {g}" for g, n in options[choice].items())
-            return f"pay {pay}, receive {gain}"
-    return f"option {choice + 1}"
-
-
-def _label_with_terms(move: Mapping[str, Any], label: str, board: Board, due: Mapping[str, Any]) -> str:
-    """A move's label with what the board says it costs and gives: a major building space's VP, a
-    character's price and VP requirement, a minor building's cost, VP and site, where an edge is."""
-    kind, space = move.get("type"), move.get("space")
-    if kind == "place" and space == "major":
-        spec = board.majors.get(str(move.get("building")))
-        grid, index = int(move.get("grid") or 0), int(move.get("index") or 0)
-        if spec is not None and grid < len(spec.grids) and index < len(spec.grids[grid].spaces):
-            vp = spec.grids[grid].spaces[index][0]
-            where = f" grid {grid + 1}," if grid else ""
-            pay = f", paying 1 {move['pay']}" if move.get("pay") else ""
-            return f"place a person on the {_words(spec.name)}{where} space {index + 1} ({vp} VP){pay}"
-    if kind == "place" and space == "character":
-        name = str(move.get("character"))
-        return f"place a person on the {_words(name)} ({character_terms(board, name)})"
-    if kind == "claim":
-        name = str(move.get("character"))
-        return f"claim the {_words(name)}: pay {character_terms(board, name)}, or take the penalty"
-    if kind == "build":
-        terms = minor_terms(board, str(move.get("building")))
-        return f"{label}: {terms}" if terms else label
-    if kind == "place_section":
-        what = due.get("what") if due.get("kind") == "section" else None
-        return f"place a {what or 'wall or road'} section on {describe_edge(str(move.get('edge')))}"
-    return label
-
-
-# Moves with many variants, asked in two steps: the group they belong to (None: a menu entry of
-# their own) and the question of the second step.
-def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
-    kind = move.get("type")
-    if kind == "place" and move.get("space") == "cell":
-        return ("cell",), "place a person on a city cell (choose the cell)", "Which cell"
-    if kind == "place" and move.get("space") == "major":
-        name = _words(move.get("building"))
-        return (
-            ("major", move.get("building")),
-            f"place a person on the {name} (choose the space)",
-            "Which space",
-        )
-    if kind == "place" and move.get("space") == "character":
-        return ("character",), "place a person on a character (choose which)", "Which character"
-    if kind == "build":
-        where = _cell(move.get("cell"))
-        return ("build", str(move.get("cell"))), f"build on {where} (choose the building)", "Which building"
-    if kind == "use":
-        where = _cell(move.get("cell"))
-        return (
-            ("use", str(move.get("cell"))),
-            f"use the building on {where} (choose what to receive)",
-            "Which",
-        )
-    if kind in ("place_tile", "place_section", "place_attacker", "remove_attacker", "defend", "fire"):
-        labels = {
-            "place_tile": ("put the tile on a site (choose it)", "Which site"),
-            "place_section": ("place a wall or road section (choose the edge)", "Which edge"),
-            "place_attacker": ("place an attacker (choose the edge)", "Which edge"),
-            "remove_attacker": ("remove an attacker (choose the edge)", "Which edge"),
-            "defend": ("put a defender on a cell (choose the cell)", "Which cell"),
-            "fire": ("fire the cannons (choose how many)", "At how many attackers"),
-        }
-        label, prompt = labels[kind]
-        return (kind,), label, prompt
-    if kind == "move":
-        return ("move", move.get("group")), f"move group {move.get('group')} (choose where)", "Where to"
-    if kind == "split":
-        edge = move.get("edge")
-        return ("split", edge), f"split the stack at edge {edge} (choose the size)", "How many"
-    if kind == "withdraw":
-        return ("withdraw",), "withdraw people (choose the cell and how many)", "Which"
-    if kind == "bonus_step":
-        group = move.get("group")
-        return ("bonus_step", group), f"move group {group} one extra cell (choose where)", "Where to"
-    if kind == "sacrifice":
-        return ("sacrifice",), "sacrifice a group (choose which)", "Which group"
-    if kind == "offer_open":
-        return ("offer_open",), "write a trade offer (choose to whom)", "To whom"
-    if kind == "offer_add":
-        return ("offer_add",), "add an item to your offer (choose it)", "Which item"
-    return None
-
-
-def _typed_key(move: Mapping[str, Any]) -> str | None:
-    """What a reader may type for a variant that is a place (``TextHooks.move_menu``'s ``key``): the
-    edge of a section, the cell of a placement or a defender; moves with other variants have none,
-    so every key is unique within its question."""
-    kind = move.get("type")
-    if kind == "place_section":
-        return str(move.get("edge"))
-    cell = move.get("cell")
-    placed = kind == "place" and move.get("space") == "cell" and not move.get("displace")
-    if (kind == "defend" or placed) and isinstance(cell, (list, tuple)) and len(cell) == 2:
-        return f"{cell[0]},{cell[1]}"
-    return None
-
-
-def move_menu(
-    moves: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    """``TextHooks.move_menu``: a placement on one of fifty cells, the space of a major building, the
-    building to build on a cell, an edge, a group's destination... are one entry each and a second
-    question, so the first menu stays short; every move appears once, in the order given."""
-    menu: list[dict[str, Any]] = []
-    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-    board = _board(view) if view is not None else None
-    city = (view or {}).get("city") or {}
-    due = ((view or {}).get("due") or [{}])[0]
-    for move in moves:
-        label = describe_move(move)
-        if move.get("type") == "use":
-            cell = move.get("cell") or [0, 0]
-            building = (city.get(f"{cell[0]},{cell[1]}") or {}).get("b")
-            label = f"use the {_words(building or 'building')} on {_cell(cell)}: " + _use_label(
-                move, board, building
-            )
-        elif board is not None:
-            label = _label_with_terms(move, label, board, due)
-        grouped = _group(move)
-        if grouped is None:
-            menu.append({"label": label, "move": dict(move)})
-            continue
-        key, group_label, prompt = grouped
-        if key not in groups:
-            groups[key] = {"label": group_label, "prompt": prompt, "options": []}
-            menu.append(groups[key])
-        option: dict[str, Any] = {"label": label, "move": dict(move)}
-        typed = _typed_key(move)
-        if typed is not None:
-            option["key"] = typed
-        groups[key]["options"].append(option)
-    return [
-        {"label": e["options"][0]["label"], "move": e["options"][0]["move"]}
-        if "options" in e and len(e["options"]) == 1
-        else e
-        for e in menu
-    ]
-
-
 def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
     """The engine's annotation of the event, with the players' names."""
     # The annotation reads these from the states around the event, which a client does not hold.
     if event.get("type") == "claimed":
-        text = f"Seat {event.get('seat')} claims the {_words(event.get('character'))}."
+        text = f"Seat {event.get('seat')} claims the {words(event.get('character'))}."
     elif event.get("type") == "offer_sent":
         text = f"Seat {event.get('seat')} sends the trade offer."
     else:

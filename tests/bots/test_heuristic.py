@@ -8,7 +8,8 @@ import random
 import pytest
 
 from bots import choose_move
-from games.condottiere.bots import HEURISTIC, Thresholds, largest_group
+from games.condottiere.bot_model import Thresholds, largest_group
+from games.condottiere.bots import HEURISTIC
 from tests.bots.views import make_view
 
 

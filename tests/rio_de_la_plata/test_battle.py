@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from games.rio_de_la_plata import GAME
-from games.rio_de_la_plata.battle import _share, destinations, retreat_index
+from games.rio_de_la_plata.battle.closing import retreat_index
+from games.rio_de_la_plata.battle.fighting import _share, destinations
 from games.rio_de_la_plata.rules import ev, evolve, next_automatic
 
 from .helpers import new_game, play, rule_moves, set_cell

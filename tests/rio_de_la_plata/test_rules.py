@@ -6,7 +6,7 @@ import pytest
 
 from games.base import CommandError
 from games.rio_de_la_plata import GAME
-from games.rio_de_la_plata.battle import attacker_count, choose_attacker
+from games.rio_de_la_plata.battle.opening import attacker_count, choose_attacker
 from games.rio_de_la_plata.rules import (
     ckey,
     connected_districts,
