@@ -425,7 +425,6 @@ RENDER_CSS = (
     ".rio-city .rio-target { fill: rgba(123, 45, 38, 0.14); stroke: #7b2d26; stroke-width: 2;"
     " cursor: pointer; }\n"
     ".rio-city .rio-target:hover { fill: rgba(123, 45, 38, 0.35); }\n"
-    ".rio-city .rio-target-mark { fill: none; stroke: #7b2d26; stroke-width: 2; }\n"
     ".rio-city .rio-target-edge { fill: rgba(123, 45, 38, 0.45); stroke: #7b2d26; stroke-width: 1;"
     " cursor: pointer; }\n"
     ".rio-city .rio-target-edge:hover { fill: #7b2d26; }\n"

@@ -384,7 +384,9 @@ function bindBoard(view, ctx) {
       const [cx, cy] = ctx.groupAt[key.slice(6)];
       const id = key.slice(6);
       if (sharedPlace[id]) {
-        layers.targets.prepend(s("circle", { cx, cy, r: 9, class: "rio-target-mark", "data-group": id, "pointer-events": "none" }));
+        layers.targets.prepend(s("circle", { cx, cy, r: 9, class: "rio-target-mark", "data-group": id,
+          // drawn here, not in the board's CSS (archive.py), which the exported board carries too
+          fill: "none", stroke: "#7b2d26", "stroke-width": 2, "pointer-events": "none" }));
         continue;
       }
       const ring = s("circle", { cx, cy, r: 9, class: "rio-target", "data-group": id });
