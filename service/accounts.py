@@ -39,7 +39,7 @@ from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from games import game_names
-from service import aggregates, errors, webhooks
+from service import aggregates, errors, webhook_events
 from service.identity import (
     ACCOUNT,
     PERSONAL_PREFIX,
@@ -565,7 +565,7 @@ def accounts_followup(service: StoreHolder, game_id: str, value: str) -> bool:
             "finished_ms": finished_ms,
         }
         store.record_game(account_id, game_id, now)
-        webhooks.fan_out(hooks, account_id)  # issue 33: the feed's new entries become deliveries
+        webhook_events.fan_out(hooks, account_id)  # issue 33: the feed's new entries become deliveries
         if status == "finished" and (result or {}).get("rated") is not False:
             store.index_archived(account_id, game_id, finished_ms)  # as the archive: aborted games stay out
     return True

@@ -42,7 +42,7 @@ from service.bot_turns import bot_followup
 from service.compaction import Compaction
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder
-from service.webhooks import game_status_changed
+from service.webhook_events import game_status_changed
 from store import parts
 
 log = logging.getLogger(__name__)
