@@ -15,10 +15,9 @@ last use of each token is kept for its listing, written at most once per
 :data:`LAST_USE_WRITE_SECONDS` per token and process (in one pipeline with the others due), never
 once per request.
 
-The account's games and feed are follow-up work of the game's changes (``service.followups``,
-action ``accounts``): the claim and append scripts record the action with the change when a seat of
-the game is bound to an account, and :func:`accounts_followup` then tells each bound account what
-changed (``store.accounts``: one script per account, idempotent).
+Deleting an account is in ``service.account_deletion`` (its second half, which the janitor
+finishes when a process died in it), and the follow-up action that tells an account what its
+games did in ``service.account_followup``.
 """
 
 from __future__ import annotations
@@ -38,8 +37,8 @@ import orjson
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from games import game_names
-from service import aggregates, errors, webhook_events
+from service import errors
+from service.account_deletion import finish_deletion
 from service.identity import (
     ACCOUNT,
     PERSONAL_PREFIX,
@@ -55,7 +54,7 @@ from store import parts, timestamps
 from store.accounts import FeedEntry, account_keys
 
 if TYPE_CHECKING:
-    from service.ports import GameAccess, StoreHolder
+    from service.ports import GameAccess
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +75,6 @@ STREAM_LEASE_SECONDS = 60.0
 # game stream already shares) sees the feed move, and otherwise at least this often: the fallback
 # for a wake that did not come (the reader failing, say). Its heartbeat reads it too.
 FEED_POLL_SECONDS = 15.0
-PLACEHOLDER_NAME = "deleted player"
 NO_ACCOUNT = "0" * 20  # an id no account has (ids are random hex): read in place of a missing one
 
 
@@ -465,40 +463,6 @@ class AccountService:
             raise errors.InvalidToken()
 
 
-def finish_deletion(games: GameAccess, account_id: str) -> None:
-    """The rest of a deletion whose credentials are gone: every seat renamed and unbound (each game
-    forgotten once done, so a rerun does only what is left), then every key and the handle."""
-    store = parts.accounts(games.store)
-    archive = parts.archive(games.store)
-    for game_id, entry in store.games(account_id).items():
-        seat = int(entry["seat"])
-        # Out of its old name's statistics first (once: a marker), then renamed: a rerun after a
-        # crash between the two finds the marker; a game entering the archive after the rename is
-        # counted under no name at all (aggregates.seats_of).
-        meta = parts.load_meta(games.store, game_id)  # the entry's status may lag behind the game's
-        if meta is not None and meta.finished and meta.meta.get(f"account:{seat}") == account_id:
-            log = parts.load_log(games.store, game_id)
-            if log is not None:
-                aggregates.forget_seat(archive, log, seat, account_id)
-        store.rename_seat(game_id, seat, account_id, PLACEHOLDER_NAME)
-        games.cache.drop(game_id)
-        store.forget_game(account_id, game_id)
-    store.finish_delete(account_id, game_names())
-
-
-# A deletion older than this was left by a dead process (a live one takes milliseconds).
-DELETION_GRACE_MS = 30_000
-
-
-def finish_deletions(games: GameAccess, grace_ms: int = DELETION_GRACE_MS) -> list[str]:
-    """The janitor's part: finish the deletions begun more than ``grace_ms`` ago (idempotent)."""
-    store = parts.accounts(games.store)
-    done = store.deletions_begun_before(int(time.time() * 1000) - grace_ms)
-    for account_id in done:
-        finish_deletion(games, account_id)
-    return done
-
-
 def _listed(entry: Mapping[str, Any], last_used: str | None) -> dict[str, Any]:
     return {
         "id": entry["id"],
@@ -526,46 +490,3 @@ def _game_item(game_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:
 def _feed_data(entry: FeedEntry) -> bytes:
     body = {k: (None if v is None else v) for k, v in entry.body.items()}
     return orjson.dumps({"type": entry.kind, **body})
-
-
-# -- the follow-up action ``accounts`` -----------------------------------------------------------
-
-
-def accounts_followup(service: StoreHolder, game_id: str, value: str) -> bool:
-    """Tell every account bound to a seat of ``game_id`` what changed (``value`` is ignored: the
-    game's metadata as it is now decides, so a later change recorded meanwhile is not missed)."""
-    meta = service.store.meta(game_id)
-    if meta is None:
-        return True
-    store = parts.accounts(service.store)
-    hooks = parts.webhooks(service.store)
-    count = int(meta["seat_count"])
-    status = meta["status"]
-    awaiting = orjson.loads(meta.get("awaiting") or "[]")
-    result = orjson.loads(meta["result"]) if meta.get("result") else None
-    if result is not None:  # who won and how: the game's summary has the rest
-        result = {k: v for k, v in result.items() if k in ("winners", "reason", "rated")}
-    clock = orjson.loads(meta["clock"]) if meta.get("clock") else None
-    deadlines = (clock or {}).get("deadlines") or {}
-    finished_ms = timestamps.to_ms(meta["finished"]) if meta.get("finished") else 0
-    for seat in range(count):
-        account_id = meta.get(f"account:{seat}")
-        if not account_id:
-            continue
-        deadline = deadlines.get(str(seat))
-        now = {
-            "seat": seat,
-            "game": meta["game"],
-            "status": status,
-            "turn": status == "active" and seat in awaiting,
-            "version": int(meta.get("version", 0)),
-            "deadline": timestamps.from_ms(int(deadline)) if deadline is not None else None,
-            "result": result,
-            "won": bool(result and seat in (result.get("winners") or [])),
-            "finished_ms": finished_ms,
-        }
-        store.record_game(account_id, game_id, now)
-        webhook_events.fan_out(hooks, account_id)  # issue 33: the feed's new entries become deliveries
-        if status == "finished" and (result or {}).get("rated") is not False:
-            store.index_archived(account_id, game_id, finished_ms)  # as the archive: aborted games stay out
-    return True

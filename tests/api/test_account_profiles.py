@@ -111,7 +111,7 @@ def test_a_deletion_left_half_done_by_a_dead_process_is_finished_by_the_janitor(
     handle free)."""
     import time
 
-    from service.accounts import finish_deletions
+    from service.account_deletion import finish_deletions
     from store.accounts import DELETING
 
     token = session(client)
