@@ -6,7 +6,7 @@ import pytest
 
 from service.compaction import Compaction
 from store import GameStore
-from store.archive import load_log
+from store.game_logs import load_log
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session, sign_in, sign_up
 from tests.api.test_me_stream import one_card_game, play_out
