@@ -438,7 +438,7 @@ class GameCommands:
         if cached.clock is None:
             return
         deadline = clocks.next_deadline(cached.clock) if cached.status == "active" else None
-        self.store.schedule_clock(cached.game_id, deadline)
+        self.store.clocks.schedule(cached.game_id, deadline)
 
     def _replay(self, game_id: str, idem_field: str, fingerprint: str) -> MoveOutcome | None:
         if not idem_field:

@@ -30,17 +30,17 @@ class GameDeadlines:
         entry = self.repository.reload(game_id)
         cached = entry.cached
         if cached.status != "active" or cached.clock is None:
-            self.store.schedule_clock(game_id, None)
+            self.store.clocks.schedule(game_id, None)
             return []
         late = [s for s in clocks.overdue(cached.clock, now) if cached.seat_kinds.get(s) == "human"]
         if not late:
-            self.store.schedule_clock(game_id, clocks.next_deadline(cached.clock))
+            self.store.clocks.schedule(game_id, clocks.next_deadline(cached.clock))
             return []
         seat = late[0]
         game = get_game(cached.name)
         action = hook(game, "timeout")
         if action is None:  # timed games are refused at creation for such engines
-            self.store.schedule_clock(game_id, None)
+            self.store.clocks.schedule(game_id, None)
             return []
         try:
             outcome = self.commands.submit(
@@ -58,7 +58,7 @@ class GameDeadlines:
 
     def clock_of(self, game_id: str) -> dict[str, Any] | None:
         """The public clock of a timed game now (None for an untimed one)."""
-        return clocks.public(self.store.clock(game_id), now_ms())
+        return clocks.public(self.store.clocks.of(game_id), now_ms())
 
     def rescan_clocks(self, page: int = 500) -> int:
         """Put every active timed game's next deadline into the enforcers' due set (never later than
@@ -66,11 +66,11 @@ class GameDeadlines:
         scheduled = 0
         cursor = None
         while True:
-            ids = self.store.list_ids(status="active", before=cursor, limit=page)
-            for game_id, clock in zip(ids, self.store.clocks(ids), strict=True):
+            ids = self.store.index.ids(status="active", before=cursor, limit=page)
+            for game_id, clock in zip(ids, self.store.clocks.of_each(ids), strict=True):
                 deadline = clocks.next_deadline(clock)
                 if deadline is not None:
-                    self.store.schedule_clock(game_id, deadline, only_earlier=True)
+                    self.store.clocks.schedule(game_id, deadline, only_earlier=True)
                     scheduled += 1
             if len(ids) < page:
                 return scheduled

@@ -170,7 +170,7 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
         meta = service.store.meta(game_id)
         if meta is None:
             return True
-        service.store.index_game(game_id, meta["game"], meta["status"])
+        service.store.index.add(game_id, meta["game"], meta["status"])
         current = service.store.status_and_version(game_id)
         if current is None or current[0] == meta["status"]:
             _tell_game_webhooks(service, game_id, meta)

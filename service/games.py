@@ -71,7 +71,7 @@ def summary_config(meta: Mapping[str, Any]) -> dict[str, Any]:
 class GameService:
     def __init__(self, store: GameStore, cache_size: int = 1024, live_block_seconds: float = 5.0):
         self.store = store
-        store.engine_names = tuple(game_names())
+        store.index.engine_names = tuple(game_names())
         self.repository = GameRepository(store, cache_size)
         self.cache = self.repository.cache
         self.followups = FollowUps(self)
@@ -280,7 +280,7 @@ class GameService:
         self, status: str | None = None, game: str | None = None, cursor: str | None = None, limit: int = 20
     ) -> tuple[list[dict[str, Any]], str | None]:
         """Summaries, newest first, and the cursor of the next page (None at the end)."""
-        ids = self.store.list_ids(status=status, name=game, before=cursor, limit=limit + 1)
+        ids = self.store.index.ids(status=status, name=game, before=cursor, limit=limit + 1)
         more = len(ids) > limit
         ids = ids[:limit]
         summaries = []
@@ -301,7 +301,7 @@ class GameService:
         grant, _ = self.queries.stream_viewer(game_id, token)
         assert grant.seat is not None and grant.token_hash is not None
         ticket = new_token()
-        self.store.put_stream_ticket(
+        self.store.passes.put_stream_ticket(
             game_id, hash_token(ticket), grant.seat, grant.token_hash, STREAM_TICKET_TTL_SECONDS
         )
         return ticket, grant.seat, STREAM_TICKET_TTL_SECONDS
@@ -311,7 +311,7 @@ class GameService:
         expired, already used, issued for another game, or taken with a token the seat no longer
         has (rotated since, or the seat handed to a bot)."""
         entry = self.repository.current(game_id)  # GameNotFound first: an unknown game is a 404, as elsewhere
-        taken = self.store.take_stream_ticket(game_id, hash_token(ticket))
+        taken = self.store.passes.take_stream_ticket(game_id, hash_token(ticket))
         if taken is None:
             raise errors.InvalidTicket()
         grant = StreamGrant(*taken)
@@ -327,7 +327,7 @@ class GameService:
         cached = self.repository.current(game_id).cached
         seat = self.repository.seat_for_token(cached, token)
         code = new_token()
-        self.store.put_device_link(
+        self.store.passes.put_device_link(
             game_id, hash_token(code), seat, cached.seat_hashes[seat], DEVICE_LINK_TTL_SECONDS
         )
         return code, seat, DEVICE_LINK_TTL_SECONDS
@@ -337,7 +337,7 @@ class GameService:
         token of the device that made the link stops working, so a seat is played from one place
         at a time and no token ever travels in a link (as :meth:`rotate_token`, logged alike)."""
         self.repository.current(game_id)  # GameNotFound first: an unknown game is a 404, as elsewhere
-        taken = self.store.take_device_link(game_id, hash_token(code))
+        taken = self.store.passes.take_device_link(game_id, hash_token(code))
         if taken is None:
             raise errors.InvalidDeviceLink()
         seat, token_hash = taken

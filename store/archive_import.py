@@ -114,7 +114,7 @@ def import_finished_game(
     )
     if not stored and not (resume and _imported(client, game_id)):
         return None
-    GameStore(client).index_game(game_id, name, "finished")
+    GameStore(client).index.add(game_id, name, "finished")
     # None only for a game removed meanwhile: the import stored it just now
     return load_log(client, game_id)
 

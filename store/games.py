@@ -19,18 +19,15 @@ import redis.cluster
 from hiredis import pack_command  # redis[hiredis]: what redis-py packs commands with
 
 from store import compact, scripts
+from store.clocks import ClockBook
 from store.cluster import ClusterClient
 from store.errors import NotReplicated
+from store.game_index import GameIndex
 from store.keys import (
-    CLOCKS_DUE,
-    INDEX_NAMES,
-    STATUSES,
-    device_link,
     game_keys,
-    index_by_game_status,
-    stream_ticket,
 )
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
+from store.passes import SeatPasses
 from store.pool import LeasingPool, leasing
 from store.queues import JobQueues, QueueRedisRequired
 from store.scripts import SNAPSHOT_INTERVAL
@@ -196,9 +193,9 @@ class GameStore:
         self._append = client.register_script(scripts.APPEND)
         self._claim = client.register_script(scripts.CLAIM)
         self._rotate = client.register_script(scripts.ROTATE)
-        # The engines the service knows: listed with those of INDEX_NAMES, so the games a store
-        # indexed before that set existed are listed too.
-        self.engine_names: tuple[str, ...] = ()
+        self.clocks = ClockBook(client, self.meta)
+        self.passes = SeatPasses(client)
+        self.index = GameIndex(client)
 
     @property
     def queue_redis(self) -> redis.Redis:
@@ -343,11 +340,6 @@ class GameStore:
             entries = [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
         return entries, None if status is None else _text(status), int(version or 0)
 
-    def compact_events(self, game_id: str) -> list[dict[str, Any]] | None:
-        """A compacted game's whole log (None when it is not compacted)."""
-        packed = self.redis.get(game_keys(game_id).log)
-        return None if packed is None else compact.decode(self.redis, packed)
-
     def wait_events(
         self, game_id: str, after: int, block_ms: int, limit: int = 500, client: redis.Redis | None = None
     ) -> list[StreamEntry]:
@@ -361,43 +353,6 @@ class GameStore:
         # RESP2 returns [[key, entries]], RESP3 a {key: [entries]} mapping.
         entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
         return [_entry(entry_id, fields) for entry_id, fields in entries]
-
-    # -- stream tickets ---------------------------------------------------------------------------
-    def put_stream_ticket(
-        self, game_id: str, ticket_hash: str, seat: int, token_hash: str, ttl_seconds: int
-    ) -> None:
-        """Keep a stream ticket for ``ttl_seconds`` (Redis expires it; nothing to clean up): the
-        seat, and the hash of the token it was taken with (a rotation since then voids it)."""
-        self.redis.set(stream_ticket(game_id, ticket_hash), f"{seat}:{token_hash}", ex=ttl_seconds)
-
-    def take_stream_ticket(self, game_id: str, ticket_hash: str) -> tuple[int, str] | None:
-        """The ticket's seat and token hash, deleting it in the same command (GETDEL: two streams
-        racing with one ticket cannot both get it); ``None`` when unknown, expired or already used
-        (or kept in the old form, a seat alone: such a ticket names no token, and lives 30 s)."""
-        raw = self.redis.getdel(stream_ticket(game_id, ticket_hash))
-        if raw is None:
-            return None
-        seat, _, token_hash = _text(raw).partition(":")
-        if not token_hash:
-            return None
-        return int(seat), token_hash
-
-    # -- device links ---------------------------------------------------------------------------
-    def put_device_link(
-        self, game_id: str, code_hash: str, seat: int, token_hash: str, ttl_seconds: int
-    ) -> None:
-        """Keep a device link's code hash for ``ttl_seconds`` (Redis expires it): the seat, and the
-        hash of the token that made it (a rotation since then voids it, as for stream tickets)."""
-        self.redis.set(device_link(game_id, code_hash), f"{seat}:{token_hash}", ex=ttl_seconds)
-
-    def take_device_link(self, game_id: str, code_hash: str) -> tuple[int, str] | None:
-        """The link's seat and token hash, deleting it in the same command (GETDEL: one use only);
-        ``None`` when unknown, expired or already used."""
-        raw = self.redis.getdel(device_link(game_id, code_hash))
-        if raw is None:
-            return None
-        seat, _, token_hash = _text(raw).partition(":")
-        return int(seat), token_hash
 
     # -- changes (Lua) --------------------------------------------------------------------------
     def append(
@@ -633,69 +588,6 @@ class GameStore:
             return None
         fingerprint, _, response = raw.partition(b"\n")
         return fingerprint.decode(), orjson.loads(response)
-
-    # -- clocks -----------------------------------------------------------------------------------
-    def clock(self, game_id: str) -> dict[str, Any] | None:
-        raw = self.redis.hget(game_keys(game_id).meta, "clock")
-        if raw is None:  # a compacted game keeps a long value in parts (store.compact)
-            raw = (self.meta(game_id) or {}).get("clock")
-        return orjson.loads(raw) if raw else None
-
-    def clocks(self, game_ids: Sequence[str]) -> list[dict[str, Any] | None]:
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id in game_ids:
-            pipe.hget(game_keys(game_id).meta, "clock")
-        return [orjson.loads(raw) if raw else None for raw in pipe.execute()]
-
-    def schedule_clock(self, game_id: str, deadline_ms: int | None, only_earlier: bool = False) -> None:
-        """Record (or with ``None`` forget) when ``game_id``'s next deadline falls; ``only_earlier``
-        never moves a recorded deadline later (ZADD LT)."""
-        if deadline_ms is None:
-            self.redis.zrem(CLOCKS_DUE, game_id)
-        else:
-            self.redis.zadd(CLOCKS_DUE, {game_id: deadline_ms}, lt=only_earlier)
-
-    def due_clocks(self, now_ms: int, limit: int = 100) -> list[str]:
-        """Timed games whose next deadline is at or before ``now_ms``, earliest first."""
-        return [_text(i) for i in self.redis.zrangebyscore(CLOCKS_DUE, "-inf", now_ms, start=0, num=limit)]
-
-    # -- cross-game index ---------------------------------------------------------------------
-    def index_game(self, game_id: str, name: str, status: str) -> None:
-        """Record ``game_id`` under ``status`` (and nowhere else). Idempotent, and outside any
-        per-game script: these keys live in other Cluster slots."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.sadd(INDEX_NAMES, name)
-        for other in STATUSES:
-            if other == status:
-                pipe.zadd(index_by_game_status(name, other), {game_id: 0})
-            else:
-                pipe.zrem(index_by_game_status(name, other), game_id)
-        pipe.execute()
-
-    def list_ids(
-        self,
-        *,
-        status: str | None = None,
-        name: str | None = None,
-        before: str | None = None,
-        limit: int = 20,
-    ) -> list[str]:
-        """Game ids, newest first, strictly older than ``before`` (a cursor: the last id seen): the
-        newest ``limit`` of each engine-and-status set asked for, merged (one pipelined read)."""
-        names = (
-            [name]
-            if name
-            else sorted({*(_text(n) for n in self.redis.smembers(INDEX_NAMES)), *self.engine_names})
-        )
-        keys = [index_by_game_status(n, s) for n in names for s in ([status] if status else STATUSES)]
-        if not keys:
-            return []
-        start = f"({before}" if before else "+"
-        pipe = self.redis.pipeline(transaction=False)
-        for key in keys:
-            pipe.zrange(key, start, "-", desc=True, bylex=True, offset=0, num=limit)
-        found = {_text(i) for ids in pipe.execute() for i in ids}
-        return sorted(found, reverse=True)[:limit]
 
 
 def _field(value: Any) -> Any:

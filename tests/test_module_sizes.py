@@ -29,8 +29,8 @@ KNOWN_LONG = {
     "api/games.py",
     "store/games.py",
 }
-# "module: class" over the limit, likewise (store/games.py is being changed in a parallel branch).
-KNOWN_LARGE = {"store/games.py: GameStore"}
+# "module: class" over the limit with no split yet, likewise (empty: it only shrinks).
+KNOWN_LARGE: set[str] = set()
 
 
 def product_packages() -> list[str]:

@@ -41,7 +41,7 @@ def enforce_due(service: GameService, now_ms: int | None = None, limit: int = 10
     """One pass: enforce every game due at ``now_ms``; returns the timeouts applied."""
     now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
     applied = []
-    for game_id in service.store.due_clocks(now_ms, limit=limit):
+    for game_id in service.store.clocks.due(now_ms, limit=limit):
         try:
             applied.extend(service.enforce_clock(game_id, now_ms))
         except service_errors.ServiceError as error:  # a game that moved on or vanished meanwhile

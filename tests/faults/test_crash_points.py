@@ -94,9 +94,9 @@ def assert_end_state(service: GameService, game_id: str, archived_before: int) -
     assert report["ok"] is True, report  # the log replays to its snapshot: no move doubled or lost
     assert book.pending_count() == 0
     # Indexes: listed as finished, nowhere else.
-    assert game_id in store.list_ids(status="finished", limit=1000)
-    assert game_id not in store.list_ids(status="active", limit=1000)
-    assert game_id not in store.list_ids(status="open", limit=1000)
+    assert game_id in store.index.ids(status="finished", limit=1000)
+    assert game_id not in store.index.ids(status="active", limit=1000)
+    assert game_id not in store.index.ids(status="open", limit=1000)
     outbox = Outbox(client)
     assert outbox.pending(game_id) == {}
     assert not outbox.is_due(game_id)
@@ -138,7 +138,7 @@ def test_killed_after_the_commit_of_the_last_move(service, janitor, worker, redi
     client = service.store.redis
     assert service.store.meta(game_id)["status"] == "finished"
     assert not Archive(client).record(game_id)  # the follow-up work was really lost...
-    assert game_id in service.store.list_ids(status="active")
+    assert game_id in service.store.index.ids(status="active")
     assert set(Outbox(client).pending(game_id)) == {"index", "archive", "verify"}
     took = recover(janitor, lambda: settled(service, game_id))  # ...and is finished by the janitor
     print(f"\nrecovery after_commit (last move): {took:.2f} s, twice: {duplicates(client)}")
@@ -152,7 +152,7 @@ def test_killed_after_the_claim_that_starts_an_all_bot_game(service, janitor, wo
     done = actor(redis_server.url, "after_start", "create-bots")
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
     client = service.store.redis
-    (game_id,) = [i for i in service.store.list_ids(limit=10)]
+    (game_id,) = [i for i in service.store.index.ids(limit=10)]
     assert service.store.meta(game_id)["status"] == "active"
     assert Queue("bots", connection=service.store.queue_redis).count == 0  # nothing was enqueued
     took = recover(janitor, lambda: settled(service, game_id), bound=RECOVERY_BOUND_SECONDS + 20)

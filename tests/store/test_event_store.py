@@ -186,25 +186,25 @@ def test_all_keys_of_a_game_share_one_hash_tag(store, redis_client):
 def test_index_lists_newest_first_by_status_and_moves_between_statuses(store):
     ids = [f"01m8kknrfm9aaaaaaaa{c}" for c in "abcde"]
     for game_id in ids:
-        store.index_game(game_id, "toy", "open")
-    store.index_game(ids[1], "toy", "active")
-    store.index_game(ids[1], "toy", "active")  # idempotent
-    assert store.list_ids(limit=3) == ids[::-1][:3]
-    assert store.list_ids(before=ids[2], limit=10) == [ids[1], ids[0]]
-    assert store.list_ids(status="active") == [ids[1]]
-    assert ids[1] not in store.list_ids(status="open")
-    assert store.list_ids(status="open", name="toy", limit=2) == [ids[4], ids[3]]
-    assert store.list_ids(name="other") == []
+        store.index.add(game_id, "toy", "open")
+    store.index.add(ids[1], "toy", "active")
+    store.index.add(ids[1], "toy", "active")  # idempotent
+    assert store.index.ids(limit=3) == ids[::-1][:3]
+    assert store.index.ids(before=ids[2], limit=10) == [ids[1], ids[0]]
+    assert store.index.ids(status="active") == [ids[1]]
+    assert ids[1] not in store.index.ids(status="open")
+    assert store.index.ids(status="open", name="toy", limit=2) == [ids[4], ids[3]]
+    assert store.index.ids(name="other") == []
     # Games indexed before the set of engines existed: the engines the service knows are listed too
     store.redis.delete("games:index:names")
-    assert store.list_ids(limit=3) == []
-    store.engine_names = ("toy",)
-    assert store.list_ids(limit=3) == ids[::-1][:3]
+    assert store.index.ids(limit=3) == []
+    store.index.engine_names = ("toy",)
+    assert store.index.ids(limit=3) == ids[::-1][:3]
     # Across engines: each engine's newest, merged by id
     other = "01m8kknrfm9aaaaaaaacz"
-    store.index_game(other, "other", "open")
-    assert store.list_ids(limit=3) == [ids[4], ids[3], other]
-    assert store.list_ids(status="open", before=ids[3], limit=2) == [other, ids[2]]
+    store.index.add(other, "other", "open")
+    assert store.index.ids(limit=3) == [ids[4], ids[3], other]
+    assert store.index.ids(status="open", before=ids[3], limit=2) == [other, ids[2]]
 
 
 def test_an_append_is_one_round_trip_and_one_evalsha(store, redis_client):
