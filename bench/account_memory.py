@@ -29,7 +29,7 @@ os.environ["COMPACT_DELAY_MS"] = "0"
 
 from api import create_app  # noqa: E402
 from store.accounts import FEED_LENGTH, handle_key  # noqa: E402
-from store.archive import index_key  # noqa: E402
+from store.archive_keys import index_key  # noqa: E402
 from store.keys import game_keys  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 

@@ -35,7 +35,8 @@ from service import aggregates  # noqa: E402
 from service.stats import StatsService  # noqa: E402
 from service.summaries import summary_of  # noqa: E402
 from store import GameStore  # noqa: E402
-from store.archive import Archive, events_of  # noqa: E402
+from store.archive import Archive  # noqa: E402
+from store.game_logs import events_of  # noqa: E402
 from tests.random_play import import_played, play_out  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 

@@ -165,7 +165,8 @@ def _through_archive(game: str, games: list[dict[str, Any]], expected: dict[str,
     """Enter the same games, in the same order, through the archive step (``enter_rated`` on a
     private redis-server) and check it ends at the very ratings of the in-memory replay."""
     from service.ratings import enter_rated
-    from store.archive import Archive, GameLog
+    from store.archive import Archive
+    from store.game_logs import GameLog
     from store.ratings import RatingStore
     from tests.redis_server import PrivateRedis
 
@@ -204,7 +205,8 @@ def _through_archive(game: str, games: list[dict[str, Any]], expected: dict[str,
 def timing(args: argparse.Namespace) -> None:
     from service.ratings import enter_rated, rating_write
     from service.summaries import index_entry, summary_of
-    from store.archive import Archive, GameLog
+    from store.archive import Archive
+    from store.game_logs import GameLog
     from tests.redis_server import PrivateRedis
 
     rng = random.Random(args.seed)

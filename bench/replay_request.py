@@ -35,7 +35,7 @@ from api import create_app  # noqa: E402
 from games import get_game  # noqa: E402
 from replays import core  # noqa: E402
 from service.archive import CHECKPOINT_EVERY, ReplayCheckpoints  # noqa: E402
-from store.archive import load_log  # noqa: E402
+from store.game_logs import load_log  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 
 GAMES = [

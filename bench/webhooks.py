@@ -7,7 +7,7 @@ On a private, throw-away redis-server, with a receiver on loopback in this proce
 figure is a floor):
 
 * **deliveries per second**: ``--deliveries`` pending deliveries of one subscription, sent by one
-  :class:`service.webhooks.Deliverer` (one worker's loop: take with a lease, sign, resolve and check
+  :class:`service.webhook_delivery.Deliverer` (one worker's loop: take with a lease, sign, resolve and check
   the address, POST on a new connection, settle) until none is left;
 * **cost per move**: ``--games`` two-player Condottiere games played with random legal moves, both
   seats bound to accounts, each seed played three times, alternating (paired): the accounts with a
@@ -33,8 +33,9 @@ os.environ["COMPACT_DELAY_MS"] = "0"
 os.environ["RATE_LIMITS_ENABLED"] = "false"
 
 from api import create_app  # noqa: E402
-from service import webhooks  # noqa: E402
-from service.webhooks import Deliverer, WebhookService, WebhookSettings  # noqa: E402
+from service import webhook_events  # noqa: E402
+from service.webhook_delivery import EVENTS, Deliverer, WebhookSettings  # noqa: E402
+from service.webhooks import WebhookService  # noqa: E402
 from store.webhooks import WebhookStore  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
 
@@ -104,7 +105,7 @@ def main() -> None:
             )
 
         # -- deliveries per second per worker
-        sub = hooks.subscribe(ids[0], url, list(webhooks.EVENTS), None, "standard")
+        sub = hooks.subscribe(ids[0], url, list(EVENTS), None, "standard")
         for _ in range(args.deliveries):
             hooks.ping(ids[0], sub["id"])
         sender = Deliverer(store, settings)
@@ -123,9 +124,9 @@ def main() -> None:
         hooks.delete(ids[0], sub["id"])
 
         # -- the cost per move: with a subscription, without, and without the fan-out at all
-        hooks.subscribe(ids[2], url, list(webhooks.EVENTS), None, "standard")
-        hooks.subscribe(ids[3], url, list(webhooks.EVENTS), None, "standard")
-        real_fan_out = webhooks.fan_out
+        hooks.subscribe(ids[2], url, list(EVENTS), None, "standard")
+        hooks.subscribe(ids[3], url, list(EVENTS), None, "standard")
+        real_fan_out = webhook_events.fan_out
         arms = {"subscribed": (ids[2], ids[3]), "none": (ids[0], ids[1]), "no fan-out": (ids[0], ids[1])}
         results: dict[str, list[float]] = {k: [] for k in arms}
         spent: dict[str, int] = dict.fromkeys(arms, 0)
@@ -134,12 +135,12 @@ def main() -> None:
             order = list(arms)
             random.Random(g).shuffle(order)
             for arm in order:
-                webhooks.fan_out = real_fan_out if arm != "no fan-out" else (lambda store, account: 0)
+                webhook_events.fan_out = real_fan_out if arm != "no fan-out" else (lambda store, account: 0)
                 times, used, count = play(games, args.seed + g, list(arms[arm]))
                 results[arm] += times
                 spent[arm] += used
                 moves[arm] += count
-        webhooks.fan_out = real_fan_out
+        webhook_events.fan_out = real_fan_out
         made = store.pending(ids[2]) + store.pending(ids[3])
         for arm in arms:
             t = results[arm]

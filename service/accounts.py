@@ -1,5 +1,6 @@
-"""Accounts (issue 31): sign-up, sign-in, tokens with scopes, the account's games, its feed, its
-public profile and its deletion. No Flask here; ``api/accounts.py`` is the HTTP edge.
+"""Accounts (issue 31): sign-up, sign-in, tokens with scopes (``service.account_tokens``), the
+account's games, its feed, its public profile and its deletion. No Flask here; ``api/accounts.py``
+is the HTTP edge.
 
 Passwords are hashed with Argon2id (argon2-cffi). Its ``PasswordHasher()`` defaults are RFC 9106's
 *low-memory* profile (t=3, m=64 MiB, p=4), which is what :data:`PASSWORD_PROFILE` names: the high
@@ -8,65 +9,38 @@ for an unknown handle verifies the password against a dummy hash made with the s
 so a wrong handle and a wrong password cost the same time and get the same answer
 (``bench/signin_timing.py`` measures both).
 
-Tokens: ``<prefix><account id>.<token id>.<secret>`` (``service.identity``: ``csa_`` for sessions,
-``csp_`` for personal access tokens, so a secret scanner can find them). Only the SHA-256 of the
-whole token is stored, under the account's hash tag, so resolving one is one HGET on one slot. The
-last use of each token is kept for its listing, written at most once per
-:data:`LAST_USE_WRITE_SECONDS` per token and process (in one pipeline with the others due), never
-once per request.
-
-The account's games and feed are follow-up work of the game's changes (``service.followups``,
-action ``accounts``): the claim and append scripts record the action with the change when a seat of
-the game is bound to an account, and :func:`accounts_followup` then tells each bound account what
-changed (``store.accounts``: one script per account, idempotent).
+Deleting an account is in ``service.account_deletion`` (its second half, which the janitor
+finishes when a process died in it), and the follow-up action that tells an account what its
+games did in ``service.account_followup``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import logging
 import secrets
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from games import game_names
-from service import aggregates, errors, webhooks
-from service.identity import (
-    ACCOUNT,
-    PERSONAL_PREFIX,
-    READ,
-    SCOPES,
-    SESSION_PREFIX,
-    InsufficientScope,
-    fold_handle,
-    is_account_token,
-)
+from service import errors
+from service.account_deletion import finish_deletion
+from service.account_tokens import MOST_SESSIONS, SESSION_SECONDS, AccountTokens
+
+# Exported with the service that hands it out: api.accounts takes Identity from here.
+from service.account_tokens import Identity as Identity
+from service.identity import ACCOUNT, READ, SCOPES, fold_handle
 from service.live import FeedSubscription
 from store import parts, timestamps
 from store.accounts import FeedEntry, account_keys
 
 if TYPE_CHECKING:
-    from service.ports import GameAccess, StoreHolder
-
-log = logging.getLogger(__name__)
+    from service.ports import GameAccess
 
 # argon2-cffi's recommended parameters: PasswordHasher()'s defaults are this very profile.
 PASSWORD_PROFILE = profiles.RFC_9106_LOW_MEMORY
-SESSION_SECONDS = 30 * 24 * 3600
-MOST_SESSIONS = 20  # per account: the oldest session goes when a 21st signs in
-MOST_PERSONAL_TOKENS = 50
-LAST_USE_WRITE_SECONDS = 60.0
-# Accounts whose tokens' last uses this process still has to write or remembers having written.
-LAST_USES_KEPT = 10_000
 # GET /v1/me/stream: at most this many open at once per account (every device and script of the
 # account together); each holds a lease renewed at every heartbeat, so a stream of a killed process
 # stops counting after STREAM_LEASE_SECONDS.
@@ -76,7 +50,6 @@ STREAM_LEASE_SECONDS = 60.0
 # game stream already shares) sees the feed move, and otherwise at least this often: the fallback
 # for a wake that did not come (the reader failing, say). Its heartbeat reads it too.
 FEED_POLL_SECONDS = 15.0
-PLACEHOLDER_NAME = "deleted player"
 NO_ACCOUNT = "0" * 20  # an id no account has (ids are random hex): read in place of a missing one
 
 
@@ -92,37 +65,11 @@ class PlayerNotFound(errors.ServiceError):
     status, code, title = 404, "PLAYER_NOT_FOUND", "No player with that handle"
 
 
-class TokenNotFound(errors.ServiceError):
-    status, code, title = 404, "TOKEN_NOT_FOUND", "The account has no such token"
-
-
 class TooManyStreams(errors.ServiceError):
     status, code, title = 429, "TOO_MANY_STREAMS", "Too many streams of this account are open"
 
 
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class Identity:
-    account_id: str
-    token_id: str
-    kind: str  # "session" or "personal"
-    scopes: tuple[str, ...]
-
-
-def parse_token(token: str) -> tuple[str, str] | None:
-    """(account id, token id) of a well-formed account token, else None."""
-    if not is_account_token(token):
-        return None
-    pieces = token[4:].split(".")  # not ``parts``: that name is the store's accessors here
-    if len(pieces) != 3 or not all(pieces):
-        return None
-    return pieces[0], pieces[1]
-
-
-class AccountService:
+class AccountService(AccountTokens):
     """Accounts on the game service's store; also the game service's ``identity`` resolver."""
 
     def __init__(
@@ -131,17 +78,13 @@ class AccountService:
         password_parameters: Any = None,
         stream_poll_seconds: float = FEED_POLL_SECONDS,
     ):
+        super().__init__(parts.accounts(games.store))
         self.games = games
-        self.store = parts.accounts(games.store)
         parameters = password_parameters or PASSWORD_PROFILE
         self.hasher = PasswordHasher.from_parameters(parameters)
         # Verified for handles that name no account: the same work as a real verification.
         self._dummy = self.hasher.hash(secrets.token_urlsafe(16))
         self.stream_poll_seconds = stream_poll_seconds
-        self._uses: OrderedDict[str, dict[str, str]] = OrderedDict()  # account -> token id -> when
-        self._written: OrderedDict[str, float] = OrderedDict()  # token id -> when last written
-        self._uses_lock = threading.Lock()
-        self._last_flush = time.monotonic()
 
     # -- sign-up, sign-in, sign-out, password -------------------------------------------------
     def create_account(self, handle: str, password: str, bot: bool = False) -> dict[str, Any]:
@@ -219,100 +162,6 @@ class AccountService:
         entries, _ = self.store.tokens(identity.account_id)
         others = [tid for tid, e in entries.items() if e["kind"] == "session" and tid != identity.token_id]
         self.store.revoke(identity.account_id, others)
-
-    # -- tokens -----------------------------------------------------------------------------------
-    @staticmethod
-    def _new_token(
-        account_id: str, kind: str, name: str, scopes: Sequence[str], ttl: float | None
-    ) -> tuple[str, dict[str, Any]]:
-        token_id = secrets.token_hex(6)
-        prefix = SESSION_PREFIX if kind == "session" else PERSONAL_PREFIX
-        token = f"{prefix}{account_id}.{token_id}.{secrets.token_urlsafe(32)}"
-        now = time.time()
-        entry = {
-            "id": token_id,
-            "hash": _hash(token),
-            "kind": kind,
-            "name": name,
-            "scopes": [s for s in SCOPES if s in scopes],
-            "created": timestamps.from_ms(int(now * 1000)),
-            "expires": timestamps.from_ms(int((now + ttl) * 1000)) if ttl else None,
-        }
-        return token, entry
-
-    def identify(self, token: str, scope: str | None = None) -> Identity:
-        """The identity of an account ``token`` (with ``scope`` when given), or InvalidToken /
-        InsufficientScope. One HGET on the account's slot."""
-        parsed = parse_token(token)
-        if parsed is None:
-            raise errors.InvalidToken()
-        account_id, token_id = parsed
-        entry = self.store.token(account_id, token_id)
-        if entry is None or not hmac.compare_digest(entry["hash"], _hash(token)):
-            raise errors.InvalidToken()
-        expires = entry.get("expires")
-        if expires and timestamps.to_ms(expires) <= int(time.time() * 1000):
-            raise errors.InvalidToken()
-        identity = Identity(account_id, token_id, entry["kind"], tuple(entry["scopes"]))
-        if scope is not None:
-            self._require(identity, scope)
-        self._note_use(account_id, token_id)
-        return identity
-
-    def account_for(self, token: str, scope: str) -> str:
-        """``service.identity.IdentityResolver``: the game service asks this for account tokens."""
-        return self.identify(token, scope).account_id
-
-    @staticmethod
-    def _require(identity: Identity, scope: str) -> None:
-        if scope not in identity.scopes:
-            raise InsufficientScope(scope)
-
-    def create_token(self, identity: Identity, name: str, scopes: Sequence[str]) -> dict[str, Any]:
-        self._require(identity, ACCOUNT)
-        token, entry = self._new_token(identity.account_id, "personal", name, scopes, None)
-        if not self.store.add_token(identity.account_id, entry["id"], entry, MOST_PERSONAL_TOKENS):
-            raise errors.InvalidToken()
-        return {**_listed(entry, None), "token": token}
-
-    def list_tokens(self, identity: Identity) -> list[dict[str, Any]]:
-        self._require(identity, ACCOUNT)
-        self.flush_uses(force=True)
-        entries, used = self.store.tokens(identity.account_id)
-        listed = [_listed(e, used.get(tid)) for tid, e in entries.items() if e["kind"] == "personal"]
-        return sorted(listed, key=lambda t: t["created"])
-
-    def revoke_token(self, identity: Identity, token_id: str) -> None:
-        self._require(identity, ACCOUNT)
-        entry = self.store.token(identity.account_id, token_id)
-        if entry is None or entry["kind"] != "personal":
-            raise TokenNotFound()
-        self.store.revoke(identity.account_id, [token_id])
-
-    def _note_use(self, account_id: str, token_id: str) -> None:
-        now = time.time()
-        with self._uses_lock:
-            written = self._written.get(token_id)
-            if written is None or now - written >= LAST_USE_WRITE_SECONDS:
-                self._uses.setdefault(account_id, {})[token_id] = timestamps.from_ms(int(now * 1000))
-                self._written[token_id] = now
-                self._written.move_to_end(token_id)
-                while len(self._written) > LAST_USES_KEPT:
-                    self._written.popitem(last=False)
-        if time.monotonic() - self._last_flush >= LAST_USE_WRITE_SECONDS:
-            self.flush_uses()
-
-    def flush_uses(self, force: bool = False) -> None:
-        """Write the last uses noted since the previous flush, in one pipeline."""
-        with self._uses_lock:
-            if not self._uses or (not force and time.monotonic() - self._last_flush < LAST_USE_WRITE_SECONDS):
-                return
-            uses, self._uses = dict(self._uses), OrderedDict()
-            self._last_flush = time.monotonic()
-        try:
-            self.store.note_uses(uses)
-        except Exception:  # noqa: BLE001 - a listing's "last used" is best effort
-            log.exception("could not write the tokens' last uses")
 
     # -- the account ------------------------------------------------------------------------------
     def me(self, identity: Identity) -> dict[str, Any]:
@@ -460,54 +309,6 @@ class AccountService:
                 feed.close()
             self.store.end_stream(identity.account_id, stream_id)
 
-    def identify_by_id(self, identity: Identity) -> None:
-        if self.store.token(identity.account_id, identity.token_id) is None:
-            raise errors.InvalidToken()
-
-
-def finish_deletion(games: GameAccess, account_id: str) -> None:
-    """The rest of a deletion whose credentials are gone: every seat renamed and unbound (each game
-    forgotten once done, so a rerun does only what is left), then every key and the handle."""
-    store = parts.accounts(games.store)
-    archive = parts.archive(games.store)
-    for game_id, entry in store.games(account_id).items():
-        seat = int(entry["seat"])
-        # Out of its old name's statistics first (once: a marker), then renamed: a rerun after a
-        # crash between the two finds the marker; a game entering the archive after the rename is
-        # counted under no name at all (aggregates.seats_of).
-        meta = parts.load_meta(games.store, game_id)  # the entry's status may lag behind the game's
-        if meta is not None and meta.finished and meta.meta.get(f"account:{seat}") == account_id:
-            log = parts.load_log(games.store, game_id)
-            if log is not None:
-                aggregates.forget_seat(archive, log, seat, account_id)
-        store.rename_seat(game_id, seat, account_id, PLACEHOLDER_NAME)
-        games.cache.drop(game_id)
-        store.forget_game(account_id, game_id)
-    store.finish_delete(account_id, game_names())
-
-
-# A deletion older than this was left by a dead process (a live one takes milliseconds).
-DELETION_GRACE_MS = 30_000
-
-
-def finish_deletions(games: GameAccess, grace_ms: int = DELETION_GRACE_MS) -> list[str]:
-    """The janitor's part: finish the deletions begun more than ``grace_ms`` ago (idempotent)."""
-    store = parts.accounts(games.store)
-    done = store.deletions_begun_before(int(time.time() * 1000) - grace_ms)
-    for account_id in done:
-        finish_deletion(games, account_id)
-    return done
-
-
-def _listed(entry: Mapping[str, Any], last_used: str | None) -> dict[str, Any]:
-    return {
-        "id": entry["id"],
-        "name": entry["name"],
-        "scopes": list(entry["scopes"]),
-        "created": entry["created"],
-        "last_used": last_used,
-    }
-
 
 def _game_item(game_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:
     return {
@@ -526,46 +327,3 @@ def _game_item(game_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:
 def _feed_data(entry: FeedEntry) -> bytes:
     body = {k: (None if v is None else v) for k, v in entry.body.items()}
     return orjson.dumps({"type": entry.kind, **body})
-
-
-# -- the follow-up action ``accounts`` -----------------------------------------------------------
-
-
-def accounts_followup(service: StoreHolder, game_id: str, value: str) -> bool:
-    """Tell every account bound to a seat of ``game_id`` what changed (``value`` is ignored: the
-    game's metadata as it is now decides, so a later change recorded meanwhile is not missed)."""
-    meta = service.store.meta(game_id)
-    if meta is None:
-        return True
-    store = parts.accounts(service.store)
-    hooks = parts.webhooks(service.store)
-    count = int(meta["seat_count"])
-    status = meta["status"]
-    awaiting = orjson.loads(meta.get("awaiting") or "[]")
-    result = orjson.loads(meta["result"]) if meta.get("result") else None
-    if result is not None:  # who won and how: the game's summary has the rest
-        result = {k: v for k, v in result.items() if k in ("winners", "reason", "rated")}
-    clock = orjson.loads(meta["clock"]) if meta.get("clock") else None
-    deadlines = (clock or {}).get("deadlines") or {}
-    finished_ms = timestamps.to_ms(meta["finished"]) if meta.get("finished") else 0
-    for seat in range(count):
-        account_id = meta.get(f"account:{seat}")
-        if not account_id:
-            continue
-        deadline = deadlines.get(str(seat))
-        now = {
-            "seat": seat,
-            "game": meta["game"],
-            "status": status,
-            "turn": status == "active" and seat in awaiting,
-            "version": int(meta.get("version", 0)),
-            "deadline": timestamps.from_ms(int(deadline)) if deadline is not None else None,
-            "result": result,
-            "won": bool(result and seat in (result.get("winners") or [])),
-            "finished_ms": finished_ms,
-        }
-        store.record_game(account_id, game_id, now)
-        webhooks.fan_out(hooks, account_id)  # issue 33: the feed's new entries become deliveries
-        if status == "finished" and (result or {}).get("rated") is not False:
-            store.index_archived(account_id, game_id, finished_ms)  # as the archive: aborted games stay out
-    return True

@@ -33,16 +33,10 @@ from games import get_game
 from replays import stats
 from service.ratings import enter_rated
 from service.summaries import summary_of
-from store.archive import (
-    Archive,
-    Counts,
-    GameLog,
-    finished_ms,
-    stats_account_key,
-    stats_leaders_key,
-    stats_overall_key,
-    stats_player_key,
-)
+from store.archive import Archive, finished_ms
+from store.archive_counts import Counts
+from store.archive_keys import stats_account_key, stats_leaders_key, stats_overall_key, stats_player_key
+from store.game_logs import GameLog
 
 
 @dataclass(frozen=True)

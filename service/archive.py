@@ -27,7 +27,8 @@ from service.jobs import JobProblem, JobService, Progress
 from service.ratings import RatingService
 from service.summaries import Page, index_entry, page_of, summary_of
 from store import GameStore, parts, timestamps
-from store.archive import Counts, GameLog
+from store.archive_counts import Counts
+from store.game_logs import GameLog
 
 EXPORT_FORMATS = {
     "log": "application/json",
@@ -223,7 +224,7 @@ class ArchiveService:
     ) -> dict[str, Any]:
         """Replay an exchange document through the rules and store it as a finished game of the
         archive, in this process (the import job's work; ``resume``: see
-        ``store.archive.import_finished_game``). Returns ``{"id", "game": <archive entry>}``; raises
+        ``store.archive_import.import_finished_game``). Returns ``{"id", "game": <archive entry>}``; raises
         ``replays.export.ImportRefused`` for an invalid log and :class:`ImportIdTaken` when the id
         is taken."""
         checked = validate_import(document)
@@ -385,7 +386,7 @@ def import_finished_game(
     store: GameStore, *, counts: Callable[[dict[str, Any]], Sequence[Counts]] | None = None, **game: Any
 ) -> dict[str, Any] | None:
     """Store an already validated, complete log as a finished game (``game``: the arguments of
-    ``store.archive.import_finished_game``) and enter it into the archive, with the statistics
+    ``store.archive_import.import_finished_game``) and enter it into the archive, with the statistics
     ``counts(summary)`` gives. Returns its archive summary (None when the id is taken). A resumed
     import (``resume``) that stored the game before is entered again: entering is idempotent."""
     log = parts.import_finished_game(store, **game)

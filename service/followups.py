@@ -11,7 +11,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``archive`` | version | here | the finished game is in the archive and due for compaction |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
-| ``accounts`` | version | ``service.accounts`` | every account bound to a seat was told (its games, feed) |
+| ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
 
 ``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
 carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
@@ -36,13 +36,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.base import Game
-from service.accounts import accounts_followup
+from service.account_followup import accounts_followup
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
 from service.compaction import Compaction
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder
-from service.webhooks import game_status_changed
+from service.webhook_events import game_status_changed
 from store import parts
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from service import webhooks
+from service import webhook_events
 from service.faults import fault_point
 from store import GameStore, parts
 from store.jobs import DEFAULT_ALIVE_SECONDS, RESULT_TTL_SECONDS, JobBook, JobRecord
@@ -219,7 +219,9 @@ class JobService:
             hooks = parts.webhooks(self._store)
             for account_id in self.book.notified(jid):
                 notice = f"{jid}@{record.created}"  # one per record: a record made anew is told again
-                told += webhooks.job_finished(hooks, account_id, notice, kind, data, RESULT_TTL_SECONDS * 2)
+                told += webhook_events.job_finished(
+                    hooks, account_id, notice, kind, data, RESULT_TTL_SECONDS * 2
+                )
         self.book.announced(jid)
         return told
 

@@ -32,7 +32,9 @@ from replays.ratings import Rating
 from service.identity import fold_handle
 from service.summaries import index_entry, summary_of
 from store import parts
-from store.archive import Archive, Counts, GameLog, finished_ms
+from store.archive import Archive, finished_ms
+from store.archive_counts import Counts
+from store.game_logs import GameLog
 from store.ratings import RaterUpdate, RatingsMoved, RatingWrite
 
 # Attempts at entering a game whose raters' ratings keep moving (each attempt is one read and one

@@ -108,7 +108,7 @@ class SeatClaims:
             "bot": bot,
             "account": account,
         }
-        # An account's claim tells the account's feed (the 'accounts' follow-up, service.accounts).
+        # An account's claim tells the account's feed (the 'accounts' follow-up, service.account_followup).
         own = {"accounts": 0} if account else {}
         if meta is not None:
             count = int(meta["seat_count"])

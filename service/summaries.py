@@ -17,7 +17,8 @@ from typing import Any
 from games import get_game
 from games.base import OPTION, RULESET, archive_labels
 from store import archive as stored
-from store.archive import GameLog, Indexed, finished_ms, iso
+from store.archive import Indexed, finished_ms, iso
+from store.game_logs import GameLog
 
 
 def labels_of(log: GameLog) -> dict[str, list[str]]:

@@ -21,8 +21,8 @@ import orjson
 import redis
 
 from store import compact
-from store.archive import index_key as archive_index
-from store.archive import stats_account_key, stats_forgotten_key
+from store.archive_keys import index_key as archive_index
+from store.archive_keys import stats_account_key, stats_forgotten_key
 from store.keys import game_keys
 
 # A record written before its handle is claimed lives this long unless made permanent.

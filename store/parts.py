@@ -1,7 +1,7 @@
 """The store's parts on a store object's own connection (issue 29: the services ask the store for
 them and never hand ``GameStore.redis`` around; ``tests/test_store_boundary.py`` keeps it so).
 
-Functions of the store rather than ``GameStore`` properties: ``store.archive`` and ``store.live``
+Functions of the store rather than ``GameStore`` properties: ``store.archive_import`` and ``store.live``
 import ``store.games``, so ``GameStore`` cannot import them back without an import circle. A part
 is asked of a ``GameStore`` or of an ``Archive`` (the ratings' and the statistics' functions are
 handed the archive alone): either is one connection.
@@ -15,12 +15,13 @@ from typing import Any
 import redis
 
 from store.accounts import AccountStore
-from store.archive import Archive, GameLog
-from store.archive import game_version as _game_version
-from store.archive import import_finished_game as _import_finished_game
-from store.archive import load_log as _load_log
-from store.archive import load_meta as _load_meta
+from store.archive import Archive
+from store.archive_import import import_finished_game as _import_finished_game
 from store.compact import CompactionQueue, Compactor
+from store.game_logs import GameLog
+from store.game_logs import game_version as _game_version
+from store.game_logs import load_log as _load_log
+from store.game_logs import load_meta as _load_meta
 from store.games import GameStore
 from store.jobs import JobBook
 from store.live import EventsReader
@@ -72,12 +73,12 @@ def replay_cache(store: GameStore) -> ReplayCache:
 
 
 def load_log(store: Connected, game_id: str) -> GameLog | None:
-    """A game's whole log, metadata and snapshot in one read (``store.archive.load_log``)."""
+    """A game's whole log, metadata and snapshot in one read (``store.game_logs.load_log``)."""
     return _load_log(_client(store), game_id)
 
 
 def load_meta(store: Connected, game_id: str) -> GameLog | None:
-    """A game's metadata only (``store.archive.load_meta``)."""
+    """A game's metadata only (``store.game_logs.load_meta``)."""
     return _load_meta(_client(store), game_id)
 
 
@@ -96,7 +97,7 @@ def import_finished_game(
     now: str,
     resume: bool = False,
 ) -> GameLog | None:
-    """Store a validated log as a finished game and list it (``store.archive.import_finished_game``)."""
+    """Store a validated log as a finished game and list it (``store.archive_import``)."""
     return _import_finished_game(
         store.redis,
         game_id=game_id,
@@ -114,7 +115,7 @@ def import_finished_game(
 
 
 def game_version(store: GameStore, game_id: str) -> tuple[str, int] | None:
-    """(status, version) of a stored game, or None (``store.archive.game_version``)."""
+    """(status, version) of a stored game, or None (``store.game_logs.game_version``)."""
     return _game_version(store.redis, game_id)
 
 

@@ -16,7 +16,7 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    and the notices of finished jobs whose worker died before sending them are sent
    (``JobService.announce_due``: ``verified``, ``export_ready`` to the accounts that asked);
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
-7. **account deletions** a dead process left half done are finished (``service.accounts``).
+7. **account deletions** a dead process left half done are finished (``service.account_deletion``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any
 
-from service import GameService, accounts, bot_turns, followups, jobs
+from service import GameService, account_deletion, bot_turns, followups, jobs
 from service.compaction import Compaction
 from store.queues import queue_url
 
@@ -63,7 +63,7 @@ class Janitor:
         report["jobs"] = self.jobs.reconcile()
         report["job_notices"] = self.jobs.announce_due()
         report["compacted"] = self.compaction.run_due().compacted
-        report["deleted_accounts"] = accounts.finish_deletions(self.service)
+        report["deleted_accounts"] = account_deletion.finish_deletions(self.service)
         return report
 
 

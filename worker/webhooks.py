@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from service import GameService
-from service.webhooks import Deliverer, WebhookSettings
+from service.webhook_delivery import Deliverer, WebhookSettings
 from store import parts
 
 log = logging.getLogger("worker.webhooks")

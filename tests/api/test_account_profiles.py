@@ -6,7 +6,7 @@ import pytest
 
 from service.compaction import Compaction
 from store import GameStore
-from store.archive import load_log
+from store.game_logs import load_log
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session, sign_in, sign_up
 from tests.api.test_me_stream import one_card_game, play_out
@@ -111,7 +111,7 @@ def test_a_deletion_left_half_done_by_a_dead_process_is_finished_by_the_janitor(
     handle free)."""
     import time
 
-    from service.accounts import finish_deletions
+    from service.account_deletion import finish_deletions
     from store.accounts import DELETING
 
     token = session(client)

@@ -149,7 +149,7 @@ def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
     twice: a rerun after a crash between the statistics and the rename) subtracts each game once."""
     import time
 
-    from service.accounts import finish_deletion
+    from service.account_deletion import finish_deletion
 
     token = session(client)
     game_of(client, [(None, token), ("Bob", None)])

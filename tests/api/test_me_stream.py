@@ -184,7 +184,7 @@ def test_the_feed_is_follow_up_work_recorded_with_the_change_and_done_once(
     kinds = [fields[b"t"].decode() for _, fields in redis_client.xrange(feed)]
     assert kinds == ["game_started", "game_finished"]  # the turn had passed by then
     assert redis_client.hget(game_keys(game).outbox, "accounts") is None
-    from service.accounts import accounts_followup
+    from service.account_followup import accounts_followup
 
     accounts_followup(svc, game, "0")  # a duplicate run
     assert redis_client.xlen(feed) == 2

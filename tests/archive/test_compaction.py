@@ -13,7 +13,7 @@ import pytest
 
 from service.compaction import Compaction
 from store import GameStore, compact
-from store.archive import events_of, load_log
+from store.game_logs import events_of, load_log
 from store.keys import game_keys
 from tests.api.sse import read_messages
 from tests.app_fixtures import make_app, run_queued_jobs

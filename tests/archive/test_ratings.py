@@ -14,7 +14,8 @@ from replays import ratings as model
 from replays.ratings import Rating
 from service import ratings as service_ratings
 from service.aggregates import enter_archive
-from store.archive import Archive, load_log
+from store.archive import Archive
+from store.game_logs import load_log
 from store.keys import game_keys
 from store.ratings import RatingsMoved, RatingStore
 from tests.random_play import play_out

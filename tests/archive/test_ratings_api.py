@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from service.aggregates import enter_archive
-from store.archive import Archive, load_log
+from store.archive import Archive
+from store.game_logs import load_log
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.test_me_stream import play_out

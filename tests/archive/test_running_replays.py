@@ -11,7 +11,7 @@ import pytest
 from games import get_game
 from replays import core
 from service.archive import CHECKPOINT_EVERY, ReplayCheckpoints
-from store.archive import load_log
+from store.game_logs import load_log
 
 GAME = get_game("condottiere")
 

@@ -12,7 +12,8 @@ from games import get_game
 from replays import stats
 from service import aggregates
 from service.summaries import summary_of
-from store.archive import Archive, events_of, load_log
+from store.archive import Archive
+from store.game_logs import events_of, load_log
 from tests.random_play import import_played, play_out
 
 GAME = get_game("condottiere")

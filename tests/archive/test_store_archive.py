@@ -177,7 +177,7 @@ def test_a_resumed_import_rewrites_a_half_written_game_and_a_plain_one_refuses_t
     id already there is refused."""
     from service.archive import import_finished_game
     from store import GameStore
-    from store.archive import load_log
+    from store.game_logs import load_log
 
     events = [{"type": "start", "config": {}}, {"type": "end"}]
     game = dict(

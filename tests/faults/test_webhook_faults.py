@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from service import GameService
-from service.webhooks import Deliverer, WebhookSettings
+from service.webhook_delivery import Deliverer, WebhookSettings
 from store.outbox import Outbox
 from store.webhooks import WebhookStore
 from tests import app_fixtures

@@ -20,7 +20,8 @@ from service.accounts import fold_handle
 from service.aggregates import enter_archive
 from service.ids import new_game_id
 from store.accounts import AccountStore
-from store.archive import Archive, load_log
+from store.archive import Archive
+from store.game_logs import load_log
 from store.keys import game_keys
 from tests.archive.test_ratings import store_finished
 from tests.web.conftest import open_play_page

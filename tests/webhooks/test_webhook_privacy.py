@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.webhooks import Deliverer, WebhookService, WebhookSettings
+from service.webhook_delivery import Deliverer, WebhookSettings
+from service.webhooks import WebhookService
 from store.keys import game_keys
 from store.webhooks import WebhookStore
 from tests import app_fixtures

@@ -11,7 +11,8 @@ from datetime import UTC
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from service.webhooks import Deliverer, WebhookSettings, WebhookUrlRefused, resolve_target
+from service.webhook_delivery import Deliverer, WebhookSettings
+from service.webhook_targets import WebhookUrlRefused, resolve_target
 from store.webhooks import WebhookStore
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session
@@ -343,7 +344,7 @@ def test_a_subscription_failing_for_days_is_paused_and_its_owner_told(app, clien
 
 
 def test_a_receiver_that_does_not_answer_costs_one_short_timeout(receiver):
-    from service.webhooks import PinnedSender
+    from service.webhook_delivery import PinnedSender
 
     receiver.hold = __import__("threading").Event()  # answers only once released
     try:
@@ -361,7 +362,7 @@ def test_a_huge_answer_is_read_only_to_the_limit():
     import socket
     import threading
 
-    from service.webhooks import RESPONSE_READ_LIMIT, PinnedSender
+    from service.webhook_delivery import RESPONSE_READ_LIMIT, PinnedSender
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
