@@ -25,7 +25,7 @@ PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 # distribution -> the product modules that lean on its internals
 ADAPTERS = {
     "gunicorn": ("api.edge.move_worker", "api.edge.view_push", "api.edge.affinity"),
-    "redis": ("store.pool", "store.cluster"),
+    "redis": ("store.cluster",),
     "flask-smorest": ("api", "api.common"),
     "webargs": ("api.common", "api.games"),
     "flask-limiter": ("api.ratelimit", "api.edge.move_path"),
