@@ -19,7 +19,6 @@ import redis.cluster
 from hiredis import pack_command  # redis[hiredis]: what redis-py packs commands with
 
 from store import compact, scripts
-from store.cluster import ClusterClient
 from store.errors import NotReplicated
 from store.keys import (
     CLOCKS_DUE,
@@ -32,6 +31,7 @@ from store.keys import (
 )
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
 from store.queues import JobQueues, QueueRedisRequired
+from store.redis_adapter import ClusterClient
 from store.scripts import SNAPSHOT_INTERVAL
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
