@@ -4,7 +4,6 @@ creating ``api/<name>.py`` with a module-level ``blp`` (an :class:`api.common.Bl
 
 from __future__ import annotations
 
-import http
 import importlib
 import importlib.util
 import os
@@ -12,15 +11,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import flask_smorest
 import flask_swagger_ui
 import yaml
 from flask import Blueprint, Flask, Response, send_from_directory
 from flask_cors import CORS
-from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
-from api import contract, problems, ratelimit
+from api import contract, cors_adapter, problems, ratelimit, smorest_adapter
 from api.common import refuse_tokens_outside_header
 from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
 from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
@@ -94,16 +91,6 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _cors_headers(app: Flask, cors_options: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """What flask-cors adds to the answer of a request without Origin (the only kind the move fast
-    path answers), asked of flask-cors itself so the two paths cannot differ."""
-    from flask_cors.core import get_cors_headers, get_cors_options
-    from werkzeug.datastructures import Headers
-
-    cors = get_cors_headers(get_cors_options(app, cors_options), Headers(), "POST")
-    return list(cors.items(multi=True))
-
-
 def _switch(value: str) -> bool:
     return value.strip().lower() not in ("0", "false", "no", "off")
 
@@ -128,19 +115,19 @@ ENV_SETTINGS: dict[str, Callable[[str], Any]] = {
 }
 
 
-class Api(flask_smorest.Api):
+class Api(smorest_adapter.Api):
     """Every error, flask-smorest's and webargs' included, is a problem+json document, and the
     OpenAPI document says so (the stock default responses are application/json)."""
 
     ERROR_SCHEMA = ProblemSchema
+    ERROR_MIME = problems.PROBLEM_MIME
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         return problems.from_http_exception(error)
 
-    def _register_swagger_ui_rule(self, blueprint: Blueprint) -> None:
+    def add_docs_rules(self, blueprint: Blueprint) -> None:
         # The docs blueprint ("api-docs") also serves the document as YAML next to the JSON, and
         # Swagger UI's own files, so the page needs nothing from another host.
-        super()._register_swagger_ui_rule(blueprint)
         blueprint.add_url_rule("/v1/openapi.yaml", endpoint="openapi_yaml", view_func=self._openapi_yaml)
         blueprint.add_url_rule(
             "/docs/assets/<path:filename>", endpoint="swagger_ui_asset", view_func=_swagger_ui_asset
@@ -149,17 +136,6 @@ class Api(flask_smorest.Api):
     def _openapi_yaml(self) -> Response:
         text = yaml.safe_dump(self.spec.to_dict(), sort_keys=False, allow_unicode=True, width=100)
         return Response(text, mimetype="application/yaml")
-
-    def _register_responses(self) -> None:
-        for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = self.ERROR_SCHEMA
-                prepare_response(response, self.spec, problems.PROBLEM_MIME)
-            self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
-        prepare_response(response, self.spec, problems.PROBLEM_MIME)
-        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
 
 def _schema_level_keywords(converter: Any) -> None:
@@ -326,7 +302,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     web.register(app)
     from api import edge  # the play edge: only the factory imports it (docs/architecture.md)
 
-    edge.install(app, lambda: _cors_headers(app, cors_options))
+    edge.install(app, lambda: cors_adapter.headers_without_origin(app, cors_options))
     return app
 
 

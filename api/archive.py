@@ -16,7 +16,7 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from webargs.flaskparser import is_json_request
 
-from api.common import Blueprint, archive, bearer_token, json_response, read_body, service
+from api.common import Blueprint, archive, bearer_token, json_response, load_json_body, read_body, service
 from api.games import OPTIONAL_AUTH
 from api.jobs import accepted, requester
 from api.problems import ProblemError
@@ -201,7 +201,7 @@ class ArchiveImport(MethodView):
         # Parsing is cheap (orjson: milliseconds for the largest log), replaying is not: a body that
         # is not a JSON object is refused here (400 MALFORMED_JSON, JSON_TOO_DEEP; 422), the document
         # itself is checked by the job.
-        value = blp.ARGUMENTS_PARSER._raw_load_json(request)
+        value = load_json_body(request)
         if not isinstance(value, dict):
             raise ProblemError(
                 422,

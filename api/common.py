@@ -16,10 +16,12 @@ import flask_smorest
 import orjson
 from flask import Request, Response, current_app, request
 from webargs import core
-from webargs.flaskparser import FlaskParser, is_json_request
+from webargs.flaskparser import is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from api.problems import PROBLEM_MIME, ProblemError
+from api.smorest_adapter import copy_apidoc
+from api.webargs_adapter import BodyReaderParser
 from schemas.common import MAX_JSON_DEPTH, integral_floats_as_ints, too_deep
 from schemas.problems import ProblemSchema
 from service import GameService
@@ -57,44 +59,44 @@ def read_body(req: Request) -> bytes:
     return data
 
 
-class StrictJSONParser(FlaskParser):
-    """Refuses oversized bodies (413, however framed), non-JSON bodies (415), malformed JSON (400)
-    and JSON nested deeper than MAX_JSON_DEPTH (400), and parses with orjson, which also refuses
-    what our storage cannot hold (NaN, lone surrogates)."""
-
-    def _raw_load_json(self, req: Request) -> Any:
-        data = read_body(req)
-        if not is_json_request(req):
-            raise ProblemError(
-                415,
-                "UNSUPPORTED_MEDIA_TYPE",
-                "Unsupported media type",
-                "Send the request body as application/json.",
-            )
-        if not data.strip():
-            return core.missing
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError as err:
-            raise ProblemError(
-                400, "MALFORMED_JSON", "Malformed JSON", f"The body is not valid JSON: {err}"
-            ) from None
-        if too_deep(data, value):
-            raise ProblemError(
-                400,
-                "JSON_TOO_DEEP",
-                "JSON nested too deeply",
-                f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.",
-            )
-        if isinstance(value, dict):
-            for name in value:
-                if name.lower() in TOKEN_PARAMETERS:
-                    raise token_not_in_header(f"request body ({name!r})")
-        return integral_floats_as_ints(data, value)
+def load_json_body(req: Request) -> Any:
+    """The request's JSON body, as every route reads it (webargs through
+    ``api.webargs_adapter.BodyReaderParser``, the move route directly). Refuses oversized bodies
+    (413, however framed), non-JSON bodies (415), malformed JSON (400) and JSON nested deeper than
+    MAX_JSON_DEPTH (400), and parses with orjson, which also refuses what our storage cannot hold
+    (NaN, lone surrogates); an empty body is ``webargs.core.missing``."""
+    data = read_body(req)
+    if not is_json_request(req):
+        raise ProblemError(
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "Unsupported media type",
+            "Send the request body as application/json.",
+        )
+    if not data.strip():
+        return core.missing
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        raise ProblemError(
+            400, "MALFORMED_JSON", "Malformed JSON", f"The body is not valid JSON: {err}"
+        ) from None
+    if too_deep(data, value):
+        raise ProblemError(
+            400,
+            "JSON_TOO_DEEP",
+            "JSON nested too deeply",
+            f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.",
+        )
+    if isinstance(value, dict):
+        for name in value:
+            if name.lower() in TOKEN_PARAMETERS:
+                raise token_not_in_header(f"request body ({name!r})")
+    return integral_floats_as_ints(data, value)
 
 
 class Blueprint(flask_smorest.Blueprint):
-    ARGUMENTS_PARSER = StrictJSONParser()
+    ARGUMENTS_PARSER = BodyReaderParser(load_json_body)
 
     def problems(self, *statuses: int) -> Callable[[_F], _F]:
         """Document problem+json answers for ``statuses``."""
@@ -128,7 +130,7 @@ class Blueprint(flask_smorest.Blueprint):
                     return method(*args, parse(), **kwargs)
 
             functools.update_wrapper(hot, method)
-            hot._apidoc = documented._apidoc  # type: ignore[attr-defined]
+            copy_apidoc(documented, hot)
             return hot
 
         return decorate

@@ -15,7 +15,7 @@ from flask.views import MethodView
 
 from api import sse
 from api.accounts import claimant
-from api.common import JSON_MIME, Blueprint, bearer_token, json_response, service
+from api.common import JSON_MIME, Blueprint, bearer_token, json_response, load_json_body, service
 from api.moves import IDEMPOTENCY_KEY, IF_MATCH_PATTERN, answer_move, well_formed_move
 from api.problems import ProblemError
 from api.transport import PLAIN, HangUpWatch, transport
@@ -227,7 +227,7 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 def _move_body() -> dict[str, Any]:
     """The move's body: :func:`well_formed_move`, else the schema's load (and its 422)."""
     parser = blp.ARGUMENTS_PARSER
-    value = parser._raw_load_json(request)  # 413, 415, malformed, too deep, a token in the body
+    value = load_json_body(request)  # 413, 415, malformed, too deep, a token in the body
     body = well_formed_move(value)
     if body is not None:
         return body

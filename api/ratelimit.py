@@ -3,6 +3,16 @@ other seat actions) and job starts. Flask-Limiter counts in Redis (its own stora
 ``REDIS_URL``), so every web process shares the counters; a refusal is a 429 problem document with
 ``Retry-After``.
 
+This is also Flask-Limiter's adapter, the one module of the product that relies on its internals
+(issue 29's adapter rule; docs/architecture.md, "Private APIs of dependencies"), tested with
+Flask-Limiter 4.1 (pyproject.toml pins ``flask-limiter[redis]>=4.1,<4.2``;
+tests/test_dependency_pins.py fails on another version): :class:`SeatLimit` rebuilds the key a
+shared limit is counted under (``key_prefix``, key, ``scope``) outside Flask, and reads the
+limiter's strategy (``Limiter.limiter``), so the move fast path (``api.edge.move_path``, through
+:func:`seat_limit`) counts a seat's moves in the very counters Flask-Limiter keeps for the route.
+Why: it lets the fast path answer moves under rate limits (the whole fast path measured 1.92 and
+1.72, B/A web CPU per move). Tests: tests/api/test_rate_limits.py.
+
 The client is the seat on routes that authenticate a seat token, when this process knows the token
 as that seat's (its cached copy of the game: no Redis read), and the address everywhere else. Keyed
 by the seat rather than by the token, a rotation buys no fresh budget (issue 36: 150 rotations in

@@ -20,7 +20,6 @@ from hiredis import pack_command  # redis[hiredis]: what redis-py packs commands
 
 from store import compact, scripts
 from store.clocks import ClockBook
-from store.cluster import ClusterClient
 from store.errors import NotReplicated
 from store.game_index import GameIndex
 from store.keys import (
@@ -28,8 +27,8 @@ from store.keys import (
 )
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
 from store.passes import SeatPasses
-from store.pool import LeasingPool, leasing
 from store.queues import JobQueues, QueueRedisRequired
+from store.redis_adapter import ClusterClient
 from store.scripts import SNAPSHOT_INTERVAL
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
@@ -83,8 +82,9 @@ def connect(
             )
         return ClusterClient.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **kwargs)
     if max_connections is not None:
-        # Bounded and blocking as redis-py's, with a cheaper checkout for the append (store.pool).
-        pool = LeasingPool.from_url(url, max_connections=max_connections, timeout=pool_timeout, **kwargs)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=pool_timeout, **kwargs
+        )
         client = redis.Redis(connection_pool=pool)
         client.auto_close_connection_pool = True
         return client
@@ -536,8 +536,7 @@ class GameStore:
         if _is_cluster(self.redis):
             return self.redis.evalsha(sha, len(keys), *keys, *args)
         pool = self.redis.connection_pool
-        leases = leasing(pool)
-        connection = leases.lease() if leases is not None else pool.get_connection()
+        connection = pool.get_connection()
         try:
             # Packed by hiredis itself, as redis-py's send_command would, without its wrapper.
             connection.send_packed_command([pack_command(("EVALSHA", sha, len(keys), *keys, *args))])
@@ -546,10 +545,7 @@ class GameStore:
             connection.disconnect()  # a half-read reply must never reach the next command
             raise
         finally:
-            if leases is not None:
-                leases.give_back(connection)
-            else:
-                pool.release(connection)
+            pool.release(connection)
 
     def _run_replicated(self, script: Any, keys: list[str], args: list[Any], retried: bool = False) -> Any:
         """``REDIS_WAIT_REPLICAS``: run ``script`` and ``WAIT`` for that many replicas on the same

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import redis
 
-from store.cluster import ClusterClient
+from store.redis_adapter import ClusterClient
 from tests.redis_server import redis_server_binary
 
 SLOTS = 16384

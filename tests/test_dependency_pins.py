@@ -22,14 +22,16 @@ from tests.test_import_cycles import PRODUCT_PACKAGES
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
-# distribution -> the product modules that lean on its internals
-ADAPTERS = {
-    "gunicorn": ("api.edge.move_worker", "api.edge.view_push", "api.edge.affinity"),
-    "redis": ("store.pool", "store.cluster"),
-    "flask-smorest": ("api", "api.common"),
-    "webargs": ("api.common", "api.games"),
-    "flask-limiter": ("api.ratelimit", "api.edge.move_path"),
-    "flask-cors": ("api",),
+# distribution -> the ONE product module that leans on its internals (its adapter): every private or
+# undocumented use of a dependency lives there, behind small public functions the callers use
+# (docs/architecture.md, "Private APIs of dependencies").
+ADAPTERS: dict[str, str] = {
+    "gunicorn": "api.edge.gunicorn_adapter",
+    "redis": "store.redis_adapter",
+    "flask-smorest": "api.smorest_adapter",
+    "webargs": "api.webargs_adapter",
+    "flask-limiter": "api.ratelimit",
+    "flask-cors": "api.cors_adapter",
 }
 
 
@@ -41,7 +43,7 @@ def _requirements() -> dict[str, Requirement]:
 
 @pytest.mark.parametrize("dist", sorted(ADAPTERS))
 def test_a_dependency_used_privately_is_pinned_and_installed_within_its_pin(dist: str) -> None:
-    modules = ", ".join(ADAPTERS[dist])
+    modules = ADAPTERS[dist]
     requirement = _requirements().get(canonicalize_name(dist))
     assert requirement is not None, f"{dist} (private API used by {modules}) is not a dependency"
     bounded = any(spec.operator in ("<", "<=", "==", "~=") for spec in requirement.specifier)
@@ -117,6 +119,30 @@ def private_uses(source: str, distributions: dict[str, list[str]]) -> set[tuple[
     return found
 
 
+def _module_path(module: str) -> Path:
+    base = ROOT.joinpath(*module.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+@pytest.mark.parametrize("dist", sorted(ADAPTERS))
+def test_a_dependency_used_privately_has_one_adapter_module_whose_docstring_names_its_pin(dist: str) -> None:
+    """One adapter per dependency (issue 29): a second module would scatter a copy of the
+    library's internals again, so ``ADAPTERS`` takes one module name, and the module says which
+    versions it was tested with (the pin)."""
+    module = ADAPTERS[dist]
+    assert isinstance(module, str) and "," not in module and " " not in module, (
+        f"{dist} has more than one adapter module ({module!r}): move its private uses into one"
+    )
+    path = _module_path(module)
+    assert path.is_file(), f"{dist}'s adapter {module} does not exist ({path})"
+    others = [other for other, name in ADAPTERS.items() if name == module and other != dist]
+    assert not others, f"{module} adapts {dist} and {', '.join(others)}: one module per dependency"
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    requirement = _requirements()[canonicalize_name(dist)]
+    missing = [str(spec) for spec in requirement.specifier if str(spec) not in doc]
+    assert not missing, f"{module}'s docstring does not name the tested pin {requirement.specifier}"
+
+
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -124,7 +150,7 @@ def _module_name(path: Path) -> str:
 
 def test_no_product_module_but_a_pinned_adapter_uses_a_private_name_of_a_dependency() -> None:
     """Issue 29's "no product module imports a private name of a dependency except the pinned
-    adapters": the modules ``ADAPTERS`` names, whose distributions the test above keeps pinned."""
+    adapters": the one module ``ADAPTERS`` names per distribution, which the test above keeps pinned."""
     distributions = {
         top: [canonicalize_name(d) for d in dists] for top, dists in metadata.packages_distributions().items()
     }
@@ -133,7 +159,7 @@ def test_no_product_module_but_a_pinned_adapter_uses_a_private_name_of_a_depende
         for path in sorted((ROOT / package).rglob("*.py")):
             module = _module_name(path)
             for dist, name in sorted(private_uses(path.read_text(), distributions)):
-                if module not in ADAPTERS.get(dist, ()):
+                if module != ADAPTERS.get(dist):
                     stray.append(f"{module}: {name} ({dist})")
     assert not stray, "private names of dependencies outside their pinned adapters:\n" + "\n".join(stray)
 

@@ -8,7 +8,9 @@ answered is :mod:`api.moves` (shared with the Flask route); the bytes of a strea
 - :mod:`api.edge.move_path`: ordinary moves answered in front of Flask (WSGI middleware);
 - :mod:`api.edge.move_worker`: the gunicorn gevent worker that answers them from the parsed request;
 - :mod:`api.edge.affinity`: that worker, placing each game's connections in one process;
-- :mod:`api.edge.view_push`: view streams written straight to their sockets, and the hang-up watch.
+- :mod:`api.edge.view_push`: view streams written straight to their sockets, and the hang-up watch;
+- :mod:`api.edge.gunicorn_adapter`: the one module using gunicorn's internals (issue 29), for the
+  three above.
 
 Why a subpackage of ``api`` rather than a top-level package: the edge is a transport of this API
 (its routes' answers, rate-limit counters and problem documents) and the app factory composes it,

@@ -27,10 +27,15 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import gevent
-from gunicorn.config import PostRequest, PreRequest
-from gunicorn.http.body import Body
-from gunicorn.util import http_date
-from gunicorn.workers.ggevent import GeventWorker
+
+from api.edge.gunicorn_adapter import (
+    GeventWorker,
+    count_request,
+    default_request_hooks,
+    expects_100_continue,
+    http_date,
+    put_body_back,
+)
 
 if TYPE_CHECKING:
     from api.edge.move_path import MovePath
@@ -63,12 +68,7 @@ class MoveAnsweringWorker(GeventWorker):
         moves = getattr(self.wsgi, "wsgi_app", None)
         if not isinstance(moves, MovePath):
             return None
-        if (
-            self.cfg.accesslog
-            or self.cfg.pre_request is not PreRequest.default
-            or self.cfg.post_request is not PostRequest.default
-            or "SCRIPT_NAME" in os.environ
-        ):
+        if self.cfg.accesslog or not default_request_hooks(self.cfg) or "SCRIPT_NAME" in os.environ:
             return None
         return moves
 
@@ -80,7 +80,7 @@ class MoveAnsweringWorker(GeventWorker):
             and req.version == (1, 1)
             and not req.query
             and "%" not in req.path
-            and not getattr(req, "_expected_100_continue", False)
+            and not expects_100_continue(req)
         ):
             try:
                 if self._answer_move(moves, req, sock):
@@ -94,13 +94,10 @@ class MoveAnsweringWorker(GeventWorker):
         answer, body = moves.answer_parsed(req.path, req.headers, req.body)
         if answer is None:
             if body is not req.body:
-                req.body = Body(body)  # read already: WSGI reads these bytes again
+                put_body_back(req, body)  # read already: WSGI reads these bytes again
             return False
         self._pre_request(self, req)  # gunicorn's own (a debug line): WSGI's path runs it otherwise
-        self.nr += 1
-        if self.nr >= self.max_requests and self.alive:
-            self.log.info("Autorestarting worker after current request.")
-            self.alive = False
+        count_request(self)
         close = not self.alive or not self._keepalive or req.should_close()
         head = [
             f"HTTP/1.1 {moves.status_line(answer[0])}\r\nServer: gunicorn\r\nDate: {self._http_date()}\r\n"

@@ -35,6 +35,7 @@ import gevent.socket
 from flask import Response
 from gevent.monkey import is_module_patched
 
+from api.edge.gunicorn_adapter import response_chunked
 from api.sse import END, HEARTBEAT, RETRY, revoked_message, view_message
 from service.cache import CachedGame
 from service.games import GameService
@@ -113,13 +114,8 @@ class PushedViewStream(Response):
         sock = environ.get("gunicorn.socket")
         app_iter, status, headers = self.get_wsgi_response(environ)
         write = start_response(status, headers)
-        chunked = getattr(getattr(write, "__self__", None), "chunked", None)
-        if (
-            sock is None
-            or not isinstance(chunked, bool)
-            or os.get_blocking(sock.fileno())
-            or not cooperative_threads()
-        ):
+        chunked = response_chunked(write)
+        if sock is None or chunked is None or os.get_blocking(sock.fileno()) or not cooperative_threads():
             return app_iter
         close = getattr(app_iter, "close", None)
         if close is not None:

@@ -1,4 +1,20 @@
-"""redis-py's cluster client, with the two repairs the store needs.
+"""The one module of the product that uses redis-py's private or undocumented API (issue 29's
+adapter rule; docs/architecture.md, "Private APIs of dependencies"). Tested with redis-py 7.4
+(pyproject.toml pins ``redis[hiredis]>=7.4,<7.5``; tests/test_dependency_pins.py fails on another
+version). What it uses, and why:
+
+- ``redis._parsers.helpers._RedisCallbacks``, ``_RedisCallbacksRESP2``, ``_RedisCallbacksRESP3``
+  (private tables) and ``RedisCluster.cluster_response_callbacks``: MULTI/EXEC replies of a cluster
+  pipeline parsed as a plain client's would be (a correctness repair, not a speed-up);
+- ``RedisCluster.commands_parser.get_keys`` wrapped: script and XREAD keys read from the call
+  instead of one ``COMMAND GETKEYS`` round trip each (not measured: a cluster only, the bench runs
+  one Redis).
+
+Everything else of the store uses redis-py's public API: the single-server pool is redis-py's
+``BlockingConnectionPool`` with ``get_connection``/``release`` (``store.games.GameStore._evalsha``).
+Tests: tests/cluster/.
+
+redis-py's cluster client, with the two repairs the store needs.
 
 Inside a MULTI/EXEC pipeline, redis-py's ``RedisCluster`` (7.x) applies only its cluster-specific
 response callbacks to the EXEC reply, so ``HGETALL`` comes back as a flat ``[field, value, ...]``
