@@ -33,7 +33,8 @@ from schemas.accounts import (
     TokenListSchema,
 )
 from schemas.games import RotatedTokenResponse
-from service.accounts import AccountService, Identity
+from service.account_tokens import Identity
+from service.accounts import AccountService
 from service.identity import PLAY, READ, is_account_token
 
 blp = Blueprint("accounts", __name__, url_prefix="/v1", description="Accounts, tokens, my games, profiles")

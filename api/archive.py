@@ -36,7 +36,8 @@ from schemas.archive import (
 )
 from schemas.jobs import JobSchema
 from service.ids import is_game_id
-from store.archive import FILTER_FIELDS, BadCursor, GameLog
+from store.archive import FILTER_FIELDS, BadCursor
+from store.game_logs import GameLog
 
 blp = Blueprint(
     "archive", __name__, url_prefix="/v1", description="Archive, replays, verification and exports"

@@ -23,7 +23,8 @@ from schemas.webhooks import (
 )
 from service.errors import ServiceError
 from service.identity import WEBHOOKS
-from service.webhooks import WebhookService, WebhookSettings
+from service.webhook_delivery import WebhookSettings
+from service.webhooks import WebhookService
 from store import parts
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1", description="Signed webhooks of an account")

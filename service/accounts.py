@@ -27,10 +27,9 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from service import errors
 from service.account_deletion import finish_deletion
-from service.account_tokens import MOST_SESSIONS, SESSION_SECONDS, AccountTokens
 
 # Exported with the service that hands it out: api.accounts takes Identity from here.
-from service.account_tokens import Identity as Identity
+from service.account_tokens import MOST_SESSIONS, SESSION_SECONDS, AccountTokens, Identity
 from service.identity import ACCOUNT, READ, SCOPES, fold_handle
 from service.live import FeedSubscription
 from store import parts, timestamps

@@ -45,8 +45,7 @@ from store.archive_keys import (
 )
 
 # Exported with the archive whose records they are: api.archive takes GameLog from here.
-from store.game_logs import GameLog as GameLog
-from store.game_logs import events_of
+from store.game_logs import GameLog, events_of
 from store.keys import game_keys
 from store.ratings import NO_RATING, RATINGS_LUA, RatingsMoved, RatingWrite
 
