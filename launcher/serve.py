@@ -35,7 +35,7 @@ from types import FrameType
 from typing import NoReturn
 
 from launcher.embedded_redis import EmbeddedRedis, die_with_parent
-from store.games import is_cluster_url
+from store.connections import is_cluster_url
 from store.queues import queue_url
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

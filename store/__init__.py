@@ -1,16 +1,10 @@
 """The only package that talks to Redis (see docs/architecture.md, "Event store")."""
 
-from store.games import (
-    AppendResult,
-    ClaimResult,
-    GameStore,
-    StoredGame,
-    StreamEntry,
-    connect,
-    iter_all_events,
-)
+from store.connections import connect
+from store.games import GameStore, iter_all_events
 from store.keys import GameKeys, game_keys
 from store.queues import QueueRedisRequired, queue_connection, queue_url
+from store.records import AppendResult, ClaimResult, StoredGame, StreamEntry
 from store.scripts import SNAPSHOT_INTERVAL
 
 __all__ = [

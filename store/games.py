@@ -8,9 +8,7 @@ knows nothing about any game's rules.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, overload
 
 import orjson
@@ -28,7 +26,18 @@ from store.keys import (
 from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
 from store.passes import SeatPasses
 from store.queues import JobQueues, QueueRedisRequired
-from store.redis_adapter import ClusterClient
+from store.records import (
+    AppendResult,
+    ClaimResult,
+    StoredGame,
+    StreamEntry,
+    encode_field,
+    entry_fields,
+    flatten,
+    snapshot_bytes,
+    stream_entry,
+)
+from store.redis_adapter import is_cluster
 from store.scripts import SNAPSHOT_INTERVAL
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
@@ -48,66 +57,6 @@ _WRITES = frozenset({"ok", "claimed", "started", "replay"}) | {
 }
 
 
-CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
-
-
-def is_cluster_url(url: str) -> bool:
-    return url.split("://", 1)[0] in CLUSTER_SCHEMES
-
-
-def connect(
-    url: str, max_connections: int | None = None, pool_timeout: float = 20.0, **kwargs: Any
-) -> redis.Redis:
-    """A client for ``url`` (redis-py picks the hiredis parser when it is installed).
-
-    ``max_connections`` bounds the pool (per node on a cluster): a caller beyond it waits up to
-    ``pool_timeout`` seconds for a connection to come back instead of opening one more. Under gevent
-    an unbounded pool grows to the number of greenlets that ever waited on Redis at once (one per
-    open stream), and redis-py never closes idle connections.
-
-    ``redis+cluster://host:port`` (or ``rediss+cluster://``) names any node of a Redis Cluster: the
-    client is then redis-py's ``RedisCluster``, which learns the slot map from that node and routes
-    each command to the master of its key's slot. Every key of one game shares the hash tag
-    ``{g:<id>}``, so each script and each transaction of the store stays within one slot.
-    """
-    scheme, _, rest = url.partition("://")
-    if scheme in CLUSTER_SCHEMES:
-        if max_connections is not None:
-            # Per node, and blocking as on a single server: a caller beyond the bound waits for a
-            # connection instead of failing with "Too many connections" (a 503 under contention).
-            kwargs.update(
-                max_connections=max_connections,
-                connection_pool_class=redis.BlockingConnectionPool,
-                timeout=pool_timeout,
-            )
-        return ClusterClient.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **kwargs)
-    if max_connections is not None:
-        pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=pool_timeout, **kwargs
-        )
-        client = redis.Redis(connection_pool=pool)
-        client.auto_close_connection_pool = True
-        return client
-    return redis.Redis.from_url(url, **kwargs)
-
-
-_worker_stores: dict[tuple[str, int], GameStore] = {}
-_worker_stores_lock = threading.Lock()
-
-
-def worker_store(queue: redis.Redis, store_url: str | None) -> GameStore:
-    """The store an RQ job works on, one per process and queue connection: the games at
-    ``store_url`` (``REDIS_URL``: a plain server or a cluster), or on ``queue`` itself (RQ's Redis,
-    the connection the job came from) when none is named; its jobs are enqueued on ``queue``."""
-    key = (store_url or "", id(queue))
-    with _worker_stores_lock:
-        store = _worker_stores.get(key)
-        if store is None:
-            client = connect(store_url, socket_timeout=10) if store_url else queue
-            store = _worker_stores[key] = GameStore(client, queue=queue)
-        return store
-
-
 @overload
 def _text(value: bytes | str) -> str: ...
 @overload
@@ -118,63 +67,6 @@ def _text(value: bytes | str | None) -> str | None:
     if value is None:
         return None
     return value.decode() if isinstance(value, bytes) else value
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    """A consistent read of one game: metadata, seat token hashes and the latest snapshot."""
-
-    game_id: str
-    meta: dict[str, str]
-    seat_hashes: dict[int, str]
-    snapshot: dict[str, Any] | None  # {"version": n, "state": ...}; None before the game starts
-    # A compacted game has no snapshot: its whole log instead (the caller folds it)
-    compact_log: list[dict[str, Any]] | None = None
-    # The events after the snapshot, oldest first, up to the metadata's version (the snapshot is
-    # not rewritten at every append: the caller folds these into it)
-    tail: tuple[StreamEntry, ...] = ()
-
-    @property
-    def version(self) -> int:
-        return int(self.meta.get("version", "0"))
-
-    @property
-    def status(self) -> str:
-        return self.meta["status"]
-
-
-@dataclass(frozen=True)
-class AppendResult:
-    """Outcome of the append script. ``outcome`` is one of ``ok``, ``replay``, ``conflict``,
-    ``idem_mismatch``, ``bad_token``, ``not_active``, ``not_found``."""
-
-    outcome: str
-    version: int = 0  # ok, conflict, not_active: the game's version (0 for the other outcomes)
-    # conflict: the stored snapshot, and the game's last events (SNAPSHOT_INTERVAL of them, oldest
-    # first), enough to bring it to ``version`` without another round trip
-    snapshot: dict[str, Any] | None = None
-    tail: tuple[StreamEntry, ...] = ()
-    response: dict[str, Any] | None = None  # replay: the response stored with the key
-    status: str | None = None  # not_active: the game's status
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """Outcome of the claim script: ``claimed``, ``started`` (this claim filled the last seat and
-    the genesis events were appended), ``need_start`` (it would have, but was sent without the
-    start: nothing changed), ``taken``, ``no_such_seat``, ``full``, ``not_open``, ``not_found``."""
-
-    outcome: str
-    seat: int | None = None
-    version: int = 0
-    status: str | None = None
-    bound: bool = False  # started with a seat bound to an account: 'accounts' was recorded too
-
-
-@dataclass(frozen=True)
-class StreamEntry:
-    version: int
-    event: dict[str, Any]
 
 
 class GameStore:
@@ -234,7 +126,7 @@ class GameStore:
         """Write a new game (and its follow-up actions, see ``store.outbox``) in one MULTI."""
         keys = game_keys(game_id)
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(keys.meta, mapping={k: _field(v) for k, v in meta.items()})
+        pipe.hset(keys.meta, mapping={k: encode_field(v) for k, v in meta.items()})
         pipe.set(keys.config, orjson.dumps(full_config))
         if followups:
             due = now_ms() + self.followup_grace_ms
@@ -266,7 +158,9 @@ class GameStore:
         if decoded is not None:
             snapshot_version, version = int(decoded["version"]), int(meta.get("version", "0"))
             if snapshot_version < version:
-                entries = [_entry(entry_id, _fields(fields)) for entry_id, fields in reversed(newest)]
+                entries = [
+                    stream_entry(entry_id, entry_fields(fields)) for entry_id, fields in reversed(newest)
+                ]
                 after = tuple(e for e in entries if snapshot_version < e.version <= version)
                 if not after or after[0].version != snapshot_version + 1:  # further behind than ``tail``
                     after = tuple(
@@ -318,7 +212,7 @@ class GameStore:
             events = compact.decode(self.redis, packed)
             end = len(events) if limit is None else min(len(events), after + limit)
             return [StreamEntry(version, events[version - 1]) for version in range(after + 1, end + 1)]
-        return [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
+        return [stream_entry(entry_id, entry_fields(fields)) for entry_id, fields in raw]
 
     def read_events_page(
         self, game_id: str, after: int = 0, limit: int | None = None
@@ -337,7 +231,7 @@ class GameStore:
             end = len(events) if limit is None else min(len(events), after + limit)
             entries = [StreamEntry(v, events[v - 1]) for v in range(after + 1, end + 1)]
         else:
-            entries = [_entry(entry_id, _fields(fields)) for entry_id, fields in raw]
+            entries = [stream_entry(entry_id, entry_fields(fields)) for entry_id, fields in raw]
         return entries, None if status is None else _text(status), int(version or 0)
 
     def wait_events(
@@ -352,7 +246,7 @@ class GameStore:
             return []
         # RESP2 returns [[key, entries]], RESP3 a {key: [entries]} mapping.
         entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
-        return [_entry(entry_id, fields) for entry_id, fields in entries]
+        return [stream_entry(entry_id, fields) for entry_id, fields in entries]
 
     # -- changes (Lua) --------------------------------------------------------------------------
     def append(
@@ -375,14 +269,14 @@ class GameStore:
         field and returned verbatim to a retry with the same fingerprint. ``followups`` (action ->
         value) enter the game's outbox in the same step (``store.outbox``). ``snapshot`` None keeps
         the stored snapshot, older than the events: :meth:`load` returns the events after it."""
-        meta_args = _flatten(meta or {})
+        meta_args = flatten(meta or {})
         args: list[Any] = [
             "" if seat is None else str(seat),
             token_hash,
             idempotency_field,
             fingerprint,
             expected_version,
-            _snapshot_bytes(snapshot),
+            snapshot_bytes(snapshot),
             orjson.dumps(response) if response is not None and idempotency_field else b"",
             IDEMPOTENCY_TTL_SECONDS,
             *followup_args(game_id, dict(followups or {}), self.followup_grace_ms),
@@ -400,7 +294,9 @@ class GameStore:
                 "conflict",
                 version=int(reply[1]),
                 snapshot=orjson.loads(reply[2]) if reply[2] else None,
-                tail=tuple(_entry(entry_id, _fields(fields)) for entry_id, fields in reversed(reply[3])),
+                tail=tuple(
+                    stream_entry(entry_id, entry_fields(fields)) for entry_id, fields in reversed(reply[3])
+                ),
             )
         if outcome == "replay":
             return AppendResult("replay", response=orjson.loads(reply[1]))
@@ -431,7 +327,7 @@ class GameStore:
         outcome is ``need_start``: claim again with the start. ``account``: the account the seat
         is bound to (``already_seated`` when it holds another seat of the game); its claim records
         the ``followups_on_start`` given even when the game does not start."""
-        meta_args = _flatten(meta_on_start or {})
+        meta_args = flatten(meta_on_start or {})
         args: list[Any] = [
             "" if seat is None else str(seat),
             name,
@@ -439,7 +335,7 @@ class GameStore:
             kind,
             bot or "",
             now,
-            _snapshot_bytes(snapshot),
+            snapshot_bytes(snapshot),
             account,
             *followup_args(game_id, dict(followups_on_start or {}), self.followup_grace_ms),
             len(meta_args) // 2,
@@ -471,13 +367,13 @@ class GameStore:
         """Replace ``seat``'s token hash and append ``events`` (the rotation's record) atomically, if
         ``token_hash`` is the seat's and the game is active at ``expected_version``. One EVALSHA."""
         keys = game_keys(game_id)
-        meta_args = _flatten(meta)
+        meta_args = flatten(meta)
         args: list[Any] = [
             str(seat),
             token_hash,
             new_token_hash,
             expected_version,
-            _snapshot_bytes(snapshot),
+            snapshot_bytes(snapshot),
             len(meta_args) // 2,
             *meta_args,
             *(orjson.dumps(event) for event in events),
@@ -533,7 +429,7 @@ class GameStore:
         (reconnected when Redis closed it), and nothing is sent twice: redis-py's retry would run
         an append again after a reply was lost, turning a move that went through into a conflict.
         A cluster client routes by key: it keeps redis-py's path."""
-        if _is_cluster(self.redis):
+        if is_cluster(self.redis):
             return self.redis.evalsha(sha, len(keys), *keys, *args)
         pool = self.redis.connection_pool
         connection = pool.get_connection()
@@ -584,56 +480,6 @@ class GameStore:
             return None
         fingerprint, _, response = raw.partition(b"\n")
         return fingerprint.decode(), orjson.loads(response)
-
-
-def _field(value: Any) -> Any:
-    if isinstance(value, (dict, list, bool)) or value is None:
-        return orjson.dumps(value)
-    return value
-
-
-def _is_cluster(client: Any) -> bool:
-    """``isinstance(client, RedisCluster)``, remembered per class: redis-py's cluster client derives
-    from a typing Protocol, so the check went through typing's and abc's hooks (0.34 us) on every
-    append (issue 12)."""
-    kind = type(client)
-    known = _CLUSTER_CLASSES.get(kind)
-    if known is None:
-        known = _CLUSTER_CLASSES[kind] = isinstance(client, redis.cluster.RedisCluster)
-    return known
-
-
-_CLUSTER_CLASSES: dict[type, bool] = {}
-
-
-def _flatten(mapping: Mapping[str, Any]) -> list[Any]:
-    flat: list[Any] = []
-    for key, value in mapping.items():
-        flat.append(key)
-        flat.append(_field(value))
-    return flat
-
-
-def _fields(fields: Any) -> Mapping[Any, Any]:
-    """A stream entry's fields as a mapping: redis-py's cluster client skips the XRANGE response
-    callback inside a MULTI pipeline and hands back the raw ``[field, value, ...]`` list."""
-    if isinstance(fields, Mapping):
-        return fields
-    return dict(zip(fields[::2], fields[1::2], strict=True))
-
-
-def _snapshot_bytes(snapshot: Mapping[str, Any] | bytes | None) -> bytes:
-    """A snapshot ({"version": n, "state": ...}) as stored: the caller may hand it over encoded;
-    None (b"" to the scripts) keeps the stored one."""
-    if snapshot is None:
-        return b""
-    return snapshot if isinstance(snapshot, bytes) else orjson.dumps(snapshot)
-
-
-def _entry(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StreamEntry:
-    version = int(_text(entry_id).split("-", 1)[0])
-    raw = fields.get(b"e", fields.get("e"))
-    return StreamEntry(version=version, event=orjson.loads(raw))
 
 
 def iter_all_events(store: GameStore, game_id: str, page: int = 1000) -> Iterable[StreamEntry]:

@@ -25,8 +25,8 @@ import redis.cluster
 from redis.connection import AbstractConnection
 from redis.crc import key_slot
 
-from store.games import StreamEntry, _entry
 from store.keys import game_keys
+from store.records import StreamEntry, entry_fields, stream_entry
 
 # Entries one XREAD returns per game: a burst longer than this is read on the next loop.
 READ_COUNT = 256
@@ -165,11 +165,5 @@ def _entries_by_game(pairs: Any, names: Mapping[str, str]) -> News:
             last = entries[-1][0]
             moved[name] = last.decode() if isinstance(last, bytes) else str(last)
             continue
-        found[game_id] = [_entry(entry_id, _fields(fields)) for entry_id, fields in entries]
+        found[game_id] = [stream_entry(entry_id, entry_fields(fields)) for entry_id, fields in entries]
     return found, moved
-
-
-def _fields(fields: Any) -> Mapping[Any, Any]:
-    if isinstance(fields, list):
-        return dict(zip(fields[::2], fields[1::2], strict=True))
-    return fields

@@ -26,7 +26,7 @@ import orjson
 from games import game_names
 from service.ratings import RECOUNT_ATTEMPTS, recount_while_quiet
 from store.archive import Archive
-from store.games import connect
+from store.connections import connect
 
 
 def main(argv: list[str] | None = None) -> int:

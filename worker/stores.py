@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from store import GameStore
-from store.games import worker_store
+from store.connections import worker_store
 
 _configured: list[str] = []
 
