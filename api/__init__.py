@@ -25,6 +25,8 @@ from schemas.jobs import VerifyReportSchema
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
+# Modules whose routes sit on another module's blueprint (imported before the blueprints register).
+ROUTE_MODULES: list[str] = ["api.game_streams"]
 OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.archive",
     "api.jobs",
@@ -35,7 +37,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
-# streams' event payloads (a text/event-stream answer names them: api.games.sse_content).
+# streams' event payloads (a text/event-stream answer names them: api.game_streams.sse_content).
 DOCUMENTED_SCHEMAS = {
     "ExchangeDocument": ExchangeDocumentSchema,
     "Imported": ImportedSchema,
@@ -274,6 +276,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     prefixes = contract.register_components(api.spec)
     api.ma_plugin.converter.add_attribute_function(contract.attribute_function(prefixes))
     contract.register_create_game_requests(api.spec, api.ma_plugin.converter, CreateGameRequest)
+    for module_name in ROUTE_MODULES:
+        importlib.import_module(module_name)
     for module_name in BLUEPRINT_MODULES:
         api.register_blueprint(importlib.import_module(module_name).blp)
     for module_name in OPTIONAL_BLUEPRINT_MODULES:

@@ -5,23 +5,18 @@ move) serialise with orjson directly; the marshmallow response schemas document 
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import orjson
-from flask import Response, current_app, request, url_for
+from flask import Response, request, url_for
 from flask.views import MethodView
 
-from api import sse
 from api.accounts import claimant
 from api.common import JSON_MIME, Blueprint, bearer_token, json_response, load_json_body, service
 from api.moves import IDEMPOTENCY_KEY, IF_MATCH_PATTERN, answer_move, well_formed_move
 from api.problems import ProblemError
-from api.transport import PLAIN, HangUpWatch, transport
+from api.transport import transport
 from api.webhooks import note_creator
 from schemas.games import (
-    LAST_EVENT_ID_PATTERN,
     ClaimSeatRequest,
     ClaimSeatResponse,
     CreateGameRequest,
@@ -35,14 +30,9 @@ from schemas.games import (
     MoveRequest,
     MoveResponse,
     RotatedTokenResponse,
-    StreamQuery,
-    StreamTicketSchema,
     ViewResponse,
 )
-from service.cache import CachedGame
 from service.changes import MoveOutcome
-from service.games import GameService
-from service.queries import StreamGrant
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Games: create, join, view, play, follow"
@@ -65,49 +55,6 @@ def header_param(name: str, description: str, schema: dict[str, Any] | None = No
         "required": False,
         "schema": schema or {"type": "string"},
         "description": description,
-    }
-
-
-LAST_EVENT_ID = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "description": "A version (digits)"}
-
-
-def sse_content(events: dict[str, str], description: str) -> dict[str, Any]:
-    """A ``text/event-stream`` answer's content: ``schema`` is one event (as schemathesis and
-    OpenAPI 3.2's ``itemSchema`` read a stream), by its ``event:`` name (``message`` for an event
-    without one), its ``data:`` a JSON document of the named component. Blocks without data
-    (``retry:``) are events too."""
-    variants: list[dict[str, Any]] = [
-        {
-            "type": "object",
-            "properties": {
-                "event": {"type": "string", "const": name},
-                "data": {
-                    "type": "string",
-                    "contentMediaType": "application/json",
-                    "contentSchema": {"$ref": f"#/components/schemas/{component}"},
-                },
-                "id": {"type": "string", "pattern": "^[0-9]+$"},
-                "retry": {"type": "integer"},
-            },
-            "required": ["event", "data"],
-        }
-        for name, component in events.items()
-    ]
-    variants.append(
-        {
-            "type": "object",
-            "properties": {
-                "event": {"type": "string"},
-                "id": {"type": "string"},
-                "retry": {"type": "integer", "description": "Milliseconds before a reconnection"},
-            },
-            "additionalProperties": False,  # no data: the stream's first block (retry:)
-        }
-    )
-    return {
-        "content": {
-            "text/event-stream": {"schema": {"anyOf": variants, "description": description}},
-        }
     }
 
 
@@ -354,136 +301,6 @@ class Events(MethodView):
         return json_response(page.to_dict(), 200, _viewer_headers(page.seat))
 
 
-@blp.route("/<string:game_id>/stream")
-class Stream(MethodView):
-    @blp.arguments(StreamQuery(), location="query")
-    @blp.response(
-        200,
-        description="text/event-stream: `id:` = version, `data:` = a `VersionedEvent`; a timed game's "
-        "`event: clock` (`Clock`); `event: end` (`StreamEnd`) when the game is over",
-        content_type="text/event-stream",
-    )
-    @blp.problems(401, 404, 422, 429)
-    @blp.doc(
-        security=OPTIONAL_AUTH,
-        parameters=[header_param("Last-Event-ID", "Resume after this version", LAST_EVENT_ID)],
-        responses={
-            200: sse_content(
-                {"message": "VersionedEvent", "clock": "Clock", "end": "StreamEnd"},
-                "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
-            )
-        },
-    )
-    def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """Follow the game live (Server-Sent Events), redacted for the viewer; resumable. A seat
-        follows with its token, or with a stream ticket (``?ticket=``) where it cannot send headers."""
-        svc = service()
-        grant, cached = _stream_viewer(svc, game_id, query)
-        after = _last_event_id()
-        if after is None:
-            after = query.get("after")
-        heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        timed = cached.clock is not None
-        watch = functools.partial(transport().hang_up_watch, request.environ)
-        return _event_stream(_sse(svc, game_id, cached.name, grant, after or 0, heartbeat, timed, watch))
-
-
-@blp.route("/<string:game_id>/view/stream")
-class ViewStream(MethodView):
-    @blp.arguments(StreamQuery(), location="query")
-    @blp.response(
-        200,
-        description="text/event-stream of `event: view` messages: `id:` = version, `data:` = the same "
-        "document as GET /view (`ViewResponse`: the viewer's whole view at that version); `event: end` "
-        "(data `{}`) when the game is over",
-        content_type="text/event-stream",
-    )
-    @blp.problems(401, 404, 422, 429)
-    @blp.doc(
-        security=OPTIONAL_AUTH,
-        parameters=[
-            header_param(
-                "Last-Event-ID",
-                "The version of the view the client holds: sent again only when newer",
-                LAST_EVENT_ID,
-            )
-        ],
-        responses={
-            200: sse_content(
-                {"view": "ViewResponse", "end": "ViewStreamEnd"},
-                "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
-            )
-        },
-    )
-    def get(self, query: dict[str, Any], game_id: str) -> Response:
-        """Follow the seat's view live (Server-Sent Events): the current view at once, then the new
-        view after every change, so a client never polls GET /view. With a token (or a stream
-        ticket, ``?ticket=``) the seat's view with its legal moves; without, the spectator's. A
-        reconnecting client sends ``Last-Event-ID`` (or ``?after=``): the view it already holds is
-        not sent again. Views in between two messages are skipped (each message is a whole view)."""
-        svc = service()
-        grant, current = _stream_viewer(svc, game_id, query)
-        known = _last_event_id()
-        if known is None:
-            known = query.get("after")
-        heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
-        body = _view_sse(svc, game_id, grant, known, heartbeat, current)
-        return _event_stream(transport().view_stream(body, svc, game_id, grant, known, heartbeat, current))
-
-
-def _stream_viewer(svc: GameService, game_id: str, query: dict[str, Any]) -> tuple[StreamGrant, CachedGame]:
-    ticket = query.get("ticket")
-    if ticket is None:
-        return svc.stream_viewer(game_id, bearer_token())
-    if request.headers.get("Authorization") is not None:
-        raise ProblemError(
-            422,
-            "VALIDATION_ERROR",
-            "Invalid request",
-            "Send either a ticket or an Authorization header, not both.",
-            errors={"query": {"ticket": ["Not with Authorization."]}},
-        )
-    return svc.redeem_stream_ticket(game_id, ticket)
-
-
-def _last_event_id() -> int | None:
-    last_event_id = (request.headers.get("Last-Event-ID") or "").strip()
-    if not last_event_id:
-        return None
-    if not last_event_id.isdigit() or len(last_event_id) > 18:  # LAST_EVENT_ID_PATTERN
-        raise ProblemError(
-            422,
-            "VALIDATION_ERROR",
-            "Invalid request",
-            "Last-Event-ID must be a version number.",
-            errors={"headers": {"Last-Event-ID": ["Not a version."]}},
-        )
-    return int(last_event_id)
-
-
-def _event_stream(body: Response | Iterable[bytes]) -> Response:
-    response = body if isinstance(body, Response) else Response(body, mimetype="text/event-stream")
-    response.headers.update({"Cache-Control": "no-store", "Vary": "Authorization", "X-Accel-Buffering": "no"})
-    return response
-
-
-@blp.route("/<string:game_id>/stream-tickets")
-class StreamTickets(MethodView):
-    @blp.response(201, StreamTicketSchema)
-    @blp.problems(401, 404, 429)
-    @blp.doc(security=SEAT_AUTH)
-    def post(self, game_id: str) -> Response:
-        """A stream ticket for the token's seat: ``GET .../stream?ticket=<ticket>`` then follows the
-        game as that seat without an Authorization header (the browser's EventSource cannot send
-        one, and a seat token must never appear in a URL). Single-use (the stream's first request
-        consumes it; reconnect with a new ticket and ``after=``), valid for 30 seconds, for this game
-        and seat only; it can open a stream and nothing else."""
-        ticket, seat, ttl = service().issue_stream_ticket(game_id, bearer_token(required=True))
-        stream = url_for("games.Stream", game_id=game_id, ticket=ticket)
-        body = {"ticket": ticket, "seat": seat, "expires_in": ttl, "stream": stream}
-        return json_response(body, 201, {"Cache-Control": "no-store"})
-
-
 @blp.route("/<string:game_id>/device-links")
 class DeviceLinks(MethodView):
     @blp.response(201, DeviceLinkSchema)
@@ -510,83 +327,3 @@ class RedeemDeviceLink(MethodView):
         rotation; the log records `seat_token_rotated`. The code is in the body, never in a URL."""
         rotated = service().redeem_device_link(game_id, body["code"])
         return json_response(rotated, 200, {"Cache-Control": "no-store"})
-
-
-def _sse(
-    svc: GameService,
-    game_id: str,
-    name: str,
-    grant: StreamGrant,
-    after: int,
-    heartbeat: float,
-    timed: bool = False,
-    watch: Callable[[Callable[[], None]], HangUpWatch] | None = None,
-) -> Iterator[bytes]:
-    """Events after ``after``, from the process's live listener (no Redis connection of its own).
-    A timed game's stream also sends ``event: clock`` (the public clock) at the start and after each
-    batch of events. With a ``watch`` on its client (the transport's ``hang_up_watch``, which under
-    gunicorn watches its socket) the stream ends as soon as its client hangs up, not at its next
-    write. A seat's stream ends with ``event: revoked`` (and nothing it would have been sent since)
-    once its token is no longer the seat's."""
-    seat = grant.seat
-    yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
-    if timed:
-        yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
-    last = after
-    with (
-        svc.follow(game_id, after) as subscription,
-        (watch or _no_watch)(subscription.interrupt) as client,
-    ):
-        while not client.gone:
-            items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, subscription, name)
-            if client.gone:
-                return
-            if items and status != "finished":
-                revoked = svc.stream_revocation(game_id, grant, items[-1]["version"])
-                if revoked is not None:
-                    yield sse.revoked_message(revoked)
-                    return
-            chunks = []
-            for item in items:
-                last = item["version"]
-                chunks.append(b"id: %d\ndata: %s\n\n" % (last, orjson.dumps(item)))
-            if chunks:
-                if timed:
-                    chunks.append(b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id)))
-                yield b"".join(chunks)
-            if status == "finished" and last >= version:
-                yield b"event: end\ndata: %s\n\n" % orjson.dumps({"status": status, "version": version})
-                return
-            if not items:
-                yield b": heartbeat\n\n"
-
-
-def _no_watch(wake: Callable[[], None]) -> HangUpWatch:
-    return PLAIN.hang_up_watch({}, wake)
-
-
-def _view_sse(
-    svc: GameService,
-    game_id: str,
-    grant: StreamGrant,
-    known: int | None,
-    heartbeat: float,
-    current: CachedGame | None = None,
-) -> Iterator[bytes]:
-    """The viewer's view now and after every change; each message is a whole view, encoded once per
-    process for this viewer and version (never for another viewer). ``current``: the game as the
-    request that authenticated the viewer read it (``GameService.open_view_stream``). Ends with
-    ``event: revoked`` once the seat's token is no longer the one that opened the stream."""
-    yield sse.RETRY
-    last = None
-    for update in svc.view_updates(game_id, grant, known, heartbeat, current):
-        if update is None:
-            yield sse.HEARTBEAT
-            continue
-        if update.revoked is not None:
-            yield sse.revoked_message(update.revoked)
-            return
-        last = update
-        yield sse.view_message(update)
-    if last is None or last.status == "finished":
-        yield sse.END
