@@ -14,6 +14,7 @@ import redis
 from store import compact
 from store.game_logs import GameLog, load_log
 from store.keys import game_keys
+from store.records import encode_field
 
 
 def store_finished_game(
@@ -48,15 +49,9 @@ def store_finished_game(
     return True
 
 
-def _field(value: Any) -> Any:
-    if isinstance(value, (dict, list, bool)) or value is None:
-        return orjson.dumps(value)
-    return value
-
-
 def _json_text(value: Any) -> str:
-    """A metadata value as the text Redis would keep for it (``_field``, then decoded)."""
-    stored = _field(value)
+    """A metadata value as the text Redis would keep for it (``encode_field``, then decoded)."""
+    stored = encode_field(value)
     return stored.decode() if isinstance(stored, bytes) else str(stored)
 
 
