@@ -148,7 +148,9 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
         regions = {m["region"] for m in view["legal_moves"] if m["type"] == "place_token"}
         offered_regions = offered_regions or bool(regions)
         assert pickable == regions
-        if step == 4 and not restarted:
+        # Both happen early: the game may end after a handful of your decisions (CI saw one end
+        # before the ninth), and the test must not depend on how long the bots let it run.
+        if step == 1 and not restarted:
             # The server goes away: the page says so, and when it is back it resyncs by itself.
             outage.stop()
             try:
@@ -165,7 +167,7 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
             page.wait_for_selector("#connection[hidden]", state="attached", timeout=30_000)
             restarted = True
             continue  # the same decision again, on the resynced page (no reload happened)
-        if step == 8 and not moved:
+        if step == 2 and not moved:
             # Continue on another device: a one-time link, exchanged for a new token there.
             page.get_by_text("Continue on another device").click()
             page.get_by_role("button", name="Make a link").click()
