@@ -165,6 +165,8 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
             finally:
                 outage.start()
             page.wait_for_selector("#connection[hidden]", state="attached", timeout=30_000)
+            # Back: nothing on the page still says the server cannot be reached.
+            assert not page.locator(".toast", has_text="cannot be reached").count()
             restarted = True
             continue  # the same decision again, on the resynced page (no reload happened)
         if step == 2 and not moved:

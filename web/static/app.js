@@ -22,6 +22,8 @@ export class ApiError extends Error {
   }
 }
 
+const UNREACHABLE = "The server cannot be reached right now; the page retries by itself.";
+
 export async function api(path, { method = "GET", body, token, headers = {} } = {}) {
   const init = { method, headers: { Accept: "application/json", ...headers } };
   if (token) init.headers.Authorization = `Bearer ${token}`;
@@ -34,8 +36,7 @@ export async function api(path, { method = "GET", body, token, headers = {} } = 
     response = await fetch(path, init);
   } catch (error) {
     // The network itself failed (server down, connection lost): say so in words, not "Failed to fetch".
-    throw new ApiError(0, { code: "UNREACHABLE", title: "The server cannot be reached",
-      detail: "The server cannot be reached right now; the page retries by itself." });
+    throw new ApiError(0, { code: "UNREACHABLE", title: "The server cannot be reached", detail: UNREACHABLE });
   }
   const text = await response.text();
   let data = null;
@@ -157,6 +158,10 @@ export function connection(state) {
   if (!banner) {
     banner = h("p", { id: "connection", class: "connection", role: "status", "aria-live": "polite", hidden: true });
     document.querySelector("header.top").append(banner);
+  }
+  // Back: a toast still saying the server cannot be reached would now be wrong.
+  if (state === "live") {
+    for (const item of document.querySelectorAll("#toasts .toast")) if (item.firstChild.textContent === UNREACHABLE) item.remove();
   }
   banner.hidden = state === "live";
   banner.textContent = state === "live" ? "" : "Reconnecting…";
