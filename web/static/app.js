@@ -130,13 +130,17 @@ export function toast(message, { kind = "error", ms = 6000 } = {}) {
     box = h("div", { id: "toasts", class: "toasts", role: "status", "aria-live": "polite" });
     document.body.append(box);
   }
-  for (const old of box.children) if (old.firstChild.textContent === message) old.remove(); // one of each
+  dismissToast(message); // one of each
   const item = h("div", { class: `toast ${kind}` }, h("span", {}, message),
     h("button", { type: "button", class: "toast-close", "aria-label": "Dismiss", onclick: () => item.remove() }, "×"));
   box.append(item);
   while (box.children.length > 3) box.firstChild.remove();
   setTimeout(() => item.remove(), ms);
   return item;
+}
+
+function dismissToast(message) {
+  for (const item of document.querySelectorAll("#toasts .toast")) if (item.firstChild.textContent === message) item.remove();
 }
 
 // An error: in the page's alert, as a toast, and (with `near`) in a line right after that control.
@@ -160,9 +164,7 @@ export function connection(state) {
     document.querySelector("header.top").append(banner);
   }
   // Back: a toast still saying the server cannot be reached would now be wrong.
-  if (state === "live") {
-    for (const item of document.querySelectorAll("#toasts .toast")) if (item.firstChild.textContent === UNREACHABLE) item.remove();
-  }
+  if (state === "live") dismissToast(UNREACHABLE);
   banner.hidden = state === "live";
   banner.textContent = state === "live" ? "" : "Reconnecting…";
   document.body.dataset.connection = state;
