@@ -9,7 +9,7 @@ Of gunicorn's two gevent workers we run ``gevent`` (gunicorn's own HTTP parser o
 ``gevent_pywsgi`` (gevent's HTTP server), although ``bench/http_bench.py`` measured the latter at
 about a fifth less server CPU per health request and a tenth less per move (figures in docs/operations.md):
 gevent's parser accepts a bare line feed inside a header and then reads the request's body as a
-new request (issue 8: a framing desync, a request-smuggling risk behind any proxy), while
+new request (a framing desync, a request-smuggling risk behind any proxy), while
 gunicorn's parser is strict and refuses such a request with 400 (tests/api/test_http_framing.py).
 ``GUNICORN_WORKER_CLASS=gevent_pywsgi`` still selects the other one; run it only behind a
 front-end that normalises requests.

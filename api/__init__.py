@@ -240,7 +240,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["job_service"] = job_service
     app.extensions["archive_service"] = ArchiveService(game_service.store, job_service)
     app.extensions["stats_service"] = StatsService(game_service.store, job_service)
-    # Accounts (issue 31); also what the game service asks who an account token is.
+    # Accounts; also what the game service asks who an account token is.
     account_service = AccountService(
         game_service,
         password_parameters=app.config["PASSWORD_HASH_PARAMETERS"],
@@ -248,7 +248,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.extensions["account_service"] = account_service
     game_service.identity = account_service
-    # Ratings (issue 32): a running or open game's summary carries each seat's chance to win.
+    # Ratings: a running or open game's summary carries each seat's chance to win.
     rating_service = RatingService(parts.archive(game_service.store))
     app.extensions["rating_service"] = rating_service
     game_service.predictor = rating_service.predict_for_meta

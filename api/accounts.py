@@ -1,4 +1,4 @@
-"""Account routes (issue 31): sign-up, sessions, the account (``/v1/me``), its personal access
+"""Account routes: sign-up, sessions, the account (``/v1/me``), its personal access
 tokens, its games and its stream, seat token fetches, public profiles. Thin: HTTP <->
 :class:`service.accounts.AccountService`.
 

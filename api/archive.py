@@ -240,7 +240,7 @@ class Replay(MethodView):
         game = get_game(log.name)
         _check_version(version, log.version)
         replay = core.replay_at(game, log.events, version, seat, finished=log.finished)
-        # issue 8: like every view, a replay says whether the creator fixed the shuffles
+        # Like every view, a replay says whether the creator fixed the shuffles
         body = {"game_id": game_id, "prearranged": log.meta.get("prearranged") == "true", **replay}
         if log.finished:
             return _cache_and_respond(game_id, field, body)
@@ -286,7 +286,7 @@ def _check_version(version: int | None, last: int) -> None:
 
 
 def _running_replay(game_id: str, version: int | None) -> dict[str, Any] | None:
-    """A running game's replay, without reading or folding its whole log (issue 9): its current
+    """A running game's replay, without reading or folding its whole log: its current
     version is the service's current state; an earlier one is folded from the nearest checkpoint
     (``ArchiveService.state_at``). None for a game that is not running (finished: the full log,
     computed once and kept)."""
@@ -303,7 +303,7 @@ def _running_replay(game_id: str, version: int | None) -> dict[str, Any] | None:
     at = last if version is None else version
     state = current.state if at == last else archive().state_at(game, game_id, at)
     replay = core.replay_of(game, state, at, last, seat, finished=False)
-    # issue 8: like every view, a replay says whether the creator fixed the shuffles
+    # Like every view, a replay says whether the creator fixed the shuffles
     return {"game_id": game_id, "prearranged": current.prearranged, **replay}
 
 

@@ -37,7 +37,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def read_body(req: Request) -> bytes:
     """The request body, at most the request's limit (MAX_CONTENT_LENGTH; more for imports) however
     it is framed: werkzeug checks a Content-Length against the limit, but a chunked body has none
-    (issue 8: 10 MB of chunked JSON were read whole), so the stream is read up to one byte past the
+    (10 MB of chunked JSON were read whole), so the stream is read up to one byte past the
     limit and refused (413) when that byte exists."""
     # create_app's DEFAULTS always set MAX_CONTENT_LENGTH (archive imports raise it): never None.
     limit = cast(int, req.max_content_length)
@@ -115,7 +115,7 @@ class Blueprint(flask_smorest.Blueprint):
         ``parse()``'s result in place of the parsed ``arguments``, and keeps the documentation the
         flask-smorest decorators below collected. Those decorators each wrap the call (about a dozen
         nested calls, each looking ``current_app`` up) and webargs runs the whole marshmallow load:
-        about a fifth of a move's server CPU (issue 12's profile). Only for methods that return a
+        about a fifth of a move's server CPU (a profile of the hot path). Only for methods that return a
         ``Response`` themselves (the response decorators then only document)."""
 
         def decorate(documented: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,4 +1,4 @@
-"""The one module of the product that uses flask-cors's undocumented API (issue 29's adapter rule;
+"""The one module of the product that uses flask-cors's undocumented API (the adapter rule;
 docs/architecture.md, "Private APIs of dependencies"). Tested with flask-cors 6.0 (pyproject.toml
 pins ``flask-cors>=6.0,<6.1``; tests/test_dependency_pins.py fails on another version).
 

@@ -81,7 +81,7 @@ class Games(MethodView):
         summary = service().create_game(
             body["game"], body["config"], body["bots"], body.get("clock"), placed=transport().placement()
         )
-        note_creator(summary["id"])  # issue 33: its creator may subscribe to the whole game
+        note_creator(summary["id"])  # Its creator may subscribe to the whole game
         location = url_for("games.Game", game_id=summary["id"])
         return json_response(summary, 201, {"Location": location})
 

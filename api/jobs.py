@@ -61,7 +61,7 @@ def _problem(error: dict[str, Any]) -> dict[str, Any]:
 
 
 def requester() -> str | None:
-    """The account to tell when the job a request starts has finished (issue 33: ``verified``,
+    """The account to tell when the job a request starts has finished (``verified``,
     ``export_ready``): that of an account token (a session, or a personal token with ``read``, the
     scope of the account's feed) in ``Authorization``; None for any other header or none, and for
     an invalid or narrower account token, which a job that needs no token never refused (the job

@@ -1,4 +1,4 @@
-"""One decision path per move (issue 29): what a move's request means and how it is answered,
+"""One decision path per move: what a move's request means and how it is answered,
 whichever entry point received it. The Flask route (``api.games.Moves``) and the fast paths in front
 of Flask (:mod:`api.edge.move_path`, which the gunicorn worker calls) read the body with
 :func:`well_formed_move` and answer with :func:`answer_move`; a refusal is an

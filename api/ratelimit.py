@@ -4,7 +4,7 @@ other seat actions) and job starts. Flask-Limiter counts in Redis (its own stora
 ``Retry-After``.
 
 This is also Flask-Limiter's adapter, the one module of the product that relies on its internals
-(issue 29's adapter rule; docs/architecture.md, "Private APIs of dependencies"), tested with
+(the adapter rule; docs/architecture.md, "Private APIs of dependencies"), tested with
 Flask-Limiter 4.1 (pyproject.toml pins ``flask-limiter[redis]>=4.1,<4.2``;
 tests/test_dependency_pins.py fails on another version): :class:`SeatLimit` rebuilds the key a
 shared limit is counted under (``key_prefix``, key, ``scope``) outside Flask, and reads the
@@ -15,9 +15,9 @@ Why: it lets the fast path answer moves under rate limits (the whole fast path m
 
 The client is the seat on routes that authenticate a seat token, when this process knows the token
 as that seat's (its cached copy of the game: no Redis read), and the address everywhere else. Keyed
-by the seat rather than by the token, a rotation buys no fresh budget (issue 36: 150 rotations in
+by the seat rather than by the token, a rotation buys no fresh budget (150 rotations in
 2.3 s, each a new token with a new budget); keyed by the address when the token is not known, a
-made-up token per request buys none either (issue 35: 60 moves, each with a new made-up token, were
+made-up token per request buys none either (60 moves, each with a new made-up token, were
 never limited). Redis never holds a token: keys name the game and the seat.
 
 Failed credential checks are counted too (``RATE_LIMIT_TOKEN_FAILURE``, per address): a request that
@@ -58,7 +58,7 @@ LIMIT_SETTINGS: dict[str, str] = {
     "RATE_LIMIT_JOB": "30/minute",
     # Token guesses (any route: a view, a stream, a move) and ticket guesses, per address.
     "RATE_LIMIT_TOKEN_FAILURE": "10/second;60/minute",
-    # Accounts (issue 31). Sign-in is counted per address and, separately, per handle tried: a
+    # Accounts. Sign-in is counted per address and, separately, per handle tried: a
     # guesser spread over many addresses still gets few tries at one account (and its owner, on the
     # wrong side of that, waits a minute).
     "RATE_LIMIT_SIGN_UP": "20/hour",
@@ -204,7 +204,7 @@ def install(app: Flask) -> Limiter | None:
         and url.startswith(("redis://", "rediss://"))
     ):
         # Count in the game service's bounded pool rather than a pool of its own: a web process then
-        # holds at most REDIS_MAX_CONNECTIONS + 1 Redis connections (issue 12), limits included.
+        # holds at most REDIS_MAX_CONNECTIONS + 1 Redis connections, limits included.
         options = {"connection_pool": service.store.connection_pool}
     limiter = Limiter(
         _address,

@@ -1,4 +1,4 @@
-"""Ratings (issue 32): leaderboards per game, a player's rating and history, head-to-head. Read
+"""Ratings: leaderboards per game, a player's rating and history, head-to-head. Read
 from the rating keys the archive's entry script keeps (``service.ratings``): no job, a few reads."""
 
 from __future__ import annotations

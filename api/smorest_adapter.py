@@ -1,4 +1,4 @@
-"""The one module of the product that uses flask-smorest's private API (issue 29's adapter rule;
+"""The one module of the product that uses flask-smorest's private API (the adapter rule;
 docs/architecture.md, "Private APIs of dependencies"). Tested with flask-smorest 0.47
 (pyproject.toml pins ``flask-smorest>=0.47,<0.48``; tests/test_dependency_pins.py fails on another
 version). What it uses, and why:

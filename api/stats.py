@@ -79,7 +79,7 @@ class PlayerStats(MethodView):
     def get(self, query: dict[str, Any], name: str) -> Response:
         """One player (by name, case-insensitive) across the archive: games, wins, win rate by seat
         and by number of players, regions taken, favourite regions, card usage."""
-        # The rules of the names players can claim (issue 8: %00 started a job for a name no claim can
+        # The rules of the names players can claim (%00 started a job for a name no claim can
         # have): anything else is refused before any work.
         name = unicodedata.normalize("NFC", name)
         if not 1 <= len(name) <= 64:

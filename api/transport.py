@@ -1,4 +1,4 @@
-"""What the routes ask of the server that carries them (issue 29): the interface through which the
+"""What the routes ask of the server that carries them: the interface through which the
 play edge (:mod:`api.edge`) serves them, given to the app at start-up (``create_app`` calls
 ``api.edge.install``, which puts its implementation in ``app.extensions["transport"]``). The routes
 import this module, never the edge: a route reads the same answers whether the edge is there or not,

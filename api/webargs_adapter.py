@@ -1,4 +1,4 @@
-"""The one module of the product that uses webargs' private API (issue 29's adapter rule;
+"""The one module of the product that uses webargs' private API (the adapter rule;
 docs/architecture.md, "Private APIs of dependencies"). Tested with webargs 8.7 (pyproject.toml pins
 ``webargs>=8.7,<8.8``; tests/test_dependency_pins.py fails on another version).
 

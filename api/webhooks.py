@@ -1,4 +1,4 @@
-"""Webhook routes (issue 33): an account's signed webhooks (token scope `webhooks`). Thin: HTTP <->
+"""Webhook routes: an account's signed webhooks (token scope `webhooks`). Thin: HTTP <->
 :class:`service.webhooks.WebhookService`. The signing secret is in the answer that creates a
 webhook only (``Cache-Control: no-store``)."""
 

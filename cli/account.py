@@ -1,4 +1,4 @@
-"""The account commands of ``condottiere``: signup, login, logout, games (issue 31).
+"""The account commands of ``condottiere``: signup, login, logout, games.
 
 ``login`` keeps the session token in a file only its owner may read (``credentials.json`` in
 ``$CONDOTTIERE_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/condottiere`` or ``~/.config/condottiere``),

@@ -1,5 +1,5 @@
-"""``condottiere ratings [GAME] [--player P]`` and ``condottiere h2h A B``: the server's ratings
-(issue 32), read from ``/v1/ratings`` and ``/v1/h2h`` like any client would."""
+"""``condottiere ratings [GAME] [--player P]`` and ``condottiere h2h A B``: the server's ratings,
+read from ``/v1/ratings`` and ``/v1/h2h`` like any client would."""
 
 from __future__ import annotations
 

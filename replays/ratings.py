@@ -1,4 +1,4 @@
-"""Multiplayer ratings (issue 32): who is rated in a finished game, and the rating arithmetic.
+"""Multiplayer ratings: who is rated in a finished game, and the rating arithmetic.
 
 Pure functions: no Redis. ``store.ratings`` keeps the figures, ``service.ratings`` reads the seats'
 ratings, computes the update here and hands it to the archive's entry script, which writes it in
@@ -15,7 +15,7 @@ each Condottiere seat held) would need an engine hook, since nothing outside ``g
 read a game's result fields; with them the update would carry more information per game.
 
 Who is rated (:func:`raters`), decided here so the archive step, the recount and the bench agree:
-a game counts only when every seat is either bound to an account (issue 31) or a server bot from
+a game counts only when every seat is either bound to an account or a server bot from
 its creation to its end. Not counted: a result with ``rated: false`` (an abort), a prearranged game
 (its creator could know every hand), an imported log (its seats are typed names, nobody's
 account), any seat handed to a bot after timeouts (the bot finished a person's game), any anonymous

@@ -1,4 +1,4 @@
-"""Requests and responses of the account routes (issue 31)."""
+"""Requests and responses of the account routes."""
 
 from __future__ import annotations
 

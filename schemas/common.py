@@ -11,7 +11,7 @@ import marshmallow as ma
 from marshmallow import ValidationError, fields, validate
 
 # Deepest JSON nesting a request body may have. A command or a configuration needs four levels;
-# anything deep is refused before it reaches code that recurses over it (issue 8: the move's
+# anything deep is refused before it reaches code that recurses over it (the move's
 # fingerprint, an orjson.dumps, failed with a 500 on a command nested 253 levels deep).
 MAX_JSON_DEPTH = 32
 

@@ -272,7 +272,7 @@ class GameSummarySchema(ma.Schema):
         fields.Float(),
         metadata={
             "description": "Open and running games whose every seat is rated (an account or a server bot): "
-            "each seat's chance to win from the current ratings (issue 32), summing to 1"
+            "each seat's chance to win from the current ratings, summing to 1"
         },
     )
     clock = fields.Nested(ClockSchema, allow_none=True, metadata={"description": "Timed games only"})

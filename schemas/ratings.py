@@ -1,4 +1,4 @@
-"""Ratings responses (issue 32): leaderboards, a player's rating history, head-to-head."""
+"""Ratings responses: leaderboards, a player's rating history, head-to-head."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Requests and responses of the webhook routes (issue 33)."""
+"""Requests and responses of the webhook routes."""
 
 from __future__ import annotations
 

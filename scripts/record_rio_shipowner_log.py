@@ -1,5 +1,5 @@
 """Record a scripted Rio de la Plata game with the engine on PYTHONPATH (run it with the code before
-issue 28, as scripts/record_revision_log.py says): seat Y acquires the Shipowner in 1580 (a board
+revisions were numbered, as scripts/record_revision_log.py says): seat Y acquires the Shipowner in 1580 (a board
 document makes him free, so that a game's first round can reach him), another seat launches the ship
 in phase A of 1581 and Y launches in phase A of 1582. Every other decision ends the turn or passes
 when it can, else is drawn at random from the seed::
@@ -27,7 +27,7 @@ def main() -> None:
     board = json.loads(resources.files("games.rio_de_la_plata").joinpath("data/board.json").read_text())
     board["characters"]["shipowner"]["v"].update(cost=0, min_vp=0)
     board["characters"]["shipowner"]["src"] = "ruling"
-    board["characters"]["shipowner"]["note"] = "free, to test its timing (issue 28)"
+    board["characters"]["shipowner"]["note"] = "free, to test its timing"
     log = list(game.start(game.configure({"players": 3, "seed": seed, "board": board})))
     state = fold(game, log)
     rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""Deleting an account (issue 31): the part after its credentials are gone, and the janitor's
+"""Deleting an account: the part after its credentials are gone, and the janitor's
 finishing of deletions a dead process left half done.
 
 ``service.accounts.AccountService.delete`` removes the credentials at once and then calls

@@ -1,4 +1,4 @@
-"""The follow-up action ``accounts`` (issue 31): each bound account told what its game did.
+"""The follow-up action ``accounts``: each bound account told what its game did.
 
 The account's games and feed are follow-up work of the game's changes (``service.followups``,
 action ``accounts``): the claim and append scripts record the action with the change when a seat of
@@ -54,7 +54,7 @@ def accounts_followup(service: StoreHolder, game_id: str, value: str) -> bool:
             "finished_ms": finished_ms,
         }
         store.record_game(account_id, game_id, now)
-        webhook_events.fan_out(hooks, account_id)  # issue 33: the feed's new entries become deliveries
+        webhook_events.fan_out(hooks, account_id)  # The feed's new entries become deliveries
         if status == "finished" and (result or {}).get("rated") is not False:
             store.index_archived(account_id, game_id, finished_ms)  # as the archive: aborted games stay out
     return True

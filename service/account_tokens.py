@@ -1,4 +1,4 @@
-"""Account tokens (issue 31): issuing, resolving, listing and revoking them, and their last uses;
+"""Account tokens: issuing, resolving, listing and revoking them, and their last uses;
 the token half of ``service.accounts.AccountService`` (:class:`AccountTokens` is its base).
 
 Tokens: ``<prefix><account id>.<token id>.<secret>`` (``service.identity``: ``csa_`` for sessions,

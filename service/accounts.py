@@ -1,4 +1,4 @@
-"""Accounts (issue 31): sign-up, sign-in, tokens with scopes (``service.account_tokens``), the
+"""Accounts: sign-up, sign-in, tokens with scopes (``service.account_tokens``), the
 account's games, its feed, its public profile and its deletion. No Flask here; ``api/accounts.py``
 is the HTTP edge.
 

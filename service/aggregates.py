@@ -7,7 +7,7 @@ a game entering twice (the follow-up and the verify job both try) is counted onc
 killed before the script leaves nothing half-counted. Reading global or player statistics then costs
 one HGETALL (and the leader board's two ZRANGEs), whatever the size of the archive.
 
-By account (issue 31): a seat bound to an account (``account:<seat>`` in the game's metadata) also
+By account: a seat bound to an account (``account:<seat>`` in the game's metadata) also
 counts for that account (``stats_account_key``), whatever name it played under; the statistics by
 name are unchanged. A deleted account's seats (``deleted:<seat>``, see ``store.accounts``) count for
 no name and no account: :func:`forget_seat` takes a game counted before the deletion out of its old

@@ -304,7 +304,7 @@ class ArchiveService:
         if fmt == "log":
             return json_body(export.export_log(game, log.events, **common)), EXPORT_FORMATS[fmt]
         doc = export.annotated_history(game, log.events, **common)
-        if log.finished:  # each seat's rating before the game, when it was rated (issue 32)
+        if log.finished:  # each seat's rating before the game, when it was rated
             before = RatingService(self.archive).before(log.name, log.game_id)
             if before is not None:
                 doc["ratings_before"] = before

@@ -23,7 +23,7 @@ class CachedGame:
     # snapshot in one consistent load, so it always belongs to this version.
     clock: dict[str, Any] | None = None
     prearranged: bool = False  # the creator fixed the shuffles (a seed or a deck order)
-    # Seats bound to an account (issue 31): seat -> account id, as the claim script recorded it.
+    # Seats bound to an account: seat -> account id, as the claim script recorded it.
     seat_accounts: Mapping[int, str] = field(default_factory=dict)
 
 

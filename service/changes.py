@@ -1,4 +1,4 @@
-"""What a change writes beside its events (issue 29): the game's metadata after it, its snapshot, the
+"""What a change writes beside its events: the game's metadata after it, its snapshot, the
 clock after it, and the answer to a move. Pure functions of the game and its state, shared by the
 command path (``service.commands``) and the claim that starts a game (``service.seats``).
 """

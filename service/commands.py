@@ -1,4 +1,4 @@
-"""The game service's command path (issue 29): decide -> append -> follow-ups.
+"""The game service's command path: decide -> append -> follow-ups.
 
 Every change a seat (or its clock) makes goes through :meth:`GameCommands.submit`: moves, resigning
 and aborting (the engine's seat hooks), a timeout (``service.deadlines``), and a token rotation

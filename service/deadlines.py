@@ -1,4 +1,4 @@
-"""The game service's clocks (issue 29): the enforcer's timeouts, a game's public clock, the rescan.
+"""The game service's clocks: the enforcer's timeouts, a game's public clock, the rescan.
 
 A timeout is a change like a move: the engine's ``timeout`` hook decides it and it goes through
 the command path (``service.commands``), which advances the clock and hands a seat to a bot when

@@ -20,7 +20,7 @@ process without them leaves those actions pending for the janitor.
 
 Its collaborators (the handlers of jobs, bot turns and accounts, the archive's) are imported at the
 top: none of them imports this module or ``service.games`` (they type the game service with
-``service.ports``), so no import circle runs through the follow-ups (issue 29).
+``service.ports``), so no import circle runs through the follow-ups.
 
 A handler returns True when its action is done (it is then acknowledged, unless the change wrote a
 newer value meanwhile) and False to leave it for a later run. Handlers are idempotent: an action may
@@ -179,7 +179,7 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
 
 
 def _tell_game_webhooks(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
-    # issue 33: a game's start and end, for its creator's game-wide webhooks (idempotent)
+    # A game's start and end, for its creator's game-wide webhooks (idempotent)
     game_status_changed(parts.webhooks(service.store), game_id, meta)
 
 

@@ -3,7 +3,7 @@
 No Flask here: the API and the workers (bots, archive) call these methods directly. One
 ``GameService`` per process (it owns a per-process cache); build it with :meth:`GameService.from_url`.
 
-``GameService`` is the facade of the parts it is made of (issue 29), each in its module: the
+``GameService`` is the facade of the parts it is made of, each in its module: the
 repository (``service.repository``: the cache, loading, folding, which seat a token is), the
 queries (``service.queries``: views, ETags, events, view streams), the command path
 (``service.commands``: decide, append, follow-ups, for moves, resigning, aborting, rotations),
@@ -84,7 +84,7 @@ class GameService:
         )
         self.seats = SeatClaims(self.repository, self.commands, self.followups)
         self.deadlines = GameDeadlines(self.repository, self.commands)
-        # Each seat's chance to win from a game's metadata (issue 32, service.ratings), set at
+        # Each seat's chance to win from a game's metadata (service.ratings), set at
         # start-up by create_app; None when a seat has no rating (anonymous) or nobody serves them.
         self.predictor: Callable[[Mapping[str, str]], list[float] | None] | None = None
         # The parts' methods, as the API, the workers and the web pages call them.
@@ -165,8 +165,8 @@ class GameService:
         except KeyError:
             raise errors.UnknownGame(f"No game engine named {name!r}") from None
         raw = dict(config or {})
-        # A creator who fixes the shuffles (a seed or a deck order) can know every hand (issue 8:
-        # a private rehearsal with the same seed deals the same cards): such a game says so,
+        # A creator who fixes the shuffles (a seed or a deck order) can know every hand
+        # (a private rehearsal with the same seed deals the same cards): such a game says so,
         # publicly, from its creation on.
         prearranged = any(raw.get(key) is not None for key in secret_config_keys(game))
         if raw.get("seed") is None:

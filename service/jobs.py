@@ -38,7 +38,7 @@ GAME_KINDS = frozenset({"verify", "game-stats", "export"})
 # A record younger than this is left alone by the reconciliation: its creator is normally
 # enqueueing it right now.
 RECONCILE_AFTER_SECONDS = 5.0
-# The kinds whose end a signed-in requester is told of (issue 33), and the event it is told with.
+# The kinds whose end a signed-in requester is told of, and the event it is told with.
 NOTICES = {
     "verify": "verified",
     "export": "export_ready",
@@ -204,7 +204,7 @@ class JobService:
                 log.warning("job %s: its notices are left to the janitor", jid, exc_info=True)
         return "finished"
 
-    # -- telling the accounts that asked (issue 33) ------------------------------------------------
+    # -- telling the accounts that asked ------------------------------------------------
 
     def announce(self, jid: str) -> int:
         """Put ``jid``'s notice (``verified``, ``export_ready``) on the feed of every account that

@@ -20,7 +20,7 @@ reads it back: with game-affine connections (``api.edge.affinity``) that is near
 games this process streams. The reader still wakes on that entry (Redis wakes a blocked ``XREAD``
 on any new entry of a stream it names) and finds nothing new; it then waits a few milliseconds
 before it reads again (``ECHO_PAUSE_SECONDS``), so that a busy process reads once for several moves
-rather than once for each (issue 12: 0.85 ``XREAD`` per move with no pause, under 0.06 now).
+rather than once for each (0.85 ``XREAD`` per move with no pause, under 0.06 now).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ MAX_BLOCK_SECONDS = 1.0
 # moves taken here wakes the reader once more for nothing. It delays, by at most this much, the
 # streams of a game whose move another process took (a bot's worker, another web process), and only
 # while this process is busy with moves of its own. 20 ms rather than 5: the reader's share of a
-# busy web worker went from 4.3-4.8% to 1.5% (issue 12), and a delay of 20 ms is far below what a
+# busy web worker went from 4.3-4.8% to 1.5%, and a delay of 20 ms is far below what a
 # player notices, or what a bot's move spends in its worker's queue.
 ECHO_PAUSE_SECONDS = 0.02
 
@@ -63,7 +63,7 @@ class _Watched:
         self.recent: tuple[StreamEntry, ...] = ()
         # Set (and replaced by a fresh one) at every delivery. One Event per delivery rather than a
         # Condition: under gevent a Condition's wait allocates and takes three locks, the largest
-        # share of a stream message's CPU in issue 12's profile; an Event's wait is one switch.
+        # share of a stream message's CPU in a profile of the hot path; an Event's wait is one switch.
         self.changed = threading.Event()
         self.subscribers = 0
         # Called by the reader right after each delivery, with the new position (see ``subscribe``).
@@ -337,7 +337,7 @@ class LiveHub:
             try:
                 if feeds:
                     news, moved = self.reader.read_with_feeds(after, feeds, self.block_ms)
-                else:  # the games' path of issue 12, unchanged
+                else:  # the games' usual path, unchanged
                     news, moved = self.reader.read(after, self.block_ms), {}
             except StoreError:
                 if self._closed:

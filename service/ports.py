@@ -1,4 +1,4 @@
-"""What the follow-up work, bot turns, jobs and accounts need of the game service (issue 29).
+"""What the follow-up work, bot turns, jobs and accounts need of the game service.
 
 They are called by the game service (its follow-ups) and call it back; typing them against
 ``service.games.GameService`` made the service's modules one import circle. These Protocols are

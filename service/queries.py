@@ -1,4 +1,4 @@
-"""The game service's queries (issue 29): views and their ETags, event pages, waiting for events,
+"""The game service's queries: views and their ETags, event pages, waiting for events,
 the per-seat view streams (view updates) and who may still follow a game as a seat.
 
 Reads only: through the repository (``service.repository``), which it shares with the command path.
@@ -108,7 +108,7 @@ class EventsPage:
 class ViewUpdate(NamedTuple):
     """One message of a per-seat view stream: the viewer's view at ``version``, encoded once. A
     named tuple: built for every message of every stream, where a frozen dataclass's ``__init__``
-    showed in issue 12's profile."""
+    showed in a profile of the hot path."""
 
     version: int
     status: str
@@ -331,7 +331,7 @@ class GameQueries:
                 return ViewUpdate(cached.version, cached.status, b"", revoked)
         if cached.clock is not None:  # the public clock is computed at send time: nothing to share
             return ViewUpdate(cached.version, cached.status, orjson.dumps(_game_view(cached, seat).to_dict()))
-        # A move sends every seat's stream its view: built here without a GameView (issue 12).
+        # A move sends every seat's stream its view: built here without a GameView.
         viewer = _viewer(seat, cached.status)
         key = (cached.game_id, cached.version, viewer)
         body = self.encoded.get(key)

@@ -1,4 +1,4 @@
-"""Ratings (issue 32): the update a rated game makes as it enters the archive, leaderboards,
+"""Ratings: the update a rated game makes as it enters the archive, leaderboards,
 histories, head-to-head, predictions and the recount.
 
 Entering: :func:`enter_rated` reads the current ratings of the game's raters (one pipelined read),

@@ -1,4 +1,4 @@
-"""The game service's repository: games as this process knows them (issue 29).
+"""The game service's repository: games as this process knows them.
 
 One per process, shared by the command path (``service.commands``) and the queries
 (``service.queries``): the per-process cache of games, loading a game from the store (its snapshot

@@ -1,4 +1,4 @@
-"""Claiming seats (issue 29): a claim, and the claim that fills the last seat and starts the game
+"""Claiming seats: a claim, and the claim that fills the last seat and starts the game
 (its genesis events, snapshot, clock and follow-ups appended atomically with it).
 """
 
@@ -95,7 +95,7 @@ class SeatClaims:
 
         A claim that leaves other seats free, by ``meta``, is sent without the game's start: the
         genesis events, their snapshot and the start's follow-ups are computed, sent and recorded
-        by the last claim only (issue 12: the first three claims of a four-seat game went from
+        by the last claim only (the first three claims of a four-seat game went from
         0.83-1.4 ms to 0.57-0.63 ms of web CPU each, one round trip fewer). Should other claims
         have come in since ``meta`` was read, the script refuses the short claim untouched and it
         is sent again with the start."""

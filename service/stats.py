@@ -36,7 +36,7 @@ class StatsService:
         return self.jobs.start("player-stats", {"name": name.casefold(), "game": game})
 
     def account_stats(self, account_id: str, handle: str, game: str) -> dict[str, Any]:
-        """One account's statistics (issue 31), read from its aggregates at once (one HGETALL)."""
+        """One account's statistics, read from its aggregates at once (one HGETALL)."""
         get_game(game)
         return aggregates.account_stats(self.archive, game, account_id, handle)
 

@@ -1,4 +1,4 @@
-"""Archive summaries (issue 29: the store stores, the domain's shaping is the service's): what a
+"""Archive summaries (the store stores, the domain's shaping is the service's): what a
 search or an entry shows of a finished game, built from its metadata when read (``store.archive``
 keeps no copy, see its docstring), and what the archive indexes it by (:func:`index_entry`, which
 ``store.archive.Archive.enter`` stores as it is given).

@@ -1,4 +1,4 @@
-"""Sending webhooks (issue 33): the operator's settings, the pinned sender, signing, bodies and
+"""Sending webhooks: the operator's settings, the pinned sender, signing, bodies and
 the delivery loop.
 
 Sending (:class:`Deliverer`, run by ``python -m worker.webhooks``): the due deliveries of each hinted

@@ -1,4 +1,4 @@
-"""Webhook deliveries made from events (issue 33): the seams the follow-ups and jobs call.
+"""Webhook deliveries made from events: the seams the follow-ups and jobs call.
 
 Where deliveries come from: the account's feed (``store.accounts``), which the ``accounts``
 follow-up writes in the game's outbox step. After the feed, the same follow-up calls

@@ -1,4 +1,4 @@
-"""Where a webhook may be sent (issue 33): no server-side request forgery.
+"""Where a webhook may be sent: no server-side request forgery.
 
 A URL is checked when it is registered (``service.webhooks``) and again at every attempt
 (``service.webhook_delivery.PinnedSender``); the check resolves the host once, refuses any address

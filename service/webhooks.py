@@ -1,4 +1,4 @@
-"""Signed webhooks (issue 33): an account's subscriptions (:class:`WebhookService`).
+"""Signed webhooks: an account's subscriptions (:class:`WebhookService`).
 
 The rest of the feature is beside it: where a webhook may be sent, the SSRF guard
 (``service.webhook_targets``); sending, signing and the delivery loop (``service.webhook_delivery``,

@@ -10,7 +10,7 @@ A game's summary (what a search returns) is built from its own metadata when rea
 (``service.summaries.summary_of``: a search here returns the metadata, :class:`GameLog` without
 events), not kept beside it: a copy cost about 0.5 KiB per finished game for good, as much as a
 quarter of what a compacted game keeps (bench/memory.py). The store indexes the values it is given
-(:class:`Indexed`) and reads no configuration key, result or engine hook (issue 29).
+(:class:`Indexed`) and reads no configuration key, result or engine hook.
 
 Entering is one Lua script and idempotent (a game already in its engine's set changes nothing, the
 version is not bumped, its statistics are not counted again), so the follow-up action and the verify job may
@@ -176,7 +176,7 @@ class Archive:
         return {k: int(v) for k, v in raw.items()}, spelling
 
     def account_counts(self, game: str, account_id: str) -> dict[str, int]:
-        """One account's counters (issue 31)."""
+        """One account's counters."""
         raw = self.redis.hgetall(stats_account_key(game, account_id))
         return {_str(k): int(v) for k, v in raw.items()}
 

@@ -1,4 +1,4 @@
-"""Importing a finished game (issue 29: split out of ``store.archive``): a complete, already
+"""Importing a finished game (split out of ``store.archive``): a complete, already
 validated log written as a finished game (:func:`store_finished_game`) and listed with the other
 games (:func:`import_finished_game`); the caller enters it into the archive (``Archive.enter``).
 """

@@ -1,4 +1,4 @@
-"""The archive's keys (issue 29: split out of ``store.archive``, whose indexes and statistics they name).
+"""The archive's keys (split out of ``store.archive``, whose indexes and statistics they name).
 
 Layout. Every archive key carries the hash tag ``{archive}``, so on Redis Cluster the indexes live
 in one slot and one script may update them all (and ZINTERSTORE may combine them); they are kept
@@ -15,7 +15,7 @@ A game's summary (what a search returns) is built from its own metadata when rea
 (``service.summaries.summary_of``: a search here returns the metadata, :class:`GameLog` without
 events), not kept beside it: a copy cost about 0.5 KiB per finished game for good, as much as a
 quarter of what a compacted game keeps (bench/memory.py). The store indexes the values it is given
-(:class:`Indexed`) and reads no configuration key, result or engine hook (issue 29).
+(:class:`Indexed`) and reads no configuration key, result or engine hook.
 ``archive:{archive}:version`` (string)
     a counter bumped whenever a game enters: the data version that global statistics depend on
 ``archive:{archive}:stats:overall:<game>`` (hash)
@@ -25,7 +25,7 @@ quarter of what a compacted game keeps (bench/memory.py). The store indexes the 
 ``archive:{archive}:stats:leaders:<game>`` (zset)
     seat name -> wins * 10^7 + games
 ``archive:{archive}:stats:account:<game>:<account id>`` (hash)
-    one account's counters (issue 31): the seats bound to it, whatever names they played under
+    one account's counters: the seats bound to it, whatever names they played under
 ``archive:{archive}:stats:forgotten:<account id>`` (set)
     the games whose seats of a deleted account were taken out of the name statistics: the marker
     that makes that step once-only (deleted with the account's last keys)

@@ -1,4 +1,4 @@
-"""A stored game read back (issue 29: split out of ``store.archive``): :class:`GameLog`, its whole
+"""A stored game read back (split out of ``store.archive``): :class:`GameLog`, its whole
 log, metadata and snapshot in one consistent read (:func:`load_log`), its metadata only
 (:func:`load_meta`), its status and version (:func:`game_version`), and the complete logs of many
 games (:func:`events_of`), a compacted game's as much as a running one's.

@@ -218,7 +218,7 @@ class GameStore:
         self, game_id: str, after: int = 0, limit: int | None = None
     ) -> tuple[list[StreamEntry], str | None, int]:
         """:meth:`read_events` with the game's status and version read in the same MULTI, so the
-        version a page reports is never older than its last event (issue 35: a page read while
+        version a page reports is never older than its last event (a page read while
         another seat moved answered version 1074 with event 1075 on it). Status None: no game."""
         keys = game_keys(game_id)
         pipe = self.redis.pipeline(transaction=True)
@@ -424,7 +424,7 @@ class GameStore:
     def _evalsha(self, sha: str, keys: list[str], args: list[Any]) -> Any:
         """EVALSHA on a connection of the client's pool, sent and read directly. redis-py's command
         path around it (its retry wrapper, deprecation checks and per-command metrics) cost more
-        than the round trip itself in issue 12's profile; the Script object also checks its client
+        than the round trip itself in a profile of the hot path; the Script object also checks its client
         against a typing Protocol on every call. The pool still hands out a checked connection
         (reconnected when Redis closed it), and nothing is sent twice: redis-py's retry would run
         an append again after a reply was lost, turning a move that went through into a conflict.

@@ -7,7 +7,7 @@ server secret::
 
 so identical requests share one job, and a result is reused until the data changes (a new game
 version or archive version gives a new id, hence a fresh computation). The secret makes ids
-unguessable: an id computed from public data alone (issue 8: kind, format, game id, viewer seat and
+unguessable: an id computed from public data alone (kind, format, game id, viewer seat and
 version) would let anyone fetch a result made for one seat. The secret is drawn once
 (``secrets.token_hex``, 256 bits) and kept in Redis under ``jobs:{jobs}:id-secret`` so that every
 API process and worker derives the same ids; it never leaves the server. RQ runs the job under that
@@ -26,7 +26,7 @@ same id; this module keeps the record a client reads (status, progress, error, w
     a job's input too large for its params (an imported log, named by its game id); expires
 ``jobs:{jobs}:<id>:notify`` (set)
     the accounts (ids, never tokens) that asked for the job while signed in and are told when it
-    finishes (issue 33's ``verified`` and ``export_ready``); added by the script that creates or
+    finishes (``verified`` and ``export_ready``); added by the script that creates or
     joins the record, never shown in the record a client reads; expires with the record
 ``jobs:{jobs}:announce`` (sorted set)
     ids of finished jobs whose accounts are still to be told, scored by when the janitor should do
@@ -306,7 +306,7 @@ class JobBook:
             )
         )
 
-    # -- who is told when a job finishes (issue 33) ------------------------------------------
+    # -- who is told when a job finishes ------------------------------------------
 
     def notified(self, jid: str) -> list[str]:
         """The accounts to tell that ``jid`` finished (server-side only: never in a record)."""

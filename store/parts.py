@@ -1,4 +1,4 @@
-"""The store's parts on a store object's own connection (issue 29: the services ask the store for
+"""The store's parts on a store object's own connection (the services ask the store for
 them and never hand ``GameStore.redis`` around; ``tests/test_store_boundary.py`` keeps it so).
 
 Functions of the store rather than ``GameStore`` properties: ``store.archive_import`` and ``store.live``

@@ -1,4 +1,4 @@
-"""Ratings in Redis (issue 32): every key in the archive's slot (``{archive}``), because a rating
+"""Ratings in Redis: every key in the archive's slot (``{archive}``), because a rating
 changes in the very script that enters a game into the archive (``store.archive.Archive.enter``),
 whose ZADD NX into the engine's set is the "counted once" marker.
 

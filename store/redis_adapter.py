@@ -1,5 +1,5 @@
-"""The one module of the product that uses redis-py's private or undocumented API (issue 29's
-adapter rule; docs/architecture.md, "Private APIs of dependencies"). Tested with redis-py 7.4
+"""The one module of the product that uses redis-py's private or undocumented API (the adapter
+rule; docs/architecture.md, "Private APIs of dependencies"). Tested with redis-py 7.4
 (pyproject.toml pins ``redis[hiredis]>=7.4,<7.5``; tests/test_dependency_pins.py fails on another
 version). What it uses, and why:
 
@@ -98,7 +98,7 @@ def _word(arg: Any) -> Any:
 def is_cluster(client: Any) -> bool:
     """``isinstance(client, RedisCluster)``, remembered per class: redis-py's cluster client derives
     from a typing Protocol, so the check went through typing's and abc's hooks (0.34 us) on every
-    append (issue 12)."""
+    append."""
     kind = type(client)
     known = _CLUSTER_CLASSES.get(kind)
     if known is None:

@@ -7,7 +7,7 @@ into Python results. Lua never sees a raw token: only its SHA-256 hex.
 
 # A game's snapshot is rewritten when a change crosses a multiple of this many versions (and at
 # every change of status), not at every append: it is ~2 KB of a Condottiere state, most of what an
-# append wrote to the AOF and sent to replicas (issue 12: 2,650 bytes of AOF per move). A load reads
+# append wrote to the AOF and sent to replicas (2,650 bytes of AOF per move). A load reads
 # the snapshot with the events after it (at most this many) in one round trip, and folds them;
 # a conflicting append returns them with the snapshot.
 SNAPSHOT_INTERVAL = 16

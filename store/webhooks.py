@@ -1,4 +1,4 @@
-"""Webhooks in Redis (issue 33): an account's subscriptions, its pending deliveries, their log.
+"""Webhooks in Redis: an account's subscriptions, its pending deliveries, their log.
 
 Every key of one account's webhooks carries the account's hash tag ``{a:<account id>}``, the slot
 of its feed (``store.accounts``), so the script that turns the feed's new entries into deliveries
@@ -307,7 +307,7 @@ class WebhookStore:
             self.hint(account_id, now_ms)
         return made
 
-    # -- finished jobs (issue 33: verified, export_ready) --------------------------------------
+    # -- finished jobs (verified, export_ready) --------------------------------------
     def job_event(
         self,
         account_id: str,

@@ -117,7 +117,7 @@ def player_stats(name: str) -> Response:
     return _page("stats", f"Statistics of {name}", player=name)
 
 
-# Ratings (issue 32): a game's leaderboard and a player's rating history (an account's handle or
+# Ratings: a game's leaderboard and a player's rating history (an account's handle or
 # ``bot:<level>``), both read from /v1/ratings by web/static/ratings.js.
 @blp.get("/ratings")
 def ratings() -> Response:
@@ -129,7 +129,7 @@ def player_rating(name: str) -> Response:
     return _page("ratings", f"Rating of {name}", player=name)
 
 
-# Accounts (issue 31): the pages only hold forms and lists; the session token they get from
+# Accounts: the pages only hold forms and lists; the session token they get from
 # POST /v1/sessions is kept in this browser's localStorage (web/static/app.js, ``account``).
 @blp.get("/sign-in")
 def sign_in() -> Response:

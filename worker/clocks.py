@@ -14,8 +14,8 @@ back (at most ``RESCAN_SECONDS`` late).
 Why not RQ's scheduler (``enqueue_at``): a worker holding RQ's scheduler lock that is SIGKILLed keeps
 that lock for 61 s (``interval + 60``) and an abandoned job is handed back only after its heartbeat
 expires (60 s or more), so a deadline could be a minute late; this loop has no lock to lose and a
-deadline survives in Redis. (Once the transactional outbox of issue 9 is on main, the deadline
-should be recorded by the append script itself, which removes the rescan.)
+deadline survives in Redis. (A deadline recorded by the append script itself, through
+the outbox, would remove the rescan.)
 """
 
 from __future__ import annotations

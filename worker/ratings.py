@@ -1,4 +1,4 @@
-"""The operator's ratings commands (issue 32): ``python -m worker.ratings recount [GAME ...]``.
+"""The operator's ratings commands: ``python -m worker.ratings recount [GAME ...]``.
 
 ``recount`` rebuilds every rating, leaderboard, history and head-to-head count of each engine (all
 of them without arguments) from the archived logs (``service.ratings.recount_while_quiet``) and

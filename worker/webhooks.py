@@ -1,4 +1,4 @@
-"""The webhook delivery loop (issue 33): ``python -m worker.webhooks`` (the Procfile's ``webhooks``).
+"""The webhook delivery loop: ``python -m worker.webhooks`` (the Procfile's ``webhooks``).
 
 Several may run: each pass takes an account's due deliveries with a lease
 (``WEBHOOK_LEASE_SECONDS``, 30 s), so two loops never send one delivery at once, and a loop killed

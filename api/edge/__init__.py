@@ -1,4 +1,4 @@
-"""The play edge (issue 29): everything that serves moves and live streams faster than plain Flask,
+"""The play edge: everything that serves moves and live streams faster than plain Flask,
 and leans on the internals of gunicorn, gevent, Flask and its extensions to do so (the table
 "Private APIs of dependencies" in docs/architecture.md lists each use). One job: carry the API's own
 answers to and from the socket with less work, never decide one. What a move means and how it is
@@ -9,7 +9,7 @@ answered is :mod:`api.moves` (shared with the Flask route); the bytes of a strea
 - :mod:`api.edge.move_worker`: the gunicorn gevent worker that answers them from the parsed request;
 - :mod:`api.edge.affinity`: that worker, placing each game's connections in one process;
 - :mod:`api.edge.view_push`: view streams written straight to their sockets, and the hang-up watch;
-- :mod:`api.edge.gunicorn_adapter`: the one module using gunicorn's internals (issue 29), for the
+- :mod:`api.edge.gunicorn_adapter`: the one module using gunicorn's internals, for the
   three above.
 
 Why a subpackage of ``api`` rather than a top-level package: the edge is a transport of this API

@@ -1,5 +1,5 @@
 """Game-affine connections: gunicorn's gevent worker, with each game's connections gathered in one
-worker process (issue 12).
+worker process.
 
 Every web process that serves a stream of a game follows that game: its live reader reads each new
 move from Redis (one ``XREAD`` share), decodes it and folds it into its cached state. With the

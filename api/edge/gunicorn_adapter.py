@@ -1,5 +1,5 @@
-"""The one module of the product that uses gunicorn's private or undocumented internals (issue 29's
-adapter rule; docs/architecture.md, "Private APIs of dependencies"). Tested with gunicorn 27.0
+"""The one module of the product that uses gunicorn's private or undocumented internals (the adapter
+rule; docs/architecture.md, "Private APIs of dependencies"). Tested with gunicorn 27.0
 (pyproject.toml pins ``gunicorn>=27.0,<27.1``; tests/test_dependency_pins.py fails on another
 version). What it uses, and why:
 

@@ -1,4 +1,4 @@
-"""The move's hot path: ``POST /v1/games/{id}/moves`` answered in front of Flask (issue 12).
+"""The move's hot path: ``POST /v1/games/{id}/moves`` answered in front of Flask.
 
 A move is the request a game server answers most, and in a gunicorn worker Flask's dispatch
 (request context, URL matching, hooks, the response object) costs more than the move's own work

@@ -1,4 +1,4 @@
-"""Moves answered from gunicorn's parsed request, in front of WSGI (issue 12).
+"""Moves answered from gunicorn's parsed request, in front of WSGI.
 
 :class:`api.edge.move_path.MovePath` answers an ordinary move in front of Flask, but behind WSGI: for
 each move gunicorn still builds the whole WSGI environ, a response object that checks every header,

@@ -1,9 +1,9 @@
 """Pushed view streams: under gunicorn's gevent worker each seat's new view is written straight to
-that stream's socket by whoever delivers the move (issue 12).
+that stream's socket by whoever delivers the move.
 
 A view stream served as a WSGI iterator costs, for every message, a wake of the stream's greenlet
 (with a gevent ``Timeout`` for its heartbeat), a walk up werkzeug's and gunicorn's iterator wrappers
-and gevent's ``sendall``: in issue 12's profile about four times the view itself. Here whoever
+and gevent's ``sendall``: in a profile of the hot path about four times the view itself. Here whoever
 delivers a move to the process's streams (the live reader, or the request that took the move:
 ``service.live.LiveHub.deliver_local``), right after the process's cached game holds it, computes
 each local stream's view and writes it with one non-blocking ``os.write``. The stream's own

@@ -19,7 +19,7 @@ FIELDS = ("ruleset", "players", "options", "seed", "first_condottiere", "deck_or
 # The rules revisions (games.base): 1, the rules before RL-11 and RL-12 (commit 0ba873d): the hand
 # discard (END-7) was offered only to the seats holding cards but no Mercenary, and no number of
 # battles without a card ended a game; 2, RL-11 and RL-12 as the specification has them. Revisions
-# were first numbered by issue 28, after RL-12: a log recorded before then names none and may follow
+# were first numbered after RL-12: a log recorded before then names none and may follow
 # either, so the engine plays such a log under revision 2 (the running games and the archive of the
 # day: RL-12 also keeps a seat's eligibility hidden) and reads it as revision 1 wherever the log
 # shows it went on as revision 1 would (steps.read_as_revision_1; verify_log holds the log to one of

@@ -16,7 +16,7 @@ _DERIVED = ("pending", "awaiting")
 # Fields added after snapshots of format 1 were first written, with the value an older snapshot
 # implies (a snapshot is a cache of the log, but a running server must still read the ones it has).
 _ADDED_LATER = {"card_played": False, "idle_battles": 0}
-# Fields renamed since format 1 (issue 10) keep their old key in a snapshot, so that the snapshots a
+# Fields renamed since format 1 keep their old key in a snapshot, so that the snapshots a
 # running server has stored still load and a fold still compares equal to them.
 _SNAPSHOT_KEYS = {
     "seat_count": "n",

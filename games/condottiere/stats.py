@@ -55,7 +55,7 @@ def chapters(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             # ``card`` is null for a face-down card in a redacted log: shown as an unknown card.
             cards.setdefault(str(event["seat"]), []).append(event.get("card"))
         elif kind == "cards_revealed" and open_battle is not None:
-            # Public in every log: the seat's face-down cards, now face up (issue 8: exports of a
+            # Public in every log: the seat's face-down cards, now face up (exports of a
             # running game kept them unknown after the battle had revealed them).
             played = cards.setdefault(str(event["seat"]), [])
             for card in event.get("cards") or []:

@@ -86,7 +86,7 @@ def legal_moves(s: State, seat: Any) -> list[dict]:
 def known_lines(s: State, viewer: Any) -> list[tuple]:
     """The battle lines as ``viewer`` knows them: every face-up card, and the face-down cards the
     viewer may see (its own; all of them for FULL). Every strength shown to a viewer is derived
-    from this and nothing else, so no number can depend on a card the viewer may not see (issue 8:
+    from this and nothing else, so no number can depend on a card the viewer may not see (once,
     Spring's highest Mercenary once counted other seats' face-down cards)."""
     if viewer == FULL:
         return [line + down for line, down in zip(s.lines, s.down, strict=True)]

@@ -15,7 +15,7 @@ from games.rio_de_la_plata.board import default_board, load_board
 
 FIELDS = ("players", "seed", "board", "board_hash", REVISION)
 
-# The rules revisions (games.base): 1, every log recorded before revisions existed; 2 (issue 28):
+# The rules revisions (games.base): 1, every log recorded before revisions existed; 2:
 # the Shipowner's benefits start in phase B of the round after he came, not phase A (RIO-CHAR-5,
 # RIO-RL-58: a launch in that phase A pays him nothing and costs him the whole fee), a cell without
 # a building keeps at most 3 people after a battle (RIO-RL-71), and a group that fought earlier in

@@ -1,4 +1,4 @@
-// /sign-in and /sign-up (issue 31): a handle and a password. Sign-up creates the account
+// /sign-in and /sign-up: a handle and a password. Sign-up creates the account
 // (POST /v1/accounts) and signs in at once (POST /v1/sessions); the session token is kept in this
 // browser (app.js, `account`). A problem is shown next to the control it is about: the API's
 // field errors beside their field, a wrong handle or password (one answer for both) beside the

@@ -314,7 +314,7 @@ export function when(iso) {
   return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
-// -- accounts (issue 31) -------------------------------------------------------------------------
+// -- accounts -------------------------------------------------------------------------
 // The session token of POST /v1/sessions, kept like seat tokens: localStorage (every tab of this
 // browser), never in a URL. Only the pages of this origin can read it (CSP 'self', no library).
 export const account = {

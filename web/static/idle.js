@@ -1,4 +1,4 @@
-// When a running game has been left (the lobby's "Idle" list, issue 30 item 7), from what its
+// When a running game has been left (the lobby's "Idle" list), from what its
 // summary (GET /v1/games) says of its clock:
 //
 // * A timed game moves by itself: a seat that does not decide by its deadline gets a timeout, and

@@ -1,4 +1,4 @@
-// /my-games (issue 31): the signed-in player's running games, those awaiting them first with a
+// /my-games: the signed-in player's running games, those awaiting them first with a
 // "your turn" badge, and their finished games, from GET /v1/me/games.
 //
 // Live by polling GET /v1/me/games every POLL_MS while the tab is visible (and at once when it

@@ -1,4 +1,4 @@
-// Ratings (issue 32) where other pages show players: the table's seats, the lobby's open games,
+// Ratings where other pages show players: the table's seats, the lobby's open games,
 // a player's statistics. One request per game (GET /v1/games/{id}/ratings), kept per page until
 // the seats change, so the lobby's refresh every few seconds asks again only when someone joined.
 import { api, h } from "/web/static/app.js";

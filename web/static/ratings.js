@@ -1,4 +1,4 @@
-// Ratings (issue 32): the leaderboard of a game (/ratings?game=...) and a player's rating and its
+// Ratings: the leaderboard of a game (/ratings?game=...) and a player's rating and its
 // history (/ratings/players/<handle or bot:level>?game=...), with a head-to-head comparison.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
 import { ordinal, playerName, provisionalNote, ratingUrl } from "/web/static/rating-bits.js";

@@ -1,4 +1,4 @@
-// "See as ..." on the replay page of a finished game (issue 34): the game as one seat saw it at each
+// "See as ..." on the replay page of a finished game: the game as one seat saw it at each
 // version (GET /replay?version=N&as=S: the view it was served live), and, on request, what that seat
 // did not know then: every part of the complete view that differs from the seat's (hands, face-down
 // cards, the deck's order: the draws to come), listed by where it sits in the view. Game-agnostic: it
