@@ -264,8 +264,8 @@ class DecideHooks(Protocol):
 @runtime_checkable
 class SnapshotHooks(Protocol):
     """An optional hook for the server's hot path: every accepted move stores a snapshot, and
-    building ``state_to_json``'s plain lists only to encode them was about 4% of a web worker's CPU
-   ."""
+     building ``state_to_json``'s plain lists only to encode them was about 4% of a web worker's CPU
+    ."""
 
     def encode_state(self, state: Any) -> bytes:
         """``state_to_json(state)`` encoded as compact JSON, byte for byte what
@@ -331,6 +331,17 @@ class DecisionHooks(Protocol):
         decision's first event (the state the seat decided on) and ``command`` is the command
         ``decide`` accepts there to produce the events that follow. Server records (token
         rotations, hand-overs to bots) and timeouts are not decisions."""
+
+
+@runtime_checkable
+class RatingHooks(Protocol):
+    """The optional hook of the ratings: how much real play a finished game needs to be rated."""
+
+    def rated_decisions(self, config: Mapping[str, Any]) -> int:
+        """How many decisions of its own (as :class:`DecisionHooks` finds them) every seat must
+        have made, before leaving if it left, for a finished game of ``config`` to be rated. Fewer:
+        the game ended before real play (two accounts resigning at once, a seat idle from its
+        first turn) and counts like an abort. A game declaring no minimum needs none."""
 
 
 @runtime_checkable

@@ -113,6 +113,7 @@ class GameService:
         self.rescan_clocks = deadlines.rescan_clocks
         self.claim_seat = self.seats.claim_seat
         self._claim = self.seats.claim
+        self.leave_to_bot = self.seats.leave_to_bot
         self._encoded = queries.encoded
 
     @property

@@ -27,6 +27,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from games import game_names, get_game
 from replays import ratings as model
 from replays.ratings import Rating
 from service.identity import fold_handle
@@ -44,9 +47,14 @@ BOARD_MOST = 100
 
 
 def raters_of(log: GameLog) -> model.Raters:
-    """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``)."""
+    """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``),
+    with the minimum of play its game declares (``replays.ratings.play_counted``)."""
     meta = log.meta
     count = int(meta.get("seat_count") or 0)
+    minimum, played = 0, dict[int, int]()
+    if meta.get("game") in game_names():
+        config = orjson.loads(meta["config"]) if meta.get("config") else {}
+        minimum, played = model.play_counted(get_game(meta["game"]), config, log.events)
     return model.raters(
         seat_count=count,
         kinds={s: meta.get(f"kind:{s}") for s in range(count)},
@@ -56,6 +64,9 @@ def raters_of(log: GameLog) -> model.Raters:
         prearranged=meta.get("prearranged") == "true",
         imported=meta.get("imported") == "1",
         events=log.events,
+        deleted={s: meta.get(f"deleted:{s}") == "1" for s in range(count)},
+        minimum=minimum,
+        played=played,
     )
 
 
@@ -69,7 +80,7 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
     if not who.rated:
         return None
     winners = list((log.result or {}).get("winners") or [])
-    after = model.rate(who.seats, priors, winners)
+    after = model.rate(who.seats, priors, winners, who.left)
     finished = summary_of(log)["finished"]
     updates = [
         RaterUpdate(
@@ -81,9 +92,10 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
             ordinal=rating.ordinal,
         )
         for rater, rating in after.items()
+        if not model.is_gone(rater)  # a deleted account's stand-in: its rating is kept nowhere
     ]
-    pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners).items()]
-    record = model.game_record(who.seats, priors, after, winners, finished)
+    pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners, who.left).items()]
+    record = model.game_record(who.seats, priors, after, winners, finished, who.left)
     return RatingWrite(game=log.name, raters=updates, pairs=pairs, record=record)
 
 
@@ -192,8 +204,9 @@ class RatingService:
     def names(self, raters: Iterable[str]) -> dict[str, str | None]:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
         every = list(dict.fromkeys(raters))
-        wanted = [r for r in every if not model.is_bot(r)]
+        wanted = [r for r in every if not model.is_bot(r) and not model.is_gone(r)]
         found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
+        found.update({r: None for r in every if model.is_gone(r)})
         found.update(zip(wanted, self.accounts.handles(wanted), strict=True))
         return found
 

@@ -23,6 +23,8 @@ from games.condottiere.state import State
 from games.condottiere.steps import STEP_GAME_OVER
 from games.condottiere.verify import verify_log as _verify_log
 
+RATED_DECISIONS = 5
+
 
 class Condottiere:
     name = "condottiere"
@@ -110,6 +112,12 @@ class Condottiere:
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.RatingHooks --------------------------------------------------------------------
+    def rated_decisions(self, config: Mapping[str, Any]) -> int:
+        """Five decisions of each seat: about one battle's cards and passes (a random whole game
+        gives each seat 15 or more), so a game resigned or abandoned at once is never rated."""
+        return RATED_DECISIONS
 
     # -- games.base.ArchiveHooks (the others: games/condottiere/stats.py) -------------------------
     def archive_labels(self, config: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -22,6 +22,7 @@ from games.rio_de_la_plata.text import attach_text_hooks
 from games.rio_de_la_plata.verify import verify_log as _verify_log
 
 STATE_FORMAT = 1
+RATED_DECISIONS = 10
 
 
 class RioDeLaPlata:
@@ -95,6 +96,12 @@ class RioDeLaPlata:
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.RatingHooks --------------------------------------------------------------------
+    def rated_decisions(self, config: Mapping[str, Any]) -> int:
+        """Ten decisions of each seat (a random whole game gives each seat hundreds), so a game
+        abandoned at once is never rated."""
+        return RATED_DECISIONS
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:
