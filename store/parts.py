@@ -28,6 +28,7 @@ from store.live import EventsReader
 from store.outbox import Outbox
 from store.ratings import RatingStore
 from store.replay_cache import ReplayCache
+from store.seat_changes import SeatChanges
 from store.webhooks import WebhookStore
 
 Connected = GameStore | Archive
@@ -132,3 +133,8 @@ def compactor(store: GameStore) -> Compactor:
 def events_reader(store: GameStore) -> EventsReader:
     """The live reader's connection to the games' event streams (``store.live``)."""
     return EventsReader(store.redis)
+
+
+def seat_changes(store: Connected) -> SeatChanges:
+    """Seats left before the start, rematch offers (``store.seat_changes``)."""
+    return SeatChanges(_client(store))
