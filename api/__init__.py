@@ -26,7 +26,7 @@ from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
 # Modules whose routes sit on another module's blueprint (imported before the blueprints register).
-ROUTE_MODULES: list[str] = ["api.game_streams", "api.seat_changes"]
+ROUTE_MODULES: list[str] = ["api.game_streams", "api.seat_changes", "api.bot_accounts"]
 OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.archive",
     "api.jobs",

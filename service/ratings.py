@@ -201,6 +201,14 @@ class RatingService:
             return None
         return account_id
 
+    def bots(self, raters: Iterable[str]) -> dict[str, bool]:
+        """Rater -> whether it is a bot: a server bot level, or a bot account."""
+        every = list(dict.fromkeys(raters))
+        wanted = [r for r in every if not model.is_bot(r) and not model.is_gone(r)]
+        found = {r: model.is_bot(r) for r in every}
+        found.update(zip(wanted, parts.bot_accounts(self.archive).are_bots(wanted), strict=True))
+        return found
+
     def names(self, raters: Iterable[str]) -> dict[str, str | None]:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
         every = list(dict.fromkeys(raters))
@@ -216,12 +224,11 @@ class RatingService:
         board = self.store.board(game, top)
         stored = self.store.ratings(game, [r for r, _ in board])
         names = self.names(r for r, _ in board)
+        bots = self.bots(r for r, _ in board)
         rows = []
         for place, (rater, _) in enumerate(board, start=1):
             rating = priors_of(stored)[rater]
-            rows.append(
-                {"place": place, "player": names.get(rater), "bot": model.is_bot(rater), **rating.shown()}
-            )
+            rows.append({"place": place, "player": names.get(rater), "bot": bots[rater], **rating.shown()})
         return {"game": game, "players": self.store.board_size(game), "leaders": rows}
 
     def rating(self, game: str, rater: str) -> Rating:
@@ -239,13 +246,16 @@ class RatingService:
             for game_id, record in zip(ids, self.store.records(game, ids), strict=True)
             if record is not None
         ]
-        names = self.names(o["rater"] for e in entries for o in e["against"])
+        others = [o["rater"] for e in entries for o in e["against"]]
+        names, bots = self.names(others), self.bots([rater, *others])
         for entry in entries:
             for other in entry["against"]:
+                other["bot"] = bots[other["rater"]]
                 other["player"] = names.get(other.pop("rater"))
         return {
             "game": game,
             "player": player,
+            "bot": bots[rater],
             "rating": self.rating(game, rater).shown(),
             "history": entries,
         }
@@ -298,12 +308,13 @@ class RatingService:
         current = priors_of(self.store.ratings(game, known))
         finished = meta.get("status") == "finished"
         (record,) = self.store.records(game, [game_id]) if finished else (None,)
-        names = self.names(known)
+        names, bots = self.names(known), self.bots(known)
         seats: list[dict[str, Any]] = []
         for seat, rater in enumerate(raters):
             row: dict[str, Any] = {
                 "seat": seat,
                 "player": names.get(rater) if rater else None,
+                "bot": bots[rater] if rater else False,
                 "rating": (current.get(rater) or Rating()).shown() if rater else None,
             }
             if record is not None and seat < len(record["seats"]):

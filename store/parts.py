@@ -17,6 +17,7 @@ import redis
 from store.accounts import AccountStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
+from store.bot_accounts import BotAccounts
 from store.compact import CompactionQueue, Compactor
 from store.game_logs import GameLog
 from store.game_logs import game_version as _game_version
@@ -138,3 +139,8 @@ def events_reader(store: GameStore) -> EventsReader:
 def seat_changes(store: Connected) -> SeatChanges:
     """Seats left before the start, rematch offers (``store.seat_changes``)."""
     return SeatChanges(_client(store))
+
+
+def bot_accounts(store: Connected) -> BotAccounts:
+    """Bot accounts: the upgrade and who is online (``store.bot_accounts``)."""
+    return BotAccounts(_client(store))
