@@ -129,8 +129,10 @@ class CreateGameRequest(StrictSchema):
 
 
 class ClaimSeatRequest(StrictSchema):
-    # _name_or_bot (if/then: an anyOf of required lists makes openapi-typescript type it unknown)
-    OPENAPI_EXTRA = {"if": {"not": {"required": ["bot"]}}, "then": {"required": ["name"]}}
+    """A name, or a bot level, or neither with an account token in Authorization (scope `play`: the
+    account's handle is then the name, so `{}` or `{"seat": 1}` is a whole claim). Without any of
+    the three: 422 `VALIDATION_ERROR` naming `name`. The route checks it: a schema sees no headers,
+    so the document requires no member."""
 
     name = DisplayName(
         max_length=40,
@@ -149,9 +151,6 @@ class ClaimSeatRequest(StrictSchema):
             "examples": all_levels(),
         },
     )
-
-    # A name, or a bot level, or an account token in Authorization (whose handle is then the name):
-    # the route checks it, since a schema sees no headers.
 
 
 # Versions are event counts; anything past this is no version at all (and past 2**64 Redis refuses
