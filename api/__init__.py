@@ -178,6 +178,8 @@ CORS_EXPOSE_HEADERS = [
     "WWW-Authenticate",
     "Link",
     "Preference-Applied",
+    "RateLimit",
+    "RateLimit-Policy",
 ]
 
 
