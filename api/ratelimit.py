@@ -91,6 +91,9 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "games.SeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Resign": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Abort": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "games.Seat": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("DELETE",), by_token=True),
+    "games.Rematch": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "accounts.UpgradeToBot": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     # Each ticket is a Redis key (30 s); a page asks for one per (re)connection of its stream.
     "games.StreamTickets": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "archive.Verify": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
