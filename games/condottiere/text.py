@@ -358,11 +358,3 @@ def move_menu(
         else e
         for e in menu
     ]
-
-
-def attach_text_hooks(game: Any) -> Any:
-    game.render_text = render_text
-    game.describe_event = describe_event
-    game.describe_move = describe_move
-    game.move_menu = move_menu
-    return game
