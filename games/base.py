@@ -545,6 +545,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     SeatHooks,
     ChanceHooks,
     DecisionHooks,
+    RatingHooks,
     WebHooks,
     TextHooks,
     ContractHooks,
