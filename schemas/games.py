@@ -195,6 +195,17 @@ class StreamQuery(StrictSchema):
     )
 
 
+class EventStreamQuery(StreamQuery):
+    rematch = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Once the game is over, keep the stream open after `event: end` and "
+            "announce the rematch offer: an `event: rematch` (`Rematch`) now and at every change "
+            "(an acceptance), the last one naming the new game, then the stream ends"
+        },
+    )
+
+
 LAST_EVENT_ID_PATTERN = r"^ *[0-9]{0,18} *$"
 
 

@@ -28,8 +28,10 @@ from service import errors
 from service.cache import CachedGame
 from service.games import GameService
 from service.identity import PLAY
+from service.live import FeedSubscription
 from service.repository import now_iso
 from store import parts
+from store.seat_changes import news_key
 
 REMATCH_STALE_MS = 30_000
 
@@ -92,6 +94,13 @@ def create_rematch(games: GameService, meta: Mapping[str, str]) -> tuple[str, di
 
 def _bot_seats(meta: Mapping[str, str], count: int) -> list[int]:
     return [s for s in range(count) if meta.get(f"kind:{s}") == "bot"]
+
+
+def follow_rematch(games: GameService, game_id: str) -> FeedSubscription:
+    """A wake-up at each change of ``game_id``'s rematch offer (an acceptance, the new game), from
+    the process's live reader, for the finished game's streams that announce it."""
+    store = parts.seat_changes(games.store)
+    return games.live.follow_feed(news_key(game_id), lambda: store.news_last_id(game_id))
 
 
 def rematch_state(games: GameService, game_id: str) -> dict[str, Any]:

@@ -6,6 +6,9 @@ a finished game. Each is one script on the game's own slot (``{g:<id>}``), so it
     offer); ``creating`` -> ms when the acceptance that completed the set began creating the new
     game; ``game`` -> the new game's id once it exists. Expires with the finished game's keys'
     horizon (``REMATCH_TTL_S``): an offer is for the players still at the table.
+``game:{g:<id>}:rematch-news`` (stream, capped)
+    one entry per change of the offer (an acceptance, the new game): what wakes the finished game's
+    streams that follow the rematch (``service.live.LiveHub.follow_feed``); they read the hash.
 """
 
 from __future__ import annotations
@@ -22,6 +25,13 @@ REMATCH_TTL_S = 24 * 3600
 
 def rematch_key(game_id: str) -> str:
     return f"game:{{g:{game_id}}}:rematch"
+
+
+def news_key(game_id: str) -> str:
+    return f"game:{{g:{game_id}}}:rematch-news"
+
+
+NEWS_KEPT = 16
 
 
 # KEYS: meta, seats. ARGV: 1 seat, 2 the seat's token hash as the caller read it, 3 now (ISO).
@@ -45,7 +55,7 @@ redis.call('HSET', KEYS[1], 'updated', ARGV[3])
 return {'left', account}
 """
 
-# KEYS: rematch. ARGV: 1 seat accepting, 2 now (ms), 3 stale-creation age (ms), 4 ttl (s), 5 seat
+# KEYS: rematch, news. ARGV: 1 seat accepting, 2 now (ms), 3 stale-creation age (ms), 4 ttl (s), 5 seat
 # count, then the bot seats. Returns the outcome ('accepted', 'create' for the one acceptance that
 # must create the game, 'created' with its id), then the seats that accepted.
 _ACCEPT = r"""
@@ -55,6 +65,8 @@ for i = 6, #ARGV do
 end
 redis.call('HSET', key, 'seat:' .. ARGV[1], '1')
 redis.call('EXPIRE', key, tonumber(ARGV[4]))
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', 16, '*', 'seat', ARGV[1])
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 local made = redis.call('HGET', key, 'game')
 local accepted = {}
 for s = 0, tonumber(ARGV[5]) - 1 do
@@ -105,14 +117,21 @@ class SeatChanges:
         self, game_id: str, seat: int, seat_count: int, bots: Iterable[int], now_ms: int, stale_ms: int
     ) -> Rematch:
         reply = self._accept(
-            keys=[rematch_key(game_id)],
+            keys=[rematch_key(game_id), news_key(game_id)],
             args=[seat, now_ms, stale_ms, REMATCH_TTL_S, seat_count, *bots],
         )
         made = _text(reply[1])
         return Rematch(_text(reply[0]), made or None, tuple(int(s) for s in reply[2]))
 
     def rematch_made(self, game_id: str, new_game_id: str) -> None:
-        self.redis.hset(rematch_key(game_id), "game", new_game_id)
+        with self.redis.pipeline(transaction=True) as pipe:  # one slot: the game's
+            pipe.hset(rematch_key(game_id), "game", new_game_id)
+            pipe.xadd(news_key(game_id), {"game": new_game_id}, maxlen=NEWS_KEPT, approximate=True)
+            pipe.execute()
+
+    def news_last_id(self, game_id: str) -> str:
+        rows = self.redis.xrevrange(news_key(game_id), "+", "-", count=1)
+        return _text(rows[0][0]) if rows else "0-0"
 
     def rematch(self, game_id: str, seat_count: int) -> Rematch:
         raw = {_text(k): _text(v) for k, v in self.redis.hgetall(rematch_key(game_id)).items()}

@@ -9,13 +9,16 @@ from service import bot_turns
 from tests import app_fixtures
 from tests.api.conftest import redis_dump
 from tests.api.test_accounts import FAST_HASH, bearer, session
+from tests.api.test_me_stream import messages
 
 PROBLEM = "application/problem+json"
 
 
 @pytest.fixture()
 def app(redis_client, redis_server):
-    yield from app_fixtures.make_app(redis_server, PASSWORD_HASH_PARAMETERS=FAST_HASH)
+    yield from app_fixtures.make_app(
+        redis_server, PASSWORD_HASH_PARAMETERS=FAST_HASH, SSE_HEARTBEAT_SECONDS=0.2
+    )
 
 
 def _open_toy(client, **create) -> str:
@@ -170,3 +173,32 @@ def test_a_rematch_of_a_running_game_or_without_a_seat_is_refused_and_changes_no
     _refused(client.post(f"/v1/games/{game_id}/rematch"), 401, "INVALID_TOKEN")
     _refused(client.post("/v1/games/nosuchgame/rematch", headers=bearer(ann["token"])), 404, "GAME_NOT_FOUND")
     assert redis_dump(redis_client) == before
+
+
+def test_the_finished_game_s_stream_announces_the_rematch_as_it_is_accepted(client, svc):
+    """With ?rematch=true the stream stays open after `event: end`: an `event: rematch` now and at
+    each acceptance, the last naming the new game; then it ends."""
+    game_id = _open_toy(client)
+    ann = _claim(client, game_id, "Ann", seat=0)
+    bob = _claim(client, game_id, "Bob", seat=1)
+    _play_out(client, svc, game_id, {0: ann["token"], 1: bob["token"]})
+    stream = client.get(f"/v1/games/{game_id}/stream?rematch=true", buffered=False)
+    assert stream.status_code == 200
+    told = messages(stream)
+    kinds = []
+    for kind, _, data in told:
+        kinds.append(kind)
+        if kind == "rematch":
+            assert data == {"game_id": game_id, "accepted": [], "waiting_for": [0, 1], "rematch": None}
+            break
+    assert "end" in kinds and kinds.index("end") < kinds.index("rematch")
+    assert client.post(f"/v1/games/{game_id}/rematch", headers=bearer(ann["token"])).status_code == 200
+    kind, _, data = next(told)
+    assert (kind, data["accepted"], data["rematch"]) == ("rematch", [0], None)
+    made = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(bob["token"])).get_json()["rematch"]
+    kind, _, data = next(told)
+    assert (kind, data["accepted"], data["rematch"]) == ("rematch", [0, 1], made)
+    assert list(told) == []  # and the stream ends
+    # without the option the stream ends at `event: end`, as it always did
+    plain = [kind for kind, _, _ in messages(client.get(f"/v1/games/{game_id}/stream", buffered=False))]
+    assert plain[-1] == "end"
