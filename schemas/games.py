@@ -131,8 +131,8 @@ class CreateGameRequest(StrictSchema):
 class ClaimSeatRequest(StrictSchema):
     """A name, or a bot level, or neither with an account token in Authorization (scope `play`: the
     account's handle is then the name, so `{}` or `{"seat": 1}` is a whole claim). Without any of
-    the three: 422 `VALIDATION_ERROR` naming `name`. The route checks it: a schema sees no headers,
-    so the document requires no member."""
+    the three: 422 `NAME_REQUIRED`. The route checks it: a schema sees no headers, so the document
+    requires no member."""
 
     name = DisplayName(
         max_length=40,

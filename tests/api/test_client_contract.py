@@ -54,4 +54,4 @@ def test_the_contract_accepts_the_empty_claim_the_server_accepts_with_an_account
     assert claimed.status_code == 201 and claimed.get_json()["name"] == "Ann"
     # without an account token, `{}` names nobody: still refused by the route
     refused = client.post(f"/v1/games/{game_id}/seats", json={})
-    assert refused.status_code == 422 and refused.get_json()["code"] == "VALIDATION_ERROR"
+    assert refused.status_code == 422 and refused.get_json()["code"] == "NAME_REQUIRED"
