@@ -215,19 +215,27 @@ def _sse(
     batch of events. With a ``watch`` on its client (the transport's ``hang_up_watch``, which under
     gunicorn watches its socket) the stream ends as soon as its client hangs up, not at its next
     write. A seat's stream ends with ``event: revoked`` (and nothing it would have been sent since)
-    once its token is no longer the seat's."""
+    once its token is no longer the seat's, or within a heartbeat once the account token that opened
+    it is revoked."""
     seat = grant.seat
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
         yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
     last = after
+    check = svc.credential_check(grant, heartbeat)
     with (
         svc.follow(game_id, after) as subscription,
         (watch or _no_watch)(subscription.interrupt) as client,
     ):
         while not client.gone:
-            items, status, version = svc.wait_for_events(game_id, seat, last, heartbeat, subscription, name)
+            items, status, version = svc.wait_for_events(
+                game_id, seat, last, check.bound(heartbeat), subscription, name
+            )
             if client.gone:
+                return
+            revoked = check.due()
+            if revoked is not None:
+                yield sse.revoked_message(revoked)
                 return
             if items and status != "finished":
                 revoked = svc.stream_revocation(game_id, grant, items[-1]["version"])

@@ -115,13 +115,13 @@ end
 return 0
 """
 
-# KEYS: tokens, record; ARGV: 1 token id, 2 JSON, 3 kind, 4 the most tokens of that kind kept.
+# KEYS: tokens, record; ARGV: 1 token id, 2 JSON, 3 kind, 4 the most tokens of that kind kept,
+# 5 '1' to refuse a token beyond the bound (returns -1, nothing written), '0' to make room for it.
 # Adds a token; when the account holds more than the bound of its kind, the oldest of that kind go.
 _ADD_TOKEN = r"""
 if redis.call('EXISTS', KEYS[2]) == 0 then
   return 0
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local entries = redis.call('HGETALL', KEYS[1])
 local mine = {}
 for i = 1, #entries, 2 do
@@ -131,6 +131,11 @@ for i = 1, #entries, 2 do
   end
 end
 local bound = tonumber(ARGV[4])
+if ARGV[5] == '1' and #mine >= bound then
+  return -1
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+mine[#mine + 1] = {ARGV[1], cjson.decode(ARGV[2]).created}
 if #mine > bound then
   table.sort(mine, function(a, b) return a[2] < b[2] end)
   for i = 1, #mine - bound do
@@ -279,10 +284,16 @@ class AccountStore:
         self.redis.hset(account_keys(account_id).record, "password", password_hash)
 
     # -- tokens -----------------------------------------------------------------------------------
-    def add_token(self, account_id: str, token_id: str, entry: Mapping[str, Any], bound: int) -> bool:
+    def add_token(
+        self, account_id: str, token_id: str, entry: Mapping[str, Any], bound: int, refuse_beyond: bool = False
+    ) -> bool | None:
+        """True when added, False when the account is gone; with ``refuse_beyond``, None (nothing
+        written) when the account already holds ``bound`` tokens of the kind, else the oldest of
+        the kind go to make room."""
         keys = account_keys(account_id)
-        args = [token_id, orjson.dumps(dict(entry)), entry["kind"], bound]
-        return bool(self._add_token(keys=[keys.tokens, keys.record], args=args))
+        args = [token_id, orjson.dumps(dict(entry)), entry["kind"], bound, "1" if refuse_beyond else "0"]
+        added = int(self._add_token(keys=[keys.tokens, keys.record], args=args))
+        return None if added < 0 else bool(added)
 
     def token(self, account_id: str, token_id: str) -> dict[str, Any] | None:
         raw = self.redis.hget(account_keys(account_id).tokens, token_id)
