@@ -51,7 +51,12 @@ _MOST_ID_PART = 2**64 - 1
 
 
 def _feed_id(value: str) -> bool:
-    return bool(_FEED_ID.match(value)) and all(int(part) <= _MOST_ID_PART for part in value.split("-"))
+    """Whether ``value`` is an id a feed entry can have and a read can start after (nothing comes
+    after the very largest id: Redis refuses to read from there)."""
+    if not _FEED_ID.match(value):
+        return False
+    parts = tuple(int(part) for part in value.split("-"))
+    return max(parts) <= _MOST_ID_PART and parts != (_MOST_ID_PART, _MOST_ID_PART)
 
 
 def accounts() -> AccountService:
