@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from api import ratelimit
 from service import games as service_games
-from store import passes
 from tests import app_fixtures
 from tests.api.conftest import Table, redis_dump
 from tests.api.test_errors import assert_problem
@@ -93,17 +91,21 @@ def test_a_device_link_made_before_a_rotation_moves_nothing(client):
 # -- limits: links made per seat, code guesses per address, links stored per seat -------------------
 
 
+LINKS_PER_SEAT = 3  # RATE_LIMIT_DEVICE_LINK here (shipped: 5/minute;30/hour)
+
+
 @pytest.fixture()
 def limited(redis_client, redis_server):
-    """An app with its rate limits on (the tests' default is off), at their shipped values."""
-    yield from app_fixtures.make_app(redis_server, RATE_LIMITS_ENABLED=True)
+    """An app with its rate limits on (the tests' default is off)."""
+    yield from app_fixtures.make_app(
+        redis_server, RATE_LIMITS_ENABLED=True, RATE_LIMIT_DEVICE_LINK=f"{LINKS_PER_SEAT}/minute"
+    )
 
 
 def test_device_links_made_too_often_by_one_seat_are_refused_and_other_seats_are_not(limited):
     client = limited.test_client()
     table = Table(client)
-    most = int(ratelimit.LIMIT_SETTINGS["RATE_LIMIT_DEVICE_LINK"].split("/")[0])
-    codes = [issue(table, 0)["code"] for _ in range(most)]
+    codes = [issue(table, 0)["code"] for _ in range(LINKS_PER_SEAT)]
     refused = client.post(f"/v1/games/{table.id}/device-links", headers=table.auth(0))
     assert_problem(refused, 429, "TOO_MANY_REQUESTS")
     assert int(refused.headers["Retry-After"]) >= 1
@@ -140,11 +142,14 @@ def test_device_link_code_guesses_are_limited_per_address_like_token_guesses(lim
     assert moved.status_code == 200, moved.get_json()
 
 
+MOST_LINKS = 5  # as POST /v1/games/{id}/device-links documents it
+
+
 def test_a_seat_holds_a_bounded_number_of_device_links_the_oldest_voided(client, redis_client):
     table = Table(client)
-    made = [issue(table, 0)["code"] for _ in range(passes.MOST_DEVICE_LINKS + 3)]
+    made = [issue(table, 0)["code"] for _ in range(MOST_LINKS + 3)]
     stored = [k for k in redis_client.keys("*") if b":device:" in k]
-    assert len(stored) == passes.MOST_DEVICE_LINKS
+    assert len(stored) == MOST_LINKS
     for code in made[:3]:
         assert_problem(redeem(table, code), 401, "INVALID_DEVICE_LINK")
     assert redeem(table, made[-1]).status_code == 200
