@@ -186,14 +186,15 @@ def _event_stream(body: Response | Iterable[bytes]) -> Response:
 @blp.route("/<string:game_id>/stream-tickets")
 class StreamTickets(MethodView):
     @blp.response(201, StreamTicketSchema)
-    @blp.problems(401, 404, 429)
+    @blp.problems(401, 403, 404, 429)
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id: str) -> Response:
         """A stream ticket for the token's seat: ``GET .../stream?ticket=<ticket>`` then follows the
         game as that seat without an Authorization header (the browser's EventSource cannot send
         one, and a seat token must never appear in a URL). Single-use (the stream's first request
         consumes it; reconnect with a new ticket and ``after=``), valid for 30 seconds, for this game
-        and seat only; it can open a stream and nothing else."""
+        and seat only; it can open a stream and nothing else. An account token needs scope `read`;
+        a ticket it took opens nothing once it is revoked."""
         ticket, seat, ttl = service().issue_stream_ticket(game_id, bearer_token(required=True))
         stream = url_for("games.Stream", game_id=game_id, ticket=ticket)
         body = {"ticket": ticket, "seat": seat, "expires_in": ttl, "stream": stream}

@@ -250,7 +250,7 @@ class Moves(MethodView):
 @blp.route("/<string:game_id>/token")
 class SeatToken(MethodView):
     @blp.response(200, RotatedTokenResponse)
-    @blp.problems(401, 404, 409, 422, 429, 503)
+    @blp.problems(401, 403, 404, 409, 422, 429, 503)
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id: str) -> Response:
         """Rotate the token's seat token: the answer carries a new token (shown only here) and the old

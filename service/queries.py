@@ -20,7 +20,7 @@ from games import get_game
 from games.base import FULL, SPECTATOR, Game
 from service import clocks, errors
 from service.cache import CachedGame
-from service.identity import READ, REVOKED_CREDENTIAL, credential_of, is_account_token
+from service.identity import READ, REVOKED_CREDENTIAL, InsufficientScope, credential_of, is_account_token
 from service.live import LiveHub, Subscription
 from service.repository import GameRepository, hash_token, now_ms
 from store import StreamEntry
@@ -192,7 +192,9 @@ class GameQueries:
             return None
         try:
             return self.repository.seat_for_token(cached, token)
-        except errors.InvalidToken:
+        except (errors.InvalidToken, InsufficientScope):
+            # An account token without ``read`` (a bot's ``play`` token) is counted by its address:
+            # the route it asks for, not this lookup, says whether its scope is enough.
             return None
 
     def viewer_seat(

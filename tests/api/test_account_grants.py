@@ -105,12 +105,25 @@ def test_a_play_token_alone_fetches_its_seat_token_and_a_read_token_cannot(clien
     owner = session(client)
     game, _, _ = started_game(client, owner)
     reader = personal_token(client, owner, ["read"], name="reader")
-    refused = client.post(f"/v1/games/{game}/seats/0/token", headers=bearer(reader))
-    assert_problem(refused, 403, "INSUFFICIENT_SCOPE")
+    for path in ("seats/0/token", "token"):
+        assert_problem(client.post(f"/v1/games/{game}/{path}", headers=bearer(reader)), 403, "INSUFFICIENT_SCOPE")
     player = personal_token(client, owner, ["play"], name="player")
     fetched = client.post(f"/v1/games/{game}/seats/0/token", headers=bearer(player))
     assert fetched.status_code == 200, fetched.get_json()
     assert fetched.get_json()["token"].startswith("cst_")
+
+
+def test_a_play_token_alone_gets_what_play_grants_with_the_rate_limits_on(redis_client, redis_server):
+    """The rate limits find a request's seat before the route runs; a ``play`` token (no
+    ``read``) must still fetch its seat token, rotate it and make a device link there."""
+    for limited in app_fixtures.make_app(redis_server, RATE_LIMITS_ENABLED=True, **CONFIG):
+        client = limited.test_client()
+        owner = session(client)
+        game, _, _ = started_game(client, owner)
+        player = personal_token(client, owner, ["play"], name="player")
+        for path in ("seats/0/token", "token", "device-links"):
+            answer = client.post(f"/v1/games/{game}/{path}", headers=bearer(player))
+            assert answer.status_code in (200, 201), (path, answer.get_json())
 
 
 def test_a_stream_ticket_needs_read_which_a_play_token_lacks(client):
