@@ -285,7 +285,12 @@ class AccountStore:
 
     # -- tokens -----------------------------------------------------------------------------------
     def add_token(
-        self, account_id: str, token_id: str, entry: Mapping[str, Any], bound: int, refuse_beyond: bool = False
+        self,
+        account_id: str,
+        token_id: str,
+        entry: Mapping[str, Any],
+        bound: int,
+        refuse_beyond: bool = False,
     ) -> bool | None:
         """True when added, False when the account is gone; with ``refuse_beyond``, None (nothing
         written) when the account already holds ``bound`` tokens of the kind, else the oldest of

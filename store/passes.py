@@ -47,7 +47,13 @@ class SeatPasses:
         self._put_device_link = client.register_script(_PUT_DEVICE_LINK)
 
     def put_stream_ticket(
-        self, game_id: str, ticket_hash: str, seat: int, token_hash: str, ttl_seconds: int, credential: str = ""
+        self,
+        game_id: str,
+        ticket_hash: str,
+        seat: int,
+        token_hash: str,
+        ttl_seconds: int,
+        credential: str = "",
     ) -> None:
         key = stream_ticket(game_id, ticket_hash)
         self.redis.set(key, _value(seat, token_hash, credential), ex=ttl_seconds)

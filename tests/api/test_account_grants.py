@@ -106,7 +106,9 @@ def test_a_play_token_alone_fetches_its_seat_token_and_a_read_token_cannot(clien
     game, _, _ = started_game(client, owner)
     reader = personal_token(client, owner, ["read"], name="reader")
     for path in ("seats/0/token", "token"):
-        assert_problem(client.post(f"/v1/games/{game}/{path}", headers=bearer(reader)), 403, "INSUFFICIENT_SCOPE")
+        assert_problem(
+            client.post(f"/v1/games/{game}/{path}", headers=bearer(reader)), 403, "INSUFFICIENT_SCOPE"
+        )
     player = personal_token(client, owner, ["play"], name="player")
     fetched = client.post(f"/v1/games/{game}/seats/0/token", headers=bearer(player))
     assert fetched.status_code == 200, fetched.get_json()
@@ -130,7 +132,9 @@ def test_a_stream_ticket_needs_read_which_a_play_token_lacks(client):
     owner = session(client)
     game, _, _ = started_game(client, owner)
     player = personal_token(client, owner, ["play"], name="player")
-    assert_problem(client.post(f"/v1/games/{game}/stream-tickets", headers=bearer(player)), 403, "INSUFFICIENT_SCOPE")
+    assert_problem(
+        client.post(f"/v1/games/{game}/stream-tickets", headers=bearer(player)), 403, "INSUFFICIENT_SCOPE"
+    )
     reader = personal_token(client, owner, ["read"], name="reader")
     assert client.post(f"/v1/games/{game}/stream-tickets", headers=bearer(reader)).status_code == 201
 
@@ -141,7 +145,12 @@ def test_a_token_cannot_mint_a_token_with_a_scope_it_lacks(client):
     for scopes in (["play"], ["account", "read"], ["webhooks"]):
         made = client.post("/v1/me/tokens", json={"name": "x", "scopes": scopes}, headers=bearer(manager))
         assert_problem(made, 403, "INSUFFICIENT_SCOPE")
-    assert client.post("/v1/me/tokens", json={"name": "y", "scopes": ["account"]}, headers=bearer(manager)).status_code == 201
+    assert (
+        client.post(
+            "/v1/me/tokens", json={"name": "y", "scopes": ["account"]}, headers=bearer(manager)
+        ).status_code
+        == 201
+    )
     listed = client.get("/v1/me/tokens", headers=bearer(owner)).get_json()["tokens"]
     assert sorted(t["name"] for t in listed) == ["manager", "y"]
 
@@ -170,7 +179,9 @@ def test_revoking_a_personal_token_ends_its_streams_tickets_and_links_in_another
         for path in ("stream", "view/stream"):
             assert_problem(client.get(f"/v1/games/{game}/{path}?ticket={ticket}"), 401, "INVALID_TICKET")
     version = web.get(f"/v1/games/{game}").get_json()["version"]
-    assert_problem(far.post(f"/v1/games/{game}/device-links/redeem", json={"code": code}), 401, "INVALID_DEVICE_LINK")
+    assert_problem(
+        far.post(f"/v1/games/{game}/device-links/redeem", json={"code": code}), 401, "INVALID_DEVICE_LINK"
+    )
     assert web.get(f"/v1/games/{game}").get_json()["version"] == version  # the seat did not move
 
 
@@ -202,19 +213,25 @@ def test_deleting_the_account_ends_its_streams_and_voids_its_device_links(app, o
     assert deleted.status_code == 204, deleted.get_data()
     for what, stream in streams.items():
         stream.assert_revoked(what)
-    assert_problem(far.post(f"/v1/games/{game}/device-links/redeem", json={"code": code}), 401, "INVALID_DEVICE_LINK")
+    assert_problem(
+        far.post(f"/v1/games/{game}/device-links/redeem", json={"code": code}), 401, "INVALID_DEVICE_LINK"
+    )
 
 
 # -- the personal token cap ---------------------------------------------------------------------
 
 
-def test_the_personal_token_beyond_the_cap_is_refused_naming_it_and_the_oldest_still_works(client, redis_client):
+def test_the_personal_token_beyond_the_cap_is_refused_naming_it_and_the_oldest_still_works(
+    client, redis_client
+):
     owner = session(client)
     first = personal_token(client, owner, ["read"], name="t0")
     for n in range(1, MOST_PERSONAL_TOKENS):
         personal_token(client, owner, ["read"], name=f"t{n}")
     before = redis_dump(redis_client)
-    refused = client.post("/v1/me/tokens", json={"name": "one more", "scopes": ["read"]}, headers=bearer(owner))
+    refused = client.post(
+        "/v1/me/tokens", json={"name": "one more", "scopes": ["read"]}, headers=bearer(owner)
+    )
     assert_problem(refused, 409, "TOO_MANY_TOKENS")
     assert refused.get_json()["limit"] == MOST_PERSONAL_TOKENS == 50
     assert "50" in refused.get_json()["detail"]
@@ -234,7 +251,9 @@ def test_the_personal_token_beyond_the_cap_is_refused_naming_it_and_the_oldest_s
         "18446744073709551615-18446744073709551615",  # the largest id: nothing can come after it
     ],
 )
-def test_an_out_of_range_last_event_id_on_the_account_stream_is_refused_before_it_opens(client, last_event_id):
+def test_an_out_of_range_last_event_id_on_the_account_stream_is_refused_before_it_opens(
+    client, last_event_id
+):
     """Redis stream ids are two unsigned 64-bit integers: one beyond must be a 422, not a stream
     that opens and is dropped by Redis's error (which a browser reopens every 3 s)."""
     owner = session(client)

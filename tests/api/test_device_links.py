@@ -116,7 +116,9 @@ def test_device_links_made_too_often_by_one_seat_are_refused_and_other_seats_are
     assert rotated.status_code == 200
     table.tokens[0] = rotated.get_json()["token"]
     client.get(f"/v1/games/{table.id}/view", headers=table.auth(0))  # the process knows the new token
-    assert_problem(client.post(f"/v1/games/{table.id}/device-links", headers=table.auth(0)), 429, "TOO_MANY_REQUESTS")
+    assert_problem(
+        client.post(f"/v1/games/{table.id}/device-links", headers=table.auth(0)), 429, "TOO_MANY_REQUESTS"
+    )
 
 
 def test_device_link_code_guesses_are_limited_per_address_like_token_guesses(limited):

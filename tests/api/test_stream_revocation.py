@@ -203,14 +203,21 @@ def test_a_revoked_personal_token_ends_its_pushed_and_iterated_streams_in_every_
     is unchanged, while the game goes on."""
     pushed, iterated = servers["pushed"], servers["iterated"]
     password = "correct horse battery"
-    assert requests.post(f"{pushed}/v1/accounts", json={"handle": "Ann", "password": password}).status_code == 201
-    session = requests.post(f"{pushed}/v1/sessions", json={"handle": "Ann", "password": password}).json()["token"]
+    assert (
+        requests.post(f"{pushed}/v1/accounts", json={"handle": "Ann", "password": password}).status_code
+        == 201
+    )
+    session = requests.post(f"{pushed}/v1/sessions", json={"handle": "Ann", "password": password}).json()[
+        "token"
+    ]
     made = requests.post(
         f"{pushed}/v1/me/tokens", json={"name": "bot", "scopes": ["read", "play"]}, headers=auth(session)
     ).json()
     game = requests.post(f"{pushed}/v1/games", json={"game": "toy", "config": {"hand_size": 4, "seed": 3}})
     game_id = game.json()["id"]
-    assert requests.post(f"{pushed}/v1/games/{game_id}/seats", json={"seat": 0}, headers=auth(made["token"])).ok
+    assert requests.post(
+        f"{pushed}/v1/games/{game_id}/seats", json={"seat": 0}, headers=auth(made["token"])
+    ).ok
     bob = requests.post(f"{pushed}/v1/games/{game_id}/seats", json={"name": "Bob", "seat": 1}).json()
     version = requests.get(f"{pushed}/v1/games/{game_id}").json()["version"]
     streams = open_streams(servers, game_id, made["token"], version)
