@@ -218,7 +218,8 @@ class MyStream(MethodView):
         200,
         description="text/event-stream: first `event: open_games` (the running games, no id), then "
         "`event: game_started`, `your_turn` (with the deadline of a timed game) and `game_finished` "
-        "(with the result), each with an `id:` to resume from (`Last-Event-ID`)",
+        "(with the result), each with an `id:` to resume from (`Last-Event-ID`); `event: revoked` "
+        '(`{"reason": "account_token_revoked"}`) and the end within a heartbeat of the token\'s revocation',
         content_type="text/event-stream",
     )
     @blp.problems(401, 403, 422, 429)
@@ -230,7 +231,8 @@ class MyStream(MethodView):
                 "in": "header",
                 "required": False,
                 "schema": {"type": "string"},
-                "description": "Resume after this event (an `id:` the stream sent)",
+                "description": "Resume after this event (an `id:` the stream sent); an id no feed "
+                "entry can have (parts beyond 64 bits) is a 422",
             }
         ],
     )

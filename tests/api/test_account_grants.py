@@ -167,7 +167,16 @@ def test_revoking_a_personal_token_ends_its_streams_tickets_and_links_in_another
     game, _, _ = started_game(web, owner)
     token = personal_token(web, owner, ["read", "play"])
     streams = open_seat_streams(far, game, token)
-    ticket = web.post(f"/v1/games/{game}/stream-tickets", headers=bearer(token)).get_json()["ticket"]
+    opened = web.post(f"/v1/games/{game}/stream-tickets", headers=bearer(token)).get_json()["ticket"]
+    streams["view stream by ticket"] = Stream(far, f"/v1/games/{game}/view/stream?ticket={opened}", {})
+    streams["view stream by ticket"].until(lambda m: m.event == "view")
+    tickets = {
+        (client, path): web.post(f"/v1/games/{game}/stream-tickets", headers=bearer(token)).get_json()[
+            "ticket"
+        ]
+        for client in (web, far)
+        for path in ("stream", "view/stream")
+    }
     code = web.post(f"/v1/games/{game}/device-links", headers=bearer(token)).get_json()["code"]
     token_id = next(t["id"] for t in web.get("/v1/me/tokens", headers=bearer(owner)).get_json()["tokens"])
 
@@ -175,9 +184,8 @@ def test_revoking_a_personal_token_ends_its_streams_tickets_and_links_in_another
 
     for what, stream in streams.items():
         stream.assert_revoked(what)
-    for client in (web, far):
-        for path in ("stream", "view/stream"):
-            assert_problem(client.get(f"/v1/games/{game}/{path}?ticket={ticket}"), 401, "INVALID_TICKET")
+    for (client, path), ticket in tickets.items():
+        assert_problem(client.get(f"/v1/games/{game}/{path}?ticket={ticket}"), 401, "INVALID_TICKET")
     version = web.get(f"/v1/games/{game}").get_json()["version"]
     assert_problem(
         far.post(f"/v1/games/{game}/device-links/redeem", json={"code": code}), 401, "INVALID_DEVICE_LINK"
