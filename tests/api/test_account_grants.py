@@ -193,6 +193,43 @@ def test_revoking_a_personal_token_ends_its_streams_tickets_and_links_in_another
     assert web.get(f"/v1/games/{game}").get_json()["version"] == version  # the seat did not move
 
 
+def test_a_busy_game_does_not_keep_a_revoked_tokens_stream_open(app, other):
+    """Moves that come faster than the heartbeat leave a stream no idle moment to beat in: its
+    check of the account token is due by time, not by idleness, so the stream opened with a
+    revoked token still ends (``event: revoked``) while the game goes on, long before it ends."""
+    web, far = app.test_client(), other.test_client()
+    owner = session(web)
+    created = web.post("/v1/games", json={"game": "toy", "config": {"seed": 7, "hand_size": 50}})
+    game = created.get_json()["id"]
+    tokens = [
+        web.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(owner)).get_json()["token"],
+        web.post(f"/v1/games/{game}/seats", json={"name": "Bob", "seat": 1}).get_json()["token"],
+    ]
+    reader = personal_token(web, owner, ["read"])
+    stream = Stream(far, f"/v1/games/{game}/view/stream", bearer(reader))
+    stream.until(lambda m: m.event == "view")
+    token_id = next(t["id"] for t in web.get("/v1/me/tokens", headers=bearer(owner)).get_json()["tokens"])
+    assert web.delete(f"/v1/me/tokens/{token_id}", headers=bearer(owner)).status_code == 204
+
+    for _ in range(100):  # the game's length: 50 cards a seat
+        summary = web.get(f"/v1/games/{game}").get_json()
+        assert summary["status"] == "active", "the game ended and the revoked token's stream never did"
+        seat = summary["awaiting"][0]
+        view = web.get(f"/v1/games/{game}/view", headers=bearer(tokens[seat])).get_json()
+        moved = web.post(
+            f"/v1/games/{game}/moves",
+            json={"command": view["view"]["legal_moves"][0]},
+            headers=bearer(tokens[seat]),
+        )
+        assert moved.status_code == 200, moved.get_json()
+        message = stream.until(lambda m: m.event in ("view", "revoked"))
+        if message.event == "revoked":
+            assert message.data == {"reason": "account_token_revoked"}
+            break
+    else:
+        raise AssertionError("the stream went on for the whole game")
+
+
 def test_a_password_change_ends_the_other_sessions_streams_and_tickets(app, other):
     web, far = app.test_client(), other.test_client()
     owner = session(web)
