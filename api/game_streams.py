@@ -227,6 +227,7 @@ def _sse(
     with (
         svc.follow(game_id, after) as subscription,
         (watch or _no_watch)(subscription.interrupt) as client,
+        check.watching(subscription.interrupt),
     ):
         while not client.gone:
             items, status, version = svc.wait_for_events(

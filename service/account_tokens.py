@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ from service.identity import (
     is_account_token,
 )
 from store import timestamps
-from store.accounts import AccountStore
+from store.accounts import AccountStore, account_keys
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +147,12 @@ class AccountTokens:
             return False
         expires = entry.get("expires")
         return not (expires and timestamps.to_ms(expires) <= int(time.time() * 1000))
+
+    def revocation_feed(self, credential: str) -> tuple[str, Callable[[], str]]:
+        """``service.identity.IdentityResolver``: the key of the stream announcing the revocations of
+        the account's tokens, and how to read where it stands now (``LiveHub.follow_feed``)."""
+        account_id = credential.partition(".")[0]
+        return account_keys(account_id).revoked, lambda: self.store.revocation_feed(account_id)[1]
 
     def create_token(self, identity: Identity, name: str, scopes: Sequence[str]) -> dict[str, Any]:
         """A token never holds a scope its maker lacks (a personal token with ``account`` alone

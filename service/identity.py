@@ -10,6 +10,7 @@ A token is an account's when it starts with one of :data:`ACCOUNT_TOKEN_PREFIXES
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from typing import Protocol
 
 from service.errors import InvalidToken, ServiceError
@@ -75,6 +76,11 @@ class IdentityResolver(Protocol):
         """Whether the account token named by ``credential`` (:func:`credential_of`) still works:
         False once it is revoked, signed out, ended by a password change or the account's deletion,
         or expired. One read of the account's slot."""
+        ...
+
+    def revocation_feed(self, credential: str) -> tuple[str, Callable[[], str]]:
+        """The stream that announces revocations of the account's tokens (``LiveHub.follow_feed``:
+        its key, and how to read its newest entry id)."""
         ...
 
 

@@ -10,6 +10,7 @@ import hmac
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -143,15 +144,34 @@ ENCODED_VIEWS = 4096
 
 
 class CredentialCheck:
-    """A stream's check of the account token it was opened with, at most once per ``every``
-    seconds (its heartbeat) whatever else it sends: a busy game never starves it. Free for a stream
-    opened with a seat token."""
+    """A stream's check of the account token it was opened with: at once when the account announces
+    a revocation (:meth:`watching`: the process's live reader follows the announcements), and in
+    any case once per ``every`` seconds (its heartbeat; the fallback for an announcement missed)
+    whatever else it sends, so a busy game never starves it. Free for a stream opened with a seat
+    token."""
 
     def __init__(self, queries: GameQueries, grant: StreamGrant, every: float):
         self.queries = queries
         self.grant = grant
         self.every = every
         self.next = time.monotonic() + every
+
+    @contextmanager
+    def watching(self, wake: Callable[[], None]) -> Iterator[None]:
+        """While inside, an announced revocation of the account's tokens makes the check due at
+        once and calls ``wake`` (which ends the stream's wait; it must never block)."""
+        identity = self.queries.repository.identity
+        if self.grant.credential is None or identity is None:
+            yield
+            return
+        key, position = identity.revocation_feed(self.grant.credential)
+
+        def announced() -> None:
+            self.next = 0.0
+            wake()
+
+        with self.queries.live.follow_feed(key, position, announced):
+            yield
 
     def bound(self, timeout: float) -> float:
         """How long the stream may wait before its next check (``timeout`` when it has none)."""
@@ -326,7 +346,7 @@ class GameQueries:
         :meth:`open_view_stream`."""
         subscription, first, cached = self.open_view_stream(game_id, grant, known, current=current)
         check = self.credential_check(grant, timeout)
-        with subscription:
+        with subscription, check.watching(subscription.interrupt):
             if first is not None:
                 yield first
             while cached.status != "finished":

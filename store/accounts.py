@@ -25,6 +25,10 @@ from store.archive_keys import index_key as archive_index
 from store.archive_keys import stats_account_key, stats_forgotten_key
 from store.keys import game_keys
 
+# The revocations stream keeps about this many entries, each for this long: it only wakes the streams
+# open now (they then check their token), so nothing in it is ever read back.
+REVOKED_LENGTH = 16
+REVOKED_SECONDS = 3600
 # A record written before its handle is claimed lives this long unless made permanent.
 PENDING_RECORD_SECONDS = 60
 # The feed keeps about this many events (XADD MAXLEN ~): a client away for longer resumes from
@@ -46,6 +50,9 @@ class AccountKeys:
     stats: str  # hash: played:<game>, won:<game>
     feed: str  # stream: the account's events (game_started, your_turn, game_finished), capped
     streams: str  # sorted set: open /v1/me/stream connections -> lease expiry (ms)
+    # stream: one entry per revocation of the account's tokens (no token in it), capped and expiring;
+    # every web process's live reader follows it while a stream opened with one of them is open
+    revoked: str
 
     def all(self) -> list[str]:
         return [
@@ -57,6 +64,7 @@ class AccountKeys:
             self.stats,
             self.feed,
             self.streams,
+            self.revoked,
         ]
 
 
@@ -71,6 +79,7 @@ def account_keys(account_id: str) -> AccountKeys:
         stats=f"acct:{tag}:stats",
         feed=f"acct:{tag}:feed",
         streams=f"acct:{tag}:streams",
+        revoked=f"acct:{tag}:revoked",
     )
 
 
@@ -317,14 +326,34 @@ class AccountStore:
         )
 
     def revoke(self, account_id: str, token_ids: Sequence[str]) -> int:
+        """Remove the tokens and announce it (:meth:`announce_revoked`), in one transaction."""
         if not token_ids:
             return 0
         keys = account_keys(account_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hdel(keys.tokens, *token_ids)
         pipe.hdel(keys.used, *token_ids)
-        removed, _ = pipe.execute()
+        self._announce(pipe, keys)
+        removed, *_ = pipe.execute()
         return int(removed)
+
+    def announce_revoked(self, account_id: str) -> None:
+        """Wake whoever follows the account's revocations (``revocation_feed``): the streams opened
+        with its tokens then check theirs at once rather than at their next heartbeat."""
+        pipe = self.redis.pipeline(transaction=True)
+        self._announce(pipe, account_keys(account_id))
+        pipe.execute()
+
+    @staticmethod
+    def _announce(pipe: Any, keys: AccountKeys) -> None:
+        pipe.xadd(keys.revoked, {"r": "1"}, maxlen=REVOKED_LENGTH, approximate=True)
+        pipe.expire(keys.revoked, REVOKED_SECONDS)
+
+    def revocation_feed(self, account_id: str) -> tuple[str, str]:
+        """The key of the account's revocations stream and its newest entry id ("0-0": none)."""
+        key = account_keys(account_id).revoked
+        rows = self.redis.xrevrange(key, "+", "-", count=1)
+        return key, _text(rows[0][0]) if rows else "0-0"
 
     def note_uses(self, uses: Mapping[str, Mapping[str, str]]) -> None:
         """Last uses, {account id: {token id: ISO time}}: one script per account (the service
@@ -442,6 +471,8 @@ class AccountStore:
         begun = bool(self._begin_delete(keys=[keys.record, keys.tokens, keys.used, keys.streams]))
         if not begun:
             self.redis.zrem(DELETING, account_id)
+        else:
+            self.announce_revoked(account_id)
         return begun
 
     def forget_game(self, account_id: str, game_id: str) -> None:

@@ -209,7 +209,7 @@ class _Pusher:
             self.game_id, self.grant, known, self.push, current
         )
         watcher = gevent.spawn(self._watch_client)
-        with subscription:
+        with subscription, self.check.watching(self.wake.set):
             try:
                 write(RETRY)  # gunicorn sends the head with it, and frames it as it decided
                 if first is not None:

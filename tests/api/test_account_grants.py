@@ -193,6 +193,33 @@ def test_revoking_a_personal_token_ends_its_streams_tickets_and_links_in_another
     assert web.get(f"/v1/games/{game}").get_json()["version"] == version  # the seat did not move
 
 
+def test_a_revocation_is_announced_to_every_web_process_before_the_next_heartbeat(redis_client, redis_server):
+    """With heartbeats a minute apart, the streams a personal token opened in another web process
+    (its view stream and its event stream) still end at once when the token is revoked: the
+    revocation is announced, and each process's live reader wakes them; no heartbeat comes first."""
+    slow = {**CONFIG, "SSE_HEARTBEAT_SECONDS": 60.0}
+    for here in app_fixtures.make_app(redis_server, **slow):
+        for there in app_fixtures.make_app(redis_server, **slow):
+            web, far = here.test_client(), there.test_client()
+            owner = session(web)
+            game, _, _ = started_game(web, owner)
+            reader = personal_token(web, owner, ["read"])
+            streams = {
+                "view stream": Stream(far, f"/v1/games/{game}/view/stream", bearer(reader)),
+                "event stream": Stream(far, f"/v1/games/{game}/stream", bearer(reader)),
+            }
+            streams["view stream"].until(lambda m: m.event == "view")
+            streams["event stream"].until(lambda m: m.id is not None)
+            tokens = web.get("/v1/me/tokens", headers=bearer(owner)).get_json()["tokens"]
+            assert web.delete(f"/v1/me/tokens/{tokens[0]['id']}", headers=bearer(owner)).status_code == 204
+            revoked_at = time.monotonic()
+            for what, stream in streams.items():
+                stream.assert_revoked(what)
+                # Half a heartbeat: far beyond a wake on a loaded machine, far below the fallback.
+                waited = time.monotonic() - revoked_at
+                assert waited < slow["SSE_HEARTBEAT_SECONDS"] / 2, f"{what} waited {waited:.1f} s"
+
+
 def test_a_busy_game_does_not_keep_a_revoked_tokens_stream_open(app, other):
     """Moves that come faster than the heartbeat leave a stream no idle moment to beat in: its
     check of the account token is due by time, not by idleness, so the stream opened with a
