@@ -79,7 +79,7 @@ class Stream(MethodView):
         200,
         description="text/event-stream: `id:` = version, `data:` = a `VersionedEvent`; a timed game's "
         "`event: clock` (`Clock`); `event: end` (`StreamEnd`) when the game is over; with "
-        "`?rematch=true`, then `event: rematch` (`Rematch`) at each change of the rematch offer",
+        "`?rematch=true`, then `event: rematch` (`RematchOffer`) at each change of the rematch offer",
         content_type="text/event-stream",
     )
     @blp.problems(401, 404, 422, 429)
@@ -88,7 +88,12 @@ class Stream(MethodView):
         parameters=[header_param("Last-Event-ID", "Resume after this version", LAST_EVENT_ID)],
         responses={
             200: sse_content(
-                {"message": "VersionedEvent", "clock": "Clock", "end": "StreamEnd", "rematch": "Rematch"},
+                {
+                    "message": "VersionedEvent",
+                    "clock": "Clock",
+                    "end": "StreamEnd",
+                    "rematch": "RematchOffer",
+                },
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
             )
         },

@@ -10,7 +10,7 @@ from flask.views import MethodView
 
 from api.common import bearer_token, json_response, service
 from api.games import SEAT_AUTH, blp
-from schemas.seat_changes import RematchAcceptedSchema, RematchSchema
+from schemas.seat_changes import RematchAcceptedSchema, RematchOfferSchema
 from service import rematch
 
 
@@ -30,7 +30,7 @@ class Seat(MethodView):
 
 @blp.route("/<string:game_id>/rematch")
 class Rematch(MethodView):
-    @blp.response(200, RematchSchema)
+    @blp.response(200, RematchOfferSchema)
     @blp.problems(404, 429)
     def get(self, game_id: str) -> Response:
         """Who accepted the rematch of a finished game, and the new game once every seat did."""

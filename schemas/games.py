@@ -200,7 +200,7 @@ class EventStreamQuery(StreamQuery):
         load_default=False,
         metadata={
             "description": "Once the game is over, keep the stream open after `event: end` and "
-            "announce the rematch offer: an `event: rematch` (`Rematch`) now and at every change "
+            "announce the rematch offer: an `event: rematch` (`RematchOffer`) now and at every change "
             "(an acceptance), the last one naming the new game, then the stream ends"
         },
     )

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields
 
 
-class RematchSchema(ma.Schema):
+class RematchOfferSchema(ma.Schema):
     game_id = fields.String(required=True, metadata={"description": "The finished game"})
     accepted = fields.List(
         fields.Integer(), required=True, metadata={"description": "Seats that accepted (bots at once)"}
@@ -21,7 +21,7 @@ class RematchSchema(ma.Schema):
     )
 
 
-class RematchAcceptedSchema(RematchSchema):
+class RematchAcceptedSchema(RematchOfferSchema):
     seat = fields.Integer(
         metadata={"description": "Once the rematch exists: your seat in it (your old seat + 1, mod seats)"}
     )
