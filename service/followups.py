@@ -9,6 +9,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | --- | --- | --- | --- |
 | ``index`` | status | here | the cross-game index lists the game under its current status |
 | ``archive`` | version | here | the finished game is in the archive and due for compaction |
+| ``facts`` | version | ``service.facts`` | the archived game's facts are in the analytical store |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
@@ -40,6 +41,7 @@ from service.account_followup import accounts_followup
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
 from service.compaction import Compaction
+from service.facts import facts_followup
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder
 from service.webhook_events import game_status_changed
@@ -48,7 +50,7 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "verify", "bot", "accounts")
+ORDER = ("index", "archive", "facts", "verify", "bot", "accounts")
 _handlers: dict[str, Handler] = {}
 
 
@@ -86,6 +88,7 @@ def actions_for(
         actions["index"] = "finished" if over else "active"
     if over:
         actions["archive"] = version
+        actions["facts"] = version
         actions["verify"] = version
     elif any(seat in bot_seats for seat in game.awaiting(state)):
         actions["bot"] = version
@@ -200,4 +203,9 @@ def tell_accounts(service: StoreHolder, game_id: str, value: str) -> bool:
 
 
 # The actions that need only the store: carried out by every process, receivers connected or not.
-_OWN: dict[str, Handler] = {"index": index_game, "archive": archive_game, "accounts": tell_accounts}
+_OWN: dict[str, Handler] = {
+    "index": index_game,
+    "archive": archive_game,
+    "facts": facts_followup,
+    "accounts": tell_accounts,
+}

@@ -143,3 +143,9 @@ attach_archive_hooks(GAME)
 from games.condottiere.text import attach_text_hooks  # noqa: E402
 
 attach_text_hooks(GAME)
+
+# The decision explorer's hook (games.base.ExplorerHooks): situations grouped across games.
+from games.condottiere import explorer as _explorer  # noqa: E402
+
+GAME.explorer_situations = _explorer.explorer_situations  # type: ignore[attr-defined]
+GAME.explore = _explorer.explore  # type: ignore[attr-defined]

@@ -109,3 +109,9 @@ attach_archive_hooks(GAME)
 
 # Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
 attach_text_hooks(GAME)
+
+# The decision explorer's hook (games.base.ExplorerHooks): situations grouped across games.
+from games.rio_de_la_plata import explorer as _explorer  # noqa: E402
+
+GAME.explorer_situations = _explorer.explorer_situations  # type: ignore[attr-defined]
+GAME.explore = _explorer.explore  # type: ignore[attr-defined]
