@@ -13,6 +13,7 @@ from typing import Any
 
 from games.base import Event, Game, hook
 from replays.ratings import ranks_of
+from replays.stats import game_facts
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,11 @@ def rows_of(
     summary: Mapping[str, Any],
     seats: Sequence[SeatFact],
     finished_ms: int,
+    facts: Mapping[str, Any] | None = None,
 ) -> dict[str, list[tuple[Any, ...]]]:
-    """One game's rows per table, in ``store.facts.TABLES``' column order."""
+    """One game's rows per table, in ``store.facts.TABLES``' column order (``facts``: its
+    statistics facts, ``replays.stats.game_facts``, computed here when not given)."""
+    facts = facts if facts is not None else game_facts(game, events)
     game_id = summary["id"]
     winners = [int(w) for w in summary.get("winners") or []]
     placements = ranks_of(len(seats), winners)
@@ -69,6 +73,8 @@ def rows_of(
         min(rated) if len(rated) == len(ratings) and rated else None,
         max(rated) if len(rated) == len(ratings) and rated else None,
         int(summary.get("version") or len(events)),
+        facts.get("first_seat"),
+        int(facts.get("chapters") or 0),
     )
     seat_rows = [
         (

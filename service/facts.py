@@ -31,6 +31,7 @@ from store.archive import Archive, finished_ms
 from store.facts import FactStore
 from store.game_logs import GameLog
 
+
 def facts_dir() -> Path:
     """Where the analytical store's files are: ``FACTS_DIR``, else ``$DATA_DIR/facts`` (``./var``)."""
     return Path(os.environ.get("FACTS_DIR") or Path(os.environ.get("DATA_DIR") or "var") / "facts")

@@ -58,6 +58,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("rating_min", "DOUBLE"),
         ("rating_max", "DOUBLE"),
         ("version", "INTEGER"),
+        ("first_seat", "INTEGER"),
+        ("chapters", "INTEGER"),
     ),
     "seats": (
         ("game_id", "VARCHAR"),
@@ -137,11 +139,15 @@ class FactStore:
             ).fetchone()
         return bool(found and found[0])
 
-    def _write(self, con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], target: Path) -> None:
+    def _write(
+        self, con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], target: Path
+    ) -> None:
         columns = TABLES[table]
         con.execute(f"CREATE OR REPLACE TEMP TABLE t ({', '.join(f'{n} {t}' for n, t in columns)})")
         if rows:
-            con.executemany(f"INSERT INTO t VALUES ({', '.join('?' for _ in columns)})", [list(r) for r in rows])
+            con.executemany(
+                f"INSERT INTO t VALUES ({', '.join('?' for _ in columns)})", [list(r) for r in rows]
+            )
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         con.execute(f"COPY (SELECT * FROM t ORDER BY {ORDER[table]}) TO '{_sql_path(temporary)}' {PARQUET}")
@@ -222,10 +228,7 @@ class FactStore:
         for table, files in self.snapshot(game).items():
             columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
             if files:
-                con.execute(
-                    f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_list(files)}, hive_partitioning = true, "
-                    "hive_types = {'game': VARCHAR, 'month': VARCHAR})"
-                )
+                con.execute(f"CREATE VIEW {table} AS SELECT * FROM {_hive(files)}")
             else:
                 con.execute(f"CREATE TABLE {table} ({columns}, game VARCHAR, month VARCHAR)")
         return con
@@ -237,12 +240,14 @@ class FactStore:
         files = self.files(table, game, month)
         with _connection() as con:
             if files:
-                source = f"read_parquet({_list(files)}, hive_partitioning = true, hive_types = {{'game': VARCHAR, 'month': VARCHAR}})"
+                source = _hive(files)
             else:
                 columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
                 con.execute(f"CREATE TEMP TABLE empty ({columns}, game VARCHAR, month VARCHAR)")
                 source = "empty"
-            con.execute(f"COPY (SELECT * FROM {source} ORDER BY {ORDER[table]}) TO '{_sql_path(target)}' {PARQUET}")
+            con.execute(
+                f"COPY (SELECT * FROM {source} ORDER BY {ORDER[table]}) TO '{_sql_path(target)}' {PARQUET}"
+            )
 
     def size(self) -> int:
         """Bytes of the files in use."""
@@ -297,3 +302,11 @@ def _sql_path(path: Path) -> str:
 
 def _list(paths: Sequence[Path]) -> str:
     return "[" + ", ".join(f"'{_sql_path(p)}'" for p in paths) + "]"
+
+
+def _hive(files: Sequence[Path]) -> str:
+    """A scan of ``files`` with the partition columns from their paths (always text)."""
+    return f"read_parquet({_list(files)}, hive_partitioning = true, hive_types = {HIVE_TYPES})"
+
+
+HIVE_TYPES = "{'game': VARCHAR, 'month': VARCHAR}"

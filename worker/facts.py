@@ -30,7 +30,9 @@ from store.facts import FactStore
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m worker.facts", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=("rebuild", "compact"))
-    parser.add_argument("--url", default=os.environ.get("REDIS_URL"), help="the event store (default: REDIS_URL)")
+    parser.add_argument(
+        "--url", default=os.environ.get("REDIS_URL"), help="the event store (default: REDIS_URL)"
+    )
     parser.add_argument("--dir", default=str(facts_dir()), help="the facts' directory (default: FACTS_DIR)")
     args = parser.parse_args(argv)
     facts = FactStore(args.dir)

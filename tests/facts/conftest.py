@@ -3,6 +3,9 @@ from __future__ import annotations
 import pytest
 
 from tests import app_fixtures
+from tests.api import toy_game
+
+toy_game.register()
 
 app = app_fixtures.app
 client = app_fixtures.client

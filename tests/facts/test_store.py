@@ -96,7 +96,32 @@ def test_files_a_finished_compaction_replaced_are_never_read_twice(tmp_path):
     """A compaction killed after the merged file is in place, before the old files are deleted:
     readers skip the replaced files; the next compaction deletes them."""
     facts = FactStore(tmp_path)
-    rows = lambda i: {"games": [(f"g{i}", None, None, [], 2, ["a", "b"], [0], ["a"], None, False, False, 0, 2, None, None, 3)]}  # noqa: E731
+
+    def rows(i):
+        return {
+            "games": [
+                (
+                    f"g{i}",
+                    None,
+                    None,
+                    [],
+                    2,
+                    ["a", "b"],
+                    [0],
+                    ["a"],
+                    None,
+                    False,
+                    False,
+                    0,
+                    2,
+                    None,
+                    None,
+                    3,
+                    0,
+                    1,
+                )
+            ]
+        }  # noqa: E731
 
     def killed(step):
         if step == "facts_merged":
