@@ -44,7 +44,10 @@ def test_filtered_player_statistics(client, played):
     ],
 )
 def test_bad_filters_are_422_problems_with_stable_codes(client, facts_dir, query, code):
-    for path in ("/v1/stats/global?game=condottiere&", "/v1/stats/condottiere/explorer?situation=opening_card&"):
+    for path in (
+        "/v1/stats/global?game=condottiere&",
+        "/v1/stats/condottiere/explorer?situation=opening_card&",
+    ):
         answer = client.get(path + query)
         assert answer.status_code == 422, (path, answer.get_json())
         assert answer.content_type.startswith("application/problem+json")

@@ -15,11 +15,56 @@ from store.facts import FactStore
 # Hand-made games: (id, finished, ruleset, options, seats [(name, account, bot level, rating)],
 # winners, outcome, prearranged)
 GAMES = [
-    ("g1", "2026-01-05", "2006", ["capturing"], [("Ann", "a1", None, 10.0), ("Bob", "b1", None, 12.0)], [0], "adjacent", False),
-    ("g2", "2026-01-20", "2006", [], [("Ann", "a1", None, 11.0), ("Cid", None, None, None)], [1], "total", False),
-    ("g3", "2026-02-03", "classic", [], [("Bob", "b1", None, 30.0), ("heuristic", None, "heuristic", 20.0)], [1], "adjacent", True),
-    ("g4", "2026-02-14", "2006", ["capturing", "bigger_kingdoms"], [("ann", "a1", None, 15.0), ("Bob", "b1", None, 14.0), ("Dee", "d1", None, 16.0)], [2], "most_regions", False),
-    ("g5", "2026-03-01", "2006", [], [("random", None, "random", 1.0), ("heuristic", None, "heuristic", 22.0)], [0], "adjacent", False),
+    (
+        "g1",
+        "2026-01-05",
+        "2006",
+        ["capturing"],
+        [("Ann", "a1", None, 10.0), ("Bob", "b1", None, 12.0)],
+        [0],
+        "adjacent",
+        False,
+    ),
+    (
+        "g2",
+        "2026-01-20",
+        "2006",
+        [],
+        [("Ann", "a1", None, 11.0), ("Cid", None, None, None)],
+        [1],
+        "total",
+        False,
+    ),
+    (
+        "g3",
+        "2026-02-03",
+        "classic",
+        [],
+        [("Bob", "b1", None, 30.0), ("heuristic", None, "heuristic", 20.0)],
+        [1],
+        "adjacent",
+        True,
+    ),
+    (
+        "g4",
+        "2026-02-14",
+        "2006",
+        ["capturing", "bigger_kingdoms"],
+        [("ann", "a1", None, 15.0), ("Bob", "b1", None, 14.0), ("Dee", "d1", None, 16.0)],
+        [2],
+        "most_regions",
+        False,
+    ),
+    (
+        "g5",
+        "2026-03-01",
+        "2006",
+        [],
+        [("random", None, "random", 1.0), ("heuristic", None, "heuristic", 22.0)],
+        [0],
+        "adjacent",
+        False,
+    ),
 ]
 
 
@@ -36,11 +81,26 @@ def _append(facts: FactStore) -> None:
             min(ratings) if all_rated else None, max(ratings) if all_rated else None, 100, 0, 5,
         )  # fmt: skip
         seat_rows = [
-            (game_id, i, n, n.casefold(), acc, lvl is not None, lvl, r, 1 if i in winners else 2, i in winners)
+            (
+                game_id,
+                i,
+                n,
+                n.casefold(),
+                acc,
+                lvl is not None,
+                lvl,
+                r,
+                1 if i in winners else 2,
+                i in winners,
+            )
             for i, (n, acc, lvl, r) in enumerate(seats)
         ]
-        decisions = [(game_id, 0, 0, "opening", "", f"{names[0]}-move", 1 if 0 in winners else 2, 0 in winners)]
-        facts.append("condottiere", day[:7], game_id, {"games": [game_row], "seats": seat_rows, "decisions": decisions})
+        decisions = [
+            (game_id, 0, 0, "opening", "", f"{names[0]}-move", 1 if 0 in winners else 2, 0 in winners)
+        ]
+        facts.append(
+            "condottiere", day[:7], game_id, {"games": [game_row], "seats": seat_rows, "decisions": decisions}
+        )
 
 
 @pytest.fixture()
