@@ -92,7 +92,7 @@ def rows_of(
         for seat, fact in enumerate(seats)
     ]
     decision_rows = [
-        (game_id, index, seat, situation, context, move, placements[seat], seat in winners)
+        (game_id, index, game_row[1], seat, situation, context, move, placements[seat], seat in winners)
         for index, seat, situation, context, move in explored(game, events)
         if 0 <= seat < len(seats)
     ]

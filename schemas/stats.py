@@ -193,7 +193,6 @@ class ExplorerMoveSchema(ma.Schema):
     move = fields.String(required=True, metadata={"description": "The move, as the game names it"})
     count = fields.Integer(required=True, metadata={"description": "How often it was chosen"})
     share = fields.Float(required=True, metadata={"description": "Its share of the context's choices"})
-    games = fields.Integer(required=True, metadata={"description": "In how many games"})
     wins = fields.Integer(required=True, metadata={"description": "Choices whose seat won"})
     win_rate = fields.Float(required=True, allow_none=True)
     mean_placement = fields.Float(

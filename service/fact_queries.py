@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -45,23 +46,34 @@ class FactQueries:
         self._facts = facts
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-        self._views: dict[str, tuple[tuple[str, ...], duckdb.DuckDBPyConnection]] = {}
+        self._views: dict[str, tuple[dict[str, set[Path]], duckdb.DuckDBPyConnection]] = {}
 
     # -- the data's version, the views, the cache ----------------------------------------------------
 
     def version(self, game: str) -> tuple[str, ...]:
         """The version of ``game``'s facts: the names of the files in use (see the module docstring)."""
-        facts = self._facts()
-        scope = None if game == "*" else game
-        return tuple(str(p) for table in ("games", "seats", "decisions") for p in facts.files(table, scope))
+        return tuple(str(p) for files in self._files(game).values() for p in files)
+
+    def _files(self, game: str) -> dict[str, list[Path]]:
+        return self._facts().snapshot(None if game == "*" else game)
 
     def _cursor(self, game: str, version: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
+        """A cursor on this process's in-memory copy of ``game``'s facts at ``version``: the new
+        files' rows are added to it; after a compaction (files gone) it is loaded again."""
         with self._lock:
+            files = self._files(game)
+            now = {table: set(paths) for table, paths in files.items()}
             kept = self._views.get(game)
-            if kept is None or kept[0] != version:
+            if kept is not None and all(kept[0][t] <= now[t] for t in now):
+                new = {t: sorted(now[t] - kept[0][t]) for t in now}
+                if any(new.values()):
+                    FactStore.add(kept[1], new)
+                    kept = (now, kept[1])
+                    self._views[game] = kept
+            else:
                 if kept is not None:
                     kept[1].close()
-                kept = (version, self._facts().connect(None if game == "*" else game))
+                kept = (now, self._facts().load(files))
                 self._views[game] = kept
             return kept[1].cursor()
 
@@ -93,9 +105,9 @@ class FactQueries:
         search under the filters its Redis indexes do not hold (ratings, tables)."""
         scope = game or "*"
         condition, params = where(filters)
-        sql = f"SELECT epoch_ms(finished), game_id FROM games g WHERE {condition}"
+        sql = f"SELECT epoch_ms(finished::TIMESTAMP), game_id FROM games g WHERE {condition}"
         if after is not None:
-            sql += " AND (epoch_ms(finished) < ? OR (epoch_ms(finished) = ? AND game_id < ?))"
+            sql += " AND (epoch_ms(finished::TIMESTAMP) < ? OR (epoch_ms(finished::TIMESTAMP) = ? AND game_id < ?))"
             params = [*params, after[0], after[0], after[1]]
         sql += f" ORDER BY finished DESC, game_id DESC LIMIT {int(limit)}"
         version = self.version(scope)
@@ -236,13 +248,16 @@ def _explorer(
     declared: Mapping[str, str],
 ) -> dict[str, Any]:
     condition, params = where(filters)
-    # The games' rows give the filters and the examples' order (newest first).
+    # Without filters the decisions alone answer (they carry the finish time the examples are
+    # ordered by); with filters, only the decisions of the matching games (a semi-join).
     sql = (
         "SELECT d.context, d.move, count(*) AS n, sum(d.won::INTEGER), avg(d.placement), "
-        f"count(DISTINCT d.game_id), arg_max(d.game_id, g.finished, {EXAMPLES}) "
-        f"FROM decisions d JOIN games g ON d.game_id = g.game_id WHERE d.situation = ? AND {condition}"
+        f"arg_max(d.game_id, d.finished, {EXAMPLES}) FROM decisions d WHERE d.situation = ?"
     )
-    args: list[Any] = [situation, *params]
+    args: list[Any] = [situation]
+    if condition != "TRUE":
+        sql += f" AND d.game_id IN (SELECT g.game_id FROM games g WHERE {condition})"
+        args += params
     if context is not None:
         sql += " AND d.context = ?"
         args.append(context)
@@ -250,13 +265,12 @@ def _explorer(
     rows = con.execute(sql, args).fetchall()
     contexts: dict[str, list[dict[str, Any]]] = {}
     total = 0
-    for ctx, move, n, wins, placement, games, examples in rows:
+    for ctx, move, n, wins, placement, examples in rows:
         total += n
         contexts.setdefault(ctx, []).append(
             {
                 "move": move,
                 "count": n,
-                "games": games,
                 "wins": int(wins or 0),
                 "win_rate": _rate(int(wins or 0), n),
                 "mean_placement": round(float(placement), 4) if placement is not None else None,

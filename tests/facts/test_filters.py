@@ -96,7 +96,17 @@ def _append(facts: FactStore) -> None:
             for i, (n, acc, lvl, r) in enumerate(seats)
         ]
         decisions = [
-            (game_id, 0, 0, "opening", "", f"{names[0]}-move", 1 if 0 in winners else 2, 0 in winners)
+            (
+                game_id,
+                0,
+                finished,
+                0,
+                "opening",
+                "",
+                f"{names[0]}-move",
+                1 if 0 in winners else 2,
+                0 in winners,
+            )
         ]
         facts.append(
             "condottiere", day[:7], game_id, {"games": [game_row], "seats": seat_rows, "decisions": decisions}
