@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the synthesis is SQL, kept one clause a line)
 """The analytical store at scale: filtered statistics and decision-explorer latency, store size per
 game, append cost per archived game.
 
@@ -109,7 +110,7 @@ def synthesise(root: Path, games: int, made: dict[str, dict[str, list[tuple]]]) 
             FROM range({count}) r"""
         )
         con.execute(
-            f"""CREATE OR REPLACE TABLE s AS
+            """CREATE OR REPLACE TABLE s AS
             SELECT g.game_id, t.seat,
                    CASE WHEN g.with_bots AND t.seat = 1 THEN 'heuristic' ELSE 'player' || (hash(g.i, t.seat, 5) % 5000)::VARCHAR END AS name,
                    g.with_bots AND t.seat = 1 AS bot,

@@ -105,9 +105,10 @@ class FactQueries:
         search under the filters its Redis indexes do not hold (ratings, tables)."""
         scope = game or "*"
         condition, params = where(filters)
-        sql = f"SELECT epoch_ms(finished::TIMESTAMP), game_id FROM games g WHERE {condition}"
+        ms = "epoch_ms(finished::TIMESTAMP)"
+        sql = f"SELECT {ms}, game_id FROM games g WHERE {condition}"
         if after is not None:
-            sql += " AND (epoch_ms(finished::TIMESTAMP) < ? OR (epoch_ms(finished::TIMESTAMP) = ? AND game_id < ?))"
+            sql += f" AND ({ms} < ? OR ({ms} = ? AND game_id < ?))"
             params = [*params, after[0], after[0], after[1]]
         sql += f" ORDER BY finished DESC, game_id DESC LIMIT {int(limit)}"
         version = self.version(scope)
@@ -122,12 +123,16 @@ class FactQueries:
     def global_stats(self, game: str, filters: Filters) -> dict[str, Any]:
         """``game``'s figures over the games ``filters`` match (``GlobalStatsSchema``; the engine's
         own counters need the unfiltered statistics: ``counters`` is empty here)."""
-        return self._cached(("global", game, filters.key()), game, lambda c: _global(c, game, filters))
+        body: dict[str, Any] = self._cached(
+            ("global", game, filters.key()), game, lambda c: _global(c, game, filters)
+        )
+        return body
 
     def player_stats(self, game: str, name: str, filters: Filters) -> dict[str, Any] | None:
         """One player's figures (by name, case-insensitively) over the matching games; None: none."""
         key = ("player", game, name.casefold(), filters.key())
-        return self._cached(key, game, lambda c: _player(c, game, name, filters))
+        row: dict[str, Any] | None = self._cached(key, game, lambda c: _player(c, game, name, filters))
+        return row
 
     def explorer(self, game: str, situation: str, context: str | None, filters: Filters) -> dict[str, Any]:
         """Each move chosen in ``situation`` (and ``context``) in the matching games: how often, and
@@ -141,7 +146,10 @@ class FactQueries:
                 "situation",
             )
         key = ("explorer", game, situation, context, filters.key())
-        return self._cached(key, game, lambda c: _explorer(c, game, situation, context, filters, declared))
+        body: dict[str, Any] = self._cached(
+            key, game, lambda c: _explorer(c, game, situation, context, filters, declared)
+        )
+        return body
 
 
 class _Matching:

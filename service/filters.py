@@ -171,8 +171,8 @@ def parse(query: Mapping[str, Sequence[str]], others: Sequence[str] = ()) -> Fil
     if table is not None and table not in TABLES:
         raise FilterProblem("INVALID_FILTER", f"table is one of {', '.join(TABLES)}.", "table")
     text = {name: _one(query, name) for name in ("account", "ruleset", "winner", "outcome")}
-    for name, value in text.items():
-        if value is not None and not 1 <= len(value) <= 200:
+    for name, given in text.items():
+        if given is not None and not 1 <= len(given) <= 200:
             raise FilterProblem("INVALID_FILTER", f"{name} has 1 to 200 characters.", name)
     return Filters(
         player=tuple(query.get("player") or ()),

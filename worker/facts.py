@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     facts = FactStore(args.dir)
     started = time.monotonic()
+    out: dict[str, float]
     if args.command == "compact":
         out = {"compacted": facts.compact()}
     else:

@@ -26,7 +26,7 @@ def explore(events: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, int, str
     ended_before = _battles_ended_before(events)
     first_region_seen = False
     opened: set[int] = set()
-    for index, (version, seat, command) in enumerate(decisions(events)):
+    for index, (version, seat, command) in enumerate(decisions([dict(e) for e in events])):
         kind = command.get("type")
         battle = ended_before[version] + 1
         if kind == "place_token" and not first_region_seen:

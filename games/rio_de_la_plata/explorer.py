@@ -25,7 +25,7 @@ def explore(events: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, int, str
     for event in events:
         years.append(years[-1] + (event.get("type") == "round_ended"))
     placed: dict[int, int] = {}
-    for index, (version, seat, command) in enumerate(decisions(events)):
+    for index, (version, seat, command) in enumerate(decisions([dict(e) for e in events])):
         kind = command.get("type")
         year = years[version] + 1
         if kind == "place" and year == 1:
