@@ -153,12 +153,19 @@ class FactQueries:
 
 
 class _Matching:
-    """Queries over the games ``filters`` match (a CTE ``m``), each with the filters' parameters."""
+    """Queries over the games ``filters`` match: found once per answer into the cursor's own
+    temporary table ``m`` (the figures then read it, not the whole store, several times)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, filters: Filters):
-        condition, self.params = where(filters)
+        condition, params = where(filters)
         self.con = con
-        self.head = f"WITH m AS (SELECT * FROM games g WHERE {condition}) "
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE m AS SELECT game_id, finished, player_count, winners, outcome, "
+            f"first_seat, chapters, version FROM games g WHERE {condition}",
+            params,
+        )
+        self.params: list[Any] = []
+        self.head = ""
 
     def all(self, sql: str, extra: Sequence[Any] = ()) -> list[Any]:
         return self.con.execute(self.head + sql, [*self.params, *extra]).fetchall()
@@ -222,11 +229,11 @@ def _rows(found: list[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
 
 def _player(con: duckdb.DuckDBPyConnection, game: str, name: str, filters: Filters) -> dict[str, Any] | None:
     m = _Matching(con, filters)
-    m.head += (
-        ", p AS (SELECT s.*, m.player_count, m.finished FROM seats s "
+    m.head = (
+        "WITH p AS (SELECT s.*, m.player_count, m.finished FROM seats s "
         "JOIN m ON s.game_id = m.game_id WHERE s.name_folded = ?) "
     )
-    m.params = [*m.params, name.casefold()]  # after the filters': p comes after m
+    m.params = [name.casefold()]
     games, wins, spelled = m.one("SELECT count(*), sum(won::INTEGER), arg_max(name, finished) FROM p")
     if not games:
         return None
