@@ -9,13 +9,14 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | --- | --- | --- | --- |
 | ``index`` | status | here | the cross-game index lists the game under its current status |
 | ``archive`` | version | here | the finished game is in the archive and due for compaction |
-| ``facts`` | version | ``service.facts`` | the archived game's facts are in the analytical store |
+| ``facts`` | version | ``service.facts`` (not in web processes) | the game's facts are in the facts store |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
 
-``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
-carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
+``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and ``facts``
+is CPU work kept out of the web process: a process carries them out only once
+:func:`connect_receivers` was called (explicitly: by ``create_app``,
 ``python -m worker``, the janitor and the clock enforcer; never as a side effect of an import). A
 process without them leaves those actions pending for the janitor.
 
@@ -64,18 +65,26 @@ def unregister(action: str) -> None:
     _handlers.pop(action, None)
 
 
-def connect_receivers() -> None:
+def connect_receivers(facts: bool = True) -> None:
     """Make this process carry out every follow-up action: the web process, every worker, the
-    janitor and the clock enforcer call it at start (idempotent)."""
+    janitor and the clock enforcer call it at start (idempotent). ``facts``: also write archived
+    games' facts (``service.facts``); the web process passes False, since turning a log into facts
+    folds it (about a second of CPU for a Rio de la Plata game), which would stall every request
+    its worker serves meanwhile: the janitor writes them after the grace period instead."""
     register("verify", verify_followup)
     register("bot", bot_followup)
+    if facts:
+        register("facts", facts_followup)
+    else:
+        unregister("facts")
 
 
 def disconnect_receivers() -> None:
-    """Undo :func:`connect_receivers` (tests: a game's bot turns and verify jobs are then left
-    pending for the janitor)."""
+    """Undo :func:`connect_receivers` (tests: a game's bot turns, verify jobs and facts are then
+    left pending for the janitor)."""
     unregister("verify")
     unregister("bot")
+    unregister("facts")
 
 
 def actions_for(
@@ -203,9 +212,4 @@ def tell_accounts(service: StoreHolder, game_id: str, value: str) -> bool:
 
 
 # The actions that need only the store: carried out by every process, receivers connected or not.
-_OWN: dict[str, Handler] = {
-    "index": index_game,
-    "archive": archive_game,
-    "facts": facts_followup,
-    "accounts": tell_accounts,
-}
+_OWN: dict[str, Handler] = {"index": index_game, "archive": archive_game, "accounts": tell_accounts}
