@@ -17,6 +17,8 @@ import redis
 from store.accounts import AccountStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
+from store.challenges import ChallengeStore
+from store.lobby import LobbyStore
 from store.compact import CompactionQueue, Compactor
 from store.game_logs import GameLog
 from store.game_logs import game_version as _game_version
@@ -55,6 +57,16 @@ def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
 def accounts(store: Connected) -> AccountStore:
     """Accounts, their tokens, games and feeds (``store.accounts``)."""
     return AccountStore(_client(store))
+
+
+def challenges(store: GameStore) -> ChallengeStore:
+    """Challenges: invitations whose acceptance creates their game (``store.challenges``)."""
+    return ChallengeStore(store.redis, store.followup_grace_ms)
+
+
+def lobby(store: GameStore) -> LobbyStore:
+    """The live lobby's stream (``store.lobby``)."""
+    return LobbyStore(store.redis)
 
 
 def ratings(store: Connected) -> RatingStore:
