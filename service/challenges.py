@@ -28,14 +28,13 @@ from typing import Any
 import orjson
 
 from games import get_game
-from games.base import COMMITMENT, GameError, fold, public_config, secret_config_keys
+from games.base import GameError, public_config, secret_config_keys
 from replays import fairness
 from service import clocks, errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
-from service.changes import meta_fields, snapshot_of
+from service.bound_start import bound_start
 from service.faults import fault_point
-from service.followups import actions_for
 from service.games import SEED_BITS, GameService, hidden_config
 from service.identity import PLAY, AlreadySeated, InsufficientScope
 from service.ids import new_game_id
@@ -349,42 +348,10 @@ class ChallengeService:
             raise AccountRequired()
         raise NotInvited()
 
-    def _start(self, found: StoredChallenge, seats: Mapping[int, Mapping[str, Any]], count: int) -> dict[str, Any]:
-        """The game's start as the last answer writes it: metadata with every seat bound, genesis
-        events and snapshot, and the start's follow-ups."""
-        meta: dict[str, Any] = _loads(found.record["meta"])
-        game = get_game(meta["game"])
-        config = _loads(found.record["config"])
-        genesis = game.start(dict(config))
-        state = fold(game, genesis)
-        stamp = now_iso()
-        if meta.get("commitment") is not None and genesis:
-            genesis[0] = {**genesis[0], COMMITMENT: meta["commitment"]}
-        meta["updated"] = stamp
-        humans = []
-        for seat, entry in sorted(seats.items()):
-            bot = entry.get("level")
-            meta[f"name:{seat}"] = entry.get("name") or f"seat {seat}"
-            meta[f"kind:{seat}"] = "bot" if bot else "human"
-            meta[f"bot:{seat}"] = bot or ""
-            if entry.get("account"):
-                meta[f"account:{seat}"] = entry["account"]
-            if not bot:
-                humans.append(seat)
-        meta.update(meta_fields(game, state, stamp, started=True))
-        if meta.get("clock") is not None:
-            meta["clock"] = clocks.advance(meta["clock"], now_ms(), game.awaiting(state), humans)
-        actions = actions_for(game, state, len(genesis), True, ())
-        if not game.is_over(state):
-            actions["bot"] = len(genesis)
-        actions["accounts"] = len(genesis)
-        actions["challenge"] = count
-        return {
-            "snapshot": snapshot_of(game, len(genesis), state),
-            "meta": meta,
-            "genesis": genesis,
-            "followups": actions,
-        }
+    @staticmethod
+    def _start(found: StoredChallenge, seats: Mapping[int, Mapping[str, Any]], count: int) -> dict[str, Any]:
+        """The game's start as the last answer writes it (``service.bound_start``)."""
+        return bound_start(_loads(found.record["meta"]), _loads(found.record["config"]), seats, {"challenge": count})
 
     def decline(self, challenge_id: str, identity: Identity, reason: str) -> dict[str, Any]:
         _require_play(identity)
