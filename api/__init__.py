@@ -35,6 +35,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.ratings",
     "api.webhooks",
     "api.challenges",
+    "api.seeks",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the

@@ -19,6 +19,7 @@ from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.challenges import ChallengeStore
 from store.lobby import LobbyStore
+from store.seeks import SeekStore
 from store.compact import CompactionQueue, Compactor
 from store.game_logs import GameLog
 from store.game_logs import game_version as _game_version
@@ -67,6 +68,11 @@ def challenges(store: GameStore) -> ChallengeStore:
 def lobby(store: GameStore) -> LobbyStore:
     """The live lobby's stream (``store.lobby``)."""
     return LobbyStore(store.redis)
+
+
+def seeks(store: GameStore) -> SeekStore:
+    """Seek pools and the matcher's claimed tables (``store.seeks``)."""
+    return SeekStore(store.redis, store.followup_grace_ms)
 
 
 def ratings(store: Connected) -> RatingStore:

@@ -17,7 +17,8 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    (``JobService.announce_due``: ``verified``, ``export_ready`` to the accounts that asked);
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
 7. **account deletions** a dead process left half done are finished (``service.account_deletion``);
-8. **challenges** past their time expire (``service.challenges``).
+8. **challenges** past their time expire (``service.challenges``);
+9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 from service import GameService, account_deletion, bot_turns, followups, jobs
 from service.challenges import ChallengeService
 from service.compaction import Compaction
+from service.seeks import SeekService
 from store.queues import queue_url
 
 log = logging.getLogger("worker.janitor")
@@ -51,6 +53,7 @@ class Janitor:
         followups.connect_receivers()
         self.compaction = Compaction(service.store)
         self.challenges = ChallengeService(service)
+        self.seeks = SeekService(service)
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -68,6 +71,7 @@ class Janitor:
         report["compacted"] = self.compaction.run_due().compacted
         report["deleted_accounts"] = account_deletion.finish_deletions(self.service)
         report["challenges_expired"] = self.challenges.expire_due()
+        report["paired"] = self.seeks.match()
         return report
 
 
