@@ -91,13 +91,10 @@ def form_tables(
         (s for s in left if math.isinf(widening.tolerance(s, now_ms))), key=lambda s: (s.since_ms, s.id)
     )
     humans = [s for s in patient if not s.is_bot]
-    while len(humans) >= size:
-        tables.append(sorted(humans[:size], key=lambda s: s.rating))
-        humans = humans[size:]
+    whole = len(humans) - len(humans) % size
+    tables.extend(sorted(humans[k : k + size], key=lambda s: s.rating) for k in range(0, whole, size))
     bots = [s for s in patient if s.is_bot]
-    welcoming = [s for s in humans if s.bots_ok]
-    mixed = sorted(welcoming + bots, key=lambda s: (s.since_ms, s.id))
-    while len(mixed) >= size:
-        tables.append(sorted(mixed[:size], key=lambda s: s.rating))
-        mixed = mixed[size:]
+    mixed = sorted([s for s in humans[whole:] if s.bots_ok] + bots, key=lambda s: (s.since_ms, s.id))
+    whole = len(mixed) - len(mixed) % size
+    tables.extend(sorted(mixed[k : k + size], key=lambda s: s.rating) for k in range(0, whole, size))
     return tables
