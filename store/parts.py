@@ -18,6 +18,7 @@ from store.accounts import AccountStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.challenges import ChallengeStore
+from store.chat import ChatStore
 from store.lobby import LobbyStore
 from store.seeks import SeekStore
 from store.compact import CompactionQueue, Compactor
@@ -63,6 +64,11 @@ def accounts(store: Connected) -> AccountStore:
 def challenges(store: GameStore) -> ChallengeStore:
     """Challenges: invitations whose acceptance creates their game (``store.challenges``)."""
     return ChallengeStore(store.redis, store.followup_grace_ms)
+
+
+def chat(store: GameStore) -> ChatStore:
+    """A game's chat rooms (``store.chat``)."""
+    return ChatStore(store.redis)
 
 
 def lobby(store: GameStore) -> LobbyStore:
