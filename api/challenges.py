@@ -55,7 +55,9 @@ class Challenges(MethodView):
         (`event: challenge`) and by webhook. The answer that leaves no seat pending starts the game,
         whose id is the challenge's."""
         made = challenges().create(identity(), body)
-        return json_response(made, 201, {"Location": url_for("challenges.Challenge", challenge_id=made["id"])})
+        return json_response(
+            made, 201, {"Location": url_for("challenges.Challenge", challenge_id=made["id"])}
+        )
 
     @blp.response(200, ChallengeListSchema)
     @blp.problems(401, 403)

@@ -15,7 +15,14 @@ from api.accounts import accounts
 from api.common import Blueprint, bearer_token, json_response, service
 from api.problems import ProblemError
 from api.transport import transport
-from schemas.chat import ChatPageSchema, ChatQuery, ChatMessageSchema, MutedSchema, MuteRequest, PostChatRequest
+from schemas.chat import (
+    ChatMessageSchema,
+    ChatPageSchema,
+    ChatQuery,
+    MutedSchema,
+    MuteRequest,
+    PostChatRequest,
+)
 from service.chat import ChatService
 
 blp = Blueprint("chat", __name__, url_prefix="/v1/games", description="Chat at a game")
@@ -70,7 +77,9 @@ class RoomStream(MethodView):
         svc = chat()
         after = (request.headers.get("Last-Event-ID") or "").strip() or None
         if after is not None and not _ENTRY_ID.match(after):
-            raise ProblemError(422, "VALIDATION_ERROR", "Invalid request", "Last-Event-ID must be a message id.")
+            raise ProblemError(
+                422, "VALIDATION_ERROR", "Invalid request", "Last-Event-ID must be a message id."
+            )
         svc.read(game_id, token, room, "9999999999999-0")  # may this reader read the room? (reads nothing)
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         environ, edge = request.environ, transport()
@@ -84,12 +93,17 @@ class RoomStream(MethodView):
                     messages = svc.read(game_id, token, room, position)
                     for message in messages:
                         position = message["id"]
-                        yield b"id: %s\nevent: chat\ndata: %s\n\n" % (message["id"].encode(), orjson.dumps(message))
+                        yield b"id: %s\nevent: chat\ndata: %s\n\n" % (
+                            message["id"].encode(),
+                            orjson.dumps(message),
+                        )
                     if not messages and not feed.wait(heartbeat):
                         yield b": heartbeat\n\n"
 
         response = Response(stream(), mimetype="text/event-stream")
-        response.headers.update({"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization"})
+        response.headers.update(
+            {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization"}
+        )
         return response
 
 

@@ -70,8 +70,9 @@ def main() -> None:
     widening = Widening()
     now_ms = 1_800_000_000_000
     medians = {}
-    print(f"widening: {widening.per_second}/s, anyone after {widening.any_after_seconds} s; {args.runs} runs each")
-    print(f"{'n':>7} {'median ms':>10} {'min-max ms':>16} {'tables':>7} {'seated':>7} {'us/(n log2 n)':>14} {'sort ms':>8} {'pass/sort':>9}")
+    print(f"widening: {widening.per_second}/s, anyone after {widening.any_after_seconds} s; {args.runs} runs")
+    head = ("n", "median ms", "min-max ms", "tables", "seated", "us/(n log2 n)", "sort ms", "pass/sort")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, (7, 10, 16, 7, 7, 14, 8, 9), strict=True)))
     for n in SIZES:
         rng = random.Random(args.seed + n)
         entries = seeks(n, rng, now_ms)
@@ -94,10 +95,13 @@ def main() -> None:
         pools: dict[tuple[str, int, int], list[Seeker]] = defaultdict(list)
         for pool, seeker in entries:
             pools[pool].append(seeker)
-        seated = sum(len(t) for (_, size, _), m in pools.items() for t in form_tables(m, size, now_ms, widening))
+        seated = sum(
+            len(t) for (_, size, _), m in pools.items() for t in form_tables(m, size, now_ms, widening)
+        )
         per = median * 1000 / (n * math.log2(n))
+        spread = f"{min(times):.2f}-{max(times):.2f}"
         print(
-            f"{n:>7} {median:>10.2f} {min(times):>7.2f}-{max(times):<8.2f} {tables:>7} {seated:>7} {per:>14.3f}"
+            f"{n:>7} {median:>10.2f} {spread:>16} {tables:>7} {seated:>7} {per:>14.3f}"
             f" {statistics.median(sorts):>8.2f} {ratio:>9.2f}"
         )
     xs = [math.log(n) for n in SIZES]
@@ -105,8 +109,10 @@ def main() -> None:
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
     nlogn = math.log(10_000 * math.log2(10_000) / (1_000 * math.log2(1_000))) / math.log(10)
-    print(f"growth 1,000 -> 10,000: x{medians[10_000] / medians[1_000]:.2f} (n log n: x{10 * math.log2(10_000) / math.log2(1_000):.2f});"
-          f" log-log slope {slope:.3f} (n log n over this span: {nlogn:.3f})")
+    growth = medians[10_000] / medians[1_000]
+    expected = 10 * math.log2(10_000) / math.log2(1_000)
+    print(f"growth 1,000 -> 10,000: x{growth:.2f} (n log n: x{expected:.2f});", end=" ")
+    print(f"log-log slope {slope:.3f} (n log n over this span: {nlogn:.3f})")
 
 
 if __name__ == "__main__":

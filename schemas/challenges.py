@@ -9,13 +9,25 @@ from bots import all_levels
 from schemas.common import BodyInteger, DisplayName, StrictSchema
 from schemas.games import BOT_SEAT_PATTERN, ClockControlSchema, TimeControlSchema
 
-DECLINE_REASONS = ("generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual", "noBot", "onlyBot")
+DECLINE_REASONS = (
+    "generic",
+    "later",
+    "tooFast",
+    "tooSlow",
+    "timeControl",
+    "rated",
+    "casual",
+    "noBot",
+    "onlyBot",
+)
 HANDLE = validate.Length(1, 40)
 
 
 class CreateChallengeRequest(StrictSchema):
     game = fields.String(required=True, validate=validate.Length(1, 64), metadata={"example": "condottiere"})
-    config = fields.Dict(keys=fields.String(), load_default=dict, metadata={"description": "Engine configuration"})
+    config = fields.Dict(
+        keys=fields.String(), load_default=dict, metadata={"description": "Engine configuration"}
+    )
     clock = fields.Nested(TimeControlSchema, allow_none=True, load_default=lambda: None)
     rated = fields.Boolean(load_default=True, metadata={"description": "Rated (default) or casual"})
     invite = fields.List(
@@ -41,7 +53,9 @@ class CreateChallengeRequest(StrictSchema):
     seat_order = fields.String(
         validate=validate.OneOf(("random", "given")),
         load_default="random",
-        metadata={"description": "`random`: everyone's seat drawn when the challenge is made; `given`: see `seats`"},
+        metadata={
+            "description": "`random`: everyone's seat drawn when the challenge is made; `given`: see `seats`"
+        },
     )
     seats = fields.Dict(
         keys=fields.String(validate=validate.Regexp(BOT_SEAT_PATTERN)),
@@ -60,7 +74,9 @@ class CreateChallengeRequest(StrictSchema):
 
 
 class AcceptChallengeRequest(StrictSchema):
-    seat = BodyInteger(validate=validate.Range(0, 999), metadata={"description": "An open seat (default: the lowest)"})
+    seat = BodyInteger(
+        validate=validate.Range(0, 999), metadata={"description": "An open seat (default: the lowest)"}
+    )
     name = DisplayName(max_length=40, metadata={"description": "An anonymous taker's display name"})
 
 
@@ -75,7 +91,9 @@ class DeclineChallengeRequest(StrictSchema):
 class ChallengeSeatSchema(ma.Schema):
     seat = fields.Integer(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(("account", "open", "bot")))
-    name = fields.String(required=True, allow_none=True, metadata={"description": "Handle, taker's name or bot"})
+    name = fields.String(
+        required=True, allow_none=True, metadata={"description": "Handle, taker's name or bot"}
+    )
     bot = fields.String(required=True, allow_none=True, metadata={"description": "A server bot's level"})
     bot_account = fields.Boolean(required=True, metadata={"description": "The account is a bot account"})
     answer = fields.String(required=True, validate=validate.OneOf(("pending", "accepted")))
@@ -112,7 +130,9 @@ class ChallengeEventSchema(ChallengeSchema):
 
     type = fields.String(
         required=True,
-        validate=validate.OneOf(("challenge", "challenge_canceled", "challenge_declined", "challenge_expired")),
+        validate=validate.OneOf(
+            ("challenge", "challenge_canceled", "challenge_declined", "challenge_expired")
+        ),
     )
 
 
@@ -129,7 +149,9 @@ class AcceptChallengeResponse(ma.Schema):
     challenge = fields.Nested(ChallengeSchema, required=True)
     seat = fields.Integer(required=True)
     token = fields.String(
-        required=True, allow_none=True, metadata={"description": "An anonymous taker's seat token, shown once"}
+        required=True,
+        allow_none=True,
+        metadata={"description": "An anonymous taker's seat token, shown once"},
     )
     started = fields.Boolean(required=True)
     game_id = fields.String(required=True)

@@ -13,7 +13,9 @@ class ChatMessageSchema(ma.Schema):
 
     id = fields.String(required=True, metadata={"description": "What `after` and Last-Event-ID take"})
     room = fields.String(required=True, validate=validate.OneOf(("players", "spectators")))
-    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "The writer's seat (players' room)"})
+    seat = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "The writer's seat (players' room)"}
+    )
     name = fields.String(required=True, allow_none=True)
     text = fields.String(required=True)
     at = fields.String(required=True)
@@ -27,7 +29,9 @@ class ChatQuery(StrictSchema):
     class Meta:
         unknown = ma.RAISE
 
-    after = fields.String(validate=validate.Regexp(r"^\d{1,20}-\d{1,20}$"), metadata={"description": "A message id"})
+    after = fields.String(
+        validate=validate.Regexp(r"^\d{1,20}-\d{1,20}$"), metadata={"description": "A message id"}
+    )
 
 
 class ChatPageSchema(ma.Schema):

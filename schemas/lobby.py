@@ -35,7 +35,9 @@ class LobbyGameEventSchema(ma.Schema):
 
     change = fields.String(required=True, validate=validate.OneOf(CHANGES))
     id = fields.String(required=True)
-    data = fields.Nested(LobbyGameSchema, required=True, allow_none=True, metadata={"description": "null when gone"})
+    data = fields.Nested(
+        LobbyGameSchema, required=True, allow_none=True, metadata={"description": "null when gone"}
+    )
 
 
 class LobbyChallengeEventSchema(ma.Schema):
@@ -43,7 +45,9 @@ class LobbyChallengeEventSchema(ma.Schema):
 
     change = fields.String(required=True, validate=validate.OneOf(CHANGES))
     id = fields.String(required=True)
-    data = fields.Nested(ChallengeSchema, required=True, allow_none=True, metadata={"description": "null when gone"})
+    data = fields.Nested(
+        ChallengeSchema, required=True, allow_none=True, metadata={"description": "null when gone"}
+    )
 
 
 class LobbySeekEventSchema(ma.Schema):
@@ -51,4 +55,6 @@ class LobbySeekEventSchema(ma.Schema):
 
     change = fields.String(required=True, validate=validate.OneOf(CHANGES))
     id = fields.String(required=True)
-    data = fields.Nested(SeekSchema, required=True, allow_none=True, metadata={"description": "null when gone"})
+    data = fields.Nested(
+        SeekSchema, required=True, allow_none=True, metadata={"description": "null when gone"}
+    )

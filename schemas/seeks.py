@@ -42,7 +42,8 @@ class SeekSchema(ma.Schema):
     bot_account = fields.Boolean(required=True)
     since = fields.Integer(required=True, metadata={"description": "When it was made (ms since the epoch)"})
     alive_until = fields.Integer(
-        required=True, metadata={"description": "It lives until then (ms) unless kept or its owner's stream is open"}
+        required=True,
+        metadata={"description": "It lives until then (ms) unless kept or its owner's stream is open"},
     )
 
 

@@ -50,4 +50,9 @@ def bound_start(
         actions["bot"] = len(genesis)  # its handler finds the bot seats (done at once when none awaits)
     actions["accounts"] = len(genesis)
     actions.update(more_actions)
-    return {"snapshot": snapshot_of(game, len(genesis), state), "meta": meta, "genesis": genesis, "followups": actions}
+    return {
+        "snapshot": snapshot_of(game, len(genesis), state),
+        "meta": meta,
+        "genesis": genesis,
+        "followups": actions,
+    }

@@ -34,6 +34,7 @@ from service import clocks, errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
 from service.bound_start import bound_start
+from service.challenge_view import parties, view_of
 from service.faults import fault_point
 from service.games import SEED_BITS, GameService, hidden_config
 from service.identity import PLAY, AlreadySeated, InsufficientScope
@@ -49,7 +50,6 @@ from service.meet_errors import (
 )
 from service.repository import hash_token, new_token, now_iso, now_ms
 from store import parts
-from service.challenge_view import parties, view_of
 from store.challenges import StoredChallenge
 
 DECLINE_REASONS = (
@@ -159,7 +159,10 @@ class ChallengeService:
             seats[seat] = {"kind": "bot", "level": level, "name": f"{level} bot", "answer": "accepted"}
             seats[seat]["token_hash"] = hash_token(new_token())
         draft = StoredChallenge(
-            challenge_id, {"status": "pending", "challenger": identity.account_id, "public": _dumps(summary)}, seats, []
+            challenge_id,
+            {"status": "pending", "challenger": identity.account_id, "public": _dumps(summary)},
+            seats,
+            [],
         )
         notice = {"kind": "challenge", "to": parties(draft), "data": view_of(draft)}
         if not self.store.create(challenge_id, record, seats, notice, {"challenge": 1}, expires_ms):
@@ -197,7 +200,8 @@ class ChallengeService:
         if len(holders) != len(free):
             raise InvalidChallenge(
                 f"This game has {seat_count} seats: the challenger, {len(invited)} invited, "
-                f"{int(body.get('open_seats') or 0)} open and {len(bots)} bots make {len(holders) + len(bots)}"
+                f"{int(body.get('open_seats') or 0)} open and {len(bots)} bots make "
+                f"{len(holders) + len(bots)}"
             )
         secrets.SystemRandom().shuffle(holders)
         return dict(zip(free, holders, strict=True))
@@ -244,11 +248,14 @@ class ChallengeService:
 
     def mine(self, identity: Identity) -> dict[str, Any]:
         """The pending challenges the account is a party to: those it made, those it may answer."""
-        incoming, outgoing = [], []
+        incoming: list[dict[str, Any]] = []
+        outgoing: list[dict[str, Any]] = []
         for found in self.store.load_many(self.store.of_account(identity.account_id)):
             if found is None or found.status != "pending":
                 continue
-            (outgoing if found.record["challenger"] == identity.account_id else incoming).append(view_of(found))
+            (outgoing if found.record["challenger"] == identity.account_id else incoming).append(
+                view_of(found)
+            )
         return {"incoming": incoming, "outgoing": outgoing}
 
     def open_challenges(self) -> list[dict[str, Any]]:
@@ -284,7 +291,11 @@ class ChallengeService:
             count = len(found.notices)
             if pending:
                 outcome, detail = self.store.answer(
-                    challenge_id, seat=mine, who=who, seat_entry=entry, notice=None,
+                    challenge_id,
+                    seat=mine,
+                    who=who,
+                    seat_entry=entry,
+                    notice=None,
                     followups={"challenge": count},
                 )
                 actions: dict[str, Any] = {"challenge": count}
@@ -351,7 +362,9 @@ class ChallengeService:
     @staticmethod
     def _start(found: StoredChallenge, seats: Mapping[int, Mapping[str, Any]], count: int) -> dict[str, Any]:
         """The game's start as the last answer writes it (``service.bound_start``)."""
-        return bound_start(_loads(found.record["meta"]), _loads(found.record["config"]), seats, {"challenge": count})
+        return bound_start(
+            _loads(found.record["meta"]), _loads(found.record["config"]), seats, {"challenge": count}
+        )
 
     def decline(self, challenge_id: str, identity: Identity, reason: str) -> dict[str, Any]:
         _require_play(identity)
@@ -365,7 +378,9 @@ class ChallengeService:
         self, challenge_id: str, status: str, who: str, reason: str, kind: str, now: int | None = None
     ) -> dict[str, Any]:
         found = self._load(challenge_id)
-        draft = StoredChallenge(found.id, {**found.record, "status": status, "reason": reason}, found.seats, [])
+        draft = StoredChallenge(
+            found.id, {**found.record, "status": status, "reason": reason}, found.seats, []
+        )
         data = view_of(draft)
         if status == "declined":
             data["declined_by"] = next(

@@ -98,7 +98,9 @@ class ChatService:
             game_id, room, speaker.sender, message, MOST_PER_WINDOW, int(WINDOW_SECONDS * 1000)
         )
         if outcome == "flood":
-            raise ChatFlood(f"At most {MOST_PER_WINDOW} messages every {WINDOW_SECONDS:g} s", retry_after_ms=detail)
+            raise ChatFlood(
+                f"At most {MOST_PER_WINDOW} messages every {WINDOW_SECONDS:g} s", retry_after_ms=detail
+            )
         return {"id": detail, **message}
 
     def _may_read(self, speaker: Speaker, room: str) -> None:

@@ -12,7 +12,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
-| ``challenge`` | notices | ``service.challenge_followup`` | every party of the challenge was told (feed, webhooks), indexes kept |
+| ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
 
 ``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
 carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
@@ -38,9 +38,9 @@ from typing import Any
 
 from games.base import Game
 from service.account_followup import accounts_followup
-from service.challenge_followup import challenge_followup
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
+from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder

@@ -47,7 +47,11 @@ class LobbyService:
                     "created": summary["created"],
                 }
             )
-        return {"games": shown, "challenges": self.challenges.open_challenges(), "seeks": self.seeks.open_seeks()}
+        return {
+            "games": shown,
+            "challenges": self.challenges.open_challenges(),
+            "seeks": self.seeks.open_seeks(),
+        }
 
     def follow(self) -> FeedSubscription:
         return self.games.live.follow_feed(LOBBY, self.store.last_id)

@@ -55,7 +55,9 @@ def widening_from_env() -> Widening:
 
 
 class SeekService:
-    def __init__(self, games: GameService, accounts: AccountService | None = None, widening: Widening | None = None):
+    def __init__(
+        self, games: GameService, accounts: AccountService | None = None, widening: Widening | None = None
+    ):
         self.games = games
         self._accounts = accounts
         self.store = parts.seeks(games.store)
@@ -94,8 +96,9 @@ class SeekService:
         stored = parts.ratings(self.games.store).ratings(game.name, [identity.account_id])
         rating = (priors_of(stored).get(identity.account_id) or Rating()).mu
         now = now_ms()
-        seek = {
-            "id": f"{pool}.{secrets.token_hex(6)}",
+        seek_id = f"{pool}.{secrets.token_hex(6)}"
+        seek: dict[str, Any] = {
+            "id": seek_id,
             "account": identity.account_id,
             "handle": record.get("handle"),
             "rating": round(rating, 2),
@@ -108,7 +111,7 @@ class SeekService:
         other = self.store.add(pool, description, seek)
         if other is not None:
             raise InvalidSeek("This account already seeks such a game", seek_id=other)
-        parts.lobby(self.games.store).publish("seek", seek["id"], "added", _public(seek, description))
+        parts.lobby(self.games.store).publish("seek", seek_id, "added", _public(seek, description))
         return _public(seek, description)
 
     def get(self, seek_id: str) -> dict[str, Any]:
@@ -160,13 +163,18 @@ class SeekService:
                 live.append(seek)
             by_id = {s["id"]: s for s in live}
             seekers = [
-                Seeker(s["id"], s["rating"], s["range"], s["since_ms"], s["bots_ok"], s["is_bot"]) for s in live
+                Seeker(s["id"], s["rating"], s["range"], s["since_ms"], s["bots_ok"], s["is_bot"])
+                for s in live
             ]
             for group in form_tables(seekers, int(description["seats"]), now, self.widening):
                 members = [by_id[s.id] for s in group]
                 secrets.SystemRandom().shuffle(members)  # seat order: drawn
                 game_id = new_game_id()
-                table = {"description": description, "seeks": members, "seed": str(secrets.randbits(SEED_BITS))}
+                table = {
+                    "description": description,
+                    "seeks": members,
+                    "seed": str(secrets.randbits(SEED_BITS)),
+                }
                 if not self.store.claim(pool, game_id, table, [m["id"] for m in members]):
                     continue  # another matcher took one of them first
                 fault_point("after_seek_claim")

@@ -62,7 +62,9 @@ class ChatStore:
         )
         return _text(reply[0]), (_text(reply[1]) if isinstance(reply[1], bytes) else reply[1])
 
-    def after(self, game_id: str, room: str, after: str | None, count: int = 100) -> list[tuple[str, dict[str, Any]]]:
+    def after(
+        self, game_id: str, room: str, after: str | None, count: int = 100
+    ) -> list[tuple[str, dict[str, Any]]]:
         low = f"({after}" if after else "-"
         rows = self.redis.xrange(room_key(game_id, room), low, "+", count=count)
         return [(_text(i), orjson.loads(f[b"m"] if b"m" in f else f["m"])) for i, f in rows]

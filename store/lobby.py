@@ -48,7 +48,9 @@ class LobbyStore:
         for entry_id, fields in rows:
             f = {_text(k): v for k, v in fields.items()}
             entries.append(
-                LobbyEntry(_text(entry_id), _text(f["t"]), _text(f["c"]), _text(f["id"]), orjson.loads(f["d"]))
+                LobbyEntry(
+                    _text(entry_id), _text(f["t"]), _text(f["c"]), _text(f["id"]), orjson.loads(f["d"])
+                )
             )
         return entries
 

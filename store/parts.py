@@ -19,8 +19,6 @@ from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.challenges import ChallengeStore
 from store.chat import ChatStore
-from store.lobby import LobbyStore
-from store.seeks import SeekStore
 from store.compact import CompactionQueue, Compactor
 from store.game_logs import GameLog
 from store.game_logs import game_version as _game_version
@@ -29,9 +27,11 @@ from store.game_logs import load_meta as _load_meta
 from store.games import GameStore
 from store.jobs import JobBook
 from store.live import EventsReader
+from store.lobby import LobbyStore
 from store.outbox import Outbox
 from store.ratings import RatingStore
 from store.replay_cache import ReplayCache
+from store.seeks import SeekStore
 from store.webhooks import WebhookStore
 
 Connected = GameStore | Archive

@@ -138,7 +138,9 @@ class SeekStore:
     def add(self, pool: str, description: Mapping[str, Any], seek: Mapping[str, Any]) -> str | None:
         """Add a seek (its pool first made known). None, or the id of the account's seek there."""
         self.redis.hset(POOLS, pool, orjson.dumps(dict(description)))
-        reply = self._add(keys=_pool_keys(pool)[:2], args=[seek["id"], seek["account"], orjson.dumps(dict(seek))])
+        reply = self._add(
+            keys=_pool_keys(pool)[:2], args=[seek["id"], seek["account"], orjson.dumps(dict(seek))]
+        )
         return None if _text(reply[0]) == "ok" else _text(reply[1])
 
     def remove(self, pool: str, seek_id: str, account: str = "") -> int:
@@ -199,7 +201,15 @@ class SeekStore:
             *meta_pairs,
             *(orjson.dumps(dict(e)) for e in genesis),
         ]
-        script_keys = [keys.meta, keys.seats, keys.events, keys.snapshot, keys.config, keys.outbox, due_key(game_id)]
+        script_keys = [
+            keys.meta,
+            keys.seats,
+            keys.events,
+            keys.snapshot,
+            keys.config,
+            keys.outbox,
+            due_key(game_id),
+        ]
         reply = self._create_started(keys=script_keys, args=args)
         self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.grace_ms})
         return _text(reply[0]) == "started"

@@ -12,8 +12,8 @@ import pytest
 from service.challenges import ChallengeService
 from tests import app_fixtures
 from tests.api.conftest import redis_dump
-from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.stream_reading import first_of
+from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.test_me_stream import messages
 
 DEADLINE_SECONDS = 60
@@ -22,12 +22,17 @@ DEADLINE_SECONDS = 60
 @pytest.fixture()
 def app(redis_client, redis_server):
     yield from app_fixtures.make_app(
-        redis_server, SSE_HEARTBEAT_SECONDS=0.2, PASSWORD_HASH_PARAMETERS=FAST_HASH, ACCOUNT_STREAM_POLL_SECONDS=600
+        redis_server,
+        SSE_HEARTBEAT_SECONDS=0.2,
+        PASSWORD_HASH_PARAMETERS=FAST_HASH,
+        ACCOUNT_STREAM_POLL_SECONDS=600,
     )
 
 
 def challenge(client, token, **body):
-    made = client.post("/v1/challenges", json={"game": "toy", "config": {"hand_size": 1}, **body}, headers=bearer(token))
+    made = client.post(
+        "/v1/challenges", json={"game": "toy", "config": {"hand_size": 1}, **body}, headers=bearer(token)
+    )
     assert made.status_code == 201, made.get_json()
     return made.get_json()
 
@@ -70,7 +75,9 @@ def test_a_decline_with_its_reason_reaches_the_challenger(app, client):
     stream = client.get("/v1/me/stream", headers=bearer(ann), buffered=False)
     next(messages(stream))
     made = challenge(client, ann, invite=["Bob"])
-    declined = client.post(f"/v1/challenges/{made['id']}/decline", json={"reason": "tooSlow"}, headers=bearer(bob))
+    declined = client.post(
+        f"/v1/challenges/{made['id']}/decline", json={"reason": "tooSlow"}, headers=bearer(bob)
+    )
     assert declined.status_code == 200, declined.get_json()
     told = first_of(stream, "challenge_declined")
     stream.close()
@@ -80,7 +87,9 @@ def test_a_decline_with_its_reason_reaches_the_challenger(app, client):
     assert again.status_code == 409 and again.get_json()["code"] == "CHALLENGE_NOT_PENDING"
 
 
-def test_an_unanswered_challenge_expires_through_the_janitors_sweep_and_the_challenger_is_told(app, client, svc):
+def test_an_unanswered_challenge_expires_through_the_janitors_sweep_and_the_challenger_is_told(
+    app, client, svc
+):
     ann, _ = session(client, "Ann"), session(client, "Bob")
     stream = client.get("/v1/me/stream", headers=bearer(ann), buffered=False)
     next(messages(stream))
@@ -110,7 +119,13 @@ def test_an_open_challenge_is_filled_seat_by_seat_and_starts_on_the_last(app, cl
     ann, bob, cid = session(client, "Ann"), session(client, "Bob"), session(client, "Cid")
     made = client.post(
         "/v1/challenges",
-        json={"game": "condottiere", "config": {"players": 4}, "open_seats": 2, "invite": ["Bob"], "anonymous": True},
+        json={
+            "game": "condottiere",
+            "config": {"players": 4},
+            "open_seats": 2,
+            "invite": ["Bob"],
+            "anonymous": True,
+        },
         headers=bearer(ann),
     )
     assert made.status_code == 201, made.get_json()
@@ -149,11 +164,19 @@ def test_bots_fill_their_seats_and_the_challengers_given_order_holds(app, client
         headers=bearer(ann),
     ).get_json()
     assert [(s["seat"], s["name"], s["kind"]) for s in made["seats"]] == [
-        (0, "Bob", "account"), (1, "random bot", "bot"), (2, "Ann", "account")
+        (0, "Bob", "account"),
+        (1, "random bot", "bot"),
+        (2, "Ann", "account"),
     ]
-    assert client.post(f"/v1/challenges/{made['id']}/accept", json={}, headers=bearer(bob)).get_json()["started"]
+    assert client.post(f"/v1/challenges/{made['id']}/accept", json={}, headers=bearer(bob)).get_json()[
+        "started"
+    ]
     summary = client.get(f"/v1/games/{made['id']}").get_json()
-    assert [(s["name"], s["kind"]) for s in summary["seats"]] == [("Bob", "human"), ("random bot", "bot"), ("Ann", "human")]
+    assert [(s["name"], s["kind"]) for s in summary["seats"]] == [
+        ("Bob", "human"),
+        ("random bot", "bot"),
+        ("Ann", "human"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -206,7 +229,9 @@ def test_two_last_answers_at_once_make_one_game(app, client):
     answers = {}
 
     def accept(token):
-        answers[token] = app.test_client().post(f"/v1/challenges/{made['id']}/accept", json={}, headers=bearer(token))
+        answers[token] = app.test_client().post(
+            f"/v1/challenges/{made['id']}/accept", json={}, headers=bearer(token)
+        )
 
     threads = [threading.Thread(target=accept, args=(t,)) for t in (bob, cid)]
     for t in threads:

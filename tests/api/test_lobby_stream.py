@@ -12,7 +12,9 @@ from tests.api.test_accounts import FAST_HASH, bearer, session
 
 @pytest.fixture()
 def app(redis_client, redis_server):
-    yield from app_fixtures.make_app(redis_server, SSE_HEARTBEAT_SECONDS=0.2, PASSWORD_HASH_PARAMETERS=FAST_HASH)
+    yield from app_fixtures.make_app(
+        redis_server, SSE_HEARTBEAT_SECONDS=0.2, PASSWORD_HASH_PARAMETERS=FAST_HASH
+    )
 
 
 def next_about(response, kind, subject, bound=60.0):
@@ -59,7 +61,10 @@ def test_the_lobby_lists_open_challenges_and_seeks_and_their_end(app, client):
     assert added["change"] == "added" and added["data"]["handle"] == "Bob"
     assert client.delete(f"/v1/seeks/{made['id']}", headers=bearer(bob)).status_code == 204
     assert next_about(stream, "seek", made["id"])[1]["change"] == "gone"
-    assert client.post(f"/v1/challenges/{open_challenge['id']}/accept", json={}, headers=bearer(bob)).status_code == 200
+    assert (
+        client.post(f"/v1/challenges/{open_challenge['id']}/accept", json={}, headers=bearer(bob)).status_code
+        == 200
+    )
     assert next_about(stream, "challenge", open_challenge["id"])[1]["change"] == "gone"
     stream.close()
 

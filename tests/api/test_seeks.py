@@ -24,7 +24,10 @@ ANY_AFTER = 5.0  # the bound under test, short: time is passed to the matcher, n
 @pytest.fixture()
 def app(redis_client, redis_server):
     yield from app_fixtures.make_app(
-        redis_server, SSE_HEARTBEAT_SECONDS=0.2, PASSWORD_HASH_PARAMETERS=FAST_HASH, ACCOUNT_STREAM_POLL_SECONDS=600
+        redis_server,
+        SSE_HEARTBEAT_SECONDS=0.2,
+        PASSWORD_HASH_PARAMETERS=FAST_HASH,
+        ACCOUNT_STREAM_POLL_SECONDS=600,
     )
 
 
@@ -34,7 +37,9 @@ def matcher(app, svc):
 
 
 def seek(client, token, **body):
-    made = client.post("/v1/seeks", json={"game": "toy", "config": {"hand_size": 1}, **body}, headers=bearer(token))
+    made = client.post(
+        "/v1/seeks", json={"game": "toy", "config": {"hand_size": 1}, **body}, headers=bearer(token)
+    )
     assert made.status_code == 201, made.get_json()
     return made.get_json()
 
@@ -66,7 +71,9 @@ def test_four_seekers_of_a_four_seat_game_are_paired_into_one_table(app, client,
     assert matcher.match()["games"] == 0  # nothing left to pair, nothing paired twice
 
 
-def test_a_seeker_far_outside_every_range_is_paired_once_the_bound_has_passed(app, client, redis_client, matcher):
+def test_a_seeker_far_outside_every_range_is_paired_once_the_bound_has_passed(
+    app, client, redis_client, matcher
+):
     ann, far = session(client, "Ann"), session(client, "Far")
     far_id = parse_token(far)[0]
     redis_client.hset(rating_key("toy", far_id), mapping={"mu": 60.0, "sigma": 1.0, "games": 40})

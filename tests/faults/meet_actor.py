@@ -1,6 +1,6 @@
 """A matcher process the fault tests kill at a named point (``FAULT_POINT``, ``service.faults``).
 
-    python -m tests.faults.meet_actor <redis url> match     one matcher pass (``SeekService.match``)
+python -m tests.faults.meet_actor <redis url> match     one matcher pass (``SeekService.match``)
 """
 
 from __future__ import annotations

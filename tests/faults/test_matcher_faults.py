@@ -28,7 +28,10 @@ def kill_matcher(url: str, fault: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, FAULT_POINT=fault, PYTHONPATH=str(ROOT))
     return subprocess.run(
         [sys.executable, "-m", "tests.faults.meet_actor", url, "match"],
-        cwd=ROOT, env=env, capture_output=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
     )
 
 
