@@ -13,6 +13,7 @@ from flask.views import MethodView
 
 from api.accounts import accounts
 from api.common import Blueprint, bearer_token, json_response, service
+from api.game_streams import sse_content
 from api.problems import ProblemError
 from api.transport import transport
 from schemas.chat import (
@@ -70,7 +71,16 @@ class RoomStream(MethodView):
         content_type="text/event-stream",
     )
     @blp.problems(401, 403, 404, 422)
-    @blp.doc(security=[])
+    @blp.doc(
+        security=[],
+        responses={
+            200: sse_content(
+                {"chat": "ChatMessage"},
+                "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
+                _ENTRY_ID.pattern,
+            )
+        },
+    )
     def get(self, game_id: str, room: str) -> Response:
         """A room's new messages as they come (Server-Sent Events); `Last-Event-ID` resumes."""
         token = bearer_token()

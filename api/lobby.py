@@ -11,6 +11,7 @@ from flask.views import MethodView
 
 from api.challenges import challenges
 from api.common import Blueprint, service
+from api.game_streams import sse_content
 from api.problems import ProblemError
 from api.seeks import seeks
 from api.transport import transport
@@ -38,6 +39,18 @@ class LobbyStream(MethodView):
     @blp.response(200, description=LOBBY_EVENTS, content_type="text/event-stream")
     @blp.problems(422, 429)
     @blp.doc(
+        responses={
+            200: sse_content(
+                {
+                    "lobby": "LobbySnapshot",
+                    "game": "LobbyGameEvent",
+                    "challenge": "LobbyChallengeEvent",
+                    "seek": "LobbySeekEvent",
+                },
+                "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
+                _ENTRY_ID.pattern,
+            )
+        },
         parameters=[
             {
                 "name": "Last-Event-ID",
@@ -46,7 +59,7 @@ class LobbyStream(MethodView):
                 "schema": {"type": "string", "pattern": _ENTRY_ID.pattern},
                 "description": "Resume after this change (an `id:` the stream sent)",
             }
-        ]
+        ],
     )
     def get(self) -> Response:
         """Open games, open challenges and seeks as they are added, change and go: one stream, so
