@@ -20,7 +20,7 @@ from schemas.chat import (
     ChatMessageSchema,
     ChatPageSchema,
     ChatQuery,
-    MutedSchema,
+    MutedSeatsSchema,
     MuteRequest,
     PostChatRequest,
 )
@@ -120,7 +120,7 @@ class RoomStream(MethodView):
 @blp.route("/<string:game_id>/chat/mute")
 class Mute(MethodView):
     @blp.arguments(MuteRequest())
-    @blp.response(200, MutedSchema)
+    @blp.response(200, MutedSeatsSchema)
     @blp.problems(400, 401, 403, 404, 413, 415, 422, 429)
     @blp.doc(security=AUTH)
     def post(self, body: dict[str, Any], game_id: str) -> Response:

@@ -43,5 +43,5 @@ class MuteRequest(StrictSchema):
     muted = fields.Boolean(load_default=True)
 
 
-class MutedSchema(ma.Schema):
+class MutedSeatsSchema(ma.Schema):
     muted = fields.List(fields.Integer(), required=True, metadata={"description": "The seats you muted"})
