@@ -16,8 +16,12 @@ PASSWORD = "correct horse battery"
 
 def _account(live, prefix: str) -> dict:
     handle = f"{prefix}{secrets.token_hex(3)}"
-    assert requests.post(f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=30).ok
-    session = requests.post(f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=30)
+    assert requests.post(
+        f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=30
+    ).ok
+    session = requests.post(
+        f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=30
+    )
     assert session.status_code == 201, session.text
     return session.json()
 
@@ -29,7 +33,9 @@ def _signed_in(browser, live, session: dict, size: str):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{live.url}/sign-in")
-    stored = json.dumps({"handle": session["handle"], "token": session["token"], "expires": session.get("expires")})
+    stored = json.dumps(
+        {"handle": session["handle"], "token": session["token"], "expires": session.get("expires")}
+    )
     page.evaluate(f"localStorage.setItem('account', {json.dumps(stored)})")
     return context, page, errors
 
