@@ -9,6 +9,8 @@ import os
 import sys
 
 from service import GameService, followups
+from service.accounts import AccountService
+from service.challenges import ChallengeService
 from service.seeks import SeekService
 from store import queue_url
 from tests.api import toy_game
@@ -16,12 +18,18 @@ from tests.api import toy_game
 toy_game.register()
 
 
-def main(url: str, action: str) -> None:
+def main(url: str, action: str, *args: str) -> None:
     followups.connect_receivers()
     service = GameService.from_url(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
-    if action != "match":
+    if action == "match":
+        print(SeekService(service).match(), flush=True)
+    elif action == "accept":
+        challenge_id, token = args
+        accounts = AccountService(service)
+        service.identity = accounts
+        print(ChallengeService(service, accounts).accept(challenge_id, accounts.identify(token)), flush=True)
+    else:
         raise SystemExit(f"unknown action {action!r}")
-    print(SeekService(service).match(), flush=True)
 
 
 if __name__ == "__main__":
