@@ -209,11 +209,12 @@ function challengeForm(handle) {
 function addChallengeButtons(root = document) {
   const me = account.get();
   if (!me) return;
+  const profile = pageData.data && (pageData.data.player || pageData.data.name);
   for (const link of root.querySelectorAll('a[href^="/ratings/players/"], a[href^="/stats/players/"]')) {
     if (link.dataset.meet) continue;
     link.dataset.meet = "1";
-    const handle = decodeURIComponent(link.getAttribute("href").split("/").pop());
-    if (handle.startsWith("bot:") || handle.toLowerCase() === me.handle.toLowerCase()) continue;
+    const handle = decodeURIComponent(new URL(link.href).pathname.split("/").pop());
+    if (handle.startsWith("bot:") || handle.toLowerCase() === me.handle.toLowerCase() || handle === profile) continue;
     link.after(h("button", { type: "button", class: "challenge-button", onclick: () => challengeForm(handle) }, "Challenge"));
   }
   const page = document.body.dataset.page;
