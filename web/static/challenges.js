@@ -116,7 +116,10 @@ function seekLine() {
 async function playNow(game) {
   try {
     const before = new Set(((await accountApi("/v1/me/games?limit=1")).data.running || []).map((g) => g.game_id));
-    const { data } = await accountApi("/v1/seeks", { method: "POST", body: { game } });
+    // The smallest table the game allows: the quickest to fill.
+    const spec = await seatSpec(game);
+    const config = spec ? { [spec.key]: Math.max(2, spec.min || 2) } : {};
+    const { data } = await accountApi("/v1/seeks", { method: "POST", body: { game, config } });
     localStorage.setItem(SEEK_KEY, JSON.stringify({ id: data.id, game, seats: data.seats, before: [...before] }));
   } catch (error) {
     toast(describe(error));
