@@ -2,8 +2,9 @@
 Parquet files of ``store.facts``, through the crash-safe follow-ups, and rebuilt from the logs.
 
 A finished game's ``facts`` follow-up action (``service.followups``; not in web processes, whose
-games' facts the janitor writes after the grace period) runs after its ``archive`` action: it waits (stays pending) until the game is in the archive, so the ratings at the start are
-known, then writes the game's files unless they are there. A process killed at any instant leaves
+games' facts the janitor writes after the grace period) runs after its ``archive`` action: it
+waits (stays pending) until the game is in the archive, so the ratings at the start are known,
+then writes the game's files unless they are there. A process killed at any instant leaves
 the action pending; the retry writes the same bytes again (``store.facts``), so no game is doubled
 and none is missing. An imported game is appended by its import job the same way.
 
