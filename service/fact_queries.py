@@ -1,6 +1,6 @@
 """Statistics under the filters and the decision explorer, answered from the analytical store
-(``store.facts``, DuckDB over Parquet) at once: no job, a budget of 100 ms at the 95th percentile on
-a million games (bench/explorer.py measures it; docs/statistics.md).
+(``store.facts``, DuckDB over Parquet) at once: no job. The budget (docs/statistics.md) is 100 ms at
+the 95th percentile on a million games; bench/explorer.py measures it (not met yet at a million).
 
 Answers are cached in this process, keyed by the request and by the version of the data it reads:
 the engine's set of fact files (``store.facts.FactStore.files``), which changes exactly when one of
