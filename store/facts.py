@@ -172,7 +172,9 @@ class FactStore:
                 merged = directory / f"c-{number}.parquet"
                 temporary = directory / f".c-{number}.parquet.tmp"
                 con.execute(
-                    f"COPY (SELECT * FROM read_parquet({_list([directory / n for n in inputs])}) "
+                    # DISTINCT: a game written again after a compaction took its file (a follow-up
+                    # retried late) is kept once; a game's rows are never equal to another's.
+                    f"COPY (SELECT DISTINCT * FROM read_parquet({_list([directory / n for n in inputs])}) "
                     f"ORDER BY {ORDER[table]}) TO '{_sql_path(temporary)}' {PARQUET}"
                 )
                 covers = directory / f"c-{number}.covers"

@@ -138,3 +138,18 @@ def test_files_a_finished_compaction_replaced_are_never_read_twice(tmp_path):
     assert [p.name for p in directory.glob("*.parquet")] == ["c-1.parquet"]
     assert _count(facts, "SELECT count(*) FROM games") == 3
     shutil.rmtree(tmp_path / "games")
+
+
+def test_a_game_written_again_after_a_compaction_is_kept_once_by_the_next(tmp_path):
+    """A follow-up retried after a compaction merged its game's file writes the file again: the
+    next compaction keeps the game once (the rows are equal)."""
+    facts = FactStore(tmp_path)
+    row = ("g1", None, None, [], 2, ["a", "b"], [0], ["a"], None, False, False, 0, 2, None, None, 3, 0, 1)
+    facts.append("toy", "2026-01", "g1", {"games": [row]})
+    facts.append("toy", "2026-01", "g2", {"games": [("g2", *row[1:])]})
+    facts.compact()
+    facts.append("toy", "2026-01", "g1", {"games": [row]})
+    assert _count(facts, "SELECT count(*) FROM games") == 3  # until the next compaction
+    facts.compact()
+    assert _count(facts, "SELECT count(*) FROM games") == 2
+    assert _count(facts, "SELECT count(DISTINCT game_id) FROM games") == 2
