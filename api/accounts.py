@@ -22,6 +22,7 @@ from schemas.accounts import (
     AccountSchema,
     CreateAccountRequest,
     CreateTokenRequest,
+    DeleteAccountRequest,
     MeSchema,
     MyGamesQuery,
     MyGamesSchema,
@@ -129,13 +130,16 @@ class Me(MethodView):
         """The token's account, and what the token may do."""
         return json_response(accounts().me(identity()), 200, NO_STORE)
 
+    @blp.arguments(DeleteAccountRequest())
     @blp.response(204)
-    @blp.problems(401, 403)
+    @blp.problems(400, 401, 403, 413, 415, 422, 429)
     @blp.doc(security=ACCOUNT_AUTH)
-    def delete(self) -> Response:
-        """Delete the account (scope `account`): its credentials and data go at once and its handle
-        is free again; its games stay, its seats shown under a placeholder name."""
-        accounts().delete(identity())
+    def delete(self, body: dict[str, Any]) -> Response:
+        """Delete the account (scope `account`, and the password again: `{"password"}`; a wrong one
+        is 401 `INVALID_CREDENTIALS`, a missing one 422 `VALIDATION_ERROR`, and nothing changes): its
+        credentials and webhooks (subscriptions, pending deliveries) go at once, in one step, then its
+        data, and its handle is free again; its games stay, its seats shown under a placeholder name."""
+        accounts().delete(identity(), body["password"])
         return Response(status=204)
 
 

@@ -109,6 +109,7 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     # No game in these paths: counted per address (an account token is not a seat's known here).
     "accounts.Tokens": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "accounts.Password": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "accounts.Me": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("DELETE",), by_token=True),  # password guesses
     "accounts.AccountSeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
 }
 
@@ -323,9 +324,8 @@ class SignInFailures:
         handle = (KEY_PREFIX, handle_key, self.HANDLE)
         for item in self.handle_items:
             if not self.strategy.test(item, *handle):
-                failed_here = [
-                    i for i in self.pair_items if self.strategy.get_window_stats(i, *pair).remaining < i.amount
-                ]
+                stats = [(i, self.strategy.get_window_stats(i, *pair)) for i in self.pair_items]
+                failed_here = [i for i, seen in stats if seen.remaining < i.amount]
                 if failed_here:  # the slow-down: only addresses that have not failed at it pass
                     return max(self._wait(i, pair) for i in failed_here)
                 return None

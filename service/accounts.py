@@ -220,12 +220,21 @@ class AccountService(AccountTokens):
         account_id = self.store.account_for_handle(fold_handle(handle))
         return account_id if self._live_record(account_id) is not None else None
 
-    def delete(self, identity: Identity) -> None:
-        """Removes the account's credentials at once, then renames its seats to a placeholder (its
-        games stay), then removes its data and frees its handle. A process killed in between leaves
-        the deletion noted: the janitor finishes it (:func:`finish_deletions`)."""
+    def delete(self, identity: Identity, password: str) -> None:
+        """Needs the password again (a stolen session alone cannot destroy the account). Removes
+        the account's credentials and webhooks at once, in one step (``store.account_deletion``),
+        then renames its seats to a placeholder (its games stay), then removes its data and frees
+        its handle. A process killed in between leaves the deletion noted: the janitor finishes it
+        (``service.account_deletion.finish_deletions``)."""
         self._require(identity, ACCOUNT)
-        if not self.store.begin_delete(identity.account_id, int(time.time() * 1000)):
+        record = self._live_record(identity.account_id)
+        if record is None:
+            raise errors.InvalidToken()
+        try:
+            self.hasher.verify(record.get("password") or self._dummy, password)
+        except (VerificationError, InvalidHashError):
+            raise InvalidCredentials("The password is wrong.") from None
+        if not parts.account_deletion(self.games.store).begin(identity.account_id, int(time.time() * 1000)):
             raise errors.InvalidToken()
         finish_deletion(self.games, identity.account_id)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service import aggregates
+from store import parts
 from store.archive import Archive
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, session, sign_in, sign_up
@@ -112,7 +113,9 @@ def test_a_deleted_accounts_figures_appear_under_no_handle_and_no_name(app, clie
     _, won_anonymous = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     before, total = leaders(client)
     assert before["Ann"][0] == 2 and before["Annie"][0] == 1
-    assert client.delete("/v1/me", headers=bearer(token)).status_code == 204
+    assert (
+        client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(token)).status_code == 204
+    )
 
     assert account_stats(client, "ann")[0] == 404
     status, ann = name_stats(client, "Ann")
@@ -145,7 +148,7 @@ def test_a_deleted_accounts_figures_appear_under_no_handle_and_no_name(app, clie
 def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
     app, client, redis_client, monkeypatch
 ):
-    """The janitor finishing a deletion a dead process left (store.begin_delete, then the rest
+    """The janitor finishing a deletion a dead process left (store.account_deletion, then the rest
     twice: a rerun after a crash between the statistics and the rename) subtracts each game once."""
     import time
 
@@ -158,7 +161,9 @@ def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
     who = accounts.identify(token)
     svc = app.extensions["game_service"]
     archive = Archive(redis_client)
-    assert accounts.store.begin_delete(who.account_id, int(time.time() * 1000))
+    assert parts.account_deletion(app.extensions["game_service"].store).begin(
+        who.account_id, int(time.time() * 1000)
+    )
     # A crash after the statistics step, before the rename: the step is met again on the rerun.
     from store.accounts import AccountStore
 
@@ -184,6 +189,8 @@ def test_a_deleted_accounts_spelling_of_a_name_goes_with_its_games(client):
     game_of(client, [("ANN", token), ("Bob", None)])
     status, before = name_stats(client, "ann")
     assert status == 200 and before["name"] == "ANN" and before["games"] == 2
-    assert client.delete("/v1/me", headers=bearer(token)).status_code == 204
+    assert (
+        client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(token)).status_code == 204
+    )
     status, after = name_stats(client, "ann")
     assert status == 200 and after["games"] == 1 and after["name"] != "ANN"

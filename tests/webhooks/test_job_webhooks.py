@@ -162,7 +162,7 @@ def test_an_account_deleted_before_its_job_ends_is_told_nothing(app, client, run
     account = _account(client, ann)
     game = finished_game(client, ann)
     start(client, f"/v1/games/{game}/verify", ann)
-    assert client.delete("/v1/me", headers=bearer(ann)).status_code == 204
+    assert client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(ann)).status_code == 204
     run_jobs()
     redis = app.extensions["game_service"].store.redis
     assert not redis.exists(f"acct:{{a:{account}}}:feed")
