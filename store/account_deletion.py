@@ -21,7 +21,7 @@ from store.accounts import DELETING, account_keys
 from store.webhooks import ACCOUNTS, HINTS, hook_keys, watchers_key
 
 # KEYS: 1 record, 2 tokens, 3 used, 4 streams, 5 subs, 6 cursor, 7 deliveries, 8 due, 9 told,
-# 10.. the log of each subscription id in ARGV (the ids the caller read). Returns 1 when begun,
+# 10 pings, 11.. the log of each subscription id in ARGV (the ids the caller read). Returns 1 when begun,
 # 0 for no account, -1 when the subscriptions changed since the caller read them (read again):
 # every key a script touches is one it was given, as Redis Cluster asks.
 _BEGIN = r"""
@@ -41,8 +41,8 @@ for i = 1, #subs, 2 do
     unwatch[#unwatch + 1] = s.game_id
   end
 end
-for i = 10, #KEYS do redis.call('DEL', KEYS[i]) end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
+for i = 11, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10])
 redis.call('HDEL', KEYS[1], 'password')
 -- The game ids whose watcher sets (other slots) still name the account, kept until it is finished.
 local prior = redis.call('HGET', KEYS[1], 'unwatch')
@@ -86,6 +86,7 @@ class AccountDeletionStore:
                         hooks.deliveries,
                         hooks.due,
                         hooks.told,
+                        hooks.pings,
                         *(hooks.log(s) for s in sub_ids),
                     ],
                     args=sub_ids,
