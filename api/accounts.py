@@ -69,10 +69,13 @@ def claimant(name: str | None, bot: str | None) -> tuple[str | None, str | None]
     """(account id, display name) of a seat claim: the account of an account token in
     ``Authorization`` (scope ``play``), whose handle is the name unless one is given. Without an
     account token, (None, ``name``): anonymous claims are what they always were (any other
-    Authorization header is ignored, as before accounts)."""
+    Authorization header is ignored, as before accounts). Either way a name that is another
+    account's handle is refused (409 ``SEAT_NAME_TAKEN``)."""
     header = request.headers.get("Authorization")
     token = parse_bearer(header) if header is not None else None
     if token is None or not is_account_token(token):
+        if name is not None:
+            accounts().check_seat_name(name, None)
         return None, name
     if bot is not None:
         raise ProblemError(
@@ -83,6 +86,8 @@ def claimant(name: str | None, bot: str | None) -> tuple[str | None, str | None]
             errors={"json": {"bot": ["Not with an account token."]}},
         )
     who = accounts().identify(token, PLAY)
+    if name is not None:
+        accounts().check_seat_name(name, who.account_id)
     return who.account_id, name if name is not None else accounts().handle_of(who.account_id)
 
 

@@ -120,11 +120,17 @@ class ArchiveSearch(MethodView):
         """Search finished games, newest first: by player names, account, game, ruleset, options,
         number of players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
         filters = _filters(query)
+        for name in filters.get("player", []):
+            # A name that is an account's handle finds that account's seats, not every seat that
+            # took the same name (an anonymous seat, or one from before the handle was taken).
+            owner = current_app.extensions["account_service"].account_id_of(name)
+            if owner is not None:
+                filters.setdefault("account", []).append(owner)
         if query.get("account") is not None:
             account_id = current_app.extensions["account_service"].account_id_of(query["account"])
             if account_id is None:  # no such account: no game of it
                 return json_response({"games": [], "next_cursor": None}, 200, {"Cache-Control": "no-cache"})
-            filters["account"] = [account_id]
+            filters.setdefault("account", []).append(account_id)
         try:
             page = archive().search(
                 filters=filters,
