@@ -70,12 +70,13 @@ def leaders(client):
 
 def test_account_statistics_count_its_bound_seats_under_every_name_and_name_search_stays(client):
     """Ann's account plays as "Ann" (its handle, seat 0), as "Annie" (seat 1); an anonymous
-    "Ann" plays too. By account: the two bound games, not the anonymous one. By name: "Ann"
-    counts the bound "Ann" and the anonymous one, "Annie" only hers."""
+    "Ann" played before the handle was taken (after, the name is refused). By account: the two
+    bound games, not the anonymous one. By name: "Ann" counts the bound "Ann" and the anonymous
+    one, "Annie" only hers."""
+    _, won_3 = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     token = session(client)
     bound_as_ann, won_1 = game_of(client, [(None, token), ("Bob", None)])
     bound_as_annie, won_2 = game_of(client, [("Bob", None), ("Annie", token)], seed=4)
-    _, won_3 = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     status, mine = account_stats(client, "ANN")  # handles are found without regard to case
     assert status == 200, mine
     assert mine["handle"] == "Ann" and mine["game"] == "toy" and "name" not in mine
@@ -107,10 +108,18 @@ def test_a_deleted_accounts_figures_appear_under_no_handle_and_no_name(app, clie
     count for the names they had (the anonymous "Ann" still does) nor on the leader board, the
     games still count in the engine's global figures, and the figures are what a recount from
     every log gives. A new account taking the handle "Ann" starts from zero."""
+    # The anonymous "Ann" sits before the handle is taken (after, the name is refused) and finishes last.
+    created = client.post("/v1/games", json={"game": "toy", "config": {"seed": 5, "hand_size": 1}})
+    anonymous = created.get_json()["id"]
+    seated = [
+        client.post(f"/v1/games/{anonymous}/seats", json={"seat": s, "name": n}).get_json()["token"]
+        for s, n in enumerate(("Ann", "Bob"))
+    ]
     token = session(client)
     game_of(client, [(None, token), ("Bob", None)])
     game_of(client, [("Bob", None), ("Annie", token)], seed=4)
-    _, won_anonymous = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
+    play_out(client, anonymous, *seated)
+    won_anonymous = client.get(f"/v1/games/{anonymous}").get_json()["result"]["winners"]
     before, total = leaders(client)
     assert before["Ann"][0] == 2 and before["Annie"][0] == 1
     assert (
@@ -154,9 +163,9 @@ def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
 
     from service.account_deletion import finish_deletion
 
+    game_of(client, [("Ann", None), ("Bob", None)], seed=5)  # before the handle was taken
     token = session(client)
     game_of(client, [(None, token), ("Bob", None)])
-    game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     accounts = app.extensions["account_service"]
     who = accounts.identify(token)
     svc = app.extensions["game_service"]
@@ -184,8 +193,8 @@ def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
 def test_a_deleted_accounts_spelling_of_a_name_goes_with_its_games(client):
     """The name's figures show the spelling of its latest game: the account's "ANN" while its game
     is the latest, not any more once the account is deleted (an anonymous "Ann" stays counted)."""
+    game_of(client, [("Ann", None), ("Bob", None)], seed=5)  # before the handle was taken
     token = session(client)
-    game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     game_of(client, [("ANN", token), ("Bob", None)])
     status, before = name_stats(client, "ann")
     assert status == 200 and before["name"] == "ANN" and before["games"] == 2

@@ -93,7 +93,7 @@ def test_a_deleted_accounts_webhooks_go_with_its_credentials_and_fire_no_more(
     assert not redis_client.sismember(watchers_key(made["game"]), account)
     # The game the account created is played out: neither its personal nor its game-wide
     # webhook (nor the ping queued before) is delivered.
-    other = session(client, "Bob")
+    other = session(client, "Eve")
     game, ann, bob = one_card_game(client, other)
     play_out(client, game, ann["token"], bob["token"])
     seat0 = client.post(f"/v1/games/{made['game']}/seats", json={"name": "Cy", "seat": 0}).get_json()
