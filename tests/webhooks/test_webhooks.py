@@ -422,7 +422,7 @@ def test_a_games_creator_may_subscribe_to_the_whole_game_and_gets_its_start_and_
     assert turn.status_code == 422  # a seat's event is not a spectator's
     made = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(creator))
     assert made.status_code == 201 and made.get_json()["game_wide"] is True
-    ann = client.post(f"/v1/games/{game}/seats", json={"name": "Ann", "seat": 0}).get_json()
+    ann = client.post(f"/v1/games/{game}/seats", json={"name": "Cy", "seat": 0}).get_json()
     bob = client.post(f"/v1/games/{game}/seats", json={"name": "Bob", "seat": 1}).get_json()
     play_out(client, game, ann["token"], bob["token"])
     sender = deliverer(app)
