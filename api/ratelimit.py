@@ -183,7 +183,6 @@ def _handle_tried() -> str:
     return "handle:" + hashlib.sha256(fold_handle(handle).encode()).hexdigest()[:32]
 
 
-
 def _limit_provider(setting: str) -> Callable[[], str]:
     return lambda: current_app.config[setting]
 

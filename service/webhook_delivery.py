@@ -140,7 +140,6 @@ class PinnedSender:
         timeout = urllib3.Timeout(connect=self.settings.connect_timeout, read=self.settings.read_timeout)
         # Not blocking: a pool at its size opens a connection more rather than wait, and keeps only
         # CONNECTIONS_PER_RECEIVER of them afterwards.
-        sizes = {"maxsize": CONNECTIONS_PER_RECEIVER, "block": False}
         if target.scheme == "https":
             return urllib3.HTTPSConnectionPool(
                 target.address,
@@ -149,10 +148,16 @@ class PinnedSender:
                 retries=False,
                 server_hostname=target.host,
                 assert_hostname=target.host,
-                **sizes,
+                maxsize=CONNECTIONS_PER_RECEIVER,
+                block=False,
             )
         return urllib3.HTTPConnectionPool(
-            target.address, target.port, timeout=timeout, retries=False, **sizes
+            target.address,
+            target.port,
+            timeout=timeout,
+            retries=False,
+            maxsize=CONNECTIONS_PER_RECEIVER,
+            block=False,
         )
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Attempt:

@@ -38,6 +38,8 @@ DENIED_NETWORKS: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]
         ("0.0.0.0/8", "an unspecified address"),  # "this network": 0.x.y.z reaches the host itself
     )
 )
+
+
 def denied(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     """Why ``address`` is on the deny-list, or None."""
     for network, why in DENIED_NETWORKS:
