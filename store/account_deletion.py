@@ -17,7 +17,7 @@ from __future__ import annotations
 import orjson
 import redis
 
-from store.accounts import DELETING, account_keys
+from store.accounts import DELETING, AccountStore, account_keys
 from store.webhooks import ACCOUNTS, HINTS, hook_keys, watchers_key
 
 # KEYS: 1 record, 2 tokens, 3 used, 4 streams, 5 subs, 6 cursor, 7 deliveries, 8 due, 9 told,
@@ -98,6 +98,8 @@ class AccountDeletionStore:
             raise RuntimeError("the account's subscriptions kept changing during its deletion")
         if done == 0:
             self.redis.zrem(DELETING, account_id)
+        else:  # the streams opened with its tokens end at once (store.accounts)
+            AccountStore(self.redis).announce_revoked(account_id)
         return done == 1
 
     def unhook(self, account_id: str) -> None:
