@@ -112,7 +112,9 @@ class Accounts(MethodView):
     @blp.problems(400, 409, 413, 415, 422, 429)
     def post(self, body: dict[str, Any]) -> Response:
         """Create an account: a handle (unique without regard to case) and a password (stored only
-        as its Argon2id hash). Sign in (POST /v1/sessions) to get a token."""
+        as its Argon2id hash). Sign in (POST /v1/sessions) to get a token. A handle that passes for a
+        bot or a placeholder (`bot:random`, `random bot`, `deleted player`, in any case or look-alike
+        letters) is reserved: 422 `HANDLE_RESERVED`."""
         created = accounts().create_account(body["handle"], body["password"], bot=body["bot"])
         return json_response(created, 201, NO_STORE)
 
