@@ -136,11 +136,17 @@ class ArchiveSearch(MethodView):
         except FilterProblem as problem:
             raise ProblemError(422, problem.code, "Invalid filter", problem.message) from None
         filters = _filters(query)
+        for name in filters.get("player", []):
+            # A name that is an account's handle finds that account's seats, not every seat that
+            # took the same name (an anonymous seat, or one from before the handle was taken).
+            owner = current_app.extensions["account_service"].account_id_of(name)
+            if owner is not None:
+                filters.setdefault("account", []).append(owner)
         if query.get("account") is not None:
             account_id = current_app.extensions["account_service"].account_id_of(query["account"])
             if account_id is None:  # no such account: no game of it
                 return json_response({"games": [], "next_cursor": None}, 200, {"Cache-Control": "no-cache"})
-            filters["account"] = [account_id]
+            filters.setdefault("account", []).append(account_id)
             checked = Filters(**{**checked.__dict__, "account": account_id})
         if checked.rating_min is not None or checked.rating_max is not None or checked.table is not None:
             return _search_facts(query, checked)

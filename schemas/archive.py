@@ -51,7 +51,11 @@ class FilterQuery(StrictSchema):
 
     player = fields.List(
         fields.String(validate=validate.Length(1, 64)),
-        metadata={"description": "Player name (case-insensitive); repeat for games with all of them"},
+        metadata={
+            "description": "Player name (case-insensitive); repeat for games with all of them. A name"
+            " that is an account's handle finds that account's seats only, not other seats that"
+            " took the same name"
+        },
     )
     account = fields.String(
         validate=validate.Length(1, 200),
