@@ -51,6 +51,9 @@ def raters_of(log: GameLog) -> model.Raters:
     with the minimum of play its game declares (``replays.ratings.play_counted``)."""
     meta = log.meta
     count = int(meta.get("seat_count") or 0)
+    result = log.result
+    if meta.get("rated") == "false" and result is not None:
+        result = {**result, "rated": False}  # a casual game (a challenge's choice): never rated
     minimum, played = 0, dict[int, int]()
     if meta.get("game") in game_names():
         config = orjson.loads(meta["config"]) if meta.get("config") else {}
@@ -60,7 +63,7 @@ def raters_of(log: GameLog) -> model.Raters:
         kinds={s: meta.get(f"kind:{s}") for s in range(count)},
         bots={s: meta.get(f"bot:{s}") for s in range(count)},
         accounts={s: meta.get(f"account:{s}") for s in range(count)},
-        result=log.result,
+        result=result,
         prearranged=meta.get("prearranged") == "true",
         imported=meta.get("imported") == "1",
         events=log.events,

@@ -19,6 +19,7 @@ from games.base import (
     ContractHooks,
     DecideHooks,
     DecisionHooks,
+    ExplorerHooks,
     Game,
     LogError,
     RatingHooks,
@@ -30,6 +31,7 @@ from games.base import (
     without_secret_keys,
 )
 from games.condottiere import automatic, chance, decide, evolve, leave, render, stats, text, views
+from games.condottiere import explorer as _explorer
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
 from games.condottiere.config import archive_labels as _archive_labels
@@ -55,6 +57,7 @@ class Condottiere(
     ChanceHooks,
     DecisionHooks,
     RatingHooks,
+    ExplorerHooks,
     ArchiveHooks,
     WebHooks,
     TextHooks,
@@ -156,6 +159,10 @@ class Condottiere(
         """Five decisions of each seat: about one battle's cards and passes (a random whole game
         gives each seat 15 or more), so a game resigned or abandoned at once is never rated."""
         return RATED_DECISIONS
+
+    # -- games.base.ExplorerHooks: the situations the decision explorer groups -------------------
+    explorer_situations = staticmethod(_explorer.explorer_situations)
+    explore = staticmethod(_explorer.explore)
 
     # -- games.base.ArchiveHooks: chapters, statistics facts, export rendering -------------------
     chapters = staticmethod(stats.chapters)

@@ -20,6 +20,7 @@ from games.base import (
     ConfigHooks,
     ContractHooks,
     DecisionHooks,
+    ExplorerHooks,
     Game,
     LogError,
     RatingHooks,
@@ -28,6 +29,7 @@ from games.base import (
     WebHooks,
 )
 from games.rio_de_la_plata import archive, chance, rules, text, text_moves, views
+from games.rio_de_la_plata import explorer as _explorer
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
 from games.rio_de_la_plata.config import RULES_REVISION
@@ -46,6 +48,7 @@ class RioDeLaPlata(
     ChanceHooks,
     DecisionHooks,
     RatingHooks,
+    ExplorerHooks,
     ArchiveHooks,
     WebHooks,
     TextHooks,
@@ -129,6 +132,10 @@ class RioDeLaPlata(
         """Ten decisions of each seat (a random whole game gives each seat hundreds), so a game
         abandoned at once is never rated."""
         return RATED_DECISIONS
+
+    # -- games.base.ExplorerHooks: the situations the decision explorer groups -------------------
+    explorer_situations = staticmethod(_explorer.explorer_situations)
+    explore = staticmethod(_explorer.explore)
 
     # -- games.base.ArchiveHooks: chapters per round, facts, export rendering (archive.py) -------
     chapters = staticmethod(archive.chapters)
