@@ -147,7 +147,7 @@ def test_deleting_the_account_mid_game_is_last_place_for_that_seat_and_the_other
     rng = random.Random(11)
     enough = lambda summary, made: min(made.values()) >= MINIMUM and summary["status"] == "active"  # noqa: E731
     _play_until(client, svc, game_id, dict(enumerate(tokens)), enough, rng)
-    assert client.delete("/v1/me", headers=bearer(bob)).status_code == 204
+    assert client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(bob)).status_code == 204
     summary = _summary(client, game_id)
     assert summary["seats"][1]["kind"] == "bot" and summary["status"] == "active"
     _play_until(client, svc, game_id, {0: tokens[0]}, _finished, rng)
