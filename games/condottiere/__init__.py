@@ -143,3 +143,11 @@ attach_archive_hooks(GAME)
 from games.condottiere.text import attach_text_hooks  # noqa: E402
 
 attach_text_hooks(GAME)
+
+# Optional search hooks (games.base.SearchHooks): samples of a seat's information set for the
+# searching bot and the analysis of finished games.
+from games.condottiere import search as _search  # noqa: E402
+
+GAME.determinize = _search.determinize  # type: ignore[attr-defined]
+GAME.estimate = _search.estimate  # type: ignore[attr-defined]
+GAME.advance = _search.advance  # type: ignore[attr-defined]

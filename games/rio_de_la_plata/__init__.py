@@ -109,3 +109,11 @@ attach_archive_hooks(GAME)
 
 # Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
 attach_text_hooks(GAME)
+
+# Optional search hooks (games.base.SearchHooks): samples of a seat's information set for the
+# searching bot and the analysis of finished games.
+from games.rio_de_la_plata import search as _search  # noqa: E402
+
+GAME.determinize = _search.determinize  # type: ignore[attr-defined]
+GAME.estimate = _search.estimate  # type: ignore[attr-defined]
+GAME.advance = _search.advance  # type: ignore[attr-defined]
