@@ -41,8 +41,9 @@ from games.base import Game, hook
 
 Command = dict[str, Any]
 
-# UCB1's exploration constant for rewards in [0, 1]: sqrt(2) is the textbook value; 0.7 was better
-# in bench/expert_strength.py's short runs (the playouts are noisy; exploiting sooner pays).
+# UCB1's exploration constant for rewards in [0, 1]. sqrt(2) is the textbook value for rewards that
+# spread over [0, 1]; win shares at a cut-off playout sit near 1/n with a spread of a few tenths, so
+# a smaller constant keeps the search from spending a small budget evenly. Not tuned yet.
 EXPLORATION = 0.7
 
 
