@@ -114,11 +114,13 @@ def search(
     budget: Budget,
     *,
     observer: int | None | str = "seat",
+    only: Command | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Search ``seat``'s decision in ``state``. Samples are drawn from ``seat``'s information set
     (``observer="seat"``), or from another's (an int), or with every card known (``None``: a
-    finished game's analysis, where only future chance is sampled)."""
+    finished game's analysis, where only future chance is sampled). ``only``: the root's one move
+    (the value of a given move, as the analysis asks: every iteration goes through it)."""
     determinize = game.determinize  # type: ignore[attr-defined]
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
@@ -143,6 +145,8 @@ def search(
             # At the root the searching seat decides first, whoever else is awaited with it.
             actor = seat if node is root and seat in awaiting else awaiting[0]
             moves = legal_moves(sample, actor)
+            if only is not None and node is root:
+                moves = [only]
             untried = []
             best_child = None
             best_score = -1.0
