@@ -34,6 +34,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.annotations",
     "api.ratings",
     "api.webhooks",
+    "api.analysis",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the

@@ -50,7 +50,8 @@ from games.base import Event, Game, fold, hook
 ANALYSIS_VERSION = 1
 # Shares of the fair chance 1/n: inaccuracy, mistake, blunder (see the module docstring).
 THRESHOLDS = (("blunder", 0.6), ("mistake", 0.4), ("inaccuracy", 0.2))
-DEFAULT_BUDGET = Budget(iterations=200, rollout_moves=40)
+# Five searches per judged decision (see the module docstring); bench/analysis_speed.py times it.
+DEFAULT_BUDGET = Budget(iterations=100, rollout_moves=30)
 SCALE = 1000
 
 
@@ -84,10 +85,17 @@ class Row:
     @classmethod
     def unpack(cls, row: Sequence[int], seats: int) -> Row:
         fixed = 7
+        version, seat, best_index, played_index, before, best, after = row[:fixed]
         return cls(
-            *row[:fixed],  # type: ignore[arg-type]
-            full_before=tuple(row[fixed : fixed + seats]),
-            full_after=tuple(row[fixed + seats : fixed + 2 * seats]),
+            version,
+            seat,
+            best_index,
+            played_index,
+            before,
+            best,
+            after,
+            tuple(row[fixed : fixed + seats]),
+            tuple(row[fixed + seats : fixed + 2 * seats]),
         )
 
 

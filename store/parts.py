@@ -15,6 +15,7 @@ from typing import Any
 import redis
 
 from store.accounts import AccountStore
+from store.analysis import AnalysisStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.compact import CompactionQueue, Compactor
@@ -50,6 +51,11 @@ def webhooks(store: Connected) -> WebhookStore:
 def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
     """The archive index of finished games (``store.archive``); ``engines``: see ``Archive``."""
     return Archive(store.redis, engines=engines)
+
+
+def analyses(store: GameStore) -> AnalysisStore:
+    """Finished games' analyses and the accounts' request counters (``store.analysis``)."""
+    return AnalysisStore(store.redis)
 
 
 def accounts(store: Connected) -> AccountStore:

@@ -11,6 +11,7 @@ from typing import cast
 from rq import get_current_job
 from rq.job import Job
 
+from service.analysis import AnalysisService
 from service.archive import ArchiveService
 from service.jobs import Handler, JobService
 from service.stats import StatsService
@@ -30,6 +31,7 @@ def handlers(store: GameStore) -> dict[str, Handler]:
         "game-stats": stats.compute_game,
         "player-stats": stats.compute_player,
         "global-stats": stats.compute_global,
+        "analysis": AnalysisService(store).compute,
     }
 
 
