@@ -124,6 +124,7 @@ def search(
     determinize = game.determinize  # type: ignore[attr-defined]
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
+    playout_move = hook(game, "playout_move")
     legal_moves = game.legal_moves
     is_over = game.is_over
     seats = len(estimate(state))
@@ -183,7 +184,11 @@ def search(
             if mover is None:
                 break
             moves = legal_moves(sample, mover)
-            sample = advance(sample, mover, moves[rng.randrange(len(moves))])
+            if playout_move is not None:
+                move = playout_move(sample, moves, rng)
+            else:
+                move = moves[rng.randrange(len(moves))]
+            sample = advance(sample, mover, move)
         reward = estimate(sample)
         for visited in path:
             visited.visits += 1

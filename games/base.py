@@ -564,3 +564,7 @@ class SearchHooks(Protocol):
 
     def advance(self, state: Any, seat: int, command: Command) -> Any:
         """The state after ``decide(state, seat, command)``'s events (one evolve each)."""
+
+    def playout_move(self, state: Any, moves: list[Command], rng: Any) -> Command:
+        """Optional: a playout's move among ``moves`` (the legal moves of the seat awaited first),
+        cheaper than a bot and better than uniform. Without it, playouts are uniform."""

@@ -151,3 +151,4 @@ from games.condottiere import search as _search  # noqa: E402
 GAME.determinize = _search.determinize  # type: ignore[attr-defined]
 GAME.estimate = _search.estimate  # type: ignore[attr-defined]
 GAME.advance = _search.advance  # type: ignore[attr-defined]
+GAME.playout_move = _search.playout_move  # type: ignore[attr-defined]
