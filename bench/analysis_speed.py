@@ -16,6 +16,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -25,6 +26,18 @@ from cli.simulate import play_game  # noqa: E402
 from games import get_game  # noqa: E402
 from games.base import fold  # noqa: E402
 from replays import analysis  # noqa: E402
+
+
+def _stopwatch(times: list[float]) -> Callable[[float], None]:
+    """A progress callback recording the time between calls (one call per decision)."""
+    last = [time.perf_counter()]
+
+    def progress(_: float) -> None:
+        now = time.perf_counter()
+        times.append(now - last[0])
+        last[0] = now
+
+    return progress
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,9 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.game}, {args.players} players, {args.iterations} iterations, rollout {args.rollout}")
     for index in range(args.games):
         seed = args.seed * 100 + index
-        record = play_game(
-            args.game, {"players": args.players, "seed": seed}, ["heuristic"] * args.players, seed, keep_events=True
-        )
+        config = {"players": args.players, "seed": seed}
+        record = play_game(args.game, config, ["heuristic"] * args.players, seed, keep_events=True)
         events = record.events or []
         choices = [
             version
@@ -54,12 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         chosen = set(choices[: args.decisions]) if args.decisions else None
         times: list[float] = []
-        last = [time.perf_counter()]
-
-        def progress(_: float) -> None:
-            now = time.perf_counter()
-            times.append(now - last[0])
-            last[0] = now
+        progress = _stopwatch(times)
 
         started = time.perf_counter()
         rows = analysis.analyse(game, events, budget, seed=seed, progress=progress, versions=chosen)
