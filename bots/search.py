@@ -12,7 +12,9 @@ single-observer variant: opponents' moves are branches as if seen; MO-ISMCTS wou
 against face-down plays, at several times the cost).
 
 Multiplayer: each node keeps the sum of rewards per seat, and the seat that moves at a node picks by
-its own reward (the max^n reading of UCT). A playout is uniform random for ``rollout_moves`` moves,
+its own reward (the max^n reading of UCT). A playout is uniform random for ``rollout_moves`` moves
+(a Condottiere playout that passed half the time it could won 1 of 16 games against three
+heuristic bots where uniform playouts won 5, same seeds and budget: uniform it stays),
 then stops and asks the game's ``estimate`` hook (each seat's chance to win from a prior): full
 playouts of Rio de la Plata cost a tenth of a second each, so a one-second budget would see a
 handful of them. Rewards are win shares (1 split among the winners), so a node's mean is a win
@@ -124,7 +126,6 @@ def search(
     determinize = game.determinize  # type: ignore[attr-defined]
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
-    playout_move = hook(game, "playout_move")
     legal_moves = game.legal_moves
     is_over = game.is_over
     seats = len(estimate(state))
@@ -184,11 +185,7 @@ def search(
             if mover is None:
                 break
             moves = legal_moves(sample, mover)
-            if playout_move is not None:
-                move = playout_move(sample, moves, rng)
-            else:
-                move = moves[rng.randrange(len(moves))]
-            sample = advance(sample, mover, move)
+            sample = advance(sample, mover, moves[rng.randrange(len(moves))])
         reward = estimate(sample)
         for visited in path:
             visited.visits += 1

@@ -549,15 +549,6 @@ class SearchHooks(Protocol):
         """The state after ``decide(state, seat, command)``'s events (one evolve each)."""
 
 
-@runtime_checkable
-class PlayoutHooks(Protocol):
-    """An optional hook of the search (beside :class:`SearchHooks`): how its playouts move."""
-
-    def playout_move(self, state: Any, moves: list[Command], rng: Any) -> Command:
-        """A playout's move among ``moves`` (the legal moves of the seat awaited first), cheaper
-        than a bot and better than uniform. Without this hook, playouts are uniform."""
-
-
 # Every optional hook protocol: a game declares one by subclassing it (see the module's docstring).
 HOOK_PROTOCOLS: tuple[type, ...] = (
     ArchiveHooks,
@@ -572,7 +563,6 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     RevisionHooks,
     ConfigHooks,
     SearchHooks,
-    PlayoutHooks,
 )
 
 

@@ -21,7 +21,6 @@ from games.base import (
     DecisionHooks,
     Game,
     LogError,
-    PlayoutHooks,
     RevisionHooks,
     SearchHooks,
     SeatHooks,
@@ -59,7 +58,6 @@ class Condottiere(
     TextHooks,
     ContractHooks,
     SearchHooks,
-    PlayoutHooks,
 ):
     name = "condottiere"
     title = "Condottiere"
@@ -181,8 +179,6 @@ class Condottiere(
     determinize = staticmethod(_search.determinize)
     estimate = staticmethod(_search.estimate)
     advance = staticmethod(_search.advance)
-    # -- games.base.PlayoutHooks ----------------------------------------------------------------
-    playout_move = staticmethod(_search.playout_move)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

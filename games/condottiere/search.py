@@ -29,7 +29,7 @@ from typing import Any
 from games.condottiere.board import DECKS, largest_group
 from games.condottiere.decide import decide_and_evolve
 from games.condottiere.state import State
-from games.condottiere.steps import STEP_BATTLE, STEP_GAME_OVER
+from games.condottiere.steps import STEP_GAME_OVER
 
 # A seed drawn for a sample: any value the rules accept (normalise_seed), wide enough not to repeat.
 _SEED_BITS = 53
@@ -117,18 +117,6 @@ def estimate(state: State) -> list[float]:
         scores.append(0.4 + 3.0 * progress * progress + 0.05 * len(state.hands[i]))
     total = sum(scores)
     return [score / total for score in scores]
-
-
-# How often a playout's seat passes when it may (BAT-3): uniform random playouts throw every card
-# into the first battle, which no player does; passing half the time keeps hands for later battles.
-PLAYOUT_PASS = 0.5
-
-
-def playout_move(state: State, moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
-    """A playout's move (``games.base.SearchHooks``): uniform, but a pass half the time it is legal."""
-    if state.step == STEP_BATTLE and moves[-1]["type"] == "pass" and rng.random() < PLAYOUT_PASS:
-        return moves[-1]
-    return moves[rng.randrange(len(moves))]
 
 
 def advance(state: State, seat: int, command: dict[str, Any]) -> State:
