@@ -70,7 +70,9 @@ def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
     if kind == "used":
         return f"{who} uses the building on {_cell(event['cell'])}."
     if kind == "building_completed":
-        return f"The {event['building']} is complete; seat {event['completer']} completed it."
+        plural = event["building"] in ("walls", "roads")  # the names of a plural thing
+        verb, it = ("are", "them") if plural else ("is", "it")
+        return f"The {event['building']} {verb} complete; seat {event['completer']} completed {it}."
     if kind == "tile_placed":
         return f"{who} puts the tile on {_cell(event['cell'])}."
     if kind == "section_placed":

@@ -179,6 +179,15 @@ export function seatName(summary, seat) {
   return shared.length > 1 ? `${entry.name} ${shared.indexOf(entry) + 1}` : entry.name;
 }
 
+// A guest's name when the form's field is left empty: a real-looking name, never "You" (which the
+// table would then read as the viewer).
+const ADJECTIVES = ["Brave", "Clever", "Quiet", "Swift", "Lucky", "Patient", "Bold", "Merry", "Wise", "Keen"];
+const NOUNS = ["Falcon", "Heron", "Otter", "Badger", "Lynx", "Marten", "Kestrel", "Fox", "Stag", "Wren"];
+export function guestName() {
+  const pick = (list) => list[Math.floor(Math.random() * list.length)];
+  return `${pick(ADJECTIVES)} ${pick(NOUNS)}`;
+}
+
 // The engine's sentences say "Seat 2"; the pages say the player's name.
 export function withNames(text, summary) {
   const named = (seat) => summary && summary.seats && summary.seats.some((s) => s.seat === seat && s.name);

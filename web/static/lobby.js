@@ -1,6 +1,6 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
-import { account, accountApi, api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { account, accountApi, api, guestName, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
 import { openGameLine } from "/web/static/rating-bits.js";
 import { idleness } from "/web/static/idle.js";
 
@@ -55,7 +55,7 @@ async function createForm() {
   const clockBox = h("fieldset", { class: "clock" }, h("legend", {}, "Time control"),
     CLOCK_FIELDS.map((spec) => field(spec, "clock")));
   const nameInput = h("input", { id: "new-name", name: "name", autocomplete: "nickname", maxlength: 40,
-    placeholder: "Leave empty to only create", value: localStorage.getItem("pref:name") ? JSON.parse(localStorage.getItem("pref:name")) : "" });
+    placeholder: "Empty: only create", value: localStorage.getItem("pref:name") ? JSON.parse(localStorage.getItem("pref:name")) : "" });
   const submit = h("button", { type: "submit" }, "Create game");
   const quick = h("button", { type: "button", class: "primary", onclick: () => playComputer() }, "Play against the computer");
   const signedIn = account.get();
@@ -123,7 +123,7 @@ async function createForm() {
     const count = Number((countSpec && countSpec.value) || 3);
     const level = chosen.bots.includes("heuristic") ? "heuristic" : chosen.bots[chosen.bots.length - 1];
     const bots = Object.fromEntries(Array.from({ length: count - 1 }, (_, i) => [String(i + 1), level]));
-    create({ game: chosen.name, config: { [module.seatCountKey]: count }, bots }, nameInput.value.trim() || "You", quick);
+    create({ game: chosen.name, config: { [module.seatCountKey]: count }, bots }, nameInput.value.trim() || guestName(), quick);
   }
 
   form.addEventListener("submit", async (event) => {

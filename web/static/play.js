@@ -1,10 +1,11 @@
 // The play table (/play/<id>, with this browser's seat token) and the spectator page (/watch/<id>).
 import {
   account, accountApi, api, chip, connection, describe, follow, h, loadGame, pageData, prefs, seatName, seats, serialized, setApp,
-  myGames, resumeSeat, showError, toast, withNames,
+  myGames, resumeSeat, showError, toast,
 } from "/web/static/app.js";
 import { deviceLinkBox } from "/web/static/device.js";
 import { tableNote, watchTableRatings } from "/web/static/rating-bits.js";
+import { goalBox, recentBox, sentence } from "/web/static/table-info.js";
 
 const { game_id: gameId, mode } = pageData.data;
 let claim = mode === "play" ? seats.get(gameId) : null;
@@ -123,6 +124,8 @@ async function main() {
   const log = h("section", { class: "log-box", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, "Game log"), logList);
   const endBox = h("section", { class: "end-panel", "aria-labelledby": "end-title", hidden: true });
+  const goal = goalBox(game);
+  const recent = recentBox();
   const links = h("p", { class: "links" },
     mode === "play" ? [h("a", { href: `/watch/${gameId}` }, "Spectator page"), " · "] : null,
     h("a", { href: `/replay/${gameId}` }, "Replay"), " · ", h("a", { href: "/" }, "Lobby"));
@@ -130,7 +133,7 @@ async function main() {
   const seatsList = h("ul", { class: "players", "aria-label": "Players" });
   controls.hidden = !token;
   setApp(status, notice, seatsList, endBox,
-    h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, controls, log)), device, links);
+    h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, goal.box, controls, recent.box, log)), device, links);
   if (mode === "play" && !token) {
     notice.hidden = false;
     notice.replaceChildren("This browser holds no seat of this game. Join from the ",
@@ -147,6 +150,7 @@ async function main() {
   let finished = false;
   let wasMine = false;
   let lastView = null;
+  let autoAnswered = -1;
 
   // A timed game: each awaited seat's time left, counted down here from the view's figures.
   let clock = null;
@@ -207,6 +211,7 @@ async function main() {
     ctx.interactive = Boolean(token && data.view && (data.view.legal_moves || []).length);
     drawSeats();
     game.render(data.view, ctx);
+    goal.draw(data.view, ctx);
     status.textContent = game.status(data.view, ctx);
     const info = token && data.view && game.decisionInfo ? game.decisionInfo(data.view, ctx) : null;
     infoBox.replaceChildren(...(info ? [info] : []));
@@ -228,6 +233,12 @@ async function main() {
     }
     movesVersion = data.version;
     redrawMoves = false;
+    // A decision with one answer the rules let the client give (a game's `autoAnswer`): given once.
+    const only = mine && game.autoAnswer ? game.autoAnswer(data.view.legal_moves || []) : null;
+    if (only && autoAnswered !== data.version) {
+      autoAnswered = data.version;
+      setTimeout(() => submit(only, null, { automatic: true }), 0);
+    }
     if (finished) drawEnd(data.view);
     document.getElementById("app").dataset.version = String(data.version);
     await readLog();
@@ -237,7 +248,9 @@ async function main() {
     while (true) {
       const { data } = await api(`/v1/games/${gameId}/annotations?after=${annotated}&limit=500`, { token });
       for (const entry of data.annotations) {
-        logList.append(h("li", { value: entry.version }, withNames(entry.text, summary)));
+        const text = sentence(entry.text, { game, summary, seat: claim ? claim.seat : null });
+        logList.append(h("li", { value: entry.version }, text));
+        recent.add(entry.version, text);
         annotated = entry.version;
       }
       if (data.next_after === null) break;
@@ -320,7 +333,8 @@ async function main() {
     else choose(choice, element);
   };
 
-  async function submit(move, control) {
+  // `automatic`: the page answered for the player; what happened before stays in "What just happened".
+  async function submit(move, control, { automatic = false } = {}) {
     pendingKey = control && movesBox.contains(control) ? control.dataset.key : null;
     for (const button of controls.querySelectorAll("button")) button.disabled = true;
     let failed = null;
@@ -332,6 +346,7 @@ async function main() {
         headers: { "Idempotency-Key": crypto.randomUUID() },
       });
       showError(null);
+      if (!automatic) recent.decided(version);
     } catch (error) {
       if (error.code !== "VERSION_CONFLICT") failed = error;
     }

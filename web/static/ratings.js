@@ -49,7 +49,7 @@ async function leaderboard(gameName, top) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, "#"), h("th", { scope: "col" }, "Player"),
         h("th", { scope: "col", class: "num" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"))),
       h("tbody", {}, rows)),
-    h("p", { class: "muted" }, `${data.players} rated player${data.players === 1 ? "" : "s"}. Rating: mu − 3 sigma (openskill); ${provisionalNote}.`));
+    h("p", { class: "muted" }, `${data.players} rated player${data.players === 1 ? "" : "s"}. A rating is a cautious estimate of strength: the estimated skill minus three times its uncertainty (OpenSkill), so it rises as games make the estimate surer; ${provisionalNote}.`));
 }
 
 // The rating after each game, oldest first: a line where the eye sees the trend.
@@ -114,8 +114,8 @@ async function playerPage(player, gameName, top) {
   const r = data.rating;
   const figures = h("section", { "aria-labelledby": "rating-title" }, h("h2", { id: "rating-title" }, `${playerName(player)} at ${top}`),
     h("dl", { class: "figures" },
-      h("dt", {}, "Rating (mu − 3 sigma)"), h("dd", { class: "rating-now" }, r.games ? `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}` : "not rated yet"),
-      h("dt", {}, "mu, sigma"), h("dd", {}, `${r.mu.toFixed(2)}, ${r.sigma.toFixed(2)}`),
+      h("dt", {}, "Rating (cautious estimate)"), h("dd", { class: "rating-now" }, r.games ? `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}` : "not rated yet"),
+      h("dt", {}, "Estimated skill, uncertainty"), h("dd", {}, `${r.mu.toFixed(2)}, ${r.sigma.toFixed(2)}`),
       h("dt", {}, "Rated games"), h("dd", {}, String(r.games))),
     trend(data.history));
   const history = h("section", { "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Rating history, newest first"),

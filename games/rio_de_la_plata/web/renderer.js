@@ -5,6 +5,7 @@
 // players' stocks, the characters, the ship, a trade offer, a battle and the labels of the moves.
 
 import { h } from "/web/static/app.js";
+import { FIRST_YEAR, YEARS, goalSentence, rulesSections } from "./rules.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 22; // archive.py's CELL: one city cell in SVG units
@@ -26,6 +27,55 @@ export const configFields = [
 ];
 export const seatCountKey = "players";
 export const cardName = (item) => words(item);
+const yearOf = (year) => `Year ${year}, ${year - FIRST_YEAR + 1} of ${YEARS}`;
+
+// Where VP came from, in the words a player uses (the view's vp_by keys).
+const SOURCES = {
+  buildings: "buildings", church: "church", major_buildings: "major buildings", ship: "ship",
+  characters: "characters", battle: "battles", penalties: "penalties", money: "money", city: "houses",
+};
+const sourceName = (key) => SOURCES[key] || words(key);
+
+function vpParts(p) {
+  return Object.entries(p.vp_by || {}).filter(([, n]) => n).map(([key, n]) => `${sourceName(key)} ${n}`);
+}
+
+// The goal in one line, the year, and each player's VP with where they came from (RIO-ROUND-1,
+// RIO-END-1..7), shown at the table all game long.
+export function howToWin(view, ctx) {
+  if (!view || !view.p) return null;
+  const rows = view.p.map((p, seat) => h("tr", { dataset: { seat: String(seat) } },
+    h("th", { scope: "row" }, h("span", { class: "chip", style: `background:${seatFill(seat)}`, "aria-hidden": "true" }),
+      view.seat === seat ? h("strong", {}, "You") : ctx.names(seat)),
+    h("td", {}, String(p.vp)), h("td", { class: "muted" }, vpParts(p).join(", ") || "none yet")));
+  return [h("p", {}, goalSentence(view.year)),
+    h("table", { class: "progress", "aria-label": "Victory points and where they came from" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "VP"), h("th", { scope: "col" }, "From"))),
+      h("tbody", {}, rows))];
+}
+
+// What a section due now is: "Road" or "Wall" (the view's `due`), for the move's words.
+function sectionKind(ctx) {
+  const view = ctx && ctx.lastView;
+  const due = ((view && view.due) || []).find((d) => d.kind === "section" && d.seat === view.seat);
+  return due && due.what === "road" ? "Road" : due && due.what === "wall" ? "Wall" : "Section";
+}
+
+// A road or wall section's place in words: "between (10,9) and (10,10)".
+const edgeWords = (edge) => {
+  const [a, b] = String(edge).split("-");
+  return b ? `between ${cellText(a)} and ${cellText(b)}` : String(edge);
+};
+
+// The log's sentences name an edge by its code ("edge 10,9-10,10"): the page says where it is.
+export function logWords(text) {
+  return text.replace(/\b(?:on |at )?edge (\d+,\d+-\d+,\d+)/g, (match, edge) => `${edgeWords(edge)}`)
+    .replace(/\bstack at (\d+,\d+-\d+,\d+)/g, (match, edge) => `stack ${edgeWords(edge)}`);
+}
+
+export function rules(view) {
+  return rulesSections(view && view.year);
+}
 
 function words(identifier) {
   return String(identifier ?? "").replaceAll("_", " ");
@@ -254,7 +304,7 @@ function drawSide(view, ctx) {
   const { year, players, details, caption, chars, spaces } = ctx.parts;
   const name = (seat) => ctx.names(seat);
   const awaiting = view.awaiting || [];
-  year.textContent = `Year ${view.year}: ${STEPS[view.step] || view.step}. Turn order: ${(view.order || []).map(name).join(", ")}.`;
+  year.textContent = `${yearOf(view.year)}: ${STEPS[view.step] || view.step}. Turn order: ${(view.order || []).map(name).join(", ")}.`;
   const charState = view.chars || {};
   players.querySelector("tbody").replaceChildren(...(view.p || []).map((p, seat) => {
     const owned = Object.entries(charState).filter(([, c]) => c.owner === seat).map(([c]) => words(c));
@@ -293,13 +343,9 @@ function drawSide(view, ctx) {
   }
   const battle = view.battle;
   if (battle) lines.push(`Battle against the ${battle.enemy}: ${name(battle.attacker)} leads the attack (${battle.stage}).`);
-  for (const due of view.due || []) lines.push(`${name(due.seat)} must place a ${due.kind}${due.building ? ` (${words(due.building)})` : ""}.`);
+  for (const due of view.due || []) lines.push(`${name(due.seat)} must place a ${due.kind === "section" && due.what ? `${due.what} section` : due.kind}${due.building ? ` (${words(due.building)})` : ""}.`);
   details.replaceChildren(...lines.map((text) => h("li", {}, text)));
-  // Provisional values are a matter for the docs; a player is told in plain words, once.
-  const note = view.provisional_board
-    ? "Some numbers on this board are our best reading of the rulebook and may still change."
-    : "";
-  caption.textContent = [battle ? `Battle against the ${battle.enemy}` : `Year ${view.year}`, note].filter(Boolean).join(" · ");
+  caption.textContent = battle ? `Battle against the ${battle.enemy}` : `Year ${view.year}`;
 }
 
 // What a click on the board does: every legal move that names a thing (a cell, an edge, a space of
@@ -378,7 +424,7 @@ function bindBoard(view, ctx) {
       const [x1, y1, x2, y2] = [a[0] * CELL + 1, a[1] * CELL + 1, b[0] * CELL + 1, b[1] * CELL + 1];
       const line = s("rect", { x: Math.min(x1, x2) - 3, y: Math.min(y1, y2) - 3, width: Math.abs(x2 - x1) + 6,
         height: Math.abs(y2 - y1) + 6, rx: 3, class: "rio-target-edge", "data-edge": edge });
-      clickable(line, `Edge ${edge}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(`Edge ${edge}`, list, el));
+      clickable(line, `The edge ${edgeWords(edge)}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(`The edge ${edgeWords(edge)}`, list, el));
       layers.targets.append(line);
     } else if (key.startsWith("group:") && ctx.groupAt && ctx.groupAt[key.slice(6)]) {
       const [cx, cy] = ctx.groupAt[key.slice(6)];
@@ -465,7 +511,7 @@ export function status(view, ctx) {
     return winners.length ? `Game over: ${winners.map(ctx.names).join(" and ")} won.` : "Game over: no winner.";
   }
   const awaited = (view.awaiting || []).map(ctx.names).join(", ");
-  return awaited ? `Year ${view.year}, ${STEPS[view.step] || view.step}: ${awaited} to decide.` : "Resolving…";
+  return awaited ? `${yearOf(view.year)}, ${STEPS[view.step] || view.step}: ${awaited} to decide.` : "Resolving…";
 }
 
 // -- the moves ------------------------------------------------------------------------------------
@@ -488,13 +534,13 @@ export function describeMove(move, ctx) {
     case "build": return `Build a ${words(move.building)} on ${cellText(move.cell)}${move.pool ? ` (${move.pool})` : ""}`;
     case "use": return `Use the building on ${cellText(move.cell)}: option ${move.choice + 1}`;
     case "place_tile": return `Put the tile on ${cellText(move.cell)}`;
-    case "place_section": return `Section on edge ${move.edge}`;
+    case "place_section": return `${sectionKind(ctx)} ${edgeWords(move.edge)}`;
     case "choose_resource": return `Take 1 ${move.good}`;
-    case "place_attacker": return `Attacker at edge ${move.edge}`;
-    case "fire": return `Fire at ${move.k} attacker(s)`;
-    case "remove_attacker": return `Remove the attacker at edge ${move.edge}`;
+    case "place_attacker": return `Attacker ${edgeWords(move.edge)}`;
+    case "fire": return `Fire at ${move.k} attacker${move.k === 1 ? "" : "s"}`;
+    case "remove_attacker": return `Remove the attacker ${edgeWords(move.edge)}`;
     case "defend": return `Defender on ${cellText(move.cell)}`;
-    case "split": return `Take ${move.size} off the stack at ${move.edge}`;
+    case "split": return `Take ${move.size} off the stack ${edgeWords(move.edge)}`;
     case "move": return `Move group ${move.group} to ${cellText(move.to)}`;
     case "withdraw": return `Withdraw ${move.count} from ${cellText(move.cell)}`;
     case "choose_across": return `Send the person at position ${move.person + 1} of the pair across`;
@@ -525,13 +571,13 @@ function group(move) {
     case "build": return [`build:${move.cell}`, `Build on ${cellText(move.cell)}…`, "Which building?"];
     case "use": return [`use:${move.cell}`, `Use the building on ${cellText(move.cell)}…`, "What do you receive?"];
     case "place_tile": return ["place_tile", "Put the tile on a site…", "Which site?"];
-    case "place_section": return ["place_section", "Place a section…", "Which edge?"];
+    case "place_section": return ["place_section", "Place a section…", "Where?"];
     case "place_attacker": return ["place_attacker", "Place an attacker…", "Which edge?"];
     case "remove_attacker": return ["remove_attacker", "Remove an attacker…", "Which edge?"];
     case "defend": return ["defend", "Put a defender on a cell…", "Which cell?"];
     case "fire": return ["fire", "Fire the cannons…", "At how many attackers?"];
     case "move": return [`move:${move.group}`, `Move group ${move.group}…`, "Where to?"];
-    case "split": return [`split:${move.edge}`, `Split the stack at ${move.edge}…`, "How many?"];
+    case "split": return [`split:${move.edge}`, `Split the stack ${edgeWords(move.edge)}…`, "How many?"];
     case "withdraw": return ["withdraw", "Withdraw people…", "From where, and how many?"];
     case "bonus_step": return [`bonus_step:${move.group}`, `Move group ${move.group} one extra cell…`, "Where to?"];
     case "sacrifice": return ["sacrifice", "Sacrifice a group…", "Which group?"];
