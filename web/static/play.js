@@ -248,7 +248,7 @@ async function main() {
     while (true) {
       const { data } = await api(`/v1/games/${gameId}/annotations?after=${annotated}&limit=500`, { token });
       for (const entry of data.annotations) {
-        const text = sentence(entry.text, { game, summary, seat: claim ? claim.seat : null });
+        const text = sentence(entry.text, { summary, seat: claim ? claim.seat : null });
         logList.append(h("li", { value: entry.version }, text));
         recent.add(entry.version, text);
         annotated = entry.version;
@@ -328,7 +328,8 @@ async function main() {
 
   ctx.choose = (choice, element) => {
     if (!ctx.interactive) return;
-    if (choice.options && choice.options.length === 1) choose(choice.options[0], element);
+    // One answer is made at once, unless it is one to look at first (`confirm`: a building).
+    if (choice.options && choice.options.length === 1 && !choice.options[0].confirm) choose(choice.options[0], element);
     else if (choice.options) ask(choice);
     else choose(choice, element);
   };

@@ -40,12 +40,9 @@ export function secondPerson(text, seat) {
   return out;
 }
 
-// A log sentence as this page shows it: the game's own wording (`game.logWords`), the viewer as
-// "you", everyone else by name.
-export function sentence(text, { game, summary, seat }) {
-  let out = game && game.logWords ? game.logWords(text) : text;
-  out = secondPerson(out, seat);
-  return withNames(out, summary);
+// A log sentence as this page shows it: the viewer as "you", everyone else by name.
+export function sentence(text, { summary, seat }) {
+  return withNames(secondPerson(text, seat), summary);
 }
 
 // -- how to win and the rules ------------------------------------------------------------------

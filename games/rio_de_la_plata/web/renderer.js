@@ -67,12 +67,6 @@ const edgeWords = (edge) => {
   return b ? `between ${cellText(a)} and ${cellText(b)}` : String(edge);
 };
 
-// The log's sentences name an edge by its code ("edge 10,9-10,10"): the page says where it is.
-export function logWords(text) {
-  return text.replace(/\b(?:on |at )?edge (\d+,\d+-\d+,\d+)/g, (match, edge) => `${edgeWords(edge)}`)
-    .replace(/\bstack at (\d+,\d+-\d+,\d+)/g, (match, edge) => `stack ${edgeWords(edge)}`);
-}
-
 export function rules(view) {
   return rulesSections(view && view.year);
 }
@@ -398,7 +392,7 @@ function bindBoard(view, ctx) {
   const moves = (ctx.interactive && view.legal_moves) || [];
   view._reference = ctx.reference;
   const targets = targetsOf(moves);
-  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view) });
+  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), confirm: move.type === "build" });
   const ask = (label, list, el) => ctx.choose({ label, prompt: `${label}: what do you do?`, options: list.map(option) }, el);
   // A group that can be picked, standing on a cell or an edge that can be picked too: its ring,
   // drawn over the middle of that cell, would take every click meant for the cell, so the cell
@@ -460,6 +454,9 @@ function bindBoard(view, ctx) {
     else unclickable(li);
   }
   hint.textContent = targets.size ? "Highlighted cells, spaces and characters can be clicked." : "";
+  if (view.step === "A" && Number.isInteger(view.seat) && (view.awaiting || []).includes(view.seat)) {
+    hint.textContent += ` ${placementsLeft(view)} of ${PER_TURN} placements left.`;
+  }
   city.classList.toggle("interactive", targets.size > 0);
 }
 
@@ -487,10 +484,52 @@ export function decisionInfo(view, ctx) {
     ...items.flatMap(([key, label], i) => [i ? " · " : "", h("span", { dataset: { stock: key } }, String(p[key] ?? 0)), ` ${label}`]));
 }
 
+const PER_TURN = 5; // RIO-PLACE-1: up to 5 people placed in a placement turn
+
+// How many people the seat may still place this turn (RIO-PLACE-1: up to 5, from the supply).
+export function placementsLeft(view) {
+  if (!view || !Number.isInteger(view.seat)) return null;
+  const p = (view.p || [])[view.seat] || {};
+  return Math.max(0, Math.min(PER_TURN - (p.placed || 0), p.supply ?? 0));
+}
+
 export function turnHint(view) {
   if (!view) return "Your turn.";
-  if (view.step === "A") return "Your turn: click a highlighted cell, a track space or a character to place a person.";
-  return "Your turn: click a highlighted thing on the board, or choose below.";
+  if (view.step === "A") {
+    const left = placementsLeft(view);
+    const placing = (view.legal_moves || []).some((m) => m.type === "place");
+    if (!placing) return left ? "Your turn: nothing is left where you could place a person; end your turn." : "Your turn: you have placed all your people for this year; end your turn.";
+    return `Your turn: ${left} of ${PER_TURN} placements left. Click a highlighted cell, track space or character to place a person.`;
+  }
+  const onBoard = targetsOf(view.legal_moves || []).size > 0;
+  return onBoard ? "Your turn: click a highlighted thing on the board, or choose below." : "Your turn: choose below.";
+}
+
+// What a move brings or costs, said beside it before it is made (the building's price and VP,
+// a space's yield), from the board's reference.
+function noteFor(move, view) {
+  const ref = (view && view._reference) || {};
+  if (move.type === "build") {
+    const b = (ref.minors || {})[move.building];
+    if (!b) return null;
+    return `costs ${b.cost || "nothing"}${b.people ? `, ${b.people} ${b.people === 1 ? "person" : "people"}` : ""}${b.vp ? `; ${b.vp} VP` : "; no VP now"}`;
+  }
+  if (move.type === "place" && move.space === "major") {
+    const m = (ref.majors || {})[move.building];
+    return m ? `costs ${m.cost}; its VP when the building is complete` : null;
+  }
+  if (move.type === "place" && move.space === "character") {
+    const c = (ref.characters || {})[move.character];
+    return c ? `claim it for ${c.cost} silver with ${c.min_vp} VP, else a penalty` : null;
+  }
+  if (move.type === "place" && move.space === "field") {
+    const every = Number((/every (\d+) people/.exec((ref.spaces || {}).field || "") || [])[1] || 0);
+    const mine = ((view && view.field) || [])[view && view.seat] || 0;
+    if (every > 1 && (mine + 1) % every !== 0) return `brings nothing unless ${every - ((mine + 1) % every)} more of yours go there too (every ${every} people bring 1 silver)`;
+    return every ? `with it, your people there bring ${Math.floor((mine + 1) / every)} silver` : null;
+  }
+  if (move.type === "place" && ["mine", "forest"].includes(move.space)) return `brings 1 ${move.space === "mine" ? "stone" : "wood"} in phase B`;
+  return null;
 }
 
 // Rio's end: the final VP, by source.
@@ -595,7 +634,7 @@ export function choices(moves, ctx) {
   const view = ctx && ctx.lastView;
   const targets = targetsOf(moves);
   const onBoard = new Set([...targets.values()].flat());
-  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), onBoard: onBoard.has(move) });
+  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), onBoard: onBoard.has(move) });
   for (const move of moves) {
     const grouped = group(move);
     if (!grouped) { out.push(option(move)); continue; }
