@@ -164,12 +164,14 @@ export function mount(el, ctx) {
     h("h2", { id: "hand-title" }, "Your hand"), h("p", { class: "hand-hint muted" }), h("div", { class: "cards", "data-hand": "", role: "group", "aria-label": "Cards in your hand" }));
   // On a phone the hand and the battle lines come first (they are what a decision depends on).
   el.replaceChildren(h("div", { class: "side" }, hand, lines), figure, reference());
-  ctx.parts = { svg, ring, pope, owners, caption: figure.querySelector("figcaption"), lines, hand, borders: bordersOf(svg) };
+  ctx.parts = { el, svg, ring, pope, owners, caption: figure.querySelector("figcaption"), lines, hand, borders: bordersOf(svg) };
 }
 
 export function render(view, ctx) {
-  const { svg, ring, pope, owners, caption, lines, hand } = ctx.parts;
+  const { el, svg, ring, pope, owners, caption, lines, hand } = ctx.parts;
   const name = (seat) => ctx.names(seat);
+  // The phase orders the table on a phone: the map first when a region is to be chosen.
+  el.dataset.phase = (view && view.phase) || "";
   const regions = (view && view.regions) || {};
   owners.replaceChildren();
   for (const circle of svg.querySelectorAll("circle[data-region]")) {

@@ -501,8 +501,11 @@ export function turnHint(view) {
     if (!placing) return left ? "Your turn: nothing is left where you could place a person; end your turn." : "Your turn: you have placed all your people for this year; end your turn.";
     return `Your turn: ${left} of ${PER_TURN} placements left. Click a highlighted cell, track space or character to place a person.`;
   }
-  const onBoard = targetsOf(view.legal_moves || []).size > 0;
-  return onBoard ? "Your turn: click a highlighted thing on the board, or choose below." : "Your turn: choose below.";
+  // Name what there is to do: a highlighted thing may be a screen away (a character, on a phone).
+  const todo = [...targetsOf(view.legal_moves || []).values()].flat().map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
+  if (!todo.length) return "Your turn: choose below.";
+  const shown = todo.slice(0, 3).join("; ") + (todo.length > 3 ? `; and ${todo.length - 3} more` : "");
+  return `Your turn: ${shown}. Click it on the board (highlighted) or in the list below.`;
 }
 
 // What a move brings or costs, said beside it before it is made (the building's price and VP,
