@@ -147,3 +147,32 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
     text = page.locator("#app").inner_text()
     assert not re.search(BAD_WORDS, text), re.search(BAD_WORDS, text)
     assert not errors, errors
+
+
+def test_only_create_then_join_from_the_game_s_own_page(live, context_for):
+    """A game created without taking a seat (the name left empty) opens its own page, which offers
+    a Join form and the link to send; joining from there plays the seat; another person opening the
+    link finds the same form."""
+    page = context_for("phone").new_page()
+    page.goto(live.url + "/")
+    page.wait_for_selector("#new-game")
+    page.get_by_label("Your name (takes the first free seat)").fill("")
+    page.get_by_role("button", name="Create game").click()
+    page.wait_for_url("**/watch/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    page.wait_for_selector("section.invite-panel:not([hidden])")
+    assert page.locator("#invite-url").input_value() == f"{live.url}/watch/{game_id}"
+    screenshot(page, "help-only-create-then-join-phone")
+    page.get_by_label("Your name").fill("Ann")
+    page.get_by_role("button", name="Join", exact=True).click()
+    page.wait_for_url(f"**/play/{game_id}")
+    page.wait_for_selector("ul.players li")
+    assert "Ann · you" in page.locator("ul.players").inner_text()
+    other = context_for("desktop").new_page()
+    other.goto(f"{live.url}/watch/{game_id}")
+    other.wait_for_selector("section.invite-panel:not([hidden])")
+    other.get_by_label("Your name").fill("Bob")
+    other.get_by_role("button", name="Join", exact=True).click()
+    other.wait_for_url(f"**/play/{game_id}")
+    seats = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()["seats"]
+    assert [s["name"] for s in seats][:2] == ["Ann", "Bob"]

@@ -1,6 +1,7 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
 import { account, accountApi, api, guestName, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { claimAndPlay, joinForm } from "/web/static/join.js";
 import { openGameLine } from "/web/static/rating-bits.js";
 import { idleness } from "/web/static/idle.js";
 
@@ -37,16 +38,6 @@ function setPath(target, path, value) {
 
 // Signed in, the claim carries the account's token: the seat is bound to the account (its handle is
 // the seat's name) and follows it to every device ("My games"); the seat token is issued as ever.
-async function claimAndPlay(gameId, name, seat) {
-  const body = {};
-  if (name && !account.get()) body.name = name;
-  if (seat !== undefined) body.seat = seat;
-  const claim = account.get() ? accountApi : api;
-  const { data } = await claim(`/v1/games/${gameId}/seats`, { method: "POST", body });
-  seats.set(gameId, data);
-  location.assign(`/play/${gameId}`);
-}
-
 async function createForm() {
   const form = h("form", { class: "create", "aria-labelledby": "create-title" });
   const gameSelect = h("select", { id: "new-game", name: "game" }, games.map((g) => h("option", { value: g.name }, g.title)));
@@ -184,28 +175,6 @@ async function fetchList(status) {
 function listSection(key, title, rows, makeAction) {
   return h("section", { class: "list", "aria-labelledby": `list-${key}`, dataset: { list: key } }, h("h2", { id: `list-${key}` }, title),
     rows.length ? h("ul", { class: "games" }, rows.map((g) => gameRow(g, makeAction(g)))) : h("p", { class: "muted" }, "None."));
-}
-
-function joinForm(game) {
-  const signedIn = account.get();
-  if (signedIn) {
-    const button = h("button", { type: "button", onclick: async () => {
-      button.disabled = true;
-      try { await claimAndPlay(game.id); } catch (error) { button.disabled = false; showError(error, button); }
-    } }, `Join as ${signedIn.handle}`, h("span", { class: "visually-hidden" }, ` (game ${game.id})`));
-    return h("div", { class: "join" }, button);
-  }
-  const id = `join-${game.id}`;
-  const input = h("input", { id, name: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
-  const button = h("button", { type: "submit" }, "Join");
-  return h("form", {
-    class: "join",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      button.disabled = true;
-      try { await claimAndPlay(game.id, input.value.trim()); } catch (error) { button.disabled = false; showError(error, event.target); }
-    },
-  }, h("label", { for: id }, "Your name", h("span", { class: "visually-hidden" }, ` for game ${game.id}`)), input, button);
 }
 
 async function lists() {

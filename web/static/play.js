@@ -5,6 +5,7 @@ import {
 } from "/web/static/app.js";
 import { deviceLinkBox } from "/web/static/device.js";
 import { tableNote, watchTableRatings } from "/web/static/rating-bits.js";
+import { inviteBox, joinForm } from "/web/static/join.js";
 import { goalBox, recentBox, sentence } from "/web/static/table-info.js";
 
 const { game_id: gameId, mode } = pageData.data;
@@ -132,7 +133,11 @@ async function main() {
   const device = h("div", { class: "device" });
   const seatsList = h("ul", { class: "players", "aria-label": "Players" });
   controls.hidden = !token;
-  setApp(status, notice, seatsList, endBox,
+  // An open game, seen by someone without a seat (its creator who only created it, whoever got its
+  // link): a Join form and the link to send.
+  const invite = h("section", { class: "invite-panel", "aria-labelledby": "invite-title", hidden: true },
+    h("h2", { id: "invite-title" }, "Join this game"), joinForm({ id: gameId }), inviteBox(gameId));
+  setApp(status, notice, invite, seatsList, endBox,
     h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, goal.box, controls, recent.box, log)), device, links);
   if (mode === "play" && !token) {
     notice.hidden = false;
@@ -196,8 +201,10 @@ async function main() {
       summary = (await api(`/v1/games/${gameId}`)).data;
       watchTableRatings(gameId, summary, drawSeats);
       drawSeats();
+      invite.hidden = summary.status !== "open" || Boolean(token);
       if (summary.status === "open") {
-        status.textContent = `Waiting for players: ${summary.seats.filter((s) => !s.name).length} seat(s) free.`;
+        const free = summary.seats.filter((s) => !s.name).length;
+        status.textContent = `Waiting for players: ${free} seat${free === 1 ? "" : "s"} free.`;
         return;
       }
     }

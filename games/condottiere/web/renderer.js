@@ -155,7 +155,7 @@ export function mount(el, ctx) {
   const owners = h("ul", { class: "visually-hidden", "aria-label": "Regions and their owners" });
   figure.append(owners, h("figcaption", { class: "board-caption" }));
   const lines = h("section", { class: "lines", "aria-labelledby": "lines-title" },
-    h("h2", { id: "lines-title" }, "Battle lines"), h("p", { class: "last-battle", role: "status" }), h("p", { class: "battle-where" }),
+    h("h2", { id: "lines-title" }, "Battle lines"), h("p", { class: "last-battle", role: "status", hidden: true }), h("p", { class: "battle-where" }),
     h("table", { class: "cd-lines" }, h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Strength"),
       h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Hand · regions"))),
