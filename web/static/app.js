@@ -357,15 +357,6 @@ export async function myGames() {
   return (await accountApi("/v1/me/games?limit=20")).data;
 }
 
-// The seat token of one of my seats, fetched again through the account. It ROTATES the seat's token:
-// any other browser playing the seat stops playing it. Callers do it only when this browser holds
-// no (valid) token of the game, and say so beside the button.
-export async function resumeSeat(gameId, seat) {
-  const { data } = await accountApi(`/v1/games/${encodeURIComponent(gameId)}/seats/${seat}/token`, { method: "POST" });
-  seats.set(gameId, data);
-  return data;
-}
-
 export async function signOut() {
   const token = account.token();
   account.forget();

@@ -154,12 +154,20 @@ async function createForm() {
 
 const gameTitle = (id) => (games.find((g) => g.name === id) || {}).title || id.replaceAll("_", " ");
 
+// A finished game's winners, said after its players.
+function winnersOf(game) {
+  const winners = (game.status === "finished" && game.result && game.result.winners) || null;
+  if (!winners) return null;
+  const text = winners.length ? `${winners.map((seat) => seatName(game, seat)).join(" and ")} won` : "no winner";
+  return h("strong", { class: "winner" }, ` · ${text}`);
+}
+
 function gameRow(game, action) {
   const names = game.seats.map((s) => (s.name ? seatName(game, s.seat) : "free seat")).join(", ");
   const idle = game.idle;
   return h("li", { class: "game", dataset: { game: game.id } },
     h("span", { class: "what" }, `${game.title || gameTitle(game.game)} · ${game.seat_count} players`),
-    h("span", { class: "who" }, names),
+    h("span", { class: "who" }, names, winnersOf(game)),
     h("span", { class: "when muted" }, idle
       ? `Idle since ${when(new Date(idle.since).toISOString())}: ${idle.reason}`
       : when(game.finished || game.updated || game.started || game.created)),

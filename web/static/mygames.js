@@ -10,7 +10,7 @@
 // draws all of it, survives a server restart with no reconnect logic, and costs a turn's notice
 // a few seconds at most in turn-based games.
 import {
-  account, api, describe, h, myGames, pageData, resumeSeat, seatName, seats, setApp, showError, when,
+  account, api, describe, h, myGames, pageData, seatName, setApp, showError, when,
 } from "/web/static/app.js";
 
 const POLL_MS = 4000;
@@ -34,27 +34,9 @@ function others(game) {
   return names.length ? ` · with ${names.join(", ")}` : "";
 }
 
-function resumeButton(game) {
-  const explain = h("span", { class: "muted resume-note" },
-    " This browser holds no token for this seat: resuming here gives the seat a new one, and a device that plays it now stops playing it.");
-  const button = h("button", { type: "button", class: "primary", onclick: async () => {
-    button.disabled = true;
-    try {
-      await resumeSeat(game.game_id, game.seat);
-      location.assign(`/play/${game.game_id}`);
-    } catch (error) {
-      button.disabled = false;
-      showError(error, button);
-    }
-  } }, "Resume here");
-  return h("div", { class: "resume" }, button, explain);
-}
-
 function runningRow(game) {
-  const here = seats.get(game.game_id);
-  const action = here || game.status === "open"
-    ? h("a", { class: "button primary", href: `/play/${game.game_id}` }, game.status === "open" ? "Open" : "Play")
-    : resumeButton(game);
+  // Every device signed in plays the account's seat with the account's token: "Play" is all it takes.
+  const action = h("a", { class: "button primary", href: `/play/${game.game_id}` }, game.status === "open" ? "Open" : "Play");
   const state = game.status === "open" ? "waiting for players" : game.your_turn ? "" : "waiting for the others";
   return h("li", { class: "game mine", dataset: { game: game.game_id, yourTurn: String(game.your_turn) } },
     h("span", { class: "what" }, gameTitle(game.game), game.your_turn ? h("span", { class: "badge turn" }, "your turn") : null),
@@ -111,7 +93,7 @@ async function main() {
     try {
       const games = await myGames();
       await readSummaries([...games.running, ...games.finished]);
-      // A control the player is using is not redrawn under them (a "Resume here" in flight).
+      // A control the player is using is not redrawn under them.
       if (!lists.contains(document.activeElement) || !document.activeElement.disabled) lists.replaceChildren(...draw(games));
       lists.dataset.loaded = "true";
       showError(null);

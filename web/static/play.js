@@ -1,7 +1,7 @@
 // The play table (/play/<id>, with this browser's seat token) and the spectator page (/watch/<id>).
 import {
   account, accountApi, api, chip, connection, describe, follow, h, loadGame, pageData, prefs, seatName, seats, serialized, setApp,
-  myGames, resumeSeat, showError, toast,
+  myGames, showError, toast,
 } from "/web/static/app.js";
 import { deviceLinkBox } from "/web/static/device.js";
 import { tableNote, watchTableRatings } from "/web/static/rating-bits.js";
@@ -64,30 +64,16 @@ function noticeToggles() {
     h("span", { class: "check" }, notify, h("label", { for: "pref-notify" }, "Notify me when the tab is hidden")));
 }
 
-// Signed in, with no token of this game in this browser, but the account holds a seat of it: the
-// seat's token can be fetched again (POST .../seats/{seat}/token). That rotates it, so it is offered,
-// with the consequence said, only when this browser has no valid token (none, or one refused).
-async function offerResume(notice, { keep = false } = {}) {
-  if (!account.get()) return;
-  let mine;
+// Signed in, with no seat token of this game in this browser, but the account holds a seat of it:
+// the page plays that seat with the account's own token, as every signed-in device may at once
+// (the server takes an account token for the account's seat). Nothing is rotated, nobody else is
+// told, and no other device stops playing it.
+async function accountClaim() {
+  if (!account.get()) return null;
   try {
-    mine = (await myGames()).running.find((g) => g.game_id === gameId && g.status === "active");
-  } catch { return; } // the lobby's words stay
-  if (!mine) return;
-  const button = h("button", { type: "button", class: "primary", onclick: async () => {
-    button.disabled = true;
-    try {
-      await resumeSeat(gameId, mine.seat);
-      location.reload();
-    } catch (error) {
-      button.disabled = false;
-      showError(error, button);
-    }
-  } }, "Play my seat here");
-  notice.hidden = false;
-  if (!keep) notice.replaceChildren();
-  notice.append(h("span", {}, ` Your account (${account.get().handle}) holds seat ${mine.seat + 1} of this game, but this browser has no token for it. `,
-    "Playing it here gives the seat a new token: a device that plays it now stops playing it (it can take it back the same way). "), button);
+    const mine = (await myGames()).running.find((g) => g.game_id === gameId && g.status === "active");
+    return mine ? { seat: mine.seat, token: account.token(), account: true } : null;
+  } catch { return null; } // signed out meanwhile, or the server is away: the page only watches
 }
 
 function notFound(message) {
@@ -96,6 +82,10 @@ function notFound(message) {
 }
 
 async function main() {
+  if (mode === "play" && !claim) {
+    claim = await accountClaim();
+    token = claim ? claim.token : null;
+  }
   let summary;
   try {
     summary = (await api(`/v1/games/${gameId}`)).data;
@@ -115,7 +105,7 @@ async function main() {
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
   const notice = h("p", { class: "seat-notice", hidden: true });
   const area = h("div", { class: "table" });
-  const movesBox = h("div", { class: "moves", role: "group", "aria-label": "Legal moves" });
+  const movesBox = h("div", { class: "moves", role: "group", "aria-label": "Legal moves", tabindex: "-1" });
   // What the decision depends on, beside it (a game's `decisionInfo`: Rio's stock of the seat), so
   // that on a phone the moves, this and the board fit one screen.
   const infoBox = h("div", { class: "decision-info", hidden: true });
@@ -142,10 +132,11 @@ async function main() {
   if (mode === "play" && !token) {
     notice.hidden = false;
     notice.replaceChildren("This browser holds no seat of this game. Join from the ",
-      h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, or ", h("a", { href: `/watch/${gameId}` }, "watch"), ".");
-    offerResume(notice);
+      h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, sign in to the account that holds it, or ",
+      h("a", { href: `/watch/${gameId}` }, "watch"), ".");
   }
-  if (token) device.append(noticeToggles(), deviceLinkBox(gameId, () => token));
+  // A seat played through the account needs no device link: signing in on the other device is it.
+  if (token) device.append(noticeToggles(), claim.account ? null : deviceLinkBox(gameId, () => token));
   game.mount(area, ctx);
 
   let version = 0;
@@ -305,9 +296,10 @@ async function main() {
         : null;
       movesBox.replaceChildren(heading, ...direct.map(button), ...(list ? [list] : []));
     });
-    const first = movesBox.querySelector("button");
-    if (mine && first && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
-      first.focus({ preventScroll: true });
+    // A new turn brings the keyboard to the moves, not onto one of them: Enter must never pass
+    // (or make any move) by accident; Tab reaches the first move.
+    if (mine && movesBox.querySelector("button") && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
+      movesBox.focus({ preventScroll: true });
     }
   }
 
@@ -419,6 +411,13 @@ async function main() {
   let following = null;
   async function lost(reason) {
     if (!token) return; // said already (the stream and a refused request may both tell)
+    // This browser's seat token was replaced (a device link opened elsewhere), but the account
+    // signed in here holds the seat: the page goes on playing it with the account's token.
+    if (!claim.account && reason !== "seat_handed_to_bot" && await accountClaim()) {
+      seats.forget(gameId);
+      location.reload();
+      return;
+    }
     if (following) following.stop();
     former = claim.seat;
     seats.forget(gameId);
@@ -443,8 +442,7 @@ async function main() {
     } else {
       notice.replaceChildren(h("strong", {}, "This seat's token was replaced."),
         " The seat is now played on another device or in another browser (a device link was opened there, or the seat was resumed through its account), so this page stopped playing it and only watches. ",
-        "To play it here again, open \u201cContinue on another device\u201d on the device that plays it now and open its link here.");
-      offerResume(notice, { keep: true });
+        "To play it here again, open \u201cContinue on another device\u201d on the device that plays it now and open its link here, or sign in here to the account that holds it.");
     }
     toast(reason === "seat_handed_to_bot" ? "A bot plays your seat now." : "This seat's token was replaced: it is played elsewhere now.",
       { kind: "info", ms: 10000 });
