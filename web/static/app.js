@@ -34,7 +34,7 @@ export async function api(path, { method = "GET", body, token, headers = {} } = 
   let response;
   try {
     response = await fetch(path, init);
-  } catch (error) {
+  } catch {
     // The network itself failed (server down, connection lost): say so in words, not "Failed to fetch".
     throw new ApiError(0, { code: "UNREACHABLE", title: "The server cannot be reached", detail: UNREACHABLE });
   }

@@ -226,17 +226,20 @@ async function main() {
     // An event that arrives after the view it led to (the stream lags the page's own reads) must
     // not redraw the same moves over a second question the player has open (Bishop, a Rio cell).
     const questionOpen = movesBox.querySelector("fieldset") !== null;
-    if (data.version !== movesVersion || redrawMoves || !questionOpen) {
+    // A decision with one answer the rules let the client give (a game's `autoAnswer`): given
+    // once, by the page, and said instead of a turn.
+    const only = mine && game.autoAnswer ? game.autoAnswer(data.view.legal_moves || []) : null;
+    if (only) {
+      movesBox.replaceChildren(h("p", { class: "muted" }, `${game.choices([only], ctx)[0].label}: your only choice, answered for you.`));
+      if (autoAnswered !== data.version) {
+        autoAnswered = data.version;
+        setTimeout(() => submit(only, null, { automatic: true }), 0);
+      }
+    } else if (data.version !== movesVersion || redrawMoves || !questionOpen) {
       drawMoves(token && data.view ? data.view.legal_moves || [] : [], mine);
     }
     movesVersion = data.version;
     redrawMoves = false;
-    // A decision with one answer the rules let the client give (a game's `autoAnswer`): given once.
-    const only = mine && game.autoAnswer ? game.autoAnswer(data.view.legal_moves || []) : null;
-    if (only && autoAnswered !== data.version) {
-      autoAnswered = data.version;
-      setTimeout(() => submit(only, null, { automatic: true }), 0);
-    }
     if (finished) drawEnd(data.view);
     document.getElementById("app").dataset.version = String(data.version);
     await readLog();

@@ -81,7 +81,7 @@ function historyEntry(entry, gameName) {
     h("a", { href: `/replay/${entry.game_id}` }, "Replay", h("span", { class: "visually-hidden" }, ` of game ${entry.game_id}`)));
 }
 
-function headToHead(player, gameName) {
+function headToHead(player) {
   const out = h("div", { class: "h2h", "aria-live": "polite" });
   const form = h("form", { class: "h2h-form", onsubmit: async (event) => {
     event.preventDefault();
@@ -123,7 +123,7 @@ async function playerPage(player, gameName, top) {
     data.history.length ? h("ul", { class: "rating-history" }, data.history.map((e) => historyEntry(e, gameName)))
       : h("p", {}, "No rated game yet."),
     data.rating.games > data.history.length ? h("p", { class: "muted" }, `The last ${data.history.length} of ${data.rating.games} games.`) : null);
-  return [h("div", { class: "rating-grid" }, figures, headToHead(player, gameName)), history,
+  return [h("div", { class: "rating-grid" }, figures, headToHead(player)), history,
     h("p", {}, h("a", { href: `/ratings?game=${encodeURIComponent(gameName)}` }, "Leaderboard"), " · ",
       h("a", { href: `/stats/players/${encodeURIComponent(player)}?game=${encodeURIComponent(gameName)}` }, "Statistics"))];
 }

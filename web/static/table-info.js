@@ -25,7 +25,7 @@ export function secondPerson(text, seat) {
   if (!Number.isInteger(seat)) return text;
   const start = (offset, whole) => offset === 0 || /[.!?]\s*$/.test(whole.slice(0, offset));
   const cap = (word, offset, whole) => (start(offset, whole) ? word[0].toUpperCase() + word.slice(1) : word);
-  let out = text.replace(new RegExp(`\\b[Ss]eat ${seat}('s)?(?: ([a-z]+))?\\b`, "g"), (match, own, next, offset, whole) => {
+  let out = text.replace(new RegExp(`\\b[Ss]eat ${seat}('s)?(?: ([a-z]+))?\\b`, "g"), (_match, own, next, offset, whole) => {
     if (own) return `${cap("your", offset, whole)}${next ? ` ${next}` : ""}`;
     const verb = next && conjugate(next);
     if (verb) return `${cap("you", offset, whole)} ${verb}`;

@@ -475,7 +475,7 @@ export function render(view, ctx) {
 
 // The seat's own stock, in one line beside its moves (the page puts it there): what a decision
 // costs is paid from it, and on a phone the stocks' table is a screen away from the moves.
-export function decisionInfo(view, ctx) {
+export function decisionInfo(view) {
   if (!view || !Number.isInteger(view.seat) || !(view.p || [])[view.seat]) return null;
   const p = view.p[view.seat];
   const items = [["vp", "VP"], ["silver", "silver"], ["stone", "stone"], ["wood", "wood"], ["luxury", "luxury"], ["supply", "people in supply"]];
