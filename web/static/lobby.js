@@ -1,6 +1,7 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
 import { account, api, guestName, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { gameTitle } from "/web/static/dom.js";
 import { claimAndPlay, joinForm } from "/web/static/join.js";
 import { openGameLine } from "/web/static/rating-bits.js";
 import { idleness } from "/web/static/idle.js";
@@ -152,7 +153,6 @@ async function createForm() {
   return form;
 }
 
-const gameTitle = (id) => (games.find((g) => g.name === id) || {}).title || id.replaceAll("_", " ");
 
 // A finished game's winners, said after its players.
 function winnersOf(game) {
@@ -166,7 +166,7 @@ function gameRow(game, action) {
   const names = game.seats.map((s) => (s.name ? seatName(game, s.seat) : "free seat")).join(", ");
   const idle = game.idle;
   return h("li", { class: "game", dataset: { game: game.id } },
-    h("span", { class: "what" }, `${game.title || gameTitle(game.game)} · ${game.seat_count} players`),
+    h("span", { class: "what" }, `${game.title || gameTitle(games, game.game)} · ${game.seat_count} players`),
     h("span", { class: "who" }, names, winnersOf(game)),
     h("span", { class: "when muted" }, idle
       ? `Idle since ${when(new Date(idle.since).toISOString())}: ${idle.reason}`

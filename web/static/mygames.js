@@ -12,10 +12,10 @@
 import {
   account, api, describe, h, myGames, pageData, seatName, setApp, showError, when,
 } from "/web/static/app.js";
+import { gameTitle } from "/web/static/dom.js";
 
 const POLL_MS = 4000;
 const baseTitle = document.title;
-const gameTitle = (name) => (pageData.games.find((g) => g.name === name) || {}).title || name.replaceAll("_", " ");
 
 // Who else plays each game: its public summary, read once per game this page shows (a seat's
 // name changes only while the game is open, or when a bot takes a seat over: read again then).
@@ -39,7 +39,7 @@ function runningRow(game) {
   const action = h("a", { class: "button primary", href: `/play/${game.game_id}` }, game.status === "open" ? "Open" : "Play");
   const state = game.status === "open" ? "waiting for players" : game.your_turn ? "" : "waiting for the others";
   return h("li", { class: "game mine", dataset: { game: game.game_id, yourTurn: String(game.your_turn) } },
-    h("span", { class: "what" }, gameTitle(game.game), game.your_turn ? h("span", { class: "badge turn" }, "your turn") : null),
+    h("span", { class: "what" }, gameTitle(pageData.games, game.game), game.your_turn ? h("span", { class: "badge turn" }, "your turn") : null),
     h("span", { class: "who" }, `Seat ${game.seat + 1}${others(game)}`, state ? ` · ${state}` : "",
       game.deadline ? ` · decide by ${when(game.deadline)}` : ""),
     h("span", { class: "when muted" }, `Game ${game.game_id} · version ${game.version}`),
@@ -54,7 +54,7 @@ function outcome(game) {
 
 function finishedRow(game) {
   return h("li", { class: "game mine", dataset: { game: game.game_id } },
-    h("span", { class: "what" }, gameTitle(game.game), h("span", { class: `badge${game.won ? "" : " muted"}` }, outcome(game))),
+    h("span", { class: "what" }, gameTitle(pageData.games, game.game), h("span", { class: `badge${game.won ? "" : " muted"}` }, outcome(game))),
     h("span", { class: "who" }, `Seat ${game.seat + 1}${others(game)}`),
     h("span", { class: "when muted" }, `Game ${game.game_id}`),
     h("a", { class: "button", href: `/replay/${game.game_id}` }, "Replay"));

@@ -1,15 +1,9 @@
 // Ratings: the leaderboard of a game (/ratings?game=...) and a player's rating and its
 // history (/ratings/players/<handle or bot:level>?game=...), with a head-to-head comparison.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+import { svgEl } from "/web/static/dom.js";
 import { ordinal, playerName, provisionalNote, ratingUrl } from "/web/static/rating-bits.js";
 
-const SVG = "http://www.w3.org/2000/svg";
-const svgEl = (tag, attrs = {}, text) => {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
 // A change as read: "+1.2", "−0.4", and "±0.0" for one that rounds to nothing.
 const signed = (x) => (Math.abs(x) < 0.05 ? "±0.0" : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`);
 

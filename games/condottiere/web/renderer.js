@@ -3,6 +3,7 @@
 // (circle[data-region]) and draws the battle lines, the hand and the move controls.
 
 import { h } from "/web/static/app.js";
+import { clickable, svgEl, unclickable } from "/web/static/dom.js";
 import { goal, goalSentence, rulesSections } from "./rules.js";
 
 const CARD_NAMES = {
@@ -10,7 +11,6 @@ const CARD_NAMES = {
   winter: "Winter", spring: "Spring", bishop: "Bishop", courtesan: "Courtesan", drummer: "Drummer",
   heroine: "Heroine", scarecrow: "Scarecrow", surrender: "Surrender",
 };
-const SVG = "http://www.w3.org/2000/svg";
 // What each card does (shared/rules/condottiere.md: CARD-3, STR-1..3, WIN/SPR/DRU/BIS/SCA/HER/COU/SUR),
 // shown on hover and focus of every card and in the page's card reference.
 const CARD_TEXT = {
@@ -25,26 +25,6 @@ const CARD_TEXT = {
   surrender: "The battle ends at once: the strongest line takes the region.",
 };
 export const cardText = (code) => (code ? CARD_TEXT[code] || (code.startsWith("m") ? CARD_TEXT.mercenary : "") : "");
-
-// Makes an element of the board or of the hand a control: click, Enter or Space runs `action`.
-function clickable(el, label, action) {
-  el.classList.add("pickable");
-  el.setAttribute("tabindex", "0");
-  el.setAttribute("role", "button");
-  el.setAttribute("aria-label", label);
-  el.onclick = (event) => { event.preventDefault(); action(el); };
-  el.onkeydown = (event) => {
-    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
-  };
-}
-
-function unclickable(el) {
-  el.classList.remove("pickable");
-  el.removeAttribute("tabindex");
-  el.removeAttribute("role");
-  el.onclick = null;
-  el.onkeydown = null;
-}
 
 export const title = "Condottiere";
 export const chapterName = "battles";
@@ -143,13 +123,9 @@ export function mount(el, ctx) {
   figure.innerHTML = ctx.board; // our own server's SVG (render.py), never user text
   const svg = figure.querySelector("svg");
   svg.setAttribute("role", "group"); // its regions may be controls: a group, not one image
-  const ring = document.createElementNS(SVG, "circle");
-  ring.setAttribute("class", "battle");
-  ring.setAttribute("r", "16");
+  const ring = svgEl("circle", { class: "battle", r: "16" });
   ring.style.display = "none";
-  const pope = document.createElementNS(SVG, "text");
-  pope.setAttribute("class", "pope");
-  pope.textContent = "✝";
+  const pope = svgEl("text", { class: "pope" }, "✝");
   pope.style.display = "none";
   svg.append(ring, pope);
   const owners = h("ul", { class: "visually-hidden", "aria-label": "Regions and their owners" });

@@ -5,9 +5,9 @@
 // players' stocks, the characters, the ship, a trade offer, a battle and the labels of the moves.
 
 import { h } from "/web/static/app.js";
+import { clickable, svgEl as s, unclickable } from "/web/static/dom.js";
 import { FIRST_YEAR, YEARS, goalSentence, rulesSections } from "./rules.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const CELL = 22; // archive.py's CELL: one city cell in SVG units
 const LETTERS = {
   hut: "h", house: "H", quarry: "Q", carpenter: "C", market: "M", company: "Co", square: "Sq",
@@ -80,13 +80,6 @@ function cellText(cell) {
   return typeof cell === "string" ? `(${cell.replace(",", ", ")})` : String(cell);
 }
 
-function s(tag, attrs = {}, text) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
 const seatFill = (seat) => `var(--seat-${seat % 6})`;
 
 function pair(key) {
@@ -95,25 +88,6 @@ function pair(key) {
 }
 
 const START = "Start zone: where the first people may be placed.";
-
-// Makes an element of the board (SVG or HTML) a control: click, Enter or Space runs `action`.
-function clickable(el, label, action) {
-  el.classList.add("pickable");
-  el.setAttribute("tabindex", "0");
-  el.setAttribute("role", "button");
-  el.setAttribute("aria-label", label);
-  el.onclick = (event) => { event.preventDefault(); action(el); };
-  el.onkeydown = (event) => {
-    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
-  };
-}
-
-function unclickable(el) {
-  el.classList.remove("pickable");
-  for (const attr of ["tabindex", "role", "aria-label"]) el.removeAttribute(attr);
-  el.onclick = null;
-  el.onkeydown = null;
-}
 
 function readReference(figure) {
   const node = figure.querySelector("script.rio-reference");
