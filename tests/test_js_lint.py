@@ -26,7 +26,11 @@ def test_the_browser_code_has_no_lint_warning():
         pytest.fail("Biome is not installed: ./run test installs it (npm ci at the repository's root)")
     result = subprocess.run(
         [str(BIOME), "lint", "--error-on-warnings", "--max-diagnostics=50"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report

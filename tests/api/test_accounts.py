@@ -374,13 +374,25 @@ def test_two_sessions_of_one_account_play_its_seat_at_once_without_a_rotation(ap
     game, ann, bob = started_game(client, first)
     second_client = app.test_client()
     second = sign_in(second_client).get_json()["token"]
-    for mover, token in ((client, first), (None, None), (second_client, second), (None, None), (client, ann["token"])):
+    for mover, token in (
+        (client, first),
+        (None, None),
+        (second_client, second),
+        (None, None),
+        (client, ann["token"]),
+    ):
         if mover is None:  # Bob's turn in between
-            moved = client.post(f"/v1/games/{game}/moves", json={"command": first_move(client, game, bob["token"])},
-                                headers=bearer(bob["token"]))
+            moved = client.post(
+                f"/v1/games/{game}/moves",
+                json={"command": first_move(client, game, bob["token"])},
+                headers=bearer(bob["token"]),
+            )
         else:
-            moved = mover.post(f"/v1/games/{game}/moves", json={"command": first_move(mover, game, token)},
-                               headers=bearer(token))
+            moved = mover.post(
+                f"/v1/games/{game}/moves",
+                json={"command": first_move(mover, game, token)},
+                headers=bearer(token),
+            )
         assert moved.status_code == 200, moved.get_json()
     events = client.get(f"/v1/games/{game}/events?limit=500").get_json()
     kinds = [e["event"]["type"] if "event" in e else e.get("type") for e in events.get("events", [])]

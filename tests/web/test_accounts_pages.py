@@ -145,7 +145,9 @@ def test_sign_up_join_as_the_account_then_play_the_seat_from_two_devices_at_once
                 assert time.monotonic() < deadline, "the first device's move was never applied"
                 time.sleep(0.05)
         # Nobody was told of a new token: the log has no such sentence.
-        log = requests.get(f"{live.url}/v1/games/{game_id}/annotations?limit=500", timeout=10).json()["annotations"]
+        log = requests.get(f"{live.url}/v1/games/{game_id}/annotations?limit=500", timeout=10).json()[
+            "annotations"
+        ]
         assert not [e for e in log if "new seat token" in e["text"]]
         screenshot(page, "play-account-seat-first-device-desktop")
 

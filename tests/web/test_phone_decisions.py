@@ -19,7 +19,8 @@ HEIGHT = SIZES["phone"]["height"]
 # The boxes of `selectors` (every match), in page coordinates.
 BOXES = """(selectors) => selectors.flatMap((sel) => [...document.querySelectorAll(sel)])
   .filter((el) => el.getClientRects().length)
-  .map((el) => { const r = el.getBoundingClientRect(); return [r.top + scrollY, r.bottom + scrollY, r.left, r.right]; })"""
+  .map((el) => el.getBoundingClientRect())
+  .map((r) => [r.top + scrollY, r.bottom + scrollY, r.left, r.right])"""
 
 
 def assert_one_screen(page, name: str, prompt: str, needed: list[str]) -> None:
@@ -59,7 +60,11 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
     one 390x844 screen with what it is made on."""
     created = requests.post(
         f"{live.url}/v1/games",
-        json={"game": "condottiere", "config": {"players": 3, "seed": 11}, "bots": {"1": "random", "2": "random"}},
+        json={
+            "game": "condottiere",
+            "config": {"players": 3, "seed": 11},
+            "bots": {"1": "random", "2": "random"},
+        },
         timeout=10,
     )
     game_id = created.json()["id"]
@@ -74,7 +79,9 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
         phase = page.locator(".table").get_attribute("data-phase")
         mine = page.locator(".your-turn").count() > 0  # else read between two redraws
         if mine and phase in CONDOTTIERE_NEEDS and phase not in seen:
-            assert_one_screen(page, f"phone-decision-condottiere-{phase}", ".your-turn", CONDOTTIERE_NEEDS[phase])
+            assert_one_screen(
+                page, f"phone-decision-condottiere-{phase}", ".your-turn", CONDOTTIERE_NEEDS[phase]
+            )
             seen.add(phase)
         if {"place_token", "battle"} <= seen and len(seen) >= 3:
             break
@@ -94,7 +101,11 @@ def test_rio_place_1_rio_act_2_every_rio_decision_fits_a_phone_screen(live, cont
     cell asks: the prompt, the seat's own stock and the city's clickable cells fit one screen."""
     created = requests.post(
         f"{live.url}/v1/games",
-        json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": 5}, "bots": {"1": "random", "2": "random"}},
+        json={
+            "game": "rio_de_la_plata",
+            "config": {"players": 3, "seed": 5},
+            "bots": {"1": "random", "2": "random"},
+        },
         timeout=10,
     )
     game_id = created.json()["id"]
@@ -104,17 +115,25 @@ def test_rio_place_1_rio_act_2_every_rio_decision_fits_a_phone_screen(live, cont
     for _ in range(60):
         try:
             page.wait_for_function(TURN_OR_OVER, timeout=30_000)
-        except Exception:
+        except Exception as error:
             screenshot(page, "failure-phone-rio")
-            raise AssertionError(page.locator(".status").text_content() + " / " + page.locator(".moves").inner_text())
+            raise AssertionError(
+                page.locator(".status").text_content() + " / " + page.locator(".moves").inner_text()
+            ) from error
         page.wait_for_function(SETTLED)
         view = requests.get(
-            f"{live.url}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {claim['token']}"}, timeout=10
+            f"{live.url}/v1/games/{game_id}/view",
+            headers={"Authorization": f"Bearer {claim['token']}"},
+            timeout=10,
         ).json()["view"]
         step = view["step"]
         kind = f"{step}-city" if page.locator("svg.rio-city .rio-target").count() else step
         if kind not in seen:
-            needed = [".decision-info", "svg.rio-city .rio-target"] if kind.endswith("city") else [".decision-info", ".moves button"]
+            needed = (
+                [".decision-info", "svg.rio-city .rio-target"]
+                if kind.endswith("city")
+                else [".decision-info", ".moves button"]
+            )
             assert_one_screen(page, f"phone-decision-rio-{kind}", ".your-turn", needed)
             seen.add(kind)
         if step == "B" and "A-city" in seen:

@@ -25,7 +25,9 @@ TURN_OR_OVER = (
 )
 ENABLED = "() => !document.querySelector('.controls button:disabled')"
 # Sentences no page may show: the viewer is "you" with the verb of you, and plurals agree.
-WRONG_WORDS = re.compile(r"You is|You plays|You wins|You has|You receives|\b1 regions|\b1 cards|\b1 attackers|roads is|walls is")
+WRONG_WORDS = re.compile(
+    r"You is|You plays|You wins|You has|You receives|\b1 regions|\b1 cards|\b1 attackers|roads is|walls is"
+)
 SETTLED = (
     "() => !document.querySelector('.controls button:disabled')"
     " && document.body.dataset.connection !== 'reconnecting'"

@@ -15,7 +15,9 @@ BAD_WORDS = r"You is|You plays|You wins|You has|1 regions|1 cards|roads is|walls
 
 
 def _game(live, game: str, config: dict, bots: dict) -> tuple[str, dict]:
-    created = requests.post(f"{live.url}/v1/games", json={"game": game, "config": config, "bots": bots}, timeout=10)
+    created = requests.post(
+        f"{live.url}/v1/games", json={"game": game, "config": config, "bots": bots}, timeout=10
+    )
     assert created.status_code == 201, created.text
     game_id = created.json()["id"]
     claim = requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": "Ann"}, timeout=10).json()
@@ -56,7 +58,9 @@ def test_vic_1_vic_2_how_to_win_is_on_the_condottiere_table_at_both_sizes(live, 
     page.get_by_role("button", name="Close").click()
     assert not dialog.is_visible()
 
-    game_id, claim = _game(live, "condottiere", {"players": 4, "seed": 1}, {"1": "random", "2": "random", "3": "random"})
+    game_id, claim = _game(
+        live, "condottiere", {"players": 4, "seed": 1}, {"1": "random", "2": "random", "3": "random"}
+    )
     phone, errors = open_play_page(context_for("phone"), live.url, game_id, claim)
     assert "hold 5 regions, or 3 adjacent" in _goal(phone)
     phone.get_by_role("button", name="Rules").click()
@@ -92,10 +96,19 @@ def test_second_person_sentences_have_the_verb_of_you(live, context_for):
     page.goto(live.url + "/")
     cases = [
         ("Seat 0 is dealt 10 cards.", "You are dealt 10 cards."),
-        ("Seat 0 plays Mercenary 10. Strengths Seat 0: 10, Seat 1: 0.", "You play Mercenary 10. Strengths you: 10, Seat 1: 0."),
-        ("The battle for Roma ends: strengths Seat 0: 3; seat 0 wins.", "The battle for Roma ends: strengths you: 3; you win."),
+        (
+            "Seat 0 plays Mercenary 10. Strengths Seat 0: 10, Seat 1: 0.",
+            "You play Mercenary 10. Strengths you: 10, Seat 1: 0.",
+        ),
+        (
+            "The battle for Roma ends: strengths Seat 0: 3; seat 0 wins.",
+            "The battle for Roma ends: strengths you: 3; you win.",
+        ),
         ("Seat 0 has no cards and passes.", "You have no cards and pass."),
-        ("Seat 0's Scarecrow takes Mercenary 2 back into the hand.", "Your Scarecrow takes Mercenary 2 back into the hand."),
+        (
+            "Seat 0's Scarecrow takes Mercenary 2 back into the hand.",
+            "Your Scarecrow takes Mercenary 2 back into the hand.",
+        ),
         ("Seat 1 passes the token to seat 0.", "Seat 1 passes the token to you."),
         ("Seat 0 keeps 2 cards and discards 3.", "You keep 2 cards and discard 3."),
         ("Seat 0 adds 1 stone to what he gives.", "You add 1 stone to what you give."),
@@ -120,22 +133,30 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
     page, errors = open_play_page(context_for("phone"), live.url, game_id, claim)
     seen_result = False
     for _ in range(60):
-        page.wait_for_function(TURN + " || /Game over/.test(document.querySelector('.status').textContent)", timeout=30_000)
+        page.wait_for_function(
+            TURN + " || /Game over/.test(document.querySelector('.status').textContent)", timeout=30_000
+        )
         if "Game over" in page.locator(".status").text_content():
             break
         where = page.locator(".last-battle").text_content()
         if "ended" in where:
             seen_result = True
             # The next decision marks only the seats that passed in the battle now under way.
-            view = requests.get(f"{live.url}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {claim['token']}"},
-                                timeout=10).json()["view"]
+            view = requests.get(
+                f"{live.url}/v1/games/{game_id}/view",
+                headers={"Authorization": f"Bearer {claim['token']}"},
+                timeout=10,
+            ).json()["view"]
             passed = sum(1 for p in view["players"] if p["passed"]) if view["battle"] else 0
             badges = page.locator("table.cd-lines .badge", has_text="passed").count()
             assert badges == passed < len(view["players"]), (badges, passed)
             assert page.locator("section.recent:not([hidden])").count()
             screenshot(page, "help-condottiere-battle-result-phone")
             break
-        if page.locator(".moves > button", has_text="Keep my hand").count() and page.locator(".moves > button").count() == 1:
+        if (
+            page.locator(".moves > button", has_text="Keep my hand").count()
+            and page.locator(".moves > button").count() == 1
+        ):
             raise AssertionError("Keep my hand as the only answer is given by the page (RL-12)")
         # Pass every battle at once: the bots end it soon, and its result is what this test reads.
         region = page.locator("svg.cd-map circle[data-region].pickable")
