@@ -1,4 +1,14 @@
-"""The interface every game engine implements.
+"""The interface every game engine implements: with :mod:`games.contract_schema`, the plug-in kit.
+
+A game package, in this repository or in a distribution of its own, needs nothing of the platform
+but these two modules (``games`` carries a ``py.typed`` marker, so a plug-in's own mypy checks it
+against them). Its entry point (``<name> = "<package>:GAME"``, see :mod:`games`) names one object,
+an instance of a class that implements :class:`Game` and *declares* every optional hook it provides
+by subclassing the hook's protocol (``class MyGame(ArchiveHooks, TextHooks): ...``) and defining
+each of the protocol's members in its own body: mypy then checks each member against the protocol
+(a member left out makes the class abstract, and ``GAME = MyGame()`` a type error). The platform
+reaches a hook only through :func:`hook`, which answers for declared hooks only; nothing is attached
+to a game object after it is built.
 
 A game is a *decider*: ``decide(state, seat, command) -> events`` validates a seat's command and
 returns the facts it causes (including every engine-driven step that follows, up to the next point
@@ -174,9 +184,10 @@ def fold(game: Game[StateT], events: Iterable[Event], state: StateT | None = Non
 
 
 # -- optional hooks -------------------------------------------------------------------------------
-# A game may implement any of these in addition to ``Game``; the archive (``replays/``) looks them up
-# with :func:`hook` and falls back to a generic behaviour when one is missing. They are kept out of
-# ``Game`` itself so that ``isinstance(x, Game)`` keeps meaning "can be played".
+# A game may implement any of these in addition to ``Game``, declared by subclassing the protocol
+# (every member then defined in the game's class); the platform reaches them with :func:`hook` and
+# falls back to a generic behaviour when one is missing. They are kept out of ``Game`` itself so that
+# ``isinstance(x, Game)`` keeps meaning "can be played".
 
 
 @runtime_checkable
@@ -264,8 +275,7 @@ class DecideHooks(Protocol):
 @runtime_checkable
 class SnapshotHooks(Protocol):
     """An optional hook for the server's hot path: every accepted move stores a snapshot, and
-    building ``state_to_json``'s plain lists only to encode them was about 4% of a web worker's CPU
-   ."""
+    building ``state_to_json``'s plain lists only to encode them was about 4% of a web worker's CPU."""
 
     def encode_state(self, state: Any) -> bytes:
         """``state_to_json(state)`` encoded as compact JSON, byte for byte what
@@ -492,13 +502,19 @@ class ConfigHooks(Protocol):
 
 def secret_config_keys(game: Game[Any]) -> tuple[str, ...]:
     """The configuration keys ``game`` keeps secret while it runs (:class:`ConfigHooks`)."""
-    keys: tuple[str, ...] = getattr(game, "secret_config_keys", (SEED,))
-    return keys
+    keys: tuple[str, ...] | None = hook(game, "secret_config_keys")
+    return (SEED,) if keys is None else keys
 
 
 def fixed_chance_keys(game: Game[Any]) -> tuple[str, ...]:
     """The secret configuration keys that fix chance outcomes outright (all but the seed)."""
     return tuple(key for key in secret_config_keys(game) if key != SEED)
+
+
+def without_secret_keys(config: Mapping[str, Any], secret: Iterable[str]) -> dict[str, Any]:
+    """``config`` without the keys ``secret`` names (what :func:`public_config` gives by default)."""
+    hidden = set(secret)
+    return {k: v for k, v in config.items() if k not in hidden}
 
 
 def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
@@ -507,14 +523,57 @@ def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     if custom is not None:
         public: dict[str, Any] = custom(config)
         return public
-    secret = secret_config_keys(game)
-    return {k: v for k, v in config.items() if k not in secret}
+    return without_secret_keys(config, secret_config_keys(game))
+
+
+# Every optional hook protocol: a game declares one by subclassing it (see the module's docstring).
+HOOK_PROTOCOLS: tuple[type, ...] = (
+    ArchiveHooks,
+    DecideHooks,
+    SnapshotHooks,
+    SeatHooks,
+    ChanceHooks,
+    DecisionHooks,
+    WebHooks,
+    TextHooks,
+    ContractHooks,
+    RevisionHooks,
+    ConfigHooks,
+)
+
+
+def protocol_members(protocol: type) -> frozenset[str]:
+    """The members (methods and attributes) a hook protocol declares."""
+    names = {n for n, v in vars(protocol).items() if not n.startswith("_") and callable(v)}
+    return frozenset(names | set(getattr(protocol, "__annotations__", {})))
+
+
+HOOK_NAMES: frozenset[str] = frozenset().union(*(protocol_members(p) for p in HOOK_PROTOCOLS))
+
+# A game's class -> the hooks it declares (classes are few and never change: no eviction needed).
+_DECLARED: dict[type, frozenset[str]] = {}
+
+
+def declared_hooks(game: Game[Any]) -> frozenset[str]:
+    """The names of the optional hooks ``game`` declares: every member of each hook protocol its
+    class subclasses."""
+    cls = type(game)
+    names = _DECLARED.get(cls)
+    if names is None:
+        mro = cls.__mro__
+        names = frozenset().union(*(protocol_members(p) for p in HOOK_PROTOCOLS if p in mro))
+        _DECLARED[cls] = names
+    return names
 
 
 def hook(game: Game[Any], name: str) -> Any:
-    """The optional hook ``name`` of ``game`` (see :class:`ArchiveHooks`, :class:`ContractHooks`), or
-    ``None``."""
-    return getattr(game, name, None)
+    """The optional hook ``name`` of ``game`` (a member of one of :data:`HOOK_PROTOCOLS`) when the
+    game declares it, else ``None``. A name no hook protocol declares is a programming error."""
+    if name not in HOOK_NAMES:
+        raise ValueError(f"{name!r} is not a hook of games.base")
+    if name not in declared_hooks(game):
+        return None
+    return getattr(game, name)
 
 
 # Seeds: integers from 0 to 2**128 - 1. Past 2**53 - 1 a JSON number loses bits in many clients

@@ -271,7 +271,7 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     esc = html.escape
     seats = len(doc.get("players") or [])
     seat_vars = " ".join(f"--seat-{i}:{c};" for i, c in enumerate(SEAT_COLOURS))
-    game_css = getattr(game, "render_css", "") or ""
+    game_css = hook(game, "render_css") or ""
     css = _CSS % {"seats": seat_vars, "game_css": game_css}
     result = doc.get("result") or {}
     winners = set(result.get("winners") or []) if doc.get("finished") else set()

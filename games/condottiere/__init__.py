@@ -1,15 +1,34 @@
 """Condottiere (2006 edition and classic edition) as a pure event-sourced rule engine.
 
-``GAME`` implements :class:`games.base.Game`. Rule IDs refer to ``shared/rules/condottiere.md``;
+``GAME`` implements :class:`games.base.Game` and declares every optional hook it provides by
+subclassing its protocol (``games.base``, the plug-in kit); each member is defined below. Rule IDs
+refer to ``shared/rules/condottiere.md``;
 commands, events and views are specified in ``docs/condottiere-protocol.md``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from games.base import REVISION, Game, LogError
-from games.condottiere import automatic, chance, decide, evolve, leave, views
+from games.base import (
+    REVISION,
+    ArchiveHooks,
+    ChanceHooks,
+    ConfigHooks,
+    ContractHooks,
+    DecideHooks,
+    DecisionHooks,
+    Game,
+    LogError,
+    RevisionHooks,
+    SeatHooks,
+    SnapshotHooks,
+    TextHooks,
+    WebHooks,
+    without_secret_keys,
+)
+from games.condottiere import automatic, chance, decide, evolve, leave, render, stats, text, views
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
 from games.condottiere.config import archive_labels as _archive_labels
@@ -24,11 +43,28 @@ from games.condottiere.steps import STEP_GAME_OVER
 from games.condottiere.verify import verify_log as _verify_log
 
 
-class Condottiere:
+class Condottiere(
+    RevisionHooks,
+    ConfigHooks,
+    DecideHooks,
+    SnapshotHooks,
+    SeatHooks,
+    ChanceHooks,
+    DecisionHooks,
+    ArchiveHooks,
+    WebHooks,
+    TextHooks,
+    ContractHooks,
+):
     name = "condottiere"
     title = "Condottiere"
     rules_revision = RULES_REVISION
-    secret_config_keys = SECRET_CONFIG_KEYS  # games.base.ConfigHooks (no public_config: the default)
+
+    # -- games.base.ConfigHooks ------------------------------------------------------------------
+    secret_config_keys = SECRET_CONFIG_KEYS
+
+    def public_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return without_secret_keys(config, SECRET_CONFIG_KEYS)
 
     def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return _configure(raw)
@@ -111,12 +147,30 @@ class Condottiere:
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
 
-    # -- games.base.ArchiveHooks (the others: games/condottiere/stats.py) -------------------------
+    # -- games.base.ArchiveHooks: chapters, statistics facts, export rendering -------------------
+    chapters = staticmethod(stats.chapters)
+    game_facts = staticmethod(stats.game_facts)
+    summarize = staticmethod(render.summarize)
+    render_chapter_html = staticmethod(render.render_chapter_html)
+    render_chapter_markdown = staticmethod(render.render_chapter_markdown)
+    render_css = render.RENDER_CSS
+    annotator_for = staticmethod(render.annotator_for)
+
     def archive_labels(self, config: Mapping[str, Any]) -> dict[str, list[str]]:
         return _archive_labels(config)
 
     def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return _export_config(config)
+
+    # -- games.base.WebHooks: the board drawn by render.py, and the page module beside it --------
+    board_template = staticmethod(render.board_template)
+    web_module = Path(__file__).parent / "web" / "renderer.js"
+
+    # -- games.base.TextHooks: the command-line client's text of views, moves and events ---------
+    render_text = staticmethod(text.render_text)
+    describe_event = staticmethod(text.describe_event)
+    describe_move = staticmethod(text.describe_move)
+    move_menu = staticmethod(text.move_menu)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:
@@ -133,13 +187,3 @@ def _with_automatic(state: State, events: list[dict]) -> list[dict]:
 
 
 GAME: Game[State] = Condottiere()
-
-# Optional archive hooks (games.base.ArchiveHooks): chapters, statistics facts, export rendering.
-from games.condottiere.stats import attach_archive_hooks  # noqa: E402  (needs GAME defined)
-
-attach_archive_hooks(GAME)
-
-# Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
-from games.condottiere.text import attach_text_hooks  # noqa: E402
-
-attach_text_hooks(GAME)

@@ -1,5 +1,8 @@
-"""One English sentence per event, with the numbers that matter. Works on redacted events too
-(it never names a card the event does not show), so it can be used per viewer."""
+"""Condottiere's one table of sentences: one English sentence per event, with the numbers that
+matter. The engine's annotations (``GAME.annotate``, the exports) and the terminal client's event
+lines (``text.describe_event``) all read it. Works on redacted events too (it never names a card
+the event does not show), so it can be used per viewer, and without the states around the event
+(a client holds none): the figures read from a state are then left out."""
 
 from __future__ import annotations
 

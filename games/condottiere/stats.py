@@ -10,7 +10,6 @@ about as cheap as reading the logs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 # Events that belong to the conclusion of a battle (END-1..END-4): a chapter ends after the last of
@@ -277,21 +276,3 @@ def _held(regions: Any, seats: int) -> list[int]:
     for value in values[:seats]:
         held.append(len(value) if isinstance(value, (list, tuple)) else int(value or 0))
     return held + [0] * (seats - len(held))
-
-
-def attach_archive_hooks(game: Any) -> Any:
-    """Give the engine's ``GAME`` the optional archive hooks of ``games.base.ArchiveHooks``
-    (called once from ``games/condottiere/__init__.py``)."""
-    from games.condottiere import render
-
-    game.chapters = chapters
-    game.game_facts = game_facts
-    game.summarize = render.summarize
-    game.render_chapter_html = render.render_chapter_html
-    game.render_chapter_markdown = render.render_chapter_markdown
-    game.render_css = render.RENDER_CSS
-    game.annotator_for = render.annotator_for
-    # The web client (web/): the board drawn by this module, and the page module beside it.
-    game.board_template = render.board_template
-    game.web_module = Path(render.__file__).parent / "web" / "renderer.js"
-    return game

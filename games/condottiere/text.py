@@ -8,8 +8,11 @@ viewer may see: nothing else is available to it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from games.condottiere.annotate import annotate
 
 # The board read north to south, west to east, so the grid looks like the map (MAP-1).
 MAP_ROWS = [
@@ -228,101 +231,17 @@ def render_view(
     return "\n".join(out)
 
 
-def _cards(cards: Sequence[str | None] | None) -> str:
-    if not cards:
-        return "nothing"
-    return ", ".join(card_name(c) for c in cards)
+# "Seat 2", "seat 2" in a sentence of the table; "Seats 1, 2" is left as it is.
+_SEAT = re.compile(r"\b[Ss]eat (\d+)\b")
 
 
 def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
-    """One line for an event (as the viewer received it: hidden cards are already redacted)."""
-    kind = event.get("type")
-    who = seat_label(event.get("seat"), names) if "seat" in event else ""
-    if kind == "game_started":
-        return f"Game {event.get('game_number', 1)} starts."
-    if kind == "first_condottiere_chosen":
-        return f"{who} is the first Condottiere."
-    if kind == "deck_shuffled":
-        return f"The deck is shuffled ({event.get('reason')})."
-    if kind in ("cards_dealt", "cards_drawn"):
-        count = event.get("count", len(event.get("cards") or []))
-        verb = "is dealt" if kind == "cards_dealt" else "draws"
-        shown = f": {_cards(event['cards'])}" if event.get("cards") else ""
-        return f"{who} {verb} {count} cards{shown}."
-    if kind == "token_placed":
-        defender = event.get("defender")
-        extra = f" (defended by {seat_label(defender, names)})" if defender is not None else ""
-        return f"{who} places the Condottiere token on {event.get('region')}{extra}."
-    if kind == "token_declined":
-        return f"{who} declines the token; {seat_label(event.get('to'), names)} chooses."
-    if kind == "card_played":
-        card = "a card face down" if event.get("card") is None else card_name(event.get("card"))
-        if event.get("face_down") and event.get("card") is not None:
-            card += " (face down)"
-        return f"{who} plays {card}."
-    if kind == "card_taken_back":
-        card = card_name(event.get("card")) if event.get("card") else "a card"
-        return f"{who} takes {card} back."
-    if kind == "cards_discarded":
-        items = event.get("cards") or []
-        listed = ", ".join(f"{card_name(i.get('card'))} of {seat_label(i.get('seat'), names)}" for i in items)
-        return f"{str(event.get('cause', '')).capitalize()} discards {listed or 'nothing'}."
-    if kind == "pope_placed":
-        return f"{who} puts the Pope {'on ' + event['region'] if event.get('region') else 'off the board'}."
-    if kind == "cards_revealed":
-        return f"{who} reveals {_cards(event.get('cards'))}."
-    if kind == "passed":
-        return f"{who} passes{' (no cards)' if event.get('auto') else ''}."
-    if kind == "battle_ended":
-        strengths = event.get("strengths")
-        if isinstance(strengths, Mapping):
-            shown = ", ".join(f"{seat_label(int(s), names)}: {v}" for s, v in strengths.items())
-        elif isinstance(strengths, Sequence):
-            shown = ", ".join(f"{seat_label(s, names)}: {v}" for s, v in enumerate(strengths))
-        else:
-            shown = ""
-        where = event.get("region") or "the final battle"
-        winner = event.get("winner")
-        outcome = f"{seat_label(winner, names)} wins" if winner is not None else "nobody wins"
-        return f"Battle for {where} ends ({event.get('cause')}): {outcome}. Strengths: {shown}."
-    if kind == "region_won":
-        return f"{who} takes {event.get('region')}."
-    if kind == "token_passed":
-        return f"{who} receives the Condottiere token ({event.get('cause')})."
-    if kind == "battle_lines_discarded":
-        return "The battle lines are discarded."
-    if kind == "hand_discard_offered":
-        return (
-            "Hand discard asked of " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
-        )
-    if kind == "hand_discarded":
-        return f"{who} {'discards' if event.get('discard') else 'keeps'} the hand."
-    if kind == "round_ended":
-        return "The round ends."
-    if kind == "cards_kept":
-        kept = event.get("kept")
-        return f"{who} keeps {_cards(kept) if kept else str(event.get('kept_count', 'some')) + ' card(s)'}."
-    if kind == "final_battle_started":
-        return (
-            "Final battle between " + ", ".join(seat_label(s, names) for s in event.get("seats") or []) + "."
-        )
-    if kind == "game_won":
-        winners = event.get("winners") or []
-        if event.get("reason") == "stalled":
-            return "The game ends without a winner: ten battles in a row saw no card played."
-        if not winners:
-            return "The game ends without a winner."
-        return (
-            "Game won by " + ", ".join(seat_label(s, names) for s in winners) + f" ({event.get('reason')})."
-        )
-    if kind == "game_scored":
-        return f"Scores: {event.get('scores')} (gained {event.get('gained')})."
-    if kind == "match_won":
-        if not event.get("winners"):
-            return "The match ends without a winner."
-        return "Match won by " + ", ".join(seat_label(s, names) for s in event.get("winners") or []) + "."
-    fields = {k: v for k, v in event.items() if k not in ("type", "v")}
-    return f"{kind}: {fields}"
+    """One line for an event as the viewer received it (hidden cards already redacted): the
+    engine's sentence for it from the one table of Condottiere's sentences (``annotate.py``, which
+    the annotations and the exports read too), with the players' names. A client holds no state,
+    so the sentence is the one a redacted event gives without the states around it."""
+    sentence = annotate(None, dict(event), None)
+    return _SEAT.sub(lambda found: seat_label(int(found.group(1)), names), sentence)
 
 
 def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None) -> str:
@@ -358,11 +277,3 @@ def move_menu(
         else e
         for e in menu
     ]
-
-
-def attach_text_hooks(game: Any) -> Any:
-    game.render_text = render_text
-    game.describe_event = describe_event
-    game.describe_move = describe_move
-    game.move_menu = move_menu
-    return game

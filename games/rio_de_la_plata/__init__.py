@@ -1,33 +1,57 @@
 """Rio de la Plata (Giochix, 2010) as a pure event-sourced rule engine.
 
-``GAME`` implements :class:`games.base.Game`. Rule IDs refer to ``shared/rules/rio-de-la-plata.md``;
-commands, events and views are specified in ``docs/rio-de-la-plata-protocol.md``. The board model
-(section 21) is ``data/board.json``; a configuration may carry another board document."""
+``GAME`` implements :class:`games.base.Game` and declares every optional hook it provides by
+subclassing its protocol (``games.base``, the plug-in kit); each member is defined below. Rule IDs
+refer to ``shared/rules/rio-de-la-plata.md``; commands, events and views are specified in
+``docs/rio-de-la-plata-protocol.md``. The board model (section 21) is ``data/board.json``; a
+configuration may carry another board document."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from games.base import REVISION, Game, LogError
-from games.rio_de_la_plata import chance, rules, views
+from games.base import (
+    REVISION,
+    SEED,
+    ArchiveHooks,
+    ChanceHooks,
+    ConfigHooks,
+    ContractHooks,
+    DecisionHooks,
+    Game,
+    LogError,
+    RevisionHooks,
+    TextHooks,
+    WebHooks,
+)
+from games.rio_de_la_plata import archive, chance, rules, text, text_moves, views
 from games.rio_de_la_plata.annotate import annotate as _annotate
-from games.rio_de_la_plata.archive import attach_archive_hooks
 from games.rio_de_la_plata.board import load_board
 from games.rio_de_la_plata.config import RULES_REVISION
 from games.rio_de_la_plata.config import configure as _configure
 from games.rio_de_la_plata.contract import contract
 from games.rio_de_la_plata.state import State, make_state
-from games.rio_de_la_plata.text import attach_text_hooks
 from games.rio_de_la_plata.verify import verify_log as _verify_log
 
 STATE_FORMAT = 1
 
 
-class RioDeLaPlata:
+class RioDeLaPlata(
+    RevisionHooks,
+    ConfigHooks,
+    ChanceHooks,
+    DecisionHooks,
+    ArchiveHooks,
+    WebHooks,
+    TextHooks,
+    ContractHooks,
+):
     name = "rio_de_la_plata"
     title = "Rio de la Plata"
     rules_revision = RULES_REVISION
+    secret_config_keys = (SEED,)  # games.base.ConfigHooks: the seed decides every draw
 
     def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return _configure(raw)
@@ -68,6 +92,7 @@ class RioDeLaPlata:
     def view(self, state: State, viewer: Any) -> dict[str, Any]:
         return views.view(state, viewer)
 
+    # -- games.base.ConfigHooks ------------------------------------------------------------------
     def public_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return views.public_config(dict(config))
 
@@ -96,6 +121,31 @@ class RioDeLaPlata:
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
 
+    # -- games.base.ArchiveHooks: chapters per round, facts, export rendering (archive.py) -------
+    chapters = staticmethod(archive.chapters)
+    game_facts = staticmethod(archive.game_facts)
+    summarize = staticmethod(archive.summarize)
+    render_chapter_html = staticmethod(archive.render_chapter_html)
+    render_chapter_markdown = staticmethod(archive.render_chapter_markdown)
+    render_css = archive.RENDER_CSS
+    annotator_for = staticmethod(archive.annotator_for)
+
+    def archive_labels(self, config: Mapping[str, Any]) -> dict[str, list[str]]:
+        return {}  # one edition and no options: nothing to list or filter finished games by
+
+    def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(config)  # every value is short: the export prints the configuration as it is
+
+    # -- games.base.WebHooks: the board drawn by archive.py, and the page module beside it -------
+    board_template = staticmethod(archive.board_template)
+    web_module = Path(__file__).parent / "web" / "renderer.js"
+
+    # -- games.base.TextHooks: the command-line client's text of views, moves and events ---------
+    render_text = staticmethod(text.render_text)
+    describe_event = staticmethod(text.describe_event)
+    describe_move = staticmethod(text_moves.describe_move)
+    move_menu = staticmethod(text_moves.move_menu)
+
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:
         """The JSON Schemas of commands, events, views and config (contract.py)."""
@@ -103,9 +153,3 @@ class RioDeLaPlata:
 
 
 GAME: Game[State] = RioDeLaPlata()
-
-# Optional archive hooks (games.base.ArchiveHooks): chapters per round, facts, export rendering.
-attach_archive_hooks(GAME)
-
-# Optional terminal hooks (games.base.TextHooks): the command-line client's text of views and moves.
-attach_text_hooks(GAME)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from html import escape
-from pathlib import Path
 from typing import Any
 
 from games.rio_de_la_plata.annotate import annotate
@@ -439,17 +438,3 @@ RENDER_CSS = (
 def annotator_for(events: Sequence[Mapping[str, Any]], viewer: Any) -> Any:
     """Annotations reveal nothing hidden (the seed is never quoted), so one annotator serves all."""
     return annotate
-
-
-def attach_archive_hooks(game: Any) -> Any:
-    game.chapters = chapters
-    game.game_facts = game_facts
-    game.summarize = summarize
-    game.render_chapter_html = render_chapter_html
-    game.render_chapter_markdown = render_chapter_markdown
-    game.render_css = RENDER_CSS
-    game.annotator_for = annotator_for
-    # The web client (web/): the board drawn by this module, and the page module beside it.
-    game.board_template = board_template
-    game.web_module = Path(__file__).parent / "web" / "renderer.js"
-    return game

@@ -12,7 +12,6 @@ from typing import Any
 
 from games.rio_de_la_plata.annotate import annotate
 from games.rio_de_la_plata.board import Board
-from games.rio_de_la_plata.text_moves import describe_move, move_menu
 from games.rio_de_la_plata.text_words import (
     Vertex,
     cell_name,
@@ -336,11 +335,3 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str] | None = N
     for seat in names or {}:
         text = text.replace(f"Seat {seat}", _name(seat, names)).replace(f"seat {seat}", _name(seat, names))
     return text
-
-
-def attach_text_hooks(game: Any) -> Any:
-    game.render_text = render_text
-    game.describe_event = describe_event
-    game.describe_move = describe_move
-    game.move_menu = move_menu
-    return game

@@ -63,7 +63,8 @@ def test_opt_hid_4_display_shows_own_face_down_card_and_true_strength():
 
 
 def test_display_move_and_event_descriptions():
-    """SCA-1, BIS-2, END-7, RND-2, CL-5: every kind of command reads as a sentence."""
+    """SCA-1, BIS-2, END-7, RND-2, CL-5: every kind of command reads as a sentence; an event reads
+    as the engine's own sentence for it (games/condottiere/annotate.py, the one table)."""
     assert (
         describe_move({"type": "play", "card": "scarecrow", "take_back": "m5"})
         == "play Scarecrow, take back 5"
@@ -76,7 +77,7 @@ def test_display_move_and_event_descriptions():
     assert describe_move({"type": "decline_token"}).startswith("decline the token")
     assert (
         describe_event({"type": "card_played", "seat": 1, "card": None, "face_down": True})
-        == "seat 1 plays a card face down."
+        == "seat 1 plays a face-down card."
     )
     assert (
         describe_event(
@@ -88,7 +89,7 @@ def test_display_move_and_event_descriptions():
                 "cause": "all_passed",
             }
         )
-        == "Battle for Roma ends (all_passed): seat 1 wins. Strengths: seat 0: 3, seat 1: 9."
+        == "The battle for Roma ends: strengths seat 0: 3, seat 1: 9; seat 1 wins."
     )
 
 
