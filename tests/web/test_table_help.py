@@ -202,3 +202,56 @@ def test_only_create_then_join_from_the_game_s_own_page(live, context_for):
     other.wait_for_url(f"**/play/{game_id}")
     seats = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()["seats"]
     assert [s["name"] for s in seats][:2] == ["Ann", "Bob"]
+
+
+def _bishop_game(live) -> tuple[str, dict]:
+    """A 2-player game (a random bot at seat 1) whose seat 0 is dealt a Bishop (SET-3): the first
+    seed that gives one, read from seat 0's own view."""
+    for seed in range(1, 60):
+        game_id, claim = _game(
+            live, "condottiere", {"players": 2, "seed": seed, "first_condottiere": 0}, {"1": "random"}
+        )
+        view = requests.get(
+            f"{live.url}/v1/games/{game_id}/view",
+            headers={"Authorization": f"Bearer {claim['token']}"},
+            timeout=10,
+        ).json()["view"]
+        if "bishop" in view["hand"]:
+            return game_id, claim
+    raise AssertionError("no seed under 60 deals seat 0 a Bishop")
+
+
+def test_bis_2_the_pope_is_placed_on_the_map_or_from_a_grid_of_names(live, context_for):
+    """BIS-2: playing the Bishop asks where the Pope goes; the answers are the regions' names in a
+    grid (not a column of sentences), and the map's regions answer it too: a click on one plays the
+    Bishop with the Pope there."""
+    game_id, claim = _bishop_game(live)
+    page, errors = open_play_page(context_for("phone"), live.url, game_id, claim)
+    for _ in range(40):
+        page.wait_for_function(TURN)
+        page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
+        if page.locator(".hand .cd-card.pickable[data-card='bishop']").count():
+            break
+        region = page.locator("svg.cd-map circle[data-region].pickable")
+        if region.count():
+            region.first.click()
+        else:  # a mercenary first, so the Bishop has something to discard
+            page.locator(".hand .cd-card.pickable:not(.special)").first.click()
+    page.locator(".hand .cd-card.pickable[data-card='bishop']").click()
+    question = page.locator(".moves fieldset.many")
+    question.wait_for()
+    assert "Where does the Pope go" in question.inner_text()
+    names = question.locator("button:not(.secondary)")
+    assert names.count() > 6
+    first, second = names.nth(0).bounding_box(), names.nth(1).bounding_box()
+    assert abs(first["y"] - second["y"]) < 2, "the answers sit side by side"
+    screenshot(page, "help-condottiere-pope-question-phone")
+    targets = page.locator("svg.cd-map circle[data-region].pickable")
+    assert targets.count() == names.count() - 1  # every region but "Keep him off the board"
+    region = targets.first.get_attribute("data-region")
+    targets.first.click()
+    page.wait_for_function(
+        f"() => (document.querySelector('svg.cd-map text.pope') || {{}}).style && "
+        f"document.querySelector('.board-caption').textContent.includes('The Pope stands in {region}')"
+    )
+    assert not errors, errors

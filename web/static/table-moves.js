@@ -65,15 +65,19 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
       type: "button", dataset: { key: option.label }, onclick: (event) => choose(option, event.currentTarget),
     }, option.label, option.note ? h("small", { class: "note" }, ` ${option.note}`) : null));
     const back = h("button", { type: "button", class: "secondary", onclick: drawAgain }, "Back");
-    movesBox.replaceChildren(h("fieldset", {}, h("legend", {}, choice.prompt), ...options, back));
+    movesBox.replaceChildren(h("fieldset", { class: options.length > 6 ? "many" : null }, h("legend", {}, choice.prompt), ...options, back));
+    if (game.onQuestion) game.onQuestion(choice, ctx, (option, el) => choose(option, el));
     options[0].focus({ preventScroll: true });
     if (matchMedia("(max-width: 900px)").matches) controls.scrollIntoView({ block: "nearest" });
   }
 
   // A move that costs the player something the rules take as a penalty is confirmed first.
+  // An option may be several moves the rules let a player make one after the other with nothing
+  // between (`moves`: Rio's collections), sent in one click.
   function choose(option, control) {
-    if (!option.warning) { submit(option.move, control); return; }
-    const yes = h("button", { type: "button", class: "danger", onclick: (event) => submit(option.move, event.currentTarget) }, "Do it anyway");
+    const moves = option.moves || [option.move];
+    if (!option.warning) { submit(moves, control); return; }
+    const yes = h("button", { type: "button", class: "danger", onclick: (event) => submit(moves, event.currentTarget) }, "Do it anyway");
     const back = h("button", { type: "button", class: "secondary", onclick: drawAgain }, "Back");
     movesBox.replaceChildren(h("fieldset", { class: "warning" }, h("legend", {}, option.label),
       h("p", { class: "warning-text", role: "alert" }, option.warning), yes, back));
@@ -88,19 +92,24 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     else choose(choice, element);
   };
 
-  // `automatic`: the page answered for the player (no decision of theirs).
-  async function submit(move, control, { automatic = false } = {}) {
+  // `moves`: sent one after the other, each at the version the last one left (a refusal stops
+  // the rest); `automatic`: the page answered for the player (no decision of theirs).
+  async function submit(moves, control, { automatic = false } = {}) {
     pendingKey = control && movesBox.contains(control) ? control.dataset.key : null;
     for (const button of controls.querySelectorAll("button")) button.disabled = true;
     let failed = null;
     const at = table.version;
     try {
-      await api(`/v1/games/${table.gameId}/moves`, {
-        method: "POST",
-        token: table.token,
-        body: { command: move, expected_version: at },
-        headers: { "Idempotency-Key": crypto.randomUUID() },
-      });
+      let version = at;
+      for (const move of moves) {
+        const { data } = await api(`/v1/games/${table.gameId}/moves`, {
+          method: "POST",
+          token: table.token,
+          body: { command: move, expected_version: version },
+          headers: { "Idempotency-Key": crypto.randomUUID() },
+        });
+        version = data.version;
+      }
       showError(null);
       if (!automatic) onDecided(at);
     } catch (error) {
@@ -132,7 +141,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
       movesBox.replaceChildren(h("p", { class: "muted" }, `${game.choices([only], ctx)[0].label}: your only choice, answered for you.`));
       if (autoAnswered !== data.version) {
         autoAnswered = data.version;
-        setTimeout(() => submit(only, null, { automatic: true }), 0);
+        setTimeout(() => submit([only], null, { automatic: true }), 0);
       }
     } else if (data.version !== movesVersion || redraw || !questionOpen) {
       drawMoves(table.token && view ? view.legal_moves || [] : [], mine);

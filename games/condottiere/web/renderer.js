@@ -324,7 +324,7 @@ export function choices(moves) {
       const entry = {
         onBoard: true,
         label: `Play ${cardName(move.card)}…`,
-        prompt: move.card === "bishop" ? "Where does the Pope go?" : "Which mercenary do you take back?",
+        prompt: move.card === "bishop" ? "Where does the Pope go? Choose a region here or on the map." : "Which mercenary do you take back?",
         options: [],
       };
       byCard.set(move.card, entry);
@@ -332,11 +332,23 @@ export function choices(moves) {
     }
     const entry = byCard.get(move.card);
     const label = move.card === "bishop"
-      ? (move.pope ? `The Pope goes to ${move.pope}` : "The Pope stays where he is")
+      ? (move.pope ? move.pope : "Keep him off the board")
       : (move.take_back ? `Take back a ${cardName(move.take_back)}` : "Take nothing back");
-    entry.options.push({ label, move });
+    entry.options.push({ label, move, region: move.card === "bishop" ? move.pope : undefined });
   }
   return out;
+}
+
+// While a question with regions for answers is open (the Bishop's Pope), those regions of the map
+// answer it when clicked; the next render binds the map as before.
+export function onQuestion(choice, ctx, answer) {
+  const byRegion = new Map((choice.options || []).filter((o) => o.region).map((o) => [o.region, o]));
+  if (!byRegion.size) return;
+  for (const circle of ctx.parts.svg.querySelectorAll("circle[data-region]")) {
+    const option = byRegion.get(circle.dataset.region);
+    if (option) clickable(circle, `The Pope goes to ${option.region}`, (el) => answer(option, el));
+    else unclickable(circle);
+  }
 }
 
 export function heatmap(el, counts, board) {

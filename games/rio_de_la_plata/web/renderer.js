@@ -533,6 +533,12 @@ export function choices(moves, ctx) {
     entry.options.push(option(move));
     entry.onBoard = entry.onBoard && onBoard.has(move);
   }
+  // Collecting from the mine, the forest and the fields are independent moves of one action turn
+  // (RIO-ACT-2: the player resolves them in any order): one control makes them all.
+  const collect = moves.filter((m) => m.type === "collect");
+  if (collect.length > 1) {
+    out.unshift({ label: `Collect from the ${collect.map((m) => words(m.space)).join(", the ")}`, moves: collect, onBoard: false });
+  }
   return out.map((entry) => (entry.options && entry.options.length === 1 ? entry.options[0] : entry));
 }
 
