@@ -140,7 +140,8 @@ async function main() {
     throw error;
   }
   const { module: game, board } = await loadGame(table.summary.game);
-  const ctx = { board, names: (seat) => seatName(table.summary, seat), interactive: false };
+  // `you`: the seat this page plays (a replay's "as Bob saw it" has none: it is not the reader).
+  const ctx = { board, names: (seat) => seatName(table.summary, seat), interactive: false, get you() { return table.claim ? table.claim.seat : null; } };
   setTitle();
   const parts = layout(game, ctx);
   const { status, notice, infoBox, controls } = parts;

@@ -94,7 +94,7 @@ export function howToWin(view, ctx) {
     const owned = p.regions || [];
     return h("tr", { dataset: { seat: String(p.seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})`, "aria-hidden": "true" }),
-        view.seat === p.seat ? h("strong", {}, "You") : ctx.names(p.seat)),
+        ctx.you === p.seat ? h("strong", {}, "You") : ctx.names(p.seat)),
       total === null ? null : h("td", {}, String(owned.length)), h("td", {}, String(largestGroup(owned, borders))));
   });
   return [h("p", {}, goalSentence(view.config)),
@@ -217,7 +217,7 @@ const CAUSES = { surrender: " after a Surrender", bishop: " after the Bishop" };
 function lastBattle(view, ctx) {
   const last = view && view.last_battle;
   if (!last || !last.strengths) return null;
-  const you = (seat) => view.seat === seat;
+  const you = (seat) => ctx.you === seat;
   const strengths = last.strengths.map((x, seat) => [seat, x]).filter(([seat]) => seat !== last.winner)
     .map(([seat, x]) => `${you(seat) ? "you" : ctx.names(seat)} ${x}`).join(", ");
   const where = last.region ? `Last battle, for ${last.region},` : "The final battle";

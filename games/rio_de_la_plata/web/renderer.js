@@ -49,7 +49,7 @@ export function howToWin(view, ctx) {
   if (!view || !view.p) return null;
   const rows = view.p.map((p, seat) => h("tr", { dataset: { seat: String(seat) } },
     h("th", { scope: "row" }, h("span", { class: "chip", style: `background:${seatFill(seat)}`, "aria-hidden": "true" }),
-      view.seat === seat ? h("strong", {}, "You") : ctx.names(seat)),
+      ctx.you === seat ? h("strong", {}, "You") : ctx.names(seat)),
     h("td", {}, String(p.vp)), h("td", { class: "muted" }, vpParts(p).join(", ") || "none yet")));
   return [h("p", {}, goalSentence(view.year)),
     h("table", { class: "progress", "aria-label": "Victory points and where they came from" },
