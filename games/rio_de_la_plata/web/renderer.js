@@ -347,7 +347,12 @@ function bindBoard(view, ctx) {
   const moves = (ctx.interactive && view.legal_moves) || [];
   view._reference = ctx.reference;
   const targets = targetsOf(moves);
-  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), confirm: move.type === "build" });
+  // A building (it costs and cannot be taken back) and a placement that brings nothing are asked
+  // about first, with what they cost or bring beside them, even as the only thing to do there.
+  const option = (move) => {
+    const note = noteFor(move, view);
+    return { label: describeMove(move, ctx), move, warning: warningFor(move, view), note, confirm: move.type === "build" || /^brings nothing/.test(note || "") };
+  };
   const ask = (label, list, el) => ctx.choose({ label, prompt: `${label}: what do you do?`, options: list.map(option) }, el);
   // A group that can be picked, standing on a cell or an edge that can be picked too: its ring,
   // drawn over the middle of that cell, would take every click meant for the cell, so the cell
