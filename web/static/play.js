@@ -95,7 +95,7 @@ function layout(game, ctx) {
       h("a", { href: `/watch/${gameId}` }, "watch"), ".");
   }
   // A seat played through the account needs no device link: signing in on the other device is it.
-  if (table.token) parts.device.append(noticeToggles(), table.claim.account ? null : deviceLinkBox(gameId, () => table.token));
+  if (table.token) parts.device.append(noticeToggles(), ...(table.claim.account ? [] : [deviceLinkBox(gameId, () => table.token)]));
   game.mount(parts.area, ctx);
   return parts;
 }
