@@ -158,7 +158,9 @@ async function createForm() {
 function winnersOf(game) {
   const winners = (game.status === "finished" && game.result && game.result.winners) || null;
   if (!winners) return null;
-  const text = winners.length ? `${winners.map((seat) => seatName(game, seat)).join(" and ")} won` : "no winner";
+  const names = winners.map((seat) => seatName(game, seat));
+  const listed = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0];
+  const text = names.length ? `${listed} won` : "no winner";
   return h("strong", { class: "winner" }, ` · ${text}`);
 }
 
