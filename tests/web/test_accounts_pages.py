@@ -122,7 +122,8 @@ def test_sign_up_join_as_the_account_then_play_the_seat_from_two_devices_at_once
         other.wait_for_url(f"**/play/{game_id}")
         other.locator("#pref-sound").wait_for()  # the page plays the seat (its controls are there)
         assert token_in(other, game_id) is None
-        assert "null" not in other.locator("#app").inner_text().split()  # no device link: nothing in its place
+        # No device link for an account-played seat, and nothing (no "null") in its place.
+        assert "null" not in other.locator("#app").inner_text().split()
         before = _version(live, game_id)
         other.wait_for_function(TURN_OR_OVER)
         other.wait_for_function(ENABLED)
