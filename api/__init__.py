@@ -20,8 +20,15 @@ from werkzeug.exceptions import HTTPException
 from api import contract, cors_adapter, problems, ratelimit, smorest_adapter
 from api.common import refuse_tokens_outside_header
 from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
+from schemas.challenges import ChallengeEventSchema
 from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
 from schemas.jobs import VerifyReportSchema
+from schemas.lobby import (
+    LobbyChallengeEventSchema,
+    LobbyGameEventSchema,
+    LobbySeekEventSchema,
+    LobbySnapshotSchema,
+)
 from schemas.problems import ProblemSchema
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
@@ -34,6 +41,10 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.annotations",
     "api.ratings",
     "api.webhooks",
+    "api.challenges",
+    "api.seeks",
+    "api.lobby",
+    "api.chat",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
@@ -45,6 +56,12 @@ DOCUMENTED_SCHEMAS = {
     "Observation": ObservationSchema,  # a line of an observation export (POST /v1/exports/observations)
     "StreamEnd": StreamEndSchema,
     "ViewStreamEnd": ViewStreamEndSchema,
+    # The challenge events of GET /v1/me/stream and the live lobby's (GET /v1/lobby/stream).
+    "ChallengeEvent": ChallengeEventSchema,
+    "LobbySnapshot": LobbySnapshotSchema,
+    "LobbyGameEvent": LobbyGameEventSchema,
+    "LobbyChallengeEvent": LobbyChallengeEventSchema,
+    "LobbySeekEvent": LobbySeekEventSchema,
 }
 
 DEFAULTS: dict[str, Any] = {

@@ -12,6 +12,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
+| ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
 
 ``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
 carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
@@ -39,6 +40,7 @@ from games.base import Game
 from service.account_followup import accounts_followup
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
+from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder
@@ -48,7 +50,7 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "verify", "bot", "accounts")
+ORDER = ("index", "archive", "verify", "bot", "accounts", "challenge")
 _handlers: dict[str, Handler] = {}
 
 
@@ -174,6 +176,7 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
         current = service.store.status_and_version(game_id)
         if current is None or current[0] == meta["status"]:
             _tell_game_webhooks(service, game_id, meta)
+            _tell_lobby(service, game_id, meta)
             return True
     return False
 
@@ -181,6 +184,25 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
 def _tell_game_webhooks(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
     # A game's start and end, for its creator's game-wide webhooks (idempotent)
     game_status_changed(parts.webhooks(service.store), game_id, meta)
+
+
+def _tell_lobby(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
+    # The live lobby lists open games that anyone may join (a challenge's game never was one).
+    if meta.get("challenge") or meta.get("seek"):
+        return
+    if meta["status"] == "open":
+        count = int(meta["seat_count"])
+        data = {
+            "id": game_id,
+            "game": meta["game"],
+            "title": meta.get("title", meta["game"]),
+            "seat_count": count,
+            "free_seats": [s for s in range(count) if f"kind:{s}" not in meta],
+            "created": meta.get("created"),
+        }
+        parts.lobby(service.store).publish("game", game_id, "added", data)
+    else:
+        parts.lobby(service.store).publish("game", game_id, "gone", None)
 
 
 def archive_game(service: StoreHolder, game_id: str, value: str) -> bool:
@@ -200,4 +222,9 @@ def tell_accounts(service: StoreHolder, game_id: str, value: str) -> bool:
 
 
 # The actions that need only the store: carried out by every process, receivers connected or not.
-_OWN: dict[str, Handler] = {"index": index_game, "archive": archive_game, "accounts": tell_accounts}
+_OWN: dict[str, Handler] = {
+    "index": index_game,
+    "archive": archive_game,
+    "accounts": tell_accounts,
+    "challenge": challenge_followup,
+}

@@ -47,12 +47,15 @@ def raters_of(log: GameLog) -> model.Raters:
     """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``)."""
     meta = log.meta
     count = int(meta.get("seat_count") or 0)
+    result = log.result
+    if meta.get("rated") == "false" and result is not None:
+        result = {**result, "rated": False}  # a casual game (a challenge's choice): never rated
     return model.raters(
         seat_count=count,
         kinds={s: meta.get(f"kind:{s}") for s in range(count)},
         bots={s: meta.get(f"bot:{s}") for s in range(count)},
         accounts={s: meta.get(f"account:{s}") for s in range(count)},
-        result=log.result,
+        result=result,
         prearranged=meta.get("prearranged") == "true",
         imported=meta.get("imported") == "1",
         events=log.events,

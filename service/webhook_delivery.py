@@ -33,7 +33,17 @@ from service.webhook_targets import WebhookUrlRefused, resolve_target
 from store.accounts import FEED_LENGTH
 from store.webhooks import WebhookStore
 
-EVENTS = ("your_turn", "game_started", "game_finished", "verified", "export_ready")
+EVENTS = (
+    "your_turn",
+    "game_started",
+    "game_finished",
+    "verified",
+    "export_ready",
+    "challenge",
+    "challenge_canceled",
+    "challenge_declined",
+    "challenge_expired",
+)
 # A game-wide subscription (its creator's) gets only what any spectator may know, and only the
 # game's own events: a job's end is news for whoever asked for the job, not for the game's audience.
 GAME_EVENTS = ("game_started", "game_finished")
@@ -177,6 +187,14 @@ def _sentence(kind: str, data: Mapping[str, Any], link: str) -> str:
     if kind == "export_ready":
         of = f" of game {data['game_id']}" if data.get("game_id") else ""
         return f"Your export{of} is ready: {link}"
+    if kind.startswith("challenge"):
+        what = {
+            "challenge": f"{data.get('challenger')} challenges you to {game}",
+            "challenge_canceled": f"The {game} challenge by {data.get('challenger')} was canceled",
+            "challenge_declined": f"The {game} challenge was declined ({data.get('reason')})",
+            "challenge_expired": f"The {game} challenge by {data.get('challenger')} expired",
+        }.get(kind, f"The {game} challenge changed")
+        return f"{what}: {link}"
     return f"Webhook test from the game server: {link}"
 
 

@@ -16,7 +16,9 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    and the notices of finished jobs whose worker died before sending them are sent
    (``JobService.announce_due``: ``verified``, ``export_ready`` to the accounts that asked);
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
-7. **account deletions** a dead process left half done are finished (``service.account_deletion``).
+7. **account deletions** a dead process left half done are finished (``service.account_deletion``);
+8. **challenges** past their time expire (``service.challenges``);
+9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ import time
 from typing import Any
 
 from service import GameService, account_deletion, bot_turns, followups, jobs
+from service.challenges import ChallengeService
 from service.compaction import Compaction
+from service.seeks import SeekService
 from store.queues import queue_url
 
 log = logging.getLogger("worker.janitor")
@@ -48,6 +52,8 @@ class Janitor:
         self._next_full_scan = 0.0
         followups.connect_receivers()
         self.compaction = Compaction(service.store)
+        self.challenges = ChallengeService(service)
+        self.seeks = SeekService(service)
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -64,6 +70,8 @@ class Janitor:
         report["job_notices"] = self.jobs.announce_due()
         report["compacted"] = self.compaction.run_due().compacted
         report["deleted_accounts"] = account_deletion.finish_deletions(self.service)
+        report["challenges_expired"] = self.challenges.expire_due()
+        report["paired"] = self.seeks.match()
         return report
 
 
