@@ -10,7 +10,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
   let redraw = false; // the moves must be drawn again even at the same version (a Back, a refusal)
   let pendingKey = null; // the control of the move being sent (disabled meanwhile, so maybe unfocused)
   let autoAnswered = -1;
-  const drawAgain = () => { redraw = true; update(); };
+  const drawAgain = () => { ctx.question = null; redraw = true; update(); };
 
   // Focus stays on the control the player used: a redraw gives it back to the button of the same
   // label (or the first one on a new turn).
@@ -28,6 +28,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
   }
 
   function drawMoves(moves, mine) {
+    ctx.question = null;
     keepFocus(() => {
       if (!mine && !moves.length) {
         movesBox.replaceChildren(h("p", { class: "muted" }, table.finished ? "The game is over." : "Waiting for the others…"));
@@ -66,7 +67,9 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     }, option.label, option.note ? h("small", { class: "note" }, ` ${option.note}`) : null));
     const back = h("button", { type: "button", class: "secondary", onclick: drawAgain }, "Back");
     movesBox.replaceChildren(h("fieldset", { class: options.length > 6 ? "many" : null }, h("legend", {}, choice.prompt), ...options, back));
-    if (game.onQuestion) game.onQuestion(choice, ctx, (option, el) => choose(option, el));
+    // The question stays open over redraws of the board (a late event): the game binds it again.
+    ctx.question = { choice, answer: (option, el) => choose(option, el) };
+    if (game.onQuestion) game.onQuestion(choice, ctx, ctx.question.answer);
     options[0].focus({ preventScroll: true });
     if (matchMedia("(max-width: 900px)").matches) controls.scrollIntoView({ block: "nearest" });
   }
@@ -95,6 +98,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
   // `moves`: sent one after the other, each at the version the last one left (a refusal stops
   // the rest); `automatic`: the page answered for the player (no decision of theirs).
   async function submit(moves, control, { automatic = false } = {}) {
+    ctx.question = null; // answered: the board goes back to the moves
     pendingKey = control && movesBox.contains(control) ? control.dataset.key : null;
     for (const button of controls.querySelectorAll("button")) button.disabled = true;
     let failed = null;
@@ -138,6 +142,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     // once, by the page, and said instead of a turn.
     const only = mine && game.autoAnswer ? game.autoAnswer(view.legal_moves || []) : null;
     if (only) {
+      ctx.question = null;
       movesBox.replaceChildren(h("p", { class: "muted" }, `${game.choices([only], ctx)[0].label}: your only choice, answered for you.`));
       if (autoAnswered !== data.version) {
         autoAnswered = data.version;

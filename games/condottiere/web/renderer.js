@@ -259,6 +259,7 @@ function bindBoard(view, ctx) {
     else unclickable(circle);
   }
   hand.querySelector(".hand-hint").textContent = playable ? "Click a card to play it." : regions.size ? "Click a region on the map for the next battle." : "";
+  if (ctx.question) onQuestion(ctx.question.choice, ctx, ctx.question.answer); // still open
 }
 
 // The end of the game: who won, and each player's regions.
