@@ -228,15 +228,18 @@ def test_bis_2_the_pope_is_placed_on_the_map_or_from_a_grid_of_names(live, conte
     game_id, claim = _bishop_game(live)
     page, errors = open_play_page(context_for("phone"), live.url, game_id, claim)
     for _ in range(40):
-        page.wait_for_function(TURN)
+        page.wait_for_function(TURN, timeout=30_000)
         page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
         if page.locator(".hand .cd-card.pickable[data-card='bishop']").count():
             break
         region = page.locator("svg.cd-map circle[data-region].pickable")
+        mercenary = page.locator(".hand .cd-card.pickable:not(.special)")
         if region.count():
             region.first.click()
-        else:  # a mercenary first, so the Bishop has something to discard
-            page.locator(".hand .cd-card.pickable:not(.special)").first.click()
+        elif mercenary.count():  # a mercenary first, so the Bishop has something to discard
+            mercenary.first.click()
+        else:
+            page.locator(".moves > button").first.click()
     page.locator(".hand .cd-card.pickable[data-card='bishop']").click()
     question = page.locator(".moves fieldset.many")
     question.wait_for()
