@@ -271,8 +271,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["rating_service"] = rating_service
     game_service.predictor = rating_service.predict_for_meta
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
-    # verify job, a bot's turn): explicit, so no import order decides whether it happens.
-    followups.connect_receivers()
+    # verify job, a bot's turn): explicit, so no import order decides whether it happens. Not the
+    # archived games' facts: CPU work the janitor does after the grace period.
+    followups.connect_receivers(facts=False)
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(
@@ -340,5 +341,7 @@ _DESCRIPTION = (
     "Play turn-based games over HTTP. Create a game, claim seats (each claim returns a secret seat "
     "token once), read your view with `Authorization: Bearer <token>`, submit moves, follow the "
     "game live over Server-Sent Events. Errors are RFC 9457 `application/problem+json` documents "
-    "with a stable `code`."
+    "with a stable `code`.\n\n"
+    # Swagger UI shows this text at the top of /docs: the way back for a player who came from a page.
+    "[Back to the lobby](/) · [The game archive](/archive)"
 )
