@@ -68,20 +68,22 @@ def next_clock(
     limit = int(cached.clock["control"]["timeouts_to_bot"])
     if over or not (leaving or (timed_out and clock["timeouts"][seat] >= limit)):
         return kinds, bots, clock, None
-    kinds, bots = handed_to_bot(kinds, bots, seat)
+    # A control recorded before the level could be chosen names none: the random bot.
+    level = str(cached.clock["control"].get("timeout_bot", clocks.TIMEOUT_BOT_LEVEL))
+    kinds, bots = handed_to_bot(kinds, bots, seat, level)
     humans = [s for s in humans if s != seat]
     clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=late)
-    return kinds, bots, clock, handover_event(seat)
+    return kinds, bots, clock, handover_event(seat, level)
 
 
 def handed_to_bot(
-    kinds: dict[int, str], bots: dict[int, str], seat: int
+    kinds: dict[int, str], bots: dict[int, str], seat: int, level: str = clocks.TIMEOUT_BOT_LEVEL
 ) -> tuple[dict[int, str], dict[int, str]]:
-    return {**kinds, seat: "bot"}, {**bots, seat: clocks.TIMEOUT_BOT_LEVEL}
+    return {**kinds, seat: "bot"}, {**bots, seat: level}
 
 
-def handover_event(seat: int) -> dict[str, Any]:
-    return {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": clocks.TIMEOUT_BOT_LEVEL}
+def handover_event(seat: int, level: str = clocks.TIMEOUT_BOT_LEVEL) -> dict[str, Any]:
+    return {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": level}
 
 
 def turn_moved(cached: CachedGame, game: Game[Any], meta: Mapping[str, Any]) -> bool:
