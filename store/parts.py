@@ -32,6 +32,7 @@ from store.outbox import Outbox
 from store.ratings import RatingStore
 from store.replay_cache import ReplayCache
 from store.seeks import SeekStore
+from store.tournaments import TournamentStore
 from store.webhooks import WebhookStore
 
 Connected = GameStore | Archive
@@ -64,6 +65,11 @@ def accounts(store: Connected) -> AccountStore:
 def challenges(store: GameStore) -> ChallengeStore:
     """Challenges: invitations whose acceptance creates their game (``store.challenges``)."""
     return ChallengeStore(store.redis, store.followup_grace_ms)
+
+
+def tournaments(store: Connected) -> TournamentStore:
+    """Tournaments: record, entrants and rounds under one hash tag (``store.tournaments``)."""
+    return TournamentStore(_client(store))
 
 
 def chat(store: GameStore) -> ChatStore:

@@ -13,7 +13,7 @@ from __future__ import annotations
 class TableSizeError(ValueError):
     """The entrants cannot be seated at tables the game allows."""
 
-    code = "table_size_not_allowed"
+    code = "TABLE_SIZE_NOT_ALLOWED"
 
 
 def table_sizes(n: int, size: int, min_size: int, max_size: int | None = None) -> list[int]:
