@@ -92,6 +92,21 @@ return 'recorded'
 """
 
 
+# KEYS: record, rounds; ARGV: round, table index, placing JSON. Writes a table's placing once (the
+# first result stands: a follow-up run twice cannot change it). Returns an outcome word.
+_RESULT = r"""
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw then return 'no_round' end
+local data = cjson.decode(raw)
+local t = data['tables'][tonumber(ARGV[2]) + 1]
+if not t then return 'no_table' end
+if t['placing'] then return 'recorded_before' end
+t['placing'] = cjson.decode(ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(data))
+return 'recorded'
+"""
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -102,6 +117,7 @@ class TournamentStore:
         self._join = client.register_script(_JOIN)
         self._withdraw = client.register_script(_WITHDRAW)
         self._record_round = client.register_script(_RECORD_ROUND)
+        self._result = client.register_script(_RESULT)
 
     def create(self, tournament_id: str, organiser: str, config: Mapping[str, Any], created: int) -> None:
         keys = tournament_keys(tournament_id)
@@ -159,6 +175,12 @@ class TournamentStore:
             self._record_round(
                 keys=[keys.record, keys.rounds], args=[number, orjson.dumps(dict(data)), version, status]
             )
+        )
+
+    def record_result(self, tournament_id: str, number: int, table: int, placing: list[list[str]]) -> str:
+        keys = tournament_keys(tournament_id)
+        return _text(
+            self._result(keys=[keys.record, keys.rounds], args=[number, table, orjson.dumps(placing)])
         )
 
     def finish(self, tournament_id: str) -> None:

@@ -213,6 +213,37 @@ class TournamentService:
         self._refused(outcome)
         return self.view(tournament_id)
 
+    def record_result(
+        self, tournament_id: str, number: int, table: int, placing: list[list[str]]
+    ) -> dict[str, Any]:
+        """A table's result (its finished game's placing: groups of tied account ids, best first),
+        then the next round if it completed this one. Both steps are idempotent: a follow-up run
+        twice, or killed between them, records the result once and pairs the next round once."""
+        found = self._load(tournament_id)
+        players = found.rounds.get(number, {}).get("tables", [])[table]["players"]
+        if sorted(p for g in placing for p in g) != sorted(players):
+            raise InvalidTournament("A placing lists exactly the table's players")
+        self.store.record_result(tournament_id, number, table, placing)
+        return self.advance(tournament_id)
+
+    def advance(self, tournament_id: str) -> dict[str, Any]:
+        """Pair and record the next round once every table of the current one has its result; the
+        last round's completion finishes the tournament (idempotent: safe to run any time)."""
+        found = self._load(tournament_id)
+        current = int(found.record.get("round", 0))
+        if found.record["status"] != "running" or current == 0:
+            return self.view(tournament_id)
+        if not all(t.get("placing") for t in found.rounds[current]["tables"]):
+            return self.view(tournament_id)
+        if current >= self._settings(found)["rounds"]:
+            self.store.finish(tournament_id)
+            return self.view(tournament_id)
+        tables = self.pair_next(found)
+        self.store.record_round(
+            tournament_id, current + 1, {"tables": [{"players": t} for t in tables]}, "", "running"
+        )
+        return self.view(tournament_id)
+
     def pair_next(self, found: StoredTournament) -> list[list[str]]:
         """The next round's tables (account ids in seat order) from the standings so far."""
         settings = self._settings(found)

@@ -271,9 +271,8 @@ def test_elimination_runs_to_one_final_table(n, size, advance, seed):
         placings = [[(p,) for p in rng.sample(t, len(t))] for t in tables]
         nxt = advancing(placings, field, advance)
         assert len(nxt) == advance * len(tables)
-        assert all(
-            set(nxt) & set(t) == set(t[:0]) | {p[0] for p in pl[:advance]} for t, pl in zip(tables, placings)
-        )
+        for t, pl in zip(tables, placings, strict=True):
+            assert set(nxt) & set(t) == {p[0] for p in pl[:advance]}
         field = nxt
         rounds += 1
         assert rounds < 20
