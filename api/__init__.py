@@ -270,8 +270,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["rating_service"] = rating_service
     game_service.predictor = rating_service.predict_for_meta
     # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
-    # verify job, a bot's turn): explicit, so no import order decides whether it happens.
-    followups.connect_receivers()
+    # verify job, a bot's turn): explicit, so no import order decides whether it happens. Not the
+    # archived games' facts: CPU work the janitor does after the grace period.
+    followups.connect_receivers(facts=False)
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(

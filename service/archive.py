@@ -22,6 +22,7 @@ from replays.observations import GzipNdjson, NoDecisions, observations
 from schemas.archive import ExchangeDocumentSchema
 from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
+from service.facts import append_game, fact_store
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from service.ratings import RatingService
@@ -141,6 +142,11 @@ class ArchiveService:
         """One archived game's summary, or None."""
         record = self.archive.record(game_id)
         return summary_of(record) if record is not None else None
+
+    def entries(self, game_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The archive entries of ``game_ids``, in their order (one not archived is left out)."""
+        records = self.archive.records(list(game_ids))
+        return [summary_of(records[i]) for i in game_ids if i in records]
 
     def log(self, game_id: str) -> GameLog | None:
         """A stored game's metadata, complete log and snapshot (one consistent read)."""
@@ -393,7 +399,13 @@ def import_finished_game(
     if log is None:
         return None
     summary = summary_of(log, imported=True)
-    parts.archive(store).enter(index_entry(summary), counts(summary) if counts is not None else ())
+    archive = parts.archive(store)
+    archive.enter(index_entry(summary), counts(summary) if counts is not None else ())
+    # Its facts for the statistics (service.facts), as the follow-up of a game played here does; a
+    # resumed import writes the same files again.
+    stored = parts.load_log(store, log.game_id)
+    if stored is not None:
+        append_game(fact_store(), archive, stored)
     return summary
 
 

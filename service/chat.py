@@ -31,7 +31,7 @@ from schemas.common import BIDI_CONTROLS
 from service import errors
 from service.accounts import AccountService
 from service.games import GameService
-from service.identity import READ, NotSeated, is_account_token
+from service.identity import PLAY, READ, NotSeated, is_account_token
 from service.live import FeedSubscription
 from service.meet_errors import ChatFlood, ChatForbidden, ChatRefused
 from service.repository import now_iso
@@ -69,7 +69,9 @@ class ChatService:
         self.accounts = accounts
         self.store = parts.chat(games.store)
 
-    def speaker(self, game_id: str, token: str | None) -> Speaker:
+    def speaker(self, game_id: str, token: str | None, scope: str = READ) -> Speaker:
+        """Who ``token`` is at the game: a seat, a signed-in spectator (an account token with
+        ``scope``: `play` to write, `read` to read), or an anonymous reader."""
         meta = self.games.repository.meta(game_id)  # GameNotFound first
         if token is None:
             return Speaker(None, None, "")
@@ -81,11 +83,11 @@ class ChatService:
             return Speaker(seat, meta.get(f"name:{seat}"), f"seat:{seat}")
         if not is_account_token(token):
             raise errors.InvalidToken()
-        who = self.accounts.identify(token, READ)
+        who = self.accounts.identify(token, scope)
         return Speaker(None, self.accounts.handle_of(who.account_id), f"acct:{who.account_id}")
 
     def post(self, game_id: str, token: str | None, room: str, text: str) -> dict[str, Any]:
-        speaker = self.speaker(game_id, token)
+        speaker = self.speaker(game_id, token, PLAY)
         if room == "players" and speaker.seat is None:
             raise ChatForbidden("Only the game's players write in the players' room")
         if room == "spectators" and (speaker.seat is not None or not speaker.sender):

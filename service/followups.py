@@ -9,13 +9,15 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | --- | --- | --- | --- |
 | ``index`` | status | here | the cross-game index lists the game under its current status |
 | ``archive`` | version | here | the finished game is in the archive and due for compaction |
+| ``facts`` | version | ``service.facts`` (not in web processes) | the game's facts are in the facts store |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
 | ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
 
-``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and a process
-carries them out only once :func:`connect_receivers` was called (explicitly: by ``create_app``,
+``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and ``facts``
+is CPU work kept out of the web process: a process carries them out only once
+:func:`connect_receivers` was called (explicitly: by ``create_app``,
 ``python -m worker``, the janitor and the clock enforcer; never as a side effect of an import). A
 process without them leaves those actions pending for the janitor.
 
@@ -42,6 +44,7 @@ from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
 from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
+from service.facts import facts_followup
 from service.jobs import verify_followup
 from service.ports import GameAccess, StoreHolder
 from service.webhook_events import game_status_changed
@@ -50,7 +53,7 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "verify", "bot", "accounts", "challenge")
+ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge")
 _handlers: dict[str, Handler] = {}
 
 
@@ -64,18 +67,26 @@ def unregister(action: str) -> None:
     _handlers.pop(action, None)
 
 
-def connect_receivers() -> None:
+def connect_receivers(facts: bool = True) -> None:
     """Make this process carry out every follow-up action: the web process, every worker, the
-    janitor and the clock enforcer call it at start (idempotent)."""
+    janitor and the clock enforcer call it at start (idempotent). ``facts``: also write archived
+    games' facts (``service.facts``); the web process passes False, since turning a log into facts
+    folds it (about a second of CPU for a Rio de la Plata game), which would stall every request
+    its worker serves meanwhile: the janitor writes them after the grace period instead."""
     register("verify", verify_followup)
     register("bot", bot_followup)
+    if facts:
+        register("facts", facts_followup)
+    else:
+        unregister("facts")
 
 
 def disconnect_receivers() -> None:
-    """Undo :func:`connect_receivers` (tests: a game's bot turns and verify jobs are then left
-    pending for the janitor)."""
+    """Undo :func:`connect_receivers` (tests: a game's bot turns, verify jobs and facts are then
+    left pending for the janitor)."""
     unregister("verify")
     unregister("bot")
+    unregister("facts")
 
 
 def actions_for(
@@ -88,6 +99,7 @@ def actions_for(
         actions["index"] = "finished" if over else "active"
     if over:
         actions["archive"] = version
+        actions["facts"] = version
         actions["verify"] = version
     elif any(seat in bot_seats for seat in game.awaiting(state)):
         actions["bot"] = version

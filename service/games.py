@@ -28,7 +28,7 @@ from service.commands import MAX_DECIDE_ATTEMPTS as MAX_DECIDE_ATTEMPTS
 from service.commands import GameCommands
 from service.deadlines import GameDeadlines
 from service.followups import FollowUps
-from service.identity import IdentityResolver
+from service.identity import PLAY, IdentityResolver, credential_of
 from service.ids import new_game_id, new_placed_game_id
 from service.live import LiveHub
 from service.queries import EventsPage as EventsPage
@@ -95,6 +95,7 @@ class GameService:
         self.stream_viewer = queries.stream_viewer
         self.revocation = queries.revocation
         self.stream_revocation = queries.stream_revocation
+        self.credential_check = queries.credential_check
         self.read_events = queries.read_events
         self.redact_entries = queries.redact_entries
         self.follow = queries.follow
@@ -307,7 +308,12 @@ class GameService:
         assert grant.seat is not None and grant.token_hash is not None
         ticket = new_token()
         self.store.passes.put_stream_ticket(
-            game_id, hash_token(ticket), grant.seat, grant.token_hash, STREAM_TICKET_TTL_SECONDS
+            game_id,
+            hash_token(ticket),
+            grant.seat,
+            grant.token_hash,
+            STREAM_TICKET_TTL_SECONDS,
+            grant.credential or "",
         )
         return ticket, grant.seat, STREAM_TICKET_TTL_SECONDS
 
@@ -322,6 +328,8 @@ class GameService:
         grant = StreamGrant(*taken)
         if self.queries.revocation(entry.cached, grant) is not None:
             raise errors.InvalidTicket()
+        if self.queries.credential_revocation(grant) is not None:
+            raise errors.InvalidTicket()  # taken with an account token revoked since
         return grant, entry.cached
 
     def issue_device_link(self, game_id: str, token: str) -> tuple[str, int, int]:
@@ -330,10 +338,16 @@ class GameService:
         DEVICE_LINK_TTL_SECONDS, or once the token that made it is replaced. Returns (code, seat,
         seconds it stays valid)."""
         cached = self.repository.current(game_id).cached
-        seat = self.repository.seat_for_token(cached, token)
+        # A link hands the seat over (a new seat token): an account token needs ``play`` for it.
+        seat = self.repository.seat_for_token(cached, token, PLAY)
         code = new_token()
         self.store.passes.put_device_link(
-            game_id, hash_token(code), seat, cached.seat_hashes[seat], DEVICE_LINK_TTL_SECONDS
+            game_id,
+            hash_token(code),
+            seat,
+            cached.seat_hashes[seat],
+            DEVICE_LINK_TTL_SECONDS,
+            credential_of(token) or "",
         )
         return code, seat, DEVICE_LINK_TTL_SECONDS
 
@@ -345,7 +359,9 @@ class GameService:
         taken = self.store.passes.take_device_link(game_id, hash_token(code))
         if taken is None:
             raise errors.InvalidDeviceLink()
-        seat, token_hash = taken
+        seat, token_hash, credential = taken
+        if self.queries.credential_revocation(StreamGrant(seat, token_hash, credential)) is not None:
+            raise errors.InvalidDeviceLink()  # made with an account token revoked since
         # The rotation swaps the hash only if it is still the one that made the link: a link made
         # before the seat's token was replaced (another link, a rotation) moves nothing.
         try:

@@ -224,9 +224,10 @@ class SeekService:
             self.games.followups.run(game_id, start["followups"])
             self.games.commands.schedule_clock(loaded.cached)
             self.games.commands.notify(loaded.cached, start["genesis"])
-            lobby = parts.lobby(self.games.store)
-            for s in table["seeks"]:
-                lobby.publish("seek", s["id"], "gone", None)
+        # Whoever finishes the table says its seeks are gone (the lobby may hear it twice).
+        lobby = parts.lobby(self.games.store)
+        for s in table["seeks"]:
+            lobby.publish("seek", s["id"], "gone", None)
         self.store.table_done(pool, game_id)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import redis
 
+from store.account_deletion import AccountDeletionStore
 from store.accounts import AccountStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
@@ -60,6 +61,11 @@ def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
 def accounts(store: Connected) -> AccountStore:
     """Accounts, their tokens, games and feeds (``store.accounts``)."""
     return AccountStore(_client(store))
+
+
+def account_deletion(store: Connected) -> AccountDeletionStore:
+    """An account deletion's first step and its pointers elsewhere (``store.account_deletion``)."""
+    return AccountDeletionStore(_client(store))
 
 
 def challenges(store: GameStore) -> ChallengeStore:

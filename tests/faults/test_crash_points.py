@@ -139,7 +139,7 @@ def test_killed_after_the_commit_of_the_last_move(service, janitor, worker, redi
     assert service.store.meta(game_id)["status"] == "finished"
     assert not Archive(client).record(game_id)  # the follow-up work was really lost...
     assert game_id in service.store.index.ids(status="active")
-    assert set(Outbox(client).pending(game_id)) == {"index", "archive", "verify"}
+    assert set(Outbox(client).pending(game_id)) == {"index", "archive", "facts", "verify"}
     took = recover(janitor, lambda: settled(service, game_id))  # ...and is finished by the janitor
     print(f"\nrecovery after_commit (last move): {took:.2f} s, twice: {duplicates(client)}")
     assert_end_state(service, game_id, archived_before=0)

@@ -85,3 +85,31 @@ def test_a_challenge_from_a_profile_is_accepted_from_the_notice_and_both_sit_and
     finally:
         first.close()
         second.close()
+
+
+def test_play_now_pairs_two_browsers_at_one_table(live, browser):
+    """Both press "Play now" for Condottiere; the matcher's pass (the janitor's, run here) pairs
+    them, and each browser is taken to the table with a seat of its own."""
+    from service.seeks import SeekService
+
+    ann, bob = _account(live, "ann"), _account(live, "bob")
+    first, page, errors = _signed_in(browser, live, ann, "desktop")
+    second, other, other_errors = _signed_in(browser, live, bob, "phone")
+    try:
+        for p in (page, other):
+            p.goto(f"{live.url}/")
+            p.locator("#play-now summary").click()
+            p.locator("#play-now button", has_text="Condottiere").click()
+            p.locator(".meet-item.seeking").wait_for()
+        screenshot(other, "meet-seeking-phone")
+        assert SeekService(live.app.extensions["game_service"]).match()["games"] == 1
+        page.wait_for_url("**/play/*")
+        other.wait_for_url("**/play/*")
+        game_id = page.url.rsplit("/", 1)[1]
+        assert other.url.rsplit("/", 1)[1] == game_id
+        for p in (page, other):
+            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is not None
+        assert errors == [] and other_errors == []
+    finally:
+        first.close()
+        second.close()

@@ -116,7 +116,10 @@ function seekLine() {
 async function playNow(game) {
   try {
     const before = new Set(((await accountApi("/v1/me/games?limit=1")).data.running || []).map((g) => g.game_id));
-    const { data } = await accountApi("/v1/seeks", { method: "POST", body: { game } });
+    // The smallest table the game allows: the quickest to fill.
+    const spec = await seatSpec(game);
+    const config = spec ? { [spec.key]: Math.max(2, spec.min || 2) } : {};
+    const { data } = await accountApi("/v1/seeks", { method: "POST", body: { game, config } });
     localStorage.setItem(SEEK_KEY, JSON.stringify({ id: data.id, game, seats: data.seats, before: [...before] }));
   } catch (error) {
     toast(describe(error));
@@ -209,11 +212,12 @@ function challengeForm(handle) {
 function addChallengeButtons(root = document) {
   const me = account.get();
   if (!me) return;
+  const profile = pageData.data && (pageData.data.player || pageData.data.name);
   for (const link of root.querySelectorAll('a[href^="/ratings/players/"], a[href^="/stats/players/"]')) {
     if (link.dataset.meet) continue;
     link.dataset.meet = "1";
-    const handle = decodeURIComponent(link.getAttribute("href").split("/").pop());
-    if (handle.startsWith("bot:") || handle.toLowerCase() === me.handle.toLowerCase()) continue;
+    const handle = decodeURIComponent(new URL(link.href).pathname.split("/").pop());
+    if (handle.startsWith("bot:") || handle.toLowerCase() === me.handle.toLowerCase() || handle === profile) continue;
     link.after(h("button", { type: "button", class: "challenge-button", onclick: () => challengeForm(handle) }, "Challenge"));
   }
   const page = document.body.dataset.page;
