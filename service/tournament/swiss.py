@@ -23,7 +23,12 @@ a second (bench/pairing.py).
 Seats within a table balance the positions: each player's history counts how often they held each
 position (0 = first player); the table's seating minimises, in order, the largest count any player
 would reach and then the sum of the counts they would reach (every ordering of a table of at most
-six is tried: 720 at most).
+six is tried: 720 at most). Before that, a table whose players' histories collide (no seating keeps
+all of them within one: Hall's condition over the positions each may take) swaps a player with an
+equal-scored player of a neighbouring table of the same size when that seats both tables within
+one and adds no repeat (:func:`balance_seats`, one pass): equal scores, so the score groups and the
+spread stay as they were. It does not always succeed (bench/pairing.py counts the players left out
+of "within one").
 """
 
 from __future__ import annotations
@@ -137,6 +142,73 @@ def _resplit(
     return found
 
 
+def _allowed(player: str, size: int, seat_counts: SeatCounts) -> int:
+    """The positions (a bit mask) where ``player`` may sit and stay within one between their
+    most- and least-held position."""
+    counts = (list(seat_counts.get(player) or ()) + [0] * size)[:size]
+    floor = min(counts)
+    return sum(1 << pos for pos, c in enumerate(counts) if c == floor)
+
+
+def _seatable(masks: Sequence[int]) -> bool:
+    """Hall's condition: every set of the table's players has at least as many allowed positions."""
+    n = len(masks)
+    for subset in range(1, 1 << n):
+        union = 0
+        for j in range(n):
+            if subset >> j & 1:
+                union |= masks[j]
+        if union.bit_count() < subset.bit_count():
+            return False
+    return True
+
+
+def balance_seats(
+    tables: list[list[str]],
+    scores: Mapping[str, float],
+    met: Met,
+    seat_counts: SeatCounts,
+    home: Mapping[str, int],
+) -> None:
+    """Swap players of equal score between neighbouring tables when that lets a table whose
+    players' seat histories collide be seated with everyone within one, without a new repeat and
+    without breaking the other table's seating (in place; one pass)."""
+    if not seat_counts:
+        return
+    masks = [{p: _allowed(p, len(t), seat_counts) for p in t} for t in tables]
+    ok = [_seatable(list(m.values())) for m in masks]
+    for i in range(len(tables)):
+        if ok[i]:
+            continue
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(tables) or len(tables[j]) != len(tables[i]) or ok[i]:
+                continue
+            before = _repeats(tables[i], met) + _repeats(tables[j], met)
+            for a in list(tables[i]):
+                if ok[i]:
+                    break
+                for b in list(tables[j]):
+                    if scores.get(a, 0) != scores.get(b, 0):
+                        continue
+                    if abs(home[a] - j) > FLOAT or abs(home[b] - i) > FLOAT:
+                        continue
+                    ti = [b if p == a else p for p in tables[i]]
+                    tj = [a if p == b else p for p in tables[j]]
+                    mi = [masks[i][p] for p in tables[i] if p != a] + [masks[j][b]]
+                    mj = [masks[j][p] for p in tables[j] if p != b] + [masks[i][a]]
+                    if not (_seatable(mi) and (_seatable(mj) or not ok[j])):
+                        continue
+                    if _repeats(ti, met) + _repeats(tj, met) > before:
+                        continue
+                    tables[i], tables[j] = ti, tj
+                    # equal sizes: a player's allowed positions travel with them
+                    moved = {**masks[i], **masks[j]}
+                    masks[i] = {p: moved[p] for p in ti}
+                    masks[j] = {p: moved[p] for p in tj}
+                    ok[i], ok[j] = True, _seatable(list(masks[j].values()))
+                    break
+
+
 def seat(table: Sequence[str], seat_counts: SeatCounts) -> list[str]:
     """``table``'s players in seat order, balancing the positions each has held (module doc)."""
     k = len(table)
@@ -176,4 +248,11 @@ def swiss_round(
     active = [p for p in ranked if p not in gone]
     sizes = table_sizes(len(active), size, min_size, max_size)
     tables = group(active, sizes, scores, met or {}, passes)
+    home = {}
+    start = 0
+    for index, n in enumerate(sizes):
+        for p in active[start : start + n]:
+            home[p] = index
+        start += n
+    balance_seats(tables, scores, met or {}, seat_counts or {}, home)
     return [seat(t, seat_counts or {}) for t in tables]

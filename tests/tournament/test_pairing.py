@@ -304,3 +304,38 @@ def test_duplicate_points_compare_the_same_seat_of_the_same_deal():
     assert got["a0"] == 6 - 5 + Fraction(13, 4) and got["b0"] == 4 - 5 + Fraction(13, 4)
     assert got["a2"] == got["b2"] == Fraction(13, 4)
     assert sum(got.values()) == 2 * TABLE_TOTAL
+
+
+def test_equal_scores_swap_tables_so_every_seat_history_stays_within_one():
+    """Two tables of equal scores; at the first, a and b have held every position but the first
+    (only seat 0 keeps them within one): a swap with a player of the other table lets both tables
+    be seated within one, with no repeat."""
+    counts = {"a": [0, 1, 1, 1], "b": [0, 1, 1, 1], "c": [1, 0, 1, 1], "d": [1, 1, 0, 1]}
+    counts |= {"e": [1, 0, 1, 1], "f": [1, 1, 0, 1], "g": [1, 1, 1, 0], "h": [1, 1, 1, 0]}
+    scores = dict.fromkeys(counts, 6.0)
+    tables = swiss_round(list(counts), scores, 4, 3, {}, counts)
+    for table in tables:
+        for position, player in enumerate(table):
+            after = list(counts[player])
+            after[position] += 1
+            assert max(after) - min(after) <= 1, (table, player)
+
+
+@settings(deadline=None, max_examples=25)
+@given(fields)
+def test_seat_swaps_keep_score_groups_and_add_no_repeat(field):
+    n, k, rounds, seed = field
+    _, ratings, past, results = _field(rounds, n, k, seed)
+    ranked, scores = _ranked(ratings, results)
+    met, seats = history(past)
+    sizes = table_sizes(n, k, 3)
+    grouped = swiss.group(ranked, sizes, scores, met)
+    final = swiss_round(ranked, scores, k, 3, met, seats)
+    assert _repeats(final, met) <= _repeats(grouped, met)
+    home, start = {}, 0
+    for i, size in enumerate(sizes):
+        home.update(dict.fromkeys(ranked[start : start + size], i))
+        start += size
+    assert all(abs(home[p] - i) <= swiss.FLOAT for i, t in enumerate(final) for p in t)
+    for g, f in zip(grouped, final, strict=True):
+        assert sorted(scores[p] for p in g) == sorted(scores[p] for p in f)  # equal scores only
