@@ -138,6 +138,15 @@ class TournamentService:
             out["code"] = settings["code"]  # shown to the organiser, never in a public view
         return out
 
+    def list(self, limit: int = 50) -> list[dict[str, Any]]:
+        out = []
+        for tournament_id in self.store.ids(limit):
+            try:
+                out.append(self.view(tournament_id))
+            except TournamentNotFound:
+                continue
+        return out
+
     def _load(self, tournament_id: str) -> StoredTournament:
         found = self.store.load(tournament_id)
         if found is None:
