@@ -46,7 +46,7 @@ class Tournaments(MethodView):
     @blp.response(200, TournamentListSchema)
     def get(self) -> Response:
         """The newest tournaments."""
-        return json_response({"tournaments": tournaments().list()})
+        return json_response({"tournaments": tournaments().listing()})
 
 
 @blp.route("/<string:tournament_id>")

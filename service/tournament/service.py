@@ -138,7 +138,7 @@ class TournamentService:
             out["code"] = settings["code"]  # shown to the organiser, never in a public view
         return out
 
-    def list(self, limit: int = 50) -> list[dict[str, Any]]:
+    def listing(self, limit: int = 50) -> list[dict[str, Any]]:
         out = []
         for tournament_id in self.store.ids(limit):
             try:

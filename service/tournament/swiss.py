@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import cache
 from itertools import combinations, permutations
 
 from service.tournament.tables import table_sizes
@@ -151,15 +152,20 @@ def _allowed(player: str, size: int, seat_counts: SeatCounts) -> int:
 
 
 def _seatable(masks: Sequence[int]) -> bool:
-    """Hall's condition: every set of the table's players has at least as many allowed positions."""
-    n = len(masks)
-    for subset in range(1, 1 << n):
-        union = 0
-        for j in range(n):
-            if subset >> j & 1:
-                union |= masks[j]
+    return _hall(tuple(sorted(masks)))
+
+
+@cache
+def _hall(masks: tuple[int, ...]) -> bool:
+    """Hall's condition: every set of the table's players has at least as many allowed positions
+    (each subset's union built from the subset less its lowest player: 2^k steps)."""
+    unions = [0] * (1 << len(masks))
+    for subset in range(1, len(unions)):
+        low = subset & -subset
+        union = unions[subset ^ low] | masks[low.bit_length() - 1]
         if union.bit_count() < subset.bit_count():
             return False
+        unions[subset] = union
     return True
 
 
@@ -183,7 +189,6 @@ def balance_seats(
         for j in (i - 1, i + 1):
             if not 0 <= j < len(tables) or len(tables[j]) != len(tables[i]) or ok[i]:
                 continue
-            before = _repeats(tables[i], met) + _repeats(tables[j], met)
             for a in list(tables[i]):
                 if ok[i]:
                     break
@@ -198,7 +203,11 @@ def balance_seats(
                     mj = [masks[j][p] for p in tables[j] if p != b] + [masks[i][a]]
                     if not (_seatable(mi) and (_seatable(mj) or not ok[j])):
                         continue
-                    if _repeats(ti, met) + _repeats(tj, met) > before:
+                    ma, mb = met.get(a, {}), met.get(b, {})
+                    stay_i = [p for p in tables[i] if p != a]
+                    stay_j = [p for p in tables[j] if p != b]
+                    added = sum(mb.get(p, 0) for p in stay_i) + sum(ma.get(p, 0) for p in stay_j)
+                    if added > sum(ma.get(p, 0) for p in stay_i) + sum(mb.get(p, 0) for p in stay_j):
                         continue
                     tables[i], tables[j] = ti, tj
                     # equal sizes: a player's allowed positions travel with them
