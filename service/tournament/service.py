@@ -229,7 +229,10 @@ class TournamentService:
         then the next round if it completed this one. Both steps are idempotent: a follow-up run
         twice, or killed between them, records the result once and pairs the next round once."""
         found = self._load(tournament_id)
-        players = found.rounds.get(number, {}).get("tables", [])[table]["players"]
+        tables = found.rounds.get(number, {}).get("tables", [])
+        if not 0 <= table < len(tables):
+            raise InvalidTournament(f"Round {number} has no table {table}")
+        players = tables[table]["players"]
         if sorted(p for g in placing for p in g) != sorted(players):
             raise InvalidTournament("A placing lists exactly the table's players")
         self.store.record_result(tournament_id, number, table, placing)
