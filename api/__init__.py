@@ -41,6 +41,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.annotations",
     "api.ratings",
     "api.webhooks",
+    "api.analysis",
     "api.challenges",
     "api.seeks",
     "api.lobby",
@@ -341,5 +342,7 @@ _DESCRIPTION = (
     "Play turn-based games over HTTP. Create a game, claim seats (each claim returns a secret seat "
     "token once), read your view with `Authorization: Bearer <token>`, submit moves, follow the "
     "game live over Server-Sent Events. Errors are RFC 9457 `application/problem+json` documents "
-    "with a stable `code`."
+    "with a stable `code`.\n\n"
+    # Swagger UI shows this text at the top of /docs: the way back for a player who came from a page.
+    "[Back to the lobby](/) · [The game archive](/archive)"
 )

@@ -16,6 +16,7 @@ import redis
 
 from store.account_deletion import AccountDeletionStore
 from store.accounts import AccountStore
+from store.analysis import AnalysisStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.challenges import ChallengeStore
@@ -56,6 +57,11 @@ def webhooks(store: Connected) -> WebhookStore:
 def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
     """The archive index of finished games (``store.archive``); ``engines``: see ``Archive``."""
     return Archive(store.redis, engines=engines)
+
+
+def analyses(store: GameStore) -> AnalysisStore:
+    """Finished games' analyses and the accounts' request counters (``store.analysis``)."""
+    return AnalysisStore(store.redis)
 
 
 def accounts(store: Connected) -> AccountStore:

@@ -6,16 +6,28 @@ own result key (nothing is duplicated).
 
 from __future__ import annotations
 
+import os
 from typing import cast
 
 from rq import get_current_job
 from rq.job import Job
 
+from bots.search import Budget
+from service.analysis import AnalysisService
 from service.archive import ArchiveService
 from service.jobs import Handler, JobService
 from service.stats import StatsService
 from store import GameStore
 from worker.stores import store_for
+
+
+def analysis_budget() -> Budget | None:
+    """The analysis' search budget per decision when the operator sets one (``ANALYSIS_ITERATIONS``,
+    ``ANALYSIS_ROLLOUT``): fewer iterations analyse faster and judge coarser."""
+    iterations = os.environ.get("ANALYSIS_ITERATIONS")
+    if not iterations:
+        return None
+    return Budget(iterations=int(iterations), rollout_moves=int(os.environ.get("ANALYSIS_ROLLOUT") or 30))
 
 
 def handlers(store: GameStore) -> dict[str, Handler]:
@@ -30,6 +42,7 @@ def handlers(store: GameStore) -> dict[str, Handler]:
         "game-stats": stats.compute_game,
         "player-stats": stats.compute_player,
         "global-stats": stats.compute_global,
+        "analysis": AnalysisService(store, budget=analysis_budget()).compute,
     }
 
 

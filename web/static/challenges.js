@@ -64,7 +64,7 @@ async function answer(challenge, what) {
 }
 
 let known = new Set();
-let watching = new Set();
+const watching = new Set();
 
 async function refresh() {
   if (!account.get()) return;
@@ -86,7 +86,7 @@ async function refresh() {
       if (data.status === "expired") toast("Your challenge expired.", { kind: "info" });
     } catch { /* gone: nothing to say */ }
   }
-  mine.outgoing.forEach((c) => watching.add(c.id));
+  for (const c of mine.outgoing) watching.add(c.id);
   const fresh = mine.incoming.filter((c) => !known.has(c.id));
   known = new Set(mine.incoming.map((c) => c.id));
   if (fresh.length) toast(`${fresh[0].challenger} challenges you to ${fresh[0].title}.`, { kind: "info" });
