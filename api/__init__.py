@@ -46,6 +46,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.seeks",
     "api.lobby",
     "api.chat",
+    "api.tournaments",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
