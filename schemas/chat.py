@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import BodyInteger, StrictSchema
+from schemas.common import STREAM_ID_PATTERN, BodyInteger, StrictSchema, stream_id_ok
 
 
 class ChatMessageSchema(ma.Schema):
@@ -25,12 +25,18 @@ class PostChatRequest(StrictSchema):
     text = fields.String(required=True, metadata={"description": "1-300 characters, no control characters"})
 
 
+def _message_id(value: str) -> None:
+    if not stream_id_ok(value):
+        raise ma.ValidationError("Not a message id.")
+
+
 class ChatQuery(StrictSchema):
     class Meta:
         unknown = ma.RAISE
 
     after = fields.String(
-        validate=validate.Regexp(r"^\d{1,20}-\d{1,20}$"), metadata={"description": "A message id"}
+        validate=_message_id,
+        metadata={"description": "A message id", "pattern": STREAM_ID_PATTERN},
     )
 
 
