@@ -20,10 +20,10 @@ from store import GameStore, parts
 class StatsService:
     """See the module docstring."""
 
-    def __init__(self, store: GameStore, jobs: JobService | None = None):
+    def __init__(self, store: GameStore, jobs: JobService):
         self._store = store
         self.archive = parts.archive(store, engines=game_names())
-        self.jobs = jobs or JobService(store)
+        self.jobs = jobs
 
     # -- what a request asks -----------------------------------------------------------------------
 

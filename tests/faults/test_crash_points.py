@@ -29,6 +29,7 @@ from rq import Queue
 
 from games import get_game
 from service import GameService
+from service.compaction import Compaction
 from service.jobs import RECONCILE_AFTER_SECONDS, JobService
 from store.archive import Archive
 from store.jobs import JobBook
@@ -108,7 +109,7 @@ def duplicates(client) -> dict[str, int]:
 
 @pytest.fixture()
 def janitor(service):
-    return Janitor(service)
+    return Janitor(service, JobService(service.store), Compaction(service.store))
 
 
 @pytest.fixture()

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from service import GameService
+from service import composition
+from service.compaction import Compaction
+from service.jobs import JobService
 from service.webhook_delivery import Deliverer, WebhookSettings
 from store.outbox import Outbox
 from store.webhooks import WebhookStore
@@ -91,11 +93,11 @@ def test_a_process_killed_between_the_feed_and_the_fan_out_loses_no_delivery(
         timeout=120,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
-    service = GameService.from_url(redis_server.url, queue_url=queue_server.url)
+    service = composition.game_service_at(redis_server.url, queue_url=queue_server.url)
     store = WebhookStore(service.store.redis)
     account = account_of(token)
     assert store.pending(account) == 2  # started, your_turn: the finish is in the feed only
-    janitor = Janitor(service)
+    janitor = Janitor(service, JobService(service.store), Compaction(service.store))
     wait_for(lambda: not Outbox(service.store.redis).pending(game), BOUND_SECONDS, janitor.tick)
     sender = Deliverer(store, WebhookSettings(allow_private_targets=True))
     wait_for(lambda: len(receiver.received) >= 3, BOUND_SECONDS, lambda: sender.run_once(rehint_every=0))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from games import get_game
-from service import GameService
+from service import composition
 from store import game_keys
 from tests.redis_metrics import count_round_trips
 
 
 @pytest.fixture()
 def service(redis_server):
-    svc = GameService.from_url(redis_server.url)
+    svc = composition.game_service_at(redis_server.url)
     yield svc
     svc.store.redis.close()
 
