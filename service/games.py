@@ -99,33 +99,65 @@ class GameService:
         self.seats = SeatClaims(self.repository, self.commands, self.followups)
         self.deadlines = GameDeadlines(self.repository, self.commands)
         self.predictor = predictor
-        # The parts' methods, as the API, the workers and the web pages call them.
-        queries, commands, deadlines = self.queries, self.commands, self.deadlines
-        self.get_view = queries.get_view
-        self.cached_seat = queries.cached_seat
-        self.viewer_seat = queries.viewer_seat
-        self.stream_viewer = queries.stream_viewer
-        self.revocation = queries.revocation
-        self.stream_revocation = queries.stream_revocation
-        self.read_events = queries.read_events
-        self.redact_entries = queries.redact_entries
-        self.follow = queries.follow
-        self.wait_for_events = queries.wait_for_events
-        self.view_updates = queries.view_updates
-        self.open_view_stream = queries.open_view_stream
-        self.cached_view_update = queries.cached_view_update
-        self.view_update_at_least = queries.view_update_at_least
-        self.submit_command = commands.submit_command
-        self.submit_as_seat = commands.submit_as_seat
-        self.resign = commands.resign
-        self.abort = commands.abort
-        self.rotate_token = commands.rotate_token
-        self.enforce_clock = deadlines.enforce_clock
-        self.clock_of = deadlines.clock_of
-        self.rescan_clocks = deadlines.rescan_clocks
-        self.claim_seat = self.seats.claim_seat
-        self._claim = self.seats.claim
-        self._encoded = queries.encoded
+
+    # -- the parts' entry points the API, the workers and the tests call on the service ------------
+    # The streams' and clocks' finer reads are called on their part (``service.queries``,
+    # ``service.deadlines``) by the few callers that need them.
+    def get_view(self, game_id: str, token: str | None = None) -> GameView:
+        return self.queries.get_view(game_id, token)
+
+    def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
+        return self.queries.viewer_seat(game_id, token)
+
+    def read_events(
+        self, game_id: str, token: str | None = None, after: int = 0, limit: int = 100
+    ) -> EventsPage:
+        return self.queries.read_events(game_id, token, after, limit)
+
+    def submit_command(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        minimal: bool = False,
+    ) -> MoveOutcome:
+        return self.commands.submit_command(
+            game_id, token, command, expected_version, idempotency_key, minimal
+        )
+
+    def submit_as_seat(
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        return self.commands.submit_as_seat(game_id, seat, command, expected_version, idempotency_key)
+
+    def resign(self, game_id: str, token: str | None) -> MoveOutcome:
+        return self.commands.resign(game_id, token)
+
+    def abort(self, game_id: str, token: str | None) -> MoveOutcome:
+        return self.commands.abort(game_id, token)
+
+    def rotate_token(self, game_id: str, token: str | None) -> dict[str, Any]:
+        return self.commands.rotate_token(game_id, token)
+
+    def enforce_clock(self, game_id: str, now: int | None = None) -> list[dict[str, Any]]:
+        return self.deadlines.enforce_clock(game_id, now)
+
+    def claim_seat(
+        self,
+        game_id: str,
+        name: str | None = None,
+        seat: int | None = None,
+        bot: str | None = None,
+        account: str | None = None,
+    ) -> ClaimOutcome:
+        return self.seats.claim_seat(game_id, name, seat, bot, account)
 
     @property
     def identity(self) -> IdentityResolver | None:

@@ -66,7 +66,7 @@ def run(url: str, interval: float = INTERVAL_SECONDS, rescan: float = RESCAN_SEC
         started = time.monotonic()
         try:
             if started >= next_rescan:
-                service.rescan_clocks()
+                service.deadlines.rescan_clocks()
                 next_rescan = started + rescan
             for timeout in enforce_due(service):
                 log.info("timeout: %s", timeout)
