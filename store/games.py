@@ -8,7 +8,7 @@ knows nothing about any game's rules.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
 import orjson
@@ -33,7 +33,6 @@ from store.records import (
     StreamEntry,
     encode_field,
     entry_fields,
-    flatten,
     snapshot_bytes,
     stream_entry,
 )
@@ -269,23 +268,26 @@ class GameStore:
         field and returned verbatim to a retry with the same fingerprint. ``followups`` (action ->
         value) enter the game's outbox in the same step (``store.outbox``). ``snapshot`` None keeps
         the stored snapshot, older than the events: :meth:`load` returns the events after it."""
-        meta_args = flatten(meta or {})
-        args: list[Any] = [
-            "" if seat is None else str(seat),
-            token_hash,
-            idempotency_field,
-            fingerprint,
-            expected_version,
-            snapshot_bytes(snapshot),
-            orjson.dumps(response) if response is not None and idempotency_field else b"",
-            IDEMPOTENCY_TTL_SECONDS,
-            *followup_args(game_id, dict(followups or {}), self.followup_grace_ms),
-            len(meta_args) // 2,
-            *meta_args,
-            *(orjson.dumps(event) for event in events),
-        ]
-        keys = [*game_keys(game_id).for_append(), due_key(game_id)]
-        reply = self._run_recording(self._append, game_id, keys, args, bool(followups))
+        keys = game_keys(game_id)
+        call = scripts.AppendCall(
+            events=keys.events,
+            snapshot=keys.snapshot,
+            meta=keys.meta,
+            seats=keys.seats,
+            idem=keys.idem,
+            outbox=keys.outbox,
+            due=due_key(game_id),
+            seat="" if seat is None else str(seat),
+            token_hash=token_hash,
+            idempotency_field=idempotency_field,
+            fingerprint=fingerprint,
+            expected_version=expected_version,
+            snapshot_json=snapshot_bytes(snapshot),
+            response_json=orjson.dumps(response) if response is not None and idempotency_field else b"",
+            idempotency_ttl=IDEMPOTENCY_TTL_SECONDS,
+            rest=[*self._followup_args(game_id, followups), *scripts.events_tail(meta, events)],
+        )
+        reply = self._run_recording(self._append, game_id, call.keys(), call.args(), bool(followups))
         outcome = _text(reply[0])
         if outcome == "ok":
             return AppendResult("ok", version=int(reply[1]))
@@ -327,23 +329,28 @@ class GameStore:
         outcome is ``need_start``: claim again with the start. ``account``: the account the seat
         is bound to (``already_seated`` when it holds another seat of the game); its claim records
         the ``followups_on_start`` given even when the game does not start."""
-        meta_args = flatten(meta_on_start or {})
-        args: list[Any] = [
-            "" if seat is None else str(seat),
-            name,
-            token_hash,
-            kind,
-            bot or "",
-            now,
-            snapshot_bytes(snapshot),
-            account,
-            *followup_args(game_id, dict(followups_on_start or {}), self.followup_grace_ms),
-            len(meta_args) // 2,
-            *meta_args,
-            *(orjson.dumps(event) for event in genesis),
-        ]
-        keys = [*game_keys(game_id).for_claim(), due_key(game_id)]
-        reply = self._run_recording(self._claim, game_id, keys, args, bool(followups_on_start))
+        keys = game_keys(game_id)
+        call = scripts.ClaimCall(
+            meta=keys.meta,
+            seats=keys.seats,
+            events=keys.events,
+            snapshot=keys.snapshot,
+            outbox=keys.outbox,
+            due=due_key(game_id),
+            seat="" if seat is None else str(seat),
+            name=name,
+            token_hash=token_hash,
+            kind=kind,
+            bot=bot or "",
+            now=now,
+            snapshot_json=snapshot_bytes(snapshot),
+            account=account,
+            rest=[
+                *self._followup_args(game_id, followups_on_start),
+                *scripts.events_tail(meta_on_start, genesis),
+            ],
+        )
+        reply = self._run_recording(self._claim, game_id, call.keys(), call.args(), bool(followups_on_start))
         outcome = _text(reply[0])
         if outcome in ("claimed", "started"):
             bound = len(reply) > 3 and int(reply[3]) == 1
@@ -367,26 +374,28 @@ class GameStore:
         """Replace ``seat``'s token hash and append ``events`` (the rotation's record) atomically, if
         ``token_hash`` is the seat's and the game is active at ``expected_version``. One EVALSHA."""
         keys = game_keys(game_id)
-        meta_args = flatten(meta)
-        args: list[Any] = [
-            str(seat),
-            token_hash,
-            new_token_hash,
-            expected_version,
-            snapshot_bytes(snapshot),
-            len(meta_args) // 2,
-            *meta_args,
-            *(orjson.dumps(event) for event in events),
-        ]
-        reply = self._run_recording(
-            self._rotate, game_id, [keys.events, keys.snapshot, keys.meta, keys.seats], args, False
+        call = scripts.RotateCall(
+            events=keys.events,
+            snapshot=keys.snapshot,
+            meta=keys.meta,
+            seats=keys.seats,
+            seat=str(seat),
+            token_hash=token_hash,
+            new_token_hash=new_token_hash,
+            expected_version=expected_version,
+            snapshot_json=snapshot_bytes(snapshot),
+            rest=scripts.events_tail(meta, events),
         )
+        reply = self._run_recording(self._rotate, game_id, call.keys(), call.args(), False)
         outcome = _text(reply[0])
         if outcome in ("ok", "conflict"):
             return AppendResult(outcome, version=int(reply[1]))
         if outcome == "not_active":
             return AppendResult("not_active", status=_text(reply[1]), version=int(reply[2]))
         return AppendResult(outcome)
+
+    def _followup_args(self, game_id: str, followups: Mapping[str, Any] | None) -> list[Any]:
+        return followup_args(game_id, dict(followups or {}), self.followup_grace_ms)
 
     def _run_recording(
         self, script: Any, game_id: str, keys: list[str], args: list[Any], records: bool
@@ -480,14 +489,3 @@ class GameStore:
             return None
         fingerprint, _, response = raw.partition(b"\n")
         return fingerprint.decode(), orjson.loads(response)
-
-
-def iter_all_events(store: GameStore, game_id: str, page: int = 1000) -> Iterable[StreamEntry]:
-    """Every event of a game, paged so a long log never arrives in one reply."""
-    after = 0
-    while True:
-        batch = store.read_events(game_id, after=after, limit=page)
-        yield from batch
-        if len(batch) < page:
-            return
-        after = batch[-1].version

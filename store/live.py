@@ -43,9 +43,9 @@ class EventsReader:
         self._reader_id: int | None = None
 
     def _dedicated(self, block_ms: int) -> AbstractConnection:
-        """The reader's own connection, outside any pool: the XREAD is sent on it directly (issue
-        12's profile: redis-py's command path, with its pool, retry and reply callbacks, cost more
-        than the read itself, once per move in every web process)."""
+        """The reader's own connection, outside any pool: the XREAD is sent on it directly (in a
+        profile of the hot path, redis-py's command path, with its pool, retry and reply callbacks,
+        cost more than the read itself, once per move in every web process)."""
         if self._reader is None:
             pool = self.client.connection_pool
             kwargs = dict(pool.connection_kwargs)

@@ -28,7 +28,9 @@ def test_a_claim_that_read_free_seats_still_starts_the_game_when_others_filled_t
         assert (claimed.seat, claimed.started) == (seat, False)
     assert redis_client.xlen(game_keys(game_id).events) == 0
 
-    last = service.seats.claim(game_id, get_game("condottiere"), None, seat=None, name="Cy", bot=None, meta=stale)
+    last = service.seats.claim(
+        game_id, get_game("condottiere"), None, seat=None, name="Cy", bot=None, meta=stale
+    )
 
     assert (last.seat, last.started) == (2, True)
     assert last.version == redis_client.xlen(game_keys(game_id).events) > 0
