@@ -10,7 +10,8 @@ Redis Cluster: a multi-key ``XREAD`` must name keys of one slot, and each game's
 tag ``{g:<id>}`` (one slot per game, spread over the cluster). Blocking on one connection per slot
 would make connections grow with games, so on a cluster the reader polls instead: every
 ``poll_seconds`` one non-blocking ``XREAD`` per slot group, all in one pipeline over the cluster
-client's per-node connections (one round trip per master). See docs/architecture.md, "Live streams".
+client's per-node connections (one round trip per master). See
+docs/decisions/0015-http-api-and-play-edge.md, "Live streams".
 """
 
 from __future__ import annotations
