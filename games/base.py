@@ -275,8 +275,7 @@ class DecideHooks(Protocol):
 @runtime_checkable
 class SnapshotHooks(Protocol):
     """An optional hook for the server's hot path: every accepted move stores a snapshot, and
-     building ``state_to_json``'s plain lists only to encode them was about 4% of a web worker's CPU
-    ."""
+    building ``state_to_json``'s plain lists only to encode them was about 4% of a web worker's CPU."""
 
     def encode_state(self, state: Any) -> bytes:
         """``state_to_json(state)`` encoded as compact JSON, byte for byte what

@@ -1,8 +1,8 @@
-"""Record a scripted Rio de la Plata game with the engine on PYTHONPATH (run it with the code before
-revisions were numbered, as scripts/record_revision_log.py says): seat Y acquires the Shipowner in
-1580 (a board document makes him free, so that a game's first round can reach him), another seat
-launches the ship in phase A of 1581 and Y launches in phase A of 1582. Every other decision ends
-the turn or passes when it can, else is drawn at random from the seed::
+"""Record a scripted Rio de la Plata game with the engine on PYTHONPATH (run it with the code
+before revisions were numbered, as scripts/record_revision_log.py says): seat Y acquires the
+Shipowner in 1580 (a board document makes him free, so that a game's first round can reach him),
+another seat launches the ship in phase A of 1581 and Y launches in phase A of 1582. Every other
+decision ends the turn or passes when it can, else is drawn at random from the seed::
 
     PYTHONPATH=/tmp/old .venv/bin/python scripts/record_rio_shipowner_log.py 4 OUT.json
 """
