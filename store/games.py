@@ -285,7 +285,7 @@ class GameStore:
             snapshot_json=snapshot_bytes(snapshot),
             response_json=orjson.dumps(response) if response is not None and idempotency_field else b"",
             idempotency_ttl=IDEMPOTENCY_TTL_SECONDS,
-            rest=[*self._followup_args(game_id, followups), *scripts.events_tail(meta, events)],
+            rest=[*self._recorded(game_id, followups), *scripts.events_tail(meta, events)],
         )
         reply = self._run_recording(self._append, game_id, call.keys(), call.args(), bool(followups))
         outcome = _text(reply[0])
@@ -345,10 +345,7 @@ class GameStore:
             now=now,
             snapshot_json=snapshot_bytes(snapshot),
             account=account,
-            rest=[
-                *self._followup_args(game_id, followups_on_start),
-                *scripts.events_tail(meta_on_start, genesis),
-            ],
+            rest=[*self._recorded(game_id, followups_on_start), *scripts.events_tail(meta_on_start, genesis)],
         )
         reply = self._run_recording(self._claim, game_id, call.keys(), call.args(), bool(followups_on_start))
         outcome = _text(reply[0])
@@ -394,7 +391,7 @@ class GameStore:
             return AppendResult("not_active", status=_text(reply[1]), version=int(reply[2]))
         return AppendResult(outcome)
 
-    def _followup_args(self, game_id: str, followups: Mapping[str, Any] | None) -> list[Any]:
+    def _recorded(self, game_id: str, followups: Mapping[str, Any] | None) -> list[Any]:
         return followup_args(game_id, dict(followups or {}), self.followup_grace_ms)
 
     def _run_recording(
