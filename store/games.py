@@ -14,16 +14,14 @@ from typing import Any, overload
 import orjson
 import redis
 import redis.cluster
-from hiredis import pack_command  # redis[hiredis]: what redis-py packs commands with
 
-from store import compact, scripts
+from store import compact, script_runs, scripts
 from store.clocks import ClockBook
-from store.errors import NotReplicated
 from store.game_index import GameIndex
 from store.keys import (
     game_keys,
 )
-from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
+from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
 from store.passes import SeatPasses
 from store.queues import JobQueues, QueueRedisRequired
 from store.records import (
@@ -36,7 +34,6 @@ from store.records import (
     snapshot_bytes,
     stream_entry,
 )
-from store.redis_adapter import is_cluster
 from store.scripts import SNAPSHOT_INTERVAL
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
@@ -49,11 +46,6 @@ FOLLOWUP_GRACE_MS = 2000
 # replication, Redis's default.
 WAIT_REPLICAS = 0
 WAIT_TIMEOUT_MS = 1000
-# Script outcomes that acknowledge a change: the writes, and the replay of an earlier answer (which
-# must not acknowledge a change no replica holds either). Refusals change nothing: nothing to wait for.
-_WRITES = frozenset({"ok", "claimed", "started", "replay"}) | {
-    o.encode() for o in ("ok", "claimed", "started", "replay")
-}
 
 
 @overload
@@ -287,7 +279,9 @@ class GameStore:
             idempotency_ttl=IDEMPOTENCY_TTL_SECONDS,
             rest=[*self._recorded(game_id, followups), *scripts.events_tail(meta, events)],
         )
-        reply = self._run_recording(self._append, game_id, call.keys(), call.args(), bool(followups))
+        reply = script_runs.run_recording(
+            self, self._append, game_id, call.keys(), call.args(), bool(followups)
+        )
         outcome = _text(reply[0])
         if outcome == "ok":
             return AppendResult("ok", version=int(reply[1]))
@@ -347,7 +341,9 @@ class GameStore:
             account=account,
             rest=[*self._recorded(game_id, followups_on_start), *scripts.events_tail(meta_on_start, genesis)],
         )
-        reply = self._run_recording(self._claim, game_id, call.keys(), call.args(), bool(followups_on_start))
+        reply = script_runs.run_recording(
+            self, self._claim, game_id, call.keys(), call.args(), bool(followups_on_start)
+        )
         outcome = _text(reply[0])
         if outcome in ("claimed", "started"):
             bound = len(reply) > 3 and int(reply[3]) == 1
@@ -383,7 +379,7 @@ class GameStore:
             snapshot_json=snapshot_bytes(snapshot),
             rest=scripts.events_tail(meta, events),
         )
-        reply = self._run_recording(self._rotate, game_id, call.keys(), call.args(), False)
+        reply = script_runs.run_recording(self, self._rotate, game_id, call.keys(), call.args(), False)
         outcome = _text(reply[0])
         if outcome in ("ok", "conflict"):
             return AppendResult(outcome, version=int(reply[1]))
@@ -393,91 +389,6 @@ class GameStore:
 
     def _recorded(self, game_id: str, followups: Mapping[str, Any] | None) -> list[Any]:
         return followup_args(game_id, dict(followups or {}), self.followup_grace_ms)
-
-    def _run_recording(
-        self, script: Any, game_id: str, keys: list[str], args: list[Any], records: bool
-    ) -> Any:
-        """Run ``script``; when it may record follow-up work, hint the game's slot right after it in
-        the same pipeline (one round trip; see ``store.outbox``). A refused change leaves a hint
-        to a slot with nothing due: the sweeper drops it."""
-        if self.wait_replicas > 0:
-            reply = self._run_replicated(script, keys, args)
-            if records:
-                self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
-            return reply
-        if not records:
-            try:
-                return self._evalsha(script.sha, keys, args)
-            except redis.exceptions.NoScriptError:
-                return script(keys=keys, args=args)  # loads it, then runs it
-        pipe = self.redis.pipeline(transaction=False)
-        # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS (one
-        # more round trip on every call). Through execute_command because redis-py's cluster
-        # pipeline refuses its evalsha method outright; it routes the command by its keys all the
-        # same (on a cluster the hint goes to its own slot's master in parallel: two round trips
-        # when the slots live on two masters).
-        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-        hint(pipe, game_id, now_ms() + self.followup_grace_ms)
-        try:
-            return pipe.execute()[0]
-        except redis.exceptions.NoScriptError:
-            # Redis restarted or flushed its scripts. The failed EVALSHA changed nothing (the hint
-            # did, harmlessly): run it again, loading it, then hint again.
-            reply = script(keys=keys, args=args)
-            self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
-            return reply
-
-    def _evalsha(self, sha: str, keys: list[str], args: list[Any]) -> Any:
-        """EVALSHA on a connection of the client's pool, sent and read directly. redis-py's command
-        path around it (its retry wrapper, deprecation checks and per-command metrics) cost more
-        than the round trip itself in a profile of the hot path; the Script object also checks its client
-        against a typing Protocol on every call. The pool still hands out a checked connection
-        (reconnected when Redis closed it), and nothing is sent twice: redis-py's retry would run
-        an append again after a reply was lost, turning a move that went through into a conflict.
-        A cluster client routes by key: it keeps redis-py's path."""
-        if is_cluster(self.redis):
-            return self.redis.evalsha(sha, len(keys), *keys, *args)
-        pool = self.redis.connection_pool
-        connection = pool.get_connection()
-        try:
-            # Packed by hiredis itself, as redis-py's send_command would, without its wrapper.
-            connection.send_packed_command([pack_command(("EVALSHA", sha, len(keys), *keys, *args))])
-            return connection.read_response()
-        except (redis.ConnectionError, redis.TimeoutError):
-            connection.disconnect()  # a half-read reply must never reach the next command
-            raise
-        finally:
-            pool.release(connection)
-
-    def _run_replicated(self, script: Any, keys: list[str], args: list[Any], retried: bool = False) -> Any:
-        """``REDIS_WAIT_REPLICAS``: run ``script`` and ``WAIT`` for that many replicas on the same
-        connection of the game's master (WAIT counts the writes of its own connection), in one
-        round trip. A change that fewer replicas acknowledged in time raises ``NotReplicated``."""
-        node = self.redis
-        if isinstance(self.redis, redis.cluster.RedisCluster):
-            node = self.redis.get_node_from_key(keys[0]).redis_connection
-        pipe = node.pipeline(transaction=False)
-        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-        pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
-        try:
-            reply, acknowledged = pipe.execute()
-        except redis.exceptions.NoScriptError:
-            if retried:
-                raise
-            node.script_load(script.script)  # the failed EVALSHA changed nothing
-            return self._run_replicated(script, keys, args, retried=True)
-        except (redis.exceptions.AskError, redis.exceptions.ClusterDownError):
-            # The slot moved (a failover) since the client learnt the map: nothing ran; learn it again.
-            if retried or not isinstance(self.redis, redis.cluster.RedisCluster):
-                raise
-            self.redis.nodes_manager.initialize()
-            return self._run_replicated(script, keys, args, retried=True)
-        outcome = reply[0] if isinstance(reply, list) and reply else None
-        if outcome in _WRITES and int(acknowledged) < self.wait_replicas:
-            raise NotReplicated(
-                f"{acknowledged} of {self.wait_replicas} replicas acknowledged in {self.wait_timeout_ms} ms"
-            )
-        return reply
 
     def get_idempotent(self, game_id: str, idempotency_field: str) -> tuple[str, dict[str, Any]] | None:
         """(fingerprint, response) stored under an idempotency field, or None."""
