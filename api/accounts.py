@@ -45,6 +45,20 @@ NO_STORE = {"Cache-Control": "no-store"}
 _FEED_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 
+# A stream entry id's two parts are unsigned 64-bit integers: a larger one would pass the pattern and
+# make Redis refuse the read, dropping the stream the browser then opens again every few seconds.
+_MOST_ID_PART = 2**64 - 1
+
+
+def _feed_id(value: str) -> bool:
+    """Whether ``value`` is an id a feed entry can have and a read can start after (nothing comes
+    after the very largest id: Redis refuses to read from there)."""
+    if not _FEED_ID.match(value):
+        return False
+    parts = tuple(int(part) for part in value.split("-"))
+    return max(parts) <= _MOST_ID_PART and parts != (_MOST_ID_PART, _MOST_ID_PART)
+
+
 def accounts() -> AccountService:
     return cast(AccountService, current_app.extensions["account_service"])
 
@@ -163,11 +177,13 @@ class Tokens(MethodView):
 
     @blp.arguments(CreateTokenRequest())
     @blp.response(201, NewTokenSchema)
-    @blp.problems(400, 401, 403, 413, 415, 422)
+    @blp.problems(400, 401, 403, 409, 413, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, body: dict[str, Any]) -> Response:
         """A personal access token for a bot or a script (scope `account` needed to make one), with
-        the scopes given, shown only here."""
+        the scopes given, shown only here. A token never makes one with a scope it lacks itself
+        (403 `INSUFFICIENT_SCOPE`). An account holds at most 50: the 51st is refused (409
+        `TOO_MANY_TOKENS`, with `limit`) until one is revoked."""
         made = accounts().create_token(identity(), body["name"], body["scopes"])
         return json_response(made, 201, NO_STORE)
 
@@ -202,7 +218,8 @@ class MyStream(MethodView):
         200,
         description="text/event-stream: first `event: open_games` (the running games, no id), then "
         "`event: game_started`, `your_turn` (with the deadline of a timed game) and `game_finished` "
-        "(with the result), each with an `id:` to resume from (`Last-Event-ID`)",
+        "(with the result), each with an `id:` to resume from (`Last-Event-ID`); `event: revoked` "
+        '(`{"reason": "account_token_revoked"}`) and the end within a heartbeat of the token\'s revocation',
         content_type="text/event-stream",
     )
     @blp.problems(401, 403, 422, 429)
@@ -214,7 +231,8 @@ class MyStream(MethodView):
                 "in": "header",
                 "required": False,
                 "schema": {"type": "string"},
-                "description": "Resume after this event (an `id:` the stream sent)",
+                "description": "Resume after this event (an `id:` the stream sent); an id no feed "
+                "entry can have (parts beyond 64 bits) is a 422",
             }
         ],
     )
@@ -224,7 +242,7 @@ class MyStream(MethodView):
         events (a client away longer reads GET /v1/me/games)."""
         who = identity(READ)
         after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not _FEED_ID.match(after):
+        if after is not None and not _feed_id(after):
             raise ProblemError(
                 422,
                 "VALIDATION_ERROR",
@@ -274,11 +292,12 @@ class AccountSeatToken(MethodView):
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, game_id: str, seat: int) -> Response:
         """The seat token of one of my seats again, from any device (account token with scope
-        `play`): the seat gets a new token (shown only here) and its old one stops working."""
+        `play`, which is all it needs): the seat gets a new token (shown only here) and its old one
+        stops working."""
         token = bearer_token(required=True)
         assert token is not None
         identity(PLAY)  # 401/403 before anything is read of the game
-        seated, _ = service().viewer_seat(game_id, token)
+        seated, _ = service().viewer_seat(game_id, token, PLAY)  # ``play`` alone is enough
         if seated != seat:
             raise ProblemError(403, "NOT_SEATED", "The token's account holds no such seat of this game")
         return json_response(service().rotate_token(game_id, token), 200, NO_STORE)

@@ -186,14 +186,15 @@ def _event_stream(body: Response | Iterable[bytes]) -> Response:
 @blp.route("/<string:game_id>/stream-tickets")
 class StreamTickets(MethodView):
     @blp.response(201, StreamTicketSchema)
-    @blp.problems(401, 404, 429)
+    @blp.problems(401, 403, 404, 429)
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id: str) -> Response:
         """A stream ticket for the token's seat: ``GET .../stream?ticket=<ticket>`` then follows the
         game as that seat without an Authorization header (the browser's EventSource cannot send
         one, and a seat token must never appear in a URL). Single-use (the stream's first request
         consumes it; reconnect with a new ticket and ``after=``), valid for 30 seconds, for this game
-        and seat only; it can open a stream and nothing else."""
+        and seat only; it can open a stream and nothing else. An account token needs scope `read`;
+        a ticket it took opens nothing once it is revoked."""
         ticket, seat, ttl = service().issue_stream_ticket(game_id, bearer_token(required=True))
         stream = url_for("games.Stream", game_id=game_id, ticket=ticket)
         body = {"ticket": ticket, "seat": seat, "expires_in": ttl, "stream": stream}
@@ -215,21 +216,28 @@ def _sse(
     batch of events. With a ``watch`` on its client (the transport's ``hang_up_watch``, which under
     gunicorn watches its socket) the stream ends as soon as its client hangs up, not at its next
     write. A seat's stream ends with ``event: revoked`` (and nothing it would have been sent since)
-    once its token is no longer the seat's."""
+    once its token is no longer the seat's, or within a heartbeat once the account token that opened
+    it is revoked."""
     seat = grant.seat
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
         yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.deadlines.clock_of(game_id))
     last = after
+    check = svc.queries.credential_check(grant, heartbeat)
     with (
         svc.queries.follow(game_id, after) as subscription,
         (watch or _no_watch)(subscription.interrupt) as client,
+        check.watching(subscription.interrupt),
     ):
         while not client.gone:
             items, status, version = svc.queries.wait_for_events(
-                game_id, seat, last, heartbeat, subscription, name
+                game_id, seat, last, check.bound(heartbeat), subscription, name
             )
             if client.gone:
+                return
+            revoked = check.due()
+            if revoked is not None:
+                yield sse.revoked_message(revoked)
                 return
             if items and status != "finished":
                 revoked = svc.queries.stream_revocation(game_id, grant, items[-1]["version"])

@@ -250,7 +250,7 @@ class Moves(MethodView):
 @blp.route("/<string:game_id>/token")
 class SeatToken(MethodView):
     @blp.response(200, RotatedTokenResponse)
-    @blp.problems(401, 404, 409, 422, 429, 503)
+    @blp.problems(401, 403, 404, 409, 422, 429, 503)
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id: str) -> Response:
         """Rotate the token's seat token: the answer carries a new token (shown only here) and the old
@@ -304,13 +304,15 @@ class Events(MethodView):
 @blp.route("/<string:game_id>/device-links")
 class DeviceLinks(MethodView):
     @blp.response(201, DeviceLinkSchema)
-    @blp.problems(401, 404, 429)
+    @blp.problems(401, 403, 404, 429)
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id: str) -> Response:
         """A one-time link that moves the token's seat to another device ("continue on another
         device"). The code travels in the page URL's fragment (``/continue/{id}#<code>``), which a
         browser never sends to a server, so it reaches no server log; the page redeems it with
-        POST .../device-links/redeem. Valid for 10 minutes, once, for this game only."""
+        POST .../device-links/redeem. Valid for 10 minutes, once, for this game only. An account
+        token needs scope `play` (the link hands the seat over). A seat holds at most 5 links at once
+        (a newer one voids the oldest); made too often, 429."""
         code, seat, ttl = service().issue_device_link(game_id, bearer_token(required=True))
         body = {"code": code, "seat": seat, "expires_in": ttl, "page": f"/continue/{game_id}#{code}"}
         return json_response(body, 201, {"Cache-Control": "no-store"})

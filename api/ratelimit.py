@@ -21,8 +21,9 @@ made-up token per request buys none either (60 moves, each with a new made-up to
 never limited). Redis never holds a token: keys name the game and the seat.
 
 Failed credential checks are counted too (``RATE_LIMIT_TOKEN_FAILURE``, per address): a request that
-presents a token this process does not know as a seat's, or a stream ticket, is refused with 429 once
-the address has failed that often, before anything is checked, and its 401 is counted. A token the
+presents a token this process does not know as a seat's, a stream ticket or a device link's code, is
+refused with 429 once the address has failed that often, before anything is checked, and its 401 is
+counted. A token the
 process knows is never held up by it (nor does it cost the check's round trip), so a guesser behind
 the same address as real players locks out only other unknown tokens.
 
@@ -56,7 +57,10 @@ LIMIT_SETTINGS: dict[str, str] = {
     "RATE_LIMIT_MOVE": "30/second",
     "RATE_LIMIT_SEAT_ACTION": "30/minute",
     "RATE_LIMIT_JOB": "30/minute",
-    # Token guesses (any route: a view, a stream, a move) and ticket guesses, per address.
+    # Device links made per seat: each is a Redis key for ten minutes and a code that moves the seat.
+    "RATE_LIMIT_DEVICE_LINK": "5/minute;30/hour",
+    # Token guesses (any route: a view, a stream, a move), ticket and device-link code guesses, per
+    # address.
     "RATE_LIMIT_TOKEN_FAILURE": "10/second;60/minute",
     # Accounts. Sign-in is counted per address and, separately, per handle tried: a
     # guesser spread over many addresses still gets few tries at one account (and its owner, on the
@@ -93,6 +97,7 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "games.Abort": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     # Each ticket is a Redis key (30 s); a page asks for one per (re)connection of its stream.
     "games.StreamTickets": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "games.DeviceLinks": RouteLimit("RATE_LIMIT_DEVICE_LINK", ("POST",), by_token=True),
     "archive.Verify": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
     "archive.Exports": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=True, only_when=_job_started),
     "archive.ArchiveImport": RouteLimit("RATE_LIMIT_JOB", ("POST",), by_token=False, only_when=_job_started),
@@ -110,6 +115,10 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "accounts.Password": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "accounts.AccountSeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
 }
+
+# Endpoints whose request body carries a one-time code to check: their failures (401) count as token
+# guesses of the address.
+CODE_REDEMPTIONS = frozenset({"games.RedeemDeviceLink"})
 
 # A second limit on an endpoint, counted per what its key function names (endpoint -> setting, key).
 KEYED_LIMITS: dict[str, tuple[str, Callable[[], str]]] = {}
@@ -159,9 +168,9 @@ def _seat_or_address() -> str:
 
 def _presents_unknown_credential() -> bool:
     """Whether this request presents a credential to check that is not a token known here: a
-    ``Bearer`` header (well formed or not) whose token is not a seat's known to this process, or a
-    stream ticket."""
-    if request.args.get("ticket") is not None:
+    ``Bearer`` header (well formed or not) whose token is not a seat's known to this process, a
+    stream ticket, or a device link's code (its redemption needs no token: the code is one)."""
+    if request.args.get("ticket") is not None or request.endpoint in CODE_REDEMPTIONS:
         return True
     return request.headers.get("Authorization") is not None and _request_seat() is None
 

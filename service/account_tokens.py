@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ from service.identity import (
     is_account_token,
 )
 from store import timestamps
-from store.accounts import AccountStore
+from store.accounts import AccountStore, account_keys
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,16 @@ LAST_USES_KEPT = 10_000
 
 class TokenNotFound(errors.ServiceError):
     status, code, title = 404, "TOKEN_NOT_FOUND", "The account has no such token"
+
+
+class TooManyTokens(errors.ServiceError):
+    status, code, title = 409, "TOO_MANY_TOKENS", "The account holds as many personal access tokens as it may"
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"An account holds at most {MOST_PERSONAL_TOKENS} personal access tokens: revoke one first.",
+            limit=MOST_PERSONAL_TOKENS,
+        )
 
 
 def _hash(token: str) -> str:
@@ -135,10 +145,38 @@ class AccountTokens:
         if scope not in identity.scopes:
             raise InsufficientScope(scope)
 
+    def credential_alive(self, credential: str) -> bool:
+        """``service.identity.IdentityResolver``: whether the token ``<account id>.<token id>``
+        still works (its entry is gone once it is revoked, signed out, ended by a password change or
+        by the account's deletion)."""
+        account_id, _, token_id = credential.partition(".")
+        entry = self.store.token(account_id, token_id)
+        if entry is None:
+            return False
+        expires = entry.get("expires")
+        return not (expires and timestamps.to_ms(expires) <= int(time.time() * 1000))
+
+    def revocation_feed(self, credential: str) -> tuple[str, Callable[[], str]]:
+        """``service.identity.IdentityResolver``: the key of the stream announcing the revocations of
+        the account's tokens, and how to read where it stands now (``LiveHub.follow_feed``)."""
+        account_id = credential.partition(".")[0]
+        return account_keys(account_id).revoked, lambda: self.store.revocation_feed(account_id)[1]
+
     def create_token(self, identity: Identity, name: str, scopes: Sequence[str]) -> dict[str, Any]:
+        """A token never holds a scope its maker lacks (a personal token with ``account`` alone
+        cannot mint one that plays), and the account's personal tokens are capped: the one beyond
+        the cap is refused (TooManyTokens), never made by dropping the oldest, which some script may
+        still rely on."""
         self._require(identity, ACCOUNT)
+        for scope in scopes:
+            self._require(identity, scope)
         token, entry = self._new_token(identity.account_id, "personal", name, scopes, None)
-        if not self.store.add_token(identity.account_id, entry["id"], entry, MOST_PERSONAL_TOKENS):
+        added = self.store.add_token(
+            identity.account_id, entry["id"], entry, MOST_PERSONAL_TOKENS, refuse_beyond=True
+        )
+        if added is None:
+            raise TooManyTokens()
+        if not added:
             raise errors.InvalidToken()
         return {**_listed(entry, None), "token": token}
 

@@ -30,7 +30,7 @@ from service.account_deletion import finish_deletion
 
 # Exported with the service that hands it out: api.accounts takes Identity from here.
 from service.account_tokens import MOST_SESSIONS, SESSION_SECONDS, AccountTokens, Identity, TokenUses
-from service.identity import ACCOUNT, READ, SCOPES, fold_handle
+from service.identity import ACCOUNT, READ, REVOKED_CREDENTIAL, SCOPES, fold_handle
 from service.live import FeedSubscription
 from store import parts, timestamps
 from store.accounts import FeedEntry, account_keys
@@ -264,7 +264,8 @@ class AccountService(AccountTokens):
     ) -> Iterator[tuple[str, str | None, bytes] | None]:
         """The account's stream: ``("open_games", None, data)`` first, then each feed entry after
         ``after`` (None: after the newest one now) as ``(kind, id, data)``, and ``None`` for a
-        heartbeat. Ends when the token is revoked or the lease cannot be renewed. The feed is read
+        heartbeat. Ends when the lease cannot be renewed, or, with ``("revoked", None, data)``,
+        at the first heartbeat after its token is revoked. The feed is read
         before the running games, so a change in between is sent, not lost (it may also show in
         ``open_games``). It reads the feed when ``feed`` (by default its own
         :meth:`follow_feed`) wakes it, at each heartbeat and at least every
@@ -296,6 +297,8 @@ class AccountService(AccountTokens):
                     try:
                         self.identify_by_id(identity)
                     except errors.InvalidToken:
+                        # As a seat's streams say it (api.sse.revoked_message): the client stops.
+                        yield "revoked", None, orjson.dumps({"reason": REVOKED_CREDENTIAL})
                         return
                     if not self.store.lease_stream(
                         identity.account_id,

@@ -28,7 +28,7 @@ from service.commands import MAX_DECIDE_ATTEMPTS as MAX_DECIDE_ATTEMPTS
 from service.commands import GameCommands
 from service.deadlines import GameDeadlines
 from service.followups import FollowUps, Handler
-from service.identity import IdentityResolver
+from service.identity import PLAY, READ, IdentityResolver, credential_of
 from service.ids import new_game_id, new_placed_game_id
 from service.live import LiveHub
 from service.queries import EventsPage as EventsPage
@@ -106,8 +106,10 @@ class GameService:
     def get_view(self, game_id: str, token: str | None = None) -> GameView:
         return self.queries.get_view(game_id, token)
 
-    def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
-        return self.queries.viewer_seat(game_id, token)
+    def viewer_seat(
+        self, game_id: str, token: str | None, scope: str = READ
+    ) -> tuple[int | None, CachedGame]:
+        return self.queries.viewer_seat(game_id, token, scope)
 
     def read_events(
         self, game_id: str, token: str | None = None, after: int = 0, limit: int = 100
@@ -319,7 +321,12 @@ class GameService:
         assert grant.seat is not None and grant.token_hash is not None
         ticket = new_token()
         self.store.passes.put_stream_ticket(
-            game_id, hash_token(ticket), grant.seat, grant.token_hash, STREAM_TICKET_TTL_SECONDS
+            game_id,
+            hash_token(ticket),
+            grant.seat,
+            grant.token_hash,
+            STREAM_TICKET_TTL_SECONDS,
+            grant.credential or "",
         )
         return ticket, grant.seat, STREAM_TICKET_TTL_SECONDS
 
@@ -334,6 +341,8 @@ class GameService:
         grant = StreamGrant(*taken)
         if self.queries.revocation(entry.cached, grant) is not None:
             raise errors.InvalidTicket()
+        if self.queries.credential_revocation(grant) is not None:
+            raise errors.InvalidTicket()  # taken with an account token revoked since
         return grant, entry.cached
 
     def issue_device_link(self, game_id: str, token: str) -> tuple[str, int, int]:
@@ -342,10 +351,16 @@ class GameService:
         DEVICE_LINK_TTL_SECONDS, or once the token that made it is replaced. Returns (code, seat,
         seconds it stays valid)."""
         cached = self.repository.current(game_id).cached
-        seat = self.repository.seat_for_token(cached, token)
+        # A link hands the seat over (a new seat token): an account token needs ``play`` for it.
+        seat = self.repository.seat_for_token(cached, token, PLAY)
         code = new_token()
         self.store.passes.put_device_link(
-            game_id, hash_token(code), seat, cached.seat_hashes[seat], DEVICE_LINK_TTL_SECONDS
+            game_id,
+            hash_token(code),
+            seat,
+            cached.seat_hashes[seat],
+            DEVICE_LINK_TTL_SECONDS,
+            credential_of(token) or "",
         )
         return code, seat, DEVICE_LINK_TTL_SECONDS
 
@@ -357,7 +372,9 @@ class GameService:
         taken = self.store.passes.take_device_link(game_id, hash_token(code))
         if taken is None:
             raise errors.InvalidDeviceLink()
-        seat, token_hash = taken
+        seat, token_hash, credential = taken
+        if self.queries.credential_revocation(StreamGrant(seat, token_hash, credential)) is not None:
+            raise errors.InvalidDeviceLink()  # made with an account token revoked since
         # The rotation swaps the hash only if it is still the one that made the link: a link made
         # before the seat's token was replaced (another link, a rotation) moves nothing.
         try:

@@ -10,6 +10,7 @@ A token is an account's when it starts with one of :data:`ACCOUNT_TOKEN_PREFIXES
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from typing import Protocol
 
 from service.errors import InvalidToken, ServiceError
@@ -26,9 +27,25 @@ SESSION_PREFIX = "csa_"  # a session token (POST /v1/sessions)
 PERSONAL_PREFIX = "csp_"  # a personal access token (POST /v1/me/tokens)
 ACCOUNT_TOKEN_PREFIXES = (SESSION_PREFIX, PERSONAL_PREFIX)
 
+# Why a stream opened with an account token ends (``event: revoked``): the token was revoked, by
+# its owner, a sign-out, a password change (the other sessions) or the account's deletion.
+REVOKED_CREDENTIAL = "account_token_revoked"
+
 
 def is_account_token(token: str) -> bool:
     return token.startswith(ACCOUNT_TOKEN_PREFIXES)
+
+
+def credential_of(token: str | None) -> str | None:
+    """``<account id>.<token id>`` of an account token (its secret left out), None for any other
+    token: what a stream, a stream ticket or a device link keeps of the account token it was opened
+    or issued with, so it ends when that token is revoked (``IdentityResolver.credential_alive``)."""
+    if token is None or not is_account_token(token):
+        return None
+    pieces = token[len(SESSION_PREFIX) :].split(".")
+    if len(pieces) != 3 or not all(pieces):
+        return None
+    return f"{pieces[0]}.{pieces[1]}"
 
 
 class InsufficientScope(ServiceError):
@@ -53,6 +70,17 @@ class IdentityResolver(Protocol):
     def account_for(self, token: str, scope: str) -> str:
         """The id of the account ``token`` belongs to, if the token is valid and has ``scope``;
         raises :class:`service.errors.InvalidToken` or :class:`InsufficientScope`."""
+        ...
+
+    def credential_alive(self, credential: str) -> bool:
+        """Whether the account token named by ``credential`` (:func:`credential_of`) still works:
+        False once it is revoked, signed out, ended by a password change or the account's deletion,
+        or expired. One read of the account's slot."""
+        ...
+
+    def revocation_feed(self, credential: str) -> tuple[str, Callable[[], str]]:
+        """The stream that announces revocations of the account's tokens (``LiveHub.follow_feed``:
+        its key, and how to read its newest entry id)."""
         ...
 
 

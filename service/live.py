@@ -77,25 +77,29 @@ def _stream_id(entry_id: str) -> tuple[int, int]:
 
 
 class _Feed:
-    __slots__ = ("position", "generation", "changed", "subscribers")
+    __slots__ = ("position", "generation", "changed", "subscribers", "callbacks")
 
     def __init__(self, position: str):
         self.position = position  # the newest entry id the reader has seen: its next XREAD's start
         self.generation = 0  # bumped at every delivery (before ``changed`` is set)
         self.changed = threading.Event()  # replaced by a fresh one at every delivery, as _Watched's
         self.subscribers = 0
+        # Called by the reader after each delivery (``follow_feed``'s ``on_news``); a tuple replaced
+        # whole under the hub's lock, as _Watched's pushers.
+        self.callbacks: tuple[Callable[[], None], ...] = ()
 
 
 class FeedSubscription:
     """One stream's interest in a feed (see :meth:`LiveHub.follow_feed`). Close it (or use it as
     a context manager)."""
 
-    def __init__(self, hub: LiveHub, key: str, feed: _Feed):
+    def __init__(self, hub: LiveHub, key: str, feed: _Feed, on_news: Callable[[], None] | None = None):
         self.hub = hub
         self.key = key
         self._feed = feed
         self._seen = feed.generation
         self._closed = False
+        self._on_news = on_news
 
     def wait(self, timeout: float) -> bool:
         """True as soon as the feed has news since the last call (or since the subscription, for
@@ -117,7 +121,7 @@ class FeedSubscription:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self.hub._release_feed(self.key, self._feed)
+            self.hub._release_feed(self.key, self._feed, self._on_news)
 
     def __enter__(self) -> FeedSubscription:
         return self
@@ -230,11 +234,16 @@ class LiveHub:
                 log.warning("could not wake the live reader", exc_info=True)
         return Subscription(self, game_id, watched, push)
 
-    def follow_feed(self, key: str, position: Callable[[], str]) -> FeedSubscription:
+    def follow_feed(
+        self, key: str, position: Callable[[], str], on_news: Callable[[], None] | None = None
+    ) -> FeedSubscription:
         """Be woken when stream ``key`` gets an entry. ``position()`` (the stream's newest entry id
         now, "0-0" when empty) is asked only when no stream of this process follows ``key`` yet:
         the reader reads from there on. The subscriber reads the entries itself, after its own last
-        one, and so may be woken once for entries it has already read (it then reads nothing)."""
+        one, and so may be woken once for entries it has already read (it then reads nothing).
+        With ``on_news``, the reader also calls it after each delivery, for a subscriber that waits
+        on something else (a game stream told that its account token may have been revoked); it
+        must never block."""
         self._ensure_running()
         with self._lock:
             feed = self._feeds.get(key)
@@ -247,16 +256,20 @@ class LiveHub:
             else:
                 new = False
             feed.subscribers += 1
+            if on_news is not None:
+                feed.callbacks = (*feed.callbacks, on_news)
         if new:
             self._changed.set()
             try:  # as for a new game (subscribe): else the new key waits for the XREAD in progress
                 self.reader.wake()
             except StoreError:
                 log.warning("could not wake the live reader", exc_info=True)
-        return FeedSubscription(self, key, feed)
+        return FeedSubscription(self, key, feed, on_news)
 
-    def _release_feed(self, key: str, feed: _Feed) -> None:
+    def _release_feed(self, key: str, feed: _Feed, on_news: Callable[[], None] | None = None) -> None:
         with self._lock:
+            if on_news is not None:
+                feed.callbacks = tuple(c for c in feed.callbacks if c is not on_news)
             feed.subscribers -= 1
             if feed.subscribers <= 0 and self._feeds.get(key) is feed:
                 del self._feeds[key]
@@ -275,6 +288,11 @@ class LiveHub:
             feed.generation += 1
             changed, feed.changed = feed.changed, threading.Event()
         changed.set()
+        for callback in feed.callbacks:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - one failing stream must not stop the others
+                log.exception("live reader: a feed callback for %s failed", key)
         return True
 
     def watched_feeds(self) -> int:

@@ -7,8 +7,10 @@ Reads only: through the repository (``service.repository``), which it shares wit
 from __future__ import annotations
 
 import hmac
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -19,7 +21,7 @@ from games import get_game
 from games.base import FULL, SPECTATOR, Game
 from service import clocks, errors
 from service.cache import CachedGame
-from service.identity import is_account_token
+from service.identity import READ, REVOKED_CREDENTIAL, InsufficientScope, credential_of, is_account_token
 from service.live import LiveHub, Subscription
 from service.repository import GameRepository, hash_token, now_ms
 from store import StreamEntry
@@ -121,10 +123,13 @@ class ViewUpdate(NamedTuple):
 class StreamGrant(NamedTuple):
     """Who a stream follows a game as: a seat and the hash of the token that opened it (directly
     or through a stream ticket), or the spectator (``None``, ``None``). A seat's stream lasts only
-    as long as that token is still the seat's (``GameService.revocation``)."""
+    as long as that token is still the seat's (``GameService.revocation``), and, when an account
+    token opened it (``credential``: ``service.identity.credential_of``), as long as that account
+    token works (``GameQueries.credential_revocation``)."""
 
     seat: int | None
     token_hash: str | None = None
+    credential: str | None = None
 
 
 SPECTATOR_GRANT = StreamGrant(None, None)
@@ -136,6 +141,50 @@ REVOKED_BOT = "seat_handed_to_bot"
 # Encoded views kept per process, keyed by (game, version, viewer): the streams of one viewer (or of
 # every spectator) share the bytes; a seat's entry is only ever served to a stream of that seat.
 ENCODED_VIEWS = 4096
+
+
+class CredentialCheck:
+    """A stream's check of the account token it was opened with: at once when the account announces
+    a revocation (:meth:`watching`: the process's live reader follows the announcements), and in
+    any case once per ``every`` seconds (its heartbeat; the fallback for an announcement missed)
+    whatever else it sends, so a busy game never starves it. Free for a stream opened with a seat
+    token."""
+
+    def __init__(self, queries: GameQueries, grant: StreamGrant, every: float):
+        self.queries = queries
+        self.grant = grant
+        self.every = every
+        self.next = time.monotonic() + every
+
+    @contextmanager
+    def watching(self, wake: Callable[[], None]) -> Iterator[None]:
+        """While inside, an announced revocation of the account's tokens makes the check due at
+        once and calls ``wake`` (which ends the stream's wait; it must never block)."""
+        identity = self.queries.repository.identity
+        if self.grant.credential is None or identity is None:
+            yield
+            return
+        key, position = identity.revocation_feed(self.grant.credential)
+
+        def announced() -> None:
+            self.next = 0.0
+            wake()
+
+        with self.queries.live.follow_feed(key, position, announced):
+            yield
+
+    def bound(self, timeout: float) -> float:
+        """How long the stream may wait before its next check (``timeout`` when it has none)."""
+        if self.grant.credential is None:
+            return timeout
+        return max(0.0, min(timeout, self.next - time.monotonic()))
+
+    def due(self) -> str | None:
+        """The revocation reason when the check is due and fails, else None."""
+        if self.grant.credential is None or time.monotonic() < self.next:
+            return None
+        self.next = time.monotonic() + self.every
+        return self.queries.credential_revocation(self.grant)
 
 
 class GameQueries:
@@ -163,13 +212,18 @@ class GameQueries:
             return None
         try:
             return self.repository.seat_for_token(cached, token)
-        except errors.InvalidToken:
+        except (errors.InvalidToken, InsufficientScope):
+            # An account token without ``read`` (a bot's ``play`` token) is counted by its address:
+            # the route it asks for, not this lookup, says whether its scope is enough.
             return None
 
-    def viewer_seat(self, game_id: str, token: str | None) -> tuple[int | None, CachedGame]:
-        """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong."""
+    def viewer_seat(
+        self, game_id: str, token: str | None, scope: str = READ
+    ) -> tuple[int | None, CachedGame]:
+        """Resolve a (possibly absent) token to a seat of ``game_id``; InvalidToken when wrong. An
+        account token needs ``scope`` (``play`` where the answer hands out the seat's token)."""
         entry = self.repository.current(game_id)
-        seat = self.repository.seat_for_token(entry.cached, token) if token is not None else None
+        seat = self.repository.seat_for_token(entry.cached, token, scope) if token is not None else None
         return seat, entry.cached
 
     def stream_viewer(self, game_id: str, token: str | None) -> tuple[StreamGrant, CachedGame]:
@@ -180,7 +234,7 @@ class GameQueries:
         # An account's token acts for the seat as the seat's token does: its stream lasts as long as
         # the seat keeps that token (the account token itself was checked just now).
         held = cached.seat_hashes.get(seat) if seat is not None and is_account_token(token) else None
-        grant = StreamGrant(seat, held or hash_token(token))
+        grant = StreamGrant(seat, held or hash_token(token), credential_of(token) if held else None)
         if self.revocation(cached, grant) is not None:
             raise errors.InvalidToken()  # a seat handed to a bot: its old token follows it no more
         return grant, cached
@@ -198,6 +252,20 @@ class GameQueries:
         if stored is None or grant.token_hash is None or not hmac.compare_digest(stored, grant.token_hash):
             return REVOKED_ROTATED
         return None
+
+    def credential_revocation(self, grant: StreamGrant) -> str | None:
+        """Why ``grant`` may no longer follow its seat because of the account token it was opened
+        with (None: opened with a seat token, or that account token still works). One read of
+        the account's slot: the streams call it once per heartbeat (:class:`CredentialCheck`), so
+        a revocation reaches every stream in every process within one heartbeat."""
+        if grant.credential is None or self.repository.identity is None:
+            return None
+        if self.repository.identity.credential_alive(grant.credential):
+            return None
+        return REVOKED_CREDENTIAL
+
+    def credential_check(self, grant: StreamGrant, every: float) -> CredentialCheck:
+        return CredentialCheck(self, grant, every)
 
     def stream_revocation(self, game_id: str, grant: StreamGrant, version: int) -> str | None:
         """:meth:`revocation` as of ``version`` or later (reading Redis when the cache is behind)."""
@@ -277,11 +345,17 @@ class GameQueries:
         heartbeat). ``grant`` must be authenticated by the caller; ``current``: see
         :meth:`open_view_stream`."""
         subscription, first, cached = self.open_view_stream(game_id, grant, known, current=current)
-        with subscription:
+        check = self.credential_check(grant, timeout)
+        with subscription, check.watching(subscription.interrupt):
             if first is not None:
                 yield first
             while cached.status != "finished":
-                if subscription.wait(cached.version, timeout) == []:
+                waited = subscription.wait(cached.version, check.bound(timeout))
+                revoked = check.due()
+                if revoked is not None:
+                    yield ViewUpdate(cached.version, cached.status, b"", revoked)
+                    return
+                if waited == []:
                     yield None
                     continue
                 cached = self.repository.at_least(game_id, subscription.position)

@@ -25,6 +25,10 @@ from store.archive_keys import index_key as archive_index
 from store.archive_keys import stats_account_key, stats_forgotten_key
 from store.keys import game_keys
 
+# The revocations stream keeps about this many entries, each for this long: it only wakes the streams
+# open now (they then check their token), so nothing in it is ever read back.
+REVOKED_LENGTH = 16
+REVOKED_SECONDS = 3600
 # A record written before its handle is claimed lives this long unless made permanent.
 PENDING_RECORD_SECONDS = 60
 # The feed keeps about this many events (XADD MAXLEN ~): a client away for longer resumes from
@@ -46,6 +50,9 @@ class AccountKeys:
     stats: str  # hash: played:<game>, won:<game>
     feed: str  # stream: the account's events (game_started, your_turn, game_finished), capped
     streams: str  # sorted set: open /v1/me/stream connections -> lease expiry (ms)
+    # stream: one entry per revocation of the account's tokens (no token in it), capped and expiring;
+    # every web process's live reader follows it while a stream opened with one of them is open
+    revoked: str
 
     def all(self) -> list[str]:
         return [
@@ -57,6 +64,7 @@ class AccountKeys:
             self.stats,
             self.feed,
             self.streams,
+            self.revoked,
         ]
 
 
@@ -71,6 +79,7 @@ def account_keys(account_id: str) -> AccountKeys:
         stats=f"acct:{tag}:stats",
         feed=f"acct:{tag}:feed",
         streams=f"acct:{tag}:streams",
+        revoked=f"acct:{tag}:revoked",
     )
 
 
@@ -115,13 +124,13 @@ end
 return 0
 """
 
-# KEYS: tokens, record; ARGV: 1 token id, 2 JSON, 3 kind, 4 the most tokens of that kind kept.
+# KEYS: tokens, record; ARGV: 1 token id, 2 JSON, 3 kind, 4 the most tokens of that kind kept,
+# 5 '1' to refuse a token beyond the bound (returns -1, nothing written), '0' to make room for it.
 # Adds a token; when the account holds more than the bound of its kind, the oldest of that kind go.
 _ADD_TOKEN = r"""
 if redis.call('EXISTS', KEYS[2]) == 0 then
   return 0
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local entries = redis.call('HGETALL', KEYS[1])
 local mine = {}
 for i = 1, #entries, 2 do
@@ -131,6 +140,11 @@ for i = 1, #entries, 2 do
   end
 end
 local bound = tonumber(ARGV[4])
+if ARGV[5] == '1' and #mine >= bound then
+  return -1
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+mine[#mine + 1] = {ARGV[1], cjson.decode(ARGV[2]).created}
 if #mine > bound then
   table.sort(mine, function(a, b) return a[2] < b[2] end)
   for i = 1, #mine - bound do
@@ -279,10 +293,21 @@ class AccountStore:
         self.redis.hset(account_keys(account_id).record, "password", password_hash)
 
     # -- tokens -----------------------------------------------------------------------------------
-    def add_token(self, account_id: str, token_id: str, entry: Mapping[str, Any], bound: int) -> bool:
+    def add_token(
+        self,
+        account_id: str,
+        token_id: str,
+        entry: Mapping[str, Any],
+        bound: int,
+        refuse_beyond: bool = False,
+    ) -> bool | None:
+        """True when added, False when the account is gone; with ``refuse_beyond``, None (nothing
+        written) when the account already holds ``bound`` tokens of the kind, else the oldest of
+        the kind go to make room."""
         keys = account_keys(account_id)
-        args = [token_id, orjson.dumps(dict(entry)), entry["kind"], bound]
-        return bool(self._add_token(keys=[keys.tokens, keys.record], args=args))
+        args = [token_id, orjson.dumps(dict(entry)), entry["kind"], bound, "1" if refuse_beyond else "0"]
+        added = int(self._add_token(keys=[keys.tokens, keys.record], args=args))
+        return None if added < 0 else bool(added)
 
     def token(self, account_id: str, token_id: str) -> dict[str, Any] | None:
         raw = self.redis.hget(account_keys(account_id).tokens, token_id)
@@ -301,14 +326,34 @@ class AccountStore:
         )
 
     def revoke(self, account_id: str, token_ids: Sequence[str]) -> int:
+        """Remove the tokens and announce it (:meth:`announce_revoked`), in one transaction."""
         if not token_ids:
             return 0
         keys = account_keys(account_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hdel(keys.tokens, *token_ids)
         pipe.hdel(keys.used, *token_ids)
-        removed, _ = pipe.execute()
+        self._announce(pipe, keys)
+        removed, *_ = pipe.execute()
         return int(removed)
+
+    def announce_revoked(self, account_id: str) -> None:
+        """Wake whoever follows the account's revocations (``revocation_feed``): the streams opened
+        with its tokens then check theirs at once rather than at their next heartbeat."""
+        pipe = self.redis.pipeline(transaction=True)
+        self._announce(pipe, account_keys(account_id))
+        pipe.execute()
+
+    @staticmethod
+    def _announce(pipe: Any, keys: AccountKeys) -> None:
+        pipe.xadd(keys.revoked, {"r": "1"}, maxlen=REVOKED_LENGTH, approximate=True)
+        pipe.expire(keys.revoked, REVOKED_SECONDS)
+
+    def revocation_feed(self, account_id: str) -> tuple[str, str]:
+        """The key of the account's revocations stream and its newest entry id ("0-0": none)."""
+        key = account_keys(account_id).revoked
+        rows = self.redis.xrevrange(key, "+", "-", count=1)
+        return key, _text(rows[0][0]) if rows else "0-0"
 
     def note_uses(self, uses: Mapping[str, Mapping[str, str]]) -> None:
         """Last uses, {account id: {token id: ISO time}}: one script per account (the service
@@ -426,6 +471,8 @@ class AccountStore:
         begun = bool(self._begin_delete(keys=[keys.record, keys.tokens, keys.used, keys.streams]))
         if not begun:
             self.redis.zrem(DELETING, account_id)
+        else:
+            self.announce_revoked(account_id)
         return begun
 
     def forget_game(self, account_id: str, game_id: str) -> None:

@@ -45,6 +45,11 @@ def device_link(game_id: str, code_hash: str) -> str:
     return f"game:{{g:{game_id}}}:device:{code_hash}"
 
 
+def device_links_of_seat(game_id: str, seat: int) -> str:
+    """A seat's live device links (sorted set: code hash -> expiry ms), which bounds how many it holds."""
+    return f"game:{{g:{game_id}}}:devices:{seat}"
+
+
 # Cross-game index: one sorted set per engine and status, whose members all have score 0, ordered by
 # member (the game id, which is time-sortable), so "newest first" is ZRANGE ... BYLEX REV and a cursor
 # is a game id. A game is in exactly one of them; the listings across engines or statuses merge a

@@ -151,6 +151,8 @@ class _Pusher:
         self.failed = False
         self.last_write = time.monotonic()
         self.wake = threading.Event()
+        # The account token that opened the stream, checked once per heartbeat (pushes or not).
+        self.check = svc.queries.credential_check(grant, heartbeat)
 
     def frame(self, message: bytes) -> bytes:
         if self.chunked:
@@ -207,7 +209,7 @@ class _Pusher:
             self.game_id, self.grant, known, self.push, current
         )
         watcher = gevent.spawn(self._watch_client)
-        with subscription:
+        with subscription, self.check.watching(self.wake.set):
             try:
                 write(RETRY)  # gunicorn sends the head with it, and frames it as it decided
                 if first is not None:
@@ -253,6 +255,14 @@ class _Pusher:
                 self._send(self.frame(END))
                 return
             else:
+                self.busy = True  # the check may read Redis, and so switch to the reader
+                try:
+                    revoked = self.check.due()
+                finally:
+                    self.busy = False
+                if revoked is not None:
+                    self.revoked = revoked
+                    continue
                 self.wake.clear()
                 if (
                     self.remainder
@@ -263,6 +273,6 @@ class _Pusher:
                 ):
                     continue  # set between the checks above and the clear
                 idle = time.monotonic() - self.last_write
-                if not self.wake.wait(max(0.0, self.heartbeat - idle)):
+                if not self.wake.wait(self.check.bound(max(0.0, self.heartbeat - idle))):
                     if time.monotonic() - self.last_write >= self.heartbeat:
                         self._send(self.frame(HEARTBEAT))

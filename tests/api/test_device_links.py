@@ -5,7 +5,10 @@ device out (a token rotation, logged as ``seat_token_rotated``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from service import games as service_games
+from tests import app_fixtures
 from tests.api.conftest import Table, redis_dump
 from tests.api.test_errors import assert_problem
 
@@ -83,3 +86,72 @@ def test_a_device_link_made_before_a_rotation_moves_nothing(client):
     assert_problem(redeem(table, first["code"]), 401, "INVALID_DEVICE_LINK")
     view = client.get(f"/v1/games/{table.id}/view", headers={"Authorization": f"Bearer {moved['token']}"})
     assert view.status_code == 200 and view.get_json()["view"]["seat"] == 0
+
+
+# -- limits: links made per seat, code guesses per address, links stored per seat -------------------
+
+
+LINKS_PER_SEAT = 3  # RATE_LIMIT_DEVICE_LINK here (shipped: 5/minute;30/hour)
+
+
+@pytest.fixture()
+def limited(redis_client, redis_server):
+    """An app with its rate limits on (the tests' default is off)."""
+    yield from app_fixtures.make_app(
+        redis_server, RATE_LIMITS_ENABLED=True, RATE_LIMIT_DEVICE_LINK=f"{LINKS_PER_SEAT}/minute"
+    )
+
+
+def test_device_links_made_too_often_by_one_seat_are_refused_and_other_seats_are_not(limited):
+    client = limited.test_client()
+    table = Table(client)
+    codes = [issue(table, 0)["code"] for _ in range(LINKS_PER_SEAT)]
+    refused = client.post(f"/v1/games/{table.id}/device-links", headers=table.auth(0))
+    assert_problem(refused, 429, "TOO_MANY_REQUESTS")
+    assert int(refused.headers["Retry-After"]) >= 1
+    # Counted per seat, not per address: the other seat (same address) still makes one.
+    assert issue(table, 1)["seat"] == 1
+    # A rotation (here, redeeming one of the links) buys the seat no fresh budget.
+    rotated = redeem(table, codes[-1])
+    assert rotated.status_code == 200
+    table.tokens[0] = rotated.get_json()["token"]
+    client.get(f"/v1/games/{table.id}/view", headers=table.auth(0))  # the process knows the new token
+    assert_problem(
+        client.post(f"/v1/games/{table.id}/device-links", headers=table.auth(0)), 429, "TOO_MANY_REQUESTS"
+    )
+
+
+def test_device_link_code_guesses_are_limited_per_address_like_token_guesses(limited):
+    """RATE_LIMIT_TOKEN_FAILURE: failed redemptions count per address; past the limit even a right
+    code is refused from that address (before it is checked, so it is not spent), while another
+    address redeems it."""
+    client = limited.test_client()
+    table = Table(client)
+    link = issue(table, 0)
+    guesses = 0
+    while True:
+        guesses += 1
+        answer = redeem(table, f"guess-{guesses}")
+        if answer.status_code == 429:
+            break
+        assert_problem(answer, 401, "INVALID_DEVICE_LINK")
+        assert guesses <= 60, "60 failed guesses and never refused"
+    assert_problem(answer, 429, "TOO_MANY_REQUESTS")
+    assert_problem(redeem(table, link["code"]), 429, "TOO_MANY_REQUESTS")
+    elsewhere = limited.test_client()
+    elsewhere.environ_base["REMOTE_ADDR"] = "192.0.2.7"
+    moved = elsewhere.post(f"/v1/games/{table.id}/device-links/redeem", json={"code": link["code"]})
+    assert moved.status_code == 200, moved.get_json()
+
+
+MOST_LINKS = 5  # as POST /v1/games/{id}/device-links documents it
+
+
+def test_a_seat_holds_a_bounded_number_of_device_links_the_oldest_voided(client, redis_client):
+    table = Table(client)
+    made = [issue(table, 0)["code"] for _ in range(MOST_LINKS + 3)]
+    stored = [k for k in redis_client.keys("*") if b":device:" in k]
+    assert len(stored) == MOST_LINKS
+    for code in made[:3]:
+        assert_problem(redeem(table, code), 401, "INVALID_DEVICE_LINK")
+    assert redeem(table, made[-1]).status_code == 200

@@ -30,11 +30,24 @@ REVOCATION_BOUND_SECONDS = 60
 def servers(redis_server, redis_client, tmp_path):
     """Two web processes (gunicorn, gevent) on one Redis: view streams pushed by the live reader in
     one, served through their iterator in the other."""
+    yield from two_servers(redis_server, tmp_path)
+
+
+# Heartbeats far apart: what ends a stream sooner than that is not its heartbeat's check.
+SLOW_HEARTBEAT_SECONDS = 60
+
+
+@pytest.fixture()
+def slow_heartbeat_servers(redis_server, redis_client, tmp_path):
+    yield from two_servers(redis_server, tmp_path, SSE_HEARTBEAT_SECONDS=str(SLOW_HEARTBEAT_SECONDS))
+
+
+def two_servers(redis_server, tmp_path, **env: str):
     started = []
     try:
         for push in ("true", "false"):
             log = open(tmp_path / f"gunicorn-{push}.log", "wb")  # noqa: SIM115 - closed below
-            process, base = start_gunicorn(redis_server.url, log, VIEW_STREAM_PUSH=push)
+            process, base = start_gunicorn(redis_server.url, log, VIEW_STREAM_PUSH=push, **env)
             started.append((process, base, log))
         for process, base, _ in started:
             wait_until_serving(process, base)
@@ -194,3 +207,48 @@ def test_a_seat_handed_to_a_bot_ends_its_streams_in_another_process(client, svc,
     for web in (client, other_client):
         refused = web.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(tokens[1]))
         assert refused.status_code == 401 and refused.get_json()["code"] == "INVALID_TOKEN"
+
+
+def test_a_revoked_personal_token_ends_its_pushed_and_iterated_streams_in_every_web_process(
+    slow_heartbeat_servers,
+):
+    """The same for an account's personal token: its view streams (pushed by the live reader in one
+    process, iterated in the other) and event streams end with ``event: revoked``
+    (``account_token_revoked``) as soon as it is revoked (announced to every process's live reader;
+    well before their heartbeat, a minute here, when each would check it anyway), though the
+    seat's own token is unchanged, while the game goes on."""
+    servers = slow_heartbeat_servers
+    pushed, iterated = servers["pushed"], servers["iterated"]
+    password = "correct horse battery"
+    assert (
+        requests.post(f"{pushed}/v1/accounts", json={"handle": "Ann", "password": password}).status_code
+        == 201
+    )
+    session = requests.post(f"{pushed}/v1/sessions", json={"handle": "Ann", "password": password}).json()[
+        "token"
+    ]
+    made = requests.post(
+        f"{pushed}/v1/me/tokens", json={"name": "bot", "scopes": ["read", "play"]}, headers=auth(session)
+    ).json()
+    game = requests.post(f"{pushed}/v1/games", json={"game": "toy", "config": {"hand_size": 4, "seed": 3}})
+    game_id = game.json()["id"]
+    assert requests.post(
+        f"{pushed}/v1/games/{game_id}/seats", json={"seat": 0}, headers=auth(made["token"])
+    ).ok
+    bob = requests.post(f"{pushed}/v1/games/{game_id}/seats", json={"name": "Bob", "seat": 1}).json()
+    version = requests.get(f"{pushed}/v1/games/{game_id}").json()["version"]
+    streams = open_streams(servers, game_id, made["token"], version)
+
+    revoked = requests.delete(f"{iterated}/v1/me/tokens/{made['id']}", headers=auth(session))
+    assert revoked.status_code == 204
+    revoked_at = time.monotonic()
+    for name, stream in streams.items():
+        last = stream.until(lambda m: m.event in ("revoked", "end"))
+        waited = time.monotonic() - revoked_at
+        assert waited < SLOW_HEARTBEAT_SECONDS / 2, f"{name} waited {waited:.1f} s: its heartbeat's check"
+        assert last.event == "revoked", f"{name} went on after the revocation: {last}"
+        assert last.data == {"reason": "account_token_revoked"}, name
+        assert list(stream.response.iter_content(chunk_size=None)) == [], name
+        stream.close()
+    assert requests.get(f"{pushed}/v1/games/{game_id}").json()["status"] == "active"
+    assert requests.get(f"{iterated}/v1/games/{game_id}/view", headers=auth(bob["token"])).ok
