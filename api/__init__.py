@@ -20,8 +20,15 @@ from werkzeug.exceptions import HTTPException
 from api import contract, cors_adapter, problems, ratelimit, smorest_adapter
 from api.common import refuse_tokens_outside_header
 from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
+from schemas.challenges import ChallengeEventSchema
 from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
 from schemas.jobs import VerifyReportSchema
+from schemas.lobby import (
+    LobbyChallengeEventSchema,
+    LobbyGameEventSchema,
+    LobbySeekEventSchema,
+    LobbySnapshotSchema,
+)
 from schemas.problems import ProblemSchema
 from service import composition
 from service.webhook_delivery import WebhookSettings
@@ -37,6 +44,10 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.annotations",
     "api.ratings",
     "api.webhooks",
+    "api.challenges",
+    "api.seeks",
+    "api.lobby",
+    "api.chat",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
@@ -48,6 +59,12 @@ DOCUMENTED_SCHEMAS = {
     "Observation": ObservationSchema,  # a line of an observation export (POST /v1/exports/observations)
     "StreamEnd": StreamEndSchema,
     "ViewStreamEnd": ViewStreamEndSchema,
+    # The challenge events of GET /v1/me/stream and the live lobby's (GET /v1/lobby/stream).
+    "ChallengeEvent": ChallengeEventSchema,
+    "LobbySnapshot": LobbySnapshotSchema,
+    "LobbyGameEvent": LobbyGameEventSchema,
+    "LobbyChallengeEvent": LobbyChallengeEventSchema,
+    "LobbySeekEvent": LobbySeekEventSchema,
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -226,6 +243,8 @@ def _service_settings(config: Mapping[str, Any]) -> composition.Settings:
         password_parameters=config["PASSWORD_HASH_PARAMETERS"],
         account_stream_poll_seconds=float(config["ACCOUNT_STREAM_POLL_SECONDS"]),
         webhooks=WebhookSettings.from_env(**webhooks),
+        # Not the archived games' facts: CPU work the janitor does after the grace period.
+        facts=False,
     )
 
 
@@ -248,6 +267,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["account_service"] = services.accounts
     app.extensions["rating_service"] = services.ratings
     app.extensions["webhook_service"] = services.webhooks
+    app.extensions["challenge_service"] = services.challenges
+    app.extensions["seek_service"] = services.seeks
+    app.extensions["lobby_service"] = services.lobby
+    app.extensions["chat_service"] = services.chat
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(
@@ -315,5 +338,7 @@ _DESCRIPTION = (
     "Play turn-based games over HTTP. Create a game, claim seats (each claim returns a secret seat "
     "token once), read your view with `Authorization: Bearer <token>`, submit moves, follow the "
     "game live over Server-Sent Events. Errors are RFC 9457 `application/problem+json` documents "
-    "with a stable `code`."
+    "with a stable `code`.\n\n"
+    # Swagger UI shows this text at the top of /docs: the way back for a player who came from a page.
+    "[Back to the lobby](/) · [The game archive](/archive)"
 )

@@ -22,6 +22,7 @@ from schemas.accounts import (
     AccountSchema,
     CreateAccountRequest,
     CreateTokenRequest,
+    DeleteAccountRequest,
     MeSchema,
     MyGamesQuery,
     MyGamesSchema,
@@ -82,10 +83,13 @@ def claimant(name: str | None, bot: str | None) -> tuple[str | None, str | None]
     """(account id, display name) of a seat claim: the account of an account token in
     ``Authorization`` (scope ``play``), whose handle is the name unless one is given. Without an
     account token, (None, ``name``): anonymous claims are what they always were (any other
-    Authorization header is ignored, as before accounts)."""
+    Authorization header is ignored, as before accounts). Either way a name that is another
+    account's handle is refused (409 ``SEAT_NAME_TAKEN``)."""
     header = request.headers.get("Authorization")
     token = parse_bearer(header) if header is not None else None
     if token is None or not is_account_token(token):
+        if name is not None:
+            accounts().check_seat_name(name, None)
         return None, name
     if bot is not None:
         raise ProblemError(
@@ -96,6 +100,8 @@ def claimant(name: str | None, bot: str | None) -> tuple[str | None, str | None]
             errors={"json": {"bot": ["Not with an account token."]}},
         )
     who = accounts().identify(token, PLAY)
+    if name is not None:
+        accounts().check_seat_name(name, who.account_id)
     return who.account_id, name if name is not None else accounts().handle_of(who.account_id)
 
 
@@ -106,7 +112,9 @@ class Accounts(MethodView):
     @blp.problems(400, 409, 413, 415, 422, 429)
     def post(self, body: dict[str, Any]) -> Response:
         """Create an account: a handle (unique without regard to case) and a password (stored only
-        as its Argon2id hash). Sign in (POST /v1/sessions) to get a token."""
+        as its Argon2id hash). Sign in (POST /v1/sessions) to get a token. A handle that passes for a
+        bot or a placeholder (`bot:random`, `random bot`, `deleted player`, in any case or look-alike
+        letters) is reserved: 422 `HANDLE_RESERVED`."""
         created = accounts().create_account(body["handle"], body["password"], bot=body["bot"])
         return json_response(created, 201, NO_STORE)
 
@@ -143,13 +151,16 @@ class Me(MethodView):
         """The token's account, and what the token may do."""
         return json_response(accounts().me(identity()), 200, NO_STORE)
 
+    @blp.arguments(DeleteAccountRequest())
     @blp.response(204)
-    @blp.problems(401, 403)
+    @blp.problems(400, 401, 403, 413, 415, 422, 429)
     @blp.doc(security=ACCOUNT_AUTH)
-    def delete(self) -> Response:
-        """Delete the account (scope `account`): its credentials and data go at once and its handle
-        is free again; its games stay, its seats shown under a placeholder name."""
-        accounts().delete(identity())
+    def delete(self, body: dict[str, Any]) -> Response:
+        """Delete the account (scope `account`, and the password again: `{"password"}`; a wrong one
+        is 401 `INVALID_CREDENTIALS`, a missing one 422 `VALIDATION_ERROR`, and nothing changes): its
+        credentials and webhooks (subscriptions, pending deliveries) go at once, in one step, then its
+        data, and its handle is free again; its games stay, its seats shown under a placeholder name."""
+        accounts().delete(identity(), body["password"])
         return Response(status=204)
 
 

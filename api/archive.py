@@ -16,7 +16,16 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from webargs.flaskparser import is_json_request
 
-from api.common import Blueprint, archive, bearer_token, json_response, load_json_body, read_body, service
+from api.common import (
+    Blueprint,
+    archive,
+    bearer_token,
+    json_response,
+    load_json_body,
+    read_body,
+    service,
+    stats,
+)
 from api.games import OPTIONAL_AUTH
 from api.jobs import accepted, requester
 from api.problems import ProblemError
@@ -35,6 +44,7 @@ from schemas.archive import (
     ReplaySchema,
 )
 from schemas.jobs import JobSchema
+from service.filters import FilterProblem, Filters, parse
 from service.ids import is_game_id
 from store.archive import FILTER_FIELDS, BadCursor
 from store.game_logs import GameLog
@@ -113,23 +123,38 @@ def _larger_bodies_for_imports() -> None:
 
 @blp.route("/archive")
 class ArchiveSearch(MethodView):
-    @blp.arguments(ArchiveQuery, location="query", unknown=ma.RAISE)
+    @blp.arguments(ArchiveQuery, location="query", unknown=ma.EXCLUDE)
     @blp.response(200, ArchivePageSchema)
     @blp.problems(422)
     def get(self, query: dict[str, Any]) -> Response:
         """Search finished games, newest first: by player names, account, game, ruleset, options,
-        number of players, winner, outcome and finish date; cursor pagination (``next_cursor``)."""
+        number of players, winner, outcome, finish date, prearranged, the players' rating band and
+        the kind of table (docs/statistics.md, "Filters": the statistics' grammar too); cursor
+        pagination (``next_cursor``)."""
+        try:
+            checked = parse(request.args.to_dict(flat=False), ("game", "cursor", "limit"))
+        except FilterProblem as problem:
+            raise ProblemError(422, problem.code, "Invalid filter", problem.message) from None
         filters = _filters(query)
+        for name in filters.get("player", []):
+            # A name that is an account's handle finds that account's seats, not every seat that
+            # took the same name (an anonymous seat, or one from before the handle was taken).
+            owner = current_app.extensions["account_service"].account_id_of(name)
+            if owner is not None:
+                filters.setdefault("account", []).append(owner)
         if query.get("account") is not None:
             account_id = current_app.extensions["account_service"].account_id_of(query["account"])
             if account_id is None:  # no such account: no game of it
                 return json_response({"games": [], "next_cursor": None}, 200, {"Cache-Control": "no-cache"})
-            filters["account"] = [account_id]
+            filters.setdefault("account", []).append(account_id)
+            checked = Filters(**{**checked.__dict__, "account": account_id})
+        if checked.rating_min is not None or checked.rating_max is not None or checked.table is not None:
+            return _search_facts(query, checked)
         try:
             page = archive().search(
                 filters=filters,
-                finished_from=_when(query.get("finished_from"), "finished_from"),
-                finished_to=_when(query.get("finished_to"), "finished_to", end_of_day=True),
+                finished_from=checked.finished_from,
+                finished_to=checked.finished_to,
                 cursor=query.get("cursor"),
                 limit=query["limit"],
             )
@@ -140,6 +165,25 @@ class ArchiveSearch(MethodView):
         return json_response(
             {"games": page.items, "next_cursor": page.next_cursor}, 200, {"Cache-Control": "no-cache"}
         )
+
+
+def _search_facts(query: dict[str, Any], filters: Filters) -> Response:
+    """A search under the filters only the analytical store holds (the players' ratings, the kind
+    of table): its ids, newest first, then their archive entries. Cursor: ``f<ms>.<id>``."""
+    after = None
+    if query.get("cursor") is not None:
+        head, _, game_id = str(query["cursor"]).partition(".")
+        if not head.startswith("f") or not head[1:].isdigit() or not is_game_id(game_id):
+            raise ProblemError(
+                422, "INVALID_CURSOR", "Invalid cursor", "Use next_cursor from a previous page."
+            )
+        after = (int(head[1:]), game_id)
+    limit = int(query["limit"])
+    found = stats().facts.search(query.get("game"), filters, after, limit + 1)
+    entries = archive().entries([game_id for _, game_id in found[:limit]])
+    last = found[limit - 1] if len(found) > limit else None
+    cursor = f"f{last[0]}.{last[1]}" if last is not None else None
+    return json_response({"games": entries, "next_cursor": cursor}, 200, {"Cache-Control": "no-cache"})
 
 
 @blp.route("/archive/<string:game_id>")

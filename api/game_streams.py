@@ -30,7 +30,7 @@ from service.queries import StreamGrant
 LAST_EVENT_ID = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "description": "A version (digits)"}
 
 
-def sse_content(events: dict[str, str], description: str) -> dict[str, Any]:
+def sse_content(events: dict[str, str], description: str, id_pattern: str = "^[0-9]+$") -> dict[str, Any]:
     """A ``text/event-stream`` answer's content: ``schema`` is one event (as schemathesis and
     OpenAPI 3.2's ``itemSchema`` read a stream), by its ``event:`` name (``message`` for an event
     without one), its ``data:`` a JSON document of the named component. Blocks without data
@@ -45,7 +45,7 @@ def sse_content(events: dict[str, str], description: str) -> dict[str, Any]:
                     "contentMediaType": "application/json",
                     "contentSchema": {"$ref": f"#/components/schemas/{component}"},
                 },
-                "id": {"type": "string", "pattern": "^[0-9]+$"},
+                "id": {"type": "string", "pattern": id_pattern},
                 "retry": {"type": "integer"},
             },
             "required": ["event", "data"],

@@ -123,7 +123,8 @@ class Seats(MethodView):
         """Claim a seat. The token in the answer is shown only once; the game starts when the last
         seat is claimed. With an account token (scope `play`) in Authorization the seat is also bound
         to the account (its handle is the name unless one is given): the account's token then acts
-        for the seat too, and GET /v1/me/games lists it."""
+        for the seat too, and GET /v1/me/games lists it. A name that is another account's handle is
+        refused (409 `SEAT_NAME_TAKEN`)."""
         account, name = claimant(body.get("name"), body.get("bot"))
         if name is None and body.get("bot") is None:
             raise ProblemError(

@@ -97,5 +97,7 @@ def as_problem(error: ServiceError, status: int | None = None) -> ProblemError:
         headers["WWW-Authenticate"] = 'Bearer realm="seat"'
     elif error.status == 503:
         headers["Retry-After"] = "1"
+    elif error.status == 429 and "retry_after" in error.extra:
+        headers["Retry-After"] = str(error.extra["retry_after"])
     detail = error.message if error.message != error.title else None
     return ProblemError(status or error.status, error.code, error.title, detail, headers, **error.extra)

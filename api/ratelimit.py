@@ -62,12 +62,13 @@ LIMIT_SETTINGS: dict[str, str] = {
     # Token guesses (any route: a view, a stream, a move), ticket and device-link code guesses, per
     # address.
     "RATE_LIMIT_TOKEN_FAILURE": "10/second;60/minute",
-    # Accounts. Sign-in is counted per address and, separately, per handle tried: a
-    # guesser spread over many addresses still gets few tries at one account (and its owner, on the
-    # wrong side of that, waits a minute).
+    # Accounts. Sign-in attempts are counted per address; failed sign-ins per (handle, address),
+    # tightly, and per handle only as a slow-down (:class:`SignInFailures`): handles are public, so a
+    # per-handle lockout would let anyone lock an owner out.
     "RATE_LIMIT_SIGN_UP": "20/hour",
     "RATE_LIMIT_SIGN_IN": "10/minute;100/hour",
-    "RATE_LIMIT_SIGN_IN_HANDLE": "5/minute;30/hour",
+    "RATE_LIMIT_SIGN_IN_FAILURE": "5 per 15 minutes",
+    "RATE_LIMIT_SIGN_IN_HANDLE": "10/minute;100/hour",
 }
 
 
@@ -113,6 +114,7 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     # No game in these paths: counted per address (an account token is not a seat's known here).
     "accounts.Tokens": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "accounts.Password": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "accounts.Me": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("DELETE",), by_token=True),  # password guesses
     "accounts.AccountSeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
 }
 
@@ -188,9 +190,6 @@ def _handle_tried() -> str:
     if not isinstance(handle, str):
         return "handle:none"
     return "handle:" + hashlib.sha256(fold_handle(handle).encode()).hexdigest()[:32]
-
-
-KEYED_LIMITS["accounts.Sessions"] = ("RATE_LIMIT_SIGN_IN_HANDLE", _handle_tried)
 
 
 def _limit_provider(setting: str) -> Callable[[], str]:
@@ -270,9 +269,81 @@ def install(app: Flask) -> Limiter | None:
             failures.failed(_address())
         return response
 
+    sign_ins = SignInFailures(
+        limiter, app.config["RATE_LIMIT_SIGN_IN_FAILURE"], app.config["RATE_LIMIT_SIGN_IN_HANDLE"]
+    )
+    app.extensions["sign_in_failures"] = sign_ins
+
+    def is_sign_in() -> bool:
+        return request.endpoint == "accounts.Sessions" and request.method == "POST"
+
+    def hold_a_sign_in() -> None:
+        if is_sign_in():
+            wait = sign_ins.blocked(_handle_tried(), _address())
+            if wait is not None:
+                raise too_many_requests(wait)
+
+    def count_a_sign_in(response: Response) -> Response:
+        if response.status_code == 401 and is_sign_in():
+            sign_ins.failed(_handle_tried(), _address())
+        return response
+
     app.before_request(refuse_a_guesser)
+    app.before_request(hold_a_sign_in)
     app.after_request(count_a_failure)
+    app.after_request(count_a_sign_in)
     return limiter
+
+
+class SignInFailures:
+    """Failed sign-ins, as OWASP's authentication cheat sheet advises (lock out the attempts, never
+    the account): counted per (handle, address) and per handle, in Flask-Limiter's storage.
+
+    - An address that failed ``per_pair`` times at a handle is refused (429) for that handle until
+      the window ends; its sign-ins at other handles, and other addresses, are not affected.
+    - A handle that failed ``per_handle`` times (from any addresses) is slowed down, not locked:
+      while it is, only addresses with no failure at it in the pair's window get through. Its owner,
+      from an address that has not failed, signs in; a guesser spread over many addresses gets one
+      try per address per pair window instead of ``per_pair``.
+
+    Only failures count (a 401 of the sign-in route): successes and refusals cost no budget.
+    Keys name the handle only as a hash (Redis never holds a handle in a limit's key)."""
+
+    PAIR, HANDLE = "sign_in_failure", "sign_in_handle"
+
+    def __init__(self, limiter: Limiter, per_pair: str, per_handle: str):
+        self.pair_items = sorted(parse_many(per_pair))
+        self.handle_items = sorted(parse_many(per_handle))
+        self.strategy = limiter.limiter
+
+    def _pair(self, handle_key: str, address_key: str) -> tuple[str, str, str]:
+        return (KEY_PREFIX, f"{handle_key}:{address_key}", self.PAIR)
+
+    def _wait(self, item: Any, identifiers: tuple[str, str, str]) -> int:
+        reset_at = self.strategy.get_window_stats(item, *identifiers).reset_time
+        return max(1, math.ceil(reset_at - time.time()))
+
+    def blocked(self, handle_key: str, address_key: str) -> int | None:
+        """None when this address may try this handle now, else the whole seconds to wait (>= 1)."""
+        pair = self._pair(handle_key, address_key)
+        for item in self.pair_items:
+            if not self.strategy.test(item, *pair):
+                return self._wait(item, pair)
+        handle = (KEY_PREFIX, handle_key, self.HANDLE)
+        for item in self.handle_items:
+            if not self.strategy.test(item, *handle):
+                stats = [(i, self.strategy.get_window_stats(i, *pair)) for i in self.pair_items]
+                failed_here = [i for i, seen in stats if seen.remaining < i.amount]
+                if failed_here:  # the slow-down: only addresses that have not failed at it pass
+                    return max(self._wait(i, pair) for i in failed_here)
+                return None
+        return None
+
+    def failed(self, handle_key: str, address_key: str) -> None:
+        for item in self.pair_items:
+            self.strategy.hit(item, *self._pair(handle_key, address_key))
+        for item in self.handle_items:
+            self.strategy.hit(item, KEY_PREFIX, handle_key, self.HANDLE)
 
 
 class TokenFailures:

@@ -109,10 +109,12 @@ class Webhook(MethodView):
 @blp.route("/me/webhooks/<string:webhook_id>/ping")
 class Ping(MethodView):
     @blp.response(202, PingSchema)
-    @blp.problems(401, 403, 404)
+    @blp.problems(401, 403, 404, 429)
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, webhook_id: str) -> Response:
-        """Send the webhook a test delivery (event `ping`), as signed as any other."""
+        """Send the webhook a test delivery (event `ping`), as signed as any other. At most 5 a
+        minute per account (all its webhooks together): beyond, 429 `TOO_MANY_PINGS` with
+        `Retry-After`."""
         return json_response({"delivery_id": webhooks().ping(owner(), webhook_id)}, 202, NO_STORE)
 
 

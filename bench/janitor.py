@@ -20,12 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service import composition  # noqa: E402
-from service.compaction import Compaction  # noqa: E402
-from service.jobs import JobService  # noqa: E402
 from store.outbox import HINTS, due_key, outbox_key, slot_of  # noqa: E402
 from tests.api import toy_game  # noqa: E402
+from tests.janitors import janitor_for  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
-from worker.janitor import Janitor  # noqa: E402
 
 
 def timed(fn) -> float:
@@ -45,7 +43,7 @@ def main() -> None:
         service = composition.game_service_at(server.url)
         client = service.store.redis
         ids = [service.create_game("toy", {"seed": i, "hand_size": 1})["id"] for i in range(args.games)]
-        janitor = Janitor(service, JobService(service.store), Compaction(service.store))
+        janitor = janitor_for(service)
         janitor.tick()  # the first tick includes the full scan and the slot table (once per process)
         idle = [timed(janitor.tick) for _ in range(args.rounds)]
         full = [timed(service.followups.outbox.rebuild_hints) for _ in range(max(3, args.rounds // 5))]

@@ -343,6 +343,32 @@ class DecisionHooks(Protocol):
         rotations, hand-overs to bots) and timeouts are not decisions."""
 
 
+# One grouped decision of a finished game (:class:`ExplorerHooks`): (decision index, seat,
+# situation, context, move). The index counts the game's decisions (``DecisionHooks.decisions``) from 0.
+ExploredMove = tuple[int, int, str, str, str]
+
+
+@runtime_checkable
+class ExplorerHooks(Protocol):
+    """The optional hook of the decision explorer: the situations of a game worth grouping across
+    games, and how to name the move a seat chose in each. A game without it still has the general
+    statistics; its decisions are not grouped.
+
+    Only what every seat saw may name a situation, its context or a move: a seat's own choice (the
+    card it played, the region it chose) and the public course of the game (the battle's number, the
+    year). ``explore`` is given finished games only (the archive's), but must not read a hand, the
+    deck or another seat's hidden choice to name anything, so the same names stay right were it
+    ever given a game in progress."""
+
+    def explorer_situations(self) -> Mapping[str, str]:
+        """Each situation's key (letters, digits, ``_``) and a sentence describing it."""
+
+    def explore(self, events: Sequence[Event]) -> Iterable[ExploredMove]:
+        """For a complete (FULL), finished log, every decision that falls in a declared situation:
+        ``(decision index, seat, situation, context, move)``; ``context`` narrows the situation
+        (``"battle 2"``, ``"seat 1"``; may be empty) and ``move`` names the choice (``"Milano"``)."""
+
+
 @runtime_checkable
 class WebHooks(Protocol):
     """Optional hooks of the browser client (web/): what a game draws on its pages."""
@@ -534,6 +560,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     SeatHooks,
     ChanceHooks,
     DecisionHooks,
+    ExplorerHooks,
     WebHooks,
     TextHooks,
     ContractHooks,

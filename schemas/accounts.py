@@ -59,6 +59,14 @@ class PasswordChangeRequest(StrictSchema):
     new = fields.String(required=True, **PASSWORD)
 
 
+class DeleteAccountRequest(StrictSchema):
+    password = fields.String(
+        required=True,
+        validate=validate.Length(1, 256),
+        metadata={"description": "The account's password, asked again: a session alone cannot delete it"},
+    )
+
+
 class CreateTokenRequest(StrictSchema):
     name = DisplayName(max_length=60, required=True, metadata={"description": "What the token is for"})
     scopes = fields.List(

@@ -44,16 +44,23 @@ EXCHANGE_FORMAT_EXAMPLE = "game-log"
 EXCHANGE_FORMAT_VERSION_EXAMPLE = 1
 
 
-class ArchiveQuery(StrictSchema):
+class FilterQuery(StrictSchema):
+    """The filters of the archive and the statistics: one grammar (docs/statistics.md, "Filters";
+    service/filters.py checks what a schema cannot: a backwards range, a rating band, a name no
+    route takes)."""
+
     player = fields.List(
         fields.String(validate=validate.Length(1, 64)),
-        metadata={"description": "Player name (case-insensitive); repeat for games with all of them"},
+        metadata={
+            "description": "Player name (case-insensitive); repeat for games with all of them. A name"
+            " that is an account's handle finds that account's seats only, not other seats that"
+            " took the same name"
+        },
     )
     account = fields.String(
         validate=validate.Length(1, 200),
         metadata={"description": "An account's handle (case-insensitive): the games its seats played"},
     )
-    game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     ruleset = fields.String(validate=validate.Length(1, 32), metadata={"example": "2006"})
     option = fields.List(
         fields.String(validate=validate.Length(1, 64)),
@@ -78,6 +85,20 @@ class ArchiveQuery(StrictSchema):
             "description": "false: only games whose shuffles nobody fixed (no seed or deck order given)"
         }
     )
+    rating_min = fields.Float(
+        metadata={"description": "Every seat rated when the game started, at or above this rating (ordinal)"}
+    )
+    rating_max = fields.Float(
+        metadata={"description": "Every seat rated when the game started, at or below this rating (ordinal)"}
+    )
+    table = fields.String(
+        validate=validate.OneOf(["humans", "bots", "mixed"]),
+        metadata={"description": "humans: no server bot; bots: server bots only; mixed: both"},
+    )
+
+
+class ArchiveQuery(FilterQuery):
+    game = fields.String(validate=validate.Length(1, 64), metadata={"example": "condottiere"})
     cursor = fields.String(validate=validate.Length(1, 200))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 

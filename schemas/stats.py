@@ -7,13 +7,38 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
-from marshmallow import fields
+from marshmallow import fields, validate
 
+from schemas.archive import FilterQuery
 from schemas.common import GameName, StrictSchema
 
 
 class StatsQuery(StrictSchema):
     game = GameName(load_default="condottiere", metadata={"description": "A game's name"})
+
+
+class FilteredStatsQuery(FilterQuery):
+    """A game and the archive's filters (docs/statistics.md, "Filters")."""
+
+    game = GameName(load_default="condottiere", metadata={"description": "A game's name"})
+
+
+class ExplorerQuery(FilterQuery):
+    situation = fields.String(
+        validate=validate.Length(1, 64),
+        metadata={"description": "A situation the game declares (omit it to list them)"},
+    )
+    context = fields.String(
+        validate=validate.Length(0, 64),
+        metadata={"description": "Only this context of the situation (e.g. battle 1)"},
+    )
+
+
+def filters_echo() -> fields.Dict:
+    return fields.Dict(
+        keys=fields.String(),
+        metadata={"description": "The filters the figures are under (only those given); absent: none"},
+    )
 
 
 def Counts(**kwargs: Any) -> fields.Dict:  # noqa: N802 - a field factory reads like a field class
@@ -68,6 +93,7 @@ class GameStatsSchema(ma.Schema):
 
 
 class PlayerStatsSchema(ma.Schema):
+    filters = filters_echo()
     name = fields.String(required=True)
     game = fields.String(required=True)
     games = fields.Integer(required=True)
@@ -142,6 +168,7 @@ class LeaderSchema(ma.Schema):
 
 
 class GlobalStatsSchema(ma.Schema):
+    filters = filters_echo()
     game = fields.String(required=True)
     games = fields.Integer(required=True)
     by_player_count = Counts(required=True, metadata={"description": "number of players -> games"})
@@ -160,3 +187,38 @@ class GlobalStatsSchema(ma.Schema):
         metadata={"description": "contested_regions, captured_regions, cards_played..., most first"},
     )
     leaders = fields.List(fields.Nested(LeaderSchema), required=True)
+
+
+class ExplorerMoveSchema(ma.Schema):
+    move = fields.String(required=True, metadata={"description": "The move, as the game names it"})
+    count = fields.Integer(required=True, metadata={"description": "How often it was chosen"})
+    share = fields.Float(required=True, metadata={"description": "Its share of the context's choices"})
+    wins = fields.Integer(required=True, metadata={"description": "Choices whose seat won"})
+    win_rate = fields.Float(required=True, allow_none=True)
+    mean_placement = fields.Float(
+        required=True, allow_none=True, metadata={"description": "1: a winner, 2: any other seat"}
+    )
+    examples = fields.List(
+        fields.String(), required=True, metadata={"description": "Games it was chosen in, newest first"}
+    )
+
+
+class ExplorerContextSchema(ma.Schema):
+    context = fields.String(required=True)
+    moves = fields.List(fields.Nested(ExplorerMoveSchema), required=True)
+
+
+class ExplorerSchema(ma.Schema):
+    game = fields.String(required=True)
+    situations = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": "Every situation the game declares, and what it is"},
+    )
+    situation = fields.String(allow_none=True)
+    description = fields.String(allow_none=True)
+    context = fields.String(allow_none=True)
+    filters = fields.Dict(keys=fields.String(), required=True)
+    decisions = fields.Integer(required=True, metadata={"description": "Decisions counted"})
+    contexts = fields.List(fields.Nested(ExplorerContextSchema), required=True)

@@ -7,11 +7,22 @@ from marshmallow import fields, validate
 
 from schemas.common import StrictSchema
 
-EVENTS = ("your_turn", "game_started", "game_finished", "verified", "export_ready")
+EVENTS = (
+    "your_turn",
+    "game_started",
+    "game_finished",
+    "verified",
+    "export_ready",
+    "challenge",
+    "challenge_canceled",
+    "challenge_declined",
+    "challenge_expired",
+)
 EVENTS_DESCRIPTION = (
     "`your_turn`, `game_started`, `game_finished`: the account's seats' games; `verified` (with the "
     "verdict `ok`) and `export_ready` (with the job's `result` link): a verification or an export the "
-    "account asked for with its token (scope `read`) has finished"
+    "account asked for with its token (scope `read`) has finished; `challenge`, `challenge_canceled`, "
+    "`challenge_declined`, `challenge_expired`: a challenge the account is a party to"
 )
 GAME_EVENTS = ("game_started", "game_finished")
 FORMATS = ("standard", "discord", "slack")

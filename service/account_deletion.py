@@ -1,8 +1,9 @@
 """Deleting an account: the part after its credentials are gone, and the janitor's
 finishing of deletions a dead process left half done.
 
-``service.accounts.AccountService.delete`` removes the credentials at once and then calls
-:func:`finish_deletion`: every seat of the account renamed to :data:`PLACEHOLDER_NAME` (its games
+``service.accounts.AccountService.delete`` removes the credentials and webhooks at once
+(``store.account_deletion``) and then calls :func:`finish_deletion`: what points at the account
+from other slots unhooked, every seat of the account renamed to :data:`PLACEHOLDER_NAME` (its games
 stay) and unbound, then its data removed and its handle freed. Every step is idempotent, so the
 janitor's :func:`finish_deletions` can rerun one that a killed process left.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from games import game_names
 from service import aggregates
+from service.faults import fault_point
 from store import parts
 
 if TYPE_CHECKING:
@@ -27,6 +29,10 @@ def finish_deletion(games: GameAccess, account_id: str) -> None:
     forgotten once done, so a rerun does only what is left), then every key and the handle."""
     store = parts.accounts(games.store)
     archive = parts.archive(games.store)
+    fault_point("after_account_deletion_begun")  # tests/faults: credentials and webhooks gone, no more
+    # What points at the account from other slots (the delivery loop, game watcher sets): its
+    # webhooks went with the credentials, these only name it.
+    parts.account_deletion(games.store).unhook(account_id)
     for game_id, entry in store.games(account_id).items():
         seat = int(entry["seat"])
         # Out of its old name's statistics first (once: a marker), then renamed: a rerun after a

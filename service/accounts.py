@@ -25,7 +25,7 @@ import orjson
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from service import errors
+from service import errors, handles
 from service.account_deletion import finish_deletion
 
 # Exported with the service that hands it out: api.accounts takes Identity from here.
@@ -54,6 +54,14 @@ NO_ACCOUNT = "0" * 20  # an id no account has (ids are random hex): read in plac
 
 class HandleTaken(errors.ServiceError):
     status, code, title = 409, "HANDLE_TAKEN", "That handle is taken"
+
+
+class HandleReserved(errors.ServiceError):
+    status, code, title = 422, "HANDLE_RESERVED", "That handle passes for a bot or a placeholder"
+
+
+class SeatNameTaken(errors.ServiceError):
+    status, code, title = 409, "SEAT_NAME_TAKEN", "That seat name is another account's handle"
 
 
 class InvalidCredentials(errors.ServiceError):
@@ -90,6 +98,12 @@ class AccountService(AccountTokens):
 
     # -- sign-up, sign-in, sign-out, password -------------------------------------------------
     def create_account(self, handle: str, password: str, bot: bool = False) -> dict[str, Any]:
+        if handles.reserved(handle):
+            raise HandleReserved(
+                "Handles that read as a bot (a first or last word 'bot', a bot's name) or as a name"
+                " the server shows for seats of no account ('deleted player', ...) are reserved,"
+                " whatever their case or look-alike letters."
+            )
         folded = fold_handle(handle)
         if self.store.account_for_handle(folded) is not None and self._handle_live(folded):
             raise HandleTaken()
@@ -223,12 +237,28 @@ class AccountService(AccountTokens):
         account_id = self.store.account_for_handle(fold_handle(handle))
         return account_id if self._live_record(account_id) is not None else None
 
-    def delete(self, identity: Identity) -> None:
-        """Removes the account's credentials at once, then renames its seats to a placeholder (its
-        games stay), then removes its data and frees its handle. A process killed in between leaves
-        the deletion noted: the janitor finishes it (:func:`finish_deletions`)."""
+    def check_seat_name(self, name: str, account_id: str | None) -> None:
+        """A seat's display name may not be another account's handle (compared as handles are):
+        the seat would pass for that account at the table and in the archive. SeatNameTaken."""
+        owner = self.account_id_of(name)
+        if owner is not None and owner != account_id:
+            raise SeatNameTaken(f"{name!r} is an account's handle: sign in as it, or choose another name.")
+
+    def delete(self, identity: Identity, password: str) -> None:
+        """Needs the password again (a stolen session alone cannot destroy the account). Removes
+        the account's credentials and webhooks at once, in one step (``store.account_deletion``),
+        then renames its seats to a placeholder (its games stay), then removes its data and frees
+        its handle. A process killed in between leaves the deletion noted: the janitor finishes it
+        (``service.account_deletion.finish_deletions``)."""
         self._require(identity, ACCOUNT)
-        if not self.store.begin_delete(identity.account_id, int(time.time() * 1000)):
+        record = self._live_record(identity.account_id)
+        if record is None:
+            raise errors.InvalidToken()
+        try:
+            self.hasher.verify(record.get("password") or self._dummy, password)
+        except (VerificationError, InvalidHashError):
+            raise InvalidCredentials("The password is wrong.") from None
+        if not parts.account_deletion(self.games.store).begin(identity.account_id, int(time.time() * 1000)):
             raise errors.InvalidToken()
         finish_deletion(self.games, identity.account_id)
 

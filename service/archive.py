@@ -22,6 +22,7 @@ from replays.observations import GzipNdjson, NoDecisions, observations
 from schemas.archive import ExchangeDocumentSchema
 from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
+from service.facts import append_game, fact_store
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from service.ratings import RatingService
@@ -142,6 +143,11 @@ class ArchiveService:
         """One archived game's summary, or None."""
         record = self.archive.record(game_id)
         return summary_of(record) if record is not None else None
+
+    def entries(self, game_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The archive entries of ``game_ids``, in their order (one not archived is left out)."""
+        records = self.archive.records(list(game_ids))
+        return [summary_of(records[i]) for i in game_ids if i in records]
 
     def log(self, game_id: str) -> GameLog | None:
         """A stored game's metadata, complete log and snapshot (one consistent read)."""
@@ -388,13 +394,21 @@ def import_finished_game(
 ) -> dict[str, Any] | None:
     """Store an already validated, complete log as a finished game (``game``: the arguments of
     ``store.archive_import.import_finished_game``) and enter it into the archive, with the statistics
-    ``counts(summary)`` gives. Returns its archive summary (None when the id is taken). A resumed
-    import (``resume``) that stored the game before is entered again: entering is idempotent."""
+    ``counts(summary)`` gives and, when ``counts`` is given, its facts (``service.facts``). Returns
+    its archive summary (None when the id is taken). A resumed import (``resume``) that stored the
+    game before is entered again: entering is idempotent."""
     log = parts.import_finished_game(store, **game)
     if log is None:
         return None
     summary = summary_of(log, imported=True)
-    parts.archive(store).enter(index_entry(summary), counts(summary) if counts is not None else ())
+    archive = parts.archive(store)
+    archive.enter(index_entry(summary), counts(summary) if counts is not None else ())
+    # Its facts for the statistics (service.facts), as the follow-up of a game played here does; a
+    # resumed import writes the same files again. Only with its statistics (``counts``): a store
+    # test's made-up log is no game the rules can fold.
+    stored = parts.load_log(store, log.game_id) if counts is not None else None
+    if stored is not None:
+        append_game(fact_store(), archive, stored)
     return summary
 
 

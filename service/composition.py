@@ -8,7 +8,9 @@ to each other once, each given what it needs when it is made), :func:`job_handle
 on a service after it is built (tests/platform/test_composition_root.py checks both).
 
 Every process carries out every follow-up action (``service.followups``): the ones that enqueue jobs
-too (``receivers``); only a test builds a service without them, to leave that work to a sweeper.
+or tell other parties too (``receivers``), except that the web process leaves an archived game's
+``facts`` (CPU work) to the janitor (``Settings.facts``); only a test builds a service without the
+receivers, to leave that work to a sweeper.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from service import followups
 from service.account_tokens import AccountTokens, TokenUses
 from service.accounts import FEED_POLL_SECONDS, AccountService
 from service.archive import ArchiveService
+from service.challenges import ChallengeService
+from service.chat import ChatService
 from service.compaction import Compaction
 from service.games import GameService
 from service.jobs import Handler, JobService
+from service.lobby import LobbyService
 from service.ratings import RatingService
+from service.seeks import SeekService
 from service.stats import StatsService
 from service.webhook_delivery import Deliverer, WebhookSettings
 from service.webhooks import WebhookService
@@ -47,8 +53,12 @@ class Settings:
     password_parameters: Any = None
     account_stream_poll_seconds: float = FEED_POLL_SECONDS
     webhooks: WebhookSettings = field(default_factory=WebhookSettings)
-    # The follow-up actions that enqueue jobs (verify, bot): every process of the product has them.
+    # The follow-up actions that enqueue jobs or tell other parties (verify, bot, challenge): every
+    # process of the product has them.
     receivers: bool = True
+    # The ``facts`` follow-up (folds an archived game's log: CPU work): every process but the web
+    # process, which leaves it to the janitor after the grace period.
+    facts: bool = True
 
     @classmethod
     def from_env(cls, *, enqueues: bool = True, **overrides: Any) -> Settings:
@@ -76,6 +86,10 @@ class Services:
     ratings: RatingService
     compaction: Compaction
     webhooks: WebhookService
+    challenges: ChallengeService
+    seeks: SeekService
+    lobby: LobbyService
+    chat: ChatService
 
 
 def connect_store(settings: Settings) -> GameStore:
@@ -94,6 +108,7 @@ def game_service_on(
     cache_size: int = 1024,
     live_block_seconds: float = 5.0,
     receivers: bool = True,
+    facts: bool = True,
     jobs: JobService | None = None,
     compaction: Compaction | None = None,
     identity: Any = None,
@@ -102,7 +117,7 @@ def game_service_on(
     """The game service on ``store`` (a bot worker's, a test's: without accounts or ratings)."""
     jobs = JobService(store) if jobs is None else jobs
     compaction = Compaction(store) if compaction is None else compaction
-    handlers = followups.handlers(compaction, jobs if receivers else None)
+    handlers = followups.handlers(compaction, jobs if receivers else None, facts=facts)
     return GameService(
         store,
         handlers,
@@ -120,14 +135,22 @@ def game_service(settings: Settings) -> GameService:
         cache_size=settings.cache_size,
         live_block_seconds=settings.live_block_seconds,
         receivers=settings.receivers,
+        facts=settings.facts,
     )
 
 
 def game_service_at(
-    url: str, *, queue_url: str | None = None, receivers: bool = True, **redis_options: Any
+    url: str,
+    *,
+    queue_url: str | None = None,
+    receivers: bool = True,
+    facts: bool = True,
+    **redis_options: Any,
 ) -> GameService:
     """The game service alone on a new connection to ``url`` (a test's, a benchmark's)."""
-    settings = Settings(redis_url=url, queue_url=queue_url, redis_options=redis_options, receivers=receivers)
+    settings = Settings(
+        redis_url=url, queue_url=queue_url, redis_options=redis_options, receivers=receivers, facts=facts
+    )
     return game_service(settings)
 
 
@@ -147,26 +170,34 @@ def build(settings: Settings, store: GameStore | None = None) -> Services:
         cache_size=settings.cache_size,
         live_block_seconds=settings.live_block_seconds,
         receivers=settings.receivers,
+        facts=settings.facts,
         jobs=jobs,
         compaction=compaction,
         identity=AccountTokens(parts.accounts(store), uses),
         predictor=ratings.predict_for_meta,
     )
+    accounts = AccountService(
+        games,
+        uses,
+        password_parameters=settings.password_parameters,
+        stream_poll_seconds=settings.account_stream_poll_seconds,
+    )
+    challenges = ChallengeService(games, accounts)
+    seeks = SeekService(games, accounts)
     return Services(
         store=store,
         games=games,
         jobs=jobs,
         archive=ArchiveService(store, jobs, ratings),
         stats=StatsService(store, jobs),
-        accounts=AccountService(
-            games,
-            uses,
-            password_parameters=settings.password_parameters,
-            stream_poll_seconds=settings.account_stream_poll_seconds,
-        ),
+        accounts=accounts,
         ratings=ratings,
         compaction=compaction,
         webhooks=WebhookService(parts.webhooks(store), settings.webhooks),
+        challenges=challenges,
+        seeks=seeks,
+        lobby=LobbyService(games, challenges, seeks),
+        chat=ChatService(games, accounts),
     )
 
 

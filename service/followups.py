@@ -9,16 +9,21 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | --- | --- | --- | --- |
 | ``index`` | status | here | the cross-game index lists the game under its current status |
 | ``archive`` | version | here | the finished game is in the archive and due for compaction |
+| ``facts`` | version | ``service.facts`` (not in web processes) | the game's facts are in the facts store |
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
+| ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
 
-``index``, ``archive`` and ``accounts`` need only the store (:data:`OWN`); ``verify`` and ``bot``
-enqueue jobs (:data:`RECEIVERS`). Which handlers a process runs is given to :class:`FollowUps` when
-it is built (``service.composition``, the one place services are built: the web process, every
-worker, the janitor and the clock enforcer run them all); a service built without the receivers
-leaves those actions pending for the janitor. No process-wide registry: what a service does never
-depends on what else ran in its process.
+``index``, ``archive`` and ``accounts`` need only the store (the service's own); ``verify`` and
+``bot`` enqueue jobs, ``challenge`` tells a challenge's parties (the receivers, given with the job
+service), and ``facts`` is CPU work kept out of the web process. Which handlers a process runs is
+given to :class:`FollowUps` when it is built (``service.composition``, the one place services are
+built: every worker, the janitor and the clock enforcer run them all; the web process all but
+``facts``, which folds a log, about a second of CPU for a Rio de la Plata game, and would stall
+every request its worker serves meanwhile: the janitor writes facts after the grace period). A
+service built without an action's handler leaves that action pending for the janitor. No
+process-wide registry: what a service does never depends on what else ran in its process.
 
 Its collaborators (the handlers of jobs, bot turns and accounts, the archive's) are imported at the
 top: none of them imports this module or ``service.games`` (they type the game service with
@@ -41,7 +46,9 @@ from games.base import Game
 from service.account_followup import accounts_followup
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
+from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
+from service.facts import facts_followup
 from service.jobs import JobService
 from service.ports import GameAccess, StoreHolder
 from service.webhook_events import game_status_changed
@@ -50,7 +57,7 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "verify", "bot", "accounts")
+ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge")
 
 
 def actions_for(
@@ -63,6 +70,7 @@ def actions_for(
         actions["index"] = "finished" if over else "active"
     if over:
         actions["archive"] = version
+        actions["facts"] = version
         actions["verify"] = version
     elif any(seat in bot_seats for seat in game.awaiting(state)):
         actions["bot"] = version
@@ -154,6 +162,7 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
         current = service.store.status_and_version(game_id)
         if current is None or current[0] == meta["status"]:
             _tell_game_webhooks(service, game_id, meta)
+            _tell_lobby(service, game_id, meta)
             return True
     return False
 
@@ -161,6 +170,25 @@ def index_game(service: StoreHolder, game_id: str, value: str) -> bool:
 def _tell_game_webhooks(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
     # A game's start and end, for its creator's game-wide webhooks (idempotent)
     game_status_changed(parts.webhooks(service.store), game_id, meta)
+
+
+def _tell_lobby(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
+    # The live lobby lists open games that anyone may join (a challenge's game never was one).
+    if meta.get("challenge") or meta.get("seek"):
+        return
+    if meta["status"] == "open":
+        count = int(meta["seat_count"])
+        data = {
+            "id": game_id,
+            "game": meta["game"],
+            "title": meta.get("title", meta["game"]),
+            "seat_count": count,
+            "free_seats": [s for s in range(count) if f"kind:{s}" not in meta],
+            "created": meta.get("created"),
+        }
+        parts.lobby(service.store).publish("game", game_id, "added", data)
+    else:
+        parts.lobby(service.store).publish("game", game_id, "gone", None)
 
 
 @dataclass(frozen=True)
@@ -185,10 +213,11 @@ def tell_accounts(service: StoreHolder, game_id: str, value: str) -> bool:
     return accounts_followup(service, game_id, value)
 
 
-def handlers(compaction: Compaction, jobs: JobService | None) -> dict[str, Handler]:
+def handlers(compaction: Compaction, jobs: JobService | None, *, facts: bool = True) -> dict[str, Handler]:
     """The handlers of a game service: the actions that need only the store (``index``,
-    ``archive``, ``accounts``), and with ``jobs`` (the receivers) those that enqueue jobs (a
-    finished game's ``verify`` job, a ``bot``'s turn)."""
+    ``archive``, ``accounts``), and with ``jobs`` (the receivers) those that enqueue jobs or tell
+    other parties (a finished game's ``verify`` job, a ``bot``'s turn, a ``challenge``'s notices)
+    and, unless ``facts`` is False (the web process), an archived game's ``facts``."""
     own: dict[str, Handler] = {
         "index": index_game,
         "archive": ArchiveGame(compaction),
@@ -196,4 +225,11 @@ def handlers(compaction: Compaction, jobs: JobService | None) -> dict[str, Handl
     }
     if jobs is None:
         return own
-    return {**own, "verify": jobs.verify_followup, "bot": bot_followup}
+    receivers: dict[str, Handler] = {
+        "verify": jobs.verify_followup,
+        "bot": bot_followup,
+        "challenge": challenge_followup,
+    }
+    if facts:
+        receivers["facts"] = facts_followup
+    return {**own, **receivers}

@@ -235,6 +235,11 @@ class GameService:
         return self.get_summary(game_id)
 
     @staticmethod
+    def validate_bots(name: str, bots: Mapping[Any, str], seat_count: int) -> dict[int, str]:
+        """``bots`` ({seat: level}) checked against the game's seats and bot levels."""
+        return GameService._validate_bots(name, bots, seat_count)
+
+    @staticmethod
     def _validate_bots(name: str, bots: Mapping[Any, str], seat_count: int) -> dict[int, str]:
         seats: dict[int, str] = {}
         levels = bot_levels(name) if bots else []

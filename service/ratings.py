@@ -47,12 +47,15 @@ def raters_of(log: GameLog) -> model.Raters:
     """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``)."""
     meta = log.meta
     count = int(meta.get("seat_count") or 0)
+    result = log.result
+    if meta.get("rated") == "false" and result is not None:
+        result = {**result, "rated": False}  # a casual game (a challenge's choice): never rated
     return model.raters(
         seat_count=count,
         kinds={s: meta.get(f"kind:{s}") for s in range(count)},
         bots={s: meta.get(f"bot:{s}") for s in range(count)},
         accounts={s: meta.get(f"account:{s}") for s in range(count)},
-        result=log.result,
+        result=result,
         prearranged=meta.get("prearranged") == "true",
         imported=meta.get("imported") == "1",
         events=log.events,
@@ -171,6 +174,26 @@ def recount_while_quiet(archive: Archive, game: str, attempts: int = RECOUNT_ATT
     return Recounted(game, rated, done, quiet, board_after != board_before)
 
 
+def names_of(archive: Archive, raters: Iterable[str]) -> dict[str, str | None]:
+    """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
+    every = list(dict.fromkeys(raters))
+    wanted = [r for r in every if not model.is_bot(r)]
+    found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
+    found.update(zip(wanted, parts.accounts(archive).handles(wanted), strict=True))
+    return found
+
+
+def ratings_before(archive: Archive, game: str, game_id: str) -> list[dict[str, Any]] | None:
+    """Each seat's player and rating before a rated game (the annotated export, the facts), else
+    None. A function of the archive (no service): the facts' writer reads it in any process."""
+    (record,) = parts.ratings(archive).records(game, [game_id])
+    if record is None:
+        return None
+    seats = model.seats_before(record)
+    names = names_of(archive, (seat["rater"] for seat in seats))
+    return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
+
+
 class RatingService:
     """Reads of the ratings: leaderboards, a player's rating and history, head-to-head, predictions."""
 
@@ -191,11 +214,7 @@ class RatingService:
 
     def names(self, raters: Iterable[str]) -> dict[str, str | None]:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
-        every = list(dict.fromkeys(raters))
-        wanted = [r for r in every if not model.is_bot(r)]
-        found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
-        found.update(zip(wanted, self.accounts.handles(wanted), strict=True))
-        return found
+        return names_of(self.archive, raters)
 
     # -- reads ------------------------------------------------------------------------------------
     def leaderboard(self, game: str, top: int = 20) -> dict[str, Any]:
@@ -251,12 +270,7 @@ class RatingService:
 
     def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
         """Each seat's player and rating before a rated game (the annotated export), else None."""
-        (record,) = self.store.records(game, [game_id])
-        if record is None:
-            return None
-        seats = model.seats_before(record)
-        names = self.names(seat["rater"] for seat in seats)
-        return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
+        return ratings_before(self.archive, game, game_id)
 
     def predict(self, game: str, raters: Sequence[str | None]) -> list[float] | None:
         """Each seat's chance to win (``predict_win``) when every seat has a rater, else None."""

@@ -13,8 +13,11 @@ from games import game_names, get_game
 from replays import stats
 from service import aggregates
 from service.archive import json_body
+from service.fact_queries import FactQueries
+from service.facts import fact_store
 from service.jobs import JobProblem, JobService, Progress
 from store import GameStore, parts
+from store.facts import FactStore
 
 
 class StatsService:
@@ -24,6 +27,12 @@ class StatsService:
         self._store = store
         self.archive = parts.archive(store, engines=game_names())
         self.jobs = jobs
+        # Under filters, and the explorer: the analytical store, answered at once
+        self.facts = FactQueries(fact_store)
+
+    def facts_store(self) -> FactStore:
+        """The analytical store the filtered statistics read (its files are the download)."""
+        return fact_store()
 
     # -- what a request asks -----------------------------------------------------------------------
 

@@ -7,9 +7,17 @@ expires: at least once, with the same ``webhook-id``, so a receiver drops the du
 the Standard Webhooks specification says, POSTed through :class:`PinnedSender`, and settled: done,
 retried after an exponential backoff with jitter, or failed after ``retry_for`` (a day and more).
 
+Fairness: each account is served by its own task in a pool of ``concurrency`` threads, at most one
+task per account at a time, each taking only as many deliveries as it can send within the lease
+even if every POST times out. So a receiver that never answers holds one thread, its account's
+share, and never delays another account's deliveries (``bench/webhook_fairness.py`` measures the
+others' delay). Accounts with slow receivers beyond ``concurrency`` would share the pool: raise it.
+
 :class:`PinnedSender` connects to the address ``service.webhook_targets.resolve_target`` checked at
-this very attempt (no fresh DNS answer). Redirects are not followed; a response body is read to
-at most :data:`RESPONSE_READ_LIMIT` bytes.
+this very attempt (no fresh DNS answer), reusing one urllib3 connection pool per receiver (scheme,
+checked address, port and host name): a receiver sent many deliveries is not sent as many TCP (and
+TLS) handshakes. Redirects are not followed; a response body is read to at most
+:data:`RESPONSE_READ_LIMIT` bytes (a connection whose answer was longer is closed, not reused).
 """
 
 from __future__ import annotations
@@ -20,8 +28,11 @@ import hmac
 import os
 import random
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,11 +40,21 @@ import orjson
 import urllib3
 
 from service.faults import fault_point
-from service.webhook_targets import WebhookUrlRefused, resolve_target
+from service.webhook_targets import Target, WebhookUrlRefused, resolve_target
 from store.accounts import FEED_LENGTH
 from store.webhooks import WebhookStore
 
-EVENTS = ("your_turn", "game_started", "game_finished", "verified", "export_ready")
+EVENTS = (
+    "your_turn",
+    "game_started",
+    "game_finished",
+    "verified",
+    "export_ready",
+    "challenge",
+    "challenge_canceled",
+    "challenge_declined",
+    "challenge_expired",
+)
 # A game-wide subscription (its creator's) gets only what any spectator may know, and only the
 # game's own events: a job's end is news for whoever asked for the job, not for the game's audience.
 GAME_EVENTS = ("game_started", "game_finished")
@@ -57,6 +78,7 @@ class WebhookSettings:
     retry_for_seconds: float = 26 * 3600.0  # then the delivery is marked failed
     pause_after_seconds: float = 3 * 86400.0  # a subscription failing this long is paused
     lease_seconds: float = 30.0  # a taken delivery is due again after this (its sender died)
+    concurrency: int = 16  # accounts served at once by one delivery loop (one thread each)
     public_base_url: str = "http://127.0.0.1:8000"
 
     @classmethod
@@ -70,6 +92,8 @@ class WebhookSettings:
                 values[name] = raw.lower() in ("1", "true", "yes", "on")
             elif isinstance(default, float):
                 values[name] = float(raw)
+            elif isinstance(default, int):
+                values[name] = int(raw)
             else:
                 values[name] = raw
         values.update(overrides)
@@ -87,11 +111,64 @@ class Attempt:
         return self.status is not None and 200 <= self.status < 300
 
 
+# Receivers whose connection pools a sender keeps (least recently used beyond it are closed), and
+# connections kept per receiver (several accounts may share one, e.g. a chat service).
+MOST_RECEIVERS = 256
+CONNECTIONS_PER_RECEIVER = 4
+
+
 class PinnedSender:
-    """POSTs to the address :func:`resolve_target` checked, never to a fresh DNS answer."""
+    """POSTs to the address :func:`resolve_target` checked, never to a fresh DNS answer; one
+    connection pool per receiver, reused across deliveries (thread-safe)."""
 
     def __init__(self, settings: WebhookSettings):
         self.settings = settings
+        self._pools: OrderedDict[tuple[str, str, int, str], urllib3.HTTPConnectionPool] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _pool(self, target: Target) -> urllib3.HTTPConnectionPool:
+        key = (target.scheme, target.address, target.port, target.host)
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is not None:
+                self._pools.move_to_end(key)
+                return pool
+            pool = self._new_pool(target)
+            self._pools[key] = pool
+            if len(self._pools) > MOST_RECEIVERS:
+                _, oldest = self._pools.popitem(last=False)
+                oldest.close()
+            return pool
+
+    def close(self) -> None:
+        with self._lock:
+            for pool in self._pools.values():
+                pool.close()
+            self._pools.clear()
+
+    def _new_pool(self, target: Target) -> urllib3.HTTPConnectionPool:
+        timeout = urllib3.Timeout(connect=self.settings.connect_timeout, read=self.settings.read_timeout)
+        # Not blocking: a pool at its size opens a connection more rather than wait, and keeps only
+        # CONNECTIONS_PER_RECEIVER of them afterwards.
+        if target.scheme == "https":
+            return urllib3.HTTPSConnectionPool(
+                target.address,
+                target.port,
+                timeout=timeout,
+                retries=False,
+                server_hostname=target.host,
+                assert_hostname=target.host,
+                maxsize=CONNECTIONS_PER_RECEIVER,
+                block=False,
+            )
+        return urllib3.HTTPConnectionPool(
+            target.address,
+            target.port,
+            timeout=timeout,
+            retries=False,
+            maxsize=CONNECTIONS_PER_RECEIVER,
+            block=False,
+        )
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Attempt:
         started = time.perf_counter()
@@ -99,19 +176,7 @@ class PinnedSender:
             target = resolve_target(url, self.settings.allow_private_targets)
         except WebhookUrlRefused as exc:
             return Attempt(None, f"refused: {exc.message}", 0.0)
-        timeout = urllib3.Timeout(connect=self.settings.connect_timeout, read=self.settings.read_timeout)
-        pool: urllib3.HTTPConnectionPool
-        if target.scheme == "https":
-            pool = urllib3.HTTPSConnectionPool(
-                target.address,
-                target.port,
-                timeout=timeout,
-                retries=False,
-                server_hostname=target.host,
-                assert_hostname=target.host,
-            )
-        else:
-            pool = urllib3.HTTPConnectionPool(target.address, target.port, timeout=timeout, retries=False)
+        pool = self._pool(target)
         default_port = 443 if target.scheme == "https" else 80
         host_header = target.host if target.port == default_port else f"{target.host}:{target.port}"
         if ":" in target.host and not target.host.startswith("["):
@@ -128,16 +193,19 @@ class PinnedSender:
                 preload_content=False,
                 assert_same_host=False,
             )
+            whole = False
             try:
-                response.read(RESPONSE_READ_LIMIT)  # at most this much of what the receiver says
+                # At most this much of what the receiver says; a longer answer's connection is
+                # closed rather than drained.
+                whole = len(response.read(RESPONSE_READ_LIMIT)) < RESPONSE_READ_LIMIT
             finally:
+                if not whole:
+                    response.close()
                 response.release_conn()
             status: int | None = response.status
             error = None if 200 <= response.status < 300 else f"HTTP {response.status}"
         except Exception as exc:  # noqa: BLE001 - any failure to deliver is a failed attempt
             status, error = None, f"{type(exc).__name__}: {exc}"[:300]
-        finally:
-            pool.close()
         return Attempt(status, error, round((time.perf_counter() - started) * 1000, 2))
 
 
@@ -177,6 +245,14 @@ def _sentence(kind: str, data: Mapping[str, Any], link: str) -> str:
     if kind == "export_ready":
         of = f" of game {data['game_id']}" if data.get("game_id") else ""
         return f"Your export{of} is ready: {link}"
+    if kind.startswith("challenge"):
+        what = {
+            "challenge": f"{data.get('challenger')} challenges you to {game}",
+            "challenge_canceled": f"The {game} challenge by {data.get('challenger')} was canceled",
+            "challenge_declined": f"The {game} challenge was declined ({data.get('reason')})",
+            "challenge_expired": f"The {game} challenge by {data.get('challenger')} expired",
+        }.get(kind, f"The {game} challenge changed")
+        return f"{what}: {link}"
     return f"Webhook test from the game server: {link}"
 
 
@@ -211,9 +287,18 @@ class PassReport:
     accounts: int = 0
     latencies: list[float] = field(default_factory=list)
 
+    def add(self, other: PassReport) -> None:
+        self.sent += other.sent
+        self.retried += other.retried
+        self.failed += other.failed
+        self.dropped += other.dropped
+        self.accounts += other.accounts
+        self.latencies += other.latencies
+
 
 class Deliverer:
-    """One delivery loop's work: the due deliveries of the hinted accounts."""
+    """One delivery loop's work: the due deliveries of the hinted accounts, each account served by
+    its own task (at most one at a time) in a pool of ``settings.concurrency`` threads."""
 
     def __init__(
         self,
@@ -229,6 +314,9 @@ class Deliverer:
         self.clock = clock
         self.rng = rng or random.Random()
         self._last_rehint = 0.0
+        self._pool = ThreadPoolExecutor(max(1, int(settings.concurrency)), thread_name_prefix="webhooks")
+        self._busy: dict[str, Future[PassReport]] = {}
+        self._lock = threading.Lock()
 
     def backoff_seconds(self, attempts: int) -> float:
         """Exponential, capped, with jitter (half to all of it), so many receivers that came back
@@ -237,19 +325,68 @@ class Deliverer:
         base = min(grown, self.settings.most_retry_seconds)
         return base * self.rng.uniform(0.5, 1.0)
 
-    def run_once(
+    def per_task(self, most_per_account: int) -> int:
+        """How many deliveries one account's task takes: no more than it can send within the lease
+        if every POST times out, so a dead receiver's deliveries are not leased out again (and sent
+        twice by another loop) while they still wait their turn here."""
+        worst = self.settings.connect_timeout + self.settings.read_timeout
+        return max(1, min(most_per_account, int(self.settings.lease_seconds // max(worst, 0.001))))
+
+    def dispatch(
         self, most_accounts: int = 100, most_per_account: int = 50, rehint_every: float = 30.0
-    ) -> PassReport:
-        report = PassReport()
+    ) -> list[Future[PassReport]]:
+        """Start a task for each due account that has none running; returns the tasks started.
+        Does not wait for them (:meth:`collect` gathers what they did)."""
         now = self.clock()
         if now - self._last_rehint >= rehint_every:
             self.store.rehint_all()
             self._last_rehint = now
-        for account_id, seen in self.store.due_accounts(int(now * 1000), most_accounts):
-            report.accounts += 1
-            self._account(account_id, most_per_account, report)
+        with self._lock:
+            busy = len(self._busy)
+        started = []
+        most = self.per_task(most_per_account)
+        for account_id, seen in self.store.due_accounts(int(now * 1000), most_accounts + busy):
+            with self._lock:
+                if account_id in self._busy:
+                    continue
+                self._busy[account_id] = task = self._pool.submit(self._task, account_id, seen, most)
+            started.append(task)
+        return started
+
+    def _task(self, account_id: str, seen: float, most: int) -> PassReport:
+        report = PassReport(accounts=1)
+        try:
+            self._account(account_id, most, report)
             self.store.settle_hint(account_id, seen)
+        finally:
+            with self._lock:
+                self._busy.pop(account_id, None)
         return report
+
+    def in_flight(self) -> list[Future[PassReport]]:
+        with self._lock:
+            return list(self._busy.values())
+
+    def collect(self, futures: list[Future[PassReport]]) -> PassReport:
+        """The merged reports of ``futures`` that are done (a task's exception is raised here)."""
+        report = PassReport()
+        for future in futures:
+            if future.done():
+                report.add(future.result())
+        return report
+
+    def run_once(
+        self, most_accounts: int = 100, most_per_account: int = 50, rehint_every: float = 30.0
+    ) -> PassReport:
+        """One pass that waits for its tasks (tests, benches): dispatch, then wait for every task."""
+        running = self.dispatch(most_accounts, most_per_account, rehint_every) + self.in_flight()
+        wait(running)
+        return self.collect(list(set(running)))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        if isinstance(self.sender, PinnedSender):
+            self.sender.close()
 
     def _account(self, account_id: str, most: int, report: PassReport) -> None:
         now_ms = int(self.clock() * 1000)

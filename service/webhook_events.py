@@ -65,3 +65,15 @@ def game_status_changed(store: WebhookStore, game_id: str, meta: Mapping[str, An
     }
     now_ms = int(time.time() * 1000)
     return sum(store.game_event(account_id, game_id, kind, data, now_ms) for account_id in watchers)
+
+
+# A challenge's notices stay told (their keys kept) this long: longer than any challenge lives.
+CHALLENGE_NOTICE_KEEP_SECONDS = 8 * 24 * 3600
+
+
+def challenge_changed(
+    store: WebhookStore, account_id: str, notice: str, kind: str, data: Mapping[str, Any]
+) -> int:
+    """The seam the ``challenge`` follow-up calls for each notice and party: on the account's feed
+    once per ``notice`` key, then its webhooks' deliveries (as :func:`job_finished`)."""
+    return job_finished(store, account_id, notice, kind, data, CHALLENGE_NOTICE_KEEP_SECONDS)

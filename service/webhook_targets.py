@@ -2,8 +2,9 @@
 
 A URL is checked when it is registered (``service.webhooks``) and again at every attempt
 (``service.webhook_delivery.PinnedSender``); the check resolves the host once, refuses any address
-that is loopback, private, link-local (the cloud metadata addresses among them), unspecified,
-multicast or reserved unless the operator allows private targets, and the connection goes to the
+on the deny-list (:data:`DENIED_NETWORKS`: cloud metadata and broadcast addresses, whatever the
+operator allows), and any that is unspecified, multicast or link-local, and, unless the operator
+allows private targets, loopback, private, reserved or not global, and the connection goes to the
 address that was checked (urllib3 pool on the IP, with the Host header and TLS server name of the
 URL), so a DNS answer that changes between the check and the connection cannot redirect it.
 """
@@ -18,10 +19,33 @@ from urllib.parse import urlsplit
 from service.errors import ServiceError
 
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-# Cloud metadata services that are not in a private or link-local range by themselves.
-METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200", "169.254.170.2")
+
+# The deny-list: refused whatever the operator allows, checked before the ``ipaddress`` properties
+# (which call some of these global: 192.0.0.192 is public to ``ipaddress``, and a private
+# target allowance would let fd20:ce::254 or the broadcast address through). Each entry says why,
+# so the refusal names it. Add to it rather than to the checks below.
+DENIED_NETWORKS: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] = tuple(
+    (ipaddress.ip_network(network), why)
+    for network, why in (
+        ("169.254.169.254/32", "a cloud metadata address"),  # AWS, GCP, Azure, OpenStack, ...
+        ("169.254.170.2/32", "a cloud metadata address"),  # AWS ECS task metadata
+        ("fd00:ec2::254/128", "a cloud metadata address"),  # AWS IPv6 instance metadata
+        ("fd20:ce::254/128", "a cloud metadata address"),  # GCP IPv6 metadata
+        ("100.100.100.200/32", "a cloud metadata address"),  # Alibaba Cloud
+        ("192.0.0.192/32", "a cloud metadata address"),  # Oracle Cloud (OCI) metadata
+        ("168.63.129.16/32", "a cloud metadata address"),  # Azure wire server (a public address)
+        ("255.255.255.255/32", "the broadcast address"),
+        ("0.0.0.0/8", "an unspecified address"),  # "this network": 0.x.y.z reaches the host itself
+    )
 )
+
+
+def denied(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why ``address`` is on the deny-list, or None."""
+    for network, why in DENIED_NETWORKS:
+        if address.version == network.version and address in network:
+            return why
+    return None
 
 
 class WebhookUrlRefused(ServiceError):
@@ -40,8 +64,9 @@ def address_refusal(
             address = address.sixtofour
         elif address in NAT64:
             address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    if address in METADATA_ADDRESSES:
-        return "a cloud metadata address"
+    why = denied(address)
+    if why is not None:
+        return why
     if address.is_unspecified:
         return "an unspecified address"
     if address.is_multicast:

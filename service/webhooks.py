@@ -32,6 +32,16 @@ class NotGameCreator(ServiceError):
     status, code, title = 403, "NOT_GAME_CREATOR", "Only the game's creator may subscribe to the whole game"
 
 
+class TooManyPings(ServiceError):
+    status, code, title = 429, "TOO_MANY_PINGS", "Too many test pings of this account's webhooks"
+
+
+# Test pings an account may ask for per window (all its webhooks together): each is a POST the
+# delivery loop makes for it, so they are bounded like any other work a client can cause.
+MOST_PINGS = 5
+PING_WINDOW_SECONDS = 60
+
+
 class TooManyWebhooks(ServiceError):
     status, code, title = 409, "TOO_MANY_WEBHOOKS", "The account has as many webhooks as it may"
 
@@ -124,6 +134,13 @@ class WebhookService:
 
     def ping(self, account_id: str, sub_id: str) -> str:
         self.get(account_id, sub_id)
+        wait_ms = self.store.count_ping(account_id, MOST_PINGS, PING_WINDOW_SECONDS * 1000)
+        if wait_ms is not None:
+            seconds = -(-wait_ms // 1000)
+            raise TooManyPings(
+                f"At most {MOST_PINGS} test pings a minute per account: retry in {seconds} s.",
+                retry_after=seconds,
+            )
         now = self._now_ms()
         delivery_id = f"msg_{sub_id}_ping_{secrets.token_hex(6)}"
         record = {

@@ -88,21 +88,8 @@ def handle_key(folded: str) -> str:
 
 
 # Sorted set: accounts whose deletion began -> when (ms). The janitor finishes those a dead process
-# left (``service.accounts.finish_deletions``).
+# left (``service.account_deletion.finish_deletions``); the first step is ``store.account_deletion``.
 DELETING = "accounts:deleting"
-
-# KEYS: record, tokens, used, streams. The first step of a deletion: every credential goes (tokens,
-# password) and the record says "deleting"; the games, feed and handle stay until it is finished.
-_BEGIN_DELETE = r"""
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-redis.call('HDEL', KEYS[1], 'password')
-redis.call('HSET', KEYS[1], 'deleting', '1')
-return 1
-"""
-
 
 # KEYS: handle key, ARGV: 1 account id, 2 the id the caller saw there ('' = none). Claims the handle
 # when it is free or still names ``ARGV[2]`` (a dangling handle whose record expired).
@@ -246,7 +233,6 @@ class AccountStore:
         self._record_game = client.register_script(_RECORD_GAME)
         self._lease_stream = client.register_script(_LEASE_STREAM)
         self._note_uses = client.register_script(_NOTE_USES)
-        self._begin_delete = client.register_script(_BEGIN_DELETE)
 
     # -- records and handles ----------------------------------------------------------------------
     def write_pending(self, account_id: str, fields: Mapping[str, str]) -> None:
@@ -463,17 +449,6 @@ class AccountStore:
                     self.redis.zrem(archive_index("winner", old), game_id)
                 return True
         return False
-
-    def begin_delete(self, account_id: str, now_ms: int) -> bool:
-        """Note the deletion (for the janitor, first), then remove every credential at once."""
-        self.redis.zadd(DELETING, {account_id: now_ms})
-        keys = account_keys(account_id)
-        begun = bool(self._begin_delete(keys=[keys.record, keys.tokens, keys.used, keys.streams]))
-        if not begun:
-            self.redis.zrem(DELETING, account_id)
-        else:
-            self.announce_revoked(account_id)
-        return begun
 
     def forget_game(self, account_id: str, game_id: str) -> None:
         self.redis.hdel(account_keys(account_id).games, game_id)

@@ -19,9 +19,12 @@ from typing import Any, TypeVar
 
 import redis
 
+from store.account_deletion import AccountDeletionStore
 from store.accounts import AccountStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
+from store.challenges import ChallengeStore
+from store.chat import ChatStore
 from store.compact import CompactionQueue, Compactor
 from store.game_logs import GameLog
 from store.game_logs import game_version as _game_version
@@ -30,9 +33,11 @@ from store.game_logs import load_meta as _load_meta
 from store.games import GameStore
 from store.jobs import JobBook
 from store.live import EventsReader
+from store.lobby import LobbyStore
 from store.outbox import Outbox
 from store.ratings import RatingStore
 from store.replay_cache import ReplayCache
+from store.seeks import SeekStore
 from store.webhooks import WebhookStore
 
 Connected = GameStore | Archive
@@ -85,6 +90,31 @@ def _archive(client: redis.Redis, engines: tuple[str, ...]) -> Archive:
 def accounts(store: Connected) -> AccountStore:
     """Accounts, their tokens, games and feeds (``store.accounts``)."""
     return _once(store, AccountStore)
+
+
+def account_deletion(store: Connected) -> AccountDeletionStore:
+    """An account deletion's first step and its pointers elsewhere (``store.account_deletion``)."""
+    return AccountDeletionStore(_client(store))
+
+
+def challenges(store: GameStore) -> ChallengeStore:
+    """Challenges: invitations whose acceptance creates their game (``store.challenges``)."""
+    return ChallengeStore(store.redis, store.followup_grace_ms)
+
+
+def chat(store: GameStore) -> ChatStore:
+    """A game's chat rooms (``store.chat``)."""
+    return ChatStore(store.redis)
+
+
+def lobby(store: GameStore) -> LobbyStore:
+    """The live lobby's stream (``store.lobby``)."""
+    return LobbyStore(store.redis)
+
+
+def seeks(store: GameStore) -> SeekStore:
+    """Seek pools and the matcher's claimed tables (``store.seeks``)."""
+    return SeekStore(store.redis, store.followup_grace_ms)
 
 
 def ratings(store: Connected) -> RatingStore:

@@ -37,6 +37,7 @@ class HookKeys:
     due: str  # sorted set: delivery id -> next attempt (ms); a taken one is leased forward
     feed: str  # the account's feed (store.accounts)
     told: str  # sorted set: finished jobs the account was told of (job id@record creation) -> ms
+    pings: str  # string: test pings asked for in the current window (expires with it)
 
     def log(self, sub_id: str) -> str:
         """list: the subscription's last attempts, newest first (JSON)."""
@@ -52,6 +53,7 @@ def hook_keys(account_id: str) -> HookKeys:
         due=f"hook:{tag}:due",
         feed=account_keys(account_id).feed,
         told=f"hook:{tag}:told",
+        pings=f"hook:{tag}:pings",
     )
 
 
@@ -242,6 +244,19 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[2], 'd', ARGV
 return 1
 """
 
+# KEYS: pings; ARGV: 1 most, 2 window (ms). Counts one test ping in the window that the first one
+# opened; 0 (and not counted) when the window already holds ``most``.
+_COUNT_PING = r"""
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[1]) then
+  return 0
+end
+if redis.call('INCR', KEYS[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1
+"""
+
 # KEYS: hints; ARGV: 1 account, 2 the score the reader saw. Removes the hint unless a writer moved it.
 _DROP_HINT = r"""
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -278,6 +293,7 @@ class WebhookStore:
         self._drop_hint = client.register_script(_DROP_HINT)
         self._game_event = client.register_script(_GAME_EVENT)
         self._job_event = client.register_script(_JOB_EVENT)
+        self._count_ping = client.register_script(_COUNT_PING)
 
     # -- game-wide subscriptions --------------------------------------------------------------
     def set_creator(self, game_id: str, account_id: str) -> None:
@@ -390,6 +406,14 @@ class WebhookStore:
         pipe.execute()
         self.hint(account_id, now_ms)
         return True
+
+    def count_ping(self, account_id: str, most: int, window_ms: int) -> int | None:
+        """Count a test ping of the account: None when it may be sent, else the milliseconds until
+        the window that holds ``most`` pings ends."""
+        key = hook_keys(account_id).pings
+        if self._count_ping(keys=[key], args=[most, window_ms]):
+            return None
+        return max(1, int(self.redis.pttl(key)))
 
     def hint(self, account_id: str, due_ms: int) -> None:
         self.redis.zadd(HINTS, {account_id: due_ms})

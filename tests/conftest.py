@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
@@ -8,6 +9,9 @@ import pytest
 # a test turns them on in its app's config (tests/api/test_rate_limits.py). Set here, before any app
 # or live server starts, so servers started as subprocesses inherit it too.
 os.environ["RATE_LIMITS_ENABLED"] = "false"
+# The analytical store's files (service.facts) of this test run, never the worktree's var/: every
+# process the tests start inherits it.
+os.environ.setdefault("FACTS_DIR", tempfile.mkdtemp(prefix="facts-tests-"))
 
 from hypothesis import settings
 

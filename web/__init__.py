@@ -167,6 +167,21 @@ def game_module(name: str) -> Response:
     return response
 
 
+# A game's page module may import modules of its own beside it (its rules for players, say): any
+# ``<lowercase-name>.js`` in the module's own folder, nothing outside it.
+@blp.get("/web/games/<string:name>/<string:module>.js")
+def game_sibling_module(name: str, module: str) -> Response:
+    main = hook(_game_or_404(name), "web_module")
+    if main is None or not module.replace("-", "").isalpha() or not module.islower():
+        abort(404)
+    path = Path(main).parent / f"{module}.js"
+    if not path.is_file():
+        abort(404)
+    response = send_file(path, mimetype="text/javascript", max_age=300)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
 @blp.get("/web/games/<string:name>/board.svg")
 def board(name: str) -> Response:
     template = hook(_game_or_404(name), "board_template")

@@ -16,7 +16,9 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
    and the notices of finished jobs whose worker died before sending them are sent
    (``JobService.announce_due``: ``verified``, ``export_ready`` to the accounts that asked);
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
-7. **account deletions** a dead process left half done are finished (``service.account_deletion``).
+7. **account deletions** a dead process left half done are finished (``service.account_deletion``);
+8. **challenges** past their time expire (``service.challenges``);
+9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ import time
 from typing import Any
 
 from service import GameService, account_deletion, bot_turns, composition, jobs
+from service.challenges import ChallengeService
 from service.compaction import Compaction
+from service.seeks import SeekService
 
 log = logging.getLogger("worker.janitor")
 
@@ -40,7 +44,14 @@ FULL_SCAN_SECONDS = float(os.environ.get("JANITOR_FULL_SCAN") or 30.0)
 
 
 class Janitor:
-    def __init__(self, service: GameService, jobs: jobs.JobService, compaction: Compaction):
+    def __init__(
+        self,
+        service: GameService,
+        jobs: jobs.JobService,
+        compaction: Compaction,
+        challenges: ChallengeService,
+        seeks: SeekService,
+    ):
         """The services of ``service.composition.build`` (the game service with every follow-up
         action's handler)."""
         self.service = service
@@ -48,10 +59,12 @@ class Janitor:
         self._seen: dict[tuple[str, str], float] = {}
         self._next_full_scan = 0.0
         self.compaction = compaction
+        self.challenges = challenges
+        self.seeks = seeks
 
     @classmethod
     def of(cls, services: composition.Services) -> Janitor:
-        return cls(services.games, services.jobs, services.compaction)
+        return cls(services.games, services.jobs, services.compaction, services.challenges, services.seeks)
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -68,6 +81,8 @@ class Janitor:
         report["job_notices"] = self.jobs.announce_due()
         report["compacted"] = self.compaction.run_due().compacted
         report["deleted_accounts"] = account_deletion.finish_deletions(self.service)
+        report["challenges_expired"] = self.challenges.expire_due()
+        report["paired"] = self.seeks.match()
         return report
 
 

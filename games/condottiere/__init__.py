@@ -19,6 +19,7 @@ from games.base import (
     ContractHooks,
     DecideHooks,
     DecisionHooks,
+    ExplorerHooks,
     Game,
     LogError,
     RevisionHooks,
@@ -29,6 +30,7 @@ from games.base import (
     without_secret_keys,
 )
 from games.condottiere import automatic, chance, decide, evolve, leave, render, stats, text, views
+from games.condottiere import explorer as _explorer
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
 from games.condottiere.config import archive_labels as _archive_labels
@@ -51,6 +53,7 @@ class Condottiere(
     SeatHooks,
     ChanceHooks,
     DecisionHooks,
+    ExplorerHooks,
     ArchiveHooks,
     WebHooks,
     TextHooks,
@@ -146,6 +149,10 @@ class Condottiere(
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.ExplorerHooks: the situations the decision explorer groups -------------------
+    explorer_situations = staticmethod(_explorer.explorer_situations)
+    explore = staticmethod(_explorer.explore)
 
     # -- games.base.ArchiveHooks: chapters, statistics facts, export rendering -------------------
     chapters = staticmethod(stats.chapters)

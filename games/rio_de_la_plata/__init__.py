@@ -20,6 +20,7 @@ from games.base import (
     ConfigHooks,
     ContractHooks,
     DecisionHooks,
+    ExplorerHooks,
     Game,
     LogError,
     RevisionHooks,
@@ -27,6 +28,7 @@ from games.base import (
     WebHooks,
 )
 from games.rio_de_la_plata import archive, chance, rules, text, text_moves, views
+from games.rio_de_la_plata import explorer as _explorer
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
 from games.rio_de_la_plata.config import RULES_REVISION
@@ -43,6 +45,7 @@ class RioDeLaPlata(
     ConfigHooks,
     ChanceHooks,
     DecisionHooks,
+    ExplorerHooks,
     ArchiveHooks,
     WebHooks,
     TextHooks,
@@ -120,6 +123,10 @@ class RioDeLaPlata(
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.ExplorerHooks: the situations the decision explorer groups -------------------
+    explorer_situations = staticmethod(_explorer.explorer_situations)
+    explore = staticmethod(_explorer.explore)
 
     # -- games.base.ArchiveHooks: chapters per round, facts, export rendering (archive.py) -------
     chapters = staticmethod(archive.chapters)

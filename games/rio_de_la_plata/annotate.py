@@ -10,6 +10,21 @@ def _cell(value: Any) -> str:
     return f"({value[0]}, {value[1]})" if isinstance(value, list) else str(value)
 
 
+def _edge(edge: Any) -> str:
+    """A section's or an attacker's place on the city's lines in words: "between (10, 9) and (10, 10)"."""
+    a, sep, b = str(edge).partition("-")
+    if not sep:
+        return f"at {edge}"
+    return f"between ({a.replace(',', ', ')}) and ({b.replace(',', ', ')})"
+
+
+def _section_kind(before: Any) -> str:
+    try:
+        return f"{before['due'][0]['what']} section"
+    except (KeyError, IndexError, TypeError):
+        return "section"
+
+
 def _terms(offer: dict[str, Any]) -> str:
     def side(items: dict[str, int]) -> str:
         return ", ".join(f"{n} {item.replace('_', ' ')}" for item, n in sorted(items.items())) or "nothing"
@@ -70,11 +85,13 @@ def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
     if kind == "used":
         return f"{who} uses the building on {_cell(event['cell'])}."
     if kind == "building_completed":
-        return f"The {event['building']} is complete; seat {event['completer']} completed it."
+        plural = event["building"] in ("walls", "roads")  # the names of a plural thing
+        verb, it = ("are", "them") if plural else ("is", "it")
+        return f"The {event['building']} {verb} complete; seat {event['completer']} completed {it}."
     if kind == "tile_placed":
         return f"{who} puts the tile on {_cell(event['cell'])}."
     if kind == "section_placed":
-        return f"{who} places a section on edge {event['edge']}."
+        return f"{who} places a {_section_kind(before)} {_edge(event['edge'])}."
     if kind == "resource_chosen":
         return f"{who} takes 1 {event['good']}."
     if kind == "actions_started":
@@ -101,15 +118,16 @@ def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
             f"{event['attackers']} attackers."
         )
     if kind == "attacker_placed":
-        return f"{who} places an attacker at edge {event['edge']}."
+        return f"{who} places an attacker {_edge(event['edge'])}."
     if kind == "fired":
-        return f"{who} fires the cannons at {event['k']} attackers."
+        k = event["k"]
+        return f"{who} fires the cannons at {k} attacker{'' if k == 1 else 's'}."
     if kind == "attacker_removed":
-        return f"{who} removes an attacker at edge {event['edge']}."
+        return f"{who} removes the attacker {_edge(event['edge'])}."
     if kind == "defended":
         return f"{who} puts a defender on {_cell(event['cell'])}."
     if kind == "split":
-        return f"{who} takes a group of {event['size']} off the stack at {event['edge']}."
+        return f"{who} takes a group of {event['size']} off the stack {_edge(event['edge'])}."
     if kind == "moved":
         return f"{who} moves group {event['group']} to {_cell(event['to'])}."
     if kind == "across_chosen":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.compaction import Compaction
-from store import GameStore
+from store import GameStore, parts
 from store.game_logs import load_log
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session, sign_in, sign_up
@@ -53,19 +53,21 @@ def test_my_finished_games_are_paged(client):
     assert [g["game_id"] for g in second["finished"]] == ids[:1] and second["next_before"] is None
 
 
-def test_the_archive_filters_by_account_and_keeps_the_name_search(client):
+def test_the_archive_filters_by_account_and_the_name_of_a_handle_finds_the_accounts_seats(client):
     token = session(client)
     ids = played(client, token, 2)
-    # An anonymous "Ann" is another player: her game is not the account's.
+    # An anonymous "Ann" would be another player: while the handle is an account's, refused.
     created = client.post("/v1/games", json={"game": "toy", "config": {"seed": 3, "hand_size": 1}})
     other = created.get_json()["id"]
-    ann = client.post(f"/v1/games/{other}/seats", json={"name": "Ann"}).get_json()
+    refused = client.post(f"/v1/games/{other}/seats", json={"name": "Ann"})
+    assert refused.status_code == 409 and refused.get_json()["code"] == "SEAT_NAME_TAKEN"
+    cy = client.post(f"/v1/games/{other}/seats", json={"name": "Cy"}).get_json()
     bob = client.post(f"/v1/games/{other}/seats", json={"name": "Bob"}).get_json()
-    play_out(client, other, ann["token"], bob["token"])
+    play_out(client, other, cy["token"], bob["token"])
     by_account = client.get("/v1/archive?account=ann").get_json()["games"]
     assert sorted(g["id"] for g in by_account) == sorted(ids)
     by_name = client.get("/v1/archive?player=Ann").get_json()["games"]
-    assert sorted(g["id"] for g in by_name) == sorted([*ids, other])
+    assert sorted(g["id"] for g in by_name) == sorted(ids)
     assert client.get("/v1/archive?account=nobody").get_json()["games"] == []
 
 
@@ -80,9 +82,13 @@ def test_deleting_an_account_removes_its_credentials_and_keeps_its_games_replaya
         ids[0], "toy", load_log(redis_client, ids[0]).events
     )
     reader = personal_token(client, token, ["read", "play"])
-    refused = client.delete("/v1/me", headers=bearer(reader))  # needs the account scope
+    refused = client.delete(
+        "/v1/me", json={"password": "correct horse"}, headers=bearer(reader)
+    )  # needs the account scope
     assert refused.status_code == 403
-    assert client.delete("/v1/me", headers=bearer(token)).status_code == 204
+    assert (
+        client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(token)).status_code == 204
+    )
     for old in (token, pat, reader):
         assert client.get("/v1/me", headers=bearer(old)).status_code == 401
     assert sign_in(client).status_code == 401
@@ -106,7 +112,7 @@ def test_deleting_an_account_removes_its_credentials_and_keeps_its_games_replaya
 
 
 def test_a_deletion_left_half_done_by_a_dead_process_is_finished_by_the_janitor(app, client, redis_client):
-    """The process dies right after the credentials went (store.begin_delete): nothing of the
+    """The process dies right after the credentials went (store.account_deletion): nothing of the
     account works any more, and the janitor's pass finishes the rest (seats renamed, keys gone,
     handle free)."""
     import time
@@ -118,7 +124,9 @@ def test_a_deletion_left_half_done_by_a_dead_process_is_finished_by_the_janitor(
     ids = played(client, token, 1)
     accounts = app.extensions["account_service"]
     who = accounts.identify(token)
-    assert accounts.store.begin_delete(who.account_id, int(time.time() * 1000))  # ... then killed
+    assert parts.account_deletion(app.extensions["game_service"].store).begin(
+        who.account_id, int(time.time() * 1000)
+    )  # ... then killed
     assert client.get("/v1/me", headers=bearer(token)).status_code == 401
     assert sign_in(client).status_code == 401
     assert client.get("/v1/players/ann").status_code == 404

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from service import aggregates
+from store import parts
 from store.archive import Archive
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, session, sign_in, sign_up
@@ -69,12 +70,13 @@ def leaders(client):
 
 def test_account_statistics_count_its_bound_seats_under_every_name_and_name_search_stays(client):
     """Ann's account plays as "Ann" (its handle, seat 0), as "Annie" (seat 1); an anonymous
-    "Ann" plays too. By account: the two bound games, not the anonymous one. By name: "Ann"
-    counts the bound "Ann" and the anonymous one, "Annie" only hers."""
+    "Ann" played before the handle was taken (after, the name is refused). By account: the two
+    bound games, not the anonymous one. By name: "Ann" counts the bound "Ann" and the anonymous
+    one, "Annie" only hers."""
+    _, won_3 = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     token = session(client)
     bound_as_ann, won_1 = game_of(client, [(None, token), ("Bob", None)])
     bound_as_annie, won_2 = game_of(client, [("Bob", None), ("Annie", token)], seed=4)
-    _, won_3 = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     status, mine = account_stats(client, "ANN")  # handles are found without regard to case
     assert status == 200, mine
     assert mine["handle"] == "Ann" and mine["game"] == "toy" and "name" not in mine
@@ -106,13 +108,23 @@ def test_a_deleted_accounts_figures_appear_under_no_handle_and_no_name(app, clie
     count for the names they had (the anonymous "Ann" still does) nor on the leader board, the
     games still count in the engine's global figures, and the figures are what a recount from
     every log gives. A new account taking the handle "Ann" starts from zero."""
+    # The anonymous "Ann" sits before the handle is taken (after, the name is refused) and finishes last.
+    created = client.post("/v1/games", json={"game": "toy", "config": {"seed": 5, "hand_size": 1}})
+    anonymous = created.get_json()["id"]
+    seated = [
+        client.post(f"/v1/games/{anonymous}/seats", json={"seat": s, "name": n}).get_json()["token"]
+        for s, n in enumerate(("Ann", "Bob"))
+    ]
     token = session(client)
     game_of(client, [(None, token), ("Bob", None)])
     game_of(client, [("Bob", None), ("Annie", token)], seed=4)
-    _, won_anonymous = game_of(client, [("Ann", None), ("Bob", None)], seed=5)
+    play_out(client, anonymous, *seated)
+    won_anonymous = client.get(f"/v1/games/{anonymous}").get_json()["result"]["winners"]
     before, total = leaders(client)
     assert before["Ann"][0] == 2 and before["Annie"][0] == 1
-    assert client.delete("/v1/me", headers=bearer(token)).status_code == 204
+    assert (
+        client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(token)).status_code == 204
+    )
 
     assert account_stats(client, "ann")[0] == 404
     status, ann = name_stats(client, "Ann")
@@ -145,20 +157,22 @@ def test_a_deleted_accounts_figures_appear_under_no_handle_and_no_name(app, clie
 def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
     app, client, redis_client, monkeypatch
 ):
-    """The janitor finishing a deletion a dead process left (store.begin_delete, then the rest
+    """The janitor finishing a deletion a dead process left (store.account_deletion, then the rest
     twice: a rerun after a crash between the statistics and the rename) subtracts each game once."""
     import time
 
     from service.account_deletion import finish_deletion
 
+    game_of(client, [("Ann", None), ("Bob", None)], seed=5)  # before the handle was taken
     token = session(client)
     game_of(client, [(None, token), ("Bob", None)])
-    game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     accounts = app.extensions["account_service"]
     who = accounts.identify(token)
     svc = app.extensions["game_service"]
     archive = Archive(redis_client)
-    assert accounts.store.begin_delete(who.account_id, int(time.time() * 1000))
+    assert parts.account_deletion(app.extensions["game_service"].store).begin(
+        who.account_id, int(time.time() * 1000)
+    )
     # A crash after the statistics step, before the rename: the step is met again on the rerun.
     from store.accounts import AccountStore
 
@@ -179,11 +193,13 @@ def test_a_deletion_run_again_takes_a_game_out_of_the_name_figures_once(
 def test_a_deleted_accounts_spelling_of_a_name_goes_with_its_games(client):
     """The name's figures show the spelling of its latest game: the account's "ANN" while its game
     is the latest, not any more once the account is deleted (an anonymous "Ann" stays counted)."""
+    game_of(client, [("Ann", None), ("Bob", None)], seed=5)  # before the handle was taken
     token = session(client)
-    game_of(client, [("Ann", None), ("Bob", None)], seed=5)
     game_of(client, [("ANN", token), ("Bob", None)])
     status, before = name_stats(client, "ann")
     assert status == 200 and before["name"] == "ANN" and before["games"] == 2
-    assert client.delete("/v1/me", headers=bearer(token)).status_code == 204
+    assert (
+        client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(token)).status_code == 204
+    )
     status, after = name_stats(client, "ann")
     assert status == 200 and after["games"] == 1 and after["name"] != "ANN"

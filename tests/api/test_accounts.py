@@ -364,3 +364,38 @@ def test_an_account_token_follows_its_seats_streams_and_takes_stream_tickets(cli
     events = client.get(ticket.get_json()["stream"], buffered=False)
     assert events.status_code == 200
     events.close()
+
+
+def test_two_sessions_of_one_account_play_its_seat_at_once_without_a_rotation(app, client):
+    """An account-bound seat is the account's: two devices signed in (two sessions) both move it
+    with the account's token, and the claim's seat token still works; nothing is rotated, so the
+    log records no ``seat_token_rotated`` (nobody is told of anything)."""
+    first = session(client)
+    game, ann, bob = started_game(client, first)
+    second_client = app.test_client()
+    second = sign_in(second_client).get_json()["token"]
+    for mover, token in (
+        (client, first),
+        (None, None),
+        (second_client, second),
+        (None, None),
+        (client, ann["token"]),
+    ):
+        if mover is None:  # Bob's turn in between
+            moved = client.post(
+                f"/v1/games/{game}/moves",
+                json={"command": first_move(client, game, bob["token"])},
+                headers=bearer(bob["token"]),
+            )
+        else:
+            moved = mover.post(
+                f"/v1/games/{game}/moves",
+                json={"command": first_move(mover, game, token)},
+                headers=bearer(token),
+            )
+        assert moved.status_code == 200, moved.get_json()
+    events = client.get(f"/v1/games/{game}/events?limit=500").get_json()
+    kinds = [e["event"]["type"] if "event" in e else e.get("type") for e in events.get("events", [])]
+    assert kinds and "seat_token_rotated" not in kinds, kinds
+    for token in (first, second, ann["token"]):
+        assert client.get(f"/v1/games/{game}/view", headers=bearer(token)).get_json()["seat"] == 0

@@ -29,12 +29,12 @@ from rq import Queue
 
 from games import get_game
 from service import GameService
-from service.compaction import Compaction
 from service.jobs import RECONCILE_AFTER_SECONDS, JobService
 from store.archive import Archive
 from store.jobs import JobBook
 from store.outbox import Outbox
 from tests.api import toy_game
+from tests.janitors import janitor_for
 from tests.worker_processes import rq_worker
 from worker.janitor import Janitor
 
@@ -109,7 +109,7 @@ def duplicates(client) -> dict[str, int]:
 
 @pytest.fixture()
 def janitor(service):
-    return Janitor(service, JobService(service.store), Compaction(service.store))
+    return janitor_for(service)
 
 
 @pytest.fixture()
@@ -140,7 +140,7 @@ def test_killed_after_the_commit_of_the_last_move(service, janitor, worker, redi
     assert service.store.meta(game_id)["status"] == "finished"
     assert not Archive(client).record(game_id)  # the follow-up work was really lost...
     assert game_id in service.store.index.ids(status="active")
-    assert set(Outbox(client).pending(game_id)) == {"index", "archive", "verify"}
+    assert set(Outbox(client).pending(game_id)) == {"index", "archive", "facts", "verify"}
     took = recover(janitor, lambda: settled(service, game_id))  # ...and is finished by the janitor
     print(f"\nrecovery after_commit (last move): {took:.2f} s, twice: {duplicates(client)}")
     assert_end_state(service, game_id, archived_before=0)

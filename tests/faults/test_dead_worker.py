@@ -17,10 +17,10 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from service import GameService
-from service.compaction import Compaction
 from service.jobs import ALIVE_SECONDS, JobService
 from store.jobs import JobBook
 from tests.archive.test_worker_kill import archive_toy_games
+from tests.janitors import janitor_for
 from tests.worker_processes import children, kill_worker, rq_worker, wait_for
 from worker.janitor import Janitor
 
@@ -87,7 +87,7 @@ def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(
     killed_at = kill_mid_job(book, jid, workers(TOY_FACTS_DELAY="0.25"))
     assert book.status(jid) == "started" and book.result(jid) is None
     workers()  # a healthy worker
-    janitor = Janitor(service, JobService(service.store), Compaction(service.store))
+    janitor = janitor_for(service)
     requeued_after = None
     while time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS:
         report = janitor.tick()["dead_runs"]
@@ -121,7 +121,7 @@ def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(
     queue_client.hset(f"rq:job:{jid}", "retries_left", 0)  # as if this were its last retry
     killed_at = kill_mid_job(book, jid, worker)
     _, reports = tick_until(
-        Janitor(service, JobService(service.store), Compaction(service.store)),
+        janitor_for(service),
         lambda: book.status(jid) == "failed",
         RECOVERY_BOUND_SECONDS,
     )
@@ -144,7 +144,7 @@ def test_a_job_whose_work_horse_alone_dies_mid_job_finishes_within_the_bound(
     jid = start_slow_job(service)
     killed_at = kill_mid_job(book, jid, workers(TOY_FACTS_DELAY="0.25"), kill=kill_horse)
     tick_until(
-        Janitor(service, JobService(service.store), Compaction(service.store)),
+        janitor_for(service),
         lambda: book.status(jid) == "finished",
         RECOVERY_BOUND_SECONDS,
     )
@@ -165,7 +165,7 @@ def test_a_live_job_longer_than_its_heartbeat_is_never_taken_for_dead(service, w
     started = time.monotonic()
     workers(TOY_FACTS_DELAY="0.25", JOB_ALIVE_SECONDS="1")
     took, reports = tick_until(
-        Janitor(service, JobService(service.store), Compaction(service.store)),
+        janitor_for(service),
         lambda: book.status(jid) == "finished",
         60,
     )

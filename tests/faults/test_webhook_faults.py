@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 
 from service import composition
-from service.compaction import Compaction
-from service.jobs import JobService
 from service.webhook_delivery import Deliverer, WebhookSettings
 from store.outbox import Outbox
 from store.webhooks import WebhookStore
@@ -27,9 +25,9 @@ from tests import app_fixtures
 from tests.api import toy_game
 from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.test_me_stream import one_card_game, play_out
+from tests.janitors import janitor_for
 from tests.webhooks.receiver import Receiver, wait_for
 from tests.worker_processes import wait_for as wait_until
-from worker.janitor import Janitor
 
 toy_game.register()
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,7 +95,7 @@ def test_a_process_killed_between_the_feed_and_the_fan_out_loses_no_delivery(
     store = WebhookStore(service.store.redis)
     account = account_of(token)
     assert store.pending(account) == 2  # started, your_turn: the finish is in the feed only
-    janitor = Janitor(service, JobService(service.store), Compaction(service.store))
+    janitor = janitor_for(service)
     wait_for(lambda: not Outbox(service.store.redis).pending(game), BOUND_SECONDS, janitor.tick)
     sender = Deliverer(store, WebhookSettings(allow_private_targets=True))
     wait_for(lambda: len(receiver.received) >= 3, BOUND_SECONDS, lambda: sender.run_once(rehint_every=0))
@@ -161,3 +159,60 @@ def test_a_delivery_worker_killed_mid_delivery_loses_nothing(app, receiver, redi
             if process is not None and process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
+
+
+def test_a_process_killed_mid_deletion_leaves_no_webhook_and_the_janitor_finishes_it(
+    app, receiver, redis_server, queue_server
+):
+    """Killed right after the first step of ``DELETE /v1/me``: the credentials and every webhook of
+    the account went together (nothing can be delivered for it), and the janitor finishes the rest:
+    the delivery loop and the game's watchers forget it, its keys go, its handle is free again."""
+    from store.accounts import DELETING
+    from store.webhooks import ACCOUNTS, watchers_key
+    from tests.api.test_accounts import sign_up
+
+    client = app.test_client()
+    token = session(client)
+    subscribe(client, token, receiver.url)
+    created = client.post(
+        "/v1/games", json={"game": "toy", "config": {"seed": 3, "hand_size": 1}}, headers=bearer(token)
+    )
+    game = created.get_json()["id"]
+    wide = {"url": receiver.url, "events": ["game_started", "game_finished"]}
+    assert client.post(f"/v1/games/{game}/webhooks", json=wide, headers=bearer(token)).status_code == 201
+    account = account_of(token)
+    env = dict(os.environ, FAULT_POINT="after_account_deletion_begun", PYTHONPATH=str(ROOT))
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.faults.account_deletion_actor",
+            redis_server.url,
+            token,
+            "correct horse",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+    service = composition.game_service_at(redis_server.url, queue_url=queue_server.url)
+    redis = service.store.redis
+    assert client.get("/v1/me", headers=bearer(token)).status_code == 401
+    assert redis.keys(f"hook:{{a:{account}}}:*") == []  # with the credentials, in the same step
+    assert redis.sismember(watchers_key(game), account)  # other slots: left for the finishing
+    seat0 = client.post(f"/v1/games/{game}/seats", json={"name": "Cy", "seat": 0}).get_json()
+    seat1 = client.post(f"/v1/games/{game}/seats", json={"name": "Di", "seat": 1}).get_json()
+    play_out(client, game, seat0["token"], seat1["token"])
+    sender = Deliverer(WebhookStore(redis), WebhookSettings(allow_private_targets=True))
+    for _ in range(3):
+        sender.run_once(rehint_every=0)
+    assert receiver.received == []
+    # Past the grace a live process would have needed, the janitor finishes the deletion.
+    redis.zadd(DELETING, {account: 1})
+    janitor_for(service).tick()
+    assert not redis.zcard(DELETING) and not redis.keys(f"*{{a:{account}}}*")
+    assert not redis.sismember(watchers_key(game), account) and not redis.sismember(ACCOUNTS, account)
+    assert sign_up(client).status_code == 201  # the handle is free again
+    service.store.redis.close()

@@ -25,6 +25,10 @@ SERVICES = {
     "Compaction",
     "WebhookService",
     "Deliverer",
+    "ChallengeService",
+    "SeekService",
+    "LobbyService",
+    "ChatService",
 }
 # What a service was once given after it was built (its identity resolver, its predictor...).
 WIRED = {"identity", "predictor", "followups", "jobs", "ratings", "compaction", "handlers"}

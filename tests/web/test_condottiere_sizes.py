@@ -11,14 +11,15 @@ import requests
 
 from tests.web.axe import assert_no_sideways_scroll
 from tests.web.conftest import open_play_page, screenshot
-from tests.web.test_table import SETTLED, TURN_OR_OVER, cd_click, summary_status, synced_board
+from tests.web.test_table import SETTLED, TURN_OR_OVER, WRONG_WORDS, cd_click, summary_status, synced_board
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, size):
     """Every decision from the first to the last at one size: the playable cards, and only those,
     can be clicked, the regions offered are the legal ones; the game ends with its end panel and
-    the page never scrolls sideways."""
+    the page never scrolls sideways; no sentence on the page, at any step of the whole game, says
+    "You is", "You plays", "You wins" or "1 regions"."""
     created = requests.post(
         f"{live.url}/v1/games",
         json={"game": "condottiere", "config": {"players": 3}, "bots": {"1": "heuristic", "2": "random"}},
@@ -42,6 +43,8 @@ def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, siz
         offered_regions = offered_regions or bool(regions)
         if step == 3:
             assert_no_sideways_scroll(page, f"play-condottiere-whole-{size}")
+        text = page.locator("#app").inner_text()
+        assert not WRONG_WORDS.search(text), WRONG_WORDS.search(text)  # every sentence of the whole game
         clicked = cd_click(page)
         clicks[clicked] = clicks.get(clicked, 0) + 1
     else:
@@ -50,6 +53,9 @@ def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, siz
     page.wait_for_selector(".end-panel:not([hidden])")
     assert clicks.get("card", 0) >= 5, clicks
     assert clicks.get("region", 0) >= 1 or not offered_regions, clicks
+    text = page.locator("#app").inner_text()
+    assert not WRONG_WORDS.search(text), WRONG_WORDS.search(text)
+    assert "You" in page.locator("ol.log").inner_text()  # the viewer's own sentences are in the log
     screenshot(page, f"play-condottiere-whole-finished-{size}")
     assert_no_sideways_scroll(page, f"play-condottiere-whole-finished-{size}")
     assert not errors, errors

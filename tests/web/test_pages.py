@@ -137,11 +137,16 @@ def played(live, browser):
         awaited = summary["awaiting"][0]
         mover = next(name for name in ("ann", "bob") if seats[name] == awaited)
         page = pages[mover]
+        # A decision with one answer (keeping a hand, RL-12) is answered by the page itself: the
+        # game then moves on without a turn shown, and the loop reads the game again.
+        moved_on = f"Number(document.getElementById('app').dataset.version) > {summary['version']}"
         try:
-            page.wait_for_selector(".your-turn")
+            page.wait_for_function(f"() => document.querySelector('.your-turn') || {moved_on}")
         except Exception:
             screenshot(page, "failure-turn")
             raise
+        if not page.locator(".your-turn").count():
+            continue
         cd_click(page)  # a card of the hand, a region of the map, or Pass
         _wait_for_version_after(live.url, game_id, summary["version"])
         if step % 10 == 0:

@@ -24,6 +24,10 @@ TURN_OR_OVER = (
     " || /Game over/.test((document.querySelector('.status') || {}).textContent || '')"
 )
 ENABLED = "() => !document.querySelector('.controls button:disabled')"
+# Sentences no page may show: the viewer is "you" with the verb of you, and plurals agree.
+WRONG_WORDS = re.compile(
+    r"You is|You plays|You wins|You has|You receives|\b1 regions|\b1 cards|\b1 attackers|roads is|walls is"
+)
 SETTLED = (
     "() => !document.querySelector('.controls button:disabled')"
     " && document.body.dataset.connection !== 'reconnecting'"
@@ -350,6 +354,7 @@ def test_rio_two_full_years_by_clicking_the_board(live, browser):
             check_page(page, "play-rio-desktop")
         text = page.locator("#app").inner_text()
         assert not re.search(r"\bseat \d", text, re.I), "names, never seat N"
+        assert not WRONG_WORDS.search(text), WRONG_WORDS.search(text)
         assert "docs/" not in text
         if page.locator(".moves fieldset.warning").count():
             warnings.append(page.locator(".warning-text").text_content())

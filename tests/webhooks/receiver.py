@@ -9,9 +9,10 @@ from typing import Any
 
 
 class Receiver:
-    """``status`` is what it answers; ``hold`` (an Event) makes it wait before answering."""
+    """``status`` is what it answers; ``hold`` (an Event) makes it wait before answering;
+    ``keep_alive``: HTTP/1.1 persistent connections (each request records its client's address)."""
 
-    def __init__(self, port: int = 0, status: int = 204):
+    def __init__(self, port: int = 0, status: int = 204, keep_alive: bool = False):
         self.status = status
         self.received: list[dict[str, Any]] = []
         self.hold: threading.Event | None = None
@@ -20,12 +21,19 @@ class Receiver:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def do_POST(self):  # noqa: N802 - http.server's name
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
                 with outer.lock:
                     outer.received.append(
-                        {"path": self.path, "headers": dict(self.headers.items()), "body": body}
+                        {
+                            "path": self.path,
+                            "headers": dict(self.headers.items()),
+                            "body": body,
+                            "client": self.client_address,
+                        }
                     )
                 outer.arrived.set()
                 if outer.hold is not None:

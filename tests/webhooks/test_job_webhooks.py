@@ -78,7 +78,7 @@ def test_verified_and_export_ready_reach_the_account_that_asked_once_each_correc
     """Issue 33 (`verified`, `export_ready`): one delivery each, verified with the Standard Webhooks
     library, the verdict and the result's link in it; the other account's webhook gets nothing."""
     ann = session(client)
-    bob = session(client, "Bob")
+    bob = session(client, "Bea")
     ann_hook_at, bob_hook_at = receivers(), receivers()
     ann_hook = subscribe(client, ann, ann_hook_at.url, events=JOB_EVENTS)
     subscribe(client, bob, bob_hook_at.url, events=JOB_EVENTS)
@@ -110,7 +110,7 @@ def test_verified_and_export_ready_reach_the_account_that_asked_once_each_correc
 def test_the_notices_are_on_the_accounts_feed_and_not_on_anothers(app, client, run_jobs):
     """Issue 33: the account's `/v1/me/stream` announces its jobs' ends, no other account's feed."""
     ann = session(client)
-    bob = session(client, "Bob")
+    bob = session(client, "Bea")
     game = finished_game(client, ann)
     start(client, f"/v1/games/{game}/verify", ann)
     start(client, f"/v1/games/{game}/exports", ann, format="markdown")
@@ -162,7 +162,7 @@ def test_an_account_deleted_before_its_job_ends_is_told_nothing(app, client, run
     account = _account(client, ann)
     game = finished_game(client, ann)
     start(client, f"/v1/games/{game}/verify", ann)
-    assert client.delete("/v1/me", headers=bearer(ann)).status_code == 204
+    assert client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(ann)).status_code == 204
     run_jobs()
     redis = app.extensions["game_service"].store.redis
     assert not redis.exists(f"acct:{{a:{account}}}:feed")
@@ -193,7 +193,7 @@ def test_an_anonymous_job_or_a_token_without_read_yields_no_delivery(app, client
 
 def test_two_accounts_sharing_one_job_are_each_told_once(app, client, receivers, run_jobs):
     """Identical requests share one job (store.jobs); both signed-in requesters are told."""
-    ann, bob = session(client), session(client, "Bob")
+    ann, bob = session(client), session(client, "Bea")
     ann_at, bob_at = receivers(), receivers()
     subscribe(client, ann, ann_at.url, events=["verified"])
     subscribe(client, bob, bob_at.url, events=["verified"])
@@ -209,7 +209,7 @@ def test_two_accounts_sharing_one_job_are_each_told_once(app, client, receivers,
 
 def test_a_job_already_finished_when_asked_tells_nobody_again(app, client, receivers, run_jobs):
     """The answer to a request for a finished job holds its result: the account is not told."""
-    ann, bob = session(client), session(client, "Bob")
+    ann, bob = session(client), session(client, "Bea")
     bob_at = receivers()
     subscribe(client, bob, bob_at.url, events=["verified"])
     game = finished_game(client, ann)

@@ -422,7 +422,7 @@ def test_a_games_creator_may_subscribe_to_the_whole_game_and_gets_its_start_and_
     assert turn.status_code == 422  # a seat's event is not a spectator's
     made = client.post(f"/v1/games/{game}/webhooks", json=events, headers=bearer(creator))
     assert made.status_code == 201 and made.get_json()["game_wide"] is True
-    ann = client.post(f"/v1/games/{game}/seats", json={"name": "Ann", "seat": 0}).get_json()
+    ann = client.post(f"/v1/games/{game}/seats", json={"name": "Cy", "seat": 0}).get_json()
     bob = client.post(f"/v1/games/{game}/seats", json={"name": "Bob", "seat": 1}).get_json()
     play_out(client, game, ann["token"], bob["token"])
     sender = deliverer(app)
@@ -470,3 +470,29 @@ def test_a_creator_seated_in_the_game_gets_its_start_and_end_once_at_the_game_wi
     payloads = [Webhook(made.get_json()["secret"]).verify(r["body"], r["headers"]) for r in receiver.received]
     assert [p["type"] for p in payloads] == ["game_started", "game_finished"]
     assert all(set(p["data"]) <= {"game_id", "game", "status", "version", "result", "url"} for p in payloads)
+
+
+@pytest.mark.parametrize(
+    ("allow_private", "url"),
+    [
+        (False, "http://192.0.0.192/"),  # Oracle Cloud's metadata: public to Python's ipaddress
+        (False, "http://168.63.129.16/"),  # Azure's wire server: a public address too
+        (True, "http://[fd20:ce::254]/"),  # GCP's IPv6 metadata: a unique local address
+        (True, "http://255.255.255.255/"),  # the broadcast address: only "reserved"
+        (True, "http://[::ffff:192.0.0.192]/"),  # the same, IPv4-mapped
+    ],
+)
+def test_the_deny_list_refuses_metadata_and_broadcast_targets_over_http(
+    redis_client, redis_server, allow_private, url
+):
+    for app in app_fixtures.make_app(
+        redis_server, PASSWORD_HASH_PARAMETERS=FAST_HASH, WEBHOOK_ALLOW_PRIVATE_TARGETS=allow_private
+    ):
+        client = app.test_client()
+        token = session(client)
+        refused = client.post(
+            "/v1/me/webhooks", json={"url": url, "events": ["your_turn"]}, headers=bearer(token)
+        )
+        assert refused.status_code == 422, refused.get_json()
+        assert refused.get_json()["code"] == "WEBHOOK_URL_REFUSED"
+        assert client.get("/v1/me/webhooks", headers=bearer(token)).get_json()["webhooks"] == []

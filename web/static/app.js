@@ -34,7 +34,7 @@ export async function api(path, { method = "GET", body, token, headers = {} } = 
   let response;
   try {
     response = await fetch(path, init);
-  } catch (error) {
+  } catch {
     // The network itself failed (server down, connection lost): say so in words, not "Failed to fetch".
     throw new ApiError(0, { code: "UNREACHABLE", title: "The server cannot be reached", detail: UNREACHABLE });
   }
@@ -177,6 +177,15 @@ export function seatName(summary, seat) {
   if (!entry || !entry.name) return `Player ${seat + 1}`;
   const shared = all.filter((s) => s.name === entry.name);
   return shared.length > 1 ? `${entry.name} ${shared.indexOf(entry) + 1}` : entry.name;
+}
+
+// A guest's name when the form's field is left empty: a real-looking name, never "You" (which the
+// table would then read as the viewer).
+const ADJECTIVES = ["Brave", "Clever", "Quiet", "Swift", "Lucky", "Patient", "Bold", "Merry", "Wise", "Keen"];
+const NOUNS = ["Falcon", "Heron", "Otter", "Badger", "Lynx", "Marten", "Kestrel", "Fox", "Stag", "Wren"];
+export function guestName() {
+  const pick = (list) => list[Math.floor(Math.random() * list.length)];
+  return `${pick(ADJECTIVES)} ${pick(NOUNS)}`;
 }
 
 // The engine's sentences say "Seat 2"; the pages say the player's name.
@@ -348,9 +357,10 @@ export async function myGames() {
   return (await accountApi("/v1/me/games?limit=20")).data;
 }
 
-// The seat token of one of my seats, fetched again through the account. It ROTATES the seat's token:
-// any other browser playing the seat stops playing it. Callers do it only when this browser holds
-// no (valid) token of the game, and say so beside the button.
+// A seat token for one of my seats, fetched through the account (POST .../seats/{seat}/token). It
+// ROTATES the seat's token, so it is only for a seat no browser holds a token of yet (one a
+// challenge or a pairing just gave the account). A seat played elsewhere is not taken this way:
+// the play page plays an account's seat with the account's own token, on every device at once.
 export async function resumeSeat(gameId, seat) {
   const { data } = await accountApi(`/v1/games/${encodeURIComponent(gameId)}/seats/${seat}/token`, { method: "POST" });
   seats.set(gameId, data);

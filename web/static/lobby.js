@@ -1,6 +1,8 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
 // accepts, join a seat, find games to watch or replay (the lists refresh themselves).
-import { account, accountApi, api, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { account, api, guestName, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
+import { gameTitle } from "/web/static/dom.js";
+import { claimAndPlay, joinForm } from "/web/static/join.js";
 import { openGameLine } from "/web/static/rating-bits.js";
 import { idleness } from "/web/static/idle.js";
 
@@ -37,16 +39,6 @@ function setPath(target, path, value) {
 
 // Signed in, the claim carries the account's token: the seat is bound to the account (its handle is
 // the seat's name) and follows it to every device ("My games"); the seat token is issued as ever.
-async function claimAndPlay(gameId, name, seat) {
-  const body = {};
-  if (name && !account.get()) body.name = name;
-  if (seat !== undefined) body.seat = seat;
-  const claim = account.get() ? accountApi : api;
-  const { data } = await claim(`/v1/games/${gameId}/seats`, { method: "POST", body });
-  seats.set(gameId, data);
-  location.assign(`/play/${gameId}`);
-}
-
 async function createForm() {
   const form = h("form", { class: "create", "aria-labelledby": "create-title" });
   const gameSelect = h("select", { id: "new-game", name: "game" }, games.map((g) => h("option", { value: g.name }, g.title)));
@@ -55,7 +47,7 @@ async function createForm() {
   const clockBox = h("fieldset", { class: "clock" }, h("legend", {}, "Time control"),
     CLOCK_FIELDS.map((spec) => field(spec, "clock")));
   const nameInput = h("input", { id: "new-name", name: "name", autocomplete: "nickname", maxlength: 40,
-    placeholder: "Leave empty to only create", value: localStorage.getItem("pref:name") ? JSON.parse(localStorage.getItem("pref:name")) : "" });
+    placeholder: "Empty: only create", value: localStorage.getItem("pref:name") ? JSON.parse(localStorage.getItem("pref:name")) : "" });
   const submit = h("button", { type: "submit" }, "Create game");
   const quick = h("button", { type: "button", class: "primary", onclick: () => playComputer() }, "Play against the computer");
   const signedIn = account.get();
@@ -123,7 +115,7 @@ async function createForm() {
     const count = Number((countSpec && countSpec.value) || 3);
     const level = chosen.bots.includes("heuristic") ? "heuristic" : chosen.bots[chosen.bots.length - 1];
     const bots = Object.fromEntries(Array.from({ length: count - 1 }, (_, i) => [String(i + 1), level]));
-    create({ game: chosen.name, config: { [module.seatCountKey]: count }, bots }, nameInput.value.trim() || "You", quick);
+    create({ game: chosen.name, config: { [module.seatCountKey]: count }, bots }, nameInput.value.trim() || guestName(), quick);
   }
 
   form.addEventListener("submit", async (event) => {
@@ -161,14 +153,23 @@ async function createForm() {
   return form;
 }
 
-const gameTitle = (id) => (games.find((g) => g.name === id) || {}).title || id.replaceAll("_", " ");
+
+// A finished game's winners, said after its players.
+function winnersOf(game) {
+  const winners = (game.status === "finished" && game.result && game.result.winners) || null;
+  if (!winners) return null;
+  const names = winners.map((seat) => seatName(game, seat));
+  const listed = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0];
+  const text = names.length ? `${listed} won` : "no winner";
+  return h("strong", { class: "winner" }, ` · ${text}`);
+}
 
 function gameRow(game, action) {
   const names = game.seats.map((s) => (s.name ? seatName(game, s.seat) : "free seat")).join(", ");
   const idle = game.idle;
   return h("li", { class: "game", dataset: { game: game.id } },
-    h("span", { class: "what" }, `${game.title || gameTitle(game.game)} · ${game.seat_count} players`),
-    h("span", { class: "who" }, names),
+    h("span", { class: "what" }, `${game.title || gameTitle(games, game.game)} · ${game.seat_count} players`),
+    h("span", { class: "who" }, names, winnersOf(game)),
     h("span", { class: "when muted" }, idle
       ? `Idle since ${when(new Date(idle.since).toISOString())}: ${idle.reason}`
       : when(game.finished || game.updated || game.started || game.created)),
@@ -184,28 +185,6 @@ async function fetchList(status) {
 function listSection(key, title, rows, makeAction) {
   return h("section", { class: "list", "aria-labelledby": `list-${key}`, dataset: { list: key } }, h("h2", { id: `list-${key}` }, title),
     rows.length ? h("ul", { class: "games" }, rows.map((g) => gameRow(g, makeAction(g)))) : h("p", { class: "muted" }, "None."));
-}
-
-function joinForm(game) {
-  const signedIn = account.get();
-  if (signedIn) {
-    const button = h("button", { type: "button", onclick: async () => {
-      button.disabled = true;
-      try { await claimAndPlay(game.id); } catch (error) { button.disabled = false; showError(error, button); }
-    } }, `Join as ${signedIn.handle}`, h("span", { class: "visually-hidden" }, ` (game ${game.id})`));
-    return h("div", { class: "join" }, button);
-  }
-  const id = `join-${game.id}`;
-  const input = h("input", { id, name: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
-  const button = h("button", { type: "submit" }, "Join");
-  return h("form", {
-    class: "join",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      button.disabled = true;
-      try { await claimAndPlay(game.id, input.value.trim()); } catch (error) { button.disabled = false; showError(error, event.target); }
-    },
-  }, h("label", { for: id }, "Your name", h("span", { class: "visually-hidden" }, ` for game ${game.id}`)), input, button);
 }
 
 async function lists() {

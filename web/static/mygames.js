@@ -10,12 +10,12 @@
 // draws all of it, survives a server restart with no reconnect logic, and costs a turn's notice
 // a few seconds at most in turn-based games.
 import {
-  account, api, describe, h, myGames, pageData, resumeSeat, seatName, seats, setApp, showError, when,
+  account, api, describe, h, myGames, pageData, seatName, setApp, showError, when,
 } from "/web/static/app.js";
+import { gameTitle } from "/web/static/dom.js";
 
 const POLL_MS = 4000;
 const baseTitle = document.title;
-const gameTitle = (name) => (pageData.games.find((g) => g.name === name) || {}).title || name.replaceAll("_", " ");
 
 // Who else plays each game: its public summary, read once per game this page shows (a seat's
 // name changes only while the game is open, or when a bot takes a seat over: read again then).
@@ -34,30 +34,12 @@ function others(game) {
   return names.length ? ` · with ${names.join(", ")}` : "";
 }
 
-function resumeButton(game) {
-  const explain = h("span", { class: "muted resume-note" },
-    " This browser holds no token for this seat: resuming here gives the seat a new one, and a device that plays it now stops playing it.");
-  const button = h("button", { type: "button", class: "primary", onclick: async () => {
-    button.disabled = true;
-    try {
-      await resumeSeat(game.game_id, game.seat);
-      location.assign(`/play/${game.game_id}`);
-    } catch (error) {
-      button.disabled = false;
-      showError(error, button);
-    }
-  } }, "Resume here");
-  return h("div", { class: "resume" }, button, explain);
-}
-
 function runningRow(game) {
-  const here = seats.get(game.game_id);
-  const action = here || game.status === "open"
-    ? h("a", { class: "button primary", href: `/play/${game.game_id}` }, game.status === "open" ? "Open" : "Play")
-    : resumeButton(game);
+  // Every device signed in plays the account's seat with the account's token: "Play" is all it takes.
+  const action = h("a", { class: "button primary", href: `/play/${game.game_id}` }, game.status === "open" ? "Open" : "Play");
   const state = game.status === "open" ? "waiting for players" : game.your_turn ? "" : "waiting for the others";
   return h("li", { class: "game mine", dataset: { game: game.game_id, yourTurn: String(game.your_turn) } },
-    h("span", { class: "what" }, gameTitle(game.game), game.your_turn ? h("span", { class: "badge turn" }, "your turn") : null),
+    h("span", { class: "what" }, gameTitle(pageData.games, game.game), game.your_turn ? h("span", { class: "badge turn" }, "your turn") : null),
     h("span", { class: "who" }, `Seat ${game.seat + 1}${others(game)}`, state ? ` · ${state}` : "",
       game.deadline ? ` · decide by ${when(game.deadline)}` : ""),
     h("span", { class: "when muted" }, `Game ${game.game_id} · version ${game.version}`),
@@ -72,7 +54,7 @@ function outcome(game) {
 
 function finishedRow(game) {
   return h("li", { class: "game mine", dataset: { game: game.game_id } },
-    h("span", { class: "what" }, gameTitle(game.game), h("span", { class: `badge${game.won ? "" : " muted"}` }, outcome(game))),
+    h("span", { class: "what" }, gameTitle(pageData.games, game.game), h("span", { class: `badge${game.won ? "" : " muted"}` }, outcome(game))),
     h("span", { class: "who" }, `Seat ${game.seat + 1}${others(game)}`),
     h("span", { class: "when muted" }, `Game ${game.game_id}`),
     h("a", { class: "button", href: `/replay/${game.game_id}` }, "Replay"));
@@ -111,7 +93,7 @@ async function main() {
     try {
       const games = await myGames();
       await readSummaries([...games.running, ...games.finished]);
-      // A control the player is using is not redrawn under them (a "Resume here" in flight).
+      // A control the player is using is not redrawn under them.
       if (!lists.contains(document.activeElement) || !document.activeElement.disabled) lists.replaceChildren(...draw(games));
       lists.dataset.loaded = "true";
       showError(null);

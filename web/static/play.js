@@ -1,91 +1,50 @@
-// The play table (/play/<id>, with this browser's seat token) and the spectator page (/watch/<id>).
+// The play table (/play/<id>, with this browser's seat token or the signed-in account's) and the
+// spectator page (/watch/<id>). This module holds the table's state and wires its parts: the players
+// (table-seats.js), the moves (table-moves.js), how to win, the rules and what just happened
+// (table-info.js), the end (table-end.js), your turn noticed (turn-notice.js), joining (join.js).
 import {
-  account, accountApi, api, chip, connection, describe, follow, h, loadGame, pageData, prefs, seatName, seats, serialized, setApp,
-  myGames, resumeSeat, showError, toast, withNames,
+  account, api, connection, describe, follow, h, loadGame, myGames, pageData, seatName, seats, serialized, setApp,
+  showError, toast,
 } from "/web/static/app.js";
 import { deviceLinkBox } from "/web/static/device.js";
-import { tableNote, watchTableRatings } from "/web/static/rating-bits.js";
+import { inviteBox, joinForm } from "/web/static/join.js";
+import { watchTableRatings } from "/web/static/rating-bits.js";
+import { endPanel } from "/web/static/table-end.js";
+import { goalBox, recentBox, sentence } from "/web/static/table-info.js";
+import { movesInput } from "/web/static/table-moves.js";
+import { seatsList } from "/web/static/table-seats.js";
+import { noticeToggles, noticeTurn } from "/web/static/turn-notice.js";
 
 const { game_id: gameId, mode } = pageData.data;
-let claim = mode === "play" ? seats.get(gameId) : null;
-let token = claim ? claim.token : null;
-const baseTitle = document.title;
 
-// -- your turn, noticed: the tab's title and icon, a sound, a notification -----------------------
-function setIcon(turn) {
-  let link = document.querySelector("link[rel=icon]");
-  if (!link) { link = h("link", { rel: "icon", type: "image/svg+xml" }); document.head.append(link); }
-  link.href = `/web/static/${turn ? "favicon-turn" : "favicon"}.svg`;
-}
+// The table's state: what the page knows of the game and of the seat it plays. The parts read it;
+// only this module writes it.
+const table = {
+  gameId,
+  mode,
+  claim: mode === "play" ? seats.get(gameId) : null, // {seat, token, account?}
+  token: null,
+  summary: null,
+  version: 0,
+  finished: false,
+  lastView: null,
+  clock: null, // a timed game's clock, as last read, and when it was read
+  clockRead: 0,
+  former: null, // the seat this page played until its token stopped holding it
+  formerLost: null, // why: "seat_handed_to_bot" or "token_rotated" (the summary may lag behind)
+};
+table.token = table.claim ? table.claim.token : null;
 
-function beep() {
+// Signed in, with no seat token of this game in this browser, but the account holds a seat of it:
+// the page plays that seat with the account's own token, as every signed-in device may at once
+// (the server takes an account token for the account's seat). Nothing is rotated, nobody else is
+// told, and no other device stops playing it.
+async function accountClaim() {
+  if (!account.get()) return null;
   try {
-    const audio = new AudioContext();
-    const tone = audio.createOscillator();
-    const gain = audio.createGain();
-    tone.frequency.value = 660;
-    gain.gain.setValueAtTime(0.08, audio.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
-    tone.connect(gain).connect(audio.destination);
-    tone.start();
-    tone.stop(audio.currentTime + 0.35);
-  } catch { /* no audio on this device: the title and icon still say it */ }
-}
-
-function noticeTurn(turn, title) {
-  document.title = turn ? `● Your turn · ${baseTitle}` : baseTitle;
-  document.body.dataset.yourTurn = String(Boolean(turn));
-  setIcon(turn);
-  if (!turn) return;
-  if (prefs.get("sound", false)) beep();
-  if (prefs.get("notify", false) && document.hidden && "Notification" in window && Notification.permission === "granted") {
-    try { new Notification("Your turn", { body: title, tag: `turn-${gameId}` }); } catch { /* not allowed here */ }
-  }
-}
-
-function noticeToggles() {
-  const sound = h("input", { type: "checkbox", id: "pref-sound", checked: prefs.get("sound", false) });
-  sound.addEventListener("change", () => { prefs.set("sound", sound.checked); if (sound.checked) beep(); });
-  const notify = h("input", { type: "checkbox", id: "pref-notify", checked: prefs.get("notify", false) });
-  notify.addEventListener("change", async () => {
-    if (notify.checked && "Notification" in window && Notification.permission !== "granted") {
-      const answer = await Notification.requestPermission();
-      if (answer !== "granted") {
-        notify.checked = false;
-        toast("This browser does not allow notifications for this page.", { kind: "info" });
-      }
-    }
-    prefs.set("notify", notify.checked);
-  });
-  return h("div", { class: "notice-prefs" },
-    h("span", { class: "check" }, sound, h("label", { for: "pref-sound" }, "Sound on my turn")),
-    h("span", { class: "check" }, notify, h("label", { for: "pref-notify" }, "Notify me when the tab is hidden")));
-}
-
-// Signed in, with no token of this game in this browser, but the account holds a seat of it: the
-// seat's token can be fetched again (POST .../seats/{seat}/token). That rotates it, so it is offered,
-// with the consequence said, only when this browser has no valid token (none, or one refused).
-async function offerResume(notice, { keep = false } = {}) {
-  if (!account.get()) return;
-  let mine;
-  try {
-    mine = (await myGames()).running.find((g) => g.game_id === gameId && g.status === "active");
-  } catch { return; } // the lobby's words stay
-  if (!mine) return;
-  const button = h("button", { type: "button", class: "primary", onclick: async () => {
-    button.disabled = true;
-    try {
-      await resumeSeat(gameId, mine.seat);
-      location.reload();
-    } catch (error) {
-      button.disabled = false;
-      showError(error, button);
-    }
-  } }, "Play my seat here");
-  notice.hidden = false;
-  if (!keep) notice.replaceChildren();
-  notice.append(h("span", {}, ` Your account (${account.get().handle}) holds seat ${mine.seat + 1} of this game, but this browser has no token for it. `,
-    "Playing it here gives the seat a new token: a device that plays it now stops playing it (it can take it back the same way). "), button);
+    const mine = (await myGames()).running.find((g) => g.game_id === gameId && g.status === "active");
+    return mine ? { seat: mine.seat, token: account.token(), account: true } : null;
+  } catch { return null; } // signed out meanwhile, or the server is away: the page only watches
 }
 
 function notFound(message) {
@@ -93,289 +52,161 @@ function notFound(message) {
   setApp(h("p", {}, message), h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
 }
 
+function setTitle() {
+  const { summary, claim } = table;
+  document.getElementById("title").textContent = mode === "play"
+    ? `${summary.title}: ${claim ? `playing as ${seatName(summary, claim.seat)}` : "you hold no seat"}`
+    : `${summary.title}: watching`;
+}
+
+// The page's parts, laid out: on a phone the moves come first (app.css), the log last.
+function layout(game, ctx) {
+  const parts = {
+    status: h("p", { class: "status", role: "status", "aria-live": "polite" }),
+    notice: h("p", { class: "seat-notice", hidden: true }),
+    area: h("div", { class: "table" }),
+    movesBox: h("div", { class: "moves", role: "group", "aria-label": "Legal moves", tabindex: "-1" }),
+    // What the decision depends on, beside it (a game's `decisionInfo`: Rio's stock of the seat).
+    infoBox: h("div", { class: "decision-info", hidden: true }),
+    logList: h("ol", { class: "log", "aria-label": "What happened, newest last", tabindex: "0" }),
+    device: h("div", { class: "device" }),
+    goal: goalBox(game),
+    recent: recentBox(),
+    seats: seatsList(table),
+    end: endPanel(table, game, ctx),
+    // An open game, seen by someone without a seat (its creator who only created it, whoever got
+    // its link): a Join form and the link to send.
+    invite: h("section", { class: "invite-panel", "aria-labelledby": "invite-title", hidden: true },
+      h("h2", { id: "invite-title" }, "Join this game"), joinForm({ id: gameId }), inviteBox(gameId)),
+  };
+  parts.controls = h("section", { class: "controls", "aria-labelledby": "moves-title", hidden: !table.token },
+    h("h2", { id: "moves-title" }, "Your moves"), parts.infoBox, parts.movesBox);
+  const log = h("section", { class: "log-box", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Game log"), parts.logList);
+  const links = h("p", { class: "links" },
+    mode === "play" ? [h("a", { href: `/watch/${gameId}` }, "Spectator page"), " · "] : null,
+    h("a", { href: `/replay/${gameId}` }, "Replay"), " · ", h("a", { href: "/" }, "Lobby"));
+  setApp(parts.status, parts.notice, parts.invite, parts.seats.el, parts.end.box,
+    h("div", { class: "play-grid" }, parts.area, h("div", { class: "rail" }, parts.goal.box, parts.controls, parts.recent.box, log)),
+    parts.device, links);
+  if (mode === "play" && !table.token) {
+    parts.notice.hidden = false;
+    parts.notice.replaceChildren("This browser holds no seat of this game. Join from the ",
+      h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, sign in to the account that holds it, or ",
+      h("a", { href: `/watch/${gameId}` }, "watch"), ".");
+  }
+  // A seat played through the account needs no device link: signing in on the other device is it.
+  if (table.token) parts.device.append(noticeToggles(), ...(table.claim.account ? [] : [deviceLinkBox(gameId, () => table.token)]));
+  game.mount(parts.area, ctx);
+  return parts;
+}
+
+// The seat's own events that the page says in a toast (its time ran out, a bot took it).
+function seatToasts(event) {
+  const played = table.claim ? table.claim.seat : table.former;
+  if (!event || played === null || event.seat !== played) return;
+  if (event.type === "seat_timed_out") {
+    toast("Your time ran out: the game made a move for you.", { kind: "info", ms: 10000 });
+  } else if (event.type === "seat_handed_to_bot" && table.claim) { // else lost() said it already
+    toast("After repeated timeouts a bot now plays your seat.", { kind: "info", ms: 15000 });
+  }
+}
+
+// Why the page stopped playing its seat, in words, and what can be done.
+function sayLost(notice, reason) {
+  notice.hidden = false;
+  notice.dataset.lost = reason;
+  if (reason === "seat_handed_to_bot") {
+    notice.replaceChildren(h("strong", {}, "A bot plays your seat now."),
+      " After repeated timeouts the game handed it to a bot, and this browser's token no longer holds it: this page only watches. ",
+      h("a", { href: "/" }, "Start or join another game"), ".");
+  } else {
+    notice.replaceChildren(h("strong", {}, "This seat's token was replaced."),
+      " The seat is now played on another device or in another browser (a device link was opened there), so this page stopped playing it and only watches. ",
+      "To play it here again, open \u201cContinue on another device\u201d on the device that plays it now and open its link here, or sign in here to the account that holds it.");
+  }
+  toast(reason === "seat_handed_to_bot" ? "A bot plays your seat now." : "This seat's token was replaced: it is played elsewhere now.",
+    { kind: "info", ms: 10000 });
+}
+
 async function main() {
-  let summary;
+  if (mode === "play" && !table.claim) {
+    table.claim = await accountClaim();
+    table.token = table.claim ? table.claim.token : null;
+  }
   try {
-    summary = (await api(`/v1/games/${gameId}`)).data;
+    table.summary = (await api(`/v1/games/${gameId}`)).data;
   } catch (error) {
     if (error.status === 404) { notFound(`There is no game ${gameId}.`); return; }
     throw error;
   }
-  const { module: game, board } = await loadGame(summary.game);
-  const ctx = { board, names: (seat) => seatName(summary, seat), interactive: false };
-  const setTitle = () => {
-    document.getElementById("title").textContent = mode === "play"
-      ? `${summary.title}: ${claim ? `playing as ${seatName(summary, claim.seat)}` : "you hold no seat"}`
-      : `${summary.title}: watching`;
-  };
+  const { module: game, board } = await loadGame(table.summary.game);
+  // `you`: the seat this page plays (a replay's "as Bob saw it" has none: it is not the reader).
+  const ctx = { board, names: (seat) => seatName(table.summary, seat), interactive: false, get you() { return table.claim ? table.claim.seat : null; } };
   setTitle();
+  const parts = layout(game, ctx);
+  const { status, notice, infoBox, controls } = parts;
+  const moves = movesInput({
+    table, game, ctx, controls, movesBox: parts.movesBox, update: () => update(), onDecided: (at) => parts.recent.decided(at),
+  });
 
-  const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
-  const notice = h("p", { class: "seat-notice", hidden: true });
-  const area = h("div", { class: "table" });
-  const movesBox = h("div", { class: "moves", role: "group", "aria-label": "Legal moves" });
-  // What the decision depends on, beside it (a game's `decisionInfo`: Rio's stock of the seat), so
-  // that on a phone the moves, this and the board fit one screen.
-  const infoBox = h("div", { class: "decision-info", hidden: true });
-  const controls = h("section", { class: "controls", "aria-labelledby": "moves-title" },
-    h("h2", { id: "moves-title" }, "Your moves"), infoBox, movesBox);
-  const logList = h("ol", { class: "log", "aria-label": "What happened, newest last", tabindex: "0" });
-  const log = h("section", { class: "log-box", "aria-labelledby": "log-title" },
-    h("h2", { id: "log-title" }, "Game log"), logList);
-  const endBox = h("section", { class: "end-panel", "aria-labelledby": "end-title", hidden: true });
-  const links = h("p", { class: "links" },
-    mode === "play" ? [h("a", { href: `/watch/${gameId}` }, "Spectator page"), " · "] : null,
-    h("a", { href: `/replay/${gameId}` }, "Replay"), " · ", h("a", { href: "/" }, "Lobby"));
-  const device = h("div", { class: "device" });
-  const seatsList = h("ul", { class: "players", "aria-label": "Players" });
-  controls.hidden = !token;
-  setApp(status, notice, seatsList, endBox,
-    h("div", { class: "play-grid" }, area, h("div", { class: "rail" }, controls, log)), device, links);
-  if (mode === "play" && !token) {
-    notice.hidden = false;
-    notice.replaceChildren("This browser holds no seat of this game. Join from the ",
-      h("a", { href: "/" }, "lobby"), ", open the device link the player sent you, or ", h("a", { href: `/watch/${gameId}` }, "watch"), ".");
-    offerResume(notice);
-  }
-  if (token) device.append(noticeToggles(), deviceLinkBox(gameId, () => token));
-  game.mount(area, ctx);
-
-  let version = 0;
-  let movesVersion = -1;
-  let redrawMoves = false;
   let annotated = 0;
-  let finished = false;
   let wasMine = false;
-  let lastView = null;
-
-  // A timed game: each awaited seat's time left, counted down here from the view's figures.
-  let clock = null;
-  let clockRead = 0;
-  const timeLeft = (seat) => {
-    const entry = clock && clock.seats.find((c) => c.seat === seat);
-    if (!entry || entry.remaining_ms === null || finished) return "";
-    const ms = Math.max(0, entry.remaining_ms - (Date.now() - clockRead)) + (entry.bank_ms || 0);
-    const seconds = Math.floor(ms / 1000);
-    return ` · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
-  };
-  let former = null; // the seat this page played until its token stopped holding it
-  let formerLost = null; // why: "seat_handed_to_bot" or "token_rotated" (the summary may lag behind)
-  const drawSeats = () => seatsList.replaceChildren(...summary.seats.map((s) => {
-    const mine = claim && claim.seat === s.seat;
-    const was = !mine && former === s.seat;
-    return h("li", { dataset: { seat: String(s.seat) } }, chip(s.seat), s.name ? seatName(summary, s.seat) : `Player ${s.seat + 1} (free)`,
-      s.kind === "bot" && !/bot/i.test(s.name || "") ? ` (${s.bot} bot)` : "",
-      mine || was ? (s.kind === "bot" || (was && formerLost === "seat_handed_to_bot") ? " · was you, now a bot plays" : mine ? " · you" : " · was you here, now played elsewhere") : "",
-      tableNote(s.seat),
-      h("span", { class: "clock" }, timeLeft(s.seat)));
-  }));
-  setInterval(() => { if (clock && !finished) drawSeats(); }, 1000);
-
   let summaryStale = false;
-  function seatEvents(item) {
-    const event = item && item.event;
-    if (event && event.type === "seat_handed_to_bot") summaryStale = true; // who plays it changed
-    // The seat's own stream ends before the events that hand it to a bot (`event: revoked`): they
-    // reach this page on its spectator's stream, for the seat it played (`former`).
-    const played = claim ? claim.seat : former;
-    if (!event || played === null || event.seat !== played) return;
-    if (event.type === "seat_timed_out") {
-      toast("Your time ran out: the game made a move for you.", { kind: "info", ms: 10000 });
-    } else if (event.type === "seat_handed_to_bot" && claim) { // else lost() said it already
-      toast("After repeated timeouts a bot now plays your seat.", { kind: "info", ms: 15000 });
+
+  async function readSummary() {
+    summaryStale = false;
+    table.summary = (await api(`/v1/games/${gameId}`)).data;
+    watchTableRatings(gameId, table.summary, parts.seats.draw);
+    parts.seats.draw();
+    parts.invite.hidden = table.summary.status !== "open" || Boolean(table.token);
+    if (table.summary.status === "open") {
+      const free = table.summary.seats.filter((s) => !s.name).length;
+      status.textContent = `Waiting for players: ${free} seat${free === 1 ? "" : "s"} free.`;
     }
   }
 
   async function refresh() {
-    if (summary.status === "open" || summaryStale || finished !== (summary.status === "finished")) {
-      summaryStale = false;
-      summary = (await api(`/v1/games/${gameId}`)).data;
-      watchTableRatings(gameId, summary, drawSeats);
-      drawSeats();
-      if (summary.status === "open") {
-        status.textContent = `Waiting for players: ${summary.seats.filter((s) => !s.name).length} seat(s) free.`;
-        return;
-      }
+    if (table.summary.status === "open" || summaryStale || table.finished !== (table.summary.status === "finished")) {
+      await readSummary();
+      if (table.summary.status === "open") return;
     }
-    const { data } = await api(`/v1/games/${gameId}/view`, { token });
-    version = data.version;
-    finished = data.status === "finished";
-    clock = data.clock || null;
-    clockRead = Date.now();
-    lastView = data.view;
-    const mine = Boolean(token && data.view && (data.view.awaiting || []).includes(claim.seat));
-    ctx.interactive = Boolean(token && data.view && (data.view.legal_moves || []).length);
-    drawSeats();
-    game.render(data.view, ctx);
-    status.textContent = game.status(data.view, ctx);
-    const info = token && data.view && game.decisionInfo ? game.decisionInfo(data.view, ctx) : null;
+    const { data } = await api(`/v1/games/${gameId}/view`, { token: table.token });
+    const view = data.view;
+    Object.assign(table, { version: data.version, finished: data.status === "finished", clock: data.clock || null, clockRead: Date.now(), lastView: view });
+    const mine = Boolean(table.token && view && (view.awaiting || []).includes(table.claim.seat));
+    ctx.interactive = Boolean(table.token && view && (view.legal_moves || []).length);
+    parts.seats.draw();
+    game.render(view, ctx);
+    parts.goal.draw(view, ctx);
+    status.textContent = game.status(view, ctx);
+    const info = table.token && view && game.decisionInfo ? game.decisionInfo(view, ctx) : null;
     infoBox.replaceChildren(...(info ? [info] : []));
     infoBox.hidden = !info;
-    const me = claim && summary.seats.find((s) => s.seat === claim.seat);
+    const me = table.claim && table.summary.seats.find((s) => s.seat === table.claim.seat);
     if (me && me.kind === "bot") {
       notice.hidden = false;
       notice.textContent = "After repeated timeouts a bot plays your seat now.";
     }
-    if (mine !== wasMine) noticeTurn(mine, status.textContent);
+    if (mine !== wasMine) noticeTurn(mine, status.textContent, gameId);
     wasMine = mine;
-    // A seat nobody waits for may still have moves (a game's free commands, such as Rio de la
-    // Plata's purchases and trade offers): they are offered too, under another heading.
-    // An event that arrives after the view it led to (the stream lags the page's own reads) must
-    // not redraw the same moves over a second question the player has open (Bishop, a Rio cell).
-    const questionOpen = movesBox.querySelector("fieldset") !== null;
-    if (data.version !== movesVersion || redrawMoves || !questionOpen) {
-      drawMoves(token && data.view ? data.view.legal_moves || [] : [], mine);
-    }
-    movesVersion = data.version;
-    redrawMoves = false;
-    if (finished) drawEnd(data.view);
+    moves.show(data, mine);
+    if (table.finished) parts.end.draw(view, status.textContent);
     document.getElementById("app").dataset.version = String(data.version);
     await readLog();
   }
 
   async function readLog() {
     while (true) {
-      const { data } = await api(`/v1/games/${gameId}/annotations?after=${annotated}&limit=500`, { token });
+      const { data } = await api(`/v1/games/${gameId}/annotations?after=${annotated}&limit=500`, { token: table.token });
       for (const entry of data.annotations) {
-        logList.append(h("li", { value: entry.version }, withNames(entry.text, summary)));
+        const text = sentence(entry.text, { summary: table.summary, seat: table.claim ? table.claim.seat : null });
+        parts.logList.append(h("li", { value: entry.version }, text));
+        parts.recent.add(entry.version, text);
         annotated = entry.version;
       }
       if (data.next_after === null) break;
     }
-    logList.scrollTop = logList.scrollHeight;
-  }
-
-  // Focus stays on the control the player used: a redraw gives it back to the button of the same
-  // label (or the first one on a new turn).
-  let pendingKey = null; // the control of the move being sent (disabled meanwhile, so maybe unfocused)
-  function keepFocus(redraw) {
-    const active = document.activeElement;
-    const key = (active && movesBox.contains(active) ? active.dataset.key : null) || pendingKey;
-    pendingKey = null;
-    redraw();
-    if (!key) return false;
-    // The same control if it is still there, else the first move (never lost to the page).
-    const again = [...movesBox.querySelectorAll("button")].find((b) => b.dataset.key === key)
-      || movesBox.querySelector("button");
-    if (again) again.focus({ preventScroll: true });
-    return Boolean(again);
-  }
-
-  function drawMoves(moves, mine) {
-    keepFocus(() => {
-      if (!mine && !moves.length) {
-        movesBox.replaceChildren(h("p", { class: "muted" }, finished ? "The game is over." : "Waiting for the others…"));
-        return;
-      }
-      const button = (choice) => h("button", {
-        type: "button",
-        dataset: { key: choice.label },
-        onclick: (event) => (choice.options ? ask(choice) : choose(choice, event.currentTarget)),
-      }, choice.label);
-      const all = game.choices(moves, ctx);
-      // What can be clicked on the board is listed too, folded: the board is the first way.
-      const direct = all.filter((choice) => !choice.onBoard);
-      const folded = all.filter((choice) => choice.onBoard);
-      const heading = mine
-        ? h("p", { class: "your-turn" }, game.turnHint ? game.turnHint(lastView, ctx) : "Your turn.")
-        : h("p", { class: "free-moves muted" }, "Waiting for the others… Meanwhile you may:");
-      const list = folded.length
-        ? h("details", { class: "move-list", open: movesBox.querySelector("details.move-list[open]") ? true : null },
-          h("summary", {}, `The ${folded.length} board move${folded.length === 1 ? "" : "s"} as a list`), folded.map(button))
-        : null;
-      movesBox.replaceChildren(heading, ...direct.map(button), ...(list ? [list] : []));
-    });
-    const first = movesBox.querySelector("button");
-    if (mine && first && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
-      first.focus({ preventScroll: true });
-    }
-  }
-
-  // A question with several answers (the Bishop's Pope, a Rio cell's buildings), asked in the moves
-  // area; the board's clickable things ask through here too (ctx.choose).
-  function ask(choice) {
-    const options = choice.options.map((option) => h("button", {
-      type: "button", dataset: { key: option.label }, onclick: (event) => choose(option, event.currentTarget),
-    }, option.label, option.note ? h("small", { class: "note" }, ` ${option.note}`) : null));
-    const back = h("button", { type: "button", class: "secondary", onclick: () => { redrawMoves = true; update(); } }, "Back");
-    movesBox.replaceChildren(h("fieldset", {}, h("legend", {}, choice.prompt), ...options, back));
-    options[0].focus({ preventScroll: true });
-    if (matchMedia("(max-width: 900px)").matches) controls.scrollIntoView({ block: "nearest" });
-  }
-
-  // A move that costs the player something the rules take as a penalty is confirmed first.
-  function choose(option, control) {
-    if (!option.warning) { submit(option.move, control); return; }
-    const yes = h("button", { type: "button", class: "danger", onclick: (event) => submit(option.move, event.currentTarget) }, "Do it anyway");
-    const back = h("button", { type: "button", class: "secondary", onclick: () => { redrawMoves = true; update(); } }, "Back");
-    movesBox.replaceChildren(h("fieldset", { class: "warning" }, h("legend", {}, option.label),
-      h("p", { class: "warning-text", role: "alert" }, option.warning), yes, back));
-    back.focus({ preventScroll: true });
-  }
-
-  ctx.choose = (choice, element) => {
-    if (!ctx.interactive) return;
-    if (choice.options && choice.options.length === 1) choose(choice.options[0], element);
-    else if (choice.options) ask(choice);
-    else choose(choice, element);
-  };
-
-  async function submit(move, control) {
-    pendingKey = control && movesBox.contains(control) ? control.dataset.key : null;
-    for (const button of controls.querySelectorAll("button")) button.disabled = true;
-    let failed = null;
-    try {
-      await api(`/v1/games/${gameId}/moves`, {
-        method: "POST",
-        token,
-        body: { command: move, expected_version: version },
-        headers: { "Idempotency-Key": crypto.randomUUID() },
-      });
-      showError(null);
-    } catch (error) {
-      if (error.code !== "VERSION_CONFLICT") failed = error;
-    }
-    redrawMoves = true; // a refused move changed nothing: its disabled buttons must come back
-    await update();
-    // Whatever happened, no control stays disabled: the player may try again.
-    for (const button of controls.querySelectorAll("button:disabled")) button.disabled = false;
-    if (failed) showError(failed, movesBox.isConnected ? movesBox : control);
-  }
-
-  function drawEnd(view) {
-    if (!endBox.hidden) return;
-    endBox.hidden = false;
-    const result = game.endPanel ? game.endPanel(view, ctx) : null;
-    const rematch = h("button", { type: "button", onclick: (event) => makeRematch(event.currentTarget) }, "Rematch (seats rotated)");
-    endBox.replaceChildren(h("h2", { id: "end-title" }, "Game over"), h("p", { class: "end-result" }, status.textContent),
-      result ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Final result" }, result) : null, h("div", { class: "end-actions" }, token ? rematch : null, h("a", { class: "button", href: "/" }, "New game"),
-        h("a", { class: "button", href: `/replay/${gameId}` }, "Watch the replay")));
-  }
-
-  // The same players and options in a new game, every seat moved one place on; the bots keep their
-  // level, this player takes their new seat, the other people join from the lobby.
-  async function makeRematch(button) {
-    button.disabled = true;
-    try {
-      const n = summary.seat_count;
-      const bots = {};
-      for (const s of summary.seats) if (s.kind === "bot" && s.bot) bots[String((s.seat + 1) % n)] = s.bot;
-      const config = { ...(summary.config || {}) };
-      delete config.seed;
-      delete config.deck_order;
-      const { data } = await api("/v1/games", { method: "POST", body: { game: summary.game, config, bots } });
-      const me = summary.seats.find((s) => s.seat === claim.seat);
-      // Signed in, the new seat is bound to the account too (its handle names it).
-      const signedIn = Boolean(account.get());
-      const { data: seat } = await (signedIn ? accountApi : api)(`/v1/games/${data.id}/seats`, {
-        method: "POST", body: signedIn ? { seat: (claim.seat + 1) % n } : { name: (me && me.name) || "Player", seat: (claim.seat + 1) % n },
-      });
-      seats.set(data.id, seat);
-      location.assign(`/play/${data.id}`);
-    } catch (error) {
-      button.disabled = false;
-      showError(error, button);
-    }
+    parts.logList.scrollTop = parts.logList.scrollHeight;
   }
 
   const update = serialized(async () => {
@@ -383,10 +214,10 @@ async function main() {
       await refresh();
     } catch (error) {
       // A read sent with the token just before the page stopped playing the seat: read again.
-      if (error.status === 401) { if (token) lost(null); else update(); return; }
+      if (error.status === 401) { if (table.token) lost(null); else update(); return; }
       if (error.code !== "UNREACHABLE") showError(error);
       else connection("reconnecting");
-      for (const button of controls.querySelectorAll("button:disabled")) button.disabled = false;
+      moves.enableAll();
     }
   });
 
@@ -395,56 +226,57 @@ async function main() {
   // done, and goes on as a spectator.
   let following = null;
   async function lost(reason) {
-    if (!token) return; // said already (the stream and a refused request may both tell)
+    if (!table.token) return; // said already (the stream and a refused request may both tell)
+    // This browser's seat token was replaced (a device link opened elsewhere), but the account
+    // signed in here holds the seat: the page goes on playing it with the account's token.
+    if (!table.claim.account && reason !== "seat_handed_to_bot" && await accountClaim()) {
+      seats.forget(gameId);
+      location.reload();
+      return;
+    }
     if (following) following.stop();
-    former = claim.seat;
+    table.former = table.claim.seat;
     seats.forget(gameId);
-    claim = null;
-    token = null;
+    table.claim = null;
+    table.token = null;
     controls.hidden = true;
-    device.replaceChildren();
-    noticeTurn(false, "");
+    parts.device.replaceChildren();
+    noticeTurn(false, "", gameId);
     setTitle();
     if (reason === null) {
-      try { summary = (await api(`/v1/games/${gameId}`)).data; } catch { /* the words below stay general */ }
-      const seat = summary.seats.find((s) => s.seat === former);
+      try { table.summary = (await api(`/v1/games/${gameId}`)).data; } catch { /* the words below stay general */ }
+      const seat = table.summary.seats.find((s) => s.seat === table.former);
       reason = seat && seat.kind === "bot" ? "seat_handed_to_bot" : "token_rotated";
     }
-    formerLost = reason;
-    notice.hidden = false;
-    notice.dataset.lost = reason;
-    if (reason === "seat_handed_to_bot") {
-      notice.replaceChildren(h("strong", {}, "A bot plays your seat now."),
-        " After repeated timeouts the game handed it to a bot, and this browser's token no longer holds it: this page only watches. ",
-        h("a", { href: "/" }, "Start or join another game"), ".");
-    } else {
-      notice.replaceChildren(h("strong", {}, "This seat's token was replaced."),
-        " The seat is now played on another device or in another browser (a device link was opened there, or the seat was resumed through its account), so this page stopped playing it and only watches. ",
-        "To play it here again, open \u201cContinue on another device\u201d on the device that plays it now and open its link here.");
-      offerResume(notice, { keep: true });
-    }
-    toast(reason === "seat_handed_to_bot" ? "A bot plays your seat now." : "This seat's token was replaced: it is played elsewhere now.",
-      { kind: "info", ms: 10000 });
-    drawSeats();
+    table.formerLost = reason;
+    sayLost(notice, reason);
+    parts.seats.draw();
     update();
     following = followGame(); // on as a spectator
   }
 
   const followGame = () => follow(gameId, {
-    token, after: version,
-    onEvent: (item) => { seatEvents(item); update(); },
+    token: table.token, after: table.version,
+    onEvent: (item) => {
+      const event = item && item.event;
+      if (event && event.type === "seat_handed_to_bot") summaryStale = true; // who plays it changed
+      // The seat's own stream ends before the events that hand it to a bot (`event: revoked`):
+      // they reach this page on its spectator's stream, for the seat it played (`former`).
+      seatToasts(event);
+      update();
+    },
     onEnd: () => update(),
     onResync: () => { showError(null); update(); },
     onLost: (reason) => lost(reason),
   });
 
-  drawSeats();
-  watchTableRatings(gameId, summary, drawSeats);
+  parts.seats.draw();
+  watchTableRatings(gameId, table.summary, parts.seats.draw);
   await update();
   following = followGame();
-  if (summary.status === "open") {
+  if (table.summary.status === "open") {
     // The stream carries events only once the game starts; until then, look for new players.
-    const poll = setInterval(() => (summary.status === "open" ? update() : clearInterval(poll)), 2000);
+    const poll = setInterval(() => (table.summary.status === "open" ? update() : clearInterval(poll)), 2000);
   }
 }
 

@@ -40,7 +40,11 @@ export function seatNote(data, seat) {
     const change = row.after.ordinal - row.before.ordinal;
     parts.push(`rating ${ordinal(row.before)} → ${ordinal(row.after)} (${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(1)})`);
   } else {
-    parts.push(`rating ${ordinal(row.rating)}`);
+    // A rating with no rated game behind it (every new player, and a bot's until it has played)
+    // is said in words, not as "0.0?".
+    const games = row.rating.games;
+    parts.push(games === 0 || (games === undefined && row.rating.provisional && row.rating.ordinal === 0)
+      ? "not rated yet" : `rating ${row.rating.ordinal.toFixed(1)}${row.rating.provisional ? " (provisional)" : ""}`);
   }
   if (data.predict_win) parts.push(`${chance(data.predict_win[seat])} to win`);
   return h("span", { class: "seat-rating", dataset: { rating: String(row.rating.ordinal) } }, ` · ${parts.join(" · ")}`);
@@ -81,7 +85,7 @@ export async function ratingSection(player, game) {
   return h("section", { class: "rating-summary", "aria-labelledby": "rating-summary-title" },
     h("h2", { id: "rating-summary-title" }, "Rating"),
     h("dl", { class: "figures" },
-      h("dt", {}, "Rating (mu − 3 sigma)"), h("dd", {}, `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}`),
+      h("dt", {}, "Rating"), h("dd", {}, `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}`),
       h("dt", {}, "Rated games"), h("dd", {}, String(r.games))),
     h("p", {}, h("a", { href: ratingUrl(player, game) }, "Rating history"), " · ",
       h("a", { href: `/ratings?game=${encodeURIComponent(game)}` }, "Leaderboard")));

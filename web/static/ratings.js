@@ -1,15 +1,9 @@
 // Ratings: the leaderboard of a game (/ratings?game=...) and a player's rating and its
 // history (/ratings/players/<handle or bot:level>?game=...), with a head-to-head comparison.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+import { svgEl } from "/web/static/dom.js";
 import { ordinal, playerName, provisionalNote, ratingUrl } from "/web/static/rating-bits.js";
 
-const SVG = "http://www.w3.org/2000/svg";
-const svgEl = (tag, attrs = {}, text) => {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
 // A change as read: "+1.2", "−0.4", and "±0.0" for one that rounds to nothing.
 const signed = (x) => (Math.abs(x) < 0.05 ? "±0.0" : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`);
 
@@ -49,7 +43,7 @@ async function leaderboard(gameName, top) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, "#"), h("th", { scope: "col" }, "Player"),
         h("th", { scope: "col", class: "num" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"))),
       h("tbody", {}, rows)),
-    h("p", { class: "muted" }, `${data.players} rated player${data.players === 1 ? "" : "s"}. Rating: mu − 3 sigma (openskill); ${provisionalNote}.`));
+    h("p", { class: "muted" }, `${data.players} rated player${data.players === 1 ? "" : "s"}. A rating is a cautious estimate of strength: the estimated skill minus three times its uncertainty (OpenSkill), so it rises as games make the estimate surer; ${provisionalNote}.`));
 }
 
 // The rating after each game, oldest first: a line where the eye sees the trend.
@@ -81,7 +75,7 @@ function historyEntry(entry, gameName) {
     h("a", { href: `/replay/${entry.game_id}` }, "Replay", h("span", { class: "visually-hidden" }, ` of game ${entry.game_id}`)));
 }
 
-function headToHead(player, gameName) {
+function headToHead(player) {
   const out = h("div", { class: "h2h", "aria-live": "polite" });
   const form = h("form", { class: "h2h-form", onsubmit: async (event) => {
     event.preventDefault();
@@ -114,8 +108,8 @@ async function playerPage(player, gameName, top) {
   const r = data.rating;
   const figures = h("section", { "aria-labelledby": "rating-title" }, h("h2", { id: "rating-title" }, `${playerName(player)} at ${top}`),
     h("dl", { class: "figures" },
-      h("dt", {}, "Rating (mu − 3 sigma)"), h("dd", { class: "rating-now" }, r.games ? `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}` : "not rated yet"),
-      h("dt", {}, "mu, sigma"), h("dd", {}, `${r.mu.toFixed(2)}, ${r.sigma.toFixed(2)}`),
+      h("dt", {}, "Rating (cautious estimate)"), h("dd", { class: "rating-now" }, r.games ? `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}` : "not rated yet"),
+      h("dt", {}, "Estimated skill, uncertainty"), h("dd", {}, `${r.mu.toFixed(2)}, ${r.sigma.toFixed(2)}`),
       h("dt", {}, "Rated games"), h("dd", {}, String(r.games))),
     trend(data.history));
   const history = h("section", { "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Rating history, newest first"),
@@ -123,7 +117,7 @@ async function playerPage(player, gameName, top) {
     data.history.length ? h("ul", { class: "rating-history" }, data.history.map((e) => historyEntry(e, gameName)))
       : h("p", {}, "No rated game yet."),
     data.rating.games > data.history.length ? h("p", { class: "muted" }, `The last ${data.history.length} of ${data.rating.games} games.`) : null);
-  return [h("div", { class: "rating-grid" }, figures, headToHead(player, gameName)), history,
+  return [h("div", { class: "rating-grid" }, figures, headToHead(player)), history,
     h("p", {}, h("a", { href: `/ratings?game=${encodeURIComponent(gameName)}` }, "Leaderboard"), " · ",
       h("a", { href: `/stats/players/${encodeURIComponent(player)}?game=${encodeURIComponent(gameName)}` }, "Statistics"))];
 }

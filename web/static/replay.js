@@ -62,11 +62,11 @@ async function main() {
   setApp(
     h("section", { "aria-label": "Step through the game" }, controls,
       h("div", { class: "autoplay" }, play, h("label", { for: "speed" }, "Speed"), speed),
-      h("p", { class: "muted" }, "Arrow keys step one event; Page Up/Down jump between chapters; Home/End go to the start/end."),
+      h("p", { class: "muted keys-help" }, "Arrow keys step one event; Page Up/Down jump between chapters; Home/End go to the start/end."),
       annotation),
     h("section", { "aria-labelledby": "chapters-title" }, h("h2", { id: "chapters-title" }, "Jump to the start of"),
       h("div", { class: "chapters" }, chapterButtons)),
-    seeAs && seeAs.element, h("p", { class: "status", role: "status" }), h("div", { class: "replay-grid" }, area,
+    seeAs ? seeAs.element : "", h("p", { class: "status", role: "status" }), h("div", { class: "replay-grid" }, area,
       h("section", { class: "log-box", "aria-labelledby": "moves-title" }, h("h2", { id: "moves-title" }, "Every move"),
         h("div", { class: "replay-moves", tabindex: "0", role: "region", "aria-label": "Every move" }, moveList))), viewer);
   game.mount(area, ctx);
@@ -79,20 +79,28 @@ async function main() {
     game.render(data.state, ctx);
     if (seeAs) {
       const full = seeAs.marking() ? (await api(`/v1/games/${gameId}/replay?version=${version}`)).data.state : null;
-      seeAs.show(full ? notKnown(full, data.state) : []);
+      seeAs.show(full ? notKnown(full, data.state, { summary, cardName: game.cardName || String }) : []);
     }
     document.querySelector(".status").textContent = game.status(data.state, ctx);
     document.getElementById("app").dataset.version = String(data.version);
     const everything = data.finished && data.viewer === "full" ? " (the game is over: everything is public)" : "";
-    viewer.textContent = `Shown as: ${data.viewer}${everything}.`;
+    viewer.textContent = `Shown ${viewerWords(data.viewer)}${everything}.`;
   });
+
+  // Who the page shows the game as (the replay's `viewer`), in words.
+  function viewerWords(viewer) {
+    if (viewer === "full") return "whole: every card";
+    if (viewer === "spectator") return "as a spectator saw it";
+    const seat = /^seat (\d+)$/.exec(String(viewer));
+    return seat ? `as ${seatName(summary, Number(seat[1]))} saw it (seat ${seat[1]})` : `as ${viewer}`;
+  }
 
   function go(version) {
     target = Math.max(0, Math.min(last, version));
     slider.value = String(target);
     const text = target === 0 ? "Before the first event." : withNames(sentences[target - 1] || "", summary);
     annotation.textContent = target ? `${target}. ${text}` : text;
-    label.textContent = `Version ${target} of ${last}`;
+    label.textContent = target === 0 ? `The start, before event 1 of ${last}` : `Event ${target} of ${last}${target === last ? ", the last" : ""}`;
     slider.setAttribute("aria-valuetext", label.textContent);
     for (const button of chapterButtons) {
       const chapter = battles.data.chapters.find((c) => String(c.end) === button.dataset.end);

@@ -3,13 +3,14 @@
 // (circle[data-region]) and draws the battle lines, the hand and the move controls.
 
 import { h } from "/web/static/app.js";
+import { clickable, svgEl, unclickable } from "/web/static/dom.js";
+import { goal, goalSentence, rulesSections } from "./rules.js";
 
 const CARD_NAMES = {
   m1: "1", m2: "2", m3: "3", m4: "4", m5: "5", m6: "6", m10: "10",
   winter: "Winter", spring: "Spring", bishop: "Bishop", courtesan: "Courtesan", drummer: "Drummer",
   heroine: "Heroine", scarecrow: "Scarecrow", surrender: "Surrender",
 };
-const SVG = "http://www.w3.org/2000/svg";
 // What each card does (shared/rules/condottiere.md: CARD-3, STR-1..3, WIN/SPR/DRU/BIS/SCA/HER/COU/SUR),
 // shown on hover and focus of every card and in the page's card reference.
 const CARD_TEXT = {
@@ -24,26 +25,6 @@ const CARD_TEXT = {
   surrender: "The battle ends at once: the strongest line takes the region.",
 };
 export const cardText = (code) => (code ? CARD_TEXT[code] || (code.startsWith("m") ? CARD_TEXT.mercenary : "") : "");
-
-// Makes an element of the board or of the hand a control: click, Enter or Space runs `action`.
-function clickable(el, label, action) {
-  el.classList.add("pickable");
-  el.setAttribute("tabindex", "0");
-  el.setAttribute("role", "button");
-  el.setAttribute("aria-label", label);
-  el.onclick = (event) => { event.preventDefault(); action(el); };
-  el.onkeydown = (event) => {
-    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
-  };
-}
-
-function unclickable(el) {
-  el.classList.remove("pickable");
-  el.removeAttribute("tabindex");
-  el.removeAttribute("role");
-  el.onclick = null;
-  el.onkeydown = null;
-}
 
 export const title = "Condottiere";
 export const chapterName = "battles";
@@ -62,6 +43,67 @@ export const configFields = [
 export const seatCountKey = "players";
 
 export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// The map's borders, read from the drawing itself (each border line joins two region circles), so
+// the page needs no second copy of the map's data.
+function bordersOf(svg) {
+  const at = new Map();
+  for (const circle of svg.querySelectorAll("circle[data-region]")) at.set(`${circle.getAttribute("cx")},${circle.getAttribute("cy")}`, circle.dataset.region);
+  const borders = new Map();
+  for (const line of svg.querySelectorAll("line.border")) {
+    const a = at.get(`${line.getAttribute("x1")},${line.getAttribute("y1")}`);
+    const b = at.get(`${line.getAttribute("x2")},${line.getAttribute("y2")}`);
+    if (!a || !b) continue;
+    for (const [x, y] of [[a, b], [b, a]]) {
+      if (!borders.has(x)) borders.set(x, new Set());
+      borders.get(x).add(y);
+    }
+  }
+  return borders;
+}
+
+// The largest group of `regions` joined by borders (MAP-2).
+export function largestGroup(regions, borders) {
+  const left = new Set(regions);
+  let best = 0;
+  while (left.size) {
+    const [start] = left;
+    left.delete(start);
+    const stack = [start];
+    let size = 0;
+    while (stack.length) {
+      const region = stack.pop();
+      size += 1;
+      for (const next of borders.get(region) || []) if (left.delete(next)) stack.push(next);
+    }
+    best = Math.max(best, size);
+  }
+  return best;
+}
+
+// The goal in one line and each player's way towards it (VIC-1, VIC-2, OPT-BIG-1, CL-2), shown
+// at the table all game long.
+export function howToWin(view, ctx) {
+  if (!view || !view.config) return null;
+  const { total, adjacent } = goal(view.config);
+  const borders = ctx.parts ? ctx.parts.borders : new Map();
+  const head = [h("th", { scope: "col" }, "Player"), total === null ? null : h("th", { scope: "col" }, `Regions (of ${total})`),
+    h("th", { scope: "col" }, `Adjacent (of ${adjacent})`)];
+  const rows = (view.players || []).map((p) => {
+    const owned = p.regions || [];
+    return h("tr", { dataset: { seat: String(p.seat) } },
+      h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})`, "aria-hidden": "true" }),
+        ctx.you === p.seat ? h("strong", {}, "You") : ctx.names(p.seat)),
+      total === null ? null : h("td", {}, String(owned.length)), h("td", {}, String(largestGroup(owned, borders))));
+  });
+  return [h("p", {}, goalSentence(view.config)),
+    h("table", { class: "progress", "aria-label": "Regions towards the goal" }, h("thead", {}, h("tr", {}, head)), h("tbody", {}, rows))];
+}
+
+export function rules(view) {
+  return rulesSections(view && view.config);
+}
 
 function card(code, extra = {}, tag = "li") {
   if (!code) return h(tag, { class: "cd-card hidden", "aria-label": "face-down card", ...extra }, "?");
@@ -81,19 +123,15 @@ export function mount(el, ctx) {
   figure.innerHTML = ctx.board; // our own server's SVG (render.py), never user text
   const svg = figure.querySelector("svg");
   svg.setAttribute("role", "group"); // its regions may be controls: a group, not one image
-  const ring = document.createElementNS(SVG, "circle");
-  ring.setAttribute("class", "battle");
-  ring.setAttribute("r", "16");
+  const ring = svgEl("circle", { class: "battle", r: "16" });
   ring.style.display = "none";
-  const pope = document.createElementNS(SVG, "text");
-  pope.setAttribute("class", "pope");
-  pope.textContent = "✝";
+  const pope = svgEl("text", { class: "pope" }, "✝");
   pope.style.display = "none";
   svg.append(ring, pope);
   const owners = h("ul", { class: "visually-hidden", "aria-label": "Regions and their owners" });
   figure.append(owners, h("figcaption", { class: "board-caption" }));
   const lines = h("section", { class: "lines", "aria-labelledby": "lines-title" },
-    h("h2", { id: "lines-title" }, "Battle lines"), h("p", { class: "battle-where" }),
+    h("h2", { id: "lines-title" }, "Battle lines"), h("p", { class: "last-battle", role: "status", hidden: true }), h("p", { class: "battle-where" }),
     h("table", { class: "cd-lines" }, h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Strength"),
       h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Hand · regions"))),
@@ -102,12 +140,14 @@ export function mount(el, ctx) {
     h("h2", { id: "hand-title" }, "Your hand"), h("p", { class: "hand-hint muted" }), h("div", { class: "cards", "data-hand": "", role: "group", "aria-label": "Cards in your hand" }));
   // On a phone the hand and the battle lines come first (they are what a decision depends on).
   el.replaceChildren(h("div", { class: "side" }, hand, lines), figure, reference());
-  ctx.parts = { svg, ring, pope, owners, caption: figure.querySelector("figcaption"), lines, hand };
+  ctx.parts = { el, svg, ring, pope, owners, caption: figure.querySelector("figcaption"), lines, hand, borders: bordersOf(svg) };
 }
 
 export function render(view, ctx) {
-  const { svg, ring, pope, owners, caption, lines, hand } = ctx.parts;
+  const { el, svg, ring, pope, owners, caption, lines, hand } = ctx.parts;
   const name = (seat) => ctx.names(seat);
+  // The phase orders the table on a phone: the map first when a region is to be chosen.
+  el.dataset.phase = (view && view.phase) || "";
   const regions = (view && view.regions) || {};
   owners.replaceChildren();
   for (const circle of svg.querySelectorAll("circle[data-region]")) {
@@ -142,22 +182,24 @@ export function render(view, ctx) {
   ].filter(Boolean).join(" · ");
 
   lines.querySelector(".battle-where").textContent = battle
-    ? (battle.final ? "The final battle." : `The battle for ${battle.region}.`)
-    : (view && view.last_battle && view.last_battle.region
-      ? `Last battle: ${view.last_battle.region}, ${Number.isInteger(view.last_battle.winner) ? `won by ${name(view.last_battle.winner)}` : "no winner"}.`
-      : "No battle under way.");
+    ? (battle.final ? "The final battle." : `Now: the battle for ${battle.region}.`)
+    : "No battle under way.";
+  // The last battle's result stays until the next one ends.
+  const last = lines.querySelector(".last-battle");
+  last.textContent = lastBattle(view, ctx) || "";
+  last.hidden = !last.textContent;
   const rows = ((view && view.players) || []).map((p) => {
     const turn = view.turn === p.seat || (view.awaiting || []).includes(p.seat);
     return h("tr", { class: turn ? "turn" : null, dataset: { seat: String(p.seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})` }),
         name(p.seat), turn ? h("span", { class: "badge" }, "to play") : null,
-        p.passed ? h("span", { class: "badge muted" }, "passed") : null,
+        p.passed && battle ? h("span", { class: "badge muted" }, "passed") : null,
         view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null),
       h("td", { class: "cd-str" }, p.true_strength !== undefined && p.true_strength !== p.strength
         ? `${p.strength} (${p.true_strength})` : String(p.strength)),
       h("td", {}, h("ul", { class: "cards", "aria-label": `${name(p.seat)}'s battle line` },
         (p.line || []).map((entry) => card(entry.card)))),
-      h("td", { class: "muted" }, `${p.hand_size} cards · ${(p.regions || []).length} regions`,
+      h("td", { class: "muted" }, `${plural(p.hand_size, "card")} · ${plural((p.regions || []).length, "region")}`,
         (p.regions || []).length ? h("small", { class: "cd-owned" }, ` (${p.regions.join(", ")})`) : null));
   });
   lines.querySelector("tbody").replaceChildren(...rows);
@@ -166,6 +208,30 @@ export function render(view, ctx) {
   hand.hidden = own === null;
   hand.querySelector("[data-hand]").replaceChildren(...(own || []).map((c) => card(c, {}, "span")));
   bindBoard(view, ctx);
+}
+
+const CAUSES = { surrender: " after a Surrender", bishop: " after the Bishop" };
+
+// The battle that just ended, until the next one starts (END-1, END-2): where, who won and with
+// what strength against whom.
+function lastBattle(view, ctx) {
+  const last = view && view.last_battle;
+  if (!last || !last.strengths) return null;
+  const you = (seat) => ctx.you === seat;
+  const strengths = last.strengths.map((x, seat) => [seat, x]).filter(([seat]) => seat !== last.winner)
+    .map(([seat, x]) => `${you(seat) ? "you" : ctx.names(seat)} ${x}`).join(", ");
+  const where = last.region ? `Last battle, for ${last.region},` : "The final battle";
+  const cause = CAUSES[last.cause] || "";
+  if (!Number.isInteger(last.winner)) return `${where} ended${cause} in a tie: nobody won it (${strengths}).`;
+  const winner = you(last.winner) ? "You" : ctx.names(last.winner);
+  const what = last.region ? `${last.region}` : "the final battle";
+  return `${where} ended${cause}: ${winner} won ${what} with ${last.strengths[last.winner]}${strengths ? ` against ${strengths}` : ""}.`;
+}
+
+// RL-12: a hand discard whose only answer is to keep the hand is answered by the page itself.
+export function autoAnswer(moves) {
+  if (moves.length === 1 && moves[0].type === "discard_hand" && moves[0].discard === false) return moves[0];
+  return null;
 }
 
 // The things a player may click on: a card of the hand plays it (the Bishop and the Scarecrow then
@@ -193,6 +259,7 @@ function bindBoard(view, ctx) {
     else unclickable(circle);
   }
   hand.querySelector(".hand-hint").textContent = playable ? "Click a card to play it." : regions.size ? "Click a region on the map for the next battle." : "";
+  if (ctx.question) onQuestion(ctx.question.choice, ctx, ctx.question.answer); // still open
 }
 
 // The end of the game: who won, and each player's regions.
@@ -213,6 +280,8 @@ export function turnHint(view) {
   if (!view) return "Your turn.";
   if (view.phase === "place_token") return "Your turn: click a region on the map (or a button) for the next battle.";
   if (view.phase === "battle") return "Your turn: click a card in your hand to play it, or pass.";
+  if (view.phase === "keep_cards") return "The round ends and only you still hold cards: keep up to 2 of them; the rest are discarded.";
+  if (view.phase === "hand_discard") return "Your hand has no mercenary: you may discard it all and be dealt anew later, or keep it.";
   return "Your turn.";
 }
 
@@ -220,7 +289,7 @@ const PHASES = {
   place_token: "choose where the next battle is fought",
   battle: "play a card or pass",
   hand_discard: "decide whether to discard their hand",
-  keep_cards: "choose the cards to keep",
+  keep_cards: "choose up to 2 cards to keep",
 };
 
 export function status(view, ctx) {
@@ -256,7 +325,7 @@ export function choices(moves) {
       const entry = {
         onBoard: true,
         label: `Play ${cardName(move.card)}…`,
-        prompt: move.card === "bishop" ? "Where does the Pope go?" : "Which mercenary do you take back?",
+        prompt: move.card === "bishop" ? "Where does the Pope go? Choose a region here or on the map." : "Which mercenary do you take back?",
         options: [],
       };
       byCard.set(move.card, entry);
@@ -264,11 +333,23 @@ export function choices(moves) {
     }
     const entry = byCard.get(move.card);
     const label = move.card === "bishop"
-      ? (move.pope ? `The Pope goes to ${move.pope}` : "The Pope stays where he is")
+      ? (move.pope ? move.pope : "Keep him off the board")
       : (move.take_back ? `Take back a ${cardName(move.take_back)}` : "Take nothing back");
-    entry.options.push({ label, move });
+    entry.options.push({ label, move, region: move.card === "bishop" ? move.pope : undefined });
   }
   return out;
+}
+
+// While a question with regions for answers is open (the Bishop's Pope), those regions of the map
+// answer it when clicked; the next render binds the map as before.
+export function onQuestion(choice, ctx, answer) {
+  const byRegion = new Map((choice.options || []).filter((o) => o.region).map((o) => [o.region, o]));
+  if (!byRegion.size) return;
+  for (const circle of ctx.parts.svg.querySelectorAll("circle[data-region]")) {
+    const option = byRegion.get(circle.dataset.region);
+    if (option) clickable(circle, `The Pope goes to ${option.region}`, (el) => answer(option, el));
+    else unclickable(circle);
+  }
 }
 
 export function heatmap(el, counts, board) {

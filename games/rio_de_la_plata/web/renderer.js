@@ -5,8 +5,12 @@
 // players' stocks, the characters, the ship, a trade offer, a battle and the labels of the moves.
 
 import { h } from "/web/static/app.js";
+import { clickable, svgEl as s, unclickable } from "/web/static/dom.js";
+import { FIRST_YEAR, YEARS, goalSentence, rulesSections } from "./rules.js";
+import { cellText, describeMove, edgeWords, group, words } from "./words.js";
 
-const SVG = "http://www.w3.org/2000/svg";
+export { describeMove };
+
 const CELL = 22; // archive.py's CELL: one city cell in SVG units
 const LETTERS = {
   hut: "h", house: "H", quarry: "Q", carpenter: "C", market: "M", company: "Co", square: "Sq",
@@ -26,21 +30,35 @@ export const configFields = [
 ];
 export const seatCountKey = "players";
 export const cardName = (item) => words(item);
+const yearOf = (year) => `Year ${year}, ${year - FIRST_YEAR + 1} of ${YEARS}`;
 
-function words(identifier) {
-  return String(identifier ?? "").replaceAll("_", " ");
+// Where VP came from, in the words a player uses (the view's vp_by keys).
+const SOURCES = {
+  buildings: "buildings", church: "church", major_buildings: "major buildings", ship: "ship",
+  characters: "characters", battle: "battles", penalties: "penalties", money: "money", city: "houses",
+};
+const sourceName = (key) => SOURCES[key] || words(key);
+
+function vpParts(p) {
+  return Object.entries(p.vp_by || {}).filter(([, n]) => n).map(([key, n]) => `${sourceName(key)} ${n}`);
 }
 
-function cellText(cell) {
-  if (Array.isArray(cell)) return `(${cell[0]}, ${cell[1]})`;
-  return typeof cell === "string" ? `(${cell.replace(",", ", ")})` : String(cell);
+// The goal in one line, the year, and each player's VP with where they came from (RIO-ROUND-1,
+// RIO-END-1..7), shown at the table all game long.
+export function howToWin(view, ctx) {
+  if (!view || !view.p) return null;
+  const rows = view.p.map((p, seat) => h("tr", { dataset: { seat: String(seat) } },
+    h("th", { scope: "row" }, h("span", { class: "chip", style: `background:${seatFill(seat)}`, "aria-hidden": "true" }),
+      ctx.you === seat ? h("strong", {}, "You") : ctx.names(seat)),
+    h("td", {}, String(p.vp)), h("td", { class: "muted" }, vpParts(p).join(", ") || "none yet")));
+  return [h("p", {}, goalSentence(view.year)),
+    h("table", { class: "progress", "aria-label": "Victory points and where they came from" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "VP"), h("th", { scope: "col" }, "From"))),
+      h("tbody", {}, rows))];
 }
 
-function s(tag, attrs = {}, text) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
-  if (text !== undefined) el.textContent = text;
-  return el;
+export function rules(view) {
+  return rulesSections(view && view.year);
 }
 
 const seatFill = (seat) => `var(--seat-${seat % 6})`;
@@ -51,25 +69,6 @@ function pair(key) {
 }
 
 const START = "Start zone: where the first people may be placed.";
-
-// Makes an element of the board (SVG or HTML) a control: click, Enter or Space runs `action`.
-function clickable(el, label, action) {
-  el.classList.add("pickable");
-  el.setAttribute("tabindex", "0");
-  el.setAttribute("role", "button");
-  el.setAttribute("aria-label", label);
-  el.onclick = (event) => { event.preventDefault(); action(el); };
-  el.onkeydown = (event) => {
-    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
-  };
-}
-
-function unclickable(el) {
-  el.classList.remove("pickable");
-  for (const attr of ["tabindex", "role", "aria-label"]) el.removeAttribute(attr);
-  el.onclick = null;
-  el.onkeydown = null;
-}
 
 function readReference(figure) {
   const node = figure.querySelector("script.rio-reference");
@@ -254,7 +253,7 @@ function drawSide(view, ctx) {
   const { year, players, details, caption, chars, spaces } = ctx.parts;
   const name = (seat) => ctx.names(seat);
   const awaiting = view.awaiting || [];
-  year.textContent = `Year ${view.year}: ${STEPS[view.step] || view.step}. Turn order: ${(view.order || []).map(name).join(", ")}.`;
+  year.textContent = `${yearOf(view.year)}: ${STEPS[view.step] || view.step}. Turn order: ${(view.order || []).map(name).join(", ")}.`;
   const charState = view.chars || {};
   players.querySelector("tbody").replaceChildren(...(view.p || []).map((p, seat) => {
     const owned = Object.entries(charState).filter(([, c]) => c.owner === seat).map(([c]) => words(c));
@@ -293,13 +292,9 @@ function drawSide(view, ctx) {
   }
   const battle = view.battle;
   if (battle) lines.push(`Battle against the ${battle.enemy}: ${name(battle.attacker)} leads the attack (${battle.stage}).`);
-  for (const due of view.due || []) lines.push(`${name(due.seat)} must place a ${due.kind}${due.building ? ` (${words(due.building)})` : ""}.`);
+  for (const due of view.due || []) lines.push(`${name(due.seat)} must place a ${due.kind === "section" && due.what ? `${due.what} section` : due.kind}${due.building ? ` (${words(due.building)})` : ""}.`);
   details.replaceChildren(...lines.map((text) => h("li", {}, text)));
-  // Provisional values are a matter for the docs; a player is told in plain words, once.
-  const note = view.provisional_board
-    ? "Some numbers on this board are our best reading of the rulebook and may still change."
-    : "";
-  caption.textContent = [battle ? `Battle against the ${battle.enemy}` : `Year ${view.year}`, note].filter(Boolean).join(" · ");
+  caption.textContent = battle ? `Battle against the ${battle.enemy}` : `Year ${view.year}`;
 }
 
 // What a click on the board does: every legal move that names a thing (a cell, an edge, a space of
@@ -352,7 +347,12 @@ function bindBoard(view, ctx) {
   const moves = (ctx.interactive && view.legal_moves) || [];
   view._reference = ctx.reference;
   const targets = targetsOf(moves);
-  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view) });
+  // A building (it costs and cannot be taken back) and a placement that brings nothing are asked
+  // about first, with what they cost or bring beside them, even as the only thing to do there.
+  const option = (move) => {
+    const note = noteFor(move, view);
+    return { label: describeMove(move, ctx), move, warning: warningFor(move, view), note, confirm: move.type === "build" || /^brings nothing/.test(note || "") };
+  };
   const ask = (label, list, el) => ctx.choose({ label, prompt: `${label}: what do you do?`, options: list.map(option) }, el);
   // A group that can be picked, standing on a cell or an edge that can be picked too: its ring,
   // drawn over the middle of that cell, would take every click meant for the cell, so the cell
@@ -378,7 +378,7 @@ function bindBoard(view, ctx) {
       const [x1, y1, x2, y2] = [a[0] * CELL + 1, a[1] * CELL + 1, b[0] * CELL + 1, b[1] * CELL + 1];
       const line = s("rect", { x: Math.min(x1, x2) - 3, y: Math.min(y1, y2) - 3, width: Math.abs(x2 - x1) + 6,
         height: Math.abs(y2 - y1) + 6, rx: 3, class: "rio-target-edge", "data-edge": edge });
-      clickable(line, `Edge ${edge}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(`Edge ${edge}`, list, el));
+      clickable(line, `The edge ${edgeWords(edge)}: ${list.map((m) => describeMove(m, ctx)).join("; ")}`, (el) => ask(`The edge ${edgeWords(edge)}`, list, el));
       layers.targets.append(line);
     } else if (key.startsWith("group:") && ctx.groupAt && ctx.groupAt[key.slice(6)]) {
       const [cx, cy] = ctx.groupAt[key.slice(6)];
@@ -414,6 +414,9 @@ function bindBoard(view, ctx) {
     else unclickable(li);
   }
   hint.textContent = targets.size ? "Highlighted cells, spaces and characters can be clicked." : "";
+  if (view.step === "A" && Number.isInteger(view.seat) && (view.awaiting || []).includes(view.seat)) {
+    hint.textContent += ` ${placementsLeft(view)} of ${PER_TURN} placements left.`;
+  }
   city.classList.toggle("interactive", targets.size > 0);
 }
 
@@ -432,7 +435,7 @@ export function render(view, ctx) {
 
 // The seat's own stock, in one line beside its moves (the page puts it there): what a decision
 // costs is paid from it, and on a phone the stocks' table is a screen away from the moves.
-export function decisionInfo(view, ctx) {
+export function decisionInfo(view) {
   if (!view || !Number.isInteger(view.seat) || !(view.p || [])[view.seat]) return null;
   const p = view.p[view.seat];
   const items = [["vp", "VP"], ["silver", "silver"], ["stone", "stone"], ["wood", "wood"], ["luxury", "luxury"], ["supply", "people in supply"]];
@@ -441,10 +444,55 @@ export function decisionInfo(view, ctx) {
     ...items.flatMap(([key, label], i) => [i ? " · " : "", h("span", { dataset: { stock: key } }, String(p[key] ?? 0)), ` ${label}`]));
 }
 
+const PER_TURN = 5; // RIO-PLACE-1: up to 5 people placed in a placement turn
+
+// How many people the seat may still place this turn (RIO-PLACE-1: up to 5, from the supply).
+export function placementsLeft(view) {
+  if (!view || !Number.isInteger(view.seat)) return null;
+  const p = (view.p || [])[view.seat] || {};
+  return Math.max(0, Math.min(PER_TURN - (p.placed || 0), p.supply ?? 0));
+}
+
 export function turnHint(view) {
   if (!view) return "Your turn.";
-  if (view.step === "A") return "Your turn: click a highlighted cell, a track space or a character to place a person.";
-  return "Your turn: click a highlighted thing on the board, or choose below.";
+  if (view.step === "A") {
+    const left = placementsLeft(view);
+    const placing = (view.legal_moves || []).some((m) => m.type === "place");
+    if (!placing) return left ? "Your turn: nothing is left where you could place a person; end your turn." : "Your turn: you have placed all your people for this year; end your turn.";
+    return `Your turn: ${left} of ${PER_TURN} placements left. Click a highlighted cell, track space or character to place a person.`;
+  }
+  // Name what there is to do: a highlighted thing may be a screen away (a character, on a phone).
+  const todo = [...targetsOf(view.legal_moves || []).values()].flat().map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
+  if (!todo.length) return "Your turn: choose below.";
+  const shown = todo.slice(0, 3).join("; ") + (todo.length > 3 ? `; and ${todo.length - 3} more` : "");
+  return `Your turn: ${shown}. Click it on the board (highlighted) or in the list below.`;
+}
+
+// What a move brings or costs, said beside it before it is made (the building's price and VP,
+// a space's yield), from the board's reference.
+function noteFor(move, view) {
+  const ref = (view && view._reference) || {};
+  if (move.type === "build") {
+    const b = (ref.minors || {})[move.building];
+    if (!b) return null;
+    return `costs ${b.cost || "nothing"}${b.people ? `, ${b.people} ${b.people === 1 ? "person" : "people"}` : ""}${b.vp ? `; ${b.vp} VP` : "; no VP now"}`;
+  }
+  if (move.type === "place" && move.space === "major") {
+    const m = (ref.majors || {})[move.building];
+    return m ? `costs ${m.cost}; its VP when the building is complete` : null;
+  }
+  if (move.type === "place" && move.space === "character") {
+    const c = (ref.characters || {})[move.character];
+    return c ? `claim it for ${c.cost} silver with ${c.min_vp} VP, else a penalty` : null;
+  }
+  if (move.type === "place" && move.space === "field") {
+    const every = Number((/every (\d+) people/.exec((ref.spaces || {}).field || "") || [])[1] || 0);
+    const mine = ((view && view.field) || [])[view && view.seat] || 0;
+    if (every > 1 && (mine + 1) % every !== 0) return `brings nothing unless ${every - ((mine + 1) % every)} more of yours go there too (every ${every} people bring 1 silver)`;
+    return every ? `with it, your people there bring ${Math.floor((mine + 1) / every)} silver` : null;
+  }
+  if (move.type === "place" && ["mine", "forest"].includes(move.space)) return `brings 1 ${move.space === "mine" ? "stone" : "wood"} in phase B`;
+  return null;
 }
 
 // Rio's end: the final VP, by source.
@@ -465,80 +513,7 @@ export function status(view, ctx) {
     return winners.length ? `Game over: ${winners.map(ctx.names).join(" and ")} won.` : "Game over: no winner.";
   }
   const awaited = (view.awaiting || []).map(ctx.names).join(", ");
-  return awaited ? `Year ${view.year}, ${STEPS[view.step] || view.step}: ${awaited} to decide.` : "Resolving…";
-}
-
-// -- the moves ------------------------------------------------------------------------------------
-
-export function describeMove(move, ctx) {
-  const who = (seat) => (ctx && ctx.names ? ctx.names(seat) : `player ${seat + 1}`);
-  switch (move.type) {
-    case "place":
-      if (move.space === "cell") return `${move.displace ? "Displace the people on" : "Place a person on"} cell ${cellText(move.cell)}`;
-      if (move.space === "major") return `Place a person on the ${words(move.building)}, space ${move.index + 1}${move.pay ? `, paying 1 ${move.pay}` : ""}`;
-      if (move.space === "character") return `Place a person on the ${words(move.character)}`;
-      return `Place on the ${words(move.space)}`;
-    case "launch": return "Order the ship's launch";
-    case "end_turn": return "End your turn";
-    case "buy": return `Buy 1 ${move.good}`;
-    case "collect": return `Collect from the ${move.space}`;
-    case "claim": return `Claim the ${words(move.character)}`;
-    case "craft": return move.give ? `Craftsmen: 1 ${move.give} for 1 luxury` : "Craftsmen: decline";
-    case "load": return `Load 1 ${move.good} on the ship`;
-    case "build": return `Build a ${words(move.building)} on ${cellText(move.cell)}${move.pool ? ` (${move.pool})` : ""}`;
-    case "use": return `Use the building on ${cellText(move.cell)}: option ${move.choice + 1}`;
-    case "place_tile": return `Put the tile on ${cellText(move.cell)}`;
-    case "place_section": return `Section on edge ${move.edge}`;
-    case "choose_resource": return `Take 1 ${move.good}`;
-    case "place_attacker": return `Attacker at edge ${move.edge}`;
-    case "fire": return `Fire at ${move.k} attacker(s)`;
-    case "remove_attacker": return `Remove the attacker at edge ${move.edge}`;
-    case "defend": return `Defender on ${cellText(move.cell)}`;
-    case "split": return `Take ${move.size} off the stack at ${move.edge}`;
-    case "move": return `Move group ${move.group} to ${cellText(move.to)}`;
-    case "withdraw": return `Withdraw ${move.count} from ${cellText(move.cell)}`;
-    case "choose_across": return `Send the person at position ${move.person + 1} of the pair across`;
-    case "choose_commander": return `Let ${move.commander === undefined ? "?" : who(move.commander)} command the new group`;
-    case "consent": return move.accept ? "Agree" : "Refuse";
-    case "bonus": return `Start a bonus move with group ${move.group}`;
-    case "sacrifice": return `Sacrifice group ${move.group}`;
-    case "bonus_step": return `Move group ${move.group} one extra cell to ${cellText(move.to)}`;
-    case "pass": return "Pass";
-    case "offer_open": return `Write a trade offer to ${who(move.to)}`;
-    case "offer_add": return `Add 1 ${words(move.item)} to what you ${move.side === "give" ? "give" : "ask for"}`;
-    case "offer_send": return "Send the trade offer";
-    case "offer_accept": return "Accept the trade offer";
-    case "offer_decline": return "Decline the trade offer";
-    default: return JSON.stringify(move);
-  }
-}
-
-// Moves with many variants are one control and a second question (the same groups as the terminal
-// client's menu, games/rio_de_la_plata/text.py).
-function group(move) {
-  switch (move.type) {
-    case "place":
-      if (move.space === "cell") return ["cell", "Place a person on a city cell…", "Which cell?"];
-      if (move.space === "major") return [`major:${move.building}`, `Place a person on the ${words(move.building)}…`, "Which space?"];
-      if (move.space === "character") return ["character", "Place a person on a character…", "Which character?"];
-      return null;
-    case "build": return [`build:${move.cell}`, `Build on ${cellText(move.cell)}…`, "Which building?"];
-    case "use": return [`use:${move.cell}`, `Use the building on ${cellText(move.cell)}…`, "What do you receive?"];
-    case "place_tile": return ["place_tile", "Put the tile on a site…", "Which site?"];
-    case "place_section": return ["place_section", "Place a section…", "Which edge?"];
-    case "place_attacker": return ["place_attacker", "Place an attacker…", "Which edge?"];
-    case "remove_attacker": return ["remove_attacker", "Remove an attacker…", "Which edge?"];
-    case "defend": return ["defend", "Put a defender on a cell…", "Which cell?"];
-    case "fire": return ["fire", "Fire the cannons…", "At how many attackers?"];
-    case "move": return [`move:${move.group}`, `Move group ${move.group}…`, "Where to?"];
-    case "split": return [`split:${move.edge}`, `Split the stack at ${move.edge}…`, "How many?"];
-    case "withdraw": return ["withdraw", "Withdraw people…", "From where, and how many?"];
-    case "bonus_step": return [`bonus_step:${move.group}`, `Move group ${move.group} one extra cell…`, "Where to?"];
-    case "sacrifice": return ["sacrifice", "Sacrifice a group…", "Which group?"];
-    case "offer_open": return ["offer_open", "Write a trade offer…", "To whom?"];
-    case "offer_add": return ["offer_add", "Add an item to your offer…", "Which item?"];
-    default: return null;
-  }
+  return awaited ? `${yearOf(view.year)}, ${STEPS[view.step] || view.step}: ${awaited} to decide.` : "Resolving…";
 }
 
 // The moves as a list (the board is the first way to make them; `onBoard` says which ones can be
@@ -549,7 +524,7 @@ export function choices(moves, ctx) {
   const view = ctx && ctx.lastView;
   const targets = targetsOf(moves);
   const onBoard = new Set([...targets.values()].flat());
-  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), onBoard: onBoard.has(move) });
+  const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), onBoard: onBoard.has(move) });
   for (const move of moves) {
     const grouped = group(move);
     if (!grouped) { out.push(option(move)); continue; }
@@ -562,6 +537,12 @@ export function choices(moves, ctx) {
     const entry = groups.get(key);
     entry.options.push(option(move));
     entry.onBoard = entry.onBoard && onBoard.has(move);
+  }
+  // Collecting from the mine, the forest and the fields are independent moves of one action turn
+  // (RIO-ACT-2: the player resolves them in any order): one control makes them all.
+  const collect = moves.filter((m) => m.type === "collect");
+  if (collect.length > 1) {
+    out.unshift({ label: `Collect from the ${collect.map((m) => words(m.space)).join(", the ")}`, moves: collect, onBoard: false });
   }
   return out.map((entry) => (entry.options && entry.options.length === 1 ? entry.options[0] : entry));
 }

@@ -1,0 +1,68 @@
+"""Quick pairing routes: seek a game, keep the seek alive, withdraw it, list the seeks. Thin:
+HTTP <-> :class:`service.seeks.SeekService` (the matcher runs in the janitor)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from flask import Response, current_app
+from flask.views import MethodView
+
+from api.accounts import ACCOUNT_AUTH, identity
+from api.common import Blueprint, json_response
+from schemas.seeks import CreateSeekRequest, SeekListSchema, SeekSchema
+from service.seeks import SeekService
+
+blp = Blueprint("seeks", __name__, url_prefix="/v1/seeks", description="Quick pairing: seek a game")
+
+
+def seeks() -> SeekService:
+    """The app's seek service (built by the composition root, ``service.composition``)."""
+    return cast(SeekService, current_app.extensions["seek_service"])
+
+
+@blp.route("")
+class Seeks(MethodView):
+    @blp.arguments(CreateSeekRequest())
+    @blp.response(201, SeekSchema)
+    @blp.problems(400, 401, 403, 413, 415, 422, 429)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def post(self, body: dict[str, Any]) -> Response:
+        """Seek a game ("Play now", scope `play`). The matcher pairs compatible seeks, closest
+        ratings first, widening each seek's range while it waits (docs/api.md, "Quick pairing");
+        the game starts with every seat bound and each seeker hears `game_started` on
+        GET /v1/me/stream. The seek lives while the account has a stream open, or while kept
+        alive (POST /v1/seeks/{id}/keep, every 30 s)."""
+        return json_response(seeks().seek(identity(), body), 201)
+
+    @blp.response(200, SeekListSchema)
+    def get(self) -> Response:
+        """The open seeks."""
+        return json_response({"seeks": seeks().open_seeks()})
+
+
+@blp.route("/<string:seek_id>")
+class Seek(MethodView):
+    @blp.response(200, SeekSchema)
+    @blp.problems(404)
+    def get(self, seek_id: str) -> Response:
+        """A seek, while it waits (404 once paired, withdrawn or dead)."""
+        return json_response(seeks().get(seek_id))
+
+    @blp.response(204)
+    @blp.problems(401, 403, 404)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def delete(self, seek_id: str) -> Response:
+        """Withdraw one's seek."""
+        seeks().cancel(identity(), seek_id)
+        return Response(status=204)
+
+
+@blp.route("/<string:seek_id>/keep")
+class Keep(MethodView):
+    @blp.response(200, SeekSchema)
+    @blp.problems(401, 403, 404)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def post(self, seek_id: str) -> Response:
+        """Keep one's seek alive for 30 s more (not needed while a /v1/me/stream is open)."""
+        return json_response(seeks().keep_alive(identity(), seek_id))

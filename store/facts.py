@@ -1,0 +1,345 @@
+"""The analytical store: facts of finished games as Parquet files, queried with DuckDB.
+
+Not Redis: the facts are columns scanned by the million (the statistics under any filter, the
+decision explorer), which an embedded analytical engine over columnar files answers in milliseconds
+and Redis' per-key structures do not. DuckDB (MIT, maintained, one wheel) reads Parquet natively,
+prunes hive partitions and row groups, and writes Parquet deterministically; the same files are what
+users download and what a distributed SQL engine reads at scale (docs/scaling.md).
+
+Layout under ``root`` (``FACTS_DIR``; docs/statistics.md documents the columns)::
+
+    <table>/game=<engine>/month=<YYYY-MM>/g-<game id>.parquet   one game, as it entered the archive
+    <table>/game=<engine>/month=<YYYY-MM>/c-<n>.parquet         many games, compacted
+    <table>/game=<engine>/month=<YYYY-MM>/c-<n>.covers          the files c-<n> replaced
+
+Appending never rewrites: a game's rows go to a file of their own, named by its id, written to a
+temporary name and renamed, so writing it again (a retried follow-up) replaces it with the same
+bytes and a reader sees it whole or not at all. Its ``games`` row is written last: every query joins
+through ``games``, so a game whose other files are written but not that one is not seen yet.
+
+Compaction (:meth:`FactStore.compact`) merges a partition's files into one. It first writes which
+files the new one replaces (``c-<n>.covers``), then renames the new file into place: from that
+instant readers skip the replaced files (:meth:`FactStore.files`), which are then deleted. A
+compaction killed at any instant leaves either the old files in use (no ``c-<n>.parquet`` yet) or the
+new one (the old ones are skipped, and deleted by the next compaction): never a game twice or none.
+One compactor at a time (the operator's command or the janitor's tick; a lock file serialises them).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+# Each table's columns (name, DuckDB type) in the files; ``game`` and ``month`` are the partition
+# (hive) columns, from the path. The order is the files' column order: change it only with a rebuild.
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "games": (
+        ("game_id", "VARCHAR"),
+        ("finished", "TIMESTAMP_MS"),
+        ("ruleset", "VARCHAR"),
+        ("options", "VARCHAR[]"),
+        ("player_count", "INTEGER"),
+        ("players", "VARCHAR[]"),
+        ("winners", "INTEGER[]"),
+        ("winner_names", "VARCHAR[]"),
+        ("outcome", "VARCHAR"),
+        ("prearranged", "BOOLEAN"),
+        ("imported", "BOOLEAN"),
+        ("bots", "INTEGER"),
+        ("humans", "INTEGER"),
+        ("rating_min", "DOUBLE"),
+        ("rating_max", "DOUBLE"),
+        ("version", "INTEGER"),
+        ("first_seat", "INTEGER"),
+        ("chapters", "INTEGER"),
+    ),
+    "seats": (
+        ("game_id", "VARCHAR"),
+        ("seat", "INTEGER"),
+        ("name", "VARCHAR"),
+        ("name_folded", "VARCHAR"),
+        ("account", "VARCHAR"),
+        ("bot", "BOOLEAN"),
+        ("bot_level", "VARCHAR"),
+        ("rating", "DOUBLE"),
+        ("placement", "INTEGER"),
+        ("won", "BOOLEAN"),
+    ),
+    "decisions": (
+        ("game_id", "VARCHAR"),
+        ("decision", "INTEGER"),
+        ("finished", "TIMESTAMP_MS"),
+        ("seat", "INTEGER"),
+        ("situation", "VARCHAR"),
+        ("context", "VARCHAR"),
+        ("move", "VARCHAR"),
+        ("placement", "INTEGER"),
+        ("won", "BOOLEAN"),
+    ),
+}
+# The order rows are written in (a compacted file too), so the same facts give the same bytes.
+ORDER = {
+    "games": "finished, game_id",
+    "seats": "game_id, seat",
+    "decisions": "game_id, decision, situation",
+}
+WRITE_ORDER = ("decisions", "seats", "games")  # games last: see the module docstring
+PARQUET = "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)"
+_SAFE = re.compile(r"[A-Za-z0-9_.-]{1,80}")
+_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
+
+
+def _nothing(step: str) -> None:
+    return None
+
+
+class FactStore:
+    """See the module docstring. ``root``: the directory holding the tables."""
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root)
+        self._lock = threading.Lock()
+
+    # -- writing -------------------------------------------------------------------------------------
+
+    def append(
+        self,
+        game: str,
+        month: str,
+        game_id: str,
+        rows: Mapping[str, Sequence[Sequence[Any]]],
+        passed: Callable[[str], None] = _nothing,
+    ) -> None:
+        """Write one game's rows (``rows[table]``: tuples in :data:`TABLES`' column order) to its own
+        files (idempotent: the same rows give the same files). ``passed(step)`` is called after
+        each file (the fault-injection tests kill the process there)."""
+        _check(game, month, game_id)
+        with _connection() as con:
+            for table in WRITE_ORDER:
+                target = self._partition(table, game, month) / f"g-{game_id}.parquet"
+                self._write(con, table, rows.get(table, ()), target)
+                passed(f"facts_wrote_{table}")
+
+    def has(self, game: str, month: str, game_id: str) -> bool:
+        """Whether the game's ``games`` row is in the store (as its own file or compacted)."""
+        _check(game, month, game_id)
+        files = self.files("games", game, month)
+        if not files:
+            return False
+        with _connection() as con:
+            found = con.execute(
+                f"SELECT count(*) FROM read_parquet({_list(files)}) WHERE game_id = ?", [game_id]
+            ).fetchone()
+        return bool(found and found[0])
+
+    def _write(
+        self, con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[Any]], target: Path
+    ) -> None:
+        columns = TABLES[table]
+        con.execute(f"CREATE OR REPLACE TEMP TABLE t ({', '.join(f'{n} {t}' for n, t in columns)})")
+        if rows:
+            # One statement for all the rows: DuckDB's executemany runs one statement per row
+            one = "(" + ", ".join("?" for _ in columns) + ")"
+            values = [value for row in rows for value in row]
+            con.execute(f"INSERT INTO t VALUES {', '.join(one for _ in rows)}", values)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        con.execute(f"COPY (SELECT * FROM t ORDER BY {ORDER[table]}) TO '{_sql_path(temporary)}' {PARQUET}")
+        os.replace(temporary, target)
+
+    def compact(self, passed: Callable[[str], None] = _nothing) -> int:
+        """Merge every partition holding more than one file into one (see the module docstring).
+        Returns how many partitions were compacted."""
+        done = 0
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".compaction.lock", "w") as lock, _connection() as con:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            for table, game, month in self.partitions():
+                directory = self._partition(table, game, month)
+                _finish_compactions(directory)
+                inputs = sorted(p.name for p in directory.glob("*.parquet"))
+                if len(inputs) < 2:
+                    continue
+                number = 1 + max((_number(name) for name in inputs if name.startswith("c-")), default=0)
+                merged = directory / f"c-{number}.parquet"
+                temporary = directory / f".c-{number}.parquet.tmp"
+                con.execute(
+                    # DISTINCT: a game written again after a compaction took its file (a follow-up
+                    # retried late) is kept once; a game's rows are never equal to another's.
+                    f"COPY (SELECT DISTINCT * FROM read_parquet({_list([directory / n for n in inputs])}) "
+                    f"ORDER BY {ORDER[table]}) TO '{_sql_path(temporary)}' {PARQUET}"
+                )
+                covers = directory / f"c-{number}.covers"
+                _write_atomically(covers, "\n".join(inputs).encode())
+                passed("facts_wrote_covers")
+                os.replace(temporary, merged)  # from here on, readers use the merged file
+                passed("facts_merged")
+                _finish_compactions(directory)
+                done += 1
+        return done
+
+    def clear(self) -> None:
+        """Remove every table (the rebuild starts from nothing)."""
+        for table in TABLES:
+            base = self.root / table
+            if not base.exists():
+                continue
+            for path in sorted(base.rglob("*"), reverse=True):
+                path.unlink() if path.is_file() else path.rmdir()
+            base.rmdir()
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def partitions(self) -> list[tuple[str, str, str]]:
+        """Every (table, game, month) partition on disk, sorted."""
+        found = []
+        for table in TABLES:
+            for directory in sorted((self.root / table).glob("game=*/month=*")):
+                found.append((table, directory.parent.name[5:], directory.name[6:]))
+        return found
+
+    def files(self, table: str, game: str | None = None, month: str | None = None) -> list[Path]:
+        """The files holding ``table``'s rows now (of ``game``, of ``month``), each game once: the
+        files a finished compaction replaced are skipped."""
+        base = self.root / table
+        pattern = f"game={game or '*'}/month={month or '*'}"
+        chosen: list[Path] = []
+        for directory in sorted(base.glob(pattern)):
+            names = {p.name for p in directory.glob("*.parquet")}
+            replaced: set[str] = set()
+            for covers in directory.glob("c-*.covers"):
+                if covers.with_suffix(".parquet").name in names:
+                    replaced.update(covers.read_text().split())
+            chosen.extend(directory / n for n in sorted(names - replaced))
+        return chosen
+
+    def snapshot(self, game: str | None = None) -> dict[str, list[Path]]:
+        """Each table's current files (:meth:`files`), for one consistent set of views."""
+        return {table: self.files(table, game) for table in TABLES}
+
+    def connect(self, game: str | None = None) -> duckdb.DuckDBPyConnection:
+        """A new in-memory DuckDB connection with a view per table over its current files (an empty
+        table where there are none yet)."""
+        con = duckdb.connect(":memory:", config={"threads": 1})
+        for table, files in self.snapshot(game).items():
+            columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
+            if files:
+                con.execute(f"CREATE VIEW {table} AS SELECT * FROM {_hive(files)}")
+            else:
+                con.execute(f"CREATE TABLE {table} ({columns}, game VARCHAR, month VARCHAR)")
+        return con
+
+    def load(self, files: Mapping[str, Sequence[Path]]) -> duckdb.DuckDBPyConnection:
+        """A new in-memory DuckDB database holding the rows of ``files`` (table -> files) as tables:
+        the serving copy (:meth:`add` keeps it up to date)."""
+        con = duckdb.connect(":memory:")
+        for table in TABLES:
+            columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
+            con.execute(f"CREATE TABLE {table} ({columns}, game VARCHAR, month VARCHAR)")
+        self.add(con, files)
+        return con
+
+    @staticmethod
+    def add(con: duckdb.DuckDBPyConnection, files: Mapping[str, Sequence[Path]]) -> None:
+        """Add the rows of ``files`` (table -> files) to a copy made by :meth:`load`."""
+        for table, paths in files.items():
+            if paths:
+                # The explorer reads one situation at a time: rows of one situation together let
+                # DuckDB skip the others' row groups (zone maps).
+                order = " ORDER BY situation, context, move" if table == "decisions" else ""
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {_hive(paths)}{order}")
+
+    def export(self, table: str, game: str, month: str | None, target: Path) -> None:
+        """One Parquet file of ``table``'s rows of ``game`` (of ``month``), with the partition columns,
+        written to ``target`` (what a user downloads)."""
+        _check(game, month or "2000-01", "x")
+        files = self.files(table, game, month)
+        with _connection() as con:
+            if files:
+                source = _hive(files)
+            else:
+                columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
+                con.execute(f"CREATE OR REPLACE TEMP TABLE empty ({columns}, game VARCHAR, month VARCHAR)")
+                source = "empty"
+            con.execute(
+                f"COPY (SELECT * FROM {source} ORDER BY {ORDER[table]}) TO '{_sql_path(target)}' {PARQUET}"
+            )
+
+    def size(self) -> int:
+        """Bytes of the files in use."""
+        return sum(path.stat().st_size for table in TABLES for path in self.files(table))
+
+    def _partition(self, table: str, game: str, month: str) -> Path:
+        return self.root / table / f"game={game}" / f"month={month}"
+
+
+_WRITER: list[duckdb.DuckDBPyConnection] = []
+_WRITER_LOCK = threading.Lock()
+
+
+@contextmanager
+def _connection() -> Iterator[duckdb.DuckDBPyConnection]:
+    """The process's one DuckDB connection for writing (opening one costs ~20-40 ms, more than
+    writing a game), held by one thread at a time. One thread inside DuckDB too: the rows are
+    written in one order, so the same facts give the same bytes."""
+    with _WRITER_LOCK:
+        if not _WRITER or os.getpid() != _WRITER_PID[0]:
+            _WRITER[:] = [duckdb.connect(":memory:", config={"threads": 1})]
+            _WRITER_PID[:] = [os.getpid()]  # a forked child opens its own
+        yield _WRITER[0]
+
+
+_WRITER_PID: list[int] = [0]
+
+
+def _finish_compactions(directory: Path) -> None:
+    """Delete what finished compactions replaced, and what killed ones left half-written."""
+    for covers in sorted(directory.glob("c-*.covers")):
+        if covers.with_suffix(".parquet").exists():
+            for name in covers.read_text().split():
+                (directory / name).unlink(missing_ok=True)
+        covers.unlink()
+    for stale in directory.glob(".*.tmp"):
+        stale.unlink()
+
+
+def _write_atomically(path: Path, body: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "wb") as out:
+        out.write(body)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, path)
+
+
+def _number(name: str) -> int:
+    return int(name[2:].split(".", 1)[0])
+
+
+def _check(game: str, month: str, game_id: str) -> None:
+    if not _SAFE.fullmatch(game) or not _MONTH.fullmatch(month) or not _SAFE.fullmatch(game_id):
+        raise ValueError(f"not a partition or id: {game!r} {month!r} {game_id!r}")
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def _list(paths: Sequence[Path]) -> str:
+    return "[" + ", ".join(f"'{_sql_path(p)}'" for p in paths) + "]"
+
+
+def _hive(files: Sequence[Path]) -> str:
+    """A scan of ``files`` with the partition columns from their paths (always text)."""
+    return f"read_parquet({_list(files)}, hive_partitioning = true, hive_types = {HIVE_TYPES})"
+
+
+HIVE_TYPES = "{'game': VARCHAR, 'month': VARCHAR}"
