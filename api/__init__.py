@@ -44,6 +44,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.annotations",
     "api.ratings",
     "api.webhooks",
+    "api.analysis",
     "api.challenges",
     "api.seeks",
     "api.lobby",
@@ -271,6 +272,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["seek_service"] = services.seeks
     app.extensions["lobby_service"] = services.lobby
     app.extensions["chat_service"] = services.chat
+    app.extensions["analysis_service"] = services.analysis
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(

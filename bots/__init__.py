@@ -8,7 +8,10 @@ randomness from it, so a game between bots is reproducible from its seeds.
 
 Levels: ``random`` works for every game (uniform over the legal moves). A game adds its own levels
 in ``games/<name>/bots.py`` as a ``BOTS`` mapping ``{level: bot}``; ``games/`` never imports this
-package (dependencies point inward), so the registry looks the module up by name.
+package (dependencies point inward), so the registry looks the module up by name. ``expert`` (the
+searching bot, ``bots/expert.py``) is offered for every game with the search hooks
+(``games.base.SearchHooks``); it decides from the state the platform holds (``choose_move``'s
+``state``), whose hidden parts the game's ``determinize`` erases before it samples.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import Any, Protocol, runtime_checkable
 
-from games import game_module
+from bots.expert import ExpertBot
+from bots.search import searchable
+from games import game_module, get_game
 
 Command = dict[str, Any]
 View = Mapping[str, Any]
@@ -59,6 +64,22 @@ class RandomBot:
 
 RANDOM = RandomBot()
 _GENERIC: dict[str, Bot] = {"random": RANDOM}
+EXPERT = "expert"
+_EXPERTS: dict[str, ExpertBot] = {}
+
+
+def _expert(game_name: str) -> ExpertBot | None:
+    """The ``expert`` bot of ``game_name`` when the game can be searched (one per game)."""
+    if game_name not in _EXPERTS:
+        try:
+            game = get_game(game_name)
+        except KeyError:
+            return None
+        if not searchable(game):
+            return None
+        fallback = _game_bots(game_name).get("heuristic", RANDOM)
+        _EXPERTS[game_name] = ExpertBot(game_name, fallback)
+    return _EXPERTS[game_name]
 
 
 def _game_bots(game_name: str) -> Mapping[str, Bot]:
@@ -81,6 +102,8 @@ def levels(game_name: str) -> list[str]:
     """Every bot level available for ``game_name`` (``random`` first)."""
     names = list(_GENERIC)
     names += [name for name in _game_bots(game_name) if name not in _GENERIC]
+    if _expert(game_name) is not None:
+        names.append(EXPERT)
     return names
 
 
@@ -93,6 +116,8 @@ def all_levels() -> list[str]:
 
 def get_bot(game_name: str, level: str) -> Bot:
     bot = _game_bots(game_name).get(level) or _GENERIC.get(level)
+    if bot is None and level == EXPERT:
+        bot = _expert(game_name)
     if bot is None:
         raise UnknownBotLevel(game_name, level)
     return bot
@@ -107,9 +132,18 @@ def only_move(view: View) -> Command | None:
 
 
 def choose_move(
-    game_name: str, level: str, view: View, rng: random.Random, *, strict: bool = False
+    game_name: str,
+    level: str,
+    view: View,
+    rng: random.Random,
+    *,
+    strict: bool = False,
+    state: Any = None,
 ) -> Command:
     """The move of bot ``level`` for ``view``; always one of ``view["legal_moves"]``.
+
+    ``state`` (the game's state the view was made from, when the caller holds it) lets a searching
+    bot (``choose_in``) decide; its game's ``determinize`` hides from it what the seat may not see.
 
     A game-specific bot that fails or answers an illegal move falls back to the random bot, so a
     bot seat never stalls a game. ``strict=True`` (tests, simulations that measure a bot) raises
@@ -123,7 +157,11 @@ def choose_move(
         return forced
     bot = get_bot(game_name, level)
     try:
-        move = bot.choose(view, rng)
+        choose_in = getattr(bot, "choose_in", None)
+        if choose_in is not None and state is not None:
+            move: Command = choose_in(state, view["seat"], rng)
+        else:
+            move = bot.choose(view, rng)
         if move in moves:
             return move
         if strict:

@@ -91,7 +91,7 @@ def play_game(
             raise RuntimeError("the game is not over but awaits nobody")
         seat = awaiting[0]
         view = game.view(state, seat)
-        command = choose_move(game_name, levels[seat], view, rngs[seat], strict=strict)
+        command = choose_move(game_name, levels[seat], view, rngs[seat], strict=strict, state=state)
         new_events = game.decide(state, seat, command)
         state = fold(game, new_events, state)
         if log is not None:

@@ -552,6 +552,29 @@ def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     return without_secret_keys(config, secret_config_keys(game))
 
 
+# -- search ---------------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class SearchHooks(Protocol):
+    """Optional hooks of the searching bot (level ``expert``, ``bots/search.py``) and of the
+    analysis of finished games (``replays/analysis.py``): a game with them can be searched."""
+
+    def determinize(self, state: Any, seat: int | None, rng: Any) -> Any:
+        """A complete state ``seat`` cannot tell from ``state``, drawn with ``rng`` (a
+        ``random.Random``): what the seat may not see (other hands, face-down cards, the deck's
+        order, the seed and so every future draw or die) is sampled from what it may see, and is
+        never read from ``state``. ``seat`` None (a finished game's analysis): every card is known,
+        only future chance is sampled."""
+
+    def estimate(self, state: Any) -> list[float]:
+        """Each seat's chance to win a game stopped at ``state`` (a cheap prior, summing to 1;
+        exact when the game is over)."""
+
+    def advance(self, state: Any, seat: int, command: Command) -> Any:
+        """The state after ``decide(state, seat, command)``'s events (one evolve each)."""
+
+
 # Every optional hook protocol: a game declares one by subclassing it (see the module's docstring).
 HOOK_PROTOCOLS: tuple[type, ...] = (
     ArchiveHooks,
@@ -566,6 +589,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     ContractHooks,
     RevisionHooks,
     ConfigHooks,
+    SearchHooks,
 )
 
 

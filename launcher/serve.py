@@ -52,6 +52,8 @@ def _grace_seconds() -> dict[str, int]:
         # RQ's warm shutdown waits for the running job; a bot turn or a verify job takes seconds.
         "worker": int(os.environ.get("WORKER_STOP_GRACE") or 30),
         "bots": int(os.environ.get("WORKER_STOP_GRACE") or 30),
+        # An analysis takes minutes: it is not waited for; the killed run is redone (service.jobs).
+        "analysis": 10,
         "janitor": 10,
         "redis": 60,  # a large append-only file takes a while to flush
     }
@@ -178,6 +180,7 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
         counts = {
             "worker": int(os.environ.get("RQ_WORKERS") or 1),
             "bots": int(os.environ.get("BOT_WORKERS") or 1),
+            "analysis": int(os.environ.get("ANALYSIS_WORKERS") or 1),
         }
         config = run_dir / "supervisord.conf"
         config.write_text(

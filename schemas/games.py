@@ -34,7 +34,14 @@ class TimeControlSchema(StrictSchema):
     )
     timeouts_to_bot = fields.Integer(
         validate=validate.Range(1, 1000),
-        metadata={"description": "After this many timeouts the seat is played by the random bot (default 3)"},
+        metadata={"description": "After this many timeouts the seat is played by a bot (default 3)"},
+    )
+    timeout_bot = fields.String(
+        validate=validate.Length(1, 32),
+        metadata={
+            "description": "The bot level that plays a seat after its timeouts (default random)",
+            "examples": all_levels(),
+        },
     )
 
 
@@ -45,6 +52,9 @@ class ClockControlSchema(ma.Schema):
     bank_seconds = fields.Float(required=True, allow_none=True)
     increment_seconds = fields.Float(required=True)
     timeouts_to_bot = fields.Integer(required=True)
+    timeout_bot = fields.String(
+        metadata={"description": "Absent from controls set before it existed: random"}
+    )
 
 
 class ClockSeatSchema(ma.Schema):

@@ -16,6 +16,7 @@ JOB_KINDS = (
     "bulk-export",
     "observations",
     "import",
+    "analysis",
 )
 JOB_STATUSES = ("queued", "started", "finished", "failed")
 
@@ -23,7 +24,8 @@ JOB_STATUSES = ("queued", "started", "finished", "failed")
 class JobParamsSchema(ma.Schema):
     """What the job was started with; which fields are present depends on its ``kind``."""
 
-    game_id = fields.String(metadata={"description": "verify, game-stats, export, import"})
+    game_id = fields.String(metadata={"description": "verify, game-stats, export, import, analysis"})
+    revision = fields.String(metadata={"description": "analysis: the rules revision and analysis version"})
     format = fields.String(
         validate=validate.OneOf(["log", "json", "markdown", "html", "ndjson", "ndjson.gz"]),
         metadata={"description": "export, bulk-export, observations"},

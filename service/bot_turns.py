@@ -161,7 +161,7 @@ def play_bot_turns(service: GameAccess, game_id: str) -> dict[str, Any]:
             outbox.touch_bot_lease(game_id, PLAYING_LEASE_MS + int(MOVE_DELAY_SECONDS * 1000))
             view = game.view(cached.state, seat)
             rng = seeded_rng("bot", game_id, cached.version, seat)
-            command = choose_move(cached.name, cached.bots[seat], view, rng)
+            command = choose_move(cached.name, cached.bots[seat], view, rng, state=cached.state)
             if MOVE_DELAY_SECONDS:
                 time.sleep(MOVE_DELAY_SECONDS)
             try:

@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from bots import levels as bot_levels
 from games import get_game
 from games.base import GameError, public_config, secret_config_keys
 from replays import fairness
@@ -99,7 +100,7 @@ class ChallengeService:
         except GameError as err:
             raise errors.RuleRefusal(err) from None
         try:
-            control = clocks.control(body.get("clock"))
+            control = clocks.control(body.get("clock"), bot_levels(game.name))
         except clocks.ClockError as err:
             raise errors.InvalidClock(str(err)) from None
         bots = self.games.validate_bots(game.name, body.get("bots") or {}, seat_count)

@@ -62,7 +62,8 @@ def next_clock(
     limit = int(cached.clock["control"]["timeouts_to_bot"])
     if not timed_out or game.is_over(state) or clock["timeouts"][seat] < limit:
         return kinds, bots, clock, None
-    level = clocks.TIMEOUT_BOT_LEVEL
+    # A control recorded before the level could be chosen names none: the random bot.
+    level = str(cached.clock["control"].get("timeout_bot", clocks.TIMEOUT_BOT_LEVEL))
     kinds = {**kinds, seat: "bot"}
     bots = {**bots, seat: level}
     humans = [s for s in humans if s != seat]

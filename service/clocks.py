@@ -9,7 +9,8 @@ engine folds like a move (``games.base.SeatHooks.timeout``).
 Time control (``"clock"`` at creation): ``move_seconds`` for each decision; optionally a per-seat
 ``bank_seconds`` with ``increment_seconds`` added after each of the seat's own moves. A decision may
 take ``move_seconds`` plus what is left of the seat's bank; the time beyond ``move_seconds`` comes out
-of the bank. After ``timeouts_to_bot`` timeouts a seat is handed to the random bot.
+of the bank. After ``timeouts_to_bot`` timeouts a seat is handed to the bot ``timeout_bot`` (a level
+the game offers: random by default, expert for a table that wants the seat played well).
 
 Clock state: ``{"control": {...}, "since": {seat: ms}, "deadlines": {seat: ms}, "banks": [ms] | null,
 "timeouts": [n]}``; ``since``/``deadlines`` hold the awaited human seats only (JSON keys are strings).
@@ -30,8 +31,11 @@ class ClockError(ValueError):
     """An invalid time control (the message says which field)."""
 
 
-def control(raw: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Validate and normalise a time control; ``None`` for a game without clock."""
+def control(
+    raw: Mapping[str, Any] | None, levels: Iterable[str] = (TIMEOUT_BOT_LEVEL,)
+) -> dict[str, Any] | None:
+    """Validate and normalise a time control; ``None`` for a game without clock. ``levels``: the
+    bot levels the game offers, one of which takes a seat over after its timeouts."""
     if raw is None:
         return None
 
@@ -53,11 +57,16 @@ def control(raw: Mapping[str, Any] | None) -> dict[str, Any] | None:
     limit = raw.get("timeouts_to_bot", DEFAULT_TIMEOUTS_TO_BOT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
         raise ClockError("timeouts_to_bot must be an integer from 1 to 1000")
+    offered = list(levels)
+    takeover = raw.get("timeout_bot", TIMEOUT_BOT_LEVEL)
+    if takeover not in offered:
+        raise ClockError(f"timeout_bot must be one of this game's bot levels: {', '.join(offered)}")
     return {
         "move_seconds": move,
         "bank_seconds": bank,
         "increment_seconds": increment,
         "timeouts_to_bot": limit,
+        "timeout_bot": takeover,
     }
 
 

@@ -20,9 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots.search import Budget
 from service import followups
 from service.account_tokens import AccountTokens, TokenUses
 from service.accounts import FEED_POLL_SECONDS, AccountService
+from service.analysis import AnalysisService
 from service.archive import ArchiveService
 from service.challenges import ChallengeService
 from service.chat import ChatService
@@ -90,6 +92,7 @@ class Services:
     seeks: SeekService
     lobby: LobbyService
     chat: ChatService
+    analysis: AnalysisService
 
 
 def connect_store(settings: Settings) -> GameStore:
@@ -198,6 +201,7 @@ def build(settings: Settings, store: GameStore | None = None) -> Services:
         seeks=seeks,
         lobby=LobbyService(games, challenges, seeks),
         chat=ChatService(games, accounts),
+        analysis=AnalysisService(store, jobs),
     )
 
 
@@ -213,8 +217,11 @@ def stats_service(store: GameStore, jobs: JobService | None = None) -> StatsServ
     return StatsService(store, JobService(store) if jobs is None else jobs)
 
 
-def job_handlers(store: GameStore) -> tuple[JobService, dict[str, Handler]]:
-    """The jobs of ``store`` and every job kind's computation on it (a ``default`` queue job)."""
+def job_handlers(
+    store: GameStore, analysis_budget: Budget | None = None
+) -> tuple[JobService, dict[str, Handler]]:
+    """The jobs of ``store`` and every job kind's computation on it (a ``default`` or ``analysis``
+    queue job; ``analysis_budget``: the operator's search budget per decision, else the default)."""
     jobs = JobService(store)
     archive, stats = archive_service(store, jobs), stats_service(store, jobs)
     return jobs, {
@@ -226,6 +233,7 @@ def job_handlers(store: GameStore) -> tuple[JobService, dict[str, Handler]]:
         "game-stats": stats.compute_game,
         "player-stats": stats.compute_player,
         "global-stats": stats.compute_global,
+        "analysis": AnalysisService(store, jobs, budget=analysis_budget).compute,
     }
 
 

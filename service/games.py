@@ -200,7 +200,7 @@ class GameService:
             raise errors.RuleRefusal(err) from None
         bot_seats = self._validate_bots(game.name, bots or {}, seat_count)
         try:
-            control = clocks.control(clock)
+            control = clocks.control(clock, bot_levels(game.name))
         except clocks.ClockError as err:
             raise errors.InvalidClock(str(err)) from None
         if control is not None and hook(game, "timeout") is None:

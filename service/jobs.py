@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUEUE = "default"
+# Analysis is long and CPU-bound: its own queue, worked by processes of its own (or listed after
+# every other queue), so it never holds up the other jobs, the bot turns or the clocks.
+ANALYSIS_QUEUE = "analysis"
+QUEUES = {"analysis": ANALYSIS_QUEUE}
+ALL_QUEUES = (QUEUE, ANALYSIS_QUEUE)
 JOB_FUNCTION = "worker.jobs.run"
 JOB_TIMEOUT_SECONDS = 15 * 60
 # No retry interval: an interval needs a worker running with --with-scheduler to bring the job
@@ -34,7 +39,7 @@ JOB_TIMEOUT_SECONDS = 15 * 60
 RETRIES = 3
 # Jobs whose result depends on one game (its version); the others depend on the archive's version,
 # except imports, which depend on nothing stored (their document is their whole input).
-GAME_KINDS = frozenset({"verify", "game-stats", "export"})
+GAME_KINDS = frozenset({"verify", "game-stats", "export", "analysis"})
 # A record younger than this is left alone by the reconciliation: its creator is normally
 # enqueueing it right now.
 RECONCILE_AFTER_SECONDS = 5.0
@@ -123,7 +128,7 @@ class JobService:
     def _enqueue(self, jid: str, kind: str, params: Mapping[str, Any]) -> None:
         description = f"{kind} {dict(params)}" if kind != "import" else "import of a log"
         self.queues.enqueue(
-            QUEUE,
+            QUEUES.get(kind, QUEUE),
             JOB_FUNCTION,
             jid,
             job_id=jid,
@@ -292,7 +297,9 @@ class JobService:
         for jid in self.book.dead_runs():
             status = self.queues.status(jid)
             if status == "started":
-                if not self.queues.abandon(QUEUE, jid, started_before=time.time() - ALIVE_SECONDS):
+                record = self.book.get(jid)
+                queue = QUEUES.get(record.kind, QUEUE) if record is not None else QUEUE
+                if not self.queues.abandon(queue, jid, started_before=time.time() - ALIVE_SECONDS):
                     continue  # a run RQ has just started (a retry): its heartbeat is on its way
                 status = self.queues.status(jid)
             if status in GAVE_UP:

@@ -22,6 +22,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from bots import levels as bot_levels
 from games import get_game
 from games.base import GameError, public_config, secret_config_keys
 from replays import fairness
@@ -81,7 +82,7 @@ class SeekService:
         except GameError as err:
             raise errors.RuleRefusal(err) from None
         try:
-            control = clocks.control(body.get("clock"))
+            control = clocks.control(body.get("clock"), bot_levels(game.name))
         except clocks.ClockError as err:
             raise errors.InvalidClock(str(err)) from None
         description = {

@@ -21,6 +21,7 @@ import redis
 
 from store.account_deletion import AccountDeletionStore
 from store.accounts import AccountStore
+from store.analysis import AnalysisStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.challenges import ChallengeStore
@@ -85,6 +86,11 @@ def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
 
 def _archive(client: redis.Redis, engines: tuple[str, ...]) -> Archive:
     return Archive(client, engines=engines)
+
+
+def analyses(store: GameStore) -> AnalysisStore:
+    """Finished games' analyses and the accounts' request counters (``store.analysis``)."""
+    return AnalysisStore(store.redis)
 
 
 def accounts(store: Connected) -> AccountStore:

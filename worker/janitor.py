@@ -73,7 +73,7 @@ class Janitor:
             report["hinted_slots"] = self.service.followups.outbox.rebuild_hints()
             self._next_full_scan = time.monotonic() + FULL_SCAN_SECONDS
         report["games"] = self.service.followups.sweep(LEASE_MS)
-        queues = (jobs.QUEUE, bot_turns.QUEUE)
+        queues = (*jobs.ALL_QUEUES, bot_turns.QUEUE)
         report["rescued"] = self.jobs.rescue_lost_dequeues(self._seen, queues)
         report["dead_runs"] = self.jobs.recover_dead_runs()
         report["abandoned"] = [jid for queue in queues for jid in self.jobs.requeue_abandoned(queue)]

@@ -6,20 +6,31 @@ own result key (nothing is duplicated).
 
 from __future__ import annotations
 
+import os
 from typing import cast
 
 from rq import get_current_job
 from rq.job import Job
 
+from bots.search import Budget
 from service import composition
 from service.jobs import Handler
 from store import GameStore
 from worker.stores import store_for
 
 
+def analysis_budget() -> Budget | None:
+    """The analysis' search budget per decision when the operator sets one (``ANALYSIS_ITERATIONS``,
+    ``ANALYSIS_ROLLOUT``): fewer iterations analyse faster and judge coarser."""
+    iterations = os.environ.get("ANALYSIS_ITERATIONS")
+    if not iterations:
+        return None
+    return Budget(iterations=int(iterations), rollout_moves=int(os.environ.get("ANALYSIS_ROLLOUT") or 30))
+
+
 def handlers(store: GameStore) -> dict[str, Handler]:
     """Every job kind's computation on ``store`` (built by ``service.composition``)."""
-    return composition.job_handlers(store)[1]
+    return composition.job_handlers(store, analysis_budget=analysis_budget())[1]
 
 
 def run(jid: str) -> str:

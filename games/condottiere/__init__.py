@@ -23,6 +23,7 @@ from games.base import (
     Game,
     LogError,
     RevisionHooks,
+    SearchHooks,
     SeatHooks,
     SnapshotHooks,
     TextHooks,
@@ -31,6 +32,7 @@ from games.base import (
 )
 from games.condottiere import automatic, chance, decide, evolve, leave, render, stats, text, views
 from games.condottiere import explorer as _explorer
+from games.condottiere import search as _search
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
 from games.condottiere.config import archive_labels as _archive_labels
@@ -58,6 +60,7 @@ class Condottiere(
     WebHooks,
     TextHooks,
     ContractHooks,
+    SearchHooks,
 ):
     name = "condottiere"
     title = "Condottiere"
@@ -178,6 +181,11 @@ class Condottiere(
     describe_event = staticmethod(text.describe_event)
     describe_move = staticmethod(text.describe_move)
     move_menu = staticmethod(text.move_menu)
+
+    # -- games.base.SearchHooks: samples of a seat's information set (search.py) ---------------
+    determinize = staticmethod(_search.determinize)
+    estimate = staticmethod(_search.estimate)
+    advance = staticmethod(_search.advance)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

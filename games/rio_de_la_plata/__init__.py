@@ -24,11 +24,13 @@ from games.base import (
     Game,
     LogError,
     RevisionHooks,
+    SearchHooks,
     TextHooks,
     WebHooks,
 )
 from games.rio_de_la_plata import archive, chance, rules, text, text_moves, views
 from games.rio_de_la_plata import explorer as _explorer
+from games.rio_de_la_plata import search as _search
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
 from games.rio_de_la_plata.config import RULES_REVISION
@@ -50,6 +52,7 @@ class RioDeLaPlata(
     WebHooks,
     TextHooks,
     ContractHooks,
+    SearchHooks,
 ):
     name = "rio_de_la_plata"
     title = "Rio de la Plata"
@@ -152,6 +155,11 @@ class RioDeLaPlata(
     describe_event = staticmethod(text.describe_event)
     describe_move = staticmethod(text_moves.describe_move)
     move_menu = staticmethod(text_moves.move_menu)
+
+    # -- games.base.SearchHooks: samples of a seat's information set (search.py) ---------------
+    determinize = staticmethod(_search.determinize)
+    estimate = staticmethod(_search.estimate)
+    advance = staticmethod(_search.advance)
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

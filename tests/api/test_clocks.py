@@ -128,6 +128,20 @@ def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_se
         assert Queue("bots", connection=queue_client).count >= 1
 
 
+def test_rl_x19_a_time_control_may_hand_a_timed_out_seat_to_the_expert(client, svc, redis_server):
+    """RL-X19: the control names the level that takes the seat over (``timeout_bot``); a level the
+    game does not offer is refused."""
+    game_id, _ = _timed_game(client, timeouts_to_bot=1, timeout_bot="expert")
+    deadline = client.get(f"/v1/games/{game_id}").get_json()["clock"]["seats"][1]["deadline_ms"]
+    enforce_due(svc, now_ms=deadline)
+    log = _log(redis_server, game_id)
+    assert {"type": "seat_handed_to_bot", "v": 1, "seat": 1, "level": "expert"} in log
+    assert client.get(f"/v1/games/{game_id}").get_json()["seats"][1]["bot"] == "expert"
+    body = {"game": "condottiere", "config": {"players": 2}, "clock": {"move_seconds": 9, "timeout_bot": "x"}}
+    refused = client.post("/v1/games", json=body)
+    assert refused.status_code == 422 and refused.get_json()["code"] == "INVALID_CLOCK"
+
+
 def test_the_stream_of_a_timed_game_sends_the_clock(client):
     game_id, _ = _timed_game(client)
     response = client.get(f"/v1/games/{game_id}/stream", buffered=False)

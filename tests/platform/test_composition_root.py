@@ -29,6 +29,7 @@ SERVICES = {
     "SeekService",
     "LobbyService",
     "ChatService",
+    "AnalysisService",
 }
 # What a service was once given after it was built (its identity resolver, its predictor...).
 WIRED = {"identity", "predictor", "followups", "jobs", "ratings", "compaction", "handlers"}

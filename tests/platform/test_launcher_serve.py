@@ -23,11 +23,12 @@ def test_serve_runs_api_and_workers_on_embedded_redis_and_stops_cleanly_on_ctrl_
         redis_port = int(re.search(r"^port (\d+)$", config, re.M).group(1))
         assert redis_port != 6379
         redis_url = f"redis://127.0.0.1:{redis_port}/0"
-        workers = wait_for_worker(redis_url, count=2)
+        workers = wait_for_worker(redis_url, count=3)
         queues = sorted(tuple(worker.queue_names()) for worker in workers)
         # Archive jobs (default) and bot turns (bots); a dedicated bots worker keeps bot turns
-        # from waiting behind a long export.
-        assert queues == [("bots",), ("default", "bots")], f"{queues}\n{log.read_text()}"
+        # from waiting behind a long export, and computer analysis (analysis) has a worker of its
+        # own, so a long search never delays a move, a bot turn or an export.
+        assert queues == [("analysis",), ("bots",), ("default", "bots")], f"{queues}\n{log.read_text()}"
         redis_pid = int((tmp_path / "data" / "redis" / "redis.pid").read_text())
     finally:
         returncode = stop_service(process, log, ctrl_c=True)

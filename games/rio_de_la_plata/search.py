@@ -1,0 +1,61 @@
+"""The search hooks (``games.base.SearchHooks``): what a searching bot and the game analysis need of
+Rio de la Plata beyond the ``Game`` protocol.
+
+Rio de la Plata hides nothing but its future: every stock, building and VP total is public, and the
+dice and the turn order to come follow from the seed (and its draw counter). A sample of what a seat
+cannot see is therefore the state with a seed of its own and the counter at zero: the dice a search
+imagines are drawn from the rules' distribution and never from the real seed.
+
+``estimate`` is the value of a state a search stops at before the end: each seat's chance to win
+from its VP and the worth of its stock (RIO-END-7's tie-breaks are stocks), as a softmax whose
+temperature shrinks as the game goes on. A cheap prior; the playouts do the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from games.rio_de_la_plata.decide import command_events, run_automatic
+from games.rio_de_la_plata.events import OVER
+from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.state import State
+
+_SEED_BITS = 53
+# What a unit of stock is worth in VP at the end of a game (a rough exchange rate).
+_STOCK_VP = {"silver": 0.25, "stone": 0.35, "wood": 0.35, "luxury": 0.6}
+
+
+def determinize(state: State, seat: int | None, rng: random.Random) -> State:
+    """``state`` with a seed drawn from ``rng`` and its draw counter reset (``seat`` sees everything
+    else, so every seat and the post-game analysis sample alike)."""
+    sample = State(state)  # shallow: evolve copies before it writes
+    sample.board = state.board
+    sample["config"] = {**state["config"], "seed": rng.getrandbits(_SEED_BITS)}
+    sample["rng"] = 0
+    return sample
+
+
+def estimate(state: State) -> list[float]:
+    """Each seat's chance to win a game stopped at ``state`` (summing to 1)."""
+    players = state["p"]
+    n = len(players)
+    if state["step"] == OVER:
+        won = state["result"]["winners"]
+        return [1.0 / len(won) if i in won else 0.0 for i in range(n)] if won else [1.0 / n] * n
+    scores = [p["vp"] + sum(p.get(item, 0) * worth for item, worth in _STOCK_VP.items()) for p in players]
+    temperature = 2.0 + 4.0 / max(1, state.get("year", 1))
+    top = max(scores)
+    weights = [math.exp((score - top) / temperature) for score in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def advance(state: State, seat: int, command: dict[str, Any]) -> State:
+    """The state after ``seat``'s ``command`` and every automatic event it causes (each event
+    evolved once, where ``decide`` then a fold would evolve them twice)."""
+    out = command_events(state, seat, command)
+    for event in out:
+        state = evolve(state, event)
+    return run_automatic(state, out)
