@@ -36,7 +36,7 @@ from store import queue_url
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
 # Modules whose routes sit on another module's blueprint (imported before the blueprints register).
-ROUTE_MODULES: list[str] = ["api.game_streams"]
+ROUTE_MODULES: list[str] = ["api.game_streams", "api.seat_changes", "api.bot_accounts"]
 OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.archive",
     "api.jobs",
@@ -199,6 +199,8 @@ CORS_EXPOSE_HEADERS = [
     "WWW-Authenticate",
     "Link",
     "Preference-Applied",
+    "RateLimit",
+    "RateLimit-Policy",
 ]
 
 

@@ -20,9 +20,11 @@ from api.problems import ProblemError
 from api.transport import PLAIN, HangUpWatch, transport
 from schemas.games import (
     LAST_EVENT_ID_PATTERN,
+    EventStreamQuery,
     StreamQuery,
     StreamTicketSchema,
 )
+from service import rematch
 from service.cache import CachedGame
 from service.games import GameService
 from service.queries import StreamGrant
@@ -72,11 +74,12 @@ def sse_content(events: dict[str, str], description: str, id_pattern: str = "^[0
 
 @blp.route("/<string:game_id>/stream")
 class Stream(MethodView):
-    @blp.arguments(StreamQuery(), location="query")
+    @blp.arguments(EventStreamQuery(), location="query")
     @blp.response(
         200,
         description="text/event-stream: `id:` = version, `data:` = a `VersionedEvent`; a timed game's "
-        "`event: clock` (`Clock`); `event: end` (`StreamEnd`) when the game is over",
+        "`event: clock` (`Clock`); `event: end` (`StreamEnd`) when the game is over; with "
+        "`?rematch=true`, then `event: rematch` (`RematchOffer`) at each change of the rematch offer",
         content_type="text/event-stream",
     )
     @blp.problems(401, 404, 422, 429)
@@ -85,7 +88,12 @@ class Stream(MethodView):
         parameters=[header_param("Last-Event-ID", "Resume after this version", LAST_EVENT_ID)],
         responses={
             200: sse_content(
-                {"message": "VersionedEvent", "clock": "Clock", "end": "StreamEnd"},
+                {
+                    "message": "VersionedEvent",
+                    "clock": "Clock",
+                    "end": "StreamEnd",
+                    "rematch": "RematchOffer",
+                },
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
             )
         },
@@ -101,7 +109,36 @@ class Stream(MethodView):
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         timed = cached.clock is not None
         watch = functools.partial(transport().hang_up_watch, request.environ)
-        return _event_stream(_sse(svc, game_id, cached.name, grant, after or 0, heartbeat, timed, watch))
+        events = _sse(svc, game_id, cached.name, grant, after or 0, heartbeat, timed, watch)
+        if query["rematch"]:
+            events = _then_rematch(events, svc, game_id, heartbeat)
+        return _event_stream(events)
+
+
+def _then_rematch(
+    events: Iterator[bytes], svc: GameService, game_id: str, heartbeat: float
+) -> Iterator[bytes]:
+    """``events``, then, only when they ended with the game's ``event: end`` (not a revocation or a
+    client gone), the rematch offer as it changes (``event: rematch``), woken by each change; ends
+    once the offer names the new game. A client that hangs up meanwhile ends it at the next write
+    (a heartbeat at the latest)."""
+    ended = False
+    for chunk in events:
+        yield chunk
+        ended = chunk.startswith(b"event: end")
+    if not ended:
+        return
+    with rematch.follow_rematch(svc, game_id) as news:
+        shown = None
+        while True:
+            state = rematch.rematch_state(svc, game_id)
+            if state != shown:
+                shown = state
+                yield b"event: rematch\ndata: %s\n\n" % orjson.dumps(state)
+            if state["rematch"] is not None:
+                return
+            if not news.wait(heartbeat):
+                yield b": heartbeat\n\n"
 
 
 @blp.route("/<string:game_id>/view/stream")

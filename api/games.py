@@ -127,11 +127,13 @@ class Seats(MethodView):
         refused (409 `SEAT_NAME_TAKEN`)."""
         account, name = claimant(body.get("name"), body.get("bot"))
         if name is None and body.get("bot") is None:
+            # Schema-valid (the schema sees no Authorization): the claim names nobody, so a code
+            # of its own rather than the schema's VALIDATION_ERROR.
             raise ProblemError(
                 422,
-                "VALIDATION_ERROR",
-                "Invalid request",
-                "The request does not match the schema: see errors.",
+                "NAME_REQUIRED",
+                "A name is required",
+                "Give a name or a bot level, or claim with an account token (its handle names the seat).",
                 errors={"json": {"name": ["Give a name, or a bot level."]}},
             )
         outcome = service().claim_seat(

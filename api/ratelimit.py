@@ -96,6 +96,9 @@ ROUTE_LIMITS: dict[str, RouteLimit] = {
     "games.SeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Resign": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Abort": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "games.Seat": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("DELETE",), by_token=True),
+    "games.Rematch": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
+    "accounts.UpgradeToBot": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     # Each ticket is a Redis key (30 s); a page asks for one per (re)connection of its stream.
     "games.StreamTickets": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.DeviceLinks": RouteLimit("RATE_LIMIT_DEVICE_LINK", ("POST",), by_token=True),
@@ -269,6 +272,13 @@ def install(app: Flask) -> Limiter | None:
             failures.failed(_address())
         return response
 
+    def advertise_the_limit(response: Response) -> Response:
+        try:
+            response.headers.update(_limit_fields(limiter, failures))
+        except Exception as error:  # noqa: BLE001 - the counters unreachable: the answer goes without them
+            current_app.logger.warning("rate-limit fields left out: %s", error)
+        return response
+
     sign_ins = SignInFailures(
         limiter, app.config["RATE_LIMIT_SIGN_IN_FAILURE"], app.config["RATE_LIMIT_SIGN_IN_HANDLE"]
     )
@@ -292,7 +302,41 @@ def install(app: Flask) -> Limiter | None:
     app.before_request(hold_a_sign_in)
     app.after_request(count_a_failure)
     app.after_request(count_a_sign_in)
+    app.after_request(advertise_the_limit)
     return limiter
+
+
+def _limit_fields(limiter: Limiter, failures: TokenFailures) -> dict[str, str]:
+    """The rate-limit fields of this request's answer: its route's limit when the route has one for
+    this method (per seat or per address, as counted), else the limit on failed credential checks
+    that every request of the address is subject to."""
+    spec = ROUTE_LIMITS.get(request.endpoint or "")
+    if spec is not None and request.method in spec.methods:
+        items = sorted(parse_many(current_app.config[spec.setting]))
+        key = _seat_or_address() if spec.by_token else _address()
+        return rate_limit_headers(
+            limiter.limiter, items, key, spec.setting.removeprefix("RATE_LIMIT_").lower()
+        )
+    return rate_limit_headers(limiter.limiter, failures.items, _address(), TokenFailures.SCOPE)
+
+
+def rate_limit_headers(strategy: Any, items: list[Any], key: str, scope: str) -> dict[str, str]:
+    """The ``RateLimit-Policy`` and ``RateLimit`` fields (draft-ietf-httpapi-ratelimit-headers-10)
+    of the limit ``items`` counted for ``key`` under ``scope``: one policy per window, named
+    ``<scope>-<window>s``, with its quota (``q``) and window (``w``, seconds), and for each its
+    remaining quota (``r``) and the seconds until that window resets (``t``). One read of the
+    counters per window (Flask-Limiter's strategy, as the counting itself)."""
+    now = time.time()
+    policies, states = [], []
+    for item in items:
+        window = int(item.get_expiry())
+        name = f"{scope}-{window}s"
+        stats = strategy.get_window_stats(item, KEY_PREFIX, key, scope)
+        policies.append(f'"{name}";q={item.amount};w={window}')
+        # The storage rounds the window's end up to a whole second: never past the window itself.
+        reset = min(window, max(0, math.ceil(stats.reset_time - now))) if stats.remaining < item.amount else 0
+        states.append(f'"{name}";r={max(0, stats.remaining)};t={reset}')
+    return {"RateLimit-Policy": ", ".join(policies), "RateLimit": ", ".join(states)}
 
 
 class SignInFailures:
@@ -392,6 +436,10 @@ class SeatLimit:
                 reset_at = self.strategy.get_window_stats(item, *identifiers).reset_time
                 return max(1, math.ceil(reset_at - time.time()))
         return None
+
+    def headers(self, game_id: str, seat: int) -> dict[str, str]:
+        """The rate-limit fields of ``seat``'s budget (:func:`rate_limit_headers`), as Flask sends them."""
+        return rate_limit_headers(self.strategy, self.items, seat_key(game_id, seat), self.scope)
 
 
 def seat_limit(app: Flask, endpoint: str) -> SeatLimit | None:

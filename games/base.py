@@ -370,6 +370,17 @@ class ExplorerHooks(Protocol):
 
 
 @runtime_checkable
+class RatingHooks(Protocol):
+    """The optional hook of the ratings: how much real play a finished game needs to be rated."""
+
+    def rated_decisions(self, config: Mapping[str, Any]) -> int:
+        """How many decisions of its own (as :class:`DecisionHooks` finds them) every seat must
+        have made, before leaving if it left, for a finished game of ``config`` to be rated. Fewer:
+        the game ended before real play (two accounts resigning at once, a seat idle from its
+        first turn) and counts like an abort. A game declaring no minimum needs none."""
+
+
+@runtime_checkable
 class WebHooks(Protocol):
     """Optional hooks of the browser client (web/): what a game draws on its pages."""
 
@@ -583,6 +594,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     SeatHooks,
     ChanceHooks,
     DecisionHooks,
+    RatingHooks,
     ExplorerHooks,
     WebHooks,
     TextHooks,

@@ -15,28 +15,41 @@ each Condottiere seat held) would need an engine hook, since nothing outside ``g
 read a game's result fields; with them the update would carry more information per game.
 
 Who is rated (:func:`raters`), decided here so the archive step, the recount and the bench agree:
-a game counts only when every seat is either bound to an account or a server bot from
-its creation to its end. Not counted: a result with ``rated: false`` (an abort), a prearranged game
-(its creator could know every hand), an imported log (its seats are typed names, nobody's
-account), any seat handed to a bot after timeouts (the bot finished a person's game), any anonymous
-seat (a rating against a seat that belongs to nobody could be farmed by playing oneself). A server
-bot is one pseudo-account per level and game: ``bot:<level>``. When one rater holds several seats
-(two ``random`` bots at one table: an account cannot, the claim refuses it), each seat is rated
-from the same prior and the rater takes the sum of the seats' changes of mu and of precision
-(1/sigma^2): independent evidence adds, as if the seats had been games of their own.
+a game counts only when every seat is bound to an account or is a server bot from its creation to
+its end, or was bound to an account and left it. Not counted: a result with ``rated: false`` (an
+abort), a prearranged game (its creator could know every hand), an imported log (its seats are
+typed names, nobody's account), any anonymous seat (a rating against a seat that belongs to nobody
+could be farmed by playing oneself), and a game with too little real play: every seat must have
+made the game's minimum of decisions of its own (``games.base.RatingHooks.rated_decisions``,
+counted by :func:`play_counted` through ``games.base.DecisionHooks``; a leaver's count stops where
+it left), so two accounts creating a game and resigning at once rate nothing, and neither does a
+seat idle from its first turn (that counts like an abort). A server bot is one pseudo-account per
+level and game: ``bot:<level>``. When one rater holds several seats (two ``random`` bots at one
+table: an account cannot, the claim refuses it), each seat is rated from the same prior and the
+rater takes the sum of the seats' changes of mu and of precision (1/sigma^2): independent evidence
+adds, as if the seats had been games of their own.
+
+Leaving (Board Game Arena's rule): a seat handed to a bot, after too many timeouts or because its
+account was deleted (``seat_handed_to_bot`` in the log), takes last place whatever its bot did
+after, and the game stays rated for everybody: the leaver is rated as the account that held the
+seat, and a deleted account, whose rating is gone with it, as :func:`gone_rater` (an unrated
+stand-in at the default rating, written nowhere) so the others' ratings still move.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
 
+from games.base import Game, hook
+
 PROVISIONAL_GAMES = 10
 BOT_PREFIX = "bot:"
+GONE_PREFIX = "gone:"  # the stand-in of a deleted account's seat (account ids are hex: no clash)
 SEAT_HANDED_TO_BOT = "seat_handed_to_bot"  # games.base.SEAT_HANDED_TO_BOT, read from event JSON
 
 MODEL = PlackettLuce()
@@ -76,16 +89,59 @@ def is_bot(rater: str) -> bool:
     return rater.startswith(BOT_PREFIX)
 
 
+def gone_rater(seat: int) -> str:
+    return f"{GONE_PREFIX}{seat}"
+
+
+def is_gone(rater: str) -> bool:
+    return rater.startswith(GONE_PREFIX)
+
+
 @dataclass(frozen=True)
 class Raters:
     """Who a game rates: ``seats[s]`` is seat s's rater id, or ``reason`` says why nobody."""
 
     seats: tuple[str, ...]
     reason: str | None = None
+    left: frozenset[int] = frozenset()  # seats that left the game: last place
 
     @property
     def rated(self) -> bool:
         return self.reason is None
+
+
+def left_seats(events: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """Seat -> the index of the event that handed it to a bot (its first), for every seat that left."""
+    left: dict[int, int] = {}
+    for index, event in enumerate(events):
+        seat = event.get("seat")
+        if event.get("type") == SEAT_HANDED_TO_BOT and isinstance(seat, int):
+            left.setdefault(seat, index)
+    return left
+
+
+def play_counted(
+    game: Game[Any], config: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
+) -> tuple[int, dict[int, int]]:
+    """The game's minimum of decisions per seat (0 when it declares none) and each seat's own
+    decisions, a leaver's only before it left; the count stops once every seat has the minimum."""
+    declared = hook(game, "rated_decisions")
+    if declared is None:
+        return 0, {}
+    minimum = int(declared(config))
+    find = hook(game, "decisions")
+    counts: dict[int, int] = {}
+    if minimum <= 0 or find is None:
+        return minimum, counts
+    left = left_seats(events)
+    seats = game.seat_count(dict(config))
+    for index, seat, _ in find(list(events)):
+        if seat in left and index >= left[seat]:
+            continue
+        counts[seat] = counts.get(seat, 0) + 1
+        if len(counts) == seats and min(counts.values()) >= minimum:
+            break
+    return minimum, counts
 
 
 def raters(
@@ -98,20 +154,29 @@ def raters(
     prearranged: bool,
     imported: bool,
     events: Sequence[Mapping[str, Any]],
+    deleted: Mapping[int, bool] | None = None,
+    minimum: int = 0,
+    played: Mapping[int, int] | None = None,
 ) -> Raters:
-    """The rater of each seat of a finished game, or why the game is not rated (module docstring)."""
+    """The rater of each seat of a finished game, or why the game is not rated (module docstring).
+    ``deleted``: the seats whose account was deleted; ``minimum`` and ``played``: :func:`play_counted`."""
     if result is None or result.get("rated") is False:
         return Raters((), "unrated_result")
     if prearranged:
         return Raters((), "prearranged")
     if imported:
         return Raters((), "imported")
-    if any(event.get("type") == SEAT_HANDED_TO_BOT for event in events):
-        return Raters((), "seat_handed_to_bot")
+    left = left_seats(events)
     seats: list[str] = []
     for seat in range(seat_count):
         account, level = accounts.get(seat), bots.get(seat)
-        if kinds.get(seat) == "bot" and level:
+        if seat in left and account:
+            seats.append(account)
+        elif seat in left and (deleted or {}).get(seat):
+            seats.append(gone_rater(seat))
+        elif seat in left:
+            return Raters((), "anonymous_seat")  # nobody's seat left: nobody to rate in its place
+        elif kinds.get(seat) == "bot" and level:
             seats.append(bot_rater(level))
         elif account:
             seats.append(account)
@@ -119,21 +184,27 @@ def raters(
             return Raters((), "anonymous_seat")
     if seat_count < 2:
         return Raters((), "one_seat")
-    return Raters(tuple(seats))
+    if any((played or {}).get(seat, 0) < minimum for seat in range(seat_count)):
+        return Raters((), "too_little_play")
+    return Raters(tuple(seats), left=frozenset(left))
 
 
-def ranks_of(seat_count: int, winners: Sequence[int]) -> list[int]:
-    """Winners share rank 1, every other seat rank 2 (see the module docstring)."""
-    won = set(winners)
-    return [1 if seat in won else 2 for seat in range(seat_count)]
+def ranks_of(seat_count: int, winners: Sequence[int], left: Iterable[int] = ()) -> list[int]:
+    """Winners share rank 1, every other seat rank 2, and seats that left share last place, 3,
+    whatever their bot did after (see the module docstring)."""
+    gone = set(left)
+    won = set(winners) - gone
+    return [3 if seat in gone else 1 if seat in won else 2 for seat in range(seat_count)]
 
 
-def rate(seats: Sequence[str], priors: Mapping[str, Rating], winners: Sequence[int]) -> dict[str, Rating]:
+def rate(
+    seats: Sequence[str], priors: Mapping[str, Rating], winners: Sequence[int], left: Iterable[int] = ()
+) -> dict[str, Rating]:
     """Every rater's rating after one game (``seats[s]``: seat s's rater; ``priors``: the ratings
-    before; a rater missing from it starts at the model's default)."""
+    before; a rater missing from it starts at the model's default; ``left``: seats that left)."""
     before = [priors.get(rater) or Rating() for rater in seats]
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    ranks = ranks_of(len(seats), winners)
+    ranks = ranks_of(len(seats), winners, left)
     rated = MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
     delta_mu: dict[str, float] = {}
     delta_precision: dict[str, float] = {}
@@ -172,11 +243,12 @@ def game_record(
     after: Mapping[str, Rating],
     winners: Sequence[int],
     finished: str,
+    left: Iterable[int] = (),
 ) -> dict[str, Any]:
     """What is kept of one rated game, once for all its seats: per seat its rater, rank, and the
     rater's rating before and after (``[mu, sigma, games]``). Each rater's history lists only the
     game's id (:func:`history_entry` rebuilds the entry), so a game of n seats is not kept n times."""
-    ranks = ranks_of(len(seats), winners)
+    ranks = ranks_of(len(seats), winners, left)
     return {
         "finished": finished,
         "seats": [
@@ -224,13 +296,16 @@ def seats_before(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{"rater": row["rater"], **_rating(row["before"]).shown()} for row in record["seats"]]
 
 
-def head_to_head(seats: Sequence[str], winners: Sequence[int]) -> dict[tuple[str, str], tuple[int, int]]:
+def head_to_head(
+    seats: Sequence[str], winners: Sequence[int], left: Iterable[int] = ()
+) -> dict[tuple[str, str], tuple[int, int]]:
     """For each pair (a, b) of distinct raters (a < b) at the table: (1 when a finished ahead of b,
-    1 when b finished ahead of a); neither when they tied."""
-    ranks = ranks_of(len(seats), winners)
+    1 when b finished ahead of a); neither when they tied. A deleted account's stand-in is in none."""
+    ranks = ranks_of(len(seats), winners, left)
     best: dict[str, int] = {}
     for rater, rank in zip(seats, ranks, strict=True):
-        best[rater] = min(rank, best.get(rater, rank))
+        if not is_gone(rater):
+            best[rater] = min(rank, best.get(rater, rank))
     pairs: dict[tuple[str, str], tuple[int, int]] = {}
     names = sorted(best)
     for i, a in enumerate(names):

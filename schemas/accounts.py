@@ -142,3 +142,12 @@ class ProfileSchema(AccountSchema):
     recent = fields.List(
         fields.Nested(MyGameSchema), required=True, metadata={"description": "Finished games"}
     )
+
+
+class OnlineBotSchema(ma.Schema):
+    handle = fields.String(required=True)
+    bot = fields.Boolean(required=True, metadata={"description": "Always true: a bot account"})
+
+
+class OnlineBotsSchema(ma.Schema):
+    bots = fields.List(fields.Nested(OnlineBotSchema), required=True)

@@ -139,8 +139,10 @@ class CreateGameRequest(StrictSchema):
 
 
 class ClaimSeatRequest(StrictSchema):
-    # _name_or_bot (if/then: an anyOf of required lists makes openapi-typescript type it unknown)
-    OPENAPI_EXTRA = {"if": {"not": {"required": ["bot"]}}, "then": {"required": ["name"]}}
+    """A name, or a bot level, or neither with an account token in Authorization (scope `play`: the
+    account's handle is then the name, so `{}` or `{"seat": 1}` is a whole claim). Without any of
+    the three: 422 `NAME_REQUIRED`. The route checks it: a schema sees no headers, so the document
+    requires no member."""
 
     name = DisplayName(
         max_length=40,
@@ -159,9 +161,6 @@ class ClaimSeatRequest(StrictSchema):
             "examples": all_levels(),
         },
     )
-
-    # A name, or a bot level, or an account token in Authorization (whose handle is then the name):
-    # the route checks it, since a schema sees no headers.
 
 
 # Versions are event counts; anything past this is no version at all (and past 2**64 Redis refuses
@@ -202,6 +201,17 @@ class StreamQuery(StrictSchema):
         metadata={
             "description": "A stream ticket (POST .../stream-tickets): follow as its seat without an "
             "Authorization header. Single-use, valid for 30 seconds, for this game only."
+        },
+    )
+
+
+class EventStreamQuery(StreamQuery):
+    rematch = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Once the game is over, keep the stream open after `event: end` and "
+            "announce the rematch offer: an `event: rematch` (`RematchOffer`) now and at every change "
+            "(an acceptance), the last one naming the new game, then the stream ends"
         },
     )
 

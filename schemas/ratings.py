@@ -31,7 +31,13 @@ class RatingLeaderSchema(RatingSchema):
             "description": "The account's handle, `bot:<level>` for a server bot, null: account deleted"
         },
     )
-    bot = fields.Boolean(required=True)
+    bot = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "A bot: a server bot (`bot:<level>`) or a bot account (POST "
+            "/v1/me/upgrade-to-bot, or signed up with `bot: true`); false: a person's account"
+        },
+    )
 
 
 class LeaderboardSchema(ma.Schema):
@@ -43,8 +49,18 @@ class LeaderboardSchema(ma.Schema):
 class OpponentSchema(ma.Schema):
     seat = fields.Integer(required=True)
     player = fields.String(required=True, allow_none=True)
-    rank = fields.Integer(required=True, metadata={"description": "1: a winner, 2: everyone else"})
+    rank = fields.Integer(
+        required=True,
+        metadata={"description": "1: a winner, 2: everyone else, 3: a seat that left (last place)"},
+    )
     ordinal = fields.Float(required=True, metadata={"description": "Their ordinal before the game"})
+    bot = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "A bot: a server bot (`bot:<level>`) or a bot account (POST "
+            "/v1/me/upgrade-to-bot, or signed up with `bot: true`); false: a person's account"
+        },
+    )
 
 
 class HistoryEntrySchema(ma.Schema):
@@ -61,6 +77,13 @@ class HistoryEntrySchema(ma.Schema):
 class RatingHistorySchema(ma.Schema):
     game = fields.String(required=True)
     player = fields.String(required=True)
+    bot = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "A bot: a server bot (`bot:<level>`) or a bot account (POST "
+            "/v1/me/upgrade-to-bot, or signed up with `bot: true`); false: a person's account"
+        },
+    )
     rating = fields.Nested(RatingSchema, required=True)
     history = fields.List(
         fields.Nested(HistoryEntrySchema), required=True, metadata={"description": "Newest first"}
@@ -99,6 +122,13 @@ class SeatRatingSchema(ma.Schema):
         required=True,
         allow_none=True,
         metadata={"description": "The account's handle or `bot:<level>`; null: a free or anonymous seat"},
+    )
+    bot = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "A bot: a server bot (`bot:<level>`) or a bot account (POST "
+            "/v1/me/upgrade-to-bot, or signed up with `bot: true`); false: a person's account"
+        },
     )
     rating = fields.Nested(
         RatingSchema, required=True, allow_none=True, metadata={"description": "The current rating"}

@@ -3,7 +3,8 @@ finishing of deletions a dead process left half done.
 
 ``service.accounts.AccountService.delete`` removes the credentials and webhooks at once
 (``store.account_deletion``) and then calls :func:`finish_deletion`: what points at the account
-from other slots unhooked, every seat of the account renamed to :data:`PLACEHOLDER_NAME` (its games
+from other slots unhooked, every seat of a started, unfinished game handed to the bot (the seat
+left: last place in the ratings), every seat of the account renamed to :data:`PLACEHOLDER_NAME` (its games
 stay) and unbound, then its data removed and its handle freed. Every step is idempotent, so the
 janitor's :func:`finish_deletions` can rerun one that a killed process left.
 """
@@ -39,6 +40,10 @@ def finish_deletion(games: GameAccess, account_id: str) -> None:
         # crash between the two finds the marker; a game entering the archive after the rename is
         # counted under no name at all (aggregates.seats_of).
         meta = parts.load_meta(games.store, game_id)  # the entry's status may lag behind the game's
+        if meta is not None and not meta.finished and meta.meta.get(f"account:{seat}") == account_id:
+            # Leaving a started game: the bot finishes it for the others, and the ratings count the
+            # seat last (replays.ratings); done before the unbinding, so a rerun still finds the seat.
+            games.leave_to_bot(game_id, seat)
         if meta is not None and meta.finished and meta.meta.get(f"account:{seat}") == account_id:
             log = parts.load_log(games.store, game_id)
             if log is not None:

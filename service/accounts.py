@@ -275,7 +275,16 @@ class AccountService(AccountTokens):
             MOST_STREAMS,
         ):
             raise TooManyStreams(f"At most {MOST_STREAMS} streams of an account may be open at once.")
+        self._online(
+            identity.account_id, parts.bot_accounts(self.games.store).are_bots([identity.account_id])[0]
+        )
         return stream_id
+
+    def _online(self, account_id: str, bot: bool) -> None:
+        """A bot account with a stream leased is online until the lease ends (``online_bots``)."""
+        if bot:
+            until = int(time.time() * 1000) + int(STREAM_LEASE_SECONDS * 1000)
+            parts.bot_accounts(self.games.store).online(account_id, until)
 
     def follow_feed(self, identity: Identity) -> FeedSubscription:
         """A wake-up for each new entry of the account's feed, from the process's live reader
@@ -302,6 +311,7 @@ class AccountService(AccountTokens):
         ``stream_poll_seconds`` (the fallback): an idle stream sends no command between
         heartbeats. Whoever passes ``feed`` closes it."""
         own = feed is None
+        (bot,) = parts.bot_accounts(self.games.store).are_bots([identity.account_id])
         try:
             if feed is None:
                 feed = self.follow_feed(identity)
@@ -338,11 +348,16 @@ class AccountService(AccountTokens):
                         MOST_STREAMS,
                     ):
                         return
+                    self._online(identity.account_id, bot)
                     yield None
         finally:
             if own and feed is not None:
                 feed.close()
             self.store.end_stream(identity.account_id, stream_id)
+            if bot:
+                parts.bot_accounts(self.games.store).offline_unless_streaming(
+                    identity.account_id, int(time.time() * 1000)
+                )
 
 
 def _game_item(game_id: str, entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -48,28 +48,42 @@ def meta_fields(game: Game[Any], state: Any, stamp: str, started: bool = False) 
 
 
 def next_clock(
-    game: Game[Any], cached: CachedGame, state: Any, seat: int, timed_out: bool
-) -> tuple[dict[int, str], dict[int, str], dict[str, Any], dict[str, Any] | None]:
-    """The seat kinds, bots and clock after a change by ``seat`` (a move, or its timeout), and
-    the record of its handover to the bot when this timeout is one too many."""
-    assert cached.clock is not None
-    now = now_ms()
+    game: Game[Any], cached: CachedGame, state: Any, seat: int, timed_out: bool, leaving: bool = False
+) -> tuple[dict[int, str], dict[int, str], dict[str, Any] | None, dict[str, Any] | None]:
+    """The seat kinds, bots and clock after a change by ``seat`` (a move, its timeout, or its
+    leaving: the account behind it deleted), and the record of its handover to the bot when this
+    timeout is one too many or the seat leaves. An untimed game's clock stays None."""
     kinds, bots = cached.seat_kinds, cached.bots
-    awaiting = [] if game.is_over(state) else game.awaiting(state)
+    over = game.is_over(state)
+    if cached.clock is None:
+        if not leaving or over:
+            return kinds, bots, None, None
+        kinds, bots = handed_to_bot(kinds, bots, seat)
+        return kinds, bots, None, handover_event(seat)
+    now = now_ms()
+    awaiting = [] if over else game.awaiting(state)
     humans = [s for s, kind in kinds.items() if kind == "human"]
-    acted, late = (None, seat) if timed_out else (seat, None)
+    acted, late = (None, seat) if timed_out else (None, None) if leaving else (seat, None)
     clock = clocks.advance(cached.clock, now, awaiting, humans, acted=acted, timed_out=late)
     limit = int(cached.clock["control"]["timeouts_to_bot"])
-    if not timed_out or game.is_over(state) or clock["timeouts"][seat] < limit:
+    if over or not (leaving or (timed_out and clock["timeouts"][seat] >= limit)):
         return kinds, bots, clock, None
     # A control recorded before the level could be chosen names none: the random bot.
     level = str(cached.clock["control"].get("timeout_bot", clocks.TIMEOUT_BOT_LEVEL))
-    kinds = {**kinds, seat: "bot"}
-    bots = {**bots, seat: level}
+    kinds, bots = handed_to_bot(kinds, bots, seat, level)
     humans = [s for s in humans if s != seat]
-    clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=seat)
-    handover = {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": level}
-    return kinds, bots, clock, handover
+    clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=late)
+    return kinds, bots, clock, handover_event(seat, level)
+
+
+def handed_to_bot(
+    kinds: dict[int, str], bots: dict[int, str], seat: int, level: str = clocks.TIMEOUT_BOT_LEVEL
+) -> tuple[dict[int, str], dict[int, str]]:
+    return {**kinds, seat: "bot"}, {**bots, seat: level}
+
+
+def handover_event(seat: int, level: str = clocks.TIMEOUT_BOT_LEVEL) -> dict[str, Any]:
+    return {"type": SEAT_HANDED_TO_BOT, "v": 1, "seat": seat, "level": level}
 
 
 def turn_moved(cached: CachedGame, game: Game[Any], meta: Mapping[str, Any]) -> bool:

@@ -70,6 +70,7 @@ class MoveInFlight:
     decide_and_evolve: Any
     whole_answer: bool
     timed_out: bool
+    leaving: bool  # the seat is handed to the bot by this change (its account deleted)
 
 
 class GameCommands:
@@ -255,6 +256,7 @@ class GameCommands:
         decide: Callable[[Any, int], list[dict[str, Any]]] | None = None,
         timed_out: bool = False,
         minimal: bool = False,
+        leaving: bool = False,
     ) -> MoveOutcome:
         """The command path of a seat's change (a move, resign, abort, a timeout): ``resolve``
         names the seat and the token hash the append checks; ``decide`` (else the engine's) the
@@ -300,6 +302,7 @@ class GameCommands:
             decide_and_evolve=decide_and_evolve,
             whole_answer=whole_answer,
             timed_out=timed_out,
+            leaving=leaving,
         )
         return self._retrying(entry, lambda current: self._move_on(game_id, current, move))
 
@@ -338,19 +341,17 @@ class GameCommands:
             if idem_field and cached.status == "finished":
                 raise errors.RetryAfterFinish(cached.version) from None
             raise errors.RuleRefusal(err) from None
-        kinds, bots, clock = cached.seat_kinds, cached.bots, None
-        if cached.clock is not None:
-            kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out)
-            if handover is not None:
-                events = [*events, handover]
-                state = game.evolve(state, handover)
+        kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
+        if handover is not None:
+            events = [*events, handover]
+            state = game.evolve(state, handover)
         version = cached.version + len(events)
         stamp = now_iso()
         meta = meta_fields(game, state, stamp)
         if clock is not None:
             meta["clock"] = clock
-            if kinds is not cached.seat_kinds:
-                meta[f"kind:{seat}"], meta[f"bot:{seat}"] = "bot", bots[seat]
+        if kinds is not cached.seat_kinds:
+            meta[f"kind:{seat}"], meta[f"bot:{seat}"] = "bot", bots[seat]
         new = CachedGame(
             game_id=game_id,
             name=cached.name,

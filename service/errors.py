@@ -132,3 +132,15 @@ class NotSupported(ServiceError):
 
 class InvalidClock(ServiceError):
     status, code, title = 422, "INVALID_CLOCK", "Invalid time control"
+
+
+class GameStarted(ServiceError):
+    status, code, title = 409, "GAME_STARTED", "The game has started: its seats can no longer be left"
+
+
+class NotYourSeat(ServiceError):
+    status, code, title = 403, "NOT_YOUR_SEAT", "The token does not hold that seat"
+
+
+class GameNotOver(ServiceError):
+    status, code, title = 409, "GAME_NOT_OVER", "The game is not over: no rematch yet"

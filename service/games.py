@@ -161,6 +161,9 @@ class GameService:
     ) -> ClaimOutcome:
         return self.seats.claim_seat(game_id, name, seat, bot, account)
 
+    def leave_to_bot(self, game_id: str, seat: int) -> bool:
+        return self.seats.leave_to_bot(game_id, seat)
+
     @property
     def identity(self) -> IdentityResolver | None:
         """Who an account token names (service.identity), as the service was built with."""

@@ -31,7 +31,8 @@ class StoreHolder(Protocol):
 
 class GameAccess(StoreHolder, Protocol):
     """The game service as bot turns and account deletions use it: read a game (through the
-    per-process cache), drop it from the cache, act for a bot seat, run a game's follow-ups."""
+    per-process cache), drop it from the cache, act for a bot seat, hand a seat to the bot, run a
+    game's follow-ups."""
 
     @property
     def cache(self) -> GameCache: ...
@@ -52,3 +53,5 @@ class GameAccess(StoreHolder, Protocol):
         expected_version: int | None = None,
         idempotency_key: str | None = None,
     ) -> Any: ...
+
+    def leave_to_bot(self, game_id: str, seat: int) -> bool: ...

@@ -27,6 +27,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from games import game_names, get_game
 from replays import ratings as model
 from replays.ratings import Rating
 from service.identity import fold_handle
@@ -44,12 +47,17 @@ BOARD_MOST = 100
 
 
 def raters_of(log: GameLog) -> model.Raters:
-    """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``)."""
+    """Who ``log`` (a finished game, its metadata and events) rates (``replays.ratings.raters``),
+    with the minimum of play its game declares (``replays.ratings.play_counted``)."""
     meta = log.meta
     count = int(meta.get("seat_count") or 0)
     result = log.result
     if meta.get("rated") == "false" and result is not None:
         result = {**result, "rated": False}  # a casual game (a challenge's choice): never rated
+    minimum, played = 0, dict[int, int]()
+    if meta.get("game") in game_names():
+        config = orjson.loads(meta["config"]) if meta.get("config") else {}
+        minimum, played = model.play_counted(get_game(meta["game"]), config, log.events)
     return model.raters(
         seat_count=count,
         kinds={s: meta.get(f"kind:{s}") for s in range(count)},
@@ -59,6 +67,9 @@ def raters_of(log: GameLog) -> model.Raters:
         prearranged=meta.get("prearranged") == "true",
         imported=meta.get("imported") == "1",
         events=log.events,
+        deleted={s: meta.get(f"deleted:{s}") == "1" for s in range(count)},
+        minimum=minimum,
+        played=played,
     )
 
 
@@ -72,7 +83,7 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
     if not who.rated:
         return None
     winners = list((log.result or {}).get("winners") or [])
-    after = model.rate(who.seats, priors, winners)
+    after = model.rate(who.seats, priors, winners, who.left)
     finished = summary_of(log)["finished"]
     updates = [
         RaterUpdate(
@@ -84,9 +95,10 @@ def rating_write(log: GameLog, priors: Mapping[str, Rating]) -> RatingWrite | No
             ordinal=rating.ordinal,
         )
         for rater, rating in after.items()
+        if not model.is_gone(rater)  # a deleted account's stand-in: its rating is kept nowhere
     ]
-    pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners).items()]
-    record = model.game_record(who.seats, priors, after, winners, finished)
+    pairs = [(a, b, x, y) for (a, b), (x, y) in model.head_to_head(who.seats, winners, who.left).items()]
+    record = model.game_record(who.seats, priors, after, winners, finished, who.left)
     return RatingWrite(game=log.name, raters=updates, pairs=pairs, record=record)
 
 
@@ -177,8 +189,9 @@ def recount_while_quiet(archive: Archive, game: str, attempts: int = RECOUNT_ATT
 def names_of(archive: Archive, raters: Iterable[str]) -> dict[str, str | None]:
     """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
     every = list(dict.fromkeys(raters))
-    wanted = [r for r in every if not model.is_bot(r)]
+    wanted = [r for r in every if not model.is_bot(r) and not model.is_gone(r)]
     found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
+    found.update({r: None for r in every if model.is_gone(r)})
     found.update(zip(wanted, parts.accounts(archive).handles(wanted), strict=True))
     return found
 
@@ -212,6 +225,14 @@ class RatingService:
             return None
         return account_id
 
+    def bots(self, raters: Iterable[str]) -> dict[str, bool]:
+        """Rater -> whether it is a bot: a server bot level, or a bot account."""
+        every = list(dict.fromkeys(raters))
+        wanted = [r for r in every if not model.is_bot(r) and not model.is_gone(r)]
+        found = {r: model.is_bot(r) for r in every}
+        found.update(zip(wanted, parts.bot_accounts(self.archive).are_bots(wanted), strict=True))
+        return found
+
     def names(self, raters: Iterable[str]) -> dict[str, str | None]:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
         return names_of(self.archive, raters)
@@ -222,12 +243,11 @@ class RatingService:
         board = self.store.board(game, top)
         stored = self.store.ratings(game, [r for r, _ in board])
         names = self.names(r for r, _ in board)
+        bots = self.bots(r for r, _ in board)
         rows = []
         for place, (rater, _) in enumerate(board, start=1):
             rating = priors_of(stored)[rater]
-            rows.append(
-                {"place": place, "player": names.get(rater), "bot": model.is_bot(rater), **rating.shown()}
-            )
+            rows.append({"place": place, "player": names.get(rater), "bot": bots[rater], **rating.shown()})
         return {"game": game, "players": self.store.board_size(game), "leaders": rows}
 
     def rating(self, game: str, rater: str) -> Rating:
@@ -245,13 +265,16 @@ class RatingService:
             for game_id, record in zip(ids, self.store.records(game, ids), strict=True)
             if record is not None
         ]
-        names = self.names(o["rater"] for e in entries for o in e["against"])
+        others = [o["rater"] for e in entries for o in e["against"]]
+        names, bots = self.names(others), self.bots([rater, *others])
         for entry in entries:
             for other in entry["against"]:
+                other["bot"] = bots[other["rater"]]
                 other["player"] = names.get(other.pop("rater"))
         return {
             "game": game,
             "player": player,
+            "bot": bots[rater],
             "rating": self.rating(game, rater).shown(),
             "history": entries,
         }
@@ -299,12 +322,13 @@ class RatingService:
         current = priors_of(self.store.ratings(game, known))
         finished = meta.get("status") == "finished"
         (record,) = self.store.records(game, [game_id]) if finished else (None,)
-        names = self.names(known)
+        names, bots = self.names(known), self.bots(known)
         seats: list[dict[str, Any]] = []
         for seat, rater in enumerate(raters):
             row: dict[str, Any] = {
                 "seat": seat,
                 "player": names.get(rater) if rater else None,
+                "bot": bots[rater] if rater else False,
                 "rating": (current.get(rater) or Rating()).shown() if rater else None,
             }
             if record is not None and seat < len(record["seats"]):

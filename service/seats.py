@@ -12,6 +12,7 @@ from bots import levels as bot_levels
 from games import get_game
 from games.base import COMMITMENT, Game, fold
 from service import clocks, errors
+from service.cache import CachedGame
 from service.changes import meta_fields, snapshot_of
 from service.commands import GameCommands
 from service.faults import fault_point
@@ -43,6 +44,10 @@ class ClaimOutcome:
             "started": self.started,
             "version": self.version,
         }
+
+
+class _NothingToLeave(Exception):
+    """The seat is no longer a human's in an active game: nothing to hand over."""
 
 
 class SeatClaims:
@@ -77,6 +82,25 @@ class SeatClaims:
         return self.claim(
             game_id, game, None, seat=seat, name=display, bot=bot, meta=meta, account=account or ""
         )
+
+    def leave_to_bot(self, game_id: str, seat: int) -> bool:
+        """Hand ``seat`` of a started, unfinished game to the random bot for good, as too many
+        timeouts would (``seat_handed_to_bot``): the account behind it is being deleted, so the
+        others can finish, and the ratings count it as the seat leaving (last place). Returns
+        whether it was handed over now (False: not a human seat, not started, or over)."""
+
+        def resolve(cached: CachedGame) -> tuple[int, str]:
+            if cached.status != "active" or cached.seat_kinds.get(seat) != "human":
+                raise _NothingToLeave()
+            return seat, ""
+
+        try:
+            self.commands.submit(
+                game_id, resolve, {"type": "leave"}, None, None, decide=lambda _state, _seat: [], leaving=True
+            )
+        except (_NothingToLeave, errors.GameNotStarted, errors.GameNotFound, errors.RuleRefusal):
+            return False
+        return True
 
     def claim(
         self,

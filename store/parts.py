@@ -24,6 +24,7 @@ from store.accounts import AccountStore
 from store.analysis import AnalysisStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
+from store.bot_accounts import BotAccounts
 from store.challenges import ChallengeStore
 from store.chat import ChatStore
 from store.compact import CompactionQueue, Compactor
@@ -38,6 +39,7 @@ from store.lobby import LobbyStore
 from store.outbox import Outbox
 from store.ratings import RatingStore
 from store.replay_cache import ReplayCache
+from store.seat_changes import SeatChanges
 from store.seeks import SeekStore
 from store.webhooks import WebhookStore
 
@@ -199,3 +201,13 @@ def events_reader(store: GameStore) -> EventsReader:
     """The live reader's connection to the games' event streams (``store.live``): one per caller
     (each live hub reads on its own), so not kept."""
     return EventsReader(store.redis)
+
+
+def seat_changes(store: Connected) -> SeatChanges:
+    """Seats left before the start, rematch offers (``store.seat_changes``)."""
+    return SeatChanges(_client(store))
+
+
+def bot_accounts(store: Connected) -> BotAccounts:
+    """Bot accounts: the upgrade and who is online (``store.bot_accounts``)."""
+    return BotAccounts(_client(store))

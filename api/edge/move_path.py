@@ -22,7 +22,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from flask import Flask
@@ -142,10 +142,12 @@ class MovePath:
         if body is None:
             environ["wsgi.input"] = io.BytesIO(data)  # Flask reads it again and says what is wrong
             return None
+        fields: dict[str, str] = {}  # the seat's rate-limit fields, on every answer once counted
         try:
             if self.limit is not None:
                 assert seat is not None
                 wait = self.limit.hit(game_id, seat)
+                fields = self.limit.headers(game_id, seat)
                 if wait is not None:
                     raise too_many_requests(wait)
             status, headers, encoded = answer_move(
@@ -157,11 +159,11 @@ class MovePath:
                 idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
                 prefer=environ.get("HTTP_PREFER"),
             )
-            return status, JSON_MIME, headers, encoded
+            return status, JSON_MIME, {**headers, **fields}, encoded
         except ServiceError as error:
-            return _problem(as_problem(error))
+            return _problem(as_problem(error), fields)
         except ProblemError as error:
-            return _problem(error)
+            return _problem(error, fields)
         except STORE_UNAVAILABLE as error:
             # As api.problems.handle_store_unavailable: the move may have committed; never try again
             # here (only the client's retry with its Idempotency-Key can tell).
@@ -172,6 +174,6 @@ class MovePath:
             return _problem(INTERNAL_ERROR_PROBLEM)
 
 
-def _problem(error: ProblemError) -> Answer:
+def _problem(error: ProblemError, fields: Mapping[str, str] | None = None) -> Answer:
     body = problem_body(error.status, error.code, error.title, error.detail, **error.extra)
-    return error.status, PROBLEM_MIME, error.headers, body
+    return error.status, PROBLEM_MIME, {**error.headers, **(fields or {})}, body

@@ -22,6 +22,7 @@ from games.base import (
     ExplorerHooks,
     Game,
     LogError,
+    RatingHooks,
     RevisionHooks,
     SearchHooks,
     SeatHooks,
@@ -46,6 +47,8 @@ from games.condottiere.state import State
 from games.condottiere.steps import STEP_GAME_OVER
 from games.condottiere.verify import verify_log as _verify_log
 
+RATED_DECISIONS = 5
+
 
 class Condottiere(
     RevisionHooks,
@@ -55,6 +58,7 @@ class Condottiere(
     SeatHooks,
     ChanceHooks,
     DecisionHooks,
+    RatingHooks,
     ExplorerHooks,
     ArchiveHooks,
     WebHooks,
@@ -152,6 +156,12 @@ class Condottiere(
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.RatingHooks --------------------------------------------------------------------
+    def rated_decisions(self, config: Mapping[str, Any]) -> int:
+        """Five decisions of each seat: about one battle's cards and passes (a random whole game
+        gives each seat 15 or more), so a game resigned or abandoned at once is never rated."""
+        return RATED_DECISIONS
 
     # -- games.base.ExplorerHooks: the situations the decision explorer groups -------------------
     explorer_situations = staticmethod(_explorer.explorer_situations)

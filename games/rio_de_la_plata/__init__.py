@@ -23,6 +23,7 @@ from games.base import (
     ExplorerHooks,
     Game,
     LogError,
+    RatingHooks,
     RevisionHooks,
     SearchHooks,
     TextHooks,
@@ -40,6 +41,7 @@ from games.rio_de_la_plata.state import State, make_state
 from games.rio_de_la_plata.verify import verify_log as _verify_log
 
 STATE_FORMAT = 1
+RATED_DECISIONS = 10
 
 
 class RioDeLaPlata(
@@ -47,6 +49,7 @@ class RioDeLaPlata(
     ConfigHooks,
     ChanceHooks,
     DecisionHooks,
+    RatingHooks,
     ExplorerHooks,
     ArchiveHooks,
     WebHooks,
@@ -126,6 +129,12 @@ class RioDeLaPlata(
 
     def decisions(self, events: Sequence[dict]) -> Iterator[tuple[int, int, dict]]:
         return chance.decisions(events)
+
+    # -- games.base.RatingHooks --------------------------------------------------------------------
+    def rated_decisions(self, config: Mapping[str, Any]) -> int:
+        """Ten decisions of each seat (a random whole game gives each seat hundreds), so a game
+        abandoned at once is never rated."""
+        return RATED_DECISIONS
 
     # -- games.base.ExplorerHooks: the situations the decision explorer groups -------------------
     explorer_situations = staticmethod(_explorer.explorer_situations)

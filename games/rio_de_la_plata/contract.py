@@ -503,6 +503,7 @@ VIEW: Schema = obj(
         "result": nullable(ref("Result")),
         "awaiting": array(ref("Seat")),
         "provisional_board": BOOL,
+        "game": {**const("rio_de_la_plata"), "description": "The game: every view names it"},
         "seat": {**SEAT, "description": "A seat's view only: the viewer"},
         "legal_moves": {
             **array(ref("Command")),
@@ -510,6 +511,7 @@ VIEW: Schema = obj(
         },
     },
     required=[
+        "game",
         "config",
         "n",
         "year",

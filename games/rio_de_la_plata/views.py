@@ -12,13 +12,17 @@ from games.rio_de_la_plata.events import OVER
 from games.rio_de_la_plata.state import State
 from games.rio_de_la_plata.steps import awaiting
 
+GAME_NAME = "rio_de_la_plata"  # the engine's registry name (GAME.name)
+
 
 def public_config(config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if k != "seed"}
 
 
 def view(s: State, viewer: Any) -> dict[str, Any]:
-    data = {k: v for k, v in s.items() if k not in ("config", "rng")}
+    # Which game this is, as every view says (a client of several games tells them apart by it).
+    data: dict[str, Any] = {"game": GAME_NAME}
+    data.update((k, v) for k, v in s.items() if k not in ("config", "rng"))
     data["config"] = dict(s["config"]) if viewer == FULL else public_config(s["config"])
     if viewer == FULL:
         data["rng"] = s["rng"]

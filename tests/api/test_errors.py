@@ -61,7 +61,7 @@ def test_engine_config_errors_pass_through(client):
 
 def test_claim_needs_a_name_or_bot(client):
     game_id = client.post("/v1/games", json={"game": "toy"}).get_json()["id"]
-    assert_problem(client.post(f"/v1/games/{game_id}/seats", json={}), 422, "VALIDATION_ERROR")
+    assert_problem(client.post(f"/v1/games/{game_id}/seats", json={}), 422, "NAME_REQUIRED")
     assert_problem(client.post(f"/v1/games/{game_id}/seats", json={"name": "\x00"}), 422, "VALIDATION_ERROR")
     assert_problem(
         client.post(f"/v1/games/{game_id}/seats", json={"name": "x" * 41}), 422, "VALIDATION_ERROR"

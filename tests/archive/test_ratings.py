@@ -138,7 +138,15 @@ def test_bound_seats_and_server_bots_are_rated_each_bot_level_as_one_pseudo_acco
         ({"result": {"winners": [], "reason": "aborted", "rated": False}}, "unrated_result"),
         ({"prearranged": True}, "prearranged"),
         ({"imported": True}, "imported"),
-        ({"events": [{"type": "seat_handed_to_bot", "seat": 0, "level": "random"}]}, "seat_handed_to_bot"),
+        ({"minimum": 5, "played": {0: 5, 1: 4, 2: 9}}, "too_little_play"),
+        ({"minimum": 1, "played": {}}, "too_little_play"),
+        (
+            {
+                "events": [{"type": "seat_handed_to_bot", "seat": 1, "level": "random"}],
+                "accounts": {0: "acc0"},
+            },
+            "anonymous_seat",
+        ),
         ({"accounts": {0: "acc0"}}, "anonymous_seat"),
     ],
 )
@@ -148,6 +156,34 @@ def test_games_that_must_not_count_are_not_rated(changes, reason):
 
 
 # -- the update ------------------------------------------------------------------------------------
+def test_a_seat_handed_to_a_bot_is_rated_as_its_account_in_last_place_and_the_game_counts():
+    """Board Game Arena's rule: leaving (too many timeouts, account deleted) is last place."""
+    handed = [{"type": "game_started"}, {"type": "seat_handed_to_bot", "seat": 1, "level": "random"}]
+    found = _raters(events=handed, kinds={0: "human", 1: "bot", 2: "bot"}, bots={1: "random", 2: "heuristic"})
+    assert found.rated and found.seats == ("acc0", "acc1", "bot:heuristic") and found.left == {1}
+    # the bot that took seat 1 won, yet the seat that left is last and the others rank above it
+    assert model.ranks_of(3, [1], found.left) == [2, 3, 2]
+    after = model.rate(found.seats, {}, [1], found.left)
+    assert after["acc1"].mu < after["acc0"].mu and after["acc1"].mu < model.DEFAULT_MU
+    deleted = _raters(events=handed, accounts={0: "acc0"}, deleted={1: True})
+    assert deleted.rated and deleted.seats == ("acc0", "gone:1", "bot:heuristic")
+    assert model.head_to_head(deleted.seats, [1], deleted.left) == {("acc0", "bot:heuristic"): (0, 0)}
+
+
+def test_a_leaver_s_decisions_are_counted_only_before_it_left():
+    """The minimum of play: Condottiere's own count (RatingHooks.rated_decisions) of a played log."""
+    rng = random.Random(5)
+    config = GAME.configure({"players": 2, "seed": 5})
+    events, _ = play_out(GAME, config, rng)
+    minimum, played = model.play_counted(GAME, config, events)
+    assert minimum == GAME.rated_decisions(config) >= 1 and min(played.values()) >= minimum
+    first = next(index for index, seat, _ in GAME.decisions(events) if seat == 1)
+    handed = [*events[:first], {"type": "seat_handed_to_bot", "v": 1, "seat": 1, "level": "random"}]
+    handed += events[first:]
+    _, counted = model.play_counted(GAME, config, handed)
+    assert counted.get(1, 0) == 0 and counted[0] >= minimum
+
+
 def test_the_winner_gains_and_losers_who_tie_by_equal_rank_change_alike():
     after = model.rate(["a", "b", "c"], {}, winners=[0])
     assert after["a"].mu > model.DEFAULT_MU > after["b"].mu

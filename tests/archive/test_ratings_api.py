@@ -141,6 +141,7 @@ def test_a_game_s_ratings_give_each_seat_s_rating_and_the_chances_of_a_game_abou
     assert client.get(f"/v1/games/{other}/ratings").get_json()["seats"][0] == {
         "seat": 0,
         "player": None,
+        "bot": False,
         "rating": None,
     }
 
