@@ -31,7 +31,8 @@ def test_each_archived_game_enters_the_facts_once_with_its_explored_decisions(sv
     assert _count(facts, "SELECT count(DISTINCT game_id) FROM games") == 3
     assert _count(facts, "SELECT count(*) FROM seats") == 6
     engine = get_game("condottiere")
-    expected = sum(len(list(engine.explore(composition.archive_service(svc.store).log(i).events))) for i in ids)
+    archive = composition.archive_service(svc.store)
+    expected = sum(len(list(engine.explore(archive.log(i).events))) for i in ids)
     assert expected > 0
     assert _count(facts, "SELECT count(*) FROM decisions") == expected
     # The follow-up run again (a retry after a kill) changes nothing.
