@@ -49,6 +49,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.seeks",
     "api.lobby",
     "api.chat",
+    "api.tournaments",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
@@ -275,6 +276,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["lobby_service"] = services.lobby
     app.extensions["chat_service"] = services.chat
     app.extensions["analysis_service"] = services.analysis
+    app.extensions["tournament_service"] = services.tournaments
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(

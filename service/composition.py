@@ -35,6 +35,7 @@ from service.lobby import LobbyService
 from service.ratings import RatingService
 from service.seeks import SeekService
 from service.stats import StatsService
+from service.tournament.service import TournamentService
 from service.webhook_delivery import Deliverer, WebhookSettings
 from service.webhooks import WebhookService
 from store import GameStore, connect, parts, queue_connection, queue_url
@@ -93,6 +94,7 @@ class Services:
     lobby: LobbyService
     chat: ChatService
     analysis: AnalysisService
+    tournaments: TournamentService
 
 
 def connect_store(settings: Settings) -> GameStore:
@@ -202,6 +204,7 @@ def build(settings: Settings, store: GameStore | None = None) -> Services:
         lobby=LobbyService(games, challenges, seeks),
         chat=ChatService(games, accounts),
         analysis=AnalysisService(store, jobs),
+        tournaments=TournamentService(store),
     )
 
 

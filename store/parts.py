@@ -41,6 +41,7 @@ from store.ratings import RatingStore
 from store.replay_cache import ReplayCache
 from store.seat_changes import SeatChanges
 from store.seeks import SeekStore
+from store.tournaments import TournamentStore
 from store.webhooks import WebhookStore
 
 Connected = GameStore | Archive
@@ -108,6 +109,11 @@ def account_deletion(store: Connected) -> AccountDeletionStore:
 def challenges(store: GameStore) -> ChallengeStore:
     """Challenges: invitations whose acceptance creates their game (``store.challenges``)."""
     return ChallengeStore(store.redis, store.followup_grace_ms)
+
+
+def tournaments(store: Connected) -> TournamentStore:
+    """Tournaments: record, entrants and rounds under one hash tag (``store.tournaments``)."""
+    return TournamentStore(_client(store))
 
 
 def chat(store: GameStore) -> ChatStore:

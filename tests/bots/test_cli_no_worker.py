@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 
 from cli.client import ApiClient
 from tests.bots.live import LiveServer
@@ -33,7 +34,11 @@ def test_play_hints_at_a_missing_bot_worker(redis_server, monkeypatch):
 
         thread = threading.Thread(target=play, daemon=True)
         thread.start()
-        thread.join(timeout=3)
+        # Wait for the hint, not for a fixed time: on a loaded machine the first view and the
+        # patience both take longer than on a quiet one.
+        deadline = time.monotonic() + 60
+        while "Is it running?" not in out.getvalue() and thread.is_alive() and time.monotonic() < deadline:
+            thread.join(timeout=0.1)
         assert "Is it running?" in out.getvalue()
     finally:
         server.stop()

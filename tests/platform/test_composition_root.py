@@ -30,6 +30,7 @@ SERVICES = {
     "LobbyService",
     "ChatService",
     "AnalysisService",
+    "TournamentService",
 }
 # What a service was once given after it was built (its identity resolver, its predictor...).
 WIRED = {"identity", "predictor", "followups", "jobs", "ratings", "compaction", "handlers"}

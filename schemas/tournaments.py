@@ -1,0 +1,77 @@
+"""Requests and responses of the tournament routes."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from schemas.common import StrictSchema
+from schemas.games import TimeControlSchema
+
+
+class CreateTournamentRequest(StrictSchema):
+    game = fields.String(required=True, validate=validate.Length(1, 64), metadata={"example": "condottiere"})
+    config = fields.Dict(
+        keys=fields.String(), load_default=dict, metadata={"description": "Engine configuration"}
+    )
+    clock = fields.Nested(TimeControlSchema, allow_none=True, load_default=lambda: None)
+    table_size = fields.Integer(
+        required=True,
+        metadata={"description": "Players per table (mixed with one fewer when the entrants do not divide)"},
+    )
+    rounds = fields.Integer(load_default=3, validate=validate.Range(1, 30))
+    format = fields.String(load_default="swiss", validate=validate.OneOf(["swiss", "elimination"]))
+    advance = fields.Integer(load_default=2, validate=validate.Range(1, 5))
+    duplicate = fields.Boolean(load_default=False)
+    rated = fields.Boolean(load_default=False)
+    bots = fields.Boolean(load_default=True, metadata={"description": "Whether bot accounts may enter"})
+    entry = fields.String(load_default="anyone", validate=validate.OneOf(["anyone", "list", "code"]))
+    accounts = fields.List(fields.String(validate=validate.Length(1, 64)), load_default=list)
+    capacity = fields.Integer(load_default=0, validate=validate.Range(0, 100_000))
+    title = fields.String(load_default="", validate=validate.Length(0, 80))
+
+
+class JoinTournamentRequest(StrictSchema):
+    code = fields.String(load_default="", validate=validate.Length(0, 64))
+
+
+class EntrantSchema(ma.Schema):
+    account = fields.String(required=True)
+    name = fields.String(required=True)
+    withdrawn = fields.Boolean(required=True)
+
+
+class StandingSchema(ma.Schema):
+    rank = fields.Integer(required=True)
+    account = fields.String(required=True)
+    score = fields.Float(required=True)
+    opponents = fields.Float(required=True)
+
+
+class TournamentTableSchema(ma.Schema):
+    players = fields.List(
+        fields.String(), required=True, metadata={"description": "Account ids in seat order"}
+    )
+    placing = fields.List(fields.List(fields.String()), metadata={"description": "Tied groups, best first"})
+    game = fields.String()
+
+
+class TournamentRoundSchema(ma.Schema):
+    round = fields.Integer(required=True)
+    tables = fields.List(fields.Nested(TournamentTableSchema), required=True)
+
+
+class TournamentSchema(ma.Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["open", "running", "finished"]))
+    organiser = fields.String(required=True)
+    round = fields.Integer(required=True)
+    settings = fields.Dict(required=True)
+    entrants = fields.List(fields.Nested(EntrantSchema), required=True)
+    rounds = fields.List(fields.Nested(TournamentRoundSchema), required=True)
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+    code = fields.String(metadata={"description": "The join code, shown to the organiser once"})
+
+
+class TournamentListSchema(ma.Schema):
+    tournaments = fields.List(fields.Nested(TournamentSchema), required=True)

@@ -1,0 +1,320 @@
+"""The tournament resource: create, join, withdraw, start, and the standings recounted from the
+rounds' results. Every refusal is a :class:`service.errors.ServiceError` with a stable code, raised
+before anything is written, or decided inside the store's script (capacity, status, twice), so a
+refused request changes nothing."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from games import get_game
+from games.base import GameError
+from service import errors
+from service.account_tokens import Identity
+from service.identity import PLAY, InsufficientScope
+from service.repository import now_ms
+from service.tournament.scoring import TableResult, standings
+from service.tournament.swiss import history, swiss_round
+from service.tournament.tables import TableSizeError, table_sizes
+from store import parts
+from store.tournaments import StoredTournament
+
+ENTRY = ("anyone", "list", "code")
+FORMATS = ("swiss", "elimination")
+
+
+class TournamentNotFound(errors.ServiceError):
+    status, code, title = 404, "TOURNAMENT_NOT_FOUND", "No such tournament"
+
+
+class TournamentNotOpen(errors.ServiceError):
+    status, code, title = 409, "TOURNAMENT_NOT_OPEN", "The tournament has started or finished"
+
+
+class TournamentFull(errors.ServiceError):
+    status, code, title = 409, "TOURNAMENT_FULL", "The tournament is full"
+
+
+class AlreadyEntered(errors.ServiceError):
+    status, code, title = 409, "ALREADY_ENTERED", "This account has entered already"
+
+
+class NotEntered(errors.ServiceError):
+    status, code, title = 409, "NOT_ENTERED", "This account is not an entrant"
+
+
+class NotAdmitted(errors.ServiceError):
+    status, code, title = 403, "NOT_ADMITTED", "This tournament's entry does not admit this account"
+
+
+class NotOrganiser(errors.ServiceError):
+    status, code, title = 403, "NOT_ORGANISER", "Only the tournament's organiser may do this"
+
+
+class TableSizeNotAllowed(errors.ServiceError):
+    status, code, title = 422, "TABLE_SIZE_NOT_ALLOWED", "The game does not allow that table size"
+
+
+class InvalidTournament(errors.ServiceError):
+    status, code, title = 422, "INVALID_TOURNAMENT", "The tournament's settings are not valid"
+
+
+class TournamentChanged(errors.ServiceError):
+    status, code, title = 409, "TOURNAMENT_CHANGED", "The entrants changed while starting: try again"
+
+
+def allowed_sizes(game_name: str, config: Mapping[str, Any]) -> list[int]:
+    """The table sizes the game accepts with ``config`` (asked of the game's own ``configure``)."""
+    game = get_game(game_name)
+    sizes = []
+    for k in range(2, 9):
+        try:
+            game.configure({**config, "players": k})
+        except (GameError, ValueError, KeyError, TypeError):
+            continue
+        sizes.append(k)
+    return sizes
+
+
+def _require_play(identity: Identity) -> None:
+    if PLAY not in identity.scopes:
+        raise InsufficientScope(PLAY)
+
+
+class TournamentService:
+    def __init__(self, store: Any):
+        self.store = parts.tournaments(store)
+
+    def create(self, identity: Identity, body: Mapping[str, Any]) -> dict[str, Any]:
+        _require_play(identity)
+        game = body.get("game")
+        try:
+            get_game(str(game))
+        except Exception as exc:  # noqa: BLE001 - an unknown name, whatever the registry raises
+            raise errors.UnknownGame(f"No game named {game!r}") from exc
+        config = dict(body.get("config") or {})
+        size = body.get("table_size")
+        sizes = allowed_sizes(str(game), config)
+        if not isinstance(size, int) or size not in sizes:
+            raise TableSizeNotAllowed(f"Tables of {size!r}: {game} allows {sizes}")
+        entry = body.get("entry", "anyone")
+        fmt = body.get("format", "swiss")
+        rounds = body.get("rounds", 3)
+        capacity = body.get("capacity", 0)
+        if entry not in ENTRY or fmt not in FORMATS:
+            raise InvalidTournament(f"entry is one of {ENTRY}, format one of {FORMATS}")
+        if not isinstance(rounds, int) or not 1 <= rounds <= 30:
+            raise InvalidTournament("rounds: from 1 to 30")
+        if not isinstance(capacity, int) or capacity < 0:
+            raise InvalidTournament("capacity: 0 (no limit) or more")
+        settings = {
+            "game": game,
+            "config": config,
+            "clock": body.get("clock"),
+            "table_size": size,
+            "min_size": min(sizes),
+            "max_size": max(sizes),
+            "rounds": rounds,
+            "format": fmt,
+            "advance": body.get("advance", 2),
+            "duplicate": bool(body.get("duplicate", False)),
+            "rated": bool(body.get("rated", False)),
+            "bots": bool(body.get("bots", True)),
+            "entry": entry,
+            "accounts": list(body.get("accounts") or []) if entry == "list" else [],
+            "code": secrets.token_urlsafe(9) if entry == "code" else "",
+            "capacity": capacity,
+            "title": str(body.get("title") or f"{game} tournament")[:80],
+        }
+        tournament_id = secrets.token_hex(8)
+        self.store.create(tournament_id, identity.account_id, settings, now_ms())
+        out = self.view(tournament_id)
+        if settings["code"]:
+            out["code"] = settings["code"]  # shown to the organiser, never in a public view
+        return out
+
+    def listing(self, limit: int = 50) -> list[dict[str, Any]]:
+        out = []
+        for tournament_id in self.store.ids(limit):
+            try:
+                out.append(self.view(tournament_id))
+            except TournamentNotFound:
+                continue
+        return out
+
+    def _load(self, tournament_id: str) -> StoredTournament:
+        found = self.store.load(tournament_id)
+        if found is None:
+            raise TournamentNotFound()
+        return found
+
+    @staticmethod
+    def _settings(found: StoredTournament) -> dict[str, Any]:
+        return dict(orjson.loads(found.record["config"]))
+
+    def join(
+        self,
+        tournament_id: str,
+        identity: Identity,
+        name: str,
+        rating: float = 1500.0,
+        bot: bool = False,
+        code: str = "",
+    ) -> dict[str, Any]:
+        _require_play(identity)
+        found = self._load(tournament_id)
+        settings = self._settings(found)
+        if found.record["status"] != "open":
+            raise TournamentNotOpen()
+        if bot and not settings["bots"]:
+            raise NotAdmitted("This tournament admits no bot accounts")
+        if settings["entry"] == "list" and identity.account_id not in settings["accounts"]:
+            raise NotAdmitted()
+        if settings["entry"] == "code" and not hmac.compare_digest(code, settings["code"]):
+            raise NotAdmitted("A join code is needed")
+        entrant = {"name": name, "rating": rating, "bot": bot, "joined": now_ms(), "withdrawn": False}
+        outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"])
+        self._refused(outcome)
+        return self.view(tournament_id)
+
+    def withdraw(self, tournament_id: str, identity: Identity) -> dict[str, Any]:
+        _require_play(identity)
+        found = self._load(tournament_id)
+        had = found.entrants.get(identity.account_id)
+        if had is None or had.get("withdrawn"):
+            raise NotEntered()
+        outcome = self.store.withdraw(tournament_id, identity.account_id, {**had, "withdrawn": True})
+        self._refused(outcome)
+        return self.view(tournament_id)
+
+    @staticmethod
+    def _refused(outcome: str) -> None:
+        if outcome in ("joined", "withdrawn", "recorded"):
+            return
+        raise {
+            "not_found": TournamentNotFound,
+            "not_open": TournamentNotOpen,
+            "finished": TournamentNotOpen,
+            "already_entered": AlreadyEntered,
+            "full": TournamentFull,
+            "not_entered": NotEntered,
+            "changed": TournamentChanged,
+        }.get(outcome, TournamentNotOpen)()
+
+    def start(self, tournament_id: str, identity: Identity) -> dict[str, Any]:
+        """The organiser's manual start: round 1 paired and recorded in one script, only if the
+        entrants are still those it paired (a join in between refuses it: try again)."""
+        _require_play(identity)
+        found = self._load(tournament_id)
+        if found.record["organiser"] != identity.account_id:
+            raise NotOrganiser()
+        if found.record["status"] != "open":
+            raise TournamentNotOpen()
+        tables = self.pair_next(found)
+        outcome = self.store.record_round(
+            tournament_id, 1, {"tables": [{"players": t} for t in tables]}, found.record["version"], "running"
+        )
+        self._refused(outcome)
+        return self.view(tournament_id)
+
+    def record_result(
+        self, tournament_id: str, number: int, table: int, placing: list[list[str]]
+    ) -> dict[str, Any]:
+        """A table's result (its finished game's placing: groups of tied account ids, best first),
+        then the next round if it completed this one. Both steps are idempotent: a follow-up run
+        twice, or killed between them, records the result once and pairs the next round once."""
+        found = self._load(tournament_id)
+        tables = found.rounds.get(number, {}).get("tables", [])
+        if not 0 <= table < len(tables):
+            raise InvalidTournament(f"Round {number} has no table {table}")
+        players = tables[table]["players"]
+        if sorted(p for g in placing for p in g) != sorted(players):
+            raise InvalidTournament("A placing lists exactly the table's players")
+        self.store.record_result(tournament_id, number, table, placing)
+        return self.advance(tournament_id)
+
+    def advance(self, tournament_id: str) -> dict[str, Any]:
+        """Pair and record the next round once every table of the current one has its result; the
+        last round's completion finishes the tournament (idempotent: safe to run any time)."""
+        found = self._load(tournament_id)
+        current = int(found.record.get("round", 0))
+        if found.record["status"] != "running" or current == 0:
+            return self.view(tournament_id)
+        if not all(t.get("placing") for t in found.rounds[current]["tables"]):
+            return self.view(tournament_id)
+        if current >= self._settings(found)["rounds"]:
+            self.store.finish(tournament_id)
+            return self.view(tournament_id)
+        tables = self.pair_next(found)
+        self.store.record_round(
+            tournament_id, current + 1, {"tables": [{"players": t} for t in tables]}, "", "running"
+        )
+        return self.view(tournament_id)
+
+    def pair_next(self, found: StoredTournament) -> list[list[str]]:
+        """The next round's tables (account ids in seat order) from the standings so far."""
+        settings = self._settings(found)
+        table = self.standings_of(found)
+        withdrawn = {a for a, e in found.entrants.items() if e.get("withdrawn")}
+        past = [[t["players"] for t in r["tables"]] for _, r in sorted(found.rounds.items())]
+        met, seats = history(past)
+        try:
+            table_sizes(len(found.entrants) - len(withdrawn), settings["table_size"], settings["min_size"])
+            return swiss_round(
+                [s.player for s in table],
+                {s.player: float(s.score) for s in table},
+                settings["table_size"],
+                settings["min_size"],
+                met,
+                seats,
+                withdrawn,
+                settings["max_size"],
+            )
+        except TableSizeError as exc:
+            raise TableSizeNotAllowed(str(exc)) from exc
+
+    @staticmethod
+    def standings_of(found: StoredTournament) -> list[Any]:
+        """Standings recounted from every finished table's placing (``placing`` in a round's table:
+        groups of tied account ids, best first, written when its game finished)."""
+        ratings = {a: float(e.get("rating", 1500)) for a, e in found.entrants.items()}
+        rounds = []
+        for _, r in sorted(found.rounds.items()):
+            done = [
+                TableResult(tuple(t["players"]), tuple(tuple(g) for g in t["placing"]))
+                for t in r["tables"]
+                if t.get("placing")
+            ]
+            rounds.append(done)
+        return standings(ratings, rounds)
+
+    def view(self, tournament_id: str) -> dict[str, Any]:
+        found = self._load(tournament_id)
+        settings = self._settings(found)
+        settings.pop("code", None)
+        return {
+            "id": tournament_id,
+            "status": found.record["status"],
+            "organiser": found.record["organiser"],
+            "round": int(found.record.get("round", 0)),
+            "settings": settings,
+            "entrants": [
+                {"account": a, "name": e["name"], "withdrawn": bool(e.get("withdrawn"))}
+                for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
+            ],
+            "rounds": [{"round": n, "tables": r["tables"]} for n, r in sorted(found.rounds.items())],
+            "standings": [
+                {
+                    "rank": s.rank,
+                    "account": s.player,
+                    "score": float(s.score),
+                    "opponents": float(s.opponents),
+                }
+                for s in self.standings_of(found)
+            ],
+        }

@@ -1,0 +1,267 @@
+"""Swiss pairing for tables of N players.
+
+Who sits with whom. The active entrants (withdrawn ones are dropped first, whatever the caller
+passes) are ranked by the standings and cut into consecutive slices of the table sizes
+(:func:`service.tournament.tables.table_sizes`): the *score groups*, leaders at the first tables.
+A slice may seat players who have met before; the cost of a table is the pair
+``(repeats, spread)``, compared in that order, where ``repeats`` counts every previous meeting of
+every pair at the table (a pair that met twice weighs two) and ``spread`` is the sum of the score
+differences of its pairs. So a repeat is avoided whenever moving players can avoid it, and among
+equally repeat-free tables the closest scores win.
+
+The search follows the FIDE Dutch system's handling of a bracket that cannot be paired as it stands
+(C.04.3: transpositions inside a bracket, then exchanges with the neighbouring bracket) for tables
+instead of pairs: for each two neighbouring tables one of which holds a repeat, every way to
+re-split their players between them is tried and the cheapest kept, if it is strictly cheaper. A
+player never sits more than one table away from the slice the ranking gave them (so score groups
+hold: the leaders are never scattered down the field to dodge a repeat), and the passes over the
+field are bounded (:data:`MAX_PASSES`), so a round costs ``O(tables * C(2k, k))`` at worst and in
+practice only the tables with a repeat are looked at. A global optimum (a weighted k-dimensional
+matching) is NP-hard for k >= 3; this bounded local search is why 10,000 entrants pair in well under
+a second (bench/pairing.py).
+
+Seats within a table balance the positions: each player's history counts how often they held each
+position (0 = first player); the table's seating minimises, in order, the largest count any player
+would reach and then the sum of the counts they would reach (every ordering of a table of at most
+six is tried: 720 at most). Before that, a table whose players' histories collide (no seating keeps
+all of them within one: Hall's condition over the positions each may take) swaps a player with an
+equal-scored player of a neighbouring table of the same size when that seats both tables within
+one and adds no repeat (:func:`balance_seats`, one pass): equal scores, so the score groups and the
+spread stay as they were. It does not always succeed (bench/pairing.py counts the players left out
+of "within one").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import cache
+from itertools import combinations, permutations
+
+from service.tournament.tables import table_sizes
+
+MAX_PASSES = 4
+FLOAT = 2  # how many tables away from its slice a player may be moved
+
+Met = Mapping[str, Mapping[str, int]]
+SeatCounts = Mapping[str, Sequence[int]]
+
+
+def history(
+    rounds: Iterable[Sequence[Sequence[str]]],
+) -> tuple[dict[str, dict[str, int]], dict[str, list[int]]]:
+    """From past rounds (each a list of tables, each a list of players in seat order): how often
+    each two players met, and how often each player held each position."""
+    met: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    seats: dict[str, list[int]] = defaultdict(lambda: [0] * 6)
+    for tables in rounds:
+        for table in tables:
+            for position, player in enumerate(table):
+                seats[player][position] += 1
+            for a, b in combinations(table, 2):
+                met[a][b] += 1
+                met[b][a] += 1
+    return {p: dict(o) for p, o in met.items()}, dict(seats)
+
+
+def _cost(table: Sequence[str], scores: Mapping[str, float], met: Met) -> tuple[float, float]:
+    repeats = 0
+    spread = 0.0
+    for a, b in combinations(table, 2):
+        repeats += met.get(a, {}).get(b, 0)
+        spread += abs(scores.get(a, 0) - scores.get(b, 0))
+    return repeats, spread
+
+
+def _repeats(table: Sequence[str], met: Met) -> int:
+    return sum(met.get(a, {}).get(b, 0) for a, b in combinations(table, 2))
+
+
+def group(
+    ranked: Sequence[str],
+    sizes: Sequence[int],
+    scores: Mapping[str, float],
+    met: Met,
+    passes: int = MAX_PASSES,
+) -> list[list[str]]:
+    """The tables (players unordered) for ``ranked`` players at tables of ``sizes``."""
+    tables: list[list[str]] = []
+    home: dict[str, int] = {}
+    start = 0
+    for index, size in enumerate(sizes):
+        tables.append(list(ranked[start : start + size]))
+        for player in tables[-1]:
+            home[player] = index
+        start += size
+    if not met:
+        return tables
+    dirty = [_repeats(t, met) > 0 for t in tables]
+    for _ in range(passes):
+        improved = False
+        for i in range(len(tables)):
+            for j in range(i + 1, min(i + 1 + FLOAT, len(tables))):
+                if not (dirty[i] or dirty[j]):
+                    continue
+                better = _resplit(tables[i], tables[j], i, j, home, scores, met)
+                if better is not None:
+                    tables[i], tables[j] = better
+                    dirty[i] = _repeats(tables[i], met) > 0
+                    dirty[j] = _repeats(tables[j], met) > 0
+                    improved = True
+        if not improved:
+            break
+    return tables
+
+
+def _resplit(
+    upper: list[str],
+    lower: list[str],
+    i: int,
+    j: int,
+    home: Mapping[str, int],
+    scores: Mapping[str, float],
+    met: Met,
+) -> tuple[list[str], list[str]] | None:
+    """The cheapest re-split of two neighbouring tables (``i`` and ``i + 1``) that keeps every
+    player within one table of their slice, if strictly cheaper than the current one."""
+    both = upper + lower
+    c1, c2 = _cost(upper, scores, met), _cost(lower, scores, met)
+    best = (c1[0] + c2[0], c1[1] + c2[1])
+    found = None
+    for chosen in combinations(range(len(both)), len(upper)):
+        top = [both[x] for x in chosen]
+        if any(home[p] > i + FLOAT for p in top):
+            continue
+        taken = set(chosen)
+        bottom = [both[x] for x in range(len(both)) if x not in taken]
+        if any(home[p] < j - FLOAT for p in bottom):
+            continue
+        a, b = _cost(top, scores, met), _cost(bottom, scores, met)
+        cost = (a[0] + b[0], a[1] + b[1])
+        if cost < best:
+            best, found = cost, (top, bottom)
+    return found
+
+
+def _allowed(player: str, size: int, seat_counts: SeatCounts) -> int:
+    """The positions (a bit mask) where ``player`` may sit and stay within one between their
+    most- and least-held position."""
+    counts = (list(seat_counts.get(player) or ()) + [0] * size)[:size]
+    floor = min(counts)
+    return sum(1 << pos for pos, c in enumerate(counts) if c == floor)
+
+
+def _seatable(masks: Sequence[int]) -> bool:
+    return _hall(tuple(sorted(masks)))
+
+
+@cache
+def _hall(masks: tuple[int, ...]) -> bool:
+    """Hall's condition: every set of the table's players has at least as many allowed positions
+    (each subset's union built from the subset less its lowest player: 2^k steps)."""
+    unions = [0] * (1 << len(masks))
+    for subset in range(1, len(unions)):
+        low = subset & -subset
+        union = unions[subset ^ low] | masks[low.bit_length() - 1]
+        if union.bit_count() < subset.bit_count():
+            return False
+        unions[subset] = union
+    return True
+
+
+def balance_seats(
+    tables: list[list[str]],
+    scores: Mapping[str, float],
+    met: Met,
+    seat_counts: SeatCounts,
+    home: Mapping[str, int],
+) -> None:
+    """Swap players of equal score between neighbouring tables when that lets a table whose
+    players' seat histories collide be seated with everyone within one, without a new repeat and
+    without breaking the other table's seating (in place; one pass)."""
+    if not seat_counts:
+        return
+    masks = [{p: _allowed(p, len(t), seat_counts) for p in t} for t in tables]
+    ok = [_seatable(list(m.values())) for m in masks]
+    for i in range(len(tables)):
+        if ok[i]:
+            continue
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(tables) or len(tables[j]) != len(tables[i]) or ok[i]:
+                continue
+            for a in list(tables[i]):
+                if ok[i]:
+                    break
+                for b in list(tables[j]):
+                    if scores.get(a, 0) != scores.get(b, 0):
+                        continue
+                    if abs(home[a] - j) > FLOAT or abs(home[b] - i) > FLOAT:
+                        continue
+                    ti = [b if p == a else p for p in tables[i]]
+                    tj = [a if p == b else p for p in tables[j]]
+                    mi = [masks[i][p] for p in tables[i] if p != a] + [masks[j][b]]
+                    mj = [masks[j][p] for p in tables[j] if p != b] + [masks[i][a]]
+                    if not (_seatable(mi) and (_seatable(mj) or not ok[j])):
+                        continue
+                    ma, mb = met.get(a, {}), met.get(b, {})
+                    stay_i = [p for p in tables[i] if p != a]
+                    stay_j = [p for p in tables[j] if p != b]
+                    added = sum(mb.get(p, 0) for p in stay_i) + sum(ma.get(p, 0) for p in stay_j)
+                    if added > sum(ma.get(p, 0) for p in stay_i) + sum(mb.get(p, 0) for p in stay_j):
+                        continue
+                    tables[i], tables[j] = ti, tj
+                    # equal sizes: a player's allowed positions travel with them
+                    moved = {**masks[i], **masks[j]}
+                    masks[i] = {p: moved[p] for p in ti}
+                    masks[j] = {p: moved[p] for p in tj}
+                    ok[i], ok[j] = True, _seatable(list(masks[j].values()))
+                    break
+
+
+def seat(table: Sequence[str], seat_counts: SeatCounts) -> list[str]:
+    """``table``'s players in seat order, balancing the positions each has held (module doc)."""
+    k = len(table)
+    counts = [list(seat_counts.get(p) or ())[:k] + [0] * (k - len(seat_counts.get(p) or ())) for p in table]
+    if not any(any(c) for c in counts):
+        return list(table)
+    floors = [min(c) for c in counts]
+    best: tuple[int, int, int] | None = None
+    order: Sequence[int] = range(k)
+    for positions in permutations(range(k)):
+        # positions[j]: the seat of table[j]; excess: how far above its least-held position the
+        # player's count there would rise (0 or 1 keeps the player within one)
+        excess = [counts[j][positions[j]] + 1 - floors[j] for j in range(k)]
+        cost = (max(excess), sum(e * e for e in excess), counts[0][positions[0]])
+        if best is None or cost < best:
+            best, order = cost, positions
+    seated = [""] * len(table)
+    for j, position in enumerate(order):
+        seated[position] = table[j]
+    return seated
+
+
+def swiss_round(
+    ranked: Sequence[str],
+    scores: Mapping[str, float],
+    size: int,
+    min_size: int,
+    met: Met | None = None,
+    seat_counts: SeatCounts | None = None,
+    withdrawn: Collection[str] = (),
+    max_size: int | None = None,
+    passes: int = MAX_PASSES,
+) -> list[list[str]]:
+    """One Swiss round: ``ranked`` (the standings' order, best first) seated at tables of ``size``
+    (mixed as :func:`table_sizes` says), each table's players in seat order."""
+    gone = set(withdrawn)
+    active = [p for p in ranked if p not in gone]
+    sizes = table_sizes(len(active), size, min_size, max_size)
+    tables = group(active, sizes, scores, met or {}, passes)
+    home = {}
+    start = 0
+    for index, n in enumerate(sizes):
+        for p in active[start : start + n]:
+            home[p] = index
+        start += n
+    balance_seats(tables, scores, met or {}, seat_counts or {}, home)
+    return [seat(t, seat_counts or {}) for t in tables]

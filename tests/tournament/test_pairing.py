@@ -1,0 +1,341 @@
+"""The tournament pairing core (service.tournament): table sizes, Swiss grouping and seating,
+placement points and tie-breaks, elimination and duplicate rounds. Pure functions, no store."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import combinations, permutations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.tournament import swiss
+from service.tournament.elimination import advancing, elimination_tables, is_final
+from service.tournament.scoring import (
+    TABLE_TOTAL,
+    TableResult,
+    duplicate_points,
+    duplicate_seating,
+    placement_points,
+    points_for,
+    standings,
+)
+from service.tournament.swiss import history, swiss_round
+from service.tournament.tables import TableSizeError, table_sizes
+
+
+@given(n=st.integers(0, 400), size=st.integers(2, 6), min_size=st.integers(2, 4))
+def test_table_sizes_are_valid_or_refused(n, size, min_size):
+    try:
+        sizes = table_sizes(n, size, min_size)
+    except TableSizeError:
+        count = max(1, -(-n // size))
+        assert size < min_size or n < min_size or n // count < min_size
+        return
+    assert sum(sizes) == n
+    assert len(sizes) == -(-n // size)
+    assert max(sizes) - min(sizes) <= 1 and max(sizes) <= size and min(sizes) >= min_size
+    assert sizes == sorted(sizes, reverse=True)  # the larger tables first
+
+
+def test_thirteen_at_four_is_four_three_three_three():
+    assert table_sizes(13, 4, 3) == [4, 3, 3, 3]
+    assert table_sizes(7, 4, 3) == [4, 3]
+    with pytest.raises(TableSizeError):
+        table_sizes(5, 4, 3)  # 3+2: a table of 2 where the game needs 3
+    with pytest.raises(TableSizeError):
+        table_sizes(12, 7, 3, max_size=6)
+
+
+def _field(draw_rounds, n, k, seed):
+    """A simulated Swiss: ``draw_rounds`` rounds of ``n`` players at tables of ``k``, random results."""
+    rng = random.Random(seed)
+    players = [f"p{i:03d}" for i in range(n)]
+    ratings = {p: rng.random() for p in players}
+    past, results = [], []
+    for _ in range(draw_rounds):
+        ranked, scores = _ranked(ratings, results)
+        met, seats = history(past)
+        tables = swiss_round(ranked, scores, k, 3, met, seats)
+        past.append(tables)
+        results.append([TableResult(tuple(t), tuple((p,) for p in rng.sample(t, len(t)))) for t in tables])
+    return players, ratings, past, results
+
+
+def _ranked(ratings, results):
+    table = standings(ratings, results)
+    return [s.player for s in table], {s.player: float(s.score) for s in table}
+
+
+def _repeats(tables, met):
+    return sum(met.get(a, {}).get(b, 0) for t in tables for a, b in combinations(t, 2))
+
+
+def _seatable(field):
+    try:
+        table_sizes(field[0], field[1], 3)
+    except TableSizeError:
+        return False
+    return True
+
+
+fields = st.tuples(
+    st.integers(9, 40), st.sampled_from([3, 4, 5]), st.integers(1, 4), st.integers(0, 10**6)
+).filter(_seatable)
+
+
+@settings(deadline=None, max_examples=25)
+@given(fields, st.data())
+def test_withdrawn_players_are_never_paired(field, data):
+    n, k, rounds, seed = field
+    players, ratings, past, results = _field(rounds, n, k, seed)
+    gone = set(data.draw(st.lists(st.sampled_from(players), max_size=n // 3)))
+    ranked, scores = _ranked(ratings, results)
+    met, seats = history(past)
+    try:
+        tables = swiss_round(ranked, scores, k, 3, met, seats, withdrawn=gone)
+    except TableSizeError:
+        return
+    seated = [p for t in tables for p in t]
+    assert not gone & set(seated)
+    assert sorted(seated) == sorted(set(players) - gone)
+
+
+@settings(deadline=None, max_examples=25)
+@given(fields)
+def test_score_groups_respected(field):
+    """Round one (no history) is the ranking cut into slices; later, nobody sits more than
+    swiss.FLOAT tables from the slice the standings gave them."""
+    n, k, rounds, seed = field
+    players, ratings, past, results = _field(rounds, n, k, seed)
+    ranked, scores = _ranked(ratings, results)
+    met, seats = history(past)
+    sizes = table_sizes(n, k, 3)
+    slices, start = [], 0
+    for size in sizes:
+        slices.append(set(ranked[start : start + size]))
+        start += size
+    first = swiss.group(ranked, sizes, scores, {})
+    assert [set(t) for t in first] == slices
+    home = {p: i for i, s in enumerate(slices) for p in s}
+    for i, table in enumerate(swiss.group(ranked, sizes, scores, met)):
+        assert all(abs(home[p] - i) <= swiss.FLOAT for p in table)
+
+
+@settings(deadline=None, max_examples=25)
+@given(fields)
+def test_repeats_never_more_than_the_plain_slices(field):
+    n, k, rounds, seed = field
+    players, ratings, past, results = _field(rounds, n, k, seed)
+    ranked, scores = _ranked(ratings, results)
+    met, _ = history(past)
+    sizes = table_sizes(n, k, 3)
+    plain = swiss.group(ranked, sizes, scores, {})
+    assert _repeats(swiss.group(ranked, sizes, scores, met), met) <= _repeats(plain, met)
+
+
+@settings(deadline=None)
+@given(
+    n=st.integers(6, 10),
+    meetings=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=20),
+    seed=st.integers(0, 10**6),
+)
+def test_no_repeat_opponents_while_avoidable_at_two_tables(n, meetings, seed):
+    """With two tables every split is within reach: the pairing's repeats equal the fewest any
+    split of the field into those table sizes has (zero whenever a repeat-free split exists)."""
+    players = [f"p{i}" for i in range(n)]
+    rng = random.Random(seed)
+    scores = {p: float(rng.randint(0, 12)) for p in players}
+    met: dict[str, dict[str, int]] = {}
+    for a, b in meetings:
+        if a < n and b < n and a != b:
+            pa, pb = players[a], players[b]
+            met.setdefault(pa, {})[pb] = met.get(pa, {}).get(pb, 0) + 1
+            met.setdefault(pb, {})[pa] = met.get(pb, {}).get(pa, 0) + 1
+    ranked = sorted(players, key=lambda p: -scores[p])
+    size = 5 if n > 8 else 4
+    sizes = table_sizes(n, size, 3)
+    assert len(sizes) == 2
+    best = min(
+        _repeats([list(top), [p for p in players if p not in top]], met)
+        for top in combinations(players, sizes[0])
+    )
+    assert _repeats(swiss.group(ranked, sizes, scores, met), met) == best
+
+
+@settings(deadline=None, max_examples=25)
+@given(fields)
+def test_seat_positions_balanced_within_one_where_the_table_allows(field):
+    """Every table of every round of a simulated Swiss is seated so that each of its players stays
+    within one between their most- and least-held position whenever some seating of that table
+    allows it (tables whose players' histories collide cannot all be kept within one)."""
+    n, k, rounds, seed = field
+    _, _, past, _ = _field(rounds + 1, n, k, seed)
+    for r, tables in enumerate(past):
+        _, counts = history(past[:r])
+        for table in tables:
+            size = len(table)
+
+            def spread_after(order, size=size, counts=counts):
+                worst = 0
+                for position, p in enumerate(order):
+                    c = (list(counts.get(p, [0] * 6)) + [0] * 6)[:size]
+                    c[position] += 1
+                    worst = max(worst, max(c) - min(c))
+                return worst
+
+            possible = min(spread_after(order) for order in permutations(table))
+            if possible <= 1:
+                assert spread_after(table) <= 1
+
+
+def test_a_field_of_sixteen_first_seats_go_round():
+    """Over four rounds at tables of 4 most players are first player exactly once."""
+    players, _, past, _ = _field(4, 16, 4, 7)
+    _, seats = history(past)
+    assert sum(1 for p in players if seats[p][0] == 1) >= 12
+
+
+@given(st.integers(2, 6))
+def test_every_table_is_worth_a_table_of_four(size):
+    points = points_for(size)
+    assert sum(points) == TABLE_TOTAL
+    assert list(points) == sorted(points, reverse=True) and len(set(points)) == size
+    assert points_for(4) == (6, 4, 2, 1)
+
+
+def test_ties_split_the_places_they_cover():
+    result = TableResult(("a", "b", "c", "d"), (("a",), ("b", "c"), ("d",)))
+    assert placement_points(result) == {"a": 6, "b": 3, "c": 3, "d": 1}
+    assert sum(placement_points(result).values()) == TABLE_TOTAL
+
+
+def test_tie_breaks_opponents_then_head_to_head_then_rating():
+    r1 = [
+        TableResult(("a", "b", "c"), (("a",), ("b",), ("c",))),
+        TableResult(("d", "e", "f"), (("d",), ("e",), ("f",))),
+    ]
+    r2 = [
+        TableResult(("a", "d", "x"), (("x",), ("a",), ("d",))),
+        TableResult(("b", "e", "f"), (("e",), ("b",), ("f",))),
+    ]
+    ratings = {p: 1500.0 for p in "abcdefx"}
+    ratings["d"] = 2000.0
+    table = {s.player: s for s in standings(ratings, [r1, r2])}
+    assert table["a"].score > table["d"].score
+    # e has a's score; the opponents' scores decide between them
+    assert table["e"].score == table["a"].score
+    assert (table["a"].rank < table["e"].rank) == (table["a"].opponents > table["e"].opponents)
+    same = standings({"p": 1.0, "q": 2.0}, [[TableResult(("p", "q", "z"), (("p",), ("q",), ("z",)))]])
+    assert [s.player for s in same][:2] == ["p", "q"]
+    # equal score and opponents: head to head, before rating
+    tied = [
+        [TableResult(("p", "q", "z"), (("p",), ("q",), ("z",)))],
+        [TableResult(("q", "p", "z"), (("q",), ("p",), ("z",)))],
+        [TableResult(("p", "q", "z"), (("p", "q"), ("z",)))],
+    ]
+    ranks = {s.player: s for s in standings({"p": 1.0, "q": 2.0, "z": 3.0}, tied)}
+    assert ranks["p"].score == ranks["q"].score and ranks["p"].head_to_head == ranks["q"].head_to_head == 0
+    assert ranks["q"].rank < ranks["p"].rank  # rating decides last
+    # equal score and opponents' scores: q finished ahead of p when they met, so q ranks first
+    # although p's rating is higher
+    h2h = [
+        [TableResult(("y", "z", "p"), (("z",), ("p",), ("y",)))],
+        [TableResult(("q", "z", "p"), (("z",), ("q",), ("p",)))],
+        [TableResult(("z", "q", "y"), (("y",), ("z",), ("q",)))],
+    ]
+    got = {s.player: s for s in standings({"p": 2000.0, "q": 1.0, "y": 1.0, "z": 1.0}, h2h)}
+    assert got["p"].score == got["q"].score and got["p"].opponents == got["q"].opponents
+    assert got["q"].head_to_head == 1 and got["q"].rank < got["p"].rank
+
+
+@settings(deadline=None)
+@given(
+    n=st.integers(3, 200),
+    size=st.sampled_from([3, 4, 5]),
+    advance=st.integers(1, 2),
+    seed=st.integers(0, 10**6),
+)
+def test_elimination_runs_to_one_final_table(n, size, advance, seed):
+    rng = random.Random(seed)
+    field = [f"p{i}" for i in range(n)]
+    rounds = 0
+    while not is_final(len(field), size):
+        try:
+            tables = elimination_tables(field, size, 3, advance)
+        except TableSizeError:
+            return
+        assert sorted(p for t in tables for p in t) == sorted(field)
+        placings = [[(p,) for p in rng.sample(t, len(t))] for t in tables]
+        nxt = advancing(placings, field, advance)
+        assert len(nxt) == advance * len(tables)
+        for t, pl in zip(tables, placings, strict=True):
+            assert set(nxt) & set(t) == {p[0] for p in pl[:advance]}
+        field = nxt
+        rounds += 1
+        assert rounds < 20
+    if len(field) >= 3:
+        assert elimination_tables(field, size, 3, advance) == [field]
+
+
+def test_elimination_spreads_the_seeds():
+    tables = elimination_tables([str(i) for i in range(16)], 4, 3, 2)
+    assert [t[0] for t in tables] == ["0", "1", "2", "3"]
+    assert tables[0] == ["0", "7", "8", "15"]
+
+
+@given(tables=st.integers(1, 12), k=st.sampled_from([3, 4, 5]))
+def test_duplicate_rotation_plays_each_deal_from_each_seat(tables, k):
+    ranked = [[f"t{t}r{r}" for r in range(k)] for t in range(tables)]
+    seated = duplicate_seating(ranked)
+    for t, table in enumerate(seated):
+        assert sorted(table) == sorted(ranked[t])
+    for s in range(k):
+        ranks = {int(table[s].split("r")[1]) for table in seated}
+        assert len(ranks) == min(tables, k)  # seat s held by min(tables, k) different ranks
+
+
+def test_duplicate_points_compare_the_same_seat_of_the_same_deal():
+    a = TableResult(("a0", "a1", "a2", "a3"), (("a0",), ("a1",), ("a2",), ("a3",)))
+    b = TableResult(("b0", "b1", "b2", "b3"), (("b1",), ("b0",), ("b2",), ("b3",)))
+    got = duplicate_points([a, b])
+    assert got["a0"] == 6 - 5 + Fraction(13, 4) and got["b0"] == 4 - 5 + Fraction(13, 4)
+    assert got["a2"] == got["b2"] == Fraction(13, 4)
+    assert sum(got.values()) == 2 * TABLE_TOTAL
+
+
+def test_equal_scores_swap_tables_so_every_seat_history_stays_within_one():
+    """Two tables of equal scores; at the first, a and b have held every position but the first
+    (only seat 0 keeps them within one): a swap with a player of the other table lets both tables
+    be seated within one, with no repeat."""
+    counts = {"a": [0, 1, 1, 1], "b": [0, 1, 1, 1], "c": [1, 0, 1, 1], "d": [1, 1, 0, 1]}
+    counts |= {"e": [1, 0, 1, 1], "f": [1, 1, 0, 1], "g": [1, 1, 1, 0], "h": [1, 1, 1, 0]}
+    scores = dict.fromkeys(counts, 6.0)
+    tables = swiss_round(list(counts), scores, 4, 3, {}, counts)
+    for table in tables:
+        for position, player in enumerate(table):
+            after = list(counts[player])
+            after[position] += 1
+            assert max(after) - min(after) <= 1, (table, player)
+
+
+@settings(deadline=None, max_examples=25)
+@given(fields)
+def test_seat_swaps_keep_score_groups_and_add_no_repeat(field):
+    n, k, rounds, seed = field
+    _, ratings, past, results = _field(rounds, n, k, seed)
+    ranked, scores = _ranked(ratings, results)
+    met, seats = history(past)
+    sizes = table_sizes(n, k, 3)
+    grouped = swiss.group(ranked, sizes, scores, met)
+    final = swiss_round(ranked, scores, k, 3, met, seats)
+    assert _repeats(final, met) <= _repeats(grouped, met)
+    home, start = {}, 0
+    for i, size in enumerate(sizes):
+        home.update(dict.fromkeys(ranked[start : start + size], i))
+        start += size
+    assert all(abs(home[p] - i) <= swiss.FLOAT for i, t in enumerate(final) for p in t)
+    for g, f in zip(grouped, final, strict=True):
+        assert sorted(scores[p] for p in g) == sorted(scores[p] for p in f)  # equal scores only
