@@ -68,7 +68,7 @@ class Settings:
         """A worker's settings: ``REDIS_URL``, ``RQ_REDIS_URL`` and ``WEBHOOK_*`` from the
         environment. A process that ``enqueues`` fails here, at start-up, when ``REDIS_URL`` is a
         cluster and ``RQ_REDIS_URL`` is unset."""
-        url = os.environ["REDIS_URL"]
+        url = overrides.pop("redis_url", None) or os.environ["REDIS_URL"]
         values: dict[str, Any] = {"redis_url": url, "webhooks": WebhookSettings.from_env()}
         if enqueues:
             values["queue_url"] = queue_url(url, os.environ.get("RQ_REDIS_URL"))
