@@ -46,13 +46,21 @@ def test_the_arity_check_sees_a_wrapper_that_drifts_from_its_lua():
 
 # The store's other scripts, run by their own part on a few call sites each: not wrapped yet.
 NOT_WRAPPED_YET = {
-    "accounts.py": 7,
+    "account_deletion.py": 1,
+    "accounts.py": 6,
     "archive.py": 3,
+    "bot_accounts.py": 1,
+    "challenges.py": 3,
+    "chat.py": 1,
     "compact.py": 2,
     "jobs.py": 3,
     "outbox.py": 4,
+    "passes.py": 1,
     "ratings.py": 1,
-    "webhooks.py": 8,
+    "seat_changes.py": 2,
+    "seeks.py": 5,
+    "tournaments.py": 4,
+    "webhooks.py": 9,
 }
 
 
