@@ -8,7 +8,6 @@ creates it (``Cache-Control: no-store``), and never in any other answer."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
@@ -33,6 +32,7 @@ from schemas.accounts import (
     SignInRequest,
     TokenListSchema,
 )
+from schemas.common import stream_id_ok
 from schemas.games import RotatedTokenResponse
 from service.account_tokens import Identity
 from service.accounts import AccountService
@@ -42,22 +42,6 @@ blp = Blueprint("accounts", __name__, url_prefix="/v1", description="Accounts, t
 
 ACCOUNT_AUTH: list[dict[str, list[str]]] = [{"accountToken": []}]
 NO_STORE = {"Cache-Control": "no-store"}
-# The feed's entry ids (Redis stream ids): what Last-Event-ID resumes from.
-_FEED_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
-
-
-# A stream entry id's two parts are unsigned 64-bit integers: a larger one would pass the pattern and
-# make Redis refuse the read, dropping the stream the browser then opens again every few seconds.
-_MOST_ID_PART = 2**64 - 1
-
-
-def _feed_id(value: str) -> bool:
-    """Whether ``value`` is an id a feed entry can have and a read can start after (nothing comes
-    after the very largest id: Redis refuses to read from there)."""
-    if not _FEED_ID.match(value):
-        return False
-    parts = tuple(int(part) for part in value.split("-"))
-    return max(parts) <= _MOST_ID_PART and parts != (_MOST_ID_PART, _MOST_ID_PART)
 
 
 def accounts() -> AccountService:
@@ -253,7 +237,7 @@ class MyStream(MethodView):
         events (a client away longer reads GET /v1/me/games)."""
         who = identity(READ)
         after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not _feed_id(after):
+        if after is not None and not stream_id_ok(after):
             raise ProblemError(
                 422,
                 "VALIDATION_ERROR",

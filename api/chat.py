@@ -22,14 +22,12 @@ from schemas.chat import (
     MutedSeatsSchema,
     MuteRequest,
     PostChatRequest,
-    is_message_id,
 )
 from service.chat import ChatService
 
 blp = Blueprint("chat", __name__, url_prefix="/v1/games", description="Chat at a game")
 
 ROOM = "<any(players, spectators):room>"
-# What the contract says a message id looks like (schemas.chat.is_message_id also bounds its parts).
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {"accountToken": []}]
 
@@ -85,7 +83,7 @@ class RoomStream(MethodView):
         token = bearer_token()
         svc = chat()
         after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not is_message_id(after):
+        if after is not None and not _ENTRY_ID.match(after):
             raise ProblemError(
                 422, "VALIDATION_ERROR", "Invalid request", "Last-Event-ID must be a message id."
             )

@@ -73,16 +73,6 @@ def register_components(spec: APISpec) -> list[str]:
     return prefixes
 
 
-def _key_pattern(field: ma.fields.Dict) -> dict[str, Any]:
-    # A mapping whose keys the schema checks against a pattern says so (JSON Schema's
-    # propertyNames), so a client, or a generated request, knows which keys are refused.
-    keys = field.key_field
-    for validator in getattr(keys, "validators", []) if keys is not None else []:
-        if isinstance(validator, ma.validate.Regexp):
-            return {"propertyNames": {"pattern": validator.regex.pattern}}
-    return {}
-
-
 def attribute_function(prefixes: list[str]) -> Callable[..., dict[str, Any]]:
     """An apispec attribute function: a field whose class sets ``contract_definition`` becomes a
     reference to that definition of the game (or an ``anyOf`` over the games, when several publish)."""
@@ -94,7 +84,7 @@ def attribute_function(prefixes: list[str]) -> Callable[..., dict[str, Any]]:
             return {"enum": contract_games()}
         definition = getattr(field, "contract_definition", None)
         if definition is None or not prefixes:
-            return _key_pattern(field) if isinstance(field, ma.fields.Dict) else {}
+            return _key_pattern(field)
         for key in ("type", "additionalProperties", "propertyNames"):
             ret.pop(key, None)
         refs = [{"$ref": COMPONENTS + game_prefix + definition} for game_prefix in prefixes]
@@ -106,6 +96,16 @@ def attribute_function(prefixes: list[str]) -> Callable[..., dict[str, Any]]:
         return refs[0] if len(refs) == 1 else {"anyOf": refs}
 
     return game_contract_field
+
+
+def _key_pattern(field: ma.fields.Field[Any]) -> dict[str, Any]:
+    """A mapping whose keys the route checks against a pattern says so (``propertyNames``), so a
+    client or a fuzzer never sends a key the schema allows and the route refuses."""
+    keys = getattr(field, "key_field", None) if isinstance(field, ma.fields.Dict) else None
+    for validator in getattr(keys, "validators", ()):
+        if isinstance(validator, ma.validate.Regexp):
+            return {"propertyNames": {"pattern": validator.regex.pattern}}
+    return {}
 
 
 def register_create_game_requests(spec: APISpec, converter: Any, schema: Any) -> str:

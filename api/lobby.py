@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -13,11 +12,11 @@ from api.common import Blueprint
 from api.game_streams import sse_content
 from api.problems import ProblemError
 from api.transport import transport
+from schemas.common import STREAM_ID_PATTERN, stream_id_ok
 from service.lobby import LobbyService
 
 blp = Blueprint("lobby", __name__, url_prefix="/v1/lobby", description="The live lobby")
 
-_ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 LOBBY_EVENTS = (
     "text/event-stream: first `event: lobby` (LobbySnapshot: open games, open challenges, seeks; no id), "
     "then `event: game` (LobbyGameEvent), `challenge` (LobbyChallengeEvent) and `seek` (LobbySeekEvent), "
@@ -44,7 +43,7 @@ class LobbyStream(MethodView):
                     "seek": "LobbySeekEvent",
                 },
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
-                _ENTRY_ID.pattern,
+                STREAM_ID_PATTERN,
             )
         },
         parameters=[
@@ -52,7 +51,7 @@ class LobbyStream(MethodView):
                 "name": "Last-Event-ID",
                 "in": "header",
                 "required": False,
-                "schema": {"type": "string", "pattern": _ENTRY_ID.pattern},
+                "schema": {"type": "string", "pattern": STREAM_ID_PATTERN},
                 "description": "Resume after this change (an `id:` the stream sent)",
             }
         ],
@@ -61,7 +60,7 @@ class LobbyStream(MethodView):
         """Open games, open challenges and seeks as they are added, change and go: one stream, so
         bots and browsers stop polling."""
         after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not _ENTRY_ID.match(after):
+        if after is not None and not stream_id_ok(after):
             raise ProblemError(
                 422,
                 "VALIDATION_ERROR",

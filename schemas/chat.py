@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import BodyInteger, StrictSchema
-
-_STREAM_ID = re.compile(r"\A(\d{1,20})-(\d{1,20})\Z")
-_MOST = 2**64 - 1
-
-
-def is_message_id(value: str) -> bool:
-    """A Redis stream entry id (two 64-bit numbers): what ``after`` and Last-Event-ID take. ``\\Z``,
-    not ``$`` (which lets a trailing newline through), and each part within 64 bits, since Redis
-    refuses anything else with an error rather than an empty answer."""
-    found = _STREAM_ID.match(value)
-    return found is not None and all(int(part) <= _MOST for part in found.groups())
-
-
-def _a_message_id(value: str) -> None:
-    if not is_message_id(value):
-        raise ma.ValidationError("Not a message id.")
+from schemas.common import STREAM_ID_PATTERN, BodyInteger, StrictSchema, stream_id_ok
 
 
 class ChatMessageSchema(ma.Schema):
@@ -43,13 +25,18 @@ class PostChatRequest(StrictSchema):
     text = fields.String(required=True, metadata={"description": "1-300 characters, no control characters"})
 
 
+def _message_id(value: str) -> None:
+    if not stream_id_ok(value):
+        raise ma.ValidationError("Not a message id.")
+
+
 class ChatQuery(StrictSchema):
     class Meta:
         unknown = ma.RAISE
 
     after = fields.String(
-        validate=[validate.Regexp(r"^\d{1,20}-\d{1,20}$"), _a_message_id],
-        metadata={"description": "A message id"},
+        validate=_message_id,
+        metadata={"description": "A message id", "pattern": STREAM_ID_PATTERN},
     )
 
 

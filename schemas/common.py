@@ -169,3 +169,19 @@ def _as_ints(value: Any) -> Any:
     if type(value) is list:
         return [_as_ints(item) for item in value]
     return value
+
+
+# A Redis stream entry id (what Last-Event-ID and `after` resume from): two unsigned 64-bit parts. A
+# larger part passes a digits pattern and makes Redis refuse the read (a dropped stream a browser
+# opens again every few seconds, or a 500), and nothing comes after the very largest id.
+STREAM_ID_PATTERN = r"^\d{1,20}-\d{1,20}$"
+_STREAM_ID = re.compile(STREAM_ID_PATTERN)
+_MOST_ID_PART = 2**64 - 1
+
+
+def stream_id_ok(value: str) -> bool:
+    """Whether ``value`` is an id a stream entry can have and a read can start after."""
+    if not _STREAM_ID.match(value):
+        return False
+    parts = tuple(int(part) for part in value.split("-"))
+    return max(parts) <= _MOST_ID_PART and parts != (_MOST_ID_PART, _MOST_ID_PART)

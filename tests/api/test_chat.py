@@ -125,3 +125,11 @@ def test_a_room_streams_its_messages(app, client, table):
     stream.close()
     assert message["text"] == "streamed" and message["seat"] == 0
     assert client.get(f"/v1/games/{table.id}/chat/players/stream").status_code == 403
+
+
+@pytest.mark.parametrize("after", ["18446744073709551616-0", "18446744073709551615-18446744073709551615"])
+def test_an_out_of_range_message_id_is_refused_before_redis_reads(app, client, table, after):
+    """A stream id whose part passes the digits pattern but not Redis's 64 bits answered 500."""
+    refused = client.get(f"/v1/games/{table.id}/chat/spectators", query_string={"after": after})
+    assert refused.status_code == 422, refused.get_data(as_text=True)
+    assert refused.get_json()["code"] == "VALIDATION_ERROR"

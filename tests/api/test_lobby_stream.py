@@ -72,3 +72,12 @@ def test_the_lobby_lists_open_challenges_and_seeks_and_their_end(app, client):
 def test_a_bad_last_event_id_is_a_problem(app, client):
     refused = client.get("/v1/lobby/stream", headers={"Last-Event-ID": "yesterday"})
     assert refused.status_code == 422 and refused.get_json()["code"] == "VALIDATION_ERROR"
+
+
+@pytest.mark.parametrize("after", ["18446744073709551616-0", "18446744073709551615-18446744073709551615"])
+def test_an_out_of_range_last_event_id_is_refused_before_the_stream_opens(app, client, after):
+    """A stream id whose part passes the digits pattern but not Redis's 64 bits opened the stream
+    and dropped it with a Redis error."""
+    refused = client.get("/v1/lobby/stream", headers={"Last-Event-ID": after})
+    assert refused.status_code == 422
+    assert refused.get_json()["code"] == "VALIDATION_ERROR"

@@ -134,7 +134,8 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
     seen_result = False
     for _ in range(60):
         page.wait_for_function(
-            TURN + " || /Game over/.test(document.querySelector('.status').textContent)", timeout=30_000
+            TURN + " || /Game over/.test((document.querySelector('.status')?.textContent || ''))",
+            timeout=30_000,
         )
         if "Game over" in page.locator(".status").text_content():
             break
