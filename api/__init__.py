@@ -30,6 +30,9 @@ from schemas.lobby import (
     LobbySnapshotSchema,
 )
 from schemas.problems import ProblemSchema
+from service import composition
+from service.webhook_delivery import WebhookSettings
+from store import queue_url
 
 BLUEPRINT_MODULES: list[str] = ["api.health", "api.games", "api.accounts"]
 # Modules whose routes sit on another module's blueprint (imported before the blueprints register).
@@ -218,19 +221,41 @@ def _settings(config: Mapping[str, Any] | None) -> dict[str, Any]:
     return settings
 
 
+def _service_settings(config: Mapping[str, Any]) -> composition.Settings:
+    """What the composition root builds the web process's services from."""
+    url = config.get("REDIS_URL")
+    if not url:
+        raise RuntimeError("REDIS_URL is not set: pass it in config or the environment")
+    timeout = float(config["REDIS_SOCKET_TIMEOUT"])
+    webhooks = {
+        name: config[f"WEBHOOK_{name.upper()}"]
+        for name in WebhookSettings().__dict__
+        if f"WEBHOOK_{name.upper()}" in config
+    }
+    return composition.Settings(
+        redis_url=url,
+        # Fails here, at start-up, when REDIS_URL is a cluster and RQ_REDIS_URL is unset.
+        queue_url=queue_url(url, config.get("RQ_REDIS_URL")),
+        cache_size=int(config["GAME_CACHE_SIZE"]),
+        live_block_seconds=float(config["SSE_HEARTBEAT_SECONDS"]),
+        redis_options={
+            "max_connections": int(config["REDIS_MAX_CONNECTIONS"]),
+            "pool_timeout": timeout,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+        },
+        password_parameters=config["PASSWORD_HASH_PARAMETERS"],
+        account_stream_poll_seconds=float(config["ACCOUNT_STREAM_POLL_SECONDS"]),
+        webhooks=WebhookSettings.from_env(**webhooks),
+        # Not the archived games' facts: CPU work the janitor does after the grace period.
+        facts=False,
+    )
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. ``REDIS_URL`` comes from ``config`` or the environment (required; and
-    ``RQ_REDIS_URL`` when ``REDIS_URL`` names a cluster), unless
-    ``config["GAME_SERVICE"]`` passes a ready :class:`service.GameService`. No Redis connection is
-    opened here (redis-py connects lazily)."""
-    from service import GameService, followups
-    from service.accounts import AccountService
-    from service.archive import ArchiveService
-    from service.jobs import JobService
-    from service.ratings import RatingService
-    from service.stats import StatsService
-    from store import parts
-
+    ``RQ_REDIS_URL`` when ``REDIS_URL`` names a cluster). Its services are built by the composition
+    root (``service.composition``). No Redis connection is opened here (redis-py connects lazily)."""
     app = Flask(__name__)
     app.config.update(_settings(config))
     proxies = int(app.config["TRUSTED_PROXIES"])
@@ -238,45 +263,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
-    game_service = app.config.pop("GAME_SERVICE", None)
-    url = app.config.get("REDIS_URL")
-    if game_service is None:
-        if not url:
-            raise RuntimeError("REDIS_URL is not set: pass it in config or the environment")
-        from store import queue_url
-
-        game_service = GameService.from_url(
-            url,
-            # Fails here, at start-up, when REDIS_URL is a cluster and RQ_REDIS_URL is unset.
-            queue_url=queue_url(url, app.config.get("RQ_REDIS_URL")),
-            cache_size=int(app.config["GAME_CACHE_SIZE"]),
-            live_block_seconds=float(app.config["SSE_HEARTBEAT_SECONDS"]),
-            max_connections=int(app.config["REDIS_MAX_CONNECTIONS"]),
-            pool_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
-            socket_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
-            socket_connect_timeout=float(app.config["REDIS_SOCKET_TIMEOUT"]),
-        )
-    app.extensions["game_service"] = game_service
-    job_service = JobService(game_service.store)
-    app.extensions["job_service"] = job_service
-    app.extensions["archive_service"] = ArchiveService(game_service.store, job_service)
-    app.extensions["stats_service"] = StatsService(game_service.store, job_service)
-    # Accounts; also what the game service asks who an account token is.
-    account_service = AccountService(
-        game_service,
-        password_parameters=app.config["PASSWORD_HASH_PARAMETERS"],
-        stream_poll_seconds=float(app.config["ACCOUNT_STREAM_POLL_SECONDS"]),
-    )
-    app.extensions["account_service"] = account_service
-    game_service.identity = account_service
-    # Ratings: a running or open game's summary carries each seat's chance to win.
-    rating_service = RatingService(parts.archive(game_service.store))
-    app.extensions["rating_service"] = rating_service
-    game_service.predictor = rating_service.predict_for_meta
-    # The follow-up work a move of this process implies and that enqueues jobs (a finished game's
-    # verify job, a bot's turn): explicit, so no import order decides whether it happens. Not the
-    # archived games' facts: CPU work the janitor does after the grace period.
-    followups.connect_receivers(facts=False)
+    services = composition.build(_service_settings(app.config))
+    app.extensions["game_service"] = services.games
+    app.extensions["job_service"] = services.jobs
+    app.extensions["archive_service"] = services.archive
+    app.extensions["stats_service"] = services.stats
+    app.extensions["account_service"] = services.accounts
+    app.extensions["rating_service"] = services.ratings
+    app.extensions["webhook_service"] = services.webhooks
+    app.extensions["challenge_service"] = services.challenges
+    app.extensions["seek_service"] = services.seeks
+    app.extensions["lobby_service"] = services.lobby
+    app.extensions["chat_service"] = services.chat
+    app.extensions["analysis_service"] = services.analysis
+    app.extensions["tournament_service"] = services.tournaments
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(

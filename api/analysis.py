@@ -18,13 +18,8 @@ blp = Blueprint("analysis", __name__, url_prefix="/v1", description="Computer an
 
 
 def _service() -> AnalysisService:
-    found = current_app.extensions.get("analysis_service")
-    if found is None:
-        found = AnalysisService(
-            current_app.extensions["game_service"].store, current_app.extensions["job_service"]
-        )
-        current_app.extensions["analysis_service"] = found
-    return cast(AnalysisService, found)
+    """The app's analysis service (built by the composition root, ``service.composition``)."""
+    return cast(AnalysisService, current_app.extensions["analysis_service"])
 
 
 def _refused(refused: AnalysisRefused) -> ProblemError:

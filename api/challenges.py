@@ -8,8 +8,8 @@ from typing import Any, cast
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
-from api.accounts import ACCOUNT_AUTH, NO_STORE, accounts, identity
-from api.common import Blueprint, json_response, parse_bearer, service
+from api.accounts import ACCOUNT_AUTH, NO_STORE, identity
+from api.common import Blueprint, json_response, parse_bearer
 from schemas.challenges import (
     AcceptChallengeRequest,
     AcceptChallengeResponse,
@@ -29,11 +29,8 @@ blp = Blueprint(
 
 
 def challenges() -> ChallengeService:
-    """The app's challenge service, made on first use from the game and account services."""
-    extensions = current_app.extensions
-    if "challenge_service" not in extensions:
-        extensions["challenge_service"] = ChallengeService(service(), accounts())
-    return cast(ChallengeService, extensions["challenge_service"])
+    """The app's challenge service (built by the composition root, ``service.composition``)."""
+    return cast(ChallengeService, current_app.extensions["challenge_service"])
 
 
 def optional_identity() -> Identity | None:

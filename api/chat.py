@@ -11,8 +11,7 @@ import orjson
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api.accounts import accounts
-from api.common import Blueprint, bearer_token, json_response, service
+from api.common import Blueprint, bearer_token, json_response
 from api.game_streams import sse_content
 from api.problems import ProblemError
 from api.transport import transport
@@ -34,10 +33,8 @@ AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {"accountToken": []}]
 
 
 def chat() -> ChatService:
-    extensions = current_app.extensions
-    if "chat_service" not in extensions:
-        extensions["chat_service"] = ChatService(service(), accounts())
-    return cast(ChatService, extensions["chat_service"])
+    """The app's chat service (built by the composition root, ``service.composition``)."""
+    return cast(ChatService, current_app.extensions["chat_service"])
 
 
 @blp.route(f"/<string:game_id>/chat/{ROOM}")

@@ -187,7 +187,7 @@ class ViewStream(MethodView):
 def _stream_viewer(svc: GameService, game_id: str, query: dict[str, Any]) -> tuple[StreamGrant, CachedGame]:
     ticket = query.get("ticket")
     if ticket is None:
-        return svc.stream_viewer(game_id, bearer_token())
+        return svc.queries.stream_viewer(game_id, bearer_token())
     if request.headers.get("Authorization") is not None:
         raise ProblemError(
             422,
@@ -258,16 +258,16 @@ def _sse(
     seat = grant.seat
     yield f"retry: 3000\n: following game {game_id} after version {after}\n\n".encode()
     if timed:
-        yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id))
+        yield b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.deadlines.clock_of(game_id))
     last = after
-    check = svc.credential_check(grant, heartbeat)
+    check = svc.queries.credential_check(grant, heartbeat)
     with (
-        svc.follow(game_id, after) as subscription,
+        svc.queries.follow(game_id, after) as subscription,
         (watch or _no_watch)(subscription.interrupt) as client,
         check.watching(subscription.interrupt),
     ):
         while not client.gone:
-            items, status, version = svc.wait_for_events(
+            items, status, version = svc.queries.wait_for_events(
                 game_id, seat, last, check.bound(heartbeat), subscription, name
             )
             if client.gone:
@@ -277,7 +277,7 @@ def _sse(
                 yield sse.revoked_message(revoked)
                 return
             if items and status != "finished":
-                revoked = svc.stream_revocation(game_id, grant, items[-1]["version"])
+                revoked = svc.queries.stream_revocation(game_id, grant, items[-1]["version"])
                 if revoked is not None:
                     yield sse.revoked_message(revoked)
                     return
@@ -287,7 +287,9 @@ def _sse(
                 chunks.append(b"id: %d\ndata: %s\n\n" % (last, orjson.dumps(item)))
             if chunks:
                 if timed:
-                    chunks.append(b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.clock_of(game_id)))
+                    chunks.append(
+                        b"event: clock\ndata: %s\n\n" % orjson.dumps(svc.deadlines.clock_of(game_id))
+                    )
                 yield b"".join(chunks)
             if status == "finished" and last >= version:
                 yield b"event: end\ndata: %s\n\n" % orjson.dumps({"status": status, "version": version})
@@ -314,7 +316,7 @@ def _view_sse(
     ``event: revoked`` once the seat's token is no longer the one that opened the stream."""
     yield sse.RETRY
     last = None
-    for update in svc.view_updates(game_id, grant, known, heartbeat, current):
+    for update in svc.queries.view_updates(game_id, grant, known, heartbeat, current):
         if update is None:
             yield sse.HEARTBEAT
             continue

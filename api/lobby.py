@@ -8,11 +8,9 @@ from typing import Any, cast
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api.challenges import challenges
-from api.common import Blueprint, service
+from api.common import Blueprint
 from api.game_streams import sse_content
 from api.problems import ProblemError
-from api.seeks import seeks
 from api.transport import transport
 from schemas.common import STREAM_ID_PATTERN, stream_id_ok
 from service.lobby import LobbyService
@@ -27,10 +25,8 @@ LOBBY_EVENTS = (
 
 
 def lobby() -> LobbyService:
-    extensions = current_app.extensions
-    if "lobby_service" not in extensions:
-        extensions["lobby_service"] = LobbyService(service(), challenges(), seeks())
-    return cast(LobbyService, extensions["lobby_service"])
+    """The app's lobby service (built by the composition root, ``service.composition``)."""
+    return cast(LobbyService, current_app.extensions["lobby_service"])
 
 
 @blp.route("/stream")

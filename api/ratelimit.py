@@ -146,7 +146,7 @@ def known_seat(game_id: str | None, token: str | None) -> int | None:
     it (no Redis read); None when it does not (unknown token, game not cached here)."""
     if not game_id or not token:
         return None
-    seat: int | None = current_app.extensions["game_service"].cached_seat(game_id, token)
+    seat: int | None = current_app.extensions["game_service"].queries.cached_seat(game_id, token)
     return seat
 
 

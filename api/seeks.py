@@ -8,8 +8,8 @@ from typing import Any, cast
 from flask import Response, current_app
 from flask.views import MethodView
 
-from api.accounts import ACCOUNT_AUTH, accounts, identity
-from api.common import Blueprint, json_response, service
+from api.accounts import ACCOUNT_AUTH, identity
+from api.common import Blueprint, json_response
 from schemas.seeks import CreateSeekRequest, SeekListSchema, SeekSchema
 from service.seeks import SeekService
 
@@ -17,10 +17,8 @@ blp = Blueprint("seeks", __name__, url_prefix="/v1/seeks", description="Quick pa
 
 
 def seeks() -> SeekService:
-    extensions = current_app.extensions
-    if "seek_service" not in extensions:
-        extensions["seek_service"] = SeekService(service(), accounts())
-    return cast(SeekService, extensions["seek_service"])
+    """The app's seek service (built by the composition root, ``service.composition``)."""
+    return cast(SeekService, current_app.extensions["seek_service"])
 
 
 @blp.route("")

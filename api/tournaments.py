@@ -9,7 +9,7 @@ from flask import Response, current_app, url_for
 from flask.views import MethodView
 
 from api.accounts import ACCOUNT_AUTH, accounts, identity
-from api.common import Blueprint, json_response, service
+from api.common import Blueprint, json_response
 from schemas.tournaments import (
     CreateTournamentRequest,
     JoinTournamentRequest,
@@ -24,10 +24,8 @@ blp = Blueprint(
 
 
 def tournaments() -> TournamentService:
-    extensions = current_app.extensions
-    if "tournament_service" not in extensions:
-        extensions["tournament_service"] = TournamentService(service().store)
-    return cast(TournamentService, extensions["tournament_service"])
+    """The app's tournament service (built by the composition root, ``service.composition``)."""
+    return cast(TournamentService, current_app.extensions["tournament_service"])
 
 
 @blp.route("")

@@ -4,7 +4,7 @@ webhook only (``Cache-Control: no-store``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from flask import Response, current_app, request
 from flask.views import MethodView
@@ -23,27 +23,15 @@ from schemas.webhooks import (
 )
 from service.errors import ServiceError
 from service.identity import WEBHOOKS
-from service.webhook_delivery import WebhookSettings
 from service.webhooks import WebhookService
-from store import parts
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1", description="Signed webhooks of an account")
 
 
 def webhooks() -> WebhookService:
-    """The app's webhook service, made on first use (settings: ``WEBHOOK_*`` in the app's config or
-    the environment; ``WEBHOOK_ALLOW_PRIVATE_TARGETS`` is for tests and closed networks)."""
-    made = current_app.extensions.get("webhook_service")
-    if made is None:
-        overrides = {
-            name: current_app.config[f"WEBHOOK_{name.upper()}"]
-            for name in WebhookSettings().__dict__
-            if f"WEBHOOK_{name.upper()}" in current_app.config
-        }
-        store = parts.webhooks(current_app.extensions["game_service"].store)
-        made = WebhookService(store, WebhookSettings.from_env(**overrides))
-        current_app.extensions["webhook_service"] = made
-    return made
+    """The app's webhook service (settings: ``WEBHOOK_*`` in the app's config or the environment;
+    ``WEBHOOK_ALLOW_PRIVATE_TARGETS`` is for tests and closed networks)."""
+    return cast(WebhookService, current_app.extensions["webhook_service"])
 
 
 def owner() -> str:

@@ -31,8 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import get_game  # noqa: E402
 from replays import stats  # noqa: E402
-from service import aggregates  # noqa: E402
-from service.stats import StatsService  # noqa: E402
+from service import (
+    aggregates,  # noqa: E402
+    composition,  # noqa: E402
+)
 from service.summaries import summary_of  # noqa: E402
 from store import GameStore  # noqa: E402
 from store.archive import Archive  # noqa: E402
@@ -119,7 +121,7 @@ def main() -> None:
     try:
         client = server.client()
         archiver = Archiver(client, logs, rng)
-        statistics = StatsService(GameStore(client))
+        statistics = composition.stats_service(GameStore(client))
         for size in sorted(args.sizes):
             started = time.perf_counter()
             while archiver.count < size - args.repeat:

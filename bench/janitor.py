@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.games import GameService  # noqa: E402
+from service import composition  # noqa: E402
 from store.outbox import HINTS, due_key, outbox_key, slot_of  # noqa: E402
 from tests.api import toy_game  # noqa: E402
+from tests.janitors import janitor_for  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402
-from worker.janitor import Janitor  # noqa: E402
 
 
 def timed(fn) -> float:
@@ -40,10 +40,10 @@ def main() -> None:
     toy_game.register()
     server = PrivateRedis()
     try:
-        service = GameService.from_url(server.url)
+        service = composition.game_service_at(server.url)
         client = service.store.redis
         ids = [service.create_game("toy", {"seed": i, "hand_size": 1})["id"] for i in range(args.games)]
-        janitor = Janitor(service)
+        janitor = janitor_for(service)
         janitor.tick()  # the first tick includes the full scan and the slot table (once per process)
         idle = [timed(janitor.tick) for _ in range(args.rounds)]
         full = [timed(service.followups.outbox.rebuild_hints) for _ in range(max(3, args.rounds // 5))]

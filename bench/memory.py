@@ -34,6 +34,7 @@ os.environ["COMPACT_DELAY_MS"] = "0"
 
 from rq import SimpleWorker  # noqa: E402
 
+from service import composition  # noqa: E402
 from service.compaction import Compaction  # noqa: E402
 from service.games import GameService  # noqa: E402
 from service.ids import new_game_id  # noqa: E402
@@ -134,12 +135,9 @@ def index_share(client, game_ids: list[str]) -> tuple[float, float, dict[str, fl
 
 
 def run(server: PrivateRedis, games: int, players: int, seed: int, idempotency: bool) -> None:
-    from service import followups
-
-    followups.connect_receivers()  # the verify and bot follow-up actions, as in the web process
     client = server.client()
     client.flushall()
-    service = GameService.from_url(server.url)
+    service = composition.game_service_at(server.url)  # every follow-up action, as the web process
     rng = random.Random(seed)
     # One game more than measured: the first compacted log of an engine becomes its compression
     # dictionary (store.compact), and would compress to almost nothing against itself.

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import get_game  # noqa: E402
 from replays.observations import GzipNdjson, observations  # noqa: E402
-from service.archive import ArchiveService  # noqa: E402
+from service import composition  # noqa: E402
 from service.ids import new_game_id  # noqa: E402
 from store import GameStore, timestamps  # noqa: E402
 from tests.random_play import import_played, play_out  # noqa: E402
@@ -75,7 +75,7 @@ def main() -> None:
     server = PrivateRedis()
     try:
         client = server.client()
-        archive = ArchiveService(GameStore(client))
+        archive = composition.archive_service(GameStore(client))
         now = timestamps.now()
         for name, played in logs.items():
             game = get_game(name)

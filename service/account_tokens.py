@@ -80,15 +80,23 @@ def parse_token(token: str) -> tuple[str, str] | None:
     return pieces[0], pieces[1]
 
 
+class TokenUses:
+    """The last uses of account tokens this process has still to write: one per process, shared by
+    whoever identifies tokens (the game service's identity resolver, the account service)."""
+
+    def __init__(self) -> None:
+        self.pending: OrderedDict[str, dict[str, str]] = OrderedDict()  # account -> token id -> when
+        self.written: OrderedDict[str, float] = OrderedDict()  # token id -> when last written
+        self.lock = threading.Lock()
+        self.last_flush = time.monotonic()
+
+
 class AccountTokens:
     """An account's tokens on the accounts store, with the last uses this process has still to write."""
 
-    def __init__(self, store: AccountStore):
+    def __init__(self, store: AccountStore, uses: TokenUses):
         self.store = store
-        self._uses: OrderedDict[str, dict[str, str]] = OrderedDict()  # account -> token id -> when
-        self._written: OrderedDict[str, float] = OrderedDict()  # token id -> when last written
-        self._uses_lock = threading.Lock()
-        self._last_flush = time.monotonic()
+        self.uses = uses
 
     @staticmethod
     def _new_token(
@@ -188,24 +196,27 @@ class AccountTokens:
 
     def _note_use(self, account_id: str, token_id: str) -> None:
         now = time.time()
-        with self._uses_lock:
-            written = self._written.get(token_id)
+        uses = self.uses
+        with uses.lock:
+            written = uses.written.get(token_id)
             if written is None or now - written >= LAST_USE_WRITE_SECONDS:
-                self._uses.setdefault(account_id, {})[token_id] = timestamps.from_ms(int(now * 1000))
-                self._written[token_id] = now
-                self._written.move_to_end(token_id)
-                while len(self._written) > LAST_USES_KEPT:
-                    self._written.popitem(last=False)
-        if time.monotonic() - self._last_flush >= LAST_USE_WRITE_SECONDS:
+                uses.pending.setdefault(account_id, {})[token_id] = timestamps.from_ms(int(now * 1000))
+                uses.written[token_id] = now
+                uses.written.move_to_end(token_id)
+                while len(uses.written) > LAST_USES_KEPT:
+                    uses.written.popitem(last=False)
+        if time.monotonic() - uses.last_flush >= LAST_USE_WRITE_SECONDS:
             self.flush_uses()
 
     def flush_uses(self, force: bool = False) -> None:
         """Write the last uses noted since the previous flush, in one pipeline."""
-        with self._uses_lock:
-            if not self._uses or (not force and time.monotonic() - self._last_flush < LAST_USE_WRITE_SECONDS):
+        buffer = self.uses
+        with buffer.lock:
+            recent = time.monotonic() - buffer.last_flush < LAST_USE_WRITE_SECONDS
+            if not buffer.pending or (not force and recent):
                 return
-            uses, self._uses = dict(self._uses), OrderedDict()
-            self._last_flush = time.monotonic()
+            uses, buffer.pending = dict(buffer.pending), OrderedDict()
+            buffer.last_flush = time.monotonic()
         try:
             self.store.note_uses(uses)
         except Exception:  # noqa: BLE001 - a listing's "last used" is best effort

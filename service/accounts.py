@@ -29,7 +29,7 @@ from service import errors, handles
 from service.account_deletion import finish_deletion
 
 # Exported with the service that hands it out: api.accounts takes Identity from here.
-from service.account_tokens import MOST_SESSIONS, SESSION_SECONDS, AccountTokens, Identity
+from service.account_tokens import MOST_SESSIONS, SESSION_SECONDS, AccountTokens, Identity, TokenUses
 from service.identity import ACCOUNT, READ, REVOKED_CREDENTIAL, SCOPES, fold_handle
 from service.live import FeedSubscription
 from store import parts, timestamps
@@ -82,10 +82,13 @@ class AccountService(AccountTokens):
     def __init__(
         self,
         games: GameAccess,
+        uses: TokenUses,
         password_parameters: Any = None,
         stream_poll_seconds: float = FEED_POLL_SECONDS,
     ):
-        super().__init__(parts.accounts(games.store))
+        """``uses``: the process's buffer of token uses, shared with the game service's identity
+        resolver (an :class:`AccountTokens` on the same store, ``service.composition``)."""
+        super().__init__(parts.accounts(games.store), uses)
         self.games = games
         parameters = password_parameters or PASSWORD_PROFILE
         self.hasher = PasswordHasher.from_parameters(parameters)

@@ -37,9 +37,10 @@ class AnalysisRefused(Exception):
 
 
 class AnalysisService:
-    def __init__(self, store: GameStore, jobs: JobService | None = None, budget: Budget | None = None):
+    def __init__(self, store: GameStore, jobs: JobService, budget: Budget | None = None):
+        """Built by ``service.composition`` (``budget``: the operator's, in the job workers)."""
         self.store = store
-        self.jobs = jobs or JobService(store)
+        self.jobs = jobs
         self.analyses = parts.analyses(store)
         self._budget = budget
 

@@ -114,9 +114,10 @@ class ReplayCheckpoints:
 class ArchiveService:
     """See the module docstring."""
 
-    def __init__(self, store: GameStore, jobs: JobService | None = None):
+    def __init__(self, store: GameStore, jobs: JobService, ratings: RatingService):
         self._store = store
-        self.jobs = jobs or JobService(store)
+        self.jobs = jobs
+        self.ratings = ratings
         self.archive = parts.archive(store, engines=game_names())
         self.replays = parts.replay_cache(store)
         self.checkpoints = ReplayCheckpoints()
@@ -311,7 +312,7 @@ class ArchiveService:
             return json_body(export.export_log(game, log.events, **common)), EXPORT_FORMATS[fmt]
         doc = export.annotated_history(game, log.events, **common)
         if log.finished:  # each seat's rating before the game, when it was rated
-            before = RatingService(self.archive).before(log.name, log.game_id)
+            before = self.ratings.before(log.name, log.game_id)
             if before is not None:
                 doc["ratings_before"] = before
         progress(0.7)

@@ -3,7 +3,7 @@
 
 Flow: every append that leaves a bot seat awaited records the follow-up action ``bot`` in the game's
 outbox, atomically with the move (``service.followups``, ``store.outbox``). Its handler
-(:func:`bot_followup`, connected by ``service.followups.connect_receivers``) enqueues the job on the
+(:func:`bot_followup`, given to every service by ``service.composition``) enqueues the job on the
 ``bots`` queue, and the action stays pending until no bot is awaited any more: the process that made
 the move runs it at once; the sweeper (``worker.janitor``) runs it again for a game left waiting
 (the process died after the commit, a worker died inside RQ's dequeue or in the middle of the job)

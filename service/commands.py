@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import orjson
 
@@ -45,8 +46,18 @@ MAX_DECIDE_ATTEMPTS = 8
 Answer = TypeVar("Answer")
 
 
-class _Move(NamedTuple):
-    """What stays the same over a move's attempts: who, what, and how it is decided."""
+@dataclass(frozen=True, slots=True)
+class DecideAgain:
+    """An attempt's other result: it decided on a stale copy or lost the race to append, so the
+    change is decided again on ``entry`` (the newer copy)."""
+
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
+class MoveInFlight:
+    """A move being decided and appended: what stays the same over its attempts (who, what, and
+    how it is decided)."""
 
     seat: int
     token_hash: str
@@ -92,15 +103,16 @@ class GameCommands:
             raise errors.GameNotStarted()
         return entry
 
-    def _retrying(self, entry: Entry, attempt: Callable[[Entry], Answer | Entry]) -> Answer:
+    def _retrying(self, entry: Entry, attempt: Callable[[Entry], Answer | DecideAgain]) -> Answer:
         """The command path's one retry loop (moves, resigning, aborting, timeouts, rotations):
-        ``attempt`` decides and appends on ``entry``'s game and returns its answer, or the game to
-        decide on again; after MAX_DECIDE_ATTEMPTS of those the change is refused (Busy: 503)."""
+        ``attempt`` decides and appends on ``entry``'s game and returns its answer, or
+        :class:`DecideAgain` on a newer copy; after MAX_DECIDE_ATTEMPTS of those the change is
+        refused (Busy: 503)."""
         for _ in range(MAX_DECIDE_ATTEMPTS):
             outcome = attempt(entry)
-            if not isinstance(outcome, Entry):
+            if not isinstance(outcome, DecideAgain):
                 return outcome
-            entry = outcome
+            entry = outcome.entry
         raise errors.Busy()
 
     def submit_command(
@@ -165,7 +177,7 @@ class GameCommands:
 
     def _rotate_on(
         self, game_id: str, entry: Entry, resolve: Callable[[CachedGame], tuple[int, str]]
-    ) -> dict[str, Any] | Entry:
+    ) -> dict[str, Any] | DecideAgain:
         """One attempt of a rotation (``seat_token_rotated``, appended by the rotation script, which
         swaps the seat's hash): its answer, or the game to decide on again. The token is checked
         on each attempt's copy: a rotation elsewhere may have replaced it."""
@@ -175,7 +187,7 @@ class GameCommands:
         except errors.InvalidToken:
             if entry.fresh:
                 raise
-            return self.repository.reload(game_id)
+            return DecideAgain(self.repository.reload(game_id))
         if cached.status != "active":
             raise errors.RuleRefusal(GameError("GAME_OVER", "The game is over."))
         game = get_game(cached.name)
@@ -215,7 +227,7 @@ class GameCommands:
         if result.outcome == "bad_token":
             self.cache.drop(game_id)
             raise errors.InvalidToken()
-        return self.repository.reload(game_id)  # conflict or finished meanwhile: decide again
+        return DecideAgain(self.repository.reload(game_id))  # conflict or finished meanwhile
 
     def submit_as_seat(
         self,
@@ -278,43 +290,32 @@ class GameCommands:
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
         decide_and_evolve = hook(game, "decide_and_evolve") if decide is None else None
         whole_answer = not minimal or bool(idem_field)
-        move = _Move(
-            seat,
-            token_hash,
-            command,
-            expected,
-            idem_field,
-            fingerprint,
-            game,
-            decide,
-            decide_and_evolve,
-            whole_answer,
-            timed_out,
-            leaving,
+        move = MoveInFlight(
+            seat=seat,
+            token_hash=token_hash,
+            command=command,
+            expected=expected,
+            idem_field=idem_field,
+            fingerprint=fingerprint,
+            game=game,
+            decide=decide,
+            decide_and_evolve=decide_and_evolve,
+            whole_answer=whole_answer,
+            timed_out=timed_out,
+            leaving=leaving,
         )
         return self._retrying(entry, lambda current: self._move_on(game_id, current, move))
 
-    def _move_on(self, game_id: str, entry: Entry, move: _Move) -> MoveOutcome | Entry:
+    def _move_on(self, game_id: str, entry: Entry, move: MoveInFlight) -> MoveOutcome | DecideAgain:
         """One attempt of a move: decided on ``entry``'s game and appended. Returns its answer, or
-        the game to decide on again (a refusal or version decided on a stale copy, a lost race)."""
-        (
-            seat,
-            token_hash,
-            command,
-            expected,
-            idem_field,
-            fingerprint,
-            game,
-            decide,
-            decide_and_evolve,
-            whole_answer,
-            timed_out,
-            _,
-        ) = move
+        :class:`DecideAgain` (a refusal or version decided on a stale copy, a lost race)."""
+        seat, token_hash, command, expected = move.seat, move.token_hash, move.command, move.expected
+        idem_field, fingerprint, game = move.idem_field, move.fingerprint, move.game
+        decide, decide_and_evolve = move.decide, move.decide_and_evolve
         cached = entry.cached
         if expected is not None and expected != cached.version:
             if not entry.fresh:
-                return self.repository.reload(game_id)
+                return DecideAgain(self.repository.reload(game_id))
             replayed = self._replay(game_id, idem_field, fingerprint)
             if replayed:
                 return replayed
@@ -333,14 +334,14 @@ class GameCommands:
         except GameError as err:
             # A refusal decided on a cached state may be stale: only a fresh one is final.
             if not entry.fresh:
-                return self.repository.reload(game_id)
+                return DecideAgain(self.repository.reload(game_id))
             replayed = self._replay(game_id, idem_field, fingerprint)
             if replayed:
                 return replayed
             if idem_field and cached.status == "finished":
                 raise errors.RetryAfterFinish(cached.version) from None
             raise errors.RuleRefusal(err) from None
-        kinds, bots, clock, handover = next_clock(game, cached, state, seat, timed_out, move.leaving)
+        kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
         if handover is not None:
             events = [*events, handover]
             state = game.evolve(state, handover)
@@ -365,7 +366,7 @@ class GameCommands:
             seat_accounts=cached.seat_accounts,
         )
         body: dict[str, Any] = {"game_id": game_id, "version": version}
-        if whole_answer:
+        if move.whole_answer:
             body["events"] = [
                 {"version": cached.version + i + 1, "event": game.redact(event, seat)}
                 for i, event in enumerate(events)
@@ -427,11 +428,11 @@ class GameCommands:
             current = self.repository.from_snapshot(cached, game, result.snapshot, result.tail)
             if current.version == result.version:
                 self.cache.put(current)
-                return Entry(current, fresh=True)
+                return DecideAgain(Entry(current, fresh=True))
         # not_active (finished meanwhile), a conflict whose snapshot and events do not reach the
         # current version, or a timed game (its clock is in the metadata, not in the snapshot):
         # read everything again.
-        return self.repository.reload(game_id)
+        return DecideAgain(self.repository.reload(game_id))
 
     # -- clocks -----------------------------------------------------------------------------------
     def schedule_clock(self, cached: CachedGame) -> None:

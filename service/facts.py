@@ -25,7 +25,7 @@ from replays.facts import SeatFact, month_of, rows_of
 from service.aggregates import seats_of
 from service.faults import fault_point
 from service.ports import StoreHolder
-from service.ratings import RatingService
+from service.ratings import ratings_before
 from service.summaries import summary_of
 from store import GameStore, parts
 from store.archive import Archive, finished_ms
@@ -45,7 +45,7 @@ def fact_store() -> FactStore:
 def seat_facts(archive: Archive, log: GameLog) -> list[SeatFact]:
     """Who held each seat of an archived game, and their ratings when it started."""
     seats = seats_of(log.meta)
-    before = RatingService(archive).before(log.name, log.game_id) or []
+    before = ratings_before(archive, log.name, log.game_id) or []
     facts = []
     for seat, name in enumerate(seats.names):
         level = log.meta.get(f"bot:{seat}") if log.meta.get(f"kind:{seat}") == "bot" else None

@@ -15,11 +15,15 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
 | ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
 
-``index`` and ``archive`` are the consumer's own; ``verify`` and ``bot`` enqueue jobs, and ``facts``
-is CPU work kept out of the web process: a process carries them out only once
-:func:`connect_receivers` was called (explicitly: by ``create_app``,
-``python -m worker``, the janitor and the clock enforcer; never as a side effect of an import). A
-process without them leaves those actions pending for the janitor.
+``index``, ``archive`` and ``accounts`` need only the store (the service's own); ``verify`` and
+``bot`` enqueue jobs, ``challenge`` tells a challenge's parties (the receivers, given with the job
+service), and ``facts`` is CPU work kept out of the web process. Which handlers a process runs is
+given to :class:`FollowUps` when it is built (``service.composition``, the one place services are
+built: every worker, the janitor and the clock enforcer run them all; the web process all but
+``facts``, which folds a log, about a second of CPU for a Rio de la Plata game, and would stall
+every request its worker serves meanwhile: the janitor writes facts after the grace period). A
+service built without an action's handler leaves that action pending for the janitor. No
+process-wide registry: what a service does never depends on what else ran in its process.
 
 Its collaborators (the handlers of jobs, bot turns and accounts, the archive's) are imported at the
 top: none of them imports this module or ``service.games`` (they type the game service with
@@ -45,7 +49,7 @@ from service.bot_turns import bot_followup
 from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
 from service.facts import facts_followup
-from service.jobs import verify_followup
+from service.jobs import JobService
 from service.ports import GameAccess, StoreHolder
 from service.webhook_events import game_status_changed
 from store import parts
@@ -54,39 +58,6 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
 ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge")
-_handlers: dict[str, Handler] = {}
-
-
-def register(action: str, handler: Handler) -> None:
-    """Make ``handler`` carry out ``action`` in this process (idempotent; the last one wins)."""
-    _handlers[action] = handler
-
-
-def unregister(action: str) -> None:
-    """Forget ``action``'s handler in this process (tests: its work is then left pending)."""
-    _handlers.pop(action, None)
-
-
-def connect_receivers(facts: bool = True) -> None:
-    """Make this process carry out every follow-up action: the web process, every worker, the
-    janitor and the clock enforcer call it at start (idempotent). ``facts``: also write archived
-    games' facts (``service.facts``); the web process passes False, since turning a log into facts
-    folds it (about a second of CPU for a Rio de la Plata game), which would stall every request
-    its worker serves meanwhile: the janitor writes them after the grace period instead."""
-    register("verify", verify_followup)
-    register("bot", bot_followup)
-    if facts:
-        register("facts", facts_followup)
-    else:
-        unregister("facts")
-
-
-def disconnect_receivers() -> None:
-    """Undo :func:`connect_receivers` (tests: a game's bot turns, verify jobs and facts are then
-    left pending for the janitor)."""
-    unregister("verify")
-    unregister("bot")
-    unregister("facts")
 
 
 def actions_for(
@@ -114,9 +85,12 @@ class RunReport:
 
 
 class FollowUps:
-    def __init__(self, service: GameAccess):
+    def __init__(self, service: GameAccess, handlers: Mapping[str, Handler]):
+        """``handlers``: the actions this service carries out (:func:`handlers`); any other stays
+        pending for a sweeper whose service has it."""
         self.service = service
         self.outbox = parts.outbox(service.store)
+        self.handlers = dict(handlers)
 
     def run(self, game_id: str, recorded: Mapping[str, Any] | None = None) -> RunReport:
         """Carry out the pending actions of ``game_id``; never raises (the change is committed).
@@ -137,7 +111,7 @@ class FollowUps:
         done: list[tuple[str, str]] = []
         for action in sorted(pending, key=lambda a: ORDER.index(a) if a in ORDER else len(ORDER)):
             value = pending[action]
-            handler = _handlers.get(action) or _OWN.get(action)
+            handler = self.handlers.get(action)
             if handler is None:
                 report.left += 1
                 continue
@@ -217,26 +191,45 @@ def _tell_lobby(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> Non
         parts.lobby(service.store).publish("game", game_id, "gone", None)
 
 
-def archive_game(service: StoreHolder, game_id: str, value: str) -> bool:
-    found = parts.load_log(service.store, game_id)
-    if found is None or not found.finished:
+@dataclass(frozen=True)
+class ArchiveGame:
+    """The ``archive`` action: a finished game enters the archive, and its compaction is scheduled."""
+
+    compaction: Compaction
+
+    def __call__(self, service: StoreHolder, game_id: str, value: str) -> bool:
+        found = parts.load_log(service.store, game_id)
+        if found is None or not found.finished:
+            return True
+        # Every finished game is compacted a while later (service.compaction), archived or not.
+        self.compaction.schedule(game_id, found.meta.get("finished"))
+        if (found.result or {}).get("rated") is False:
+            return True  # an aborted game is verified, never archived
+        enter_archive(parts.archive(service.store), found)  # with its statistics (service.aggregates)
         return True
-    # Every finished game is compacted a while later (service.compaction), archived or not.
-    Compaction(service.store).schedule(game_id, found.meta.get("finished"))
-    if (found.result or {}).get("rated") is False:
-        return True  # an aborted game is verified, never archived
-    enter_archive(parts.archive(service.store), found)  # with its statistics (service.aggregates)
-    return True
 
 
 def tell_accounts(service: StoreHolder, game_id: str, value: str) -> bool:
     return accounts_followup(service, game_id, value)
 
 
-# The actions that need only the store: carried out by every process, receivers connected or not.
-_OWN: dict[str, Handler] = {
-    "index": index_game,
-    "archive": archive_game,
-    "accounts": tell_accounts,
-    "challenge": challenge_followup,
-}
+def handlers(compaction: Compaction, jobs: JobService | None, *, facts: bool = True) -> dict[str, Handler]:
+    """The handlers of a game service: the actions that need only the store (``index``,
+    ``archive``, ``accounts``), and with ``jobs`` (the receivers) those that enqueue jobs or tell
+    other parties (a finished game's ``verify`` job, a ``bot``'s turn, a ``challenge``'s notices)
+    and, unless ``facts`` is False (the web process), an archived game's ``facts``."""
+    own: dict[str, Handler] = {
+        "index": index_game,
+        "archive": ArchiveGame(compaction),
+        "accounts": tell_accounts,
+    }
+    if jobs is None:
+        return own
+    receivers: dict[str, Handler] = {
+        "verify": jobs.verify_followup,
+        "bot": bot_followup,
+        "challenge": challenge_followup,
+    }
+    if facts:
+        receivers["facts"] = facts_followup
+    return {**own, **receivers}

@@ -1,7 +1,7 @@
 """Application logic of the game server: create, claim, view, move, read and follow events.
 
 No Flask here: the API and the workers (bots, archive) call these methods directly. One
-``GameService`` per process (it owns a per-process cache); build it with :meth:`GameService.from_url`.
+``GameService`` per process (it owns a per-process cache), built by ``service.composition``.
 
 ``GameService`` is the facade of the parts it is made of, each in its module: the
 repository (``service.repository``: the cache, loading, folding, which seat a token is), the
@@ -27,8 +27,8 @@ from service.changes import MoveOutcome as MoveOutcome
 from service.commands import MAX_DECIDE_ATTEMPTS as MAX_DECIDE_ATTEMPTS
 from service.commands import GameCommands
 from service.deadlines import GameDeadlines
-from service.followups import FollowUps
-from service.identity import PLAY, IdentityResolver, credential_of
+from service.followups import FollowUps, Handler
+from service.identity import PLAY, READ, IdentityResolver, credential_of
 from service.ids import new_game_id, new_placed_game_id
 from service.live import LiveHub
 from service.queries import EventsPage as EventsPage
@@ -42,7 +42,7 @@ from service.repository import now_iso as now_iso
 from service.repository import now_ms as now_ms
 from service.seats import ClaimOutcome as ClaimOutcome
 from service.seats import SeatClaims
-from store import GameStore, connect, parts, queue_connection
+from store import GameStore, parts
 
 SEED_BITS = 128
 # A stream ticket only bridges the gap between asking for it and opening the stream (EventSource
@@ -69,12 +69,26 @@ def summary_config(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class GameService:
-    def __init__(self, store: GameStore, cache_size: int = 1024, live_block_seconds: float = 5.0):
+    def __init__(
+        self,
+        store: GameStore,
+        followup_handlers: Mapping[str, Handler],
+        *,
+        cache_size: int = 1024,
+        live_block_seconds: float = 5.0,
+        identity: IdentityResolver | None = None,
+        predictor: Callable[[Mapping[str, str]], list[float] | None] | None = None,
+    ):
+        """Built by ``service.composition`` (the only place services are built). ``identity``: who
+        an account token names (service.identity; None: account tokens are refused as invalid seat
+        tokens). ``predictor``: each seat's chance to win from a game's metadata (service.ratings;
+        None, or None from it: no prediction). ``followup_handlers``: the follow-up actions this
+        service carries out (``service.followups.handlers``)."""
         self.store = store
         store.index.engine_names = tuple(game_names())
-        self.repository = GameRepository(store, cache_size)
+        self.repository = GameRepository(store, cache_size, identity)
         self.cache = self.repository.cache
-        self.followups = FollowUps(self)
+        self.followups = FollowUps(self, followup_handlers)
         self.live = LiveHub(
             parts.events_reader(store), on_news=self.repository.advance, block_seconds=live_block_seconds
         )
@@ -84,70 +98,76 @@ class GameService:
         )
         self.seats = SeatClaims(self.repository, self.commands, self.followups)
         self.deadlines = GameDeadlines(self.repository, self.commands)
-        # Each seat's chance to win from a game's metadata (service.ratings), set at
-        # start-up by create_app; None when a seat has no rating (anonymous) or nobody serves them.
-        self.predictor: Callable[[Mapping[str, str]], list[float] | None] | None = None
-        # The parts' methods, as the API, the workers and the web pages call them.
-        queries, commands, deadlines = self.queries, self.commands, self.deadlines
-        self.get_view = queries.get_view
-        self.cached_seat = queries.cached_seat
-        self.viewer_seat = queries.viewer_seat
-        self.stream_viewer = queries.stream_viewer
-        self.revocation = queries.revocation
-        self.stream_revocation = queries.stream_revocation
-        self.credential_check = queries.credential_check
-        self.read_events = queries.read_events
-        self.redact_entries = queries.redact_entries
-        self.follow = queries.follow
-        self.wait_for_events = queries.wait_for_events
-        self.view_updates = queries.view_updates
-        self.open_view_stream = queries.open_view_stream
-        self.cached_view_update = queries.cached_view_update
-        self.view_update_at_least = queries.view_update_at_least
-        self.submit_command = commands.submit_command
-        self.submit_as_seat = commands.submit_as_seat
-        self.resign = commands.resign
-        self.abort = commands.abort
-        self.rotate_token = commands.rotate_token
-        self.enforce_clock = deadlines.enforce_clock
-        self.clock_of = deadlines.clock_of
-        self.rescan_clocks = deadlines.rescan_clocks
-        self.claim_seat = self.seats.claim_seat
-        self._claim = self.seats.claim
-        self.leave_to_bot = self.seats.leave_to_bot
-        self._encoded = queries.encoded
+        self.predictor = predictor
+
+    # -- the parts' entry points the API, the workers and the tests call on the service ------------
+    # The streams' and clocks' finer reads are called on their part (``service.queries``,
+    # ``service.deadlines``) by the few callers that need them.
+    def get_view(self, game_id: str, token: str | None = None) -> GameView:
+        return self.queries.get_view(game_id, token)
+
+    def viewer_seat(
+        self, game_id: str, token: str | None, scope: str = READ
+    ) -> tuple[int | None, CachedGame]:
+        return self.queries.viewer_seat(game_id, token, scope)
+
+    def read_events(
+        self, game_id: str, token: str | None = None, after: int = 0, limit: int = 100
+    ) -> EventsPage:
+        return self.queries.read_events(game_id, token, after, limit)
+
+    def submit_command(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        minimal: bool = False,
+    ) -> MoveOutcome:
+        return self.commands.submit_command(
+            game_id, token, command, expected_version, idempotency_key, minimal
+        )
+
+    def submit_as_seat(
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        return self.commands.submit_as_seat(game_id, seat, command, expected_version, idempotency_key)
+
+    def resign(self, game_id: str, token: str | None) -> MoveOutcome:
+        return self.commands.resign(game_id, token)
+
+    def abort(self, game_id: str, token: str | None) -> MoveOutcome:
+        return self.commands.abort(game_id, token)
+
+    def rotate_token(self, game_id: str, token: str | None) -> dict[str, Any]:
+        return self.commands.rotate_token(game_id, token)
+
+    def enforce_clock(self, game_id: str, now: int | None = None) -> list[dict[str, Any]]:
+        return self.deadlines.enforce_clock(game_id, now)
+
+    def claim_seat(
+        self,
+        game_id: str,
+        name: str | None = None,
+        seat: int | None = None,
+        bot: str | None = None,
+        account: str | None = None,
+    ) -> ClaimOutcome:
+        return self.seats.claim_seat(game_id, name, seat, bot, account)
+
+    def leave_to_bot(self, game_id: str, seat: int) -> bool:
+        return self.seats.leave_to_bot(game_id, seat)
 
     @property
     def identity(self) -> IdentityResolver | None:
-        """Who an account token names (service.identity): set at start-up by whoever serves
-        accounts (create_app); None: account tokens are refused as invalid seat tokens."""
+        """Who an account token names (service.identity), as the service was built with."""
         return self.repository.identity
-
-    @identity.setter
-    def identity(self, resolver: IdentityResolver | None) -> None:
-        self.repository.identity = resolver
-
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        cache_size: int = 1024,
-        live_block_seconds: float = 5.0,
-        queue_url: str | None = None,
-        **redis_kwargs: Any,
-    ) -> GameService:
-        """A service on the event store at ``url`` whose jobs go to RQ at ``queue_url`` (default: the
-        store's own Redis when it is a plain server; on a cluster without one, anything that
-        enqueues fails with ``store.QueueRedisRequired``)."""
-        queue = None
-        if queue_url and queue_url != url:
-            socket_options = {k: v for k, v in redis_kwargs.items() if k.startswith("socket_")}
-            queue = queue_connection(queue_url, **socket_options)
-        return cls(
-            GameStore(connect(url, **redis_kwargs), queue=queue),
-            cache_size=cache_size,
-            live_block_seconds=live_block_seconds,
-        )
 
     # -- creating and joining ---------------------------------------------------------------------
     def create_game(

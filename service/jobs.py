@@ -81,6 +81,16 @@ class JobService:
         self.book = parts.job_book(store)
         self._store = store
 
+    def verify_followup(self, service: StoreHolder, game_id: str, value: str) -> bool:
+        """The ``verify`` follow-up action of a finished game (``service.followups``; the ``archive``
+        action enters it in the archive): its verify job, recorded and enqueued once (the job id is
+        derived from the game's final version, so a second run finds the first job)."""
+        try:
+            self.start("verify", {"game_id": game_id})
+        except NoSuchGame:
+            pass
+        return True
+
     @property
     def queues(self) -> JobQueues:
         """RQ's queues, on the store's queue Redis (looked up when first needed: a store on a cluster
@@ -343,14 +353,3 @@ class _Heartbeat:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def verify_followup(service: StoreHolder, game_id: str, value: str) -> bool:
-    """The ``verify`` follow-up action of a finished game (``service.followups``; the ``archive``
-    action enters it in the archive): its verify job, recorded and enqueued once (the job id is
-    derived from the game's final version, so a second run finds the first job)."""
-    try:
-        JobService(service.store).start("verify", {"game_id": game_id})
-    except NoSuchGame:
-        pass
-    return True

@@ -186,6 +186,27 @@ def recount_while_quiet(archive: Archive, game: str, attempts: int = RECOUNT_ATT
     return Recounted(game, rated, done, quiet, board_after != board_before)
 
 
+def names_of(archive: Archive, raters: Iterable[str]) -> dict[str, str | None]:
+    """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
+    every = list(dict.fromkeys(raters))
+    wanted = [r for r in every if not model.is_bot(r) and not model.is_gone(r)]
+    found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
+    found.update({r: None for r in every if model.is_gone(r)})
+    found.update(zip(wanted, parts.accounts(archive).handles(wanted), strict=True))
+    return found
+
+
+def ratings_before(archive: Archive, game: str, game_id: str) -> list[dict[str, Any]] | None:
+    """Each seat's player and rating before a rated game (the annotated export, the facts), else
+    None. A function of the archive (no service): the facts' writer reads it in any process."""
+    (record,) = parts.ratings(archive).records(game, [game_id])
+    if record is None:
+        return None
+    seats = model.seats_before(record)
+    names = names_of(archive, (seat["rater"] for seat in seats))
+    return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
+
+
 class RatingService:
     """Reads of the ratings: leaderboards, a player's rating and history, head-to-head, predictions."""
 
@@ -214,12 +235,7 @@ class RatingService:
 
     def names(self, raters: Iterable[str]) -> dict[str, str | None]:
         """Rater -> what to show: a bot's rater id, an account's handle (None: account deleted)."""
-        every = list(dict.fromkeys(raters))
-        wanted = [r for r in every if not model.is_bot(r) and not model.is_gone(r)]
-        found: dict[str, str | None] = {r: r for r in every if model.is_bot(r)}
-        found.update({r: None for r in every if model.is_gone(r)})
-        found.update(zip(wanted, self.accounts.handles(wanted), strict=True))
-        return found
+        return names_of(self.archive, raters)
 
     # -- reads ------------------------------------------------------------------------------------
     def leaderboard(self, game: str, top: int = 20) -> dict[str, Any]:
@@ -277,12 +293,7 @@ class RatingService:
 
     def before(self, game: str, game_id: str) -> list[dict[str, Any]] | None:
         """Each seat's player and rating before a rated game (the annotated export), else None."""
-        (record,) = self.store.records(game, [game_id])
-        if record is None:
-            return None
-        seats = model.seats_before(record)
-        names = self.names(seat["rater"] for seat in seats)
-        return [{"player": names.get(seat.pop("rater")), **seat} for seat in seats]
+        return ratings_before(self.archive, game, game_id)
 
     def predict(self, game: str, raters: Sequence[str | None]) -> list[float] | None:
         """Each seat's chance to win (``predict_win``) when every seat has a rater, else None."""

@@ -65,12 +65,12 @@ class Entry:
 
 
 class GameRepository:
-    def __init__(self, store: GameStore, cache_size: int = 1024):
+    def __init__(self, store: GameStore, cache_size: int = 1024, identity: IdentityResolver | None = None):
         self.store = store
         self.cache = GameCache(cache_size)
-        # Who an account token names (service.identity): set at start-up by whoever serves
-        # accounts (create_app); None: account tokens are refused as invalid seat tokens.
-        self.identity: IdentityResolver | None = None
+        # Who an account token names (service.identity); None: account tokens are refused as
+        # invalid seat tokens.
+        self.identity = identity
 
     def meta(self, game_id: str) -> dict[str, str]:
         if not is_game_id(game_id):

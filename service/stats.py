@@ -23,10 +23,10 @@ from store.facts import FactStore
 class StatsService:
     """See the module docstring."""
 
-    def __init__(self, store: GameStore, jobs: JobService | None = None):
+    def __init__(self, store: GameStore, jobs: JobService):
         self._store = store
         self.archive = parts.archive(store, engines=game_names())
-        self.jobs = jobs or JobService(store)
+        self.jobs = jobs
         # Under filters, and the explorer: the analytical store, answered at once
         self.facts = FactQueries(fact_store)
 

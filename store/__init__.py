@@ -1,7 +1,8 @@
 """The only package that talks to Redis (see docs/architecture.md, "Event store")."""
 
 from store.connections import connect
-from store.games import GameStore, iter_all_events
+from store.game_logs import iter_all_events
+from store.games import GameStore
 from store.keys import GameKeys, game_keys
 from store.queues import QueueRedisRequired, queue_connection, queue_url
 from store.records import AppendResult, ClaimResult, StoredGame, StreamEntry

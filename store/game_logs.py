@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import redis
 
 from store import compact
 from store.keys import game_keys
+
+if TYPE_CHECKING:
+    from store.games import GameStore
+    from store.records import StreamEntry
 
 
 def events_of(client: redis.Redis, game_ids: Iterable[str]) -> Iterable[tuple[str, list[dict[str, Any]]]]:
@@ -126,3 +130,14 @@ def load_meta(client: redis.Redis, game_id: str) -> GameLog | None:
     return GameLog(
         game_id=game_id, meta={k.decode(): v.decode() for k, v in meta.items()}, events=[], snapshot=None
     )
+
+
+def iter_all_events(store: GameStore, game_id: str, page: int = 1000) -> Iterable[StreamEntry]:
+    """Every event of a game, paged so a long log never arrives in one reply."""
+    after = 0
+    while True:
+        batch = store.read_events(game_id, after=after, limit=page)
+        yield from batch
+        if len(batch) < page:
+            return
+        after = batch[-1].version

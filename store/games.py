@@ -8,22 +8,20 @@ knows nothing about any game's rules.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
 import orjson
 import redis
 import redis.cluster
-from hiredis import pack_command  # redis[hiredis]: what redis-py packs commands with
 
-from store import compact, scripts
+from store import compact, script_runs, scripts
 from store.clocks import ClockBook
-from store.errors import NotReplicated
 from store.game_index import GameIndex
 from store.keys import (
     game_keys,
 )
-from store.outbox import HINTS, due_key, followup_args, hint, now_ms, slot_of
+from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
 from store.passes import SeatPasses
 from store.queues import JobQueues, QueueRedisRequired
 from store.records import (
@@ -33,11 +31,9 @@ from store.records import (
     StreamEntry,
     encode_field,
     entry_fields,
-    flatten,
     snapshot_bytes,
     stream_entry,
 )
-from store.redis_adapter import is_cluster
 from store.scripts import SNAPSHOT_INTERVAL
 
 # Idempotency keys outlive any sensible client retry window, yet do not pile up forever.
@@ -50,11 +46,6 @@ FOLLOWUP_GRACE_MS = 2000
 # replication, Redis's default.
 WAIT_REPLICAS = 0
 WAIT_TIMEOUT_MS = 1000
-# Script outcomes that acknowledge a change: the writes, and the replay of an earlier answer (which
-# must not acknowledge a change no replica holds either). Refusals change nothing: nothing to wait for.
-_WRITES = frozenset({"ok", "claimed", "started", "replay"}) | {
-    o.encode() for o in ("ok", "claimed", "started", "replay")
-}
 
 
 @overload
@@ -269,23 +260,28 @@ class GameStore:
         field and returned verbatim to a retry with the same fingerprint. ``followups`` (action ->
         value) enter the game's outbox in the same step (``store.outbox``). ``snapshot`` None keeps
         the stored snapshot, older than the events: :meth:`load` returns the events after it."""
-        meta_args = flatten(meta or {})
-        args: list[Any] = [
-            "" if seat is None else str(seat),
-            token_hash,
-            idempotency_field,
-            fingerprint,
-            expected_version,
-            snapshot_bytes(snapshot),
-            orjson.dumps(response) if response is not None and idempotency_field else b"",
-            IDEMPOTENCY_TTL_SECONDS,
-            *followup_args(game_id, dict(followups or {}), self.followup_grace_ms),
-            len(meta_args) // 2,
-            *meta_args,
-            *(orjson.dumps(event) for event in events),
-        ]
-        keys = [*game_keys(game_id).for_append(), due_key(game_id)]
-        reply = self._run_recording(self._append, game_id, keys, args, bool(followups))
+        keys = game_keys(game_id)
+        call = scripts.AppendCall(
+            events=keys.events,
+            snapshot=keys.snapshot,
+            meta=keys.meta,
+            seats=keys.seats,
+            idem=keys.idem,
+            outbox=keys.outbox,
+            due=due_key(game_id),
+            seat="" if seat is None else str(seat),
+            token_hash=token_hash,
+            idempotency_field=idempotency_field,
+            fingerprint=fingerprint,
+            expected_version=expected_version,
+            snapshot_json=snapshot_bytes(snapshot),
+            response_json=orjson.dumps(response) if response is not None and idempotency_field else b"",
+            idempotency_ttl=IDEMPOTENCY_TTL_SECONDS,
+            rest=[*self._recorded(game_id, followups), *scripts.events_tail(meta, events)],
+        )
+        reply = script_runs.run_recording(
+            self, self._append, game_id, call.keys(), call.args(), bool(followups)
+        )
         outcome = _text(reply[0])
         if outcome == "ok":
             return AppendResult("ok", version=int(reply[1]))
@@ -327,23 +323,27 @@ class GameStore:
         outcome is ``need_start``: claim again with the start. ``account``: the account the seat
         is bound to (``already_seated`` when it holds another seat of the game); its claim records
         the ``followups_on_start`` given even when the game does not start."""
-        meta_args = flatten(meta_on_start or {})
-        args: list[Any] = [
-            "" if seat is None else str(seat),
-            name,
-            token_hash,
-            kind,
-            bot or "",
-            now,
-            snapshot_bytes(snapshot),
-            account,
-            *followup_args(game_id, dict(followups_on_start or {}), self.followup_grace_ms),
-            len(meta_args) // 2,
-            *meta_args,
-            *(orjson.dumps(event) for event in genesis),
-        ]
-        keys = [*game_keys(game_id).for_claim(), due_key(game_id)]
-        reply = self._run_recording(self._claim, game_id, keys, args, bool(followups_on_start))
+        keys = game_keys(game_id)
+        call = scripts.ClaimCall(
+            meta=keys.meta,
+            seats=keys.seats,
+            events=keys.events,
+            snapshot=keys.snapshot,
+            outbox=keys.outbox,
+            due=due_key(game_id),
+            seat="" if seat is None else str(seat),
+            name=name,
+            token_hash=token_hash,
+            kind=kind,
+            bot=bot or "",
+            now=now,
+            snapshot_json=snapshot_bytes(snapshot),
+            account=account,
+            rest=[*self._recorded(game_id, followups_on_start), *scripts.events_tail(meta_on_start, genesis)],
+        )
+        reply = script_runs.run_recording(
+            self, self._claim, game_id, call.keys(), call.args(), bool(followups_on_start)
+        )
         outcome = _text(reply[0])
         if outcome in ("claimed", "started"):
             bound = len(reply) > 3 and int(reply[3]) == 1
@@ -367,20 +367,19 @@ class GameStore:
         """Replace ``seat``'s token hash and append ``events`` (the rotation's record) atomically, if
         ``token_hash`` is the seat's and the game is active at ``expected_version``. One EVALSHA."""
         keys = game_keys(game_id)
-        meta_args = flatten(meta)
-        args: list[Any] = [
-            str(seat),
-            token_hash,
-            new_token_hash,
-            expected_version,
-            snapshot_bytes(snapshot),
-            len(meta_args) // 2,
-            *meta_args,
-            *(orjson.dumps(event) for event in events),
-        ]
-        reply = self._run_recording(
-            self._rotate, game_id, [keys.events, keys.snapshot, keys.meta, keys.seats], args, False
+        call = scripts.RotateCall(
+            events=keys.events,
+            snapshot=keys.snapshot,
+            meta=keys.meta,
+            seats=keys.seats,
+            seat=str(seat),
+            token_hash=token_hash,
+            new_token_hash=new_token_hash,
+            expected_version=expected_version,
+            snapshot_json=snapshot_bytes(snapshot),
+            rest=scripts.events_tail(meta, events),
         )
+        reply = script_runs.run_recording(self, self._rotate, game_id, call.keys(), call.args(), False)
         outcome = _text(reply[0])
         if outcome in ("ok", "conflict"):
             return AppendResult(outcome, version=int(reply[1]))
@@ -388,90 +387,8 @@ class GameStore:
             return AppendResult("not_active", status=_text(reply[1]), version=int(reply[2]))
         return AppendResult(outcome)
 
-    def _run_recording(
-        self, script: Any, game_id: str, keys: list[str], args: list[Any], records: bool
-    ) -> Any:
-        """Run ``script``; when it may record follow-up work, hint the game's slot right after it in
-        the same pipeline (one round trip; see ``store.outbox``). A refused change leaves a hint
-        to a slot with nothing due: the sweeper drops it."""
-        if self.wait_replicas > 0:
-            reply = self._run_replicated(script, keys, args)
-            if records:
-                self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
-            return reply
-        if not records:
-            try:
-                return self._evalsha(script.sha, keys, args)
-            except redis.exceptions.NoScriptError:
-                return script(keys=keys, args=args)  # loads it, then runs it
-        pipe = self.redis.pipeline(transaction=False)
-        # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS (one
-        # more round trip on every call). Through execute_command because redis-py's cluster
-        # pipeline refuses its evalsha method outright; it routes the command by its keys all the
-        # same (on a cluster the hint goes to its own slot's master in parallel: two round trips
-        # when the slots live on two masters).
-        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-        hint(pipe, game_id, now_ms() + self.followup_grace_ms)
-        try:
-            return pipe.execute()[0]
-        except redis.exceptions.NoScriptError:
-            # Redis restarted or flushed its scripts. The failed EVALSHA changed nothing (the hint
-            # did, harmlessly): run it again, loading it, then hint again.
-            reply = script(keys=keys, args=args)
-            self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.followup_grace_ms})
-            return reply
-
-    def _evalsha(self, sha: str, keys: list[str], args: list[Any]) -> Any:
-        """EVALSHA on a connection of the client's pool, sent and read directly. redis-py's command
-        path around it (its retry wrapper, deprecation checks and per-command metrics) cost more
-        than the round trip itself in a profile of the hot path; the Script object also checks its client
-        against a typing Protocol on every call. The pool still hands out a checked connection
-        (reconnected when Redis closed it), and nothing is sent twice: redis-py's retry would run
-        an append again after a reply was lost, turning a move that went through into a conflict.
-        A cluster client routes by key: it keeps redis-py's path."""
-        if is_cluster(self.redis):
-            return self.redis.evalsha(sha, len(keys), *keys, *args)
-        pool = self.redis.connection_pool
-        connection = pool.get_connection()
-        try:
-            # Packed by hiredis itself, as redis-py's send_command would, without its wrapper.
-            connection.send_packed_command([pack_command(("EVALSHA", sha, len(keys), *keys, *args))])
-            return connection.read_response()
-        except (redis.ConnectionError, redis.TimeoutError):
-            connection.disconnect()  # a half-read reply must never reach the next command
-            raise
-        finally:
-            pool.release(connection)
-
-    def _run_replicated(self, script: Any, keys: list[str], args: list[Any], retried: bool = False) -> Any:
-        """``REDIS_WAIT_REPLICAS``: run ``script`` and ``WAIT`` for that many replicas on the same
-        connection of the game's master (WAIT counts the writes of its own connection), in one
-        round trip. A change that fewer replicas acknowledged in time raises ``NotReplicated``."""
-        node = self.redis
-        if isinstance(self.redis, redis.cluster.RedisCluster):
-            node = self.redis.get_node_from_key(keys[0]).redis_connection
-        pipe = node.pipeline(transaction=False)
-        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-        pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
-        try:
-            reply, acknowledged = pipe.execute()
-        except redis.exceptions.NoScriptError:
-            if retried:
-                raise
-            node.script_load(script.script)  # the failed EVALSHA changed nothing
-            return self._run_replicated(script, keys, args, retried=True)
-        except (redis.exceptions.AskError, redis.exceptions.ClusterDownError):
-            # The slot moved (a failover) since the client learnt the map: nothing ran; learn it again.
-            if retried or not isinstance(self.redis, redis.cluster.RedisCluster):
-                raise
-            self.redis.nodes_manager.initialize()
-            return self._run_replicated(script, keys, args, retried=True)
-        outcome = reply[0] if isinstance(reply, list) and reply else None
-        if outcome in _WRITES and int(acknowledged) < self.wait_replicas:
-            raise NotReplicated(
-                f"{acknowledged} of {self.wait_replicas} replicas acknowledged in {self.wait_timeout_ms} ms"
-            )
-        return reply
+    def _recorded(self, game_id: str, followups: Mapping[str, Any] | None) -> list[Any]:
+        return followup_args(game_id, dict(followups or {}), self.followup_grace_ms)
 
     def get_idempotent(self, game_id: str, idempotency_field: str) -> tuple[str, dict[str, Any]] | None:
         """(fingerprint, response) stored under an idempotency field, or None."""
@@ -480,14 +397,3 @@ class GameStore:
             return None
         fingerprint, _, response = raw.partition(b"\n")
         return fingerprint.decode(), orjson.loads(response)
-
-
-def iter_all_events(store: GameStore, game_id: str, page: int = 1000) -> Iterable[StreamEntry]:
-    """Every event of a game, paged so a long log never arrives in one reply."""
-    after = 0
-    while True:
-        batch = store.read_events(game_id, after=after, limit=page)
-        yield from batch
-        if len(batch) < page:
-            return
-        after = batch[-1].version

@@ -19,12 +19,6 @@ class GameKeys:
     outbox: str  # hash: follow-up action -> the version/status it is for (store/outbox.py)
     log: str  # string: a finished game's whole log, compressed, once compacted (store/compact.py)
 
-    def for_append(self) -> list[str]:
-        return [self.events, self.snapshot, self.meta, self.seats, self.idem, self.outbox]
-
-    def for_claim(self) -> list[str]:
-        return [self.meta, self.seats, self.events, self.snapshot, self.outbox]
-
 
 @lru_cache(maxsize=4096)  # the live games' keys, asked for on every move and every live read
 def game_keys(game_id: str) -> GameKeys:

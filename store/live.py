@@ -10,7 +10,8 @@ Redis Cluster: a multi-key ``XREAD`` must name keys of one slot, and each game's
 tag ``{g:<id>}`` (one slot per game, spread over the cluster). Blocking on one connection per slot
 would make connections grow with games, so on a cluster the reader polls instead: every
 ``poll_seconds`` one non-blocking ``XREAD`` per slot group, all in one pipeline over the cluster
-client's per-node connections (one round trip per master). See docs/architecture.md, "Live streams".
+client's per-node connections (one round trip per master). See
+docs/decisions/0015-http-api-and-play-edge.md, "Live streams".
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ class EventsReader:
         self._reader_id: int | None = None
 
     def _dedicated(self, block_ms: int) -> AbstractConnection:
-        """The reader's own connection, outside any pool: the XREAD is sent on it directly (issue
-        12's profile: redis-py's command path, with its pool, retry and reply callbacks, cost more
-        than the read itself, once per move in every web process)."""
+        """The reader's own connection, outside any pool: the XREAD is sent on it directly (in a
+        profile of the hot path, redis-py's command path, with its pool, retry and reply callbacks,
+        cost more than the read itself, once per move in every web process)."""
         if self._reader is None:
             pool = self.client.connection_pool
             kwargs = dict(pool.connection_kwargs)

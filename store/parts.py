@@ -1,6 +1,9 @@
 """The store's parts on a store object's own connection (the services ask the store for
 them and never hand ``GameStore.redis`` around; ``tests/test_store_boundary.py`` keeps it so).
 
+Each part is built once per connection (a Redis client) and kept with it: building one registers
+its Lua scripts (a SHA-1 of each source), which the hot paths used to redo on every call.
+
 Functions of the store rather than ``GameStore`` properties: ``store.archive_import`` and ``store.live``
 import ``store.games``, so ``GameStore`` cannot import them back without an import circle. A part
 is asked of a ``GameStore`` or of an ``Archive`` (the ratings' and the statistics' functions are
@@ -9,8 +12,10 @@ handed the archive alone): either is one connection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import redis
 
@@ -40,25 +45,50 @@ from store.tournaments import TournamentStore
 from store.webhooks import WebhookStore
 
 Connected = GameStore | Archive
+Part = TypeVar("Part")
+
+# connection -> (kind of part, its arguments) -> the part. Weak: a part lives as long as its client.
+_built: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
 
 
 def _client(on: Connected) -> redis.Redis:
     return on.redis
 
 
+def _once(on: Connected, kind: Callable[..., Part], *args: Any) -> Part:
+    """The part ``kind(client, *args)`` of ``on``'s connection, built on first use."""
+    client = _client(on)
+    key = (kind, args)
+    parts = _built.get(client)
+    if parts is not None and key in parts:
+        found: Part = parts[key]
+        return found
+    with _lock:
+        parts = _built.setdefault(client, {})
+        if key not in parts:
+            parts[key] = kind(client, *args)
+        made: Part = parts[key]
+        return made
+
+
 def outbox(store: GameStore) -> Outbox:
     """The follow-up actions' outbox (``store.outbox``)."""
-    return Outbox(store.redis)
+    return _once(store, Outbox)
 
 
 def webhooks(store: Connected) -> WebhookStore:
     """Webhook subscriptions and deliveries (``store.webhooks``)."""
-    return WebhookStore(_client(store))
+    return _once(store, WebhookStore)
 
 
 def archive(store: GameStore, engines: Iterable[str] = ()) -> Archive:
     """The archive index of finished games (``store.archive``); ``engines``: see ``Archive``."""
-    return Archive(store.redis, engines=engines)
+    return _once(store, _archive, tuple(engines))
+
+
+def _archive(client: redis.Redis, engines: tuple[str, ...]) -> Archive:
+    return Archive(client, engines=engines)
 
 
 def analyses(store: GameStore) -> AnalysisStore:
@@ -68,7 +98,7 @@ def analyses(store: GameStore) -> AnalysisStore:
 
 def accounts(store: Connected) -> AccountStore:
     """Accounts, their tokens, games and feeds (``store.accounts``)."""
-    return AccountStore(_client(store))
+    return _once(store, AccountStore)
 
 
 def account_deletion(store: Connected) -> AccountDeletionStore:
@@ -103,17 +133,17 @@ def seeks(store: GameStore) -> SeekStore:
 
 def ratings(store: Connected) -> RatingStore:
     """The ratings of the archive's games (``store.ratings``)."""
-    return RatingStore(_client(store))
+    return _once(store, RatingStore)
 
 
 def job_book(store: GameStore) -> JobBook:
     """The jobs' records (``store.jobs``)."""
-    return JobBook(store.redis)
+    return _once(store, JobBook)
 
 
 def replay_cache(store: GameStore) -> ReplayCache:
     """Finished games' kept answers (``store.replay_cache``)."""
-    return ReplayCache(store.redis)
+    return _once(store, ReplayCache)
 
 
 def load_log(store: Connected, game_id: str) -> GameLog | None:
@@ -165,16 +195,17 @@ def game_version(store: GameStore, game_id: str) -> tuple[str, int] | None:
 
 def compaction_queue(store: GameStore) -> CompactionQueue:
     """The finished games due for compaction (``store.compact``)."""
-    return CompactionQueue(store.redis)
+    return _once(store, CompactionQueue)
 
 
 def compactor(store: GameStore) -> Compactor:
     """The script that replaces a finished game's stream by its compact log (``store.compact``)."""
-    return Compactor(store.redis)
+    return _once(store, Compactor)
 
 
 def events_reader(store: GameStore) -> EventsReader:
-    """The live reader's connection to the games' event streams (``store.live``)."""
+    """The live reader's connection to the games' event streams (``store.live``): one per caller
+    (each live hub reads on its own), so not kept."""
     return EventsReader(store.redis)
 
 

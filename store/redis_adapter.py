@@ -11,7 +11,7 @@ version). What it uses, and why:
   one Redis).
 
 Everything else of the store uses redis-py's public API: the single-server pool is redis-py's
-``BlockingConnectionPool`` with ``get_connection``/``release`` (``store.games.GameStore._evalsha``).
+``BlockingConnectionPool`` with ``get_connection``/``release`` (``store.script_runs._evalsha``).
 Tests: tests/cluster/.
 
 redis-py's cluster client, with the two repairs the store needs.

@@ -5,6 +5,16 @@ Replies are arrays whose first element names the outcome; the caller (``store.ga
 into Python results. Lua never sees a raw token: only its SHA-256 hex.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import orjson
+
+from store.records import flatten
+
 # A game's snapshot is rewritten when a change crosses a multiple of this many versions (and at
 # every change of status), not at every append: it is ~2 KB of a Condottiere state, most of what an
 # append wrote to the AOF and sent to replicas (2,650 bytes of AOF per move). A load reads
@@ -207,3 +217,109 @@ redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 return {'ok', version}
 """
 )
+
+
+# -- the typed calls ------------------------------------------------------------------------------
+# One small wrapper per script names its KEYS (``KEYS``, in order) and its fixed ARGV (the fields
+# after the keys, in order); ``rest`` is the variadic tail a script reads from computed positions
+# (follow-up actions, meta pairs, events). tests/store/test_script_calls.py checks each wrapper
+# against the highest KEYS[n] and ARGV[n] its script's Lua names.
+
+
+def events_tail(meta: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The tail of ARGV that ``write_events`` reads: the number m of meta field/value pairs, the
+    pairs, then the events."""
+    meta_args = flatten(meta or {})
+    return [len(meta_args) // 2, *meta_args, *(orjson.dumps(event) for event in events)]
+
+
+class ScriptCall:
+    """Base of the typed calls: :meth:`keys` and :meth:`args` as the script reads them."""
+
+    SCRIPT: ClassVar[str]
+    KEYS: ClassVar[tuple[str, ...]]
+    _ARGS: ClassVar[tuple[str, ...] | None] = None
+    rest: Sequence[Any]
+
+    @classmethod
+    def arg_names(cls) -> tuple[str, ...]:
+        """The fixed ARGV, in order: the fields after the keys, but ``rest``."""
+        names = cls.__dict__.get("_ARGS")
+        if names is None:
+            names = tuple(f.name for f in fields(cls) if f.name not in cls.KEYS and f.name != "rest")  # type: ignore[arg-type]
+            cls._ARGS = names
+        return names
+
+    def keys(self) -> list[str]:
+        return [getattr(self, name) for name in self.KEYS]
+
+    def args(self) -> list[Any]:
+        return [*(getattr(self, name) for name in self.arg_names()), *self.rest]
+
+
+@dataclass(frozen=True, slots=True)
+class AppendCall(ScriptCall):
+    """:data:`APPEND`: a seat's (or a trusted caller's) events, at an expected version."""
+
+    SCRIPT: ClassVar[str] = APPEND
+    KEYS: ClassVar[tuple[str, ...]] = ("events", "snapshot", "meta", "seats", "idem", "outbox", "due")
+    events: str
+    snapshot: str
+    meta: str
+    seats: str
+    idem: str
+    outbox: str
+    due: str
+    seat: str
+    token_hash: str
+    idempotency_field: str
+    fingerprint: str
+    expected_version: int
+    snapshot_json: bytes
+    response_json: bytes
+    idempotency_ttl: int
+    rest: Sequence[Any]  # the follow-up actions, the meta pairs, the events
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCall(ScriptCall):
+    """:data:`CLAIM`: a seat claimed, and the game started when it is the last."""
+
+    SCRIPT: ClassVar[str] = CLAIM
+    KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats", "events", "snapshot", "outbox", "due")
+    meta: str
+    seats: str
+    events: str
+    snapshot: str
+    outbox: str
+    due: str
+    seat: str
+    name: str
+    token_hash: str
+    kind: str
+    bot: str
+    now: str
+    snapshot_json: bytes
+    account: str
+    rest: Sequence[Any]  # the follow-up actions, the meta pairs, the genesis events
+
+
+@dataclass(frozen=True, slots=True)
+class RotateCall(ScriptCall):
+    """:data:`ROTATE`: a seat's token hash replaced, with the rotation's record."""
+
+    SCRIPT: ClassVar[str] = ROTATE
+    KEYS: ClassVar[tuple[str, ...]] = ("events", "snapshot", "meta", "seats")
+    events: str
+    snapshot: str
+    meta: str
+    seats: str
+    seat: str
+    token_hash: str
+    new_token_hash: str
+    expected_version: int
+    snapshot_json: bytes
+    rest: Sequence[Any]  # the number of meta pairs, the pairs, the events
+
+
+CALLS: tuple[type[ScriptCall], ...] = (AppendCall, ClaimCall, RotateCall)

@@ -74,7 +74,7 @@ def private_uses(source: str, distributions: dict[str, list[str]]) -> set[tuple[
     What it cannot see: a private attribute of an object a dependency hands back
     (``req._expected_100_continue``), or a public-looking name a package does not export
     (``flask_cors.core.get_cors_headers``); those are the adapters' own, listed by hand in
-    docs/architecture.md's table."""
+    docs/decisions/0004-private-apis-in-one-adapter.md's table."""
     tree = ast.parse(source)
     found: set[tuple[str, str]] = set()
     aliases: dict[str, str] = {}  # local name -> dotted module it stands for

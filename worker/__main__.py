@@ -1,7 +1,7 @@
 """``python -m worker [QUEUE ...]``: the RQ worker process (the Procfile's ``worker`` and ``bots``).
 
-It wires this process first (``service.followups.connect_receivers``: a bot move that finishes a
-game queues its verify job, a bot left awaited gets its job), then runs RQ's worker on the
+Its jobs' services come from the composition root (``service.composition``: a bot move that finishes
+a game queues its verify job, a bot left awaited gets its job). It runs RQ's worker on the
 connection ``store.queues`` gives it: RQ's plain Redis (``--queue-url``, ``RQ_REDIS_URL``), while the
 jobs work on the event store (``--url``, ``REDIS_URL``; a Redis Cluster is fine there). Queues:
 ``default`` (archive jobs) and ``bots`` unless named.
@@ -15,7 +15,6 @@ import sys
 
 from rq.utils import import_attribute
 
-from service import followups
 from store.queues import queue_connection, queue_url
 from worker import stores
 
@@ -41,7 +40,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("set REDIS_URL or --url")
-    followups.connect_receivers()
     stores.configure(args.url)
     worker_class = import_attribute(args.worker_class)
     worker = worker_class(args.queues, connection=queue_connection(queue_url(args.url, args.queue_url)))

@@ -7,7 +7,7 @@ from typing import Any, cast
 from rq import get_current_job
 from rq.job import Job
 
-from service import GameService, bot_turns
+from service import GameService, bot_turns, composition
 from worker.stores import store_for
 
 _services: dict[int, GameService] = {}
@@ -20,7 +20,7 @@ def _service() -> GameService:
     store = store_for(cast(Job, get_current_job()).connection)
     service = _services.get(id(store))
     if service is None or service.store is not store:
-        service = _services[id(store)] = GameService(store)
+        service = _services[id(store)] = composition.game_service_on(store)
     return service
 
 

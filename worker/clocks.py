@@ -27,9 +27,8 @@ import signal
 import time
 from typing import Any
 
-from service import GameService, followups
+from service import GameService, composition
 from service import errors as service_errors
-from store.queues import queue_url
 
 log = logging.getLogger("worker.clocks")
 
@@ -50,9 +49,9 @@ def enforce_due(service: GameService, now_ms: int | None = None, limit: int = 10
 
 
 def run(url: str, interval: float = INTERVAL_SECONDS, rescan: float = RESCAN_SECONDS) -> None:
-    # A seat handed to the bot is played by the bots queue; a timeout that ends a game is verified.
-    followups.connect_receivers()
-    service = GameService.from_url(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
+    # A seat handed to the bot is played by the bots queue; a timeout that ends a game is verified
+    # (the composition root's services carry out every follow-up action).
+    service = composition.game_service(composition.Settings.from_env(redis_url=url))
     stopping = False
 
     def stop(*_: Any) -> None:
@@ -67,7 +66,7 @@ def run(url: str, interval: float = INTERVAL_SECONDS, rescan: float = RESCAN_SEC
         started = time.monotonic()
         try:
             if started >= next_rescan:
-                service.rescan_clocks()
+                service.deadlines.rescan_clocks()
                 next_rescan = started + rescan
             for timeout in enforce_due(service):
                 log.info("timeout: %s", timeout)

@@ -30,11 +30,10 @@ import sys
 import time
 from typing import Any
 
-from service import GameService, account_deletion, bot_turns, followups, jobs
+from service import GameService, account_deletion, bot_turns, composition, jobs
 from service.challenges import ChallengeService
 from service.compaction import Compaction
 from service.seeks import SeekService
-from store.queues import queue_url
 
 log = logging.getLogger("worker.janitor")
 
@@ -45,15 +44,27 @@ FULL_SCAN_SECONDS = float(os.environ.get("JANITOR_FULL_SCAN") or 30.0)
 
 
 class Janitor:
-    def __init__(self, service: GameService):
+    def __init__(
+        self,
+        service: GameService,
+        jobs: jobs.JobService,
+        compaction: Compaction,
+        challenges: ChallengeService,
+        seeks: SeekService,
+    ):
+        """The services of ``service.composition.build`` (the game service with every follow-up
+        action's handler)."""
         self.service = service
-        self.jobs = jobs.JobService(service.store)
+        self.jobs = jobs
         self._seen: dict[tuple[str, str], float] = {}
         self._next_full_scan = 0.0
-        followups.connect_receivers()
-        self.compaction = Compaction(service.store)
-        self.challenges = ChallengeService(service)
-        self.seeks = SeekService(service)
+        self.compaction = compaction
+        self.challenges = challenges
+        self.seeks = seeks
+
+    @classmethod
+    def of(cls, services: composition.Services) -> Janitor:
+        return cls(services.games, services.jobs, services.compaction, services.challenges, services.seeks)
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -87,9 +98,8 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    url = os.environ["REDIS_URL"]
-    rq_url = queue_url(url, os.environ.get("RQ_REDIS_URL"))
-    janitor = Janitor(GameService.from_url(url, queue_url=rq_url, socket_timeout=10))
+    settings = composition.Settings.from_env(redis_options={"socket_timeout": 10})
+    janitor = Janitor.of(composition.build(settings))
     log.info("sweeping every %.1f s", INTERVAL_SECONDS)
     while not stopping:
         started = time.monotonic()

@@ -13,10 +13,8 @@ from rq import get_current_job
 from rq.job import Job
 
 from bots.search import Budget
-from service.analysis import AnalysisService
-from service.archive import ArchiveService
-from service.jobs import Handler, JobService
-from service.stats import StatsService
+from service import composition
+from service.jobs import Handler
 from store import GameStore
 from worker.stores import store_for
 
@@ -31,25 +29,12 @@ def analysis_budget() -> Budget | None:
 
 
 def handlers(store: GameStore) -> dict[str, Handler]:
-    """Every job kind's computation on ``store``."""
-    archive, stats = ArchiveService(store), StatsService(store)
-    return {
-        "verify": archive.verify,
-        "export": archive.export,
-        "bulk-export": archive.bulk_export,
-        "observations": archive.observation_export,
-        "import": archive.import_job,
-        "game-stats": stats.compute_game,
-        "player-stats": stats.compute_player,
-        "global-stats": stats.compute_global,
-        "analysis": AnalysisService(store, budget=analysis_budget()).compute,
-    }
+    """Every job kind's computation on ``store`` (built by ``service.composition``)."""
+    return composition.job_handlers(store, analysis_budget=analysis_budget())[1]
 
 
 def run(jid: str) -> str:
     """The entry point RQ runs, on the connection it was started with (``python -m worker``)."""
     job = cast(Job, get_current_job())  # RQ runs it: there is a current job
-    store = store_for(job.connection)
-    return JobService(store).run(
-        jid, handlers(store), retries_left=lambda: bool(job.retries_left and job.retries_left > 0)
-    )
+    jobs, handlers = composition.job_handlers(store_for(job.connection))
+    return jobs.run(jid, handlers, retries_left=lambda: bool(job.retries_left and job.retries_left > 0))

@@ -18,9 +18,7 @@ import sys
 import time
 from typing import Any
 
-from service import GameService
-from service.webhook_delivery import Deliverer, WebhookSettings
-from store import parts
+from service import composition
 
 log = logging.getLogger("worker.webhooks")
 
@@ -41,8 +39,8 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    service = GameService.from_url(os.environ["REDIS_URL"], socket_timeout=10)
-    deliverer = Deliverer(parts.webhooks(service.store), WebhookSettings.from_env())
+    settings = composition.Settings.from_env(enqueues=False, redis_options={"socket_timeout": 10})
+    deliverer = composition.deliverer(settings)
     log.info(
         "delivering (private targets %s)",
         "allowed" if deliverer.settings.allow_private_targets else "refused",

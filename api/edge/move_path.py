@@ -129,7 +129,7 @@ class MovePath:
             return None
         # Only a token this process knows as a seat's: any other is counted against its address,
         # and its 401 among the address's failed checks, by Flask (api.ratelimit), behind ProxyFix.
-        seat = self.service.cached_seat(game_id, token) if self.limit is not None else None
+        seat = self.service.queries.cached_seat(game_id, token) if self.limit is not None else None
         if seat is None and self.limit is not None:
             return None
         if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != JSON_MIME:

@@ -152,7 +152,7 @@ class _Pusher:
         self.last_write = time.monotonic()
         self.wake = threading.Event()
         # The account token that opened the stream, checked once per heartbeat (pushes or not).
-        self.check = svc.credential_check(grant, heartbeat)
+        self.check = svc.queries.credential_check(grant, heartbeat)
 
     def frame(self, message: bytes) -> bytes:
         if self.chunked:
@@ -166,7 +166,7 @@ class _Pusher:
             return
         update = None
         if not self.busy and not self.remainder:
-            update = self.svc.cached_view_update(self.game_id, self.grant, position)
+            update = self.svc.queries.cached_view_update(self.game_id, self.grant, position)
         if update is None:
             self.behind = max(self.behind, position)
             self.wake.set()
@@ -205,7 +205,7 @@ class _Pusher:
     def run(
         self, write: Callable[[bytes], Any], known: int | None, current: CachedGame | None = None
     ) -> None:
-        subscription, first, cached = self.svc.open_view_stream(
+        subscription, first, cached = self.svc.queries.open_view_stream(
             self.game_id, self.grant, known, self.push, current
         )
         watcher = gevent.spawn(self._watch_client)
@@ -242,7 +242,7 @@ class _Pusher:
             elif self.behind > self.version:
                 self.busy = True  # a Redis read may switch to the reader
                 try:
-                    update = self.svc.view_update_at_least(self.game_id, self.grant, self.behind)
+                    update = self.svc.queries.view_update_at_least(self.game_id, self.grant, self.behind)
                 finally:
                     self.busy = False
                 if update.revoked is not None:

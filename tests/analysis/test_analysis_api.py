@@ -11,6 +11,7 @@ from rq import SimpleWorker
 from bots.search import Budget
 from replays import analysis
 from service import analysis as analysis_service
+from service.jobs import JobService
 
 TINY = Budget(iterations=4, rollout_moves=4)
 
@@ -103,7 +104,7 @@ def test_an_account_may_start_only_so_many_analyses_an_hour(svc, monkeypatch):
     summary = svc.create_game("condottiere", {"players": 2})
     tokens = [svc.claim_seat(summary["id"], name=f"P{s}").token for s in range(2)]
     _play(svc, summary["id"], tokens, random.Random(5))
-    service = analysis_service.AnalysisService(svc.store)
+    service = analysis_service.AnalysisService(svc.store, JobService(svc.store))
     with pytest.raises(analysis_service.AnalysisRefused) as refused:
         service.request(summary["id"], "some-account")
     assert refused.value.status == 429

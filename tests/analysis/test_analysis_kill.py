@@ -27,7 +27,7 @@ def test_a_worker_killed_mid_analysis_leaves_nothing_and_the_job_is_redone(
     game_id = summary["id"]
     tokens = [svc.claim_seat(game_id, name=f"P{s}").token for s in range(2)]
     _play(svc, game_id, tokens, random.Random(8))
-    service = AnalysisService(svc.store)
+    service = AnalysisService(svc.store, JobService(svc.store))
     jid = service.request(game_id, None)
     assert jid is not None
     book = JobBook(redis_client)

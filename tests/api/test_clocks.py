@@ -13,7 +13,7 @@ from rq import Queue
 from games.condottiere import GAME
 from service import clocks
 from store import GameStore
-from store.games import iter_all_events
+from store.game_logs import iter_all_events
 from worker.clocks import enforce_due
 
 

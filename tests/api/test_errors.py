@@ -194,9 +194,9 @@ def test_endless_contention_is_a_503_with_retry_after(table, svc, redis_server, 
     to the game (a seat token rotation) just before each of this move's appends, so every attempt
     meets a version conflict and decides again on the newer state. After MAX_DECIDE_ATTEMPTS lost
     races the move is refused with 503 CONTENTION and Retry-After, and none of it is stored."""
-    import service.games
+    import service.composition
 
-    rival = service.games.GameService.from_url(redis_server.url)
+    rival = service.composition.game_service_at(redis_server.url)
     bob = {"token": table.tokens[1]}
     tried_at: list[int] = []
     real_append = svc.store.append

@@ -69,7 +69,7 @@ def test_token_rotation_gives_a_new_token_and_the_old_one_stops_at_once(client, 
 
 def _full_log(redis_server, game_id: str) -> list[dict]:
     from store import GameStore
-    from store.games import iter_all_events
+    from store.game_logs import iter_all_events
 
     store = GameStore(redis_server.client())
     return [entry.event for entry in iter_all_events(store, game_id)]

@@ -162,7 +162,6 @@ def test_the_feed_is_follow_up_work_recorded_with_the_change_and_done_once(
     """A process that dies after a move commits, before it tells the accounts (the handler fails
     here), leaves the 'accounts' action in the game's outbox; the sweeper's later run tells them,
     and running it again adds nothing."""
-    from service import followups
     from store.accounts import account_keys
     from store.keys import game_keys
 
@@ -173,7 +172,8 @@ def test_the_feed_is_follow_up_work_recorded_with_the_change_and_done_once(
     def killed(*_):
         raise RuntimeError("the process died")
 
-    monkeypatch.setitem(followups._OWN, "accounts", killed)
+    # This process's handler of the action (its game service was given them when it was built).
+    monkeypatch.setitem(app.extensions["game_service"].followups.handlers, "accounts", killed)
     game, ann, bob = one_card_game(client, token)
     play_out(client, game, ann["token"], bob["token"])
     assert redis_client.hget(game_keys(game).outbox, "accounts") is not None

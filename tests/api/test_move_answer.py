@@ -125,7 +125,7 @@ def test_the_whole_answers_view_is_the_document_the_seats_stream_sends(client):
     table = Table(client, hand_size=3)
     seat, view = awaited_seat(table)
     answer = table.move(seat, a_move(view)).get_json()
-    encoded = client.application.extensions["game_service"]._encoded
+    encoded = client.application.extensions["game_service"].queries.encoded
     assert json.loads(encoded[(table.id, answer["version"], seat)]) == answer["view"]  # before any stream
     stream = view_stream(client, table.id, headers=table.auth(seat), query=f"?after={view['version']}")
     first = next(m for m in read_messages(stream.response) if m.event == "view")

@@ -28,9 +28,9 @@ def play_recorded(svc, name: str, config: dict, rng: random.Random):
 
 
 def exported_log(svc, game_id: str) -> dict:
-    from service.archive import ArchiveService
+    from service import composition
 
-    log = ArchiveService(svc.store).log(game_id)
+    log = composition.archive_service(svc.store).log(game_id)
     game = get_game(log.name)
     return export.export_log(
         game, log.events, players=log.players, finished=log.finished, game_id=game_id, result=log.result

@@ -198,13 +198,13 @@ def test_an_import_is_a_job_and_the_web_request_replays_nothing(client, redis_cl
 def test_a_retried_import_job_ends_with_one_game(client, redis_client):
     """A worker that dies after storing the game and before recording the result: the retry finds
     the game it stored (and no kept log) and answers it instead of importing a second copy."""
-    from service.archive import ArchiveService
+    from service import composition
     from store import GameStore
 
     response = client.post("/v1/archive/import", json=exchange())
     game_id = response.get_json()["params"]["game_id"]
     run_queued_jobs(client)
-    service = ArchiveService(GameStore(redis_client))
+    service = composition.archive_service(GameStore(redis_client))
     assert redis_client.get(f"jobs:{{jobs}}:input:{game_id}") is None
     body, _ = service.import_job({"game_id": game_id}, lambda fraction: None)
     assert orjson.loads(body)["id"] == game_id

@@ -53,8 +53,6 @@ class LiveServer:
             )
 
     def stop(self) -> None:
-        from service import followups
-
         if self.worker is not None:
             self.worker.terminate()
             try:
@@ -63,7 +61,6 @@ class LiveServer:
                 self.worker.kill()
         self.http.shutdown()
         self.thread.join(timeout=5)
-        followups.disconnect_receivers()
 
 
 def run(argv: list[str], stdin_lines: list[str] | None = None) -> tuple[int, str]:

@@ -11,7 +11,7 @@ from cli.client import ApiClient
 from tests.bots.live import LiveServer
 
 
-def test_play_hints_at_a_missing_bot_worker(redis_server, monkeypatch):
+def test_play_hints_at_a_missing_bot_worker(redis_client, redis_server, monkeypatch):
     """SET-2: the bot holds the first token but no RQ worker plays bots: the terminal says why
     nothing happens instead of hanging silently."""
     import cli.play as cli_play

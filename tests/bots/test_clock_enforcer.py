@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from service import GameService
+from service import GameService, composition
 
 ROOT = Path(__file__).resolve().parents[2]
 # Stated tolerance: a timeout is applied within this long after its deadline (the enforcer polls
@@ -68,7 +68,7 @@ def wait_for_timeout(svc: GameService, game_id: str, after: int, limit_s: float 
 
 @pytest.fixture()
 def svc(redis_server, redis_client):
-    service = GameService.from_url(redis_server.url)
+    service = composition.game_service_at(redis_server.url)
     yield service
     service.store.redis.close()
 

@@ -13,7 +13,7 @@ from cli.client import ApiClient
 from cli.simulate import simulate_http
 from games import get_game
 from games.base import fold
-from service import GameService
+from service import GameService, composition
 
 GAMES = 12
 CONCURRENCY = 6
@@ -87,7 +87,7 @@ def test_soak_concurrent_bot_games_through_the_api(live, redis_server, config, l
     )
     assert not recorder.server_errors, recorder.server_errors[:5]
     assert all(record.winners or record.reason for record in records)
-    service = GameService.from_url(redis_server.url)
+    service = composition.game_service_at(redis_server.url)
     for record in records:
         summary = service.get_summary(record.game_id)
         assert summary["status"] == "finished"

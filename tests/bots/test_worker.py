@@ -15,7 +15,7 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from games import get_game
-from service import GameService, bot_turns, followups
+from service import bot_turns, composition
 from service import errors as service_errors
 from service.jobs import JobService
 from store.outbox import Outbox
@@ -26,11 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture()
 def service(redis_client, redis_server, queue_server):
-    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
-    followups.connect_receivers()
-    yield svc
-    # The receivers are process-global: leave other test modules none connected.
-    followups.disconnect_receivers()
+    # With the receivers (the default): a bot turn and a finished game's verify job get their jobs.
+    yield composition.game_service_at(redis_server.url, queue_url=queue_server.url)
 
 
 def run_worker(queue_client) -> None:
@@ -205,7 +202,7 @@ def test_two_jobs_racing_on_one_game_play_each_move_once(
     start = threading.Barrier(2)
 
     def job():
-        own = GameService.from_url(
+        own = composition.game_service_at(
             redis_server.url, queue_url=queue_server.url
         )  # a separate worker: its own cache and pool
         submit = own.submit_as_seat
@@ -280,7 +277,6 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server, queue_
     gets its bot job enqueued without anything else connected, and a worker plays it out."""
     from api import create_app
 
-    followups.disconnect_receivers()
     app = create_app({"REDIS_URL": redis_server.url, "TESTING": True})
     try:
         created = app.test_client().post(
@@ -298,4 +294,4 @@ def test_the_app_enqueues_bot_turns_by_itself(redis_client, redis_server, queue_
         summary = app.test_client().get(f"/v1/games/{created.get_json()['id']}").get_json()
         assert summary["status"] == "finished"
     finally:
-        followups.disconnect_receivers()
+        app.extensions["game_service"].live.close()

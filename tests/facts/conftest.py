@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from service import followups
-from service.facts import facts_followup
+from service import composition
 from tests import app_fixtures
 from tests.api import toy_game
 
@@ -15,11 +14,9 @@ client = app_fixtures.client
 
 @pytest.fixture()
 def svc(app):
-    """The app's game service, and this process writing archived games' facts at once (the web
-    process leaves them to the janitor: ``service.followups.connect_receivers``)."""
-    followups.register("facts", facts_followup)
-    yield app.extensions["game_service"]
-    followups.unregister("facts")
+    """A game service on the app's store that writes archived games' facts at once (the web
+    process leaves them to the janitor: ``composition.Settings.facts``)."""
+    return composition.game_service_on(app.extensions["game_service"].store)
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from games import get_game
-from service.archive import ArchiveService
+from service import composition
 from service.facts import fact_store, rebuild
 from store.facts import TABLES, FactStore
 from tests.facts.played import play_games
@@ -31,7 +31,8 @@ def test_each_archived_game_enters_the_facts_once_with_its_explored_decisions(sv
     assert _count(facts, "SELECT count(DISTINCT game_id) FROM games") == 3
     assert _count(facts, "SELECT count(*) FROM seats") == 6
     engine = get_game("condottiere")
-    expected = sum(len(list(engine.explore(ArchiveService(svc.store).log(i).events))) for i in ids)
+    archive = composition.archive_service(svc.store)
+    expected = sum(len(list(engine.explore(archive.log(i).events))) for i in ids)
     assert expected > 0
     assert _count(facts, "SELECT count(*) FROM decisions") == expected
     # The follow-up run again (a retry after a kill) changes nothing.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from service import GameService, followups
+from service import composition
 from service.jobs import JobService
 from store import queue_url
 from tests.api import toy_game
@@ -23,8 +23,7 @@ toy_game.register()
 
 
 def main(url: str, action: str, *args: str) -> None:
-    followups.connect_receivers()
-    service = GameService.from_url(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
+    service = composition.game_service_at(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
     if action == "finish-toy":
         (game_id,) = args
         tokens = [service.claim_seat(game_id, name=name).token for name in ("Ann", "Bob")]

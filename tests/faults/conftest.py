@@ -2,19 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from service import GameService, followups
-
-
-@pytest.fixture(autouse=True)
-def handlers():
-    """The follow-up handlers of the web process and workers, in the test process too."""
-    followups.connect_receivers()
-    yield
-    followups.disconnect_receivers()
+from service import composition
 
 
 @pytest.fixture()
 def service(redis_client, redis_server, queue_server):
-    svc = GameService.from_url(redis_server.url, queue_url=queue_server.url)
+    # With every follow-up handler of the web process and workers (receivers: the default).
+    svc = composition.game_service_at(redis_server.url, queue_url=queue_server.url)
     yield svc
     svc.store.redis.close()

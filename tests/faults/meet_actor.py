@@ -8,10 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from service import GameService, followups
-from service.accounts import AccountService
-from service.challenges import ChallengeService
-from service.seeks import SeekService
+from service import composition
 from store import queue_url
 from tests.api import toy_game
 
@@ -19,15 +16,14 @@ toy_game.register()
 
 
 def main(url: str, action: str, *args: str) -> None:
-    followups.connect_receivers()
-    service = GameService.from_url(url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
+    settings = composition.Settings(redis_url=url, queue_url=queue_url(url, os.environ.get("RQ_REDIS_URL")))
+    services = composition.build(settings)
     if action == "match":
-        print(SeekService(service).match(), flush=True)
+        print(services.seeks.match(), flush=True)
     elif action == "accept":
         challenge_id, token = args
-        accounts = AccountService(service)
-        service.identity = accounts
-        print(ChallengeService(service, accounts).accept(challenge_id, accounts.identify(token)), flush=True)
+        accounts = services.accounts
+        print(services.challenges.accept(challenge_id, accounts.identify(token)), flush=True)
     else:
         raise SystemExit(f"unknown action {action!r}")
 

@@ -10,13 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service.accounts import AccountService
+from service import composition
 from service.challenges import ChallengeService
 from store import parts
 from store.outbox import Outbox
 from tests.api.test_accounts import FAST_HASH
 from tests.faults.test_crash_points import recover
-from worker.janitor import Janitor
+from tests.janitors import janitor_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,15 +24,16 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_process_killed_after_the_start_leaves_a_whole_game_and_the_janitor_tells_everyone(
     service, redis_server
 ):
-    accounts = AccountService(service, password_parameters=FAST_HASH)
-    service.identity = accounts
+    settings = composition.Settings(redis_url=redis_server.url, password_parameters=FAST_HASH)
+    services = composition.build(settings, store=service.store)
+    accounts = services.accounts
     tokens = {}
     for handle in ("Ann", "Bob"):
         accounts.create_account(handle, "correct horse")
         tokens[handle] = accounts.sign_in(handle, "correct horse")["token"]
     ann = accounts.identify(tokens["Ann"])
     bob = accounts.identify(tokens["Bob"])
-    made = ChallengeService(service, accounts).create(ann, {"game": "toy", "invite": ["Bob"]})
+    made = services.challenges.create(ann, {"game": "toy", "invite": ["Bob"]})
     env = dict(os.environ, FAULT_POINT="after_challenge_start", PYTHONPATH=str(ROOT))
     killed = subprocess.run(
         [
@@ -64,6 +65,6 @@ def test_a_process_killed_after_the_start_leaves_a_whole_game_and_the_janitor_te
             made["id"] in games.games(who.account_id) for who in (ann, bob)
         )
 
-    recover(Janitor(service), done)
+    recover(janitor_for(service), done)
     kinds = [e.kind for e in games.feed_after(bob.account_id, None)]
     assert kinds.count("game_started") == 1 and kinds.count("challenge") == 1

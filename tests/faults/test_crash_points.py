@@ -34,6 +34,7 @@ from store.archive import Archive
 from store.jobs import JobBook
 from store.outbox import Outbox
 from tests.api import toy_game
+from tests.janitors import janitor_for
 from tests.worker_processes import rq_worker
 from worker.janitor import Janitor
 
@@ -108,7 +109,7 @@ def duplicates(client) -> dict[str, int]:
 
 @pytest.fixture()
 def janitor(service):
-    return Janitor(service)
+    return janitor_for(service)
 
 
 @pytest.fixture()

@@ -20,6 +20,7 @@ from service import GameService
 from service.jobs import ALIVE_SECONDS, JobService
 from store.jobs import JobBook
 from tests.archive.test_worker_kill import archive_toy_games
+from tests.janitors import janitor_for
 from tests.worker_processes import children, kill_worker, rq_worker, wait_for
 from worker.janitor import Janitor
 
@@ -86,7 +87,7 @@ def test_a_job_whose_worker_dies_mid_job_finishes_within_the_bound(
     killed_at = kill_mid_job(book, jid, workers(TOY_FACTS_DELAY="0.25"))
     assert book.status(jid) == "started" and book.result(jid) is None
     workers()  # a healthy worker
-    janitor = Janitor(service)
+    janitor = janitor_for(service)
     requeued_after = None
     while time.monotonic() - killed_at < RECOVERY_BOUND_SECONDS:
         report = janitor.tick()["dead_runs"]
@@ -119,7 +120,11 @@ def test_a_job_whose_worker_dies_with_no_retry_left_fails_clearly(
     wait_for(lambda: book.status(jid) == "started")
     queue_client.hset(f"rq:job:{jid}", "retries_left", 0)  # as if this were its last retry
     killed_at = kill_mid_job(book, jid, worker)
-    _, reports = tick_until(Janitor(service), lambda: book.status(jid) == "failed", RECOVERY_BOUND_SECONDS)
+    _, reports = tick_until(
+        janitor_for(service),
+        lambda: book.status(jid) == "failed",
+        RECOVERY_BOUND_SECONDS,
+    )
     took = time.monotonic() - killed_at
     print(f"\ndead worker, no retry left: record failed after {took:.2f} s")
     record = book.get(jid)
@@ -138,7 +143,11 @@ def test_a_job_whose_work_horse_alone_dies_mid_job_finishes_within_the_bound(
     book = JobBook(redis_client)
     jid = start_slow_job(service)
     killed_at = kill_mid_job(book, jid, workers(TOY_FACTS_DELAY="0.25"), kill=kill_horse)
-    tick_until(Janitor(service), lambda: book.status(jid) == "finished", RECOVERY_BOUND_SECONDS)
+    tick_until(
+        janitor_for(service),
+        lambda: book.status(jid) == "finished",
+        RECOVERY_BOUND_SECONDS,
+    )
     took = time.monotonic() - killed_at
     print(f"\nwork horse killed mid-job: finished after {took:.2f} s")
     record = book.get(jid)
@@ -155,7 +164,11 @@ def test_a_live_job_longer_than_its_heartbeat_is_never_taken_for_dead(service, w
     jid = start_slow_job(service)
     started = time.monotonic()
     workers(TOY_FACTS_DELAY="0.25", JOB_ALIVE_SECONDS="1")
-    took, reports = tick_until(Janitor(service), lambda: book.status(jid) == "finished", 60)
+    took, reports = tick_until(
+        janitor_for(service),
+        lambda: book.status(jid) == "finished",
+        60,
+    )
     assert took > 2.5, "the job was shorter than its heartbeat: nothing was tested"
     assert all(report == {"requeued": 0, "failed": 0} for report in reports)
     record = book.get(jid)

@@ -39,16 +39,15 @@ def test_killed_between_a_games_fact_files(service, janitor, worker, redis_serve
 
 
 def test_the_web_process_leaves_the_facts_to_the_janitor(service, janitor, worker):  # noqa: F811
-    """A web process (``connect_receivers(facts=False)``) finishes a game without folding its log
+    """A web process (``composition.Settings(facts=False)``) finishes a game without folding its log
     into facts; the janitor writes them after the grace period."""
-    from service import followups
+    from service import composition
     from tests.facts.played import play_games
 
-    followups.connect_receivers(facts=False)
+    web = composition.game_service_on(service.store, facts=False)
     worker()
-    (game_id,) = play_games(service, "condottiere", 1, seed=21)
+    (game_id,) = play_games(web, "condottiere", 1, seed=21)
     client = service.store.redis
     assert "facts" in Outbox(client).pending(game_id) and _rows("games", game_id) == 0
-    followups.connect_receivers()  # the janitor's
     recover(janitor, lambda: "facts" not in Outbox(client).pending(game_id))
     assert _rows("games", game_id) == 1 and _rows("seats", game_id) == 2

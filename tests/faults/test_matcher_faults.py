@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from service.accounts import AccountService
-from service.seeks import SeekService
+from service import composition
 from store import parts
 from store.outbox import Outbox
 from tests.api.test_accounts import FAST_HASH
 from tests.faults.test_crash_points import recover
-from worker.janitor import Janitor
+from tests.janitors import janitor_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEKERS = 8  # two tables of four
@@ -37,8 +36,9 @@ def kill_matcher(url: str, fault: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("fault", ["after_seek_claim", "after_seek_game"])
 def test_a_killed_matcher_loses_and_doubles_nothing(service, redis_server, fault):
-    accounts = AccountService(service, password_parameters=FAST_HASH)
-    seeks = SeekService(service, accounts)
+    settings = composition.Settings(redis_url=redis_server.url, password_parameters=FAST_HASH)
+    services = composition.build(settings, store=service.store)
+    accounts, seeks = services.accounts, services.seeks
     people = {}
     for n in range(SEEKERS):
         handle = f"p{n}"
@@ -50,7 +50,7 @@ def test_a_killed_matcher_loses_and_doubles_nothing(service, redis_server, fault
     store = parts.seeks(service.store)
     (pool,) = store.pools()
     assert len(store.tables(pool)) >= 1  # the killed pass left a table behind
-    janitor = Janitor(service)
+    janitor = janitor_for(service)
 
     def done() -> bool:
         if store.tables(pool) or store.seeks(pool):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from service import GameService
+from service import composition
 from service.webhook_delivery import Deliverer, WebhookSettings
 from store.outbox import Outbox
 from store.webhooks import WebhookStore
@@ -25,9 +25,9 @@ from tests import app_fixtures
 from tests.api import toy_game
 from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.test_me_stream import one_card_game, play_out
+from tests.janitors import janitor_for
 from tests.webhooks.receiver import Receiver, wait_for
 from tests.worker_processes import wait_for as wait_until
-from worker.janitor import Janitor
 
 toy_game.register()
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,11 +91,11 @@ def test_a_process_killed_between_the_feed_and_the_fan_out_loses_no_delivery(
         timeout=120,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
-    service = GameService.from_url(redis_server.url, queue_url=queue_server.url)
+    service = composition.game_service_at(redis_server.url, queue_url=queue_server.url)
     store = WebhookStore(service.store.redis)
     account = account_of(token)
     assert store.pending(account) == 2  # started, your_turn: the finish is in the feed only
-    janitor = Janitor(service)
+    janitor = janitor_for(service)
     wait_for(lambda: not Outbox(service.store.redis).pending(game), BOUND_SECONDS, janitor.tick)
     sender = Deliverer(store, WebhookSettings(allow_private_targets=True))
     wait_for(lambda: len(receiver.received) >= 3, BOUND_SECONDS, lambda: sender.run_once(rehint_every=0))
@@ -197,7 +197,7 @@ def test_a_process_killed_mid_deletion_leaves_no_webhook_and_the_janitor_finishe
         timeout=120,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
-    service = GameService.from_url(redis_server.url, queue_url=queue_server.url)
+    service = composition.game_service_at(redis_server.url, queue_url=queue_server.url)
     redis = service.store.redis
     assert client.get("/v1/me", headers=bearer(token)).status_code == 401
     assert redis.keys(f"hook:{{a:{account}}}:*") == []  # with the credentials, in the same step
@@ -211,7 +211,7 @@ def test_a_process_killed_mid_deletion_leaves_no_webhook_and_the_janitor_finishe
     assert receiver.received == []
     # Past the grace a live process would have needed, the janitor finishes the deletion.
     redis.zadd(DELETING, {account: 1})
-    Janitor(service).tick()
+    janitor_for(service).tick()
     assert not redis.zcard(DELETING) and not redis.keys(f"*{{a:{account}}}*")
     assert not redis.sismember(watchers_key(game), account) and not redis.sismember(ACCOUNTS, account)
     assert sign_up(client).status_code == 201  # the handle is free again

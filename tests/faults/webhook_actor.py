@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import sys
 
-from service import GameService, followups
+from service import composition
 from tests.api import toy_game
 
 toy_game.register()
 
 
 def main(url: str, game_id: str, *tokens: str) -> None:
-    followups.connect_receivers()
-    service = GameService.from_url(url)
+    service = composition.game_service_at(url)
     for _ in range(2):
         _, cached = service.viewer_seat(game_id, None)
         seat = toy_game.ToyGame().awaiting(cached.state)[0]

@@ -178,3 +178,18 @@ def test_mypy_checks_a_plug_ins_declared_hooks_against_the_kit(tmp_path):
     wrong = _mypy(PLUGIN.format(extra=wrong_menu), tmp_path)
     assert wrong.returncode != 0 and "move_menu" in wrong.stdout
     assert (ROOT / "games" / "py.typed").is_file()
+
+
+KIT = {"games.base", "games.contract_schema"}
+
+
+def test_the_toy_plug_in_game_uses_only_the_kit():
+    """A game from outside the repository needs nothing of the platform but the plug-in kit."""
+    tree = ast.parse((ROOT / "tests" / "api" / "toy_game.py").read_text(encoding="utf-8"))
+    product = set(PRODUCT_PACKAGES)
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    }
+    ours = {name for name in imported if name.split(".")[0] in product}
+    assert ours - {"games"} <= KIT and "games.base" in ours

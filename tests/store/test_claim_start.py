@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from games import get_game
-from service import GameService
+from service import composition
 from store import game_keys
 from tests.redis_metrics import count_round_trips
 
 
 @pytest.fixture()
 def service(redis_server):
-    svc = GameService.from_url(redis_server.url)
+    svc = composition.game_service_at(redis_server.url)
     yield svc
     svc.store.redis.close()
 
@@ -28,7 +28,9 @@ def test_a_claim_that_read_free_seats_still_starts_the_game_when_others_filled_t
         assert (claimed.seat, claimed.started) == (seat, False)
     assert redis_client.xlen(game_keys(game_id).events) == 0
 
-    last = service._claim(game_id, get_game("condottiere"), None, seat=None, name="Cy", bot=None, meta=stale)
+    last = service.seats.claim(
+        game_id, get_game("condottiere"), None, seat=None, name="Cy", bot=None, meta=stale
+    )
 
     assert (last.seat, last.started) == (2, True)
     assert last.version == redis_client.xlen(game_keys(game_id).events) > 0
