@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
 
-from service.webhook_delivery import EVENTS, WebhookSettings  # noqa: E402
+from schemas.webhooks import EVENTS  # noqa: E402
+from service.webhook_delivery import WebhookSettings  # noqa: E402
 from service.webhooks import WebhookService  # noqa: E402
 from store.webhooks import WebhookStore  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402

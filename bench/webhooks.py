@@ -33,8 +33,9 @@ os.environ["COMPACT_DELAY_MS"] = "0"
 os.environ["RATE_LIMITS_ENABLED"] = "false"
 
 from api import create_app  # noqa: E402
+from schemas.webhooks import EVENTS  # noqa: E402
 from service import webhook_events  # noqa: E402
-from service.webhook_delivery import EVENTS, Deliverer, WebhookSettings  # noqa: E402
+from service.webhook_delivery import Deliverer, WebhookSettings  # noqa: E402
 from service.webhooks import WebhookService  # noqa: E402
 from store.webhooks import WebhookStore  # noqa: E402
 from tests.redis_server import PrivateRedis  # noqa: E402

@@ -1,7 +1,8 @@
 """Challenges: an account invites accounts (and leaves seats open, or to server bots) to a game.
 
 Modelled on Lichess's challenge API: the challenged accept or decline with a reason code
-(:data:`DECLINE_REASONS`), the challenger cancels, an unanswered challenge expires (the janitor,
+(:data:`schemas.challenges.DECLINE_REASONS`), the challenger cancels, an unanswered challenge
+expires (the janitor,
 :meth:`ChallengeService.expire_due`). The id of a challenge is the id of the game it becomes:
 the answer that leaves no seat pending creates the game with every seat bound and started, in
 one store script (``store.challenges``). What the parties are told (``challenge``,
@@ -53,17 +54,6 @@ from service.repository import hash_token, new_token, now_iso, now_ms
 from store import parts
 from store.challenges import StoredChallenge
 
-DECLINE_REASONS = (
-    "generic",
-    "later",
-    "tooFast",
-    "tooSlow",
-    "timeControl",
-    "rated",
-    "casual",
-    "noBot",
-    "onlyBot",
-)
 SEAT_ORDERS = ("random", "given")
 DEFAULT_EXPIRES_SECONDS = 600
 MAX_EXPIRES_SECONDS = 7 * 24 * 3600

@@ -44,17 +44,6 @@ from service.webhook_targets import Target, WebhookUrlRefused, resolve_target
 from store.accounts import FEED_LENGTH
 from store.webhooks import WebhookStore
 
-EVENTS = (
-    "your_turn",
-    "game_started",
-    "game_finished",
-    "verified",
-    "export_ready",
-    "challenge",
-    "challenge_canceled",
-    "challenge_declined",
-    "challenge_expired",
-)
 # A game-wide subscription (its creator's) gets only what any spectator may know, and only the
 # game's own events: a job's end is news for whoever asked for the job, not for the game's audience.
 GAME_EVENTS = ("game_started", "game_finished")

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from service.errors import ServiceError
-
 # Exported with the service it configures: api.webhooks builds a WebhookService with both from here.
-from service.webhook_delivery import EVENTS, GAME_EVENTS, LOG_LENGTH, WebhookSettings, iso, new_secret
+from schemas.webhooks import EVENTS
+from service.errors import ServiceError
+from service.webhook_delivery import GAME_EVENTS, LOG_LENGTH, WebhookSettings, iso, new_secret
 from service.webhook_targets import resolve_target
 from store.webhooks import WebhookStore
 
