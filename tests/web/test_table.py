@@ -189,7 +189,7 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
             assert moved_claim["seat"] == 0 and moved_claim["token"] != claim["token"]
             # The first device is signed out of the seat, in words, and keeps watching.
             page.wait_for_function(
-                "() => /another device/.test(document.querySelector('.seat-notice').textContent)"
+                "() => /another device/.test(document.querySelector('.seat-notice')?.textContent || '')"
             )
             assert token_in(page, game_id) is None
             check_page(page, "play-condottiere-signed-out-desktop")
