@@ -256,6 +256,7 @@ def test_bis_2_the_pope_is_placed_on_the_map_or_from_a_grid_of_names(live, conte
     targets.first.click()
     page.wait_for_function(
         f"() => (document.querySelector('svg.cd-map text.pope') || {{}}).style && "
-        f"(document.querySelector('.board-caption')?.textContent || '').includes('The Pope stands in {region}')"
+        "(document.querySelector('.board-caption')?.textContent || '')"
+        f".includes('The Pope stands in {region}')"
     )
     assert not errors, errors
