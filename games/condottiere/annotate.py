@@ -74,7 +74,8 @@ def annotate(before: Any, event: dict, after: Any) -> str:
             "reshuffle": "from the discard pile into a new deck",
             "final_battle": "with every card for the final battle",
         }.get(event.get("reason"), "")
-        return f"The deck of {count} cards is shuffled {reason}.".replace("  ", " ").replace(" .", ".")
+        deck = _plural(count, "card") if isinstance(count, int) else f"{count} cards"
+        return f"The deck of {deck} is shuffled {reason}.".replace("  ", " ").replace(" .", ".")
     if kind in ("cards_dealt", "cards_drawn"):
         verb = "is dealt" if kind == "cards_dealt" else "draws"
         cards = event.get("cards")
