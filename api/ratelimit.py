@@ -273,6 +273,11 @@ def install(app: Flask) -> Limiter | None:
         return response
 
     def advertise_the_limit(response: Response) -> Response:
+        if response.mimetype == "text/event-stream":
+            # A stream is opened once and lives for hours: its fields would be stale at once, and
+            # reading the counters for each of a thousand streams opened together takes as many
+            # Redis connections on a cluster (whose per-node pools are not bounded like ours).
+            return response
         try:
             response.headers.update(_limit_fields(limiter, failures))
         except Exception as error:  # noqa: BLE001 - the counters unreachable: the answer goes without them
