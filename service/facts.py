@@ -65,6 +65,7 @@ def append_game(facts: FactStore, archive: Archive, log: GameLog, check: bool = 
     """Write an archived game's facts unless they are in the store (``check``). True: written."""
     month, rows = game_rows(archive, log)
     if check and facts.has(log.name, month, log.game_id):
+        facts.touch(log.name)  # a kill may have come between its last file and the stamp
         return False
     facts.append(log.name, month, log.game_id, rows, fault_point)
     return True
