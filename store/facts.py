@@ -247,6 +247,8 @@ class FactStore:
         """A relation of the partition's ``table`` rows, each once (a game written again after a
         compaction took its file is in two files)."""
         files = self.files(table, game, month)
+        if len(files) == 1:  # a compacted file (its rows made distinct) or one game's own
+            return f"read_parquet({_list(files)})"
         if files:
             return f"(SELECT DISTINCT * FROM read_parquet({_list(files)}))"
         columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
