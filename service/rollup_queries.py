@@ -39,9 +39,10 @@ def _band(value: float) -> int | None:
     return int(steps) if steps == int(steps) else None
 
 
-def rollup_where(filters: Filters) -> tuple[str, list[Any]] | None:
-    """SQL conditions over a rollup's rows matching ``filters``, and their parameters; None when
-    the rollups cannot answer them (see the module docstring)."""
+def rollup_where(filters: Filters) -> tuple[str, list[Any], str] | None:
+    """SQL conditions over a rollup's rows matching ``filters``, their parameters and the rollups'
+    family (``store.fact_rollups.FAMILIES``); None when the rollups cannot answer them (see the
+    module docstring: also the table or prearranged with a rating band)."""
     if filters.player or filters.option or filters.account is not None or filters.winner is not None:
         return None
     if filters.ruleset is not None or filters.outcome is not None:
@@ -74,7 +75,10 @@ def rollup_where(filters: Filters) -> tuple[str, list[Any]] | None:
                 return None
             sql.append(condition)
             params.append(month)
-    return (" AND ".join(sql) or "TRUE"), params
+    banded = filters.rating_min is not None or filters.rating_max is not None
+    if banded and (filters.prearranged is not None or filters.table):
+        return None
+    return (" AND ".join(sql) or "TRUE"), params, "_by_band" if banded else ""
 
 
 def _rate(wins: int, games: int) -> float | None:
@@ -82,12 +86,12 @@ def _rate(wins: int, games: int) -> float | None:
 
 
 def global_sums(
-    con: duckdb.DuckDBPyConnection, condition: str, params: list[Any], leaders: int
+    con: duckdb.DuckDBPyConnection, condition: str, params: list[Any], family: str, leaders: int
 ) -> dict[str, Any]:
     """The general figures' counts from ``game_sums``, ``seat_sums`` and ``name_sums``."""
 
     def rows(sql: str, table: str = "game_sums") -> list[Any]:
-        return con.execute(sql.format(t=f"{table} WHERE {condition}"), params).fetchall()
+        return con.execute(sql.format(t=f"{table}{family} WHERE {condition}"), params).fetchall()
 
     games, first_games, first_wins, expected = rows(
         "SELECT coalesce(sum(n), 0)::BIGINT, coalesce(sum(first_games), 0)::BIGINT, "
@@ -114,7 +118,12 @@ def global_sums(
 
 
 def explorer_sums(
-    con: duckdb.DuckDBPyConnection, situation: str, context: str | None, condition: str, params: list[Any]
+    con: duckdb.DuckDBPyConnection,
+    situation: str,
+    context: str | None,
+    condition: str,
+    params: list[Any],
+    family: str,
 ) -> list[tuple[Any, ...]]:
     """The explorer's rows (context, move, count, wins, mean placement, example ids) from
     ``explorer_sums``, in the order the raw query gives them."""
@@ -123,7 +132,7 @@ def explorer_sums(
         # The three newest examples are among those of the three rows with the newest example (a
         # game is in one row of a move): never every row's lists merged.
         "list_transform(list_slice(list_reverse_sort(flatten(arg_max(examples, examples[1], 3))), 1, 3), "
-        "lambda e: e.game_id) FROM explorer_sums WHERE situation = ? AND " + condition
+        f"lambda e: e.game_id) FROM explorer_sums{family} WHERE situation = ? AND " + condition
     )
     args: list[Any] = [situation, *params]
     if context is not None:

@@ -2,11 +2,11 @@
 statistics and the decision explorer read instead of the millions of raw rows.
 
 Each rollup groups a partition's games by the filters it can answer (docs/statistics.md,
-"Rollups"): the number of seats, the kind of table (humans, bots, mixed), prearranged, and the
-rating band in steps of :data:`BAND` (the lowest rating's step, floored; the highest's, ceiled), the
-month being the partition. ``game_sums`` adds what the general figures count (outcome, chapters,
-length, the first seat), ``seat_sums`` the seat, ``name_sums`` the player (the leaders),
-``explorer_sums`` the situation, context and move
+"Rollups"), the month being the partition: the number of seats, the kind of table (humans, bots,
+mixed) and prearranged; or (``*_by_band``) the number of seats and the rating band in steps of :data:`BAND` (the lowest
+rating's step, floored; the highest's, ceiled). ``game_sums`` adds what the general figures
+count (outcome, chapters, length, the first seat), ``seat_sums`` the seat, ``name_sums`` the
+player (the leaders), ``explorer_sums`` the situation, context and move
 with the wins, the placements and the three newest example games.
 
 Files: ``<rollup>/game=<engine>/month=<YYYY-MM>/c-<n>.parquet`` sums the games of
@@ -25,14 +25,21 @@ from pathlib import Path
 
 BAND = 5  # rating band step: bands whose ends are multiples of it are answered from the rollups
 
-# The dimensions every rollup keeps (besides the partition's game and month), from a games row ``g``.
-DIMENSIONS = (
-    ("player_count", "g.player_count"),
-    ("kind", "CASE WHEN g.bots = 0 THEN 'humans' WHEN g.humans = 0 THEN 'bots' ELSE 'mixed' END"),
-    ("prearranged", "g.prearranged"),
-    ("band_low", f"floor(g.rating_min / {BAND})::INTEGER"),
-    ("band_high", f"ceil(g.rating_max / {BAND})::INTEGER"),
-)
+# The dimensions a rollup keeps (besides the partition's game and month), from a games row ``g``:
+# two families, each rollup kept once per family (``<rollup>`` and ``<rollup>_by_band``), since
+# every table kind crossed with every rating band would sum little (docs/statistics.md).
+FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
+    "": (
+        ("player_count", "g.player_count"),
+        ("kind", "CASE WHEN g.bots = 0 THEN 'humans' WHEN g.humans = 0 THEN 'bots' ELSE 'mixed' END"),
+        ("prearranged", "g.prearranged"),
+    ),
+    "_by_band": (
+        ("player_count", "g.player_count"),
+        ("band_low", f"floor(g.rating_min / {BAND})::INTEGER"),
+        ("band_high", f"ceil(g.rating_max / {BAND})::INTEGER"),
+    ),
+}
 
 # Each rollup: what it groups by besides the dimensions, what it sums, and the raw table joined to
 # the game (None: the games rows alone).
@@ -76,12 +83,19 @@ _ROLLUPS: dict[str, tuple[str | None, tuple[tuple[str, str], ...], tuple[tuple[s
         ),
     ),
 }
-ROLLUPS = tuple(_ROLLUPS)
+ROLLUPS = tuple(f"{name}{family}" for family in FAMILIES for name in _ROLLUPS)
+
+
+def _split(rollup: str) -> tuple[str, str]:
+    for family in FAMILIES:
+        if family and rollup.endswith(family):
+            return rollup[: -len(family)], family
+    return rollup, ""
 
 
 def raw_of(rollup: str) -> str | None:
     """The raw table a rollup sums besides ``games`` (None: the games alone)."""
-    return _ROLLUPS[rollup][0]
+    return _ROLLUPS[_split(rollup)[0]][0]
 
 
 def sums_of(rollup: str, games: str, raw: str | None, partition: bool) -> str:
@@ -89,13 +103,14 @@ def sums_of(rollup: str, games: str, raw: str | None, partition: bool) -> str:
     decisions, the rows of those games in ``raw``: with the partition columns ``game`` and ``month``
     (``partition``) or without them (a file's rows: the path holds them). Rows in a fixed order,
     so the same games give the same bytes."""
-    table, keys, sums = _ROLLUPS[rollup]
-    grouped = [*DIMENSIONS, *keys]
+    name, family = _split(rollup)
+    table, keys, sums = _ROLLUPS[name]
+    grouped = [*FAMILIES[family], *keys]
     if partition:
         grouped = [("game", "g.game"), ("month", "g.month"), *grouped]
     columns = ", ".join(f"{sql} AS {name}" for name, sql in (*grouped, *sums))
     source = f"{games} g" if table is None else f"{raw} r JOIN {games} g ON r.game_id = g.game_id"
-    if rollup == "name_sums":
+    if name == "name_sums":
         source += " WHERE r.name IS NOT NULL"
     order = ", ".join(name for name, _ in grouped)
     return f"SELECT {columns} FROM {source} GROUP BY ALL ORDER BY {order}"

@@ -31,6 +31,7 @@ ROLLED = [
     {"rating_min": ["10"]},
     {"rating_max": ["15"]},
     {"rating_min": ["10"], "rating_max": ["20"]},
+    {"rating_min": ["10"], "players": ["2"]},
     {"finished_from": ["2026-02-01"]},
     {"finished_to": ["2026-01-31"]},
     {"finished_from": ["2026-02-01"], "finished_to": ["2026-02-28"], "prearranged": ["false"]},
@@ -42,6 +43,7 @@ RAW = [
     {"rating_min": ["11"]},
     {"finished_from": ["2026-01-06"]},
     {"outcome": ["adjacent"]},
+    {"rating_min": ["10"], "table": ["humans"]},  # a band with the table's kind
 ]
 
 
