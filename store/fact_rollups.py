@@ -3,11 +3,11 @@ statistics and the decision explorer read instead of the millions of raw rows.
 
 Each rollup groups a partition's games by the filters it can answer (docs/statistics.md,
 "Rollups"), the month being the partition: the number of seats, the kind of table (humans, bots,
-mixed) and prearranged; or (``*_by_band``) the number of seats and the rating band in steps of :data:`BAND` (the lowest
-rating's step, floored; the highest's, ceiled). ``game_sums`` adds what the general figures
-count (outcome, chapters, length, the first seat), ``seat_sums`` the seat, ``name_sums`` the
-player (the leaders), ``explorer_sums`` the situation, context and move
-with the wins, the placements and the three newest example games.
+mixed) and prearranged; or (``*_by_band``) the number of seats and the rating band in steps of
+:data:`BAND` (the lowest rating's step, floored; the highest's, ceiled). ``game_sums`` adds what
+the general figures count (outcome, chapters, length, the first seat), ``seat_sums`` the seat,
+``name_sums`` the player (the leaders), ``explorer_sums`` the situation, context and move with the
+wins, the placements and the three newest example games.
 
 Files: ``<rollup>/game=<engine>/month=<YYYY-MM>/c-<n>.parquet`` sums the games of
 ``games/game=<engine>/month=<YYYY-MM>/c-<n>.parquet`` (a compacted file: the rollups are written by

@@ -26,7 +26,8 @@ def archive(redis_server, tmp_path_factory):
     engine = get_game("condottiere")
     ids = []
     for i, players in enumerate((2, 3, 2, 3, 2)):
-        events, state = play_out(engine, engine.configure({"players": players, "seed": 70 + i}), random.Random(i))
+        config = engine.configure({"players": players, "seed": 70 + i})
+        events, state = play_out(engine, config, random.Random(i))
         import_played(
             redis_server.client(), engine, events, state, game_id=f"01web{i:015d}",
             players=["Ann", "Bob", "Cid"][:players], now=f"2026-0{1 + i % 2}-1{i}T10:00:00+00:00",
@@ -68,7 +69,7 @@ def test_the_statistics_page_filters_and_explores(archive, context_for, size):
     page.get_by_label("Situation").select_option("first_battle_region")
     page.wait_for_url("**situation=first_battle_region**")
     page.wait_for_function(
-        "() => document.querySelector('.explorer-moves p') && /^3 decisions/.test(document.querySelector('.explorer-moves p').textContent)"
+        "() => /^3 decisions/.test(document.querySelector('.explorer-moves p')?.textContent || '')"
     )
     first = page.locator("li.move").first
     assert "won" in first.locator(".move-figures").text_content()
