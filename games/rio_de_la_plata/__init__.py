@@ -29,7 +29,7 @@ from games.base import (
     TextHooks,
     WebHooks,
 )
-from games.rio_de_la_plata import archive, chance, rules, text, text_moves, views
+from games.rio_de_la_plata import archive, chance, rules, text, text_moves, undo, views
 from games.rio_de_la_plata import explorer as _explorer
 from games.rio_de_la_plata import search as _search
 from games.rio_de_la_plata.annotate import annotate as _annotate
@@ -112,13 +112,17 @@ class RioDeLaPlata(
         return _annotate(before, event, after)
 
     def state_to_json(self, state: State) -> dict[str, Any]:
-        return {"format": STATE_FORMAT, "state": dict(state)}
+        data: dict[str, Any] = {"format": STATE_FORMAT, "state": dict(state)}
+        if state.taken is not None:  # mid-turn only: what an undo goes back to (undo.py)
+            data["undo"] = undo.chain_to_json(state)
+        return data
 
     def state_from_json(self, data: Mapping[str, Any]) -> State:
         if data.get("format") != STATE_FORMAT:
             raise ValueError(f"unknown Rio de la Plata snapshot format {data.get('format')!r}")
         body = dict(data["state"])
-        return make_state(body, load_board(body["config"].get("board")))
+        state = make_state(body, load_board(body["config"].get("board")))
+        return undo.chain_from_json(state, list(data.get("undo") or ()))
 
     def verify_log(self, events: Sequence[dict]) -> LogError | None:
         return _verify_log(events)
