@@ -23,6 +23,7 @@ from games.base import (
     ExplorerHooks,
     Game,
     LogError,
+    OutcomeHooks,
     RatingHooks,
     RevisionHooks,
     SearchHooks,
@@ -53,6 +54,7 @@ class RioDeLaPlata(
     ExplorerHooks,
     ArchiveHooks,
     WebHooks,
+    OutcomeHooks,
     TextHooks,
     ContractHooks,
     SearchHooks,
@@ -158,6 +160,10 @@ class RioDeLaPlata(
 
     def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return dict(config)  # every value is short: the export prints the configuration as it is
+
+    # -- games.base.OutcomeHooks ------------------------------------------------------------------
+    def outcome_names(self) -> dict[str, str]:
+        return {"score": "most VP after the last year"}
 
     # -- games.base.WebHooks: the board drawn by archive.py, and the page module beside it -------
     board_template = staticmethod(archive.board_template)

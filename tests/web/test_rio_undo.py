@@ -73,6 +73,8 @@ def test_rio_undo_1_rio_undo_2_a_placement_is_taken_back_from_the_table(live, co
     assert key not in after["city"] or not after["city"][key]["ppl"][seat]
     assert "undo" not in after and not page.locator(".moves button.undo").count()
     assert "5 of 5 placements left" in page.locator(".your-turn").inner_text()
+    # The Undo control is gone: the keyboard goes to the moves' box, never onto "End your turn".
+    assert page.evaluate("() => document.activeElement.tagName") != "BUTTON"
     said = f"You take back the placement on cell ({cell[0]}, {cell[1]})."
     page.wait_for_function(f"() => document.querySelector('ol.log').innerText.includes({said!r})")
     page.locator(".controls").scroll_into_view_if_needed()

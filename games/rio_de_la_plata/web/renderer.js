@@ -470,14 +470,29 @@ export function render(view, ctx) {
 
 // The seat's own stock, in one line beside its moves (the page puts it there): what a decision
 // costs is paid from it, and on a phone the stocks' table is a screen away from the moves.
-export function decisionInfo(view) {
+export function decisionInfo(view, ctx) {
   if (!view || !Number.isInteger(view.seat) || !(view.p || [])[view.seat]) return null;
   const p = view.p[view.seat];
   const items = [["vp", "VP"], ["silver", "silver"], ["stone", "stone"], ["wood", "wood"], ["luxury", "luxury"],
     ["supply", p.supply === 1 ? "person in supply" : "people in supply"]];
-  return h("p", { class: "rio-mine", dataset: { seat: String(view.seat) } },
+  const stock = h("p", { class: "rio-mine", dataset: { seat: String(view.seat) } },
     h("span", { class: "chip", style: `background:${seatFill(view.seat)}`, "aria-hidden": "true" }), h("strong", {}, "You have "),
     ...items.flatMap(([key, label], i) => [i ? " · " : "", h("span", { dataset: { stock: key } }, String(p[key] ?? 0)), ` ${label}`]));
+  const offer = offerLine(view, ctx);
+  return offer ? h("div", {}, stock, offer) : stock;
+}
+
+// A trade offer the seat writes or must answer, beside the moves that change or answer it
+// (RIO-TRADE-1, RIO-RL-27): its terms from the seat's side, never only in the log.
+function offerLine(view, ctx) {
+  const offer = view.offer;
+  if (!offer || (offer.from !== view.seat && offer.to !== view.seat)) return null;
+  const name = (seat) => (ctx && ctx.names ? ctx.names(seat) : `player ${seat + 1}`);
+  const terms = (items) => Object.entries(items || {}).map(([item, count]) => `${count} ${words(item)}`).join(", ") || "nothing";
+  const text = offer.from === view.seat
+    ? `Your trade offer to ${name(offer.to)}${offer.sent ? " (sent, awaiting the answer)" : " (draft, not sent yet)"}: you give ${terms(offer.give)} for ${terms(offer.get)}.`
+    : `${name(offer.from)} offers you a trade: you get ${terms(offer.give)} and give ${terms(offer.get)}.`;
+  return h("p", { class: "rio-offer", role: "status" }, text);
 }
 
 const PER_TURN = 5; // RIO-PLACE-1: up to 5 people placed in a placement turn
