@@ -347,5 +347,6 @@ _DESCRIPTION = (
     "with a stable `code`.\n\n"
     # Swagger UI shows this text at the top of /docs: the way back for a player who came from a page.
     # Written as HTML: Swagger UI opens every Markdown link in a new tab, which is no way back.
-    '<a href="/" target="_self">Back to the lobby</a> · <a href="/archive" target="_self">The game archive</a>'
+    '<a href="/" target="_self">Back to the lobby</a> · '
+    '<a href="/archive" target="_self">The game archive</a>'
 )

@@ -36,7 +36,9 @@ def missing_ids() -> list[str]:
 def test_tests_name_only_rule_ids_the_specification_has():
     ids = spec_ids()
     assert len(ids) >= 200
-    unknown = sorted(set(ids_named_by_tests()) - ids - protocol_ids() - {f"RIO-GAP-{n}" for n in range(1, 19)})
+    unknown = sorted(
+        set(ids_named_by_tests()) - ids - protocol_ids() - {f"RIO-GAP-{n}" for n in range(1, 19)}
+    )
     assert not unknown, f"tests name rule IDs the specification does not have: {unknown}"
 
 

@@ -36,7 +36,11 @@ def test_rio_undo_1_rio_undo_2_a_placement_is_taken_back_from_the_table(live, co
     back the placement on cell (x, y)". RIO-UNDO-1: "End your turn" with people left asks first."""
     created = requests.post(
         f"{live.url}/v1/games",
-        json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": 11}, "bots": {"1": "random", "2": "random"}},
+        json={
+            "game": "rio_de_la_plata",
+            "config": {"players": 3, "seed": 11},
+            "bots": {"1": "random", "2": "random"},
+        },
         timeout=10,
     ).json()
     game_id = created["id"]

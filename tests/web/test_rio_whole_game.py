@@ -82,7 +82,9 @@ def test_rio_round_1_a_whole_game_reads_right_on_the_page(live, context_for):
     screenshot(page, "rio-whole-game-finished-desktop")
     phone, phone_errors = open_play_page(context_for("phone"), live.url, game_id, claim)
     phone.wait_for_function(FINISHED, timeout=30_000)
-    phone.wait_for_function("() => /The year 1599 begins/.test(document.querySelector('ol.log')?.innerText || '')")
+    phone.wait_for_function(
+        "() => /The year 1599 begins/.test(document.querySelector('ol.log')?.innerText || '')"
+    )
     text = phone.locator("#app").inner_text()
     assert not _wrong(text), _wrong(text)
     screenshot(phone, "rio-whole-game-finished-phone")

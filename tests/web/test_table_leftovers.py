@@ -24,16 +24,24 @@ def _shots(page, name: str) -> None:
 def _rio(live, seed: int) -> tuple[str, dict]:
     created = requests.post(
         f"{live.url}/v1/games",
-        json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": seed}, "bots": {"1": "random", "2": "random"}},
+        json={
+            "game": "rio_de_la_plata",
+            "config": {"players": 3, "seed": seed},
+            "bots": {"1": "random", "2": "random"},
+        },
         timeout=10,
     ).json()
-    claim = requests.post(f"{live.url}/v1/games/{created['id']}/seats", json={"name": "Ann"}, timeout=10).json()
+    claim = requests.post(
+        f"{live.url}/v1/games/{created['id']}/seats", json={"name": "Ann"}, timeout=10
+    ).json()
     return created["id"], claim
 
 
 def _view(live, game_id: str, claim: dict) -> tuple[dict, int]:
     answer = requests.get(
-        f"{live.url}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {claim['token']}"}, timeout=10
+        f"{live.url}/v1/games/{game_id}/view",
+        headers={"Authorization": f"Bearer {claim['token']}"},
+        timeout=10,
     ).json()
     return answer["view"], answer["version"]
 
@@ -116,7 +124,9 @@ def test_rio_trade_1_a_draft_offer_is_shown_where_it_is_decided(live, context_fo
     offer = _view(live, game_id, claim)[0]["offer"]
     assert offer and offer["from"] == claim["seat"] and not offer["sent"]
     text = line.inner_text()
-    assert re.fullmatch(r"Your trade offer to .+ \(draft, not sent yet\): you give 1 .+ for nothing\.", text), text
+    assert re.fullmatch(
+        r"Your trade offer to .+ \(draft, not sent yet\): you give 1 .+ for nothing\.", text
+    ), text
     page.evaluate("window.scrollTo(0, 0)")
     _shots(page, "rio-offer-draft-phone")
     assert not errors, errors
@@ -127,7 +137,11 @@ def test_the_focus_on_load_is_on_the_moves_never_on_pass(live, context_for):
     a move (Condottiere's first button is Pass, and Enter would pass); Tab reaches the first move."""
     created = requests.post(
         f"{live.url}/v1/games",
-        json={"game": "condottiere", "config": {"players": 3, "seed": 2}, "bots": {"1": "random", "2": "random"}},
+        json={
+            "game": "condottiere",
+            "config": {"players": 3, "seed": 2},
+            "bots": {"1": "random", "2": "random"},
+        },
         timeout=10,
     ).json()
     game_id = created["id"]
