@@ -14,9 +14,10 @@ snapshot may take back what the folded log may."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.base import CommandError
+from games.base import SEAT_HANDED_TO_BOT, SEAT_TOKEN_ROTATED, CommandError
 from games.rio_de_la_plata.events import Event, ev
 from games.rio_de_la_plata.state import State, make_state
 
@@ -55,6 +56,23 @@ def taken_back(s: State) -> State:
     """RIO-UNDO-3: the state before the decision taken back, exactly."""
     assert s.taken is not None, "verified by undo_event"
     return s.taken[0].copy()
+
+
+def taken_back_in(events: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The indices of the events in ``events`` that a later ``undone`` took back (RIO-UNDO-4's
+    chains: the undoable events since the last other one form a stack)."""
+    stack: list[int] = []
+    out: set[int] = set()
+    for index, event in enumerate(events):
+        kind = event.get("type")
+        if kind in UNDOABLE:
+            stack.append(index)
+        elif kind == UNDONE:
+            if stack:
+                out.add(stack.pop())
+        elif kind not in (SEAT_TOKEN_ROTATED, SEAT_HANDED_TO_BOT):
+            stack.clear()
+    return out
 
 
 def chain_to_json(s: State) -> list[dict[str, Any]]:

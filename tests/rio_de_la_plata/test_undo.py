@@ -180,3 +180,18 @@ def test_an_undone_build_is_not_counted_and_the_log_says_what_was_taken_back_rio
     assert GAME.verify_log(log) is None
     assert facts["counters"]["buildings"] == {}
     assert facts["seat_totals"][seat]["buildings_built"] == 0
+
+
+def test_the_decision_explorer_skips_what_was_taken_back_rio_undo_4():
+    """RIO-UNDO-4, RIO-UNDO-3: a chain of two placements taken back is not among the first year's
+    placements the decision explorer counts; the placement made instead is placement 1."""
+    from games.rio_de_la_plata.explorer import explore
+
+    state, log, seat = placing()
+    state = play(state, seat, {"type": "place", "space": "field"}, log)
+    state = play(state, seat, {"type": "place", "space": "order"}, log)
+    state = play(state, seat, UNDO, log)
+    state = play(state, seat, UNDO, log)
+    state = play(state, seat, first_cell(state, seat), log)
+    mine = [(number, space) for _, who, situation, number, space in explore(log) if who == seat]
+    assert mine == [("placement 1", "cell")]
