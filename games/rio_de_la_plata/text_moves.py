@@ -221,6 +221,11 @@ def move_menu(
     building to build on a cell, an edge, a group's destination... are one entry each and a second
     question, so the first menu stays short; every move appears once, in the order given."""
     menu: list[dict[str, Any]] = []
+    taken = (view or {}).get("undo")
+    if taken and moves:  # RIO-UNDO-2: the view names it beside the legal moves, never among them
+        command = {k: v for k, v in taken.items() if k not in ("type", "v", "seat")}
+        command["type"] = "build" if taken.get("type") == "built" else "place"
+        menu.append({"label": f"undo: take back '{describe_move(command)}'", "move": {"type": "undo"}})
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     board = view_board(view) if view is not None else None
     city = (view or {}).get("city") or {}

@@ -415,3 +415,17 @@ def test_rio_rl_55_rio_battle_8_a_section_or_an_attacker_is_read_between_two_cor
     assert menu[0]["label"].startswith("place a road section between (10, 9) and (10, 10), the ")
     text = " ".join(said) + " " + " ".join(str(e) for e in TEXT.move_menu(moves))
     assert "edge 10" not in text and "at edge" not in text and "on edge" not in text
+
+
+def test_rio_undo_2_the_terminal_offers_to_take_back_the_last_placement():
+    """RIO-UNDO-2: after a placement the terminal's menu begins with "undo: take back 'place on the
+    field'" (from the view's ``undo``, beside the legal moves), which sends ``{"type": "undo"}``."""
+    state, _ = new_game(players=3, seed=5)
+    seat = GAME.awaiting(state)[0]
+    for event in GAME.decide(state, seat, {"type": "place", "space": "field"}):
+        state = GAME.evolve(state, event)
+    view = as_json(GAME.view(state, seat))
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    assert menu[0] == {"label": "undo: take back 'place on the field'", "move": {"type": "undo"}}
+    fresh = as_json(GAME.view(new_game(players=3, seed=5)[0], seat))
+    assert all(entry.get("move") != {"type": "undo"} for entry in TEXT.move_menu(fresh["legal_moves"], fresh))
