@@ -198,3 +198,22 @@ def test_docs_has_a_way_back_to_the_lobby(live, context_for):
     back.click()
     page.wait_for_url(live.url + "/")
     page.wait_for_selector("#new-game")
+
+
+def test_end_1_the_archive_filters_by_outcomes_in_words(live, context_for):
+    """VIC-1, RIO-END-7: the archive's outcome filter is a list of words the games give
+    (games.base.OutcomeHooks: "won with adjacent regions", "most VP after the last year"), never
+    codes such as most_regions; choosing one puts its code in the page's address."""
+    for size in ("desktop", "phone"):
+        page = context_for(size).new_page()
+        page.goto(live.url + "/archive")
+        select = page.locator("select#filter-outcome")
+        select.wait_for()
+        labels = select.locator("option").all_inner_texts()
+        assert "won with adjacent regions" in labels and "most VP after the last year" in labels, labels
+        assert not [label for label in labels if "_" in label], labels
+        assert "most_regions" not in page.locator("#app").inner_text()
+        select.select_option(label="won with adjacent regions")
+        page.get_by_role("button", name="Search").click()
+        page.wait_for_url("**/archive?*outcome=adjacent*")
+        screenshot(page, f"archive-outcome-filter-{size}")
