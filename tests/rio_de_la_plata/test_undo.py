@@ -195,3 +195,51 @@ def test_the_decision_explorer_skips_what_was_taken_back_rio_undo_4():
     state = play(state, seat, first_cell(state, seat), log)
     mine = [(number, space) for _, who, situation, number, space in explore(log) if who == seat]
     assert mine == [("placement 1", "cell")]
+
+
+def _follow(client, response, run_jobs):
+    assert response.status_code == 202, response.get_json()
+    run_jobs()
+    job = client.get(response.headers["Location"]).get_json()
+    assert job["status"] == "finished", job
+    return client.get(job["result"]).get_json()
+
+
+def test_undo_over_the_http_api_rio_undo_2_rio_undo_5(client, run_jobs):
+    """RIO-UNDO-2: over HTTP, an undo with nothing to take back is a 422 problem (NOTHING_TO_UNDO)
+    that changes nothing; after a placement the seat's view names it and the undo is accepted, the
+    log says "takes back the placement on the field". RIO-UNDO-5: a game with undos across the
+    service's snapshots verifies (log and snapshot)."""
+    created = client.post("/v1/games", json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": 8}})
+    game_id = created.get_json()["id"]
+    tokens = [
+        client.post(f"/v1/games/{game_id}/seats", json={"name": n}).get_json()["token"]
+        for n in ("Ann", "Bob", "Cy")
+    ]
+    rng = random.Random(8)
+    undone = 0
+    for _ in range(120):
+        summary = client.get(f"/v1/games/{game_id}").get_json()
+        seat = client.get(f"/v1/games/{game_id}/view").get_json()["view"]["awaiting"][0]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        view = client.get(f"/v1/games/{game_id}/view", headers=auth).get_json()["view"]
+        if "undo" not in view:
+            refused = client.post(f"/v1/games/{game_id}/moves", json={"command": UNDO}, headers=auth)
+            assert refused.status_code == 422 and refused.mimetype == "application/problem+json"
+            assert refused.get_json()["code"] == "NOTHING_TO_UNDO"
+            assert client.get(f"/v1/games/{game_id}").get_json()["version"] == summary["version"]
+        elif rng.random() < 0.5:
+            answer = client.post(f"/v1/games/{game_id}/moves", json={"command": UNDO}, headers=auth)
+            assert answer.status_code == 200, answer.get_json()
+            undone += 1
+            continue
+        moves = [m for m in view["legal_moves"] if not m["type"].startswith("offer_")]
+        answer = client.post(f"/v1/games/{game_id}/moves", json={"command": rng.choice(moves)}, headers=auth)
+        assert answer.status_code == 200, answer.get_json()
+    assert undone >= 5
+    texts = [
+        a["text"] for a in client.get(f"/v1/games/{game_id}/annotations?limit=500").get_json()["annotations"]
+    ]
+    assert any("takes back the placement on" in t for t in texts), texts[-20:]
+    report = _follow(client, client.post(f"/v1/games/{game_id}/verify"), run_jobs)
+    assert report["ok"] is True and report["snapshot"]["matches"] is True, report
