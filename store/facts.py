@@ -343,10 +343,24 @@ class FactStore:
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})"
             )
-            mine = "(SELECT * FROM games WHERE game_id IN (SELECT game_id FROM new_games))"
+            copy = "(SELECT * FROM games WHERE game_id IN (SELECT game_id FROM new_games))"
             for rollup in ROLLUPS:
                 raw = raw_of(rollup)
-                con.execute(f"INSERT INTO {rollup} BY NAME {sums_of(rollup, mine, raw, partition=True)}")
+                select = sums_of(rollup, copy, raw, partition=True)
+                # A game's own files sit beside its games file: summing them, not the whole copy,
+                # unless a compaction took one meanwhile.
+                own = [self.root / (raw or "games") / p.relative_to(self.root / "games") for p in summed]
+                if all(p.name.startswith("g-") for p in summed):
+                    try:
+                        files = f"(SELECT * FROM {_hive(summed)})"
+                        con.execute(
+                            f"INSERT INTO {rollup} BY NAME "
+                            + sums_of(rollup, files, raw and f"read_parquet({_list(own)})", partition=True)
+                        )
+                        continue
+                    except duckdb.IOException:
+                        pass
+                con.execute(f"INSERT INTO {rollup} BY NAME {select}")
 
     def export(self, table: str, game: str, month: str | None, target: Path) -> None:
         """One Parquet file of ``table``'s rows of ``game`` (of ``month``), with the partition columns,
