@@ -124,14 +124,20 @@ function standingsTable(t, names, mine) {
       h("td", { class: "num" }, points(s.score)), h("td", { class: "num" }, points(s.opponents)))))));
 }
 
+function ordinal(n) {
+  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${tail}`;
+}
+
+// A finished table's place of a player ("2nd", "2nd=" when tied), beside the seat order.
 function placeOf(table, player) {
-  if (!table.placing) return "";
+  if (!table.placing) return null;
   let place = 1;
   for (const tied of table.placing) {
-    if (tied.includes(player)) return tied.length > 1 ? `${place}= ` : `${place}. `;
+    if (tied.includes(player)) return h("span", { class: "place" }, ` · ${ordinal(place)}${tied.length > 1 ? "=" : ""}`);
     place += tied.length;
   }
-  return "";
+  return null;
 }
 
 function roundSection(round, names, mine) {
@@ -139,7 +145,7 @@ function roundSection(round, names, mine) {
     h("h2", { id: `round-${round.round}` }, `Round ${round.round}`),
     h("ol", { class: "tables" }, round.tables.map((table, i) => h("li", { class: `tournament-table${table.players.includes(mine) ? " mine" : ""}`, dataset: { table: String(i) } },
       h("span", { class: "table-name" }, `Table ${i + 1}`, table.placing ? h("span", { class: "badge muted" }, "finished") : null),
-      h("ol", { class: "seats", "aria-label": `Table ${i + 1}, in seat order` }, table.players.map((p) => h("li", {}, placeOf(table, p), names.get(p) || p, p === mine ? " (you)" : ""))),
+      h("ol", { class: "seats", "aria-label": `Table ${i + 1}, in seat order` }, table.players.map((p) => h("li", {}, names.get(p) || p, p === mine ? " (you)" : "", placeOf(table, p)))),
       table.game ? h("a", { href: `/${table.placing ? "replay" : "watch"}/${encodeURIComponent(table.game)}` }, table.placing ? "Replay" : "Watch") : null))));
 }
 
