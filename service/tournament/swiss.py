@@ -153,10 +153,6 @@ def _allowed(player: str, size: int, seat_counts: SeatCounts) -> int:
     return sum(1 << pos for pos, c in enumerate(counts) if c == floor)
 
 
-def _seatable(masks: Sequence[int]) -> bool:
-    return _deficit(tuple(sorted(masks))) == 0
-
-
 @cache
 def _deficit(masks: tuple[int, ...]) -> int:
     """How many of a table's players cannot be given a position within one (the table's size
@@ -182,8 +178,9 @@ def _deficit(masks: tuple[int, ...]) -> int:
     return sum(1 for j in range(len(masks)) if not place(j, 0)[0])
 
 
-def _table_deficit(masks: Mapping[str, int]) -> int:
-    return _deficit(tuple(sorted(masks.values())))
+def collisions(table: Sequence[str], seat_counts: SeatCounts) -> int:
+    """How many of ``table``'s players no seating keeps within one (:func:`_deficit`)."""
+    return _deficit(tuple(sorted(_allowed(p, len(table), seat_counts) for p in table)))
 
 
 def balance_seats(
@@ -201,8 +198,11 @@ def balance_seats(
     and the spread stay as they were; fewer collisions, so more players stay within one."""
     if not seat_counts:
         return
-    masks = [{p: _allowed(p, len(t), seat_counts) for p in t} for t in tables]
-    deficit = [_table_deficit(m) for m in masks]
+    masks = [[_allowed(p, len(t), seat_counts) for p in t] for t in tables]
+    deficit = [_deficit(tuple(sorted(m))) for m in masks]
+    # a pair of tables that found no swap is not tried again until one of them changes
+    version = [0] * len(tables)
+    failed: dict[tuple[int, int], tuple[int, int]] = {}
     for _ in range(passes):
         improved = False
         for i in range(len(tables)):
@@ -211,15 +211,21 @@ def balance_seats(
             for j in range(max(0, i - FLOAT), min(len(tables), i + FLOAT + 1)):
                 if j == i or len(tables[j]) != len(tables[i]) or not deficit[i]:
                     continue
+                if failed.get((i, j)) == (version[i], version[j]):
+                    continue
                 if _swap_one(tables, masks, deficit, i, j, scores, met, home):
+                    version[i] += 1
+                    version[j] += 1
                     improved = True
+                else:
+                    failed[(i, j)] = (version[i], version[j])
         if not improved:
             break
 
 
 def _swap_one(
     tables: list[list[str]],
-    masks: list[dict[str, int]],
+    masks: list[list[int]],
     deficit: list[int],
     i: int,
     j: int,
@@ -228,30 +234,35 @@ def _swap_one(
     home: Mapping[str, int],
 ) -> bool:
     """The first swap between tables ``i`` and ``j`` (same size) that lowers their summed deficit
-    under :func:`balance_seats`' conditions, made in place."""
-    for a in tables[i]:
-        for b in tables[j]:
-            if scores.get(a, 0) != scores.get(b, 0):
+    under :func:`balance_seats`' conditions, made in place (``masks``: each table's players'
+    allowed positions, in the table's order)."""
+    ti, tj, mi, mj = tables[i], tables[j], masks[i], masks[j]
+    before = deficit[i] + deficit[j]
+    score_j = [scores.get(b, 0) for b in tj]
+    for x, a in enumerate(ti):
+        if abs(home[a] - j) > FLOAT:
+            continue
+        score_a = scores.get(a, 0)
+        for y, b in enumerate(tj):
+            # the same allowed positions: the swap changes no deficit
+            if mi[x] == mj[y] or score_j[y] != score_a or abs(home[b] - i) > FLOAT:
                 continue
-            if abs(home[a] - j) > FLOAT or abs(home[b] - i) > FLOAT:
-                continue
-            mi = {**{p: m for p, m in masks[i].items() if p != a}, b: masks[j][b]}
-            mj = {**{p: m for p, m in masks[j].items() if p != b}, a: masks[i][a]}
-            di, dj = _table_deficit(mi), _table_deficit(mj)
+            ni = [*mi[:x], mj[y], *mi[x + 1 :]]
+            nj = [*mj[:y], mi[x], *mj[y + 1 :]]
+            di, dj = _deficit(tuple(sorted(ni))), _deficit(tuple(sorted(nj)))
             # lower in sum, or the same sum moved one way (to a later table, which may then pass
             # it on or resolve it: a chain of swaps no single swap finds, and never a cycle)
-            before = deficit[i] + deficit[j]
             if di + dj > before or (di + dj == before and (j < i or di >= deficit[i])):
                 continue
             ma, mb = met.get(a, {}), met.get(b, {})
-            stay_i = [p for p in tables[i] if p != a]
-            stay_j = [p for p in tables[j] if p != b]
+            stay_i = [p for p in ti if p != a]
+            stay_j = [p for p in tj if p != b]
             added = sum(mb.get(p, 0) for p in stay_i) + sum(ma.get(p, 0) for p in stay_j)
             if added > sum(ma.get(p, 0) for p in stay_i) + sum(mb.get(p, 0) for p in stay_j):
                 continue
-            tables[i] = [b if p == a else p for p in tables[i]]
-            tables[j] = [a if p == b else p for p in tables[j]]
-            masks[i], masks[j] = mi, mj  # equal sizes: a player's allowed positions travel with them
+            tables[i] = [*ti[:x], b, *ti[x + 1 :]]
+            tables[j] = [*tj[:y], a, *tj[y + 1 :]]
+            masks[i], masks[j] = ni, nj  # equal sizes: a player's allowed positions travel with them
             deficit[i], deficit[j] = di, dj
             return True
     return False

@@ -402,3 +402,26 @@ def test_a_chain_of_equal_score_swaps_reaches_a_table_no_single_swap_can():
     tables = swiss_round(ranked, scores, 4, 3, {}, counts)
     for table in tables:
         assert [counts[p].index(0) for p in table] == [0, 1, 2, 3], table
+
+
+@settings(deadline=None, max_examples=15)
+@given(n=st.integers(60, 160), k=st.sampled_from([3, 4]), seed=st.integers(0, 10**6))
+def test_seat_swaps_never_leave_more_collisions_than_the_grouping(n, k, seed):
+    """Round k at tables of k (every player has one position left, the round where histories
+    collide), in fields big enough for equal scores to meet: the players whose seat histories
+    collide at their table (no seating keeps them within one) are never more after the equal-score
+    swaps than in the tables the grouping made."""
+    rounds = k - 1
+    if n % k and n // -(-n // k) < 3:
+        return
+    _, ratings, past, results = _field(rounds, n, k, seed)
+    ranked, scores = _ranked(ratings, results)
+    met, seats = history(past)
+    sizes = table_sizes(n, k, 3)
+    grouped = swiss.group(ranked, sizes, scores, met)
+    final = swiss_round(ranked, scores, k, 3, met, seats)
+
+    def collisions(tables):
+        return sum(swiss.collisions(t, seats) for t in tables)
+
+    assert collisions(final) <= collisions(grouped)
