@@ -111,11 +111,12 @@ class Standing:
 def standings(
     entrants: Mapping[str, float],
     rounds: Sequence[Sequence[TableResult]],
-    round_points: Sequence[Mapping[str, Fraction]] | None = None,
+    round_points: Sequence[Mapping[str, Fraction] | None] | None = None,
 ) -> list[Standing]:
     """Every entrant's standing (``entrants``: player -> rating) from the finished tables of
     ``rounds``. ``round_points``: each round's scores in points when they are not plain placement
-    points (a duplicate round's, :func:`duplicate_points`)."""
+    points (a duplicate round's, :func:`duplicate_points`), None for a round that is plain (its
+    placement units are summed as integers, the fast path)."""
     score: dict[str, Units] = dict.fromkeys(entrants, 0)
     opponents: dict[str, list[str]] = defaultdict(list)
     ahead: dict[tuple[str, str], int] = defaultdict(int)

@@ -381,6 +381,10 @@ def test_standings_in_units_equal_a_recount_in_fractions():
     assert {s.player: s.score for s in table} == recount
     assert all(type(s.units) is int for s in table)
     assert [s.units for s in table] == sorted((s.units for s in table), reverse=True)
+    # each round's points given (as a duplicate round gives them), or None for a plain round
+    plain = [{p: v for r in rnd for p, v in placement_points(r).items()} for rnd in results]
+    assert standings(ratings, results, plain) == table
+    assert standings(ratings, results, [None] * len(results)) == table
 
 
 def _only(position: int) -> list[int]:
