@@ -11,6 +11,7 @@ from flask.views import MethodView
 from api.accounts import ACCOUNT_AUTH, accounts, identity
 from api.common import Blueprint, json_response
 from schemas.tournaments import (
+    AddBotRequest,
     CreateTournamentRequest,
     JoinTournamentRequest,
     TournamentListSchema,
@@ -70,6 +71,18 @@ class Join(MethodView):
         return json_response(
             tournaments().join(tournament_id, who, me["handle"], bot=me["bot"], code=body["code"])
         )
+
+
+@blp.route("/<string:tournament_id>/bots")
+class Bots(MethodView):
+    @blp.arguments(AddBotRequest())
+    @blp.response(200, TournamentSchema)
+    @blp.problems(401, 403, 404, 409, 415, 422)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def post(self, body: dict[str, Any], tournament_id: str) -> Response:
+        """The organiser enters a server bot of the game (until the start): it plays its tables on
+        the server (403 NOT_ORGANISER, NOT_ADMITTED when bots may not enter; 409 as a join)."""
+        return json_response(tournaments().add_bot(tournament_id, identity(), body["level"]))
 
 
 @blp.route("/<string:tournament_id>/withdraw")

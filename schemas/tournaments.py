@@ -35,25 +35,37 @@ class JoinTournamentRequest(StrictSchema):
     code = fields.String(load_default="", validate=validate.Length(0, 64))
 
 
+class AddBotRequest(StrictSchema):
+    level = fields.String(
+        required=True, validate=validate.Length(1, 64), metadata={"description": "A bot level of the game"}
+    )
+
+
 class EntrantSchema(ma.Schema):
-    account = fields.String(required=True)
+    account = fields.String(
+        required=True, metadata={"description": "An account id, or `bot.<level>.<n>` for a server bot"}
+    )
     name = fields.String(required=True)
     withdrawn = fields.Boolean(required=True)
+    bot = fields.String(allow_none=True, metadata={"description": "A server bot's level"})
 
 
 class StandingSchema(ma.Schema):
     rank = fields.Integer(required=True)
     account = fields.String(required=True)
+    name = fields.String(allow_none=True)
     score = fields.Float(required=True)
     opponents = fields.Float(required=True)
 
 
 class TournamentTableSchema(ma.Schema):
     players = fields.List(
-        fields.String(), required=True, metadata={"description": "Account ids in seat order"}
+        fields.String(), required=True, metadata={"description": "Entrant ids in seat order"}
     )
     placing = fields.List(fields.List(fields.String()), metadata={"description": "Tied groups, best first"})
-    game = fields.String()
+    game = fields.String(
+        metadata={"description": "The table's game id (its game exists once the round started)"}
+    )
 
 
 class TournamentRoundSchema(ma.Schema):

@@ -12,17 +12,19 @@ from typing import Any
 
 import orjson
 
+from bots import levels as bot_levels
 from games import get_game
 from games.base import GameError
-from service import errors
+from service import clocks, errors
 from service.account_tokens import Identity
 from service.identity import PLAY, InsufficientScope
+from service.ids import derived_game_id
 from service.repository import now_ms
 from service.tournament.scoring import TableResult, standings
 from service.tournament.swiss import history, swiss_round
 from service.tournament.tables import TableSizeError, table_sizes
 from store import parts
-from store.tournaments import StoredTournament
+from store.tournaments import ACTION, StoredTournament, outbox_id
 
 ENTRY = ("anyone", "list", "code")
 FORMATS = ("swiss", "elimination")
@@ -81,14 +83,25 @@ def allowed_sizes(game_name: str, config: Mapping[str, Any]) -> list[int]:
     return sizes
 
 
+def settings_of(found: StoredTournament) -> dict[str, Any]:
+    return dict(orjson.loads(found.record["config"]))
+
+
 def _require_play(identity: Identity) -> None:
     if PLAY not in identity.scopes:
         raise InsufficientScope(PLAY)
 
 
 class TournamentService:
-    def __init__(self, store: Any):
+    def __init__(self, store: Any, games: Any = None):
+        """``games``: the game service whose follow-ups start the tables at once (without it, as in
+        the pure service's tests, the tournament's follow-up waits in its outbox for a sweeper)."""
         self.store = parts.tournaments(store)
+        self.games = games
+
+    def _run_followup(self, tournament_id: str, value: str) -> None:
+        if self.games is not None:
+            self.games.followups.run(outbox_id(tournament_id), {ACTION: value})
 
     def create(self, identity: Identity, body: Mapping[str, Any]) -> dict[str, Any]:
         _require_play(identity)
@@ -112,10 +125,14 @@ class TournamentService:
             raise InvalidTournament("rounds: from 1 to 30")
         if not isinstance(capacity, int) or capacity < 0:
             raise InvalidTournament("capacity: 0 (no limit) or more")
+        try:
+            control = clocks.control(body.get("clock"), bot_levels(str(game)))
+        except clocks.ClockError as err:
+            raise errors.InvalidClock(str(err)) from None
         settings = {
             "game": game,
             "config": config,
-            "clock": body.get("clock"),
+            "clock": control,
             "table_size": size,
             "min_size": min(sizes),
             "max_size": max(sizes),
@@ -155,7 +172,7 @@ class TournamentService:
 
     @staticmethod
     def _settings(found: StoredTournament) -> dict[str, Any]:
-        return dict(orjson.loads(found.record["config"]))
+        return settings_of(found)
 
     def join(
         self,
@@ -180,6 +197,30 @@ class TournamentService:
         entrant = {"name": name, "rating": rating, "bot": bot, "joined": now_ms(), "withdrawn": False}
         outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"])
         self._refused(outcome)
+        return self.view(tournament_id)
+
+    def add_bot(self, tournament_id: str, identity: Identity, level: str) -> dict[str, Any]:
+        """The organiser enters one of the server's bots (a level of the game), which plays its
+        tables on the server: it fills a field, and places the server's levels among the entrants."""
+        _require_play(identity)
+        found = self._load(tournament_id)
+        settings = self._settings(found)
+        if found.record["organiser"] != identity.account_id:
+            raise NotOrganiser()
+        if not settings["bots"]:
+            raise NotAdmitted("This tournament admits no bots")
+        if level not in bot_levels(settings["game"]):
+            raise InvalidTournament(f"{settings['game']} has no bot level {level!r}")
+        entrant_id = f"bot.{level}.{secrets.token_hex(4)}"
+        entrant = {
+            "name": f"{level} bot",
+            "rating": 1500.0,
+            "bot": True,
+            "level": level,
+            "joined": now_ms(),
+            "withdrawn": False,
+        }
+        self._refused(self.store.join(tournament_id, entrant_id, entrant, settings["capacity"]))
         return self.view(tournament_id)
 
     def withdraw(self, tournament_id: str, identity: Identity) -> dict[str, Any]:
@@ -217,17 +258,30 @@ class TournamentService:
             raise TournamentNotOpen()
         tables = self.pair_next(found)
         outcome = self.store.record_round(
-            tournament_id, 1, {"tables": [{"players": t} for t in tables]}, found.record["version"], "running"
+            tournament_id, 1, self.round_record(tournament_id, 1, tables), found.record["version"], "running"
         )
         self._refused(outcome)
+        self._run_followup(tournament_id, "r1")  # the tables' games, at once (or by the janitor)
         return self.view(tournament_id)
+
+    @staticmethod
+    def round_record(tournament_id: str, number: int, tables: list[list[str]]) -> dict[str, Any]:
+        """A round as recorded: each table's players in seat order and its game's id (derived, so
+        the record names the game before it exists: ``service.ids.derived_game_id``)."""
+        return {
+            "tables": [
+                {"game": derived_game_id(f"tournament:{tournament_id}:{number}:{i}"), "players": players}
+                for i, players in enumerate(tables)
+            ]
+        }
 
     def record_result(
         self, tournament_id: str, number: int, table: int, placing: list[list[str]]
     ) -> dict[str, Any]:
-        """A table's result (its finished game's placing: groups of tied account ids, best first),
-        then the next round if it completed this one. Both steps are idempotent: a follow-up run
-        twice, or killed between them, records the result once and pairs the next round once."""
+        """A table's result (its finished game's placing: groups of tied entrant ids, best first),
+        recorded once; the round's last result records the follow-up that pairs the next round or
+        finishes the tournament (``service.tournament.runner``), run at once when this service has
+        the game service. The table games' ends call the store directly, through the runner."""
         found = self._load(tournament_id)
         tables = found.rounds.get(number, {}).get("tables", [])
         if not 0 <= table < len(tables):
@@ -235,26 +289,26 @@ class TournamentService:
         players = tables[table]["players"]
         if sorted(p for g in placing for p in g) != sorted(players):
             raise InvalidTournament("A placing lists exactly the table's players")
-        self.store.record_result(tournament_id, number, table, placing)
-        return self.advance(tournament_id)
-
-    def advance(self, tournament_id: str) -> dict[str, Any]:
-        """Pair and record the next round once every table of the current one has its result; the
-        last round's completion finishes the tournament (idempotent: safe to run any time)."""
-        found = self._load(tournament_id)
-        current = int(found.record.get("round", 0))
-        if found.record["status"] != "running" or current == 0:
-            return self.view(tournament_id)
-        if not all(t.get("placing") for t in found.rounds[current]["tables"]):
-            return self.view(tournament_id)
-        if current >= self._settings(found)["rounds"]:
-            self.store.finish(tournament_id)
-            return self.view(tournament_id)
-        tables = self.pair_next(found)
-        self.store.record_round(
-            tournament_id, current + 1, {"tables": [{"players": t} for t in tables]}, "", "running"
-        )
+        if self.store.record_result(tournament_id, number, table, placing) == "complete":
+            if self.games is None:
+                self.next_step(self._load(tournament_id))
+            self._run_followup(tournament_id, f"d{number}")
         return self.view(tournament_id)
+
+    def next_step(self, found: StoredTournament) -> str:
+        """After a complete round: pair and record the next one (with the follow-up that starts its
+        tables), or finish the tournament after its last. Each is recorded once, whoever runs it."""
+        current = int(found.record.get("round") or 0)
+        if found.record["status"] != "running" or current == 0:
+            return "nothing"
+        if not all(t.get("placing") for t in found.rounds[current]["tables"]):
+            return "nothing"
+        if current >= self._settings(found)["rounds"]:
+            return self.store.finish(found.id, current)
+        tables = self.pair_next(found)
+        return self.store.record_round(
+            found.id, current + 1, self.round_record(found.id, current + 1, tables), "", "running"
+        )
 
     def pair_next(self, found: StoredTournament) -> list[list[str]]:
         """The next round's tables (account ids in seat order) from the standings so far."""
@@ -304,17 +358,27 @@ class TournamentService:
             "round": int(found.record.get("round", 0)),
             "settings": settings,
             "entrants": [
-                {"account": a, "name": e["name"], "withdrawn": bool(e.get("withdrawn"))}
+                {
+                    "account": a,
+                    "name": e["name"],
+                    "withdrawn": bool(e.get("withdrawn")),
+                    "bot": e.get("level"),
+                }
                 for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
             ],
             "rounds": [{"round": n, "tables": r["tables"]} for n, r in sorted(found.rounds.items())],
-            "standings": [
-                {
-                    "rank": s.rank,
-                    "account": s.player,
-                    "score": float(s.score),
-                    "opponents": float(s.opponents),
-                }
-                for s in self.standings_of(found)
-            ],
+            "standings": self.standings_view(found),
         }
+
+    def standings_view(self, found: StoredTournament) -> list[dict[str, Any]]:
+        names = {a: e.get("name") for a, e in found.entrants.items()}
+        return [
+            {
+                "rank": s.rank,
+                "account": s.player,
+                "name": names.get(s.player),
+                "score": float(s.score),
+                "opponents": float(s.opponents),
+            }
+            for s in self.standings_of(found)
+        ]
