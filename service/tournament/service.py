@@ -17,6 +17,7 @@ from games import get_game
 from games.base import GameError
 from service import clocks, errors
 from service.account_tokens import Identity
+from service.faults import fault_point
 from service.identity import PLAY, InsufficientScope
 from service.ids import derived_game_id
 from service.repository import now_ms
@@ -261,6 +262,7 @@ class TournamentService:
             tournament_id, 1, self.round_record(tournament_id, 1, tables), found.record["version"], "running"
         )
         self._refused(outcome)
+        fault_point("after_tournament_start")
         self._run_followup(tournament_id, "r1")  # the tables' games, at once (or by the janitor)
         return self.view(tournament_id)
 
