@@ -62,7 +62,9 @@ def _play(client, svc, game_id: str, tokens: dict[str, str], rng: random.Random,
             token = tokens[accounts[ours[0]]]
             view = client.get(f"/v1/games/{game_id}/view", headers=bearer(token)).get_json()["view"]
             command = rng.choice(view["legal_moves"])
-            moved = client.post(f"/v1/games/{game_id}/moves", json={"command": command}, headers=bearer(token))
+            moved = client.post(
+                f"/v1/games/{game_id}/moves", json={"command": command}, headers=bearer(token)
+            )
             assert moved.status_code in (200, 409), moved.get_json()
         elif movers:
             deadline = min(summary["clock"]["seats"][s]["deadline_ms"] for s in movers)
@@ -93,11 +95,15 @@ def _recount(client, view: dict) -> list[tuple[str, float]]:
             players = table["players"]
             ranks = ranks_of(len(players), game["result"]["winners"], left_seats([e["event"] for e in log]))
             placing = tuple(
-                tuple(players[s] for s in range(len(players)) if ranks[s] == rank) for rank in sorted(set(ranks))
+                tuple(players[s] for s in range(len(players)) if ranks[s] == rank)
+                for rank in sorted(set(ranks))
             )
             done.append(TableResult(tuple(players), placing))
         results.append(done)
-    return [(s.player, float(s.score)) for s in standings({e["account"]: 1500.0 for e in view["entrants"]}, results)]
+    return [
+        (s.player, float(s.score))
+        for s in standings({e["account"]: 1500.0 for e in view["entrants"]}, results)
+    ]
 
 
 def test_a_13_player_4_round_swiss_of_4_player_condottiere_runs_to_the_end(app, client, svc):

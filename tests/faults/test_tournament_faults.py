@@ -118,7 +118,9 @@ def test_a_start_killed_before_or_between_its_tables_makes_each_table_once(servi
     games = [t["game"] for t in view["rounds"][0]["tables"]]
 
     def started() -> bool:
-        return not outbox.pending(outbox_id(tid)) and tournament_games(service.store.redis, tid) == sorted(games)
+        return not outbox.pending(outbox_id(tid)) and tournament_games(service.store.redis, tid) == sorted(
+            games
+        )
 
     recover(janitor_for(service), started)
     for game_id in games:
