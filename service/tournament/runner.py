@@ -38,22 +38,15 @@ from service import clocks, webhook_events
 from service.bound_start import bound_start
 from service.faults import fault_point
 from service.games import SEED_BITS, hidden_config
-from service.ids import derived_game_id
 from service.ports import GameAccess
 from service.repository import hash_token, new_token, now_iso
-from service.tournament.service import TournamentService, settings_of
+from service.tournament.rounds import next_step, settings_of, standings_view, table_game_id
 from store import parts
 from store.tournaments import ACTION, StoredTournament, outbox_id, tournament_id_of
 
 log = logging.getLogger(__name__)
 
 NOTICE_KEEP_SECONDS = 30 * 24 * 3600
-
-
-def table_game_id(tournament_id: str, number: int, table: int) -> str:
-    """The id of round ``number``'s table ``table``: a game id (20 characters of the ids' base32)
-    derived from the three, so every attempt to create that table names the same game."""
-    return derived_game_id(f"tournament:{tournament_id}:{number}:{table}")
 
 
 def tournament_followup(service: GameAccess, target: str, value: str) -> bool:
@@ -100,14 +93,14 @@ def record_table(service: GameAccess, game_id: str) -> bool:
 
 def advance(service: GameAccess, tournament_id: str) -> bool:
     """Bring the tournament forward as far as it can go now (the module's docstring)."""
-    tournaments = TournamentService(service.store)
+    tournaments = parts.tournaments(service.store)
     for _ in range(64):
-        found = tournaments.store.load(tournament_id)
+        found = tournaments.load(tournament_id)
         if found is None:
             return True
         status, current = found.record["status"], int(found.record.get("round") or 0)
         if status == "finished":
-            tell_finished(service, tournaments, found)
+            tell_finished(service, found)
             return True
         if status != "running" or current == 0:
             return True
@@ -118,7 +111,7 @@ def advance(service: GameAccess, tournament_id: str) -> bool:
         tell_round(service, found, current)
         if not all(t.get("placing") for t in tables):
             return True
-        tournaments.next_step(found)
+        next_step(tournaments, found)
         fault_point("after_tournament_pairing")
     return False
 
@@ -213,10 +206,10 @@ def tell_round(service: GameAccess, found: StoredTournament, number: int) -> Non
             )
 
 
-def tell_finished(service: GameAccess, tournaments: TournamentService, found: StoredTournament) -> None:
+def tell_finished(service: GameAccess, found: StoredTournament) -> None:
     """``tournament_finished`` with the final standings, for every account that entered."""
     settings = settings_of(found)
-    standings = tournaments.standings_view(found)
+    standings = standings_view(found)
     data = {
         "tournament": found.id,
         "title": settings.get("title"),

@@ -10,8 +10,6 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from bots import levels as bot_levels
 from games import get_game
 from games.base import GameError
@@ -19,11 +17,10 @@ from service import clocks, errors
 from service.account_tokens import Identity
 from service.faults import fault_point
 from service.identity import PLAY, InsufficientScope
-from service.ids import derived_game_id
 from service.repository import now_ms
-from service.tournament.scoring import TableResult, standings
-from service.tournament.swiss import history, swiss_round
-from service.tournament.tables import TableSizeError, table_sizes
+from service.tournament import rounds
+from service.tournament.errors import TableSizeNotAllowed
+from service.tournament.rounds import settings_of
 from store import parts
 from store.tournaments import ACTION, StoredTournament, outbox_id
 
@@ -59,10 +56,6 @@ class NotOrganiser(errors.ServiceError):
     status, code, title = 403, "NOT_ORGANISER", "Only the tournament's organiser may do this"
 
 
-class TableSizeNotAllowed(errors.ServiceError):
-    status, code, title = 422, "TABLE_SIZE_NOT_ALLOWED", "The game does not allow that table size"
-
-
 class InvalidTournament(errors.ServiceError):
     status, code, title = 422, "INVALID_TOURNAMENT", "The tournament's settings are not valid"
 
@@ -82,10 +75,6 @@ def allowed_sizes(game_name: str, config: Mapping[str, Any]) -> list[int]:
             continue
         sizes.append(k)
     return sizes
-
-
-def settings_of(found: StoredTournament) -> dict[str, Any]:
-    return dict(orjson.loads(found.record["config"]))
 
 
 def _require_play(identity: Identity) -> None:
@@ -259,23 +248,16 @@ class TournamentService:
             raise TournamentNotOpen()
         tables = self.pair_next(found)
         outcome = self.store.record_round(
-            tournament_id, 1, self.round_record(tournament_id, 1, tables), found.record["version"], "running"
+            tournament_id,
+            1,
+            rounds.round_record(tournament_id, 1, tables),
+            found.record["version"],
+            "running",
         )
         self._refused(outcome)
         fault_point("after_tournament_start")
         self._run_followup(tournament_id, "r1")  # the tables' games, at once (or by the janitor)
         return self.view(tournament_id)
-
-    @staticmethod
-    def round_record(tournament_id: str, number: int, tables: list[list[str]]) -> dict[str, Any]:
-        """A round as recorded: each table's players in seat order and its game's id (derived, so
-        the record names the game before it exists: ``service.ids.derived_game_id``)."""
-        return {
-            "tables": [
-                {"game": derived_game_id(f"tournament:{tournament_id}:{number}:{i}"), "players": players}
-                for i, players in enumerate(tables)
-            ]
-        }
 
     def record_result(
         self, tournament_id: str, number: int, table: int, placing: list[list[str]]
@@ -298,56 +280,15 @@ class TournamentService:
         return self.view(tournament_id)
 
     def next_step(self, found: StoredTournament) -> str:
-        """After a complete round: pair and record the next one (with the follow-up that starts its
-        tables), or finish the tournament after its last. Each is recorded once, whoever runs it."""
-        current = int(found.record.get("round") or 0)
-        if found.record["status"] != "running" or current == 0:
-            return "nothing"
-        if not all(t.get("placing") for t in found.rounds[current]["tables"]):
-            return "nothing"
-        if current >= self._settings(found)["rounds"]:
-            return self.store.finish(found.id, current)
-        tables = self.pair_next(found)
-        return self.store.record_round(
-            found.id, current + 1, self.round_record(found.id, current + 1, tables), "", "running"
-        )
+        return rounds.next_step(self.store, found)
 
-    def pair_next(self, found: StoredTournament) -> list[list[str]]:
-        """The next round's tables (account ids in seat order) from the standings so far."""
-        settings = self._settings(found)
-        table = self.standings_of(found)
-        withdrawn = {a for a, e in found.entrants.items() if e.get("withdrawn")}
-        past = [[t["players"] for t in r["tables"]] for _, r in sorted(found.rounds.items())]
-        met, seats = history(past)
-        try:
-            table_sizes(len(found.entrants) - len(withdrawn), settings["table_size"], settings["min_size"])
-            return swiss_round(
-                [s.player for s in table],
-                {s.player: float(s.score) for s in table},
-                settings["table_size"],
-                settings["min_size"],
-                met,
-                seats,
-                withdrawn,
-                settings["max_size"],
-            )
-        except TableSizeError as exc:
-            raise TableSizeNotAllowed(str(exc)) from exc
+    @staticmethod
+    def pair_next(found: StoredTournament) -> list[list[str]]:
+        return rounds.pair_next(found)
 
     @staticmethod
     def standings_of(found: StoredTournament) -> list[Any]:
-        """Standings recounted from every finished table's placing (``placing`` in a round's table:
-        groups of tied account ids, best first, written when its game finished)."""
-        ratings = {a: float(e.get("rating", 1500)) for a, e in found.entrants.items()}
-        rounds = []
-        for _, r in sorted(found.rounds.items()):
-            done = [
-                TableResult(tuple(t["players"]), tuple(tuple(g) for g in t["placing"]))
-                for t in r["tables"]
-                if t.get("placing")
-            ]
-            rounds.append(done)
-        return standings(ratings, rounds)
+        return rounds.standings_of(found)
 
     def view(self, tournament_id: str) -> dict[str, Any]:
         found = self._load(tournament_id)
@@ -369,18 +310,5 @@ class TournamentService:
                 for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
             ],
             "rounds": [{"round": n, "tables": r["tables"]} for n, r in sorted(found.rounds.items())],
-            "standings": self.standings_view(found),
+            "standings": rounds.standings_view(found),
         }
-
-    def standings_view(self, found: StoredTournament) -> list[dict[str, Any]]:
-        names = {a: e.get("name") for a, e in found.entrants.items()}
-        return [
-            {
-                "rank": s.rank,
-                "account": s.player,
-                "name": names.get(s.player),
-                "score": float(s.score),
-                "opponents": float(s.opponents),
-            }
-            for s in self.standings_of(found)
-        ]
