@@ -57,6 +57,35 @@ class Tournament(MethodView):
         return json_response(tournaments().view(tournament_id))
 
 
+@blp.route("/<string:tournament_id>/export")
+class Export(MethodView):
+    @blp.response(200, description="NDJSON: the tournament, one line per table's game, the standings")
+    @blp.problems(404)
+    @blp.doc(
+        responses={
+            200: {
+                "content": {
+                    "application/x-ndjson": {
+                        "schema": {
+                            "type": "string",
+                            "description": "A `tournament` line (settings, entrants), one `game` line per "
+                            "table (round, table, game_id, players, placing, the game's summary with its "
+                            "commitment and result, its events as anyone may read them), a `standings` line",
+                        }
+                    }
+                }
+            }
+        }
+    )
+    def get(self, tournament_id: str) -> Response:
+        """Every game of the tournament plus the standings, as NDJSON (a finished game's log whole,
+        as it is public once the game ended; a running one's as a spectator sees it)."""
+        lines = tournaments().export(tournament_id)
+        response = Response(lines, status=200, content_type="application/x-ndjson")
+        response.headers["Content-Disposition"] = f'attachment; filename="tournament-{tournament_id}.ndjson"'
+        return response
+
+
 @blp.route("/<string:tournament_id>/join")
 class Join(MethodView):
     @blp.arguments(JoinTournamentRequest())

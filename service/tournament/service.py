@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+import orjson
 
 from bots import levels as bot_levels
 from games import get_game
@@ -290,6 +292,63 @@ class TournamentService:
     def standings_of(found: StoredTournament) -> list[Any]:
         return rounds.standings_of(found)
 
+    def export(self, tournament_id: str) -> Iterator[bytes]:
+        """The tournament as NDJSON: a ``tournament`` line (settings, entrants), one ``game`` line
+        per table (round, table, game id, entrants in seat order, placing, the game's public
+        summary with its commitment and result, and its log as anyone may read it: redacted while
+        it runs, whole once it ended), then a ``standings`` line. 404 before the first line."""
+        found = self._load(tournament_id)
+        return self._export_lines(found)
+
+    def _export_lines(self, found: StoredTournament) -> Iterator[bytes]:
+        settings = self._settings(found)
+        settings.pop("code", None)
+        head = {
+            "type": "tournament",
+            "id": found.id,
+            "status": found.record["status"],
+            "round": int(found.record.get("round") or 0),
+            "settings": settings,
+            "entrants": self._entrants(found),
+        }
+        yield orjson.dumps(head) + b"\n"
+        names = {a: e.get("name") for a, e in found.entrants.items()}
+        for number, r in sorted(found.rounds.items()):
+            for index, table in enumerate(r["tables"]):
+                line: dict[str, Any] = {
+                    "type": "game",
+                    "round": number,
+                    "table": index,
+                    "game_id": table["game"],
+                    "players": [{"entrant": p, "name": names.get(p)} for p in table["players"]],
+                    "placing": table.get("placing"),
+                }
+                if self.games is not None and self.games.store.meta(table["game"]) is not None:
+                    line["game"] = self.games.get_summary(table["game"])
+                    line["events"] = self._events(table["game"])
+                yield orjson.dumps(line) + b"\n"
+        yield orjson.dumps({"type": "standings", "standings": rounds.standings_view(found)}) + b"\n"
+
+    def _events(self, game_id: str) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        while True:
+            page = self.games.read_events(game_id, None, after=len(events), limit=1000)
+            events.extend(page.events)
+            if not page.events or events[-1]["version"] >= page.version:
+                return events
+
+    @staticmethod
+    def _entrants(found: StoredTournament) -> list[dict[str, Any]]:
+        return [
+            {
+                "account": a,
+                "name": e["name"],
+                "withdrawn": bool(e.get("withdrawn")),
+                "bot": e.get("level"),
+            }
+            for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
+        ]
+
     def view(self, tournament_id: str) -> dict[str, Any]:
         found = self._load(tournament_id)
         settings = self._settings(found)
@@ -300,15 +359,7 @@ class TournamentService:
             "organiser": found.record["organiser"],
             "round": int(found.record.get("round", 0)),
             "settings": settings,
-            "entrants": [
-                {
-                    "account": a,
-                    "name": e["name"],
-                    "withdrawn": bool(e.get("withdrawn")),
-                    "bot": e.get("level"),
-                }
-                for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
-            ],
+            "entrants": self._entrants(found),
             "rounds": [{"round": n, "tables": r["tables"]} for n, r in sorted(found.rounds.items())],
             "standings": rounds.standings_view(found),
         }

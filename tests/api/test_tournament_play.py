@@ -7,6 +7,7 @@ a seat whose player does not move loses by its clock (RL-X19: handed to the bot,
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -82,6 +83,12 @@ def _play_round(client, svc, tid: str, tokens: dict[str, str], rng: random.Rando
     return _tournament(client, tid)
 
 
+def _export(client, tid: str) -> list[dict]:
+    answer = client.get(f"/v1/tournaments/{tid}/export")
+    assert answer.status_code == 200 and answer.mimetype == "application/x-ndjson"
+    return [json.loads(line) for line in answer.get_data(as_text=True).splitlines()]
+
+
 def _recount(client, view: dict) -> list[tuple[str, float]]:
     """The standings recounted from the finished games themselves (their logs, over HTTP): each
     game's placing as the ratings read it (winners, then the others, a seat that left last)."""
@@ -153,6 +160,15 @@ def test_a_13_player_4_round_swiss_of_4_player_condottiere_runs_to_the_end(app, 
     assert view["status"] == "finished" and view["round"] == 4
     assert [(s["account"], s["score"]) for s in view["standings"]] == _recount(client, view)
     assert sum(s["score"] for s in view["standings"]) == pytest.approx(4 * 4 * 13)
+    lines = _export(client, tid)
+    assert [line["type"] for line in lines] == ["tournament", *["game"] * 16, "standings"]
+    assert lines[-1]["standings"] == view["standings"]
+    for line in lines[1:-1]:  # every game, whole (finished: its log is public), with its commitment
+        table = view["rounds"][line["round"] - 1]["tables"][line["table"]]
+        assert line["game_id"] == table["game"] and line["placing"] == table["placing"]
+        assert line["game"]["status"] == "finished" and line["game"]["commitment"]
+        assert line["events"][0]["event"]["config"]["seed"] is not None
+        assert len(line["events"]) == line["game"]["version"]
 
     told = []
     for message in messages:
@@ -186,6 +202,8 @@ def test_a_withdrawn_player_is_never_paired_again(app, client, svc):
     for _ in range(2):
         client.post(f"/v1/tournaments/{tid}/bots", json={"level": "random"}, headers=bearer(org))
     view = client.post(f"/v1/tournaments/{tid}/start", headers=bearer(org)).get_json()
+    running = _export(client, tid)[1]  # a running game's log as a spectator reads it: no seed
+    assert running["game"]["status"] == "active" and running["events"][0]["event"]["config"]["seed"] is None
     leaver, leaver_token = _ids(view)["P0"], tokens["P0"]
     withdrawn = client.post(f"/v1/tournaments/{tid}/withdraw", headers=bearer(leaver_token))
     assert withdrawn.status_code == 200, withdrawn.get_json()
