@@ -132,9 +132,11 @@ def start_table(service: GameAccess, found: StoredTournament, number: int, index
     if service.store.meta(game_id) is not None:
         return game_id  # made before (the script checks again: this only saves the work)
     game = get_game(settings["game"])
-    seed = secrets.randbits(SEED_BITS)
+    # A duplicate round's tables share its one seed (its commitment is in every table's game).
+    round_ = found.rounds[number]
+    seed = round_["seed"] if "seed" in round_ else secrets.randbits(SEED_BITS)
     config = game.configure(
-        {**settings["config"], "players": len(players), "seed": str(seed) if seed > 2**53 - 1 else seed}
+        {**settings["config"], "players": len(players), "seed": str(seed) if int(seed) > 2**53 - 1 else seed}
     )
     public = public_config(game, config)
     meta: dict[str, Any] = {
@@ -150,6 +152,8 @@ def start_table(service: GameAccess, found: StoredTournament, number: int, index
         "tournament_table": index,
         "commitment": fairness.commitment(config["seed"], game_id, False),
     }
+    if found.rounds[number].get("commitment"):
+        meta["round_commitment"] = found.rounds[number]["commitment"]
     hidden = hidden_config(config, public)
     if hidden:
         meta["hidden_config"] = hidden

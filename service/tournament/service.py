@@ -248,13 +248,8 @@ class TournamentService:
             raise NotOrganiser()
         if found.record["status"] != "open":
             raise TournamentNotOpen()
-        tables = self.pair_next(found)
         outcome = self.store.record_round(
-            tournament_id,
-            1,
-            rounds.round_record(tournament_id, 1, tables),
-            found.record["version"],
-            "running",
+            tournament_id, 1, rounds.next_round(found, 1), found.record["version"], "running"
         )
         self._refused(outcome)
         fault_point("after_tournament_start")
@@ -360,6 +355,9 @@ class TournamentService:
             "round": int(found.record.get("round", 0)),
             "settings": settings,
             "entrants": self._entrants(found),
-            "rounds": [{"round": n, "tables": r["tables"]} for n, r in sorted(found.rounds.items())],
+            "rounds": [
+                {"round": n, "tables": r["tables"], "commitment": r.get("commitment")}
+                for n, r in sorted(found.rounds.items())
+            ],
             "standings": rounds.standings_view(found),
         }

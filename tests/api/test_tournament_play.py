@@ -13,8 +13,10 @@ from collections import Counter
 
 import pytest
 
+from replays import fairness
 from replays.ratings import left_seats, ranks_of
 from service import bot_turns
+from service.tournament.rounds import round_key
 from service.tournament.scoring import TableResult, standings
 from tests import app_fixtures
 from tests.api.stream_reading import events
@@ -251,3 +253,65 @@ def test_a_no_show_loses_by_the_clock_and_scores_last(app, client, svc):
     assert placing[-1] == [absent]
     assert view["standings"][-1]["account"] == absent
     assert Counter(s["score"] for s in view["standings"])  # every entrant has a standing
+
+
+def _bots_only(client, org: str, body: dict, bots: int) -> str:
+    made = client.post("/v1/tournaments", json={"game": "condottiere", **body}, headers=bearer(org))
+    assert made.status_code == 201, made.get_json()
+    tid = made.get_json()["id"]
+    for _ in range(bots):
+        assert (
+            client.post(
+                f"/v1/tournaments/{tid}/bots", json={"level": "random"}, headers=bearer(org)
+            ).status_code
+            == 200
+        )
+    started = client.post(f"/v1/tournaments/{tid}/start", headers=bearer(org))
+    assert started.status_code == 200, started.get_json()
+    return tid
+
+
+def test_a_duplicate_round_deals_every_table_from_one_committed_seed(app, client, svc):
+    """Every table of a duplicate round plays from the round's one seed: the round's commitment is
+    in every table's game, the seed stays hidden while they run, and once they end every table's
+    log shows the same seed, which opens the round's commitment."""
+    org = session(client, "Org")
+    tid = _bots_only(client, org, {"table_size": 3, "rounds": 1, "duplicate": True}, 6)
+    view = _tournament(client, tid)
+    commitment = view["rounds"][0]["commitment"]
+    assert commitment and commitment["scheme"]
+    games = [t["game"] for t in view["rounds"][0]["tables"]]
+    assert len(games) == 2
+    assert [json.loads(svc.store.meta(g)["round_commitment"]) for g in games] == [commitment] * 2
+    seed = json.loads(svc.store.redis.get(f"game:{{g:{games[0]}}}:config"))["seed"]
+    answer = client.get(f"/v1/tournaments/{tid}/export").get_data(as_text=True)
+    assert str(seed) not in answer and str(seed) not in json.dumps(view)  # hidden while they run
+    for game_id in games:
+        bot_turns.play_bot_turns(svc, game_id)
+    seeds = []
+    for game_id in games:
+        log = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+        seeds.append(log[0]["event"]["config"]["seed"])
+    assert seeds == [seed, seed]
+    assert fairness.opens(commitment, seed, round_key(tid, 1))
+    view = _tournament(client, tid)
+    assert view["status"] == "finished"
+    assert sum(s["score"] for s in view["standings"]) == pytest.approx(2 * 13)
+
+
+def test_an_elimination_runs_to_its_final_table(app, client, svc):
+    """Nine at tables of 3, the best of each table advances: round 1 is three tables, round 2 the
+    final of the three winners, then the tournament is finished."""
+    org = session(client, "Org")
+    tid = _bots_only(client, org, {"table_size": 3, "format": "elimination", "advance": 1}, 9)
+    for _ in range(2):
+        view = _tournament(client, tid)
+        for table in view["rounds"][-1]["tables"]:
+            bot_turns.play_bot_turns(svc, table["game"])
+    view = _tournament(client, tid)
+    assert view["status"] == "finished" and len(view["rounds"]) == 2
+    first, final = view["rounds"]
+    assert len(first["tables"]) == 3 and len(final["tables"]) == 1
+    winners = {t["placing"][0][0] if len(t["placing"][0]) == 1 else None for t in first["tables"]}
+    if None not in winners:  # no tie for first at any table: the winners are the final
+        assert set(final["tables"][0]["players"]) == winners
