@@ -73,6 +73,7 @@ def record_table(service: GameAccess, game_id: str) -> bool:
     found = parts.load_log(service.store, game_id)
     if found is None or not found.finished or not found.meta.get("tournament"):
         return True
+    fault_point("before_tournament_result")  # tests/faults: the game ended, its result not written
     tournament_id = found.meta["tournament"]
     number, index = int(found.meta["tournament_round"]), int(found.meta["tournament_table"])
     tournaments = parts.tournaments(service.store)

@@ -1,6 +1,7 @@
 """A tournament's scheduler killed mid-round loses and doubles nothing. The process that plays a
 round's last table to its end (whose last move's follow-ups write the table's result, pair the next
-round and start its tables) is killed at each point: after the table's result (``d1`` pending in
+round and start its tables) is killed at each point: after the game's end, before its result (the
+game's follow-up pending), after the table's result (``d1`` pending in
 the tournament's outbox, the game's own follow-up pending too), after the next round's pairing
 record (its tables not made), and between the next round's tables (one made, one not). The
 janitor finishes the work: every table of every round is exactly one game, every result is
@@ -49,7 +50,12 @@ def tournament_games(redis, tournament_id: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "fault",
-    ["after_tournament_result", "after_tournament_pairing", "between_tournament_tables:3"],
+    [
+        "before_tournament_result",
+        "after_tournament_result",
+        "after_tournament_pairing",
+        "between_tournament_tables:3",
+    ],
 )
 def test_a_scheduler_killed_mid_round_loses_and_doubles_nothing(service, redis_server, fault):
     settings = composition.Settings(redis_url=redis_server.url, password_parameters=FAST_HASH)
