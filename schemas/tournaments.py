@@ -22,7 +22,14 @@ class CreateTournamentRequest(StrictSchema):
     rounds = fields.Integer(load_default=3, validate=validate.Range(1, 30))
     format = fields.String(load_default="swiss", validate=validate.OneOf(["swiss", "elimination"]))
     advance = fields.Integer(load_default=2, validate=validate.Range(1, 5))
-    duplicate = fields.Boolean(load_default=False)
+    duplicate = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Every table of a round dealt from the round's one committed seed"},
+    )
+    late_entry = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Swiss: accounts may join while it runs, paired from the next round"},
+    )
     rated = fields.Boolean(load_default=False)
     bots = fields.Boolean(load_default=True, metadata={"description": "Whether bot accounts may enter"})
     entry = fields.String(load_default="anyone", validate=validate.OneOf(["anyone", "list", "code"]))

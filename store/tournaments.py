@@ -80,11 +80,12 @@ class StoredTournament:
     rounds: dict[int, dict[str, Any]]
 
 
-# KEYS: record, entrants; ARGV: account, entrant JSON, capacity. Returns an outcome word.
+# KEYS: record, entrants; ARGV: account, entrant JSON, capacity, late ('1': a running tournament
+# admits entrants, paired from its next round). Returns an outcome word.
 JOIN = r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
-if status ~= 'open' then return 'not_open' end
+if status ~= 'open' and not (status == 'running' and ARGV[4] == '1') then return 'not_open' end
 local had = redis.call('HGET', KEYS[2], ARGV[1])
 if had and not string.find(had, '"withdrawn":true', 1, true) then return 'already_entered' end
 local active = 0
@@ -176,6 +177,7 @@ class JoinCall(ScriptCall):
     account: str
     entrant_json: bytes
     capacity: int
+    late: str
     rest: Sequence[Any] = ()
 
 
@@ -287,9 +289,20 @@ class TournamentStore:
     def ids(self, limit: int = 100) -> list[str]:
         return [_text(i) for i in self.redis.zrevrange(ALL, 0, limit - 1)]
 
-    def join(self, tournament_id: str, account: str, entrant: Mapping[str, Any], capacity: int) -> str:
+    def join(
+        self, tournament_id: str, account: str, entrant: Mapping[str, Any], capacity: int, late: bool = False
+    ) -> str:
         keys = tournament_keys(tournament_id)
-        return self._run(JoinCall(keys.record, keys.entrants, account, orjson.dumps(dict(entrant)), capacity))
+        return self._run(
+            JoinCall(
+                keys.record,
+                keys.entrants,
+                account,
+                orjson.dumps(dict(entrant)),
+                capacity,
+                "1" if late else "",
+            )
+        )
 
     def withdraw(self, tournament_id: str, account: str, entrant: Mapping[str, Any]) -> str:
         keys = tournament_keys(tournament_id)

@@ -132,6 +132,8 @@ class TournamentService:
             "format": fmt,
             "advance": body.get("advance", 2),
             "duplicate": bool(body.get("duplicate", False)),
+            # Late entry (Swiss only): joining a running tournament, paired from its next round.
+            "late_entry": bool(body.get("late_entry", False)) and fmt == "swiss",
             "rated": bool(body.get("rated", False)),
             "bots": bool(body.get("bots", True)),
             "entry": entry,
@@ -178,7 +180,8 @@ class TournamentService:
         _require_play(identity)
         found = self._load(tournament_id)
         settings = self._settings(found)
-        if found.record["status"] != "open":
+        late = found.record["status"] == "running" and bool(settings.get("late_entry"))
+        if found.record["status"] != "open" and not late:
             raise TournamentNotOpen()
         if bot and not settings["bots"]:
             raise NotAdmitted("This tournament admits no bot accounts")
@@ -187,7 +190,7 @@ class TournamentService:
         if settings["entry"] == "code" and not hmac.compare_digest(code, settings["code"]):
             raise NotAdmitted("A join code is needed")
         entrant = {"name": name, "rating": rating, "bot": bot, "joined": now_ms(), "withdrawn": False}
-        outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"])
+        outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"], late)
         self._refused(outcome)
         return self.view(tournament_id)
 

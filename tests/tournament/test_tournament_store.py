@@ -130,3 +130,27 @@ def test_a_small_swiss_runs_to_the_end_and_standings_equal_a_recount(service, re
     # 7 players, 3 rounds of 4+3: 9 pairs a round out of 21; the first repeat is unavoidable in
     # round 3 at the latest, so only the count is bounded: no pair meets three times
     assert max(pairs.count(p) for p in set(pairs)) <= 2
+
+
+def test_late_entry_joins_a_running_swiss_from_its_next_round(service, redis_client):
+    """With ``late_entry`` an account joins a running Swiss and is paired from the next round (with
+    no points for the rounds before); without it a running tournament refuses, nothing changed."""
+    closed = service.create(who("org"), {"game": "condottiere", "table_size": 3, "rounds": 2})["id"]
+    tid = service.create(
+        who("org"), {"game": "condottiere", "table_size": 3, "rounds": 2, "late_entry": True}
+    )["id"]
+    for t in (closed, tid):
+        for i in range(6):
+            service.join(t, who(f"a{i}"), f"p{i}")
+        service.start(t, who("org"))
+    _refused("TOURNAMENT_NOT_OPEN", redis_client, closed, lambda: service.join(closed, who("late"), "late"))
+    service.join(tid, who("late"), "late")
+    view = service.view(tid)
+    assert "late" not in {p for t in view["rounds"][0]["tables"] for p in t["players"]}
+    for index, table in enumerate(view["rounds"][0]["tables"]):
+        service.record_result(tid, 1, index, [[p] for p in table["players"]])
+    view = service.view(tid)
+    assert view["round"] == 2
+    second = view["rounds"][1]["tables"]
+    assert "late" in {p for t in second for p in t["players"]}
+    assert sorted(len(t["players"]) for t in second) == [2, 2, 3]  # 7 at tables of 3: 3+2+2
