@@ -93,8 +93,9 @@ class Join(MethodView):
     @blp.problems(401, 403, 404, 409, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, body: dict[str, Any], tournament_id: str) -> Response:
-        """Enter (until the start; with `late_entry`, until the end: paired from the next round): 409 TOURNAMENT_FULL, TOURNAMENT_NOT_OPEN, ALREADY_ENTERED;
-        403 NOT_ADMITTED (entry list, join code, bot accounts)."""
+        """Enter (until the start; with `late_entry`, until the end: paired from the next round):
+        409 TOURNAMENT_FULL, TOURNAMENT_NOT_OPEN, ALREADY_ENTERED; 403 NOT_ADMITTED (entry list,
+        join code, bot accounts)."""
         who = identity()
         me = accounts().me(who)
         return json_response(
