@@ -86,7 +86,13 @@ def next_step(store: TournamentStore, found: StoredTournament) -> str:
     )
     if last:
         return store.finish(found.id, current)
-    return store.record_round(found.id, current + 1, next_round(found, current + 1), "", "running")
+    try:
+        following = next_round(found, current + 1)
+    except TableSizeNotAllowed:
+        # Withdrawals left too few to fill a table: it ends with the standings so far (a follow-up
+        # that raised instead would be retried forever).
+        return store.finish(found.id, current)
+    return store.record_round(found.id, current + 1, following, "", "running")
 
 
 def next_round(found: StoredTournament, number: int) -> dict[str, Any]:

@@ -154,3 +154,16 @@ def test_late_entry_joins_a_running_swiss_from_its_next_round(service, redis_cli
     second = view["rounds"][1]["tables"]
     assert "late" in {p for t in second for p in t["players"]}
     assert sorted(len(t["players"]) for t in second) == [2, 2, 3]  # 7 at tables of 3: 3+2+2
+
+
+def test_withdrawals_that_leave_no_table_end_the_tournament_after_the_round(service, redis_client):
+    tid = service.create(who("org"), {"game": "condottiere", "table_size": 3, "rounds": 3})["id"]
+    for i in range(6):
+        service.join(tid, who(f"a{i}"), f"p{i}")
+    view = service.start(tid, who("org"))
+    for i in range(1, 6):
+        service.withdraw(tid, who(f"a{i}"))
+    for index, table in enumerate(view["rounds"][0]["tables"]):
+        service.record_result(tid, 1, index, [[p] for p in table["players"]])
+    view = service.view(tid)
+    assert view["status"] == "finished" and view["round"] == 1
