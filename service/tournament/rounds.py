@@ -41,7 +41,7 @@ def table_game_id(tournament_id: str, number: int, table: int) -> str:
 
 def round_key(tournament_id: str, number: int) -> str:
     """What a duplicate round's commitment binds its seed to (as a game's binds to its id)."""
-    return f"tournament:{tournament_id}:round:{number}"
+    return fairness.tournament_round_key(tournament_id, number)
 
 
 def round_record(

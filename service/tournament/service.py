@@ -320,6 +320,7 @@ class TournamentService:
                     "game_id": table["game"],
                     "players": [{"entrant": p, "name": names.get(p)} for p in table["players"]],
                     "placing": table.get("placing"),
+                    "round_commitment": r.get("commitment"),
                 }
                 if self.games is not None and self.games.store.meta(table["game"]) is not None:
                     line["game"] = self.games.get_summary(table["game"])

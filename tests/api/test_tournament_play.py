@@ -7,12 +7,14 @@ a seat whose player does not move loses by its clock (RL-X19: handed to the bot,
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections import Counter
 
 import pytest
 
+from cli.main import main as cli_main
 from replays import fairness
 from replays.ratings import left_seats, ranks_of
 from service import bot_turns
@@ -271,10 +273,11 @@ def _bots_only(client, org: str, body: dict, bots: int) -> str:
     return tid
 
 
-def test_a_duplicate_round_deals_every_table_from_one_committed_seed(app, client, svc):
+def test_a_duplicate_round_deals_every_table_from_one_committed_seed(app, client, svc, tmp_path):
     """Every table of a duplicate round plays from the round's one seed: the round's commitment is
     in every table's game, the seed stays hidden while they run, and once they end every table's
-    log shows the same seed, which opens the round's commitment."""
+    log shows the same seed, which opens the round's commitment; ``condottiere verify-fair`` checks
+    it offline from the tournament's export."""
     org = session(client, "Org")
     tid = _bots_only(client, org, {"table_size": 3, "rounds": 1, "duplicate": True}, 6)
     view = _tournament(client, tid)
@@ -294,6 +297,18 @@ def test_a_duplicate_round_deals_every_table_from_one_committed_seed(app, client
         seeds.append(log[0]["event"]["config"]["seed"])
     assert seeds == [seed, seed]
     assert fairness.opens(commitment, seed, round_key(tid, 1))
+    # Offline, from the export alone: every table's game fair, the round's tables one commitment.
+    path = tmp_path / "tournament.ndjson"
+    path.write_bytes(client.get(f"/v1/tournaments/{tid}/export").get_data())
+    out = io.StringIO()
+    assert cli_main(["verify-fair", str(path)], out=out) == 0, out.getvalue()
+    assert "Duplicate round 1 (2 tables): fair" in out.getvalue()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines[2]["events"][0]["event"]["config"]["seed"] = 1  # one table dealt from another seed
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    out = io.StringIO()
+    assert cli_main(["verify-fair", str(path)], out=out) == 1
+    assert "different seeds" in out.getvalue()
     view = _tournament(client, tid)
     assert view["status"] == "finished"
     assert sum(s["score"] for s in view["standings"]) == pytest.approx(2 * 13)
