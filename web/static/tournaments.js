@@ -110,7 +110,16 @@ function actions(t, mine, refresh) {
     } else out.push(run("Join", "join", null, "primary"));
   }
   if (entered && t.status !== "finished") out.push(run("Withdraw", "withdraw", null, "secondary"));
-  if (t.status === "open" && mine === t.organiser) out.push(run("Start", "start", null, entered ? "" : "primary"));
+  if (t.status === "open" && mine === t.organiser) {
+    // The organiser may fill the field with the server's bots (they play their tables on the server).
+    const levels = (pageData.games.find((g) => g.name === t.settings.game) || {}).bots || [];
+    if (t.settings.bots && levels.length) {
+      const level = h("select", { id: "bot-level", name: "level" }, levels.map((l) => h("option", { value: l }, `${l} bot`)));
+      out.push(h("div", { class: "field add-bot" }, h("label", { for: "bot-level" }, "Server bot"), level),
+        run("Add bot", "bots", () => ({ level: level.value })));
+    }
+    out.push(run("Start", "start", null, entered ? "" : "primary"));
+  }
   return out;
 }
 
