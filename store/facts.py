@@ -352,10 +352,10 @@ class FactStore:
                 own = [self.root / (raw or "games") / p.relative_to(self.root / "games") for p in summed]
                 if all(p.name.startswith("g-") for p in summed):
                     try:
-                        files = f"(SELECT * FROM {_hive(summed)})"
+                        theirs = f"(SELECT * FROM {_hive(summed)})"
                         con.execute(
                             f"INSERT INTO {rollup} BY NAME "
-                            + sums_of(rollup, files, raw and f"read_parquet({_list(own)})", partition=True)
+                            + sums_of(rollup, theirs, raw and f"read_parquet({_list(own)})", partition=True)
                         )
                         continue
                     except duckdb.IOException:
