@@ -22,7 +22,10 @@ files the new one replaces (``c-<n>.covers``), then renames the new file into pl
 instant readers skip the replaced files (:meth:`FactStore.files`), which are then deleted. A
 compaction killed at any instant leaves either the old files in use (no ``c-<n>.parquet`` yet) or the
 new one (the old ones are skipped, and deleted by the next compaction): never a game twice or none.
-One compactor at a time (the operator's command or the janitor's tick; a lock file serialises them).
+It merges only whole games' files (those whose ``games`` row is written; the ``games`` files last),
+so a half-written game's file, written again the same by its retried append, is never counted
+twice. One compactor at a time (the operator's command or the janitor's tick; a lock file
+serialises them on a machine, a lease in Redis across machines: ``store.facts_lease``).
 """
 
 from __future__ import annotations
@@ -186,10 +189,19 @@ class FactStore:
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / ".compaction.lock", "w") as lock, _connection() as con:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            for table, game, month in self.partitions():
+            complete: dict[tuple[str, str], set[str]] = {}
+            order = {table: i for i, table in enumerate(WRITE_ORDER)}
+            for table, game, month in sorted(self.partitions(), key=lambda p: (order[p[0]], p[1], p[2])):
                 directory = self._partition(table, game, month)
                 _finish_compactions(directory)
                 inputs = sorted(p.name for p in directory.glob("*.parquet"))
+                if table != "games":
+                    # Only whole games' files (their games row written, the last): a half-written
+                    # game's file left here is written again, the same, by its retried append.
+                    if (game, month) not in complete:
+                        complete[(game, month)] = self._ids(con, game, month)
+                    whole = complete[(game, month)]
+                    inputs = [n for n in inputs if n.startswith("c-") or n[2 : -len(".parquet")] in whole]
                 if not inputs or (len(inputs) == 1 and inputs[0].startswith("c-")):
                     continue
                 number = 1 + max((_number(name) for name in inputs if name.startswith("c-")), default=0)
@@ -213,6 +225,13 @@ class FactStore:
                 if self._write_rollups(con, game, month, passed):
                     self.touch(game)
         return done
+
+    def _ids(self, con: duckdb.DuckDBPyConnection, game: str, month: str) -> set[str]:
+        """The ids of the partition's games whose ``games`` row is written."""
+        files = self.files("games", game, month)
+        if not files:
+            return set()
+        return {row[0] for row in con.execute(f"SELECT game_id FROM read_parquet({_list(files)})").fetchall()}
 
     def _write_rollups(
         self, con: duckdb.DuckDBPyConnection, game: str, month: str, passed: Callable[[str], None]

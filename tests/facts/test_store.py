@@ -134,7 +134,8 @@ def test_files_a_finished_compaction_replaced_are_never_read_twice(tmp_path):
         facts.append("toy", "2026-01", f"g{i}", rows(i))
     with pytest.raises(KeyboardInterrupt):
         facts.compact(killed)
-    directory = tmp_path / "games" / "game=toy" / "month=2026-01"
+    # The first table compacted (the games table is compacted last: store.facts.WRITE_ORDER)
+    directory = tmp_path / "decisions" / "game=toy" / "month=2026-01"
     assert len(list(directory.glob("*.parquet"))) == 4  # merged + three replaced, still there
     assert _count(facts, "SELECT count(*) FROM games") == 3
     facts.compact()
