@@ -44,7 +44,7 @@ from typing import Any
 import orjson
 
 from bots.search import Budget, move_key, search
-from games.base import Event, Game, fold, hook
+from games.base import Event, Game, decision_hooks, fold, search_hooks
 
 # Bump when what is computed changes: a stored analysis of another version is redone.
 ANALYSIS_VERSION = 1
@@ -104,7 +104,7 @@ def _permille(value: float) -> int:
 
 
 def analysable(game: Game[Any]) -> bool:
-    return all(hook(game, name) is not None for name in ("determinize", "estimate", "advance", "decisions"))
+    return search_hooks(game) is not None and decision_hooks(game) is not None
 
 
 def analyse(

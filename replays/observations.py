@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from games.base import Event, Game, hook
+from games.base import Event, Game, decision_hooks
 
 
 class NoDecisions(LookupError):
@@ -31,9 +31,10 @@ def observations(
     game: Game[Any], events: Sequence[Event], *, game_id: str | None, result: Mapping[str, Any] | None
 ) -> Iterator[dict[str, Any]]:
     """Every decision of the complete log ``events`` of a finished game, in log order (one fold)."""
-    find = hook(game, "decisions")
-    if find is None:
+    hooks = decision_hooks(game)
+    if hooks is None:
         raise NoDecisions(game.name)
+    find = hooks.decisions
     final = dict(result) if result is not None else None
     evolve, view, legal_moves = game.evolve, game.view, game.legal_moves
     state = None
