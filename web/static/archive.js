@@ -1,5 +1,6 @@
 // The archive (/archive): every filter of GET /v1/archive, newest first, cursor pagination.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+import { gameTitle, words } from "/web/static/dom.js";
 
 const FILTERS = [
   { key: "player", label: "Players (comma-separated: games with all of them)", list: true },
@@ -34,8 +35,7 @@ function query(form, cursor) {
   return params;
 }
 
-const title = (name) => (pageData.games.find((g) => g.name === name) || {}).title || String(name).replaceAll("_", " ");
-const words = (code) => String(code || "").replaceAll("_", " ");
+const title = (name) => gameTitle(pageData.games, name);
 
 async function main() {
   const form = h("form", { class: "search", role: "search", "aria-label": "Search the archive" }, FILTERS.map(input),
