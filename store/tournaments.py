@@ -18,12 +18,14 @@ skips an id whose record is missing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import redis
+
+from store.scripts import ScriptCall, bind
 
 ALL = "tournaments:all"
 
@@ -107,6 +109,62 @@ return 'recorded'
 """
 
 
+@dataclass(frozen=True, slots=True)
+class JoinCall(ScriptCall):
+    """:data:`_JOIN`: an account enters (or re-enters) a tournament with room."""
+
+    SCRIPT: ClassVar[str] = _JOIN
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
+    record: str
+    entrants: str
+    account: str
+    entrant_json: bytes
+    capacity: int
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawCall(ScriptCall):
+    """:data:`_WITHDRAW`: an entrant withdrawn."""
+
+    SCRIPT: ClassVar[str] = _WITHDRAW
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
+    record: str
+    entrants: str
+    account: str
+    entrant_json: bytes
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRoundCall(ScriptCall):
+    """:data:`_RECORD_ROUND`: the next round recorded, once."""
+
+    SCRIPT: ClassVar[str] = _RECORD_ROUND
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "rounds")
+    record: str
+    rounds: str
+    number: int
+    round_json: bytes
+    version: str  # the version paired ('' = any)
+    status: str  # the status after
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResultCall(ScriptCall):
+    """:data:`_RESULT`: a table's placing written once."""
+
+    SCRIPT: ClassVar[str] = _RESULT
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "rounds")
+    record: str
+    rounds: str
+    number: int
+    table: int
+    placing_json: bytes
+    rest: Sequence[Any] = ()
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -114,10 +172,10 @@ def _text(value: bytes | str) -> str:
 class TournamentStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._join = client.register_script(_JOIN)
-        self._withdraw = client.register_script(_WITHDRAW)
-        self._record_round = client.register_script(_RECORD_ROUND)
-        self._result = client.register_script(_RESULT)
+        self._join = bind(client, JoinCall)
+        self._withdraw = bind(client, WithdrawCall)
+        self._record_round = bind(client, RecordRoundCall)
+        self._result = bind(client, ResultCall)
 
     def create(self, tournament_id: str, organiser: str, config: Mapping[str, Any], created: int) -> None:
         keys = tournament_keys(tournament_id)
@@ -156,15 +214,13 @@ class TournamentStore:
     def join(self, tournament_id: str, account: str, entrant: Mapping[str, Any], capacity: int) -> str:
         keys = tournament_keys(tournament_id)
         return _text(
-            self._join(
-                keys=[keys.record, keys.entrants], args=[account, orjson.dumps(dict(entrant)), capacity]
-            )
+            self._join(JoinCall(keys.record, keys.entrants, account, orjson.dumps(dict(entrant)), capacity))
         )
 
     def withdraw(self, tournament_id: str, account: str, entrant: Mapping[str, Any]) -> str:
         keys = tournament_keys(tournament_id)
         return _text(
-            self._withdraw(keys=[keys.record, keys.entrants], args=[account, orjson.dumps(dict(entrant))])
+            self._withdraw(WithdrawCall(keys.record, keys.entrants, account, orjson.dumps(dict(entrant))))
         )
 
     def record_round(
@@ -173,15 +229,13 @@ class TournamentStore:
         keys = tournament_keys(tournament_id)
         return _text(
             self._record_round(
-                keys=[keys.record, keys.rounds], args=[number, orjson.dumps(dict(data)), version, status]
+                RecordRoundCall(keys.record, keys.rounds, number, orjson.dumps(dict(data)), version, status)
             )
         )
 
     def record_result(self, tournament_id: str, number: int, table: int, placing: list[list[str]]) -> str:
         keys = tournament_keys(tournament_id)
-        return _text(
-            self._result(keys=[keys.record, keys.rounds], args=[number, table, orjson.dumps(placing)])
-        )
+        return _text(self._result(ResultCall(keys.record, keys.rounds, number, table, orjson.dumps(placing))))
 
     def finish(self, tournament_id: str) -> None:
         self.redis.hset(tournament_keys(tournament_id).record, "status", "finished")
