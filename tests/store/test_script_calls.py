@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -34,8 +35,10 @@ def _all_calls() -> list[type[scripts.ScriptCall]]:
     pending = list(scripts.ScriptCall.__subclasses__())
     while pending:
         call = pending.pop()
-        found.append(call)
         pending.extend(call.__subclasses__())
+        # dataclass(slots=True) makes a new class: the one its module names is the call.
+        if getattr(sys.modules[call.__module__], call.__name__, None) is call:
+            found.append(call)
     return sorted(found, key=lambda call: (call.__module__, call.__name__))
 
 
