@@ -859,9 +859,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--shared-connection",
         action="store_true",
-        help="each client thread plays all its games on its one connection (the default "
-        "before each game was placed on one worker); by default a game's claims and moves use a connection of its own, "
-        "as a seat's client does",
+        help="each client thread plays all its games on its one connection (the default before "
+        "each game was placed on one worker); by default a game's claims and moves use a "
+        "connection of its own, as a seat's client does",
     )
     parser.add_argument(
         "--profile",
