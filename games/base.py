@@ -389,6 +389,28 @@ class WebHooks(Protocol):
 
 
 @runtime_checkable
+class OutcomeHooks(Protocol):
+    """The optional hook of the pages that show how finished games ended (the archive's outcome
+    filter and column): a game's outcome codes in words."""
+
+    def outcome_names(self) -> dict[str, str]:
+        """Each outcome a finished game of this game may have (its result's ``reason``, the
+        archive's ``outcome``) and the words a player reads for it ("adjacent": "3 adjacent
+        regions"). Without this hook the pages show the codes with their underscores as spaces."""
+
+
+# Outcomes the platform itself gives any game (a game's own words for them take precedence).
+PLATFORM_OUTCOMES = {ABORTED: "aborted", "unfinished": "not finished"}
+
+
+def outcome_names(game: Game[Any]) -> dict[str, str]:
+    """Every outcome code of ``game`` with its words (:meth:`OutcomeHooks.outcome_names`, after the
+    platform's own)."""
+    hooks = outcome_hooks(game)
+    return {**PLATFORM_OUTCOMES, **(hooks.outcome_names() if hooks is not None else {})}
+
+
+@runtime_checkable
 class TextHooks(Protocol):
     """Optional hooks of the terminal client (cli/): a game's views, moves and events as plain text.
     Pure functions of what the API sends the reader (a view already redacted for it), so a client
@@ -589,6 +611,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     RatingHooks,
     ExplorerHooks,
     WebHooks,
+    OutcomeHooks,
     TextHooks,
     ContractHooks,
     RevisionHooks,
@@ -694,6 +717,11 @@ def revision_hooks(game: Game[Any]) -> RevisionHooks | None:
 def config_hooks(game: Game[Any]) -> ConfigHooks | None:
     """``game``'s :class:`ConfigHooks`, when it declares them."""
     return cast(ConfigHooks, game) if _declares(game, ConfigHooks) else None
+
+
+def outcome_hooks(game: Game[Any]) -> OutcomeHooks | None:
+    """``game``'s :class:`OutcomeHooks`, when it declares them."""
+    return cast(OutcomeHooks, game) if _declares(game, OutcomeHooks) else None
 
 
 def search_hooks(game: Game[Any]) -> SearchHooks | None:
