@@ -118,7 +118,10 @@ def html_section(doc: Mapping[str, Any], name: Any) -> str:
 
 CSS = """
 .eval { font-style: italic; color: var(--muted); }
-.eval.inaccuracy { color:#b9770e; } .eval.mistake { color:#ca6f1e; } .eval.blunder { color:#c0392b; font-weight:bold; }
+.eval.inaccuracy { color:#b9770e; }
+.eval.mistake { color:#ca6f1e; }
+.eval.blunder { color:#c0392b; font-weight:bold; }
 table.analysis { border-collapse: collapse; font: 14px sans-serif; }
-table.analysis th, table.analysis td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; }
+table.analysis th, table.analysis td { border-bottom: 1px solid var(--line); padding: 4px 10px;
+  text-align: left; }
 """

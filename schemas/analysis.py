@@ -14,7 +14,9 @@ class AnalysedDecisionSchema(ma.Schema):
     best_text = fields.String(required=True, metadata={"description": "The best move in the game's words"})
     best = fields.Float(required=True, metadata={"description": "The decider's chance after the best move"})
     played = fields.Dict(required=True)
-    played_text = fields.String(required=True, metadata={"description": "The move played in the game's words"})
+    played_text = fields.String(
+        required=True, metadata={"description": "The move played in the game's words"}
+    )
     after = fields.Float(
         required=True, metadata={"description": "The decider's chance after the move played"}
     )
@@ -56,7 +58,8 @@ class MistakeSchema(ma.Schema):
     game = fields.String(required=True)
     seat = fields.Integer(required=True)
     event = fields.Integer(
-        required=True, metadata={"description": "The event the move made (1-based, as the replay numbers them)"}
+        required=True,
+        metadata={"description": "The event the move made (1-based, as the replay numbers them)"},
     )
     url = fields.String(required=True, metadata={"description": "The replay at that event"})
     judgement = fields.String(required=True, metadata={"enum": ["inaccuracy", "mistake", "blunder"]})

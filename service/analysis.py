@@ -40,7 +40,9 @@ def revision(game_name: str) -> str:
     return f"a{analysis.ANALYSIS_VERSION}/r{getattr(game, 'rules_revision', 1)}"
 
 
-def stored_document(store: GameStore, game_id: str, name: str, events: Sequence[Event]) -> dict[str, Any] | None:
+def stored_document(
+    store: GameStore, game_id: str, name: str, events: Sequence[Event]
+) -> dict[str, Any] | None:
     """The stored analysis of the FINISHED game ``game_id`` whose complete log is ``events``, or
     None. The caller has checked that the game is over: the document reads the real deals."""
     data = parts.analyses(store).get(game_id, revision(name))
@@ -163,9 +165,7 @@ class AnalysisService:
         while looked < scan:
             page = archive.search(cursor=cursor, limit=min(100, scan - looked))
             looked += len(page.items)
-            candidates = [
-                entry for entry in page.items if analysis.analysable(get_game(entry.name))
-            ]
+            candidates = [entry for entry in page.items if analysis.analysable(get_game(entry.name))]
             stored = self.analyses.revisions([entry.game_id for entry in candidates])
             for entry, revision in zip(candidates, stored, strict=True):
                 wanted = self.revision(entry.name)

@@ -22,8 +22,8 @@ from replays.observations import GzipNdjson, NoDecisions, observations
 from schemas.archive import ExchangeDocumentSchema
 from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
-from service.facts import append_game, fact_store
 from service.analysis import stored_document as stored_analysis
+from service.facts import append_game, fact_store
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
 from service.ratings import RatingService

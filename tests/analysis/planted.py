@@ -33,6 +33,8 @@ def plant(store: Any, game_id: str, blunder_at: int = 0) -> list[analysis.Row]:
         best = (played + 1) % len(keys) if blunder else played
         after = 100 if blunder else 500
         even = tuple(1000 // seats for _ in range(seats))
-        rows.append(analysis.Row(version, seat, best, played, 550, 600 if blunder else 500, after, even, even))
+        rows.append(
+            analysis.Row(version, seat, best, played, 550, 600 if blunder else 500, after, even, even)
+        )
     parts.analyses(store).put(game_id, revision(log.name), analysis.encode(rows, seats))
     return rows

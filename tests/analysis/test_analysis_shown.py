@@ -60,7 +60,9 @@ def test_the_annotated_exports_carry_each_decisions_values_and_judgement(client,
     doc = orjson.loads(_export(client, queue_client, game_id, "json"))
     carried = doc["analysis"]["decisions"]
     assert [d["event"] for d in carried] == [row.version + 1 for row in rows]
-    assert carried[2]["judgement"] == "blunder" and carried[2]["before"] == 0.55 and carried[2]["after"] == 0.1
+    assert (
+        carried[2]["judgement"] == "blunder" and carried[2]["before"] == 0.55 and carried[2]["after"] == 0.1
+    )
     assert doc["analysis"]["seats"] == stored["seats"]
 
     markdown = _export(client, queue_client, game_id, "markdown").decode()
@@ -95,15 +97,20 @@ def test_an_accounts_biggest_mistakes_link_to_their_event_in_the_replay(client, 
     assert client.get("/v1/me/mistakes").status_code == 401
     games = [_finished(svc, 20 + n, token, client) for n in range(3)]
     assert client.get("/v1/me/mistakes", headers=bearer(token)).get_json() == {
-        "mistakes": [], "games_analysed": 0, "games_looked_at": 3
+        "mistakes": [],
+        "games_analysed": 0,
+        "games_looked_at": 3,
     }
     first = plant(svc.store, games[0], blunder_at=0)
     second = plant(svc.store, games[1], blunder_at=1)
     body = client.get("/v1/me/mistakes?limit=5", headers=bearer(token)).get_json()
     assert body["games_analysed"] == 2 and body["games_looked_at"] == 3
     # Only the account's own seat (0): a blunder planted on seat 1's move is another's.
-    expected = {(g, rows[n].version + 1) for g, rows, n in ((games[0], first, 0), (games[1], second, 1))
-                if rows[n].seat == 0}
+    expected = {
+        (g, rows[n].version + 1)
+        for g, rows, n in ((games[0], first, 0), (games[1], second, 1))
+        if rows[n].seat == 0
+    }
     assert {(m["game_id"], m["event"]) for m in body["mistakes"]} == expected
     for mistake in body["mistakes"]:
         assert mistake["url"] == f"/replay/{mistake['game_id']}?event={mistake['event']}"

@@ -53,7 +53,10 @@ def test_at_idle_the_worker_analyses_the_archive_after_the_requested_games(svc, 
     assert all(_stored(svc, game_id) for game_id in archived)
     book = JobBook(redis_client)
     # The same request again names each game's job (finished: joined, nothing enqueued).
-    jobs = {g: analysis.jobs.start("analysis", {"game_id": g, "revision": revision("condottiere")}) for g in archived}
+    jobs = {
+        g: analysis.jobs.start("analysis", {"game_id": g, "revision": revision("condottiere")})
+        for g in archived
+    }
     assert jobs[archived[0]] == requested
     records = {g: book.get(jid) for g, jid in jobs.items()}
     assert all(r.status == "finished" and r.completions == 1 for r in records.values())

@@ -27,7 +27,9 @@ TINY = Budget(iterations=8, rollout_moves=8)
 
 def _session(live) -> dict:
     handle = f"ann{secrets.token_hex(3)}"
-    assert requests.post(f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=30).ok
+    assert requests.post(
+        f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=30
+    ).ok
     made = requests.post(f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=30)
     assert made.status_code == 201, made.text
     return made.json()
@@ -62,7 +64,9 @@ def _page(browser, live, session: dict | None, size: str):
     context = browser.new_context(viewport=SIZES[size])
     context.set_default_timeout(30_000)
     if session is not None:
-        stored = json.dumps({"handle": session["handle"], "token": session["token"], "expires": session.get("expires")})
+        stored = json.dumps(
+            {"handle": session["handle"], "token": session["token"], "expires": session.get("expires")}
+        )
         context.add_init_script(f"localStorage.setItem('account', {json.dumps(stored)})")
     page = context.new_page()
     errors: list[str] = []
