@@ -133,3 +133,39 @@ def test_a_running_games_replay_asks_for_no_analysis(live, browser):
     assert page.get_by_role("button", name="Request analysis").count() == 0
     assert asked == [] and errors == [], (asked, errors)
     context.close()
+
+
+@pytest.mark.timeout(600)
+def test_a_signed_in_reader_requests_the_analysis_and_the_real_worker_makes_it(live, browser):
+    """No analysis stored: a reader without an account is asked to sign in; a signed-in one gets
+    the button, and the job, run by a real analysis worker process at a tiny budget, ends in the
+    graph without a reload."""
+    from tests.worker_processes import kill_worker, rq_worker
+
+    svc = live.app.extensions["game_service"]
+    game_id = svc.create_game("condottiere", {"players": 2})["id"]
+    tokens = [svc.claim_seat(game_id, name=f"P{s}").token for s in range(2)]
+    _play(svc, game_id, tokens, random.Random(9))
+
+    context, page, errors = _page(browser, live, None, "phone")
+    page.goto(f"{live.url}/replay/{game_id}")
+    page.wait_for_selector('section.analysis[data-state="none"]')
+    assert "Sign in" in page.locator("section.analysis").inner_text()
+    assert page.get_by_role("button", name="Request analysis").count() == 0
+    context.close()
+
+    worker = rq_worker(
+        live.redis_url, "rq.Worker", "analysis", env={"ANALYSIS_ITERATIONS": "3", "ANALYSIS_ROLLOUT": "3"}
+    )
+    try:
+        context, page, errors = _page(browser, live, _session(live), "desktop")
+        page.goto(f"{live.url}/replay/{game_id}")
+        page.get_by_role("button", name="Request analysis").click()
+        page.wait_for_selector('section.analysis[data-state="shown"]', timeout=240_000)
+        assert page.locator("svg.win-chances polyline.chance").count() == 2
+        assert page.locator("table.analysis-seats tbody tr").count() == 2
+        assert errors == [], errors
+        context.close()
+    finally:
+        kill_worker(worker)
+    assert requests.get(f"{live.url}/v1/games/{game_id}/analysis", timeout=30).status_code == 200
