@@ -56,14 +56,19 @@ def play_game(svc, rng: random.Random, timings: list[float] | None, stop_at: flo
 
 
 def start_worker(url: str, nice: bool) -> subprocess.Popen:
-    command = [sys.executable, "-m", "worker", "--url", url, "--worker-class", "worker.idle.IdleAnalysisWorker"]
-    command += ["--logging-level", "WARNING", "analysis"]
+    command = [sys.executable, "-m", "worker", "--url", url]
+    command += ["--worker-class", "worker.idle.IdleAnalysisWorker", "--logging-level", "WARNING", "analysis"]
     if nice:
         command = ["nice", "-n", "10", *command]
     env = dict(os.environ, PYTHONPATH=str(ROOT), ANALYSIS_IDLE="1")
     env.pop("ANALYSIS_ITERATIONS", None)
     return subprocess.Popen(
-        command, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -167,7 +172,8 @@ def main() -> None:
             lo_m, hi_m = bootstrap(values, statistics.median)
             lo_p, hi_p = bootstrap(values, p95)
             print(
-                f"analysis {condition:>3}: {len(values):6d} moves  median {med:6.2f} ms [{lo_m:.2f}, {hi_m:.2f}]  "
+                f"analysis {condition:>3}: {len(values):6d} moves  "
+                f"median {med:6.2f} ms [{lo_m:.2f}, {hi_m:.2f}]  "
                 f"p95 {p:6.2f} ms [{lo_p:.2f}, {hi_p:.2f}]  mean {mean:6.2f} ms  "
                 f"workers' CPU {worker_cpu[condition] / total_seconds:.2f} cores  "
                 f"load1 {statistics.fmean(loads[condition]):.1f}"
