@@ -43,6 +43,7 @@ from games.base import (
     fixed_chance_keys,
     log_revision,
 )
+from replays import analysis_export
 from replays.core import _viewer_label, effective_viewer, summarize
 from replays.core import chapters as chapter_index
 
@@ -199,6 +200,13 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
     lines.append(f"- **Rules revision:** {log_revision(config)}")
     lines.append("")
     annotations = doc.get("annotations") or []
+    evals = analysis_export.by_event(doc)
+
+    def line(position: int) -> str:
+        row = evals.get(position)
+        note = f" — *{_md_escape(analysis_export.comment(row))}*" if row is not None else ""
+        return f"{position + 1}. {_md_escape(annotations[position])}{note}"
+
     previous_end = 0
     for chapter in doc.get("chapters") or []:
         lines.append(f"## {chapter['title']}")
@@ -209,7 +217,7 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
         lines.append("<details><summary>Events</summary>")
         lines.append("")
         for position in range(previous_end, chapter["end"]):
-            lines.append(f"{position + 1}. {_md_escape(annotations[position])}")
+            lines.append(line(position))
         lines.append("")
         lines.append("</details>")
         lines.append("")
@@ -218,8 +226,9 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
         lines.append("## " + ("After the last battle" if doc.get("chapters") else "Events"))
         lines.append("")
         for position in range(previous_end, len(annotations)):
-            lines.append(f"{position + 1}. {_md_escape(annotations[position])}")
+            lines.append(line(position))
         lines.append("")
+    lines += analysis_export.markdown_section(doc, lambda seat: _md_escape(_player_name(doc, seat)))
     return "\n".join(lines)
 
 
@@ -274,6 +283,9 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     seat_vars = " ".join(f"--seat-{i}:{c};" for i, c in enumerate(SEAT_COLOURS))
     game_css = (archive.render_css if archive is not None else "") or ""
     css = _CSS % {"seats": seat_vars, "game_css": game_css}
+    evals = analysis_export.by_event(doc)
+    if evals:
+        css += analysis_export.CSS
     result = doc.get("result") or {}
     winners = set(result.get("winners") or []) if doc.get("finished") else set()
     title = doc.get("title") or game.title
@@ -330,7 +342,7 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
         parts.append(f"<h2>{esc(chapter['title'])}</h2>")
         if chapter.get("summary") is not None and render is not None:
             parts.append(render(chapter["summary"], dict(chapter, players=doc.get("players") or [])))
-        parts.append(_events_html(annotations, previous_end, chapter["end"]))
+        parts.append(_events_html(annotations, previous_end, chapter["end"], evals=evals))
         parts.append("</section>")
         previous_end = chapter["end"]
     if previous_end < len(annotations):
@@ -340,8 +352,9 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
             parts.append(
                 render(doc["final"], {"title": heading, "index": 0, "players": doc.get("players") or []})
             )
-        parts.append(_events_html(annotations, previous_end, len(annotations), open_=True))
+        parts.append(_events_html(annotations, previous_end, len(annotations), open_=True, evals=evals))
         parts.append("</section>")
+    parts.append(analysis_export.html_section(doc, lambda seat: _player_name(doc, seat)))
     parts.append(
         f"<footer>Exported in format {esc(str(doc.get('format')))} v{doc.get('format_version')}.</footer>"
     )
@@ -349,10 +362,21 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _events_html(annotations: Sequence[str], start: int, end: int, open_: bool = False) -> str:
+def _events_html(
+    annotations: Sequence[str],
+    start: int,
+    end: int,
+    open_: bool = False,
+    evals: Mapping[int, Mapping[str, Any]] | None = None,
+) -> str:
     if end <= start:
         return ""
-    items = "".join(f"<li>{html.escape(annotations[i])}</li>" for i in range(start, end))
+    found = evals or {}
+    items = "".join(
+        f"<li>{html.escape(annotations[i])}"
+        f"{analysis_export.html_comment(found[i]) if i in found else ''}</li>"
+        for i in range(start, end)
+    )
     opened = " open" if open_ else ""
     return (
         f"<details{opened}><summary>Events {start + 1}–{end} ({end - start})</summary>"
