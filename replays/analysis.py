@@ -44,7 +44,7 @@ from typing import Any, cast
 import orjson
 
 from bots.search import Budget, move_key, search
-from games.base import Event, Game, fold, hook
+from games.base import Event, Game, decision_hooks, fold, search_hooks, text_hooks
 
 # Bump when what is computed changes: a stored analysis of another version is redone.
 ANALYSIS_VERSION = 1
@@ -104,7 +104,7 @@ def _permille(value: float) -> int:
 
 
 def analysable(game: Game[Any]) -> bool:
-    return all(hook(game, name) is not None for name in ("determinize", "estimate", "advance", "decisions"))
+    return search_hooks(game) is not None and decision_hooks(game) is not None
 
 
 def analyse(
@@ -192,9 +192,9 @@ def move_accuracy(loss: float, seats: int) -> float:
 
 def move_words(game: Game[Any]) -> Callable[[Mapping[str, Any]], str]:
     """A move as the game words it (its ``describe_move`` text hook: "play a 5"), else its JSON."""
-    describe = hook(game, "describe_move")
-    if describe is not None:
-        return cast(Callable[[Mapping[str, Any]], str], describe)
+    text = text_hooks(game)
+    if text is not None:
+        return cast(Callable[[Mapping[str, Any]], str], text.describe_move)
     return lambda move: orjson.dumps(move, option=orjson.OPT_SORT_KEYS).decode()
 
 

@@ -37,10 +37,10 @@ from games.base import (
     Game,
     GameError,
     Viewer,
+    archive_hooks,
     archive_labels,
     configure_recorded,
     fixed_chance_keys,
-    hook,
     log_revision,
 )
 from replays import analysis_export
@@ -155,9 +155,9 @@ def _annotator(game: Game[Any], events: Sequence[Event], viewer: Viewer) -> Call
     can carry a hidden card."""
     if viewer == FULL:
         return game.annotate
-    custom = hook(game, "annotator_for")
-    if custom is not None:
-        annotator: Callable[[Any, Event, Any], str] = custom(events, viewer)
+    archive = archive_hooks(game)
+    if archive is not None:
+        annotator: Callable[[Any, Event, Any], str] = archive.annotator_for(events, viewer)
         return annotator
     redact, annotate = game.redact, game.annotate
     return lambda before, event, after: annotate(None, redact(event, viewer), None)
@@ -182,7 +182,8 @@ def _result_line(doc: Mapping[str, Any]) -> str:
 
 
 def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
-    render = hook(game, "render_chapter_markdown")
+    archive = archive_hooks(game)
+    render = archive.render_chapter_markdown if archive is not None else None
     title = doc.get("title") or game.title
     lines = [f"# {title} — game {doc['id']}" if doc.get("id") else f"# {title}", ""]
     players = ", ".join(_player_name(doc, s) for s in range(len(doc.get("players") or [])))
@@ -194,8 +195,7 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
             f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)"
         )
     config = doc.get("config") or {}
-    export_config = hook(game, "export_config")
-    shown = config if export_config is None else export_config(config)
+    shown = config if archive is None else archive.export_config(config)
     lines.append(f"- **Configuration:** `{orjson.dumps(shown).decode()}`")
     lines.append(f"- **Rules revision:** {log_revision(config)}")
     lines.append("")
@@ -276,11 +276,12 @@ footer { color: var(--muted); font: 12px sans-serif; text-align:center; padding:
 
 def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     """One self-contained page: inline CSS and SVG, no script, no external resource."""
-    render = hook(game, "render_chapter_html")
+    archive = archive_hooks(game)
+    render = archive.render_chapter_html if archive is not None else None
     esc = html.escape
     seats = len(doc.get("players") or [])
     seat_vars = " ".join(f"--seat-{i}:{c};" for i, c in enumerate(SEAT_COLOURS))
-    game_css = hook(game, "render_css") or ""
+    game_css = (archive.render_css if archive is not None else "") or ""
     css = _CSS % {"seats": seat_vars, "game_css": game_css}
     evals = analysis_export.by_event(doc)
     if evals:

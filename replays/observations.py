@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from games.base import Event, Game, hook
+from games.base import Event, Game, decision_hooks
 
 
 class NoDecisions(LookupError):
@@ -44,9 +44,10 @@ def observations(
     ``labels``: the game's computer analysis by decision version (``replays.analysis_export``);
     a decision it judged carries its values under ``"analysis"`` (null for one it did not: a
     single legal move, or a game not analysed)."""
-    find = hook(game, "decisions")
-    if find is None:
+    hooks = decision_hooks(game)
+    if hooks is None:
         raise NoDecisions(game.name)
+    find = hooks.decisions
     final = dict(result) if result is not None else None
     evolve, view, legal_moves = game.evolve, game.view, game.legal_moves
     state = None

@@ -20,7 +20,7 @@ import orjson
 
 from bots.search import Budget
 from games import get_game
-from games.base import Event
+from games.base import Event, revision_hooks
 from replays import analysis
 from service.jobs import JobProblem, JobService, NoSuchGame, Progress
 from store import GameStore, parts
@@ -36,8 +36,8 @@ IDLE_SCAN = 500
 
 def revision(game_name: str) -> str:
     """What a stored analysis must have been made under to be served."""
-    game = get_game(game_name)
-    return f"a{analysis.ANALYSIS_VERSION}/r{getattr(game, 'rules_revision', 1)}"
+    revisions = revision_hooks(get_game(game_name))
+    return f"a{analysis.ANALYSIS_VERSION}/r{revisions.rules_revision if revisions is not None else 1}"
 
 
 def stored_document(
