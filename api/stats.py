@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import marshmallow as ma
-from flask import Response, current_app, request, send_file, url_for
+from flask import Response, current_app, request, send_file, stream_with_context, url_for
 from flask.views import MethodView
 
 from api.common import Blueprint, jobs, json_response, service, stats
@@ -273,4 +273,30 @@ class FactsDownload(MethodView):
             raise
         response.headers["Content-Disposition"] = f'attachment; filename="{name}-{table}.parquet"'
         response.call_on_close(lambda: os.unlink(path))
+        return response
+
+
+class ObservationsQuery(ma.Schema):
+    limit = ma.fields.Integer(
+        validate=ma.validate.Range(min=1),
+        metadata={"description": "At most this many games (newest first); omitted: every matching game"},
+    )
+
+
+@blp.route("/stats/<string:game>/observations.ndjson.gz", parameters=[GAME])
+class ObservationsDownload(MethodView):
+    @blp.arguments(ObservationsQuery, location="query", unknown=ma.EXCLUDE)
+    @blp.response(200, {"type": "string", "format": "binary"}, content_type="application/gzip")
+    @blp.problems(422)
+    def get(self, query: dict[str, Any], game: str) -> Response:
+        """Training data, streamed: every decision of ``game``'s archived games that match the
+        archive's filters (docs/statistics.md), newest game first, one ``Observation`` per line of
+        gzipped NDJSON (as the observation export job's), for any number of games: the games are
+        found in the analytical store and each is sent as soon as it is folded."""
+        name = _path_game(game)
+        filters = _filters(("limit",)) or parse({})
+        chunks = stats().observations(name, filters, query.get("limit"))
+        response = Response(stream_with_context(chunks), mimetype="application/gzip")
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}-observations.ndjson.gz"'
+        response.headers["Cache-Control"] = "no-store"
         return response

@@ -184,12 +184,42 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, int(round(p / 100 * len(ordered) + 0.5)) - 1))]
 
 
+def as_compacted(facts: FactStore) -> float:
+    """Name the synthesised files as a compaction does (``c-1``) and let the compaction write their
+    rollups (``store.fact_rollups``): what ``python -m worker.facts compact`` leaves. Seconds."""
+    for directory in facts.root.glob("*/game=*/month=*"):
+        for n, path in enumerate(sorted(directory.glob("data_*.parquet")), start=1):
+            path.rename(directory / f"c-{n}.parquet")
+    started = time.perf_counter()
+    facts.compact()
+    return time.perf_counter() - started
+
+
+def measure(queries: FactQueries, ask, runs: int, rollups: bool) -> list[float]:
+    times = []
+    for _ in range(runs):
+        queries._rollups = rollups  # noqa: SLF001 - the same loaded copy, both ways
+        queries._cache.clear()  # noqa: SLF001 - measure the query, not the answer cache
+        t = time.perf_counter()
+        ask(queries)
+        times.append(1000 * (time.perf_counter() - t))
+    return times
+
+
+def summary(label: str, times: list[float]) -> str:
+    return f"{label}: p50 {percentile(times, 50):7.1f} ms  p95 {percentile(times, 95):7.1f} ms  (min {min(times):.1f}, max {max(times):.1f}, n={len(times)})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--templates", type=int, nargs=2, default=(300, 40), metavar=("CONDOTTIERE", "RIO"))
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--raw-runs", type=int, default=3, help="runs of each question over the raw facts (the ratio)"
+    )
     parser.add_argument("--dir", help="where to write the store (default: a temporary directory, removed)")
+    parser.add_argument("--reuse", action="store_true", help="--dir holds a synthesised store: use it")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="explorer-bench-"))
@@ -203,33 +233,73 @@ def main() -> None:
                 f"{name}: {count} template games played, mean append {1000 * statistics.mean(spent):.1f} ms"
             )
         print(f"templates: {time.perf_counter() - started:.1f} s")
-        took = synthesise(root, args.games, made)
+        if not args.reuse:
+            took = synthesise(root, args.games, made)
+            print(f"synthesised {args.games:,} games in {took:.1f} s")
         facts = FactStore(root)
+        raw_size = sum(p.stat().st_size for table in TABLES for p in facts.files(table))
+        rolled = as_compacted(facts)
         size = facts.size()
-        print(f"synthesised {args.games:,} games in {took:.1f} s; store {size / 1e6:.1f} MB, "
-              f"{size / args.games:.0f} B per game")  # fmt: skip
+        print(
+            f"rollups written by the compaction in {rolled:.1f} s ({rolled / args.games * 1e6:.1f} us per game)"
+        )
+        print(f"store {size / 1e6:.1f} MB, {size / args.games:.0f} B per game "
+              f"(raw facts {raw_size / args.games:.0f} B, rollups {(size - raw_size) / args.games:.0f} B)")  # fmt: skip
         print(f"append per archived game (rows + 3 files): mean {1000 * statistics.mean(costs):.1f} ms, "
               f"sd {1000 * statistics.stdev(costs):.1f} ms, n={len(costs)}")  # fmt: skip
         queries = FactQueries(lambda: facts)
+        t = time.perf_counter()
+        for name in ENGINES:
+            queries._cursor(name, queries.version(name)).close()  # noqa: SLF001 - the serving copy
+        print(f"serving copy loaded in {time.perf_counter() - t:.1f} s")
         everything: list[float] = []
+        raw_all: list[float] = []
+        ratios: list[float] = []
         for label, ask in questions():
-            ask(queries)  # the views over the files (kept by a serving process) and a warm page cache
-            times = []
-            for _ in range(args.runs):
-                queries._cache.clear()  # noqa: SLF001 - measure the query, not the answer cache
-                t = time.perf_counter()
-                ask(queries)
-                times.append(1000 * (time.perf_counter() - t))
+            ask(queries)  # a warm page cache
+            times = measure(queries, ask, args.runs, True)
+            raw = measure(queries, ask, args.raw_runs, False) if args.raw_runs else []
             everything += times
-            print(f"  {label:36s} p50 {percentile(times, 50):7.1f} ms  p95 {percentile(times, 95):7.1f} ms")
+            raw_all += raw
+            line = (
+                f"  {label:36s} rollups p50 {percentile(times, 50):7.1f} p95 {percentile(times, 95):7.1f} ms"
+            )
+            if raw:
+                ratio = statistics.median(raw) / statistics.median(times)
+                ratios.append(ratio)
+                line += f" | raw p50 {percentile(raw, 50):8.1f} ms | raw/rollups {ratio:6.1f}x"
+            print(line, flush=True)
         rng = random.Random(args.seed)
         boot = sorted(percentile(rng.choices(everything, k=len(everything)), 95) for _ in range(1000))
-        print(f"all {len(everything)} runs: p50 {percentile(everything, 50):.1f} ms, p95 {percentile(everything, 95):.1f} ms "
-              f"(bootstrap 95% CI {boot[25]:.1f}-{boot[974]:.1f} ms)")  # fmt: skip
+        print(
+            summary("all runs, rollups", everything)
+            + f"; p95 bootstrap 95% CI {boot[25]:.1f}-{boot[974]:.1f} ms"
+        )
+        if raw_all:
+            print(summary("all runs, raw facts", raw_all))
+            print(f"raw/rollups ratio of medians per question: geometric mean {statistics.geometric_mean(ratios):.1f}x, "
+                  f"min {min(ratios):.1f}x, max {max(ratios):.1f}x")  # fmt: skip
         queries.global_stats("condottiere", parse({"table": ["humans"]}))
         t = time.perf_counter()
         queries.global_stats("condottiere", parse({"table": ["humans"]}))  # the same again: cached
         print(f"cached answer (the version check included): {1000 * (time.perf_counter() - t):.2f} ms")
+        # A game entering the store: its files appended, then the serving copy's refresh (its rows
+        # and its rollup sums added in memory), as the first question after it pays.
+        refresh = []
+        rows = made["condottiere"]
+        for i in range(10):
+            game_id = f"new{i}"
+            mine = {t: [(game_id, *r[1:]) for r in rows[t] if r[0] == f"t{i}"] for t in TABLES}
+            facts.append("condottiere", "2026-12", game_id, mine)
+            t = time.perf_counter()
+            queries._cursor("condottiere", queries.version("condottiere")).close()  # noqa: SLF001
+            refresh.append(1000 * (time.perf_counter() - t))
+        print(
+            f"serving copy refreshed after one new game: mean {statistics.mean(refresh):.1f} ms, sd {statistics.stdev(refresh):.1f} ms, n=10"
+        )
+        if args.reuse:
+            for path in root.rglob("g-new*.parquet"):
+                path.unlink()
     finally:
         if not args.dir:
             shutil.rmtree(root, ignore_errors=True)

@@ -89,6 +89,12 @@ class GzipNdjson:
             if chunk:
                 self._chunks.append(chunk)
 
+    def drain(self) -> bytes:
+        """The compressed bytes so far, handed over (a streamed export sends them on)."""
+        out = b"".join(self._chunks)
+        self._chunks = []
+        return out
+
     def finish(self) -> bytes:
         self._chunks.append(self._compress.flush())
         return b"".join(self._chunks)

@@ -1,12 +1,13 @@
 """Statistics under the filters and the decision explorer, answered from the analytical store
 (``store.facts``, DuckDB over Parquet) at once: no job. The budget (docs/statistics.md) is 100 ms at
-the 95th percentile on a million games; bench/explorer.py measures it (not met yet at a million).
+the 95th percentile on a million games; bench/explorer.py measures it. Filters the rollups keep are
+answered from them (``service.rollup_queries``), the others from the raw facts.
 
 Answers are cached in this process, keyed by the request and by the version of the data it reads:
-the engine's set of fact files (``store.facts.FactStore.files``), which changes exactly when one of
-its games enters the analytical store (or a compaction merges files, which changes no answer but is
-rare), so a new Condottiere game leaves every cached Rio answer valid. The DuckDB views over an
-engine's files are likewise kept while its files stay the same.
+the engine's stamp (``store.facts.FactStore.stamp``), which changes when one of its games enters
+the analytical store or a compaction merges its files, so a new Condottiere game leaves every cached
+Rio answer valid. The in-memory copy of an engine's facts is likewise kept while its stamp stays
+the same.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from games import get_game
 from games.base import explorer_hooks
 from replays.stats import LEADERS, distribution_of_counts
 from service.filters import FilterProblem, Filters, where
+from service.rollup_queries import explorer_sums, global_sums, rollup_where
 from store.facts import FactStore
 
 CACHE_SIZE = 512
@@ -42,40 +44,43 @@ def situations_of(game: str) -> dict[str, str]:
 class FactQueries:
     """See the module docstring."""
 
-    def __init__(self, facts: Callable[[], FactStore]):
+    def __init__(self, facts: Callable[[], FactStore], rollups: bool = True):
         self._facts = facts
+        self._rollups = rollups  # False: always the raw facts (bench/explorer.py compares)
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-        self._views: dict[str, tuple[dict[str, set[Path]], duckdb.DuckDBPyConnection]] = {}
+        self._views: dict[str, tuple[tuple[str, ...], dict[str, set[Path]], duckdb.DuckDBPyConnection]] = {}
 
     # -- the data's version, the views, the cache ----------------------------------------------------
 
     def version(self, game: str) -> tuple[str, ...]:
-        """The version of ``game``'s facts: the names of the files in use (see the module docstring)."""
-        return tuple(str(p) for files in self._files(game).values() for p in files)
+        """The version of ``game``'s facts (``FactStore.stamp``: see the module docstring)."""
+        return self._facts().stamp(None if game == "*" else game)
 
     def _files(self, game: str) -> dict[str, list[Path]]:
         return self._facts().snapshot(None if game == "*" else game)
 
     def _cursor(self, game: str, version: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
-        """A cursor on this process's in-memory copy of ``game``'s facts at ``version``: the new
-        files' rows are added to it; after a compaction (files gone) it is loaded again."""
+        """A cursor on this process's in-memory copy of ``game``'s facts at ``version`` (or later):
+        the new files' rows are added to it; after a compaction (files gone) it is loaded again.
+        The files are listed only when the version changed."""
         with self._lock:
+            kept = self._views.get(game)
+            if kept is not None and kept[0] == version:
+                return kept[2].cursor()
             files = self._files(game)
             now = {table: set(paths) for table, paths in files.items()}
-            kept = self._views.get(game)
-            if kept is not None and all(kept[0][t] <= now[t] for t in now):
-                new = {t: sorted(now[t] - kept[0][t]) for t in now}
+            if kept is not None and all(kept[1][t] <= now[t] for t in now):
+                new = {t: sorted(now[t] - kept[1][t]) for t in now}
                 if any(new.values()):
-                    FactStore.add(kept[1], new)
-                    kept = (now, kept[1])
-                    self._views[game] = kept
+                    self._facts().add(kept[2], new)
+                kept = (version, now, kept[2])
             else:
                 if kept is not None:
-                    kept[1].close()
-                kept = (now, self._facts().load(files))
-                self._views[game] = kept
-            return kept[1].cursor()
+                    kept[2].close()
+                kept = (version, now, self._facts().load(files))
+            self._views[game] = kept
+            return kept[2].cursor()
 
     def _cached(
         self, key: tuple[Any, ...], game: str, compute: Callable[[duckdb.DuckDBPyConnection], Any]
@@ -124,7 +129,7 @@ class FactQueries:
         """``game``'s figures over the games ``filters`` match (``GlobalStatsSchema``; the engine's
         own counters need the unfiltered statistics: ``counters`` is empty here)."""
         body: dict[str, Any] = self._cached(
-            ("global", game, filters.key()), game, lambda c: _global(c, game, filters)
+            ("global", game, filters.key()), game, lambda c: _global(c, game, filters, self._rollups)
         )
         return body
 
@@ -147,7 +152,7 @@ class FactQueries:
             )
         key = ("explorer", game, situation, context, filters.key())
         body: dict[str, Any] = self._cached(
-            key, game, lambda c: _explorer(c, game, situation, context, filters, declared)
+            key, game, lambda c: _explorer(c, game, situation, context, filters, declared, self._rollups)
         )
         return body
 
@@ -167,6 +172,13 @@ class _Matching:
         self.params: list[Any] = []
         self.head = ""
 
+    @classmethod
+    def over(cls, con: duckdb.DuckDBPyConnection) -> _Matching:
+        """Queries over tables the caller made (no ``m``)."""
+        made = cls.__new__(cls)
+        made.con, made.params, made.head = con, [], ""
+        return made
+
     def all(self, sql: str, extra: Sequence[Any] = ()) -> list[Any]:
         return self.con.execute(self.head + sql, [*self.params, *extra]).fetchall()
 
@@ -174,26 +186,33 @@ class _Matching:
         return self.all(sql, extra)[0]
 
 
-def _global(con: duckdb.DuckDBPyConnection, game: str, filters: Filters) -> dict[str, Any]:
-    m = _Matching(con, filters)
-    (games, first_games, first_wins, expected) = m.one(
-        "SELECT count(*), count(first_seat), "
-        "coalesce(sum(CASE WHEN list_contains(winners, first_seat) THEN 1 ELSE 0 END), 0), "
-        "sum(CASE WHEN first_seat IS NOT NULL THEN 1.0 / player_count END) FROM m"
-    )
-    by_count = m.all("SELECT player_count, count(*) FROM m GROUP BY 1 ORDER BY 1")
-    outcomes = m.all("SELECT outcome, count(*) FROM m WHERE outcome IS NOT NULL GROUP BY 1 ORDER BY 1")
-    chapters = m.all("SELECT chapters, count(*) FROM m GROUP BY 1")
-    events = m.all("SELECT version, count(*) FROM m GROUP BY 1")
-    seats = m.all(
-        "SELECT s.seat, count(*), sum(s.won::INTEGER) FROM seats s SEMI JOIN m ON s.game_id = m.game_id "
-        "GROUP BY 1 ORDER BY 1"
-    )
-    leaders = m.all(
-        "SELECT arg_max(s.name, m.finished), count(*), sum(s.won::INTEGER) AS wins FROM seats s "
-        "JOIN m ON s.game_id = m.game_id WHERE s.name IS NOT NULL GROUP BY s.name_folded "
-        f"ORDER BY wins DESC, count(*) DESC, s.name_folded LIMIT {LEADERS}"
-    )
+def _global(con: duckdb.DuckDBPyConnection, game: str, filters: Filters, rollups: bool) -> dict[str, Any]:
+    summed = rollup_where(filters) if rollups else None
+    if summed is not None:
+        sums = global_sums(con, *summed, LEADERS)
+        games, (first_games, first_wins, expected) = sums["games"], sums["first"]
+        by_count, outcomes, chapters = sums["by_count"], sums["outcomes"], sums["chapters"]
+        events, seats, leaders = sums["events"], sums["seats"], sums["leaders"]
+    else:
+        m = _Matching(con, filters)
+        (games, first_games, first_wins, expected) = m.one(
+            "SELECT count(*), count(first_seat), "
+            "coalesce(sum(CASE WHEN list_contains(winners, first_seat) THEN 1 ELSE 0 END), 0), "
+            "sum(CASE WHEN first_seat IS NOT NULL THEN 1.0 / player_count END) FROM m"
+        )
+        by_count = m.all("SELECT player_count, count(*) FROM m GROUP BY 1 ORDER BY 1")
+        outcomes = m.all("SELECT outcome, count(*) FROM m WHERE outcome IS NOT NULL GROUP BY 1 ORDER BY 1")
+        chapters = m.all("SELECT chapters, count(*) FROM m GROUP BY 1")
+        events = m.all("SELECT version, count(*) FROM m GROUP BY 1")
+        seats = m.all(
+            "SELECT s.seat, count(*), sum(s.won::INTEGER) FROM seats s SEMI JOIN m ON s.game_id = m.game_id "
+            "GROUP BY 1 ORDER BY 1"
+        )
+        leaders = m.all(
+            "SELECT arg_max(s.name, m.finished), count(*), sum(s.won::INTEGER) AS wins FROM seats s "
+            "JOIN m ON s.game_id = m.game_id WHERE s.name IS NOT NULL GROUP BY s.name_folded "
+            f"ORDER BY wins DESC, count(*) DESC, s.name_folded LIMIT {LEADERS}"
+        )
     first_rate = _rate(first_wins, first_games)
     expected_rate = round(float(expected) / first_games, 4) if first_games else None
     return {
@@ -228,12 +247,15 @@ def _rows(found: list[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
 
 
 def _player(con: duckdb.DuckDBPyConnection, game: str, name: str, filters: Filters) -> dict[str, Any] | None:
-    m = _Matching(con, filters)
-    m.head = (
-        "WITH p AS (SELECT s.*, m.player_count, m.finished FROM seats s "
-        "JOIN m ON s.game_id = m.game_id WHERE s.name_folded = ?) "
+    # The player's seats first (a few hundred rows), then their games' filters: never the whole
+    # matching set of games.
+    condition, params = where(filters)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE p AS SELECT s.*, g.player_count, g.finished FROM seats s "
+        f"JOIN games g ON s.game_id = g.game_id WHERE s.name_folded = ? AND {condition}",
+        [name.casefold(), *params],
     )
-    m.params = [name.casefold()]
+    m = _Matching.over(con)
     games, wins, spelled = m.one("SELECT count(*), sum(won::INTEGER), arg_max(name, finished) FROM p")
     if not games:
         return None
@@ -261,23 +283,13 @@ def _explorer(
     context: str | None,
     filters: Filters,
     declared: Mapping[str, str],
+    rollups: bool,
 ) -> dict[str, Any]:
-    condition, params = where(filters)
-    # Without filters the decisions alone answer (they carry the finish time the examples are
-    # ordered by); with filters, only the decisions of the matching games (a semi-join).
-    sql = (
-        "SELECT d.context, d.move, count(*) AS n, sum(d.won::INTEGER), avg(d.placement), "
-        f"arg_max(d.game_id, d.finished, {EXAMPLES}) FROM decisions d WHERE d.situation = ?"
-    )
-    args: list[Any] = [situation]
-    if condition != "TRUE":
-        sql += f" AND d.game_id IN (SELECT g.game_id FROM games g WHERE {condition})"
-        args += params
-    if context is not None:
-        sql += " AND d.context = ?"
-        args.append(context)
-    sql += " GROUP BY 1, 2 ORDER BY 1, n DESC, 2"
-    rows = con.execute(sql, args).fetchall()
+    summed = rollup_where(filters) if rollups else None
+    if summed is not None:
+        rows = explorer_sums(con, situation, context, *summed)
+    else:
+        rows = _explorer_raw(con, situation, context, filters)
     contexts: dict[str, list[dict[str, Any]]] = {}
     total = 0
     for ctx, move, n, wins, placement, examples in rows:
@@ -305,3 +317,23 @@ def _explorer(
         "decisions": total,
         "contexts": [{"context": c, "moves": m} for c, m in contexts.items()],
     }
+
+
+def _explorer_raw(
+    con: duckdb.DuckDBPyConnection, situation: str, context: str | None, filters: Filters
+) -> list[tuple[Any, ...]]:
+    """The explorer's rows from the raw decisions (filters the rollups do not keep)."""
+    condition, params = where(filters)
+    sql = (
+        "SELECT d.context, d.move, count(*) AS n, sum(d.won::INTEGER), avg(d.placement), "
+        f"arg_max(d.game_id, d.finished, {EXAMPLES}) FROM decisions d WHERE d.situation = ?"
+    )
+    args: list[Any] = [situation]
+    if condition != "TRUE":
+        sql += f" AND d.game_id IN (SELECT g.game_id FROM games g WHERE {condition})"
+        args += params
+    if context is not None:
+        sql += " AND d.context = ?"
+        args.append(context)
+    sql += " GROUP BY 1, 2 ORDER BY 1, n DESC, 2"
+    return con.execute(sql, args).fetchall()

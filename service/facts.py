@@ -65,6 +65,7 @@ def append_game(facts: FactStore, archive: Archive, log: GameLog, check: bool = 
     """Write an archived game's facts unless they are in the store (``check``). True: written."""
     month, rows = game_rows(archive, log)
     if check and facts.has(log.name, month, log.game_id):
+        facts.touch(log.name)  # a kill may have come between its last file and the stamp
         return False
     facts.append(log.name, month, log.game_id, rows, fault_point)
     return True
@@ -99,3 +100,17 @@ def rebuild(store: GameStore, facts: FactStore, progress: Callable[[int], None] 
             progress(count)
     facts.compact()
     return count
+
+
+COMPACT_EVERY_SECONDS = float(os.environ.get("FACTS_COMPACT_SECONDS") or 3600)
+
+
+def scheduled_compaction(
+    store: GameStore, facts: FactStore, holder: str, every_s: float = COMPACT_EVERY_SECONDS
+) -> int | None:
+    """The janitor's compaction of the analytical store: run when this process takes the period's
+    lease (``store.facts_lease``: one compaction per period across every machine), else None.
+    Returns how many partitions were compacted."""
+    if not parts.facts_lease(store).claim(holder, int(every_s * 1000)):
+        return None
+    return facts.compact()

@@ -6,7 +6,7 @@ Player and global statistics read the aggregates each archived game updates (``s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from games import game_names, get_game
@@ -15,7 +15,9 @@ from service import aggregates
 from service.archive import json_body
 from service.fact_queries import FactQueries
 from service.facts import fact_store
+from service.filters import Filters
 from service.jobs import JobProblem, JobService, Progress
+from service.observation_stream import matching_ids, observation_stream
 from store import GameStore, parts
 from store.facts import FactStore
 
@@ -29,6 +31,12 @@ class StatsService:
         self.jobs = jobs
         # Under filters, and the explorer: the analytical store, answered at once
         self.facts = FactQueries(fact_store)
+
+    def observations(self, game: str, filters: Filters, limit: int | None) -> Iterator[bytes]:
+        """The streamed observation export of ``game``'s archived games ``filters`` match
+        (``service.observation_stream``): gzipped NDJSON chunks, any number of games."""
+        ids = matching_ids(self.facts, game, filters, limit)
+        return observation_stream(ids, lambda game_id: parts.load_log(self._store, game_id))
 
     def facts_store(self) -> FactStore:
         """The analytical store the filtered statistics read (its files are the download)."""

@@ -22,7 +22,10 @@ files the new one replaces (``c-<n>.covers``), then renames the new file into pl
 instant readers skip the replaced files (:meth:`FactStore.files`), which are then deleted. A
 compaction killed at any instant leaves either the old files in use (no ``c-<n>.parquet`` yet) or the
 new one (the old ones are skipped, and deleted by the next compaction): never a game twice or none.
-One compactor at a time (the operator's command or the janitor's tick; a lock file serialises them).
+It merges only whole games' files (those whose ``games`` row is written; the ``games`` files last),
+so a half-written game's file, written again the same by its retried append, is never counted
+twice. One compactor at a time (the operator's command or the janitor's tick; a lock file
+serialises them on a machine, a lease in Redis across machines: ``store.facts_lease``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
+from store.fact_rollups import ROLLUPS, raw_of, rollup_path, sums_of
 
 # Each table's columns (name, DuckDB type) in the files; ``game`` and ``month`` are the partition
 # (hive) columns, from the path. The order is the files' column order: change it only with a rebuild.
@@ -127,6 +132,27 @@ class FactStore:
                 target = self._partition(table, game, month) / f"g-{game_id}.parquet"
                 self._write(con, table, rows.get(table, ()), target)
                 passed(f"facts_wrote_{table}")
+        self.touch(game)
+
+    def touch(self, game: str) -> None:
+        """Mark ``game``'s files changed (:meth:`stamp`): after a game's files are all written, after
+        a compaction, and by a retried append that finds them there (a kill may have come between
+        its last file and this)."""
+        _check(game, "2000-01", "x")
+        self.root.mkdir(parents=True, exist_ok=True)
+        _write_atomically(self.root / f".stamp-{game}", os.urandom(8).hex().encode())
+
+    def stamp(self, game: str | None = None) -> tuple[str, ...]:
+        """What changes whenever ``game``'s (else any engine's) files in use change: one small file
+        read, where listing the files walks every partition. Readers key their answers by it."""
+        names = [f".stamp-{game}"] if game else sorted(p.name for p in self.root.glob(".stamp-*"))
+        found = []
+        for name in names:
+            try:
+                found.append(f"{name}:{(self.root / name).read_text()}")
+            except FileNotFoundError:
+                found.append(f"{name}:")
+        return tuple(found)
 
     def has(self, game: str, month: str, game_id: str) -> bool:
         """Whether the game's ``games`` row is in the store (as its own file or compacted)."""
@@ -156,17 +182,27 @@ class FactStore:
         os.replace(temporary, target)
 
     def compact(self, passed: Callable[[str], None] = _nothing) -> int:
-        """Merge every partition holding more than one file into one (see the module docstring).
-        Returns how many partitions were compacted."""
+        """Merge every partition holding more than one file, or a game's own, into one (see the
+        module docstring), and write the rollups of the merged ``games`` files. Returns how many
+        partitions were compacted."""
         done = 0
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / ".compaction.lock", "w") as lock, _connection() as con:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            for table, game, month in self.partitions():
+            complete: dict[tuple[str, str], set[str]] = {}
+            order = {table: i for i, table in enumerate(WRITE_ORDER)}
+            for table, game, month in sorted(self.partitions(), key=lambda p: (order[p[0]], p[1], p[2])):
                 directory = self._partition(table, game, month)
                 _finish_compactions(directory)
                 inputs = sorted(p.name for p in directory.glob("*.parquet"))
-                if len(inputs) < 2:
+                if table != "games":
+                    # Only whole games' files (their games row written, the last): a half-written
+                    # game's file left here is written again, the same, by its retried append.
+                    if (game, month) not in complete:
+                        complete[(game, month)] = self._ids(con, game, month)
+                    whole = complete[(game, month)]
+                    inputs = [n for n in inputs if n.startswith("c-") or n[2 : -len(".parquet")] in whole]
+                if not inputs or (len(inputs) == 1 and inputs[0].startswith("c-")):
                     continue
                 number = 1 + max((_number(name) for name in inputs if name.startswith("c-")), default=0)
                 merged = directory / f"c-{number}.parquet"
@@ -183,18 +219,72 @@ class FactStore:
                 os.replace(temporary, merged)  # from here on, readers use the merged file
                 passed("facts_merged")
                 _finish_compactions(directory)
+                self.touch(game)
                 done += 1
+            for game, month in sorted({(g, m) for t, g, m in self.partitions() if t == "games"}):
+                if self._write_rollups(con, game, month, passed):
+                    self.touch(game)
         return done
+
+    def _ids(self, con: duckdb.DuckDBPyConnection, game: str, month: str) -> set[str]:
+        """The ids of the partition's games whose ``games`` row is written."""
+        files = self.files("games", game, month)
+        if not files:
+            return set()
+        return {row[0] for row in con.execute(f"SELECT game_id FROM read_parquet({_list(files)})").fetchall()}
+
+    def _write_rollups(
+        self, con: duckdb.DuckDBPyConnection, game: str, month: str, passed: Callable[[str], None]
+    ) -> bool:
+        """Write the rollups of the partition's compacted ``games`` file unless written; delete
+        those of files no longer in use (``store.fact_rollups``). True: one was written."""
+        wrote = False
+        in_use = [p for p in self.files("games", game, month) if p.name.startswith("c-")]
+        for rollup in ROLLUPS:
+            directory = self._partition(rollup, game, month)
+            wanted = {rollup_path(self.root, rollup, p) for p in in_use}
+            for stale in [*directory.glob("*.parquet"), *directory.glob(".*.tmp")]:
+                if stale not in wanted:
+                    stale.unlink()
+        for games_file in in_use:
+            for rollup in ROLLUPS:
+                raw = raw_of(rollup)
+                target = rollup_path(self.root, rollup, games_file)
+                if target.exists():
+                    continue
+                source = None if raw is None else self._distinct(con, raw, game, month)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                select = sums_of(rollup, f"read_parquet({_list([games_file])})", source, partition=False)
+                con.execute(f"COPY ({select}) TO '{_sql_path(temporary)}' {PARQUET}")
+                os.replace(temporary, target)
+                wrote = True
+                passed(f"facts_rolled_{rollup}")
+        return wrote
+
+    def _distinct(self, con: duckdb.DuckDBPyConnection, table: str, game: str, month: str) -> str:
+        """A relation of the partition's ``table`` rows, each once (a game written again after a
+        compaction took its file is in two files)."""
+        files = self.files(table, game, month)
+        if len(files) == 1:  # a compacted file (its rows made distinct) or one game's own
+            return f"read_parquet({_list(files)})"
+        if files:
+            return f"(SELECT DISTINCT * FROM read_parquet({_list(files)}))"
+        columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
+        con.execute(f"CREATE OR REPLACE TEMP TABLE empty_{table} ({columns})")
+        return f"empty_{table}"
 
     def clear(self) -> None:
         """Remove every table (the rebuild starts from nothing)."""
-        for table in TABLES:
+        for table in (*TABLES, *ROLLUPS):
             base = self.root / table
             if not base.exists():
                 continue
             for path in sorted(base.rglob("*"), reverse=True):
                 path.unlink() if path.is_file() else path.rmdir()
             base.rmdir()
+        for stamp in self.root.glob(".stamp-*"):
+            self.touch(stamp.name[len(".stamp-") :])
 
     # -- reading -------------------------------------------------------------------------------------
 
@@ -244,18 +334,52 @@ class FactStore:
         for table in TABLES:
             columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
             con.execute(f"CREATE TABLE {table} ({columns}, game VARCHAR, month VARCHAR)")
+        for rollup in ROLLUPS:
+            # The rollup's columns: those of its sums over an empty games table
+            con.execute(
+                f"CREATE TABLE {rollup} AS {sums_of(rollup, 'games', raw_of(rollup), partition=True)}"
+            )
         self.add(con, files)
         return con
 
-    @staticmethod
-    def add(con: duckdb.DuckDBPyConnection, files: Mapping[str, Sequence[Path]]) -> None:
-        """Add the rows of ``files`` (table -> files) to a copy made by :meth:`load`."""
+    def add(self, con: duckdb.DuckDBPyConnection, files: Mapping[str, Sequence[Path]]) -> None:
+        """Add the rows of ``files`` (table -> files) to a copy made by :meth:`load`, and their
+        games' rollups: read from the rollup files of compacted games files, summed from the rows
+        just added for the others (``store.fact_rollups``)."""
         for table, paths in files.items():
-            if paths:
+            if paths and table in TABLES:
                 # The explorer reads one situation at a time: rows of one situation together let
                 # DuckDB skip the others' row groups (zone maps).
                 order = " ORDER BY situation, context, move" if table == "decisions" else ""
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {_hive(paths)}{order}")
+        games = list(files.get("games") or ())
+        summed = [p for p in games if not all(rollup_path(self.root, r, p).exists() for r in ROLLUPS)]
+        for rollup in ROLLUPS:
+            stored = [rollup_path(self.root, rollup, p) for p in games if p not in summed]
+            if stored:
+                con.execute(f"INSERT INTO {rollup} BY NAME SELECT * FROM {_hive(stored)}")
+        if summed:
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})"
+            )
+            copy = "(SELECT * FROM games WHERE game_id IN (SELECT game_id FROM new_games))"
+            for rollup in ROLLUPS:
+                raw = raw_of(rollup)
+                select = sums_of(rollup, copy, raw, partition=True)
+                # A game's own files sit beside its games file: summing them, not the whole copy,
+                # unless a compaction took one meanwhile.
+                own = [self.root / (raw or "games") / p.relative_to(self.root / "games") for p in summed]
+                if all(p.name.startswith("g-") for p in summed):
+                    try:
+                        theirs = f"(SELECT * FROM {_hive(summed)})"
+                        con.execute(
+                            f"INSERT INTO {rollup} BY NAME "
+                            + sums_of(rollup, theirs, raw and f"read_parquet({_list(own)})", partition=True)
+                        )
+                        continue
+                    except duckdb.IOException:
+                        pass
+                con.execute(f"INSERT INTO {rollup} BY NAME {select}")
 
     def export(self, table: str, game: str, month: str | None, target: Path) -> None:
         """One Parquet file of ``table``'s rows of ``game`` (of ``month``), with the partition columns,
@@ -274,8 +398,21 @@ class FactStore:
             )
 
     def size(self) -> int:
-        """Bytes of the files in use."""
-        return sum(path.stat().st_size for table in TABLES for path in self.files(table))
+        """Bytes of the files in use, the rollups' included."""
+        raw = sum(path.stat().st_size for table in TABLES for path in self.files(table))
+        return raw + sum(
+            path.stat().st_size for path in self.rollup_files({r: self.files("games") for r in ROLLUPS})
+        )
+
+    def rollup_files(self, games_files: Mapping[str, Sequence[Path]]) -> list[Path]:
+        """The rollup files there are of ``games_files`` (rollup -> games files)."""
+        found = []
+        for rollup, paths in games_files.items():
+            for path in paths:
+                target = rollup_path(self.root, rollup, path)
+                if path.name.startswith("c-") and target.exists():
+                    found.append(target)
+        return found
 
     def _partition(self, table: str, game: str, month: str) -> Path:
         return self.root / table / f"game={game}" / f"month={month}"

@@ -29,6 +29,7 @@ from store.bound_games import BoundGames
 from store.challenges import ChallengeStore
 from store.chat import ChatStore
 from store.compact import CompactionQueue, Compactor
+from store.facts_lease import FactsLease
 from store.game_logs import GameLog
 from store.game_logs import game_version as _game_version
 from store.game_logs import load_log as _load_log
@@ -71,6 +72,11 @@ def _once(on: Connected, kind: Callable[..., Part], *args: Any) -> Part:
             parts[key] = kind(client, *args)
         made: Part = parts[key]
         return made
+
+
+def facts_lease(store: GameStore) -> FactsLease:
+    """The lease on the analytical store's scheduled compaction (``store.facts_lease``)."""
+    return _once(store, FactsLease)
 
 
 def outbox(store: GameStore) -> Outbox:

@@ -18,7 +18,9 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
 7. **account deletions** a dead process left half done are finished (``service.account_deletion``);
 8. **challenges** past their time expire (``service.challenges``);
-9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``).
+9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``);
+10. **the analytical store's compaction** and rollups, once per ``FACTS_COMPACT_SECONDS`` (3600)
+    across every machine (``service.facts.scheduled_compaction``: a lease in Redis).
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import sys
 import time
 from typing import Any
 
-from service import GameService, account_deletion, bot_turns, composition, jobs
+from service import GameService, account_deletion, bot_turns, composition, facts, jobs
 from service.challenges import ChallengeService
 from service.compaction import Compaction
 from service.seeks import SeekService
@@ -41,6 +44,7 @@ INTERVAL_SECONDS = float(os.environ.get("JANITOR_INTERVAL") or 1.0)
 # A game taken by a sweep comes back after this long if work is still left (a bot turn not played).
 LEASE_MS = int(os.environ.get("JANITOR_LEASE_MS") or 1500)
 FULL_SCAN_SECONDS = float(os.environ.get("JANITOR_FULL_SCAN") or 30.0)
+HOLDER = f"{socket.gethostname()}:{os.getpid()}"
 
 
 class Janitor:
@@ -83,6 +87,7 @@ class Janitor:
         report["deleted_accounts"] = account_deletion.finish_deletions(self.service)
         report["challenges_expired"] = self.challenges.expire_due()
         report["paired"] = self.seeks.match()
+        report["facts_compacted"] = facts.scheduled_compaction(self.service.store, facts.fact_store(), HOLDER)
         return report
 
 
@@ -106,7 +111,14 @@ def main() -> int:
         try:
             report = janitor.tick()
             repaired = any(report["jobs"].values()) or any(report["dead_runs"].values())
-            if report["games"] or report["rescued"] or report["abandoned"] or report["compacted"] or repaired:
+            if (
+                report["games"]
+                or report["rescued"]
+                or report["abandoned"]
+                or report["compacted"]
+                or repaired
+                or report["facts_compacted"]
+            ):
                 log.info("swept: %s", report)
         except Exception:  # noqa: BLE001 - Redis down or a bug: log, and try again next tick
             log.exception("sweep failed")

@@ -12,6 +12,7 @@ import pytest
 from games import get_game
 from service import composition
 from service.facts import fact_store, rebuild
+from store.fact_rollups import ROLLUPS
 from store.facts import TABLES, FactStore
 from tests.facts.played import play_games
 
@@ -54,7 +55,8 @@ def test_a_rebuild_from_the_logs_gives_the_incremental_facts_byte_for_byte(svc, 
     rebuilt = FactStore(tmp_path / "rebuilt")
     assert rebuild(svc.store, rebuilt) == 4
     left, right = _tree(incremental.root), _tree(rebuilt.root)
-    assert set(left) == set(right) and len(left) == 3  # three tables, one month
+    # three tables and the rollups of their one month
+    assert set(left) == set(right) and len(left) == len(TABLES) + len(ROLLUPS)
     assert left == right
     # A rebuild over a store that already holds files starts from nothing.
     assert rebuild(svc.store, incremental) == 4
@@ -132,7 +134,8 @@ def test_files_a_finished_compaction_replaced_are_never_read_twice(tmp_path):
         facts.append("toy", "2026-01", f"g{i}", rows(i))
     with pytest.raises(KeyboardInterrupt):
         facts.compact(killed)
-    directory = tmp_path / "games" / "game=toy" / "month=2026-01"
+    # The first table compacted (the games table is compacted last: store.facts.WRITE_ORDER)
+    directory = tmp_path / "decisions" / "game=toy" / "month=2026-01"
     assert len(list(directory.glob("*.parquet"))) == 4  # merged + three replaced, still there
     assert _count(facts, "SELECT count(*) FROM games") == 3
     facts.compact()

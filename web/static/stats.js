@@ -1,5 +1,5 @@
 // Statistics (/stats and /stats/players/<name>): charts where people would rather look than read.
-import { apiEventually, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
+import { api, apiEventually, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
 import { svgEl, words } from "/web/static/dom.js";
 import { playerSearch, ratingSection } from "/web/static/rating-bits.js";
 
@@ -54,24 +54,125 @@ function totalsFigures(totals) {
   return pairs.length ? [figures("Totals", pairs)] : [];
 }
 
+// The one filter grammar of the archive and the statistics (docs/statistics.md, "Filters"): the
+// page's own query string, as a plain GET form leaves it, turned into the API's.
+const FILTERS = [
+  ["player", "Players (comma-separated: games with all of them)", "text"],
+  ["account", "Account (handle)", "text"],
+  ["winner", "Winner", "text"],
+  ["ruleset", "Ruleset", "text"],
+  ["option", "Options (comma-separated: all on)", "text"],
+  ["players", "Number of players", "number"],
+  ["outcome", "Outcome", "text"],
+  ["finished_from", "Finished from", "date"],
+  ["finished_to", "Finished to", "date"],
+  ["rating_min", "Lowest rating", "number"],
+  ["rating_max", "Highest rating", "number"],
+];
+const CHOICES = {
+  prearranged: ["Prearranged shuffles", [["", "Either"], ["false", "No"], ["true", "Yes"]]],
+  table: ["Table", [["", "Any"], ["humans", "Humans only"], ["bots", "Bots only"], ["mixed", "Humans and bots"]]],
+};
+const REPEATED = ["player", "option"];
+
+function apiFilters(params) {
+  const out = new URLSearchParams();
+  for (const name of [...FILTERS.map(([n]) => n), ...Object.keys(CHOICES)]) {
+    const value = (params.get(name) || "").trim();
+    if (!value) continue;
+    if (REPEATED.includes(name)) for (const part of value.split(",").map((x) => x.trim()).filter(Boolean)) out.append(name, part);
+    else out.set(name, value);
+  }
+  return out;
+}
+
+function filterForm(params, gameName, active) {
+  const fields = FILTERS.map(([name, label, type]) => h("div", { class: "field stacked" },
+    h("label", { for: `filter-${name}` }, label),
+    h("input", { id: `filter-${name}`, name, type, value: params.get(name) || "", step: type === "number" ? "any" : null })));
+  for (const [name, [label, options]] of Object.entries(CHOICES)) {
+    fields.push(h("div", { class: "field stacked" }, h("label", { for: `filter-${name}` }, label),
+      h("select", { id: `filter-${name}`, name }, options.map(([value, text]) =>
+        h("option", { value, selected: (params.get(name) || "") === value ? true : null }, text)))));
+  }
+  const keep = ["game", "situation", "context"].map((name) =>
+    params.get(name) ? h("input", { type: "hidden", name, value: params.get(name) }) : null);
+  return h("details", { class: "stats-filters", open: active ? true : null },
+    h("summary", {}, active ? `Filters (${[...apiFilters(params).keys()].length} on)` : "Filters"),
+    h("form", { class: "search", method: "get", "aria-label": "Filters" }, ...keep, ...fields,
+      h("div", { class: "filter-actions" }, h("button", { type: "submit" }, "Apply"),
+        h("a", { href: `${location.pathname}?game=${encodeURIComponent(gameName)}` }, "Clear"))));
+}
+
+const placement = (value) => (value === null || value === undefined ? "—" : value.toFixed(2));
+
+// One context's moves as bars (the share of the choices there), each with its count, win rate,
+// mean placement and example games opening in the replay viewer.
+function movesOf(context, module) {
+  const name = (move) => (module.cardName && module.cardName(move) !== undefined ? module.cardName(move) : words(move));
+  return h("section", { class: "explorer-context", "aria-label": context.context || "Every context" },
+    h("h3", {}, context.context ? words(context.context).replace(/^./, (c) => c.toUpperCase()) : "Every context"),
+    h("ol", { class: "moves" }, context.moves.map((move) => h("li", { class: "move", dataset: { move: move.move } },
+      h("span", { class: "move-name" }, name(move.move)),
+      h("span", { class: "move-bar", "aria-hidden": "true" },
+        h("span", { class: "move-fill", style: `width: ${Math.max(1, Math.round(move.share * 100))}%` })),
+      h("span", { class: "move-figures" },
+        `${move.count} (${pct(move.share)}) · won ${pct(move.win_rate)} · placement ${placement(move.mean_placement)}`),
+      h("span", { class: "move-examples" }, move.examples.map((id, i) =>
+        h("a", { href: `/replay/${encodeURIComponent(id)}`, title: `Example game ${id}` }, `game ${i + 1}`)))))));
+}
+
+async function explorer(gameName, module, params, filters) {
+  const { data: listed } = await api(`/v1/stats/${gameName}/explorer`);
+  const situations = Object.entries(listed.situations || {});
+  if (!situations.length) return h("section", { "aria-label": "Explorer" }, h("h2", {}, "Decision explorer"),
+    h("p", { class: "muted" }, `${module.title || gameName} declares no situations to explore.`));
+  const chosen = situations.some(([key]) => key === params.get("situation")) ? params.get("situation") : situations[0][0];
+  const select = h("select", { id: "explorer-situation", name: "situation" }, situations.map(([key, text]) =>
+    h("option", { value: key, selected: key === chosen ? true : null }, text)));
+  const out = h("div", { class: "explorer-moves", "aria-live": "polite" });
+  const draw = async (situation) => {
+    out.replaceChildren(h("p", { class: "muted", role: "status" }, "Counting…"));
+    const query = new URLSearchParams(filters);
+    query.set("situation", situation);
+    const { data: body } = await api(`/v1/stats/${gameName}/explorer?${query}`);
+    out.replaceChildren(
+      h("p", { class: "muted" }, `${body.decisions} decisions in the games matching the filters.`),
+      ...(body.contexts.length ? body.contexts.map((c) => movesOf(c, module)) : [h("p", {}, "No game matches: nothing to show.")]));
+  };
+  select.addEventListener("change", () => {
+    params.set("situation", select.value);
+    history.replaceState(null, "", `${location.pathname}?${params}`);
+    draw(select.value).catch(showError);
+  });
+  await draw(chosen);
+  return h("section", { class: "explorer", "aria-label": "Decision explorer" }, h("h2", {}, "Decision explorer"),
+    h("div", { class: "field stacked" }, h("label", { for: "explorer-situation" }, "Situation"), select), out);
+}
+
 async function main() {
   const player = pageData.data.player;
   const params = new URLSearchParams(location.search);
   const gameName = pageData.games.some((g) => g.name === params.get("game")) ? params.get("game") : pageData.games[0].name;
+  const filters = apiFilters(params);
+  const filtered = [...filters.keys()].length > 0;
+  const suffix = filtered ? `&${filters}` : "";
   const search = playerSearch({ gameName, player, gameId: "stats-game", nameId: "player-name",
     label: "A player's statistics",
-    target: (name, game) => `/stats/players/${encodeURIComponent(name)}?game=${encodeURIComponent(game)}` });
-  setApp(search, h("p", { class: "muted", role: "status" }, "Computing…"));
+    target: (name, game) => `/stats/players/${encodeURIComponent(name)}?game=${encodeURIComponent(game)}${suffix}` });
+  const form = filterForm(params, gameName, filtered);
+  setApp(search, form, h("p", { class: "muted", role: "status" }, "Computing…"));
   const { module } = await loadGame(gameName);
   if (player) {
     let data;
     // An account's (or server bot's) rating beside the statistics of the games played under its name.
     const rating = ratingSection(player, gameName);
     try {
-      data = await apiEventually(`/v1/stats/players/${encodeURIComponent(player)}?game=${gameName}`);
+      const path = `/v1/stats/players/${encodeURIComponent(player)}?game=${gameName}${suffix}`;
+      data = filtered ? (await api(path)).data : await apiEventually(path);
     } catch (error) {
       if (error.status === 404 || error.code === "PLAYER_NOT_FOUND") {
-        setApp(search, h("p", { role: "status" }, `No archived game of ${module.title || gameName} has a player named ${player}.`), ...[await rating].filter(Boolean));
+        setApp(search, form, h("p", { role: "status" }, `No archived game of ${module.title || gameName} has a player named ${player}.`), ...[await rating].filter(Boolean));
         return;
       }
       throw error;
@@ -88,10 +189,11 @@ async function main() {
     ];
     if (Object.keys(taken).length) parts.push(await heat("Regions taken", taken, gameName));
     parts.push(...counterCharts(data.counters, module, ["regions_taken"]));
-    setApp(search, h("div", { class: "charts" }, parts));
+    setApp(search, form, h("div", { class: "charts" }, parts));
     return;
   }
-  const data = await apiEventually(`/v1/stats/global?game=${gameName}`);
+  const path = `/v1/stats/global?game=${gameName}${suffix}`;
+  const [data, explored] = await Promise.all([filtered ? api(path).then((r) => r.data) : apiEventually(path), explorer(gameName, module, params, filters)]);
   const first = data.first_seat_advantage || {};
   const seatRows = Object.entries(data.win_rate_by_seat || {}).map(([seat, row]) => ({ label: `Seat ${Number(seat) + 1}`, value: row.win_rate || 0, colour: `var(--seat-${seat % 6})` }));
   const lengths = ((data.length || {}).chapters || {}).histogram || [];
@@ -99,7 +201,7 @@ async function main() {
   const outcomeRows = Object.entries(data.outcomes || {}).map(([k, v]) => ({ label: words(k), value: v }));
   const contested = Object.fromEntries(((data.counters || {}).contested_regions || []).map((r) => [r.key, r.count]));
   const parts = [
-    figures("The archive", [["Games", data.games], ["First seat's win rate", pct(first.win_rate)],
+    figures(filtered ? "The games matching the filters" : "The archive", [["Games", data.games], ["First seat's win rate", pct(first.win_rate)],
       ["Expected without advantage", pct(first.expected_win_rate)]]),
     bars("Win rate by seat", seatRows, pct),
     bars(`Game length (${module.chapterName || "chapters"})`, lengthRows),
@@ -107,7 +209,7 @@ async function main() {
   ];
   if (Object.keys(contested).length) parts.push(await heat("Most contested regions", contested, gameName));
   parts.push(...counterCharts(data.counters, module, ["contested_regions"]));
-  setApp(search, h("div", { class: "charts" }, parts));
+  setApp(search, form, h("div", { class: "charts" }, parts), explored);
 }
 
 main().catch(showError);
