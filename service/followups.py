@@ -14,6 +14,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
 | ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
+| ``rematch`` | 1 | ``service.rematch`` (via ``service.composition``) | the rematch exists |
 
 ``index``, ``archive`` and ``accounts`` need only the store (the service's own); ``verify`` and
 ``bot`` enqueue jobs, ``challenge`` tells a challenge's parties (the receivers, given with the job
@@ -57,7 +58,7 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge")
+ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge", "rematch")
 
 
 def actions_for(
