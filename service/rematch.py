@@ -36,7 +36,7 @@ from service.identity import PLAY
 from service.ids import new_game_id
 from service.live import FeedSubscription
 from service.ports import GameAccess
-from service.repository import hash_token, new_token, now_iso
+from service.repository import hash_token, new_token, now_iso, now_ms
 from store import parts
 from store.seat_changes import news_key
 
@@ -50,8 +50,9 @@ def leave_seat(games: GameService, game_id: str, seat: int, token: str) -> None:
     mine = games.repository.seat_for_token(cached, token, PLAY)
     if mine != seat:
         raise errors.NotYourSeat()
+    told = {"lobby": now_ms()}  # the live lobby: the seat is free again
     outcome, account = parts.seat_changes(games.store).leave(
-        game_id, seat, cached.seat_hashes[seat], now_iso()
+        game_id, seat, cached.seat_hashes[seat], now_iso(), told, games.store.followup_grace_ms
     )
     games.cache.drop(game_id)
     if outcome == "not_found":
@@ -60,6 +61,7 @@ def leave_seat(games: GameService, game_id: str, seat: int, token: str) -> None:
         raise errors.GameStarted()
     if outcome != "left":
         raise errors.NotYourSeat()
+    games.followups.run(game_id, told)
     if account:
         parts.accounts(games.store).forget_game(account, game_id)
 

@@ -14,8 +14,9 @@ a finished game. Each is one script on the game's own slot (``{g:<id>}``), so it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 
@@ -37,9 +38,13 @@ def news_key(game_id: str) -> str:
 NEWS_KEPT = 16
 
 
-# KEYS: meta, seats. ARGV: 1 seat, 2 the seat's token hash as the caller read it, 3 now (ISO).
-# The hash is compared again here, so a seat claimed anew since the caller's read is never freed.
-_LEAVE = r"""
+# KEYS: meta, seats, outbox, due set of the game's slot. ARGV: 1 seat, 2 the seat's token hash as
+# the caller read it, 3 now (ISO), then the follow-up (record_followups: ``lobby``, the live lobby
+# told the seat is free). The hash is compared again here, so a seat claimed anew since the caller's
+# read is never freed.
+_LEAVE = (
+    _WRITE_EVENTS
+    + r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then
   return {'not_found'}
@@ -55,8 +60,10 @@ local account = redis.call('HGET', KEYS[1], 'account:' .. ARGV[1]) or ''
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'kind:' .. ARGV[1], 'bot:' .. ARGV[1], 'account:' .. ARGV[1])
 redis.call('HSET', KEYS[1], 'updated', ARGV[3])
+record_followups(KEYS[3], KEYS[4], 4)
 return {'left', account}
 """
+)
 
 # KEYS: rematch, news, the finished game's outbox, its slot's due set. ARGV: 1 seat accepting, 2 ttl
 # (s), 3 seat count, 4 the new game's id as this caller drew it (kept only by the acceptance that
@@ -122,12 +129,21 @@ class SeatChanges:
         self._leave = client.register_script(_LEAVE)
         self._accept = client.register_script(_ACCEPT)
 
-    def leave(self, game_id: str, seat: int, token_hash: str, now: str) -> tuple[str, str]:
-        """Free ``seat`` of an open game if it still holds ``token_hash``: (outcome, its account or
-        ''); outcome ``left``, ``not_found``, ``not_open`` or ``not_yours``."""
+    def leave(
+        self, game_id: str, seat: int, token_hash: str, now: str, followups: Mapping[str, Any], grace_ms: int
+    ) -> tuple[str, str]:
+        """Free ``seat`` of an open game if it still holds ``token_hash``, recording ``followups``
+        with it: (outcome, its account or ''); outcome ``left``, ``not_found``, ``not_open`` or
+        ``not_yours``."""
         keys = game_keys(game_id)
-        reply = self._leave(keys=[keys.meta, keys.seats], args=[seat, token_hash, now])
-        return _text(reply[0]), _text(reply[1]) if len(reply) > 1 else ""
+        reply = self._leave(
+            keys=[keys.meta, keys.seats, keys.outbox, due_key(game_id)],
+            args=[seat, token_hash, now, *followup_args(game_id, dict(followups), grace_ms)],
+        )
+        outcome = _text(reply[0])
+        if outcome == "left":
+            self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + grace_ms})
+        return outcome, _text(reply[1]) if len(reply) > 1 else ""
 
     def accept_rematch(
         self,
