@@ -72,6 +72,8 @@ DOCUMENTED_SCHEMAS = {
 }
 
 DEFAULTS: dict[str, Any] = {
+    # Anonymous players may seek casual games (POST /v1/seeks without a token).
+    "ANONYMOUS_SEEKS": True,
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "SSE_HEARTBEAT_SECONDS": 15.0,
     "GAME_CACHE_SIZE": 1024,
