@@ -203,8 +203,10 @@ def test_play_now_pairs_two_browsers_at_one_table(live, browser):
         other.wait_for_url("**/play/*")
         game_id = page.url.rsplit("/", 1)[1]
         assert other.url.rsplit("/", 1)[1] == game_id
+        # Each plays its account's seat with the account's token: no seat token taken, none rotated.
         for p in (page, other):
-            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is not None
+            p.locator("#moves-title").wait_for()
+            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is None
         assert errors == [] and other_errors == []
     finally:
         first.close()
