@@ -218,17 +218,19 @@ class GameQueries:
         cached = self.cache.get(game_id)
         if cached is None:
             return None
+        # An account token acts for its seat with ``play`` (a bot's token may hold nothing else) and
+        # sees it with ``read``: either makes its seat count it, as the seat's own token, so its
+        # moves take the hot path too. ``play`` is asked first: a move's token has it, so one read
+        # of the token's entry answers. The route it asks for, not this lookup, says whether its
+        # scope is enough.
         try:
-            return self.repository.seat_for_token(cached, token)
+            return self.repository.seat_for_token(cached, token, PLAY)
         except errors.InvalidToken:
             return None
         except InsufficientScope:
             pass
-        # An account token without ``read`` acts for its seat with ``play`` (a bot's token): its
-        # seat counts it, as the seat's own token, so its moves take the hot path too. The route it
-        # asks for, not this lookup, says whether its scope is enough.
         try:
-            return self.repository.seat_for_token(cached, token, PLAY)
+            return self.repository.seat_for_token(cached, token, READ)
         except (errors.InvalidToken, InsufficientScope):
             return None
 
