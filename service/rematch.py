@@ -128,6 +128,7 @@ def rematch_followup(service: GameAccess, game_id: str, value: str) -> bool:
     if found.game is None:
         return True
     start = rematch_start(meta, game_id, found.game, found.token_hashes)
+    # The matcher's script: a started game with every seat's token hash, refused when it exists.
     made = parts.seeks(service.store).create_started(
         found.game,
         config=start["config"],
