@@ -393,6 +393,28 @@ class WebHooks(Protocol):
 
 
 @runtime_checkable
+class OutcomeHooks(Protocol):
+    """The optional hook of the pages that show how finished games ended (the archive's outcome
+    filter and column): a game's outcome codes in words."""
+
+    def outcome_names(self) -> dict[str, str]:
+        """Each outcome a finished game of this game may have (its result's ``reason``, the
+        archive's ``outcome``) and the words a player reads for it ("adjacent": "3 adjacent
+        regions"). Without this hook the pages show the codes with their underscores as spaces."""
+
+
+# Outcomes the platform itself gives any game (a game's own words for them take precedence).
+PLATFORM_OUTCOMES = {ABORTED: "aborted", "unfinished": "not finished"}
+
+
+def outcome_names(game: Game[Any]) -> dict[str, str]:
+    """Every outcome code of ``game`` with its words (:meth:`OutcomeHooks.outcome_names`, after the
+    platform's own)."""
+    names = hook(game, "outcome_names")
+    return {**PLATFORM_OUTCOMES, **(names() if names is not None else {})}
+
+
+@runtime_checkable
 class TextHooks(Protocol):
     """Optional hooks of the terminal client (cli/): a game's views, moves and events as plain text.
     Pure functions of what the API sends the reader (a view already redacted for it), so a client
@@ -597,6 +619,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     RatingHooks,
     ExplorerHooks,
     WebHooks,
+    OutcomeHooks,
     TextHooks,
     ContractHooks,
     RevisionHooks,

@@ -219,6 +219,7 @@ class GameCommands:
                 clock=cached.clock,
                 prearranged=cached.prearranged,
                 seat_accounts=cached.seat_accounts,
+                tournament=cached.tournament,
             )
             self.cache.put(new)
             self.live.deliver_local(game_id, cached.version, [event])  # its streams end now
@@ -364,6 +365,7 @@ class GameCommands:
             clock=clock,
             prearranged=cached.prearranged,
             seat_accounts=cached.seat_accounts,
+            tournament=cached.tournament,
         )
         body: dict[str, Any] = {"game_id": game_id, "version": version}
         if move.whole_answer:
@@ -377,6 +379,8 @@ class GameCommands:
         followups = actions_for(game, state, version, new.status != cached.status, bots)
         if cached.seat_accounts and (new.status != cached.status or turn_moved(cached, game, meta)):
             followups["accounts"] = version  # an account's turn or game's end: its feed says so
+        if cached.tournament and new.status == "finished" and cached.status != "finished":
+            followups["tournament"] = version  # the table's result (service.tournament.runner)
         # Rewritten at every change of status and when the change crosses a multiple of the
         # interval; in between, the stored snapshot stays behind and a load folds the events
         # after it (store.scripts.SNAPSHOT_INTERVAL).

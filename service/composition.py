@@ -35,6 +35,7 @@ from service.lobby import LobbyService
 from service.ratings import RatingService
 from service.seeks import SeekService
 from service.stats import StatsService
+from service.tournament.runner import tournament_followup
 from service.tournament.service import TournamentService
 from service.webhook_delivery import Deliverer, WebhookSettings
 from service.webhooks import WebhookService
@@ -122,12 +123,13 @@ def game_service_on(
     """The game service on ``store`` (a bot worker's, a test's: without accounts or ratings)."""
     jobs = JobService(store) if jobs is None else jobs
     compaction = Compaction(store) if compaction is None else compaction
-    # The rematch's creation is registered here, not with the others: it builds a started game
-    # (service.bound_start), which uses the follow-ups' own rules.
+    # These start games (service.bound_start imports service.followups): added here, not there.
     handlers = {
         **followups.handlers(compaction, jobs if receivers else None, facts=facts),
         "rematch": rematch.rematch_followup,
     }
+    if receivers:
+        handlers["tournament"] = tournament_followup
     return GameService(
         store,
         handlers,
@@ -209,7 +211,7 @@ def build(settings: Settings, store: GameStore | None = None) -> Services:
         lobby=LobbyService(games, challenges, seeks),
         chat=ChatService(games, accounts),
         analysis=AnalysisService(store, jobs),
-        tournaments=TournamentService(store),
+        tournaments=TournamentService(store, games),
     )
 
 

@@ -128,8 +128,8 @@ def rematch_followup(service: GameAccess, game_id: str, value: str) -> bool:
     if found.game is None:
         return True
     start = rematch_start(meta, game_id, found.game, found.token_hashes)
-    # The matcher's script: a started game with every seat's token hash, refused when it exists.
-    made = parts.seeks(service.store).create_started(
+    # A started game written once under an id known beforehand (a second run writes nothing).
+    created = parts.bound_games(service.store).create_if_absent(
         found.game,
         config=start["config"],
         token_hashes=start["token_hashes"],
@@ -139,7 +139,7 @@ def rematch_followup(service: GameAccess, game_id: str, value: str) -> bool:
         followups=start["followups"],
     )
     fault_point("after_rematch_game")
-    if made:
+    if created.made:
         service.followups.run(found.game, start["followups"])
         deadline = clocks.next_deadline(start["meta"].get("clock"))
         if deadline is not None:

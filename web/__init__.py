@@ -18,7 +18,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import Game, hook
+from games.base import Game, hook, outcome_names
 from replays.export import SEAT_COLOURS
 from service.errors import GameNotFound
 
@@ -45,7 +45,9 @@ def _games() -> list[dict[str, Any]]:
         game = get_game(name)
         if hook(game, "web_module") is None:
             continue
-        found.append({"name": name, "title": game.title, "bots": bot_levels(name)})
+        found.append(
+            {"name": name, "title": game.title, "bots": bot_levels(name), "outcomes": outcome_names(game)}
+        )
     return found
 
 
