@@ -213,7 +213,8 @@ ME_STREAM_EVENTS = (
     "text/event-stream: first `event: open_games` (the running games, no id), then `event: "
     "game_started`, `your_turn` (with the deadline of a timed game) and `game_finished` (with the "
     "result), `challenge`, `challenge_canceled`, `challenge_declined`, `challenge_expired`, "
-    "`verified`, `export_ready` and `webhook_paused`, each with an `id:` to resume from "
+    "`verified`, `export_ready`, `webhook_paused`, `tournament_round_started` and "
+    "`tournament_finished`, each with an `id:` to resume from "
     '(`Last-Event-ID`); `event: revoked` (`{"type": "revoked", "reason": "account_token_revoked"}`) '
     "and the end within a heartbeat of the token's revocation. Each `data:` is an "
     "`AccountStreamEvent`, discriminated by `type`"

@@ -11,6 +11,7 @@ from marshmallow import fields, validate
 
 from schemas.accounts import MyGameSchema
 from schemas.challenges import ChallengeEventSchema
+from schemas.tournaments import StandingSchema
 
 
 def _type(*names: str) -> fields.String:
@@ -81,6 +82,31 @@ class WebhookPausedEventSchema(ma.Schema):
     failing_since_ms = fields.Integer(required=True)
 
 
+class TournamentRoundStartedEventSchema(ma.Schema):
+    """`event: tournament_round_started`: a round of a tournament the account entered started; its
+    own table, seat and game."""
+
+    type = _type("tournament_round_started")
+    tournament = fields.String(required=True)
+    title = fields.String(allow_none=True)
+    game = fields.String(allow_none=True, metadata={"description": "The game's engine"})
+    round = fields.Integer(required=True)
+    table = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    game_id = fields.String(required=True)
+
+
+class TournamentFinishedEventSchema(ma.Schema):
+    """`event: tournament_finished`: a tournament the account entered ended, its final standings."""
+
+    type = _type("tournament_finished")
+    tournament = fields.String(required=True)
+    title = fields.String(allow_none=True)
+    game = fields.String(allow_none=True, metadata={"description": "The game's engine"})
+    rounds = fields.Integer(required=True)
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
 class RevokedEventSchema(ma.Schema):
     """`event: revoked`, last: the stream's token was revoked (the stream ends)."""
 
@@ -101,6 +127,8 @@ VARIANTS: dict[str, tuple[str, type[ma.Schema]]] = {
     "challenge_canceled": ("ChallengeEvent", ChallengeEventSchema),
     "challenge_declined": ("ChallengeEvent", ChallengeEventSchema),
     "challenge_expired": ("ChallengeEvent", ChallengeEventSchema),
+    "tournament_round_started": ("TournamentRoundStartedEvent", TournamentRoundStartedEventSchema),
+    "tournament_finished": ("TournamentFinishedEvent", TournamentFinishedEventSchema),
     "revoked": ("RevokedEvent", RevokedEventSchema),
 }
 

@@ -1,5 +1,5 @@
 """The browser client: lobby, play table, spectator, archive, replay viewer, statistics, ratings,
-sign-in and "my games" pages.
+tournaments, sign-in and "my games" pages.
 
 A blueprint of its own, outside ``/v1``: it serves pages and static files only. Everything a page
 shows comes from the public API (``/v1``), fetched by the page's own script, so the client is a
@@ -21,6 +21,7 @@ from games import game_names, get_game
 from games.base import Game, hook, outcome_names
 from replays.export import SEAT_COLOURS
 from service.errors import GameNotFound
+from service.tournament.service import TournamentNotFound
 
 HERE = Path(__file__).parent
 
@@ -129,6 +130,27 @@ def ratings() -> Response:
 @blp.get("/ratings/players/<string:name>")
 def player_rating(name: str) -> Response:
     return _page("ratings", f"Rating of {name}", player=name)
+
+
+# Tournaments: the list, the create form and one tournament's page (standings, rounds, "your
+# table"), all read from and acted on through /v1/tournaments by web/static/tournaments.js.
+@blp.get("/tournaments")
+def tournaments() -> Response:
+    return _page("tournaments", "Tournaments", mode="list")
+
+
+@blp.get("/tournaments/new")
+def new_tournament() -> Response:
+    return _page("tournaments", "Organise a tournament", mode="new")
+
+
+@blp.get("/tournaments/<string:tournament_id>")
+def tournament(tournament_id: str) -> Response:
+    try:
+        current_app.extensions["tournament_service"].view(tournament_id)
+    except TournamentNotFound:
+        return not_found_page()
+    return _page("tournaments", "Tournament", mode="one", tournament_id=tournament_id)
 
 
 # Accounts: the pages only hold forms and lists; the session token they get from

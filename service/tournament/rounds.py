@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 import orjson
@@ -21,7 +20,6 @@ from service.tournament.scoring import (
     TableResult,
     duplicate_points,
     duplicate_seating,
-    placement_points,
     standings,
 )
 from service.tournament.swiss import history, swiss_round
@@ -168,15 +166,9 @@ def standings_of(found: StoredTournament) -> list[Any]:
         ]
         rounds.append(done)
         whole = "seed" in r and len(done) == len(r["tables"])
-        points.append(duplicate_points(done) if whole else _plain(done))
+        # None: a plain round's placement points, summed as integer units (scoring's fast path)
+        points.append(duplicate_points(done) if whole else None)
     return standings(ratings, rounds, points)
-
-
-def _plain(tables: list[TableResult]) -> dict[str, Fraction]:
-    out: dict[str, Fraction] = {}
-    for table in tables:
-        out.update(placement_points(table))
-    return out
 
 
 def standings_view(found: StoredTournament) -> list[dict[str, Any]]:

@@ -20,7 +20,8 @@ type AccountStreamMessage = components["schemas"]["AccountStreamMessage"];
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<AccountStreamEvent["type"]>([
   "open_games", "game_started", "your_turn", "game_finished", "verified", "export_ready", "webhook_paused",
-  "challenge", "challenge_canceled", "challenge_declined", "challenge_expired", "revoked",
+  "challenge", "challenge_canceled", "challenge_declined", "challenge_expired", "tournament_round_started",
+  "tournament_finished", "revoked",
 ]);
 
 // What the server sent is checked, not assumed: an object whose `type` is one of the union's.
