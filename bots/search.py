@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from games.base import Game, hook
+from games.base import Game, search_hooks
 
 Command = dict[str, Any]
 
@@ -100,7 +100,7 @@ def move_key(move: Command) -> bytes:
 
 
 def searchable(game: Game[Any]) -> bool:
-    return all(hook(game, name) is not None for name in ("determinize", "estimate", "advance"))
+    return search_hooks(game) is not None
 
 
 def _actor(game: Game[Any], state: Any) -> int | None:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
-from games.base import COMMITMENT, SEED, fixed_chance_keys, hook
+from games.base import COMMITMENT, SEED, chance_hooks, fixed_chance_keys
 
 SCHEME = "sha256-v1"
 # The domain tag names what is hashed, so a digest made for this purpose can never be taken for
@@ -102,13 +102,13 @@ def verify_fair(document: Mapping[str, Any]) -> dict[str, Any]:
     error = game.verify_log(events)
     if error is not None:
         report["log_error"] = error.to_dict()
-    rederive = hook(game, "rederive_chance")
-    if rederive is None:
+    chance = chance_hooks(game)
+    if chance is None:
         report["problem"] = f"{game.title} does not say how its random events follow from the seed."
         return report
     # Only the events the rules accept are folded: a log broken further on is not folded past it.
     checked = events if error is None else events[: error.index + 1]
-    for index, expected in rederive(checked):
+    for index, expected in chance.rederive_chance(checked):
         report["random_events"] += 1
         if index >= len(events) or events[index] != expected:
             actual = events[index] if index < len(events) else None

@@ -23,8 +23,9 @@ from games.base import (
     SEAT_TOKEN_ROTATED,
     Game,
     GameError,
+    decide_hooks,
     fold,
-    hook,
+    seat_hooks,
 )
 from service import clocks, errors
 from service.cache import CachedGame
@@ -154,9 +155,10 @@ class GameCommands:
 
     def _seat_action(self, game_id: str, token: str | None, name: str) -> MoveOutcome:
         game = get_game(self.repository.name_of(game_id))
-        action = hook(game, name)
-        if action is None:
+        seats = seat_hooks(game)
+        if seats is None:
             raise errors.NotSupported(f"{game.title} games cannot {name}.")
+        action = seats.resign if name == "resign" else seats.abort
         return self.submit(
             game_id,
             self._resolve_token(token),
@@ -289,7 +291,8 @@ class GameCommands:
         )
         game = get_game(entry.cached.name)
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
-        decide_and_evolve = hook(game, "decide_and_evolve") if decide is None else None
+        evolving = decide_hooks(game) if decide is None else None
+        decide_and_evolve = evolving.decide_and_evolve if evolving is not None else None
         whole_answer = not minimal or bool(idem_field)
         move = MoveInFlight(
             seat=seat,

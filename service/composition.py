@@ -227,6 +227,11 @@ def stats_service(store: GameStore, jobs: JobService | None = None) -> StatsServ
     return StatsService(store, JobService(store) if jobs is None else jobs)
 
 
+def analysis_service(store: GameStore, budget: Budget | None = None) -> AnalysisService:
+    """The analysis' service on ``store`` (an analysis worker's idle scan, a benchmark's)."""
+    return AnalysisService(store, JobService(store), budget=budget)
+
+
 def job_handlers(
     store: GameStore, analysis_budget: Budget | None = None
 ) -> tuple[JobService, dict[str, Handler]]:

@@ -17,7 +17,7 @@ import redis
 from store.keys import game_keys
 from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
 from store.records import snapshot_bytes
-from store.scripts import _WRITE_EVENTS, ScriptCall, events_tail
+from store.scripts import _WRITE_EVENTS, ScriptCall, bind, events_tail
 
 # KEYS: meta, seats, events, snapshot, config, outbox, due set.
 # ARGV: 1 full configuration JSON, 2 genesis snapshot, 3 number s of seat/token-hash pairs, then the
@@ -47,6 +47,7 @@ class CreateIfAbsentCall(ScriptCall):
     """:data:`CREATE_IF_ABSENT`: a started game written once under an id known beforehand."""
 
     SCRIPT: ClassVar[str] = CREATE_IF_ABSENT
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats", "events", "snapshot", "config", "outbox", "due")
     meta: str
     seats: str
@@ -79,7 +80,7 @@ class BoundGames:
     def __init__(self, client: redis.Redis, followup_grace_ms: int):
         self.redis = client
         self.grace_ms = followup_grace_ms
-        self._scripts = {call: client.register_script(call.SCRIPT) for call in CALLS}
+        self._scripts = {call: bind(client, call) for call in CALLS}
 
     def create_if_absent(
         self,
@@ -113,7 +114,7 @@ class BoundGames:
                 *events_tail(meta, genesis),
             ],
         )
-        reply = self._scripts[CreateIfAbsentCall](keys=call.keys(), args=call.args())
+        reply = self._scripts[CreateIfAbsentCall](call)
         made = _text(reply[0]) == "started"
         if made:
             self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.grace_ms})

@@ -14,15 +14,15 @@ a finished game. Each is one script on the game's own slot (``{g:<id>}``), so it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import redis
 
 from store.keys import game_keys
 from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
-from store.scripts import _WRITE_EVENTS
+from store.scripts import _WRITE_EVENTS, ScriptCall, bind
 
 REMATCH_TTL_S = 24 * 3600
 
@@ -111,6 +111,45 @@ return {'completed', ARGV[4], accepted}
 )
 
 
+@dataclass(frozen=True, slots=True)
+class LeaveCall(ScriptCall):
+    """:data:`_LEAVE`: a seat of an open game freed if it still holds the token, with its follow-up."""
+
+    SCRIPT: ClassVar[str] = _LEAVE
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats", "outbox", "due")
+    meta: str
+    seats: str
+    outbox: str
+    due: str
+    seat: int
+    token_hash: str
+    now: str
+    rest: Sequence[Any]  # the follow-up (followup_args)
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptCall(ScriptCall):
+    """:data:`_ACCEPT`: a seat's acceptance of a rematch (and, completing the set, its creation's
+    follow-up)."""
+
+    SCRIPT: ClassVar[str] = _ACCEPT
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("rematch", "news", "outbox", "due")
+    rematch: str
+    news: str
+    outbox: str
+    due: str
+    seat: int
+    ttl_s: int
+    seat_count: int
+    new_game_id: str
+    new_seat: int
+    token_hash: str
+    bot_count: int
+    rest: Sequence[Any]  # the bot seats, then the follow-up (followup_args)
+
+
 @dataclass(frozen=True)
 class Rematch:
     outcome: str  # accepted (others awaited), completed (by this call), created (before it), none
@@ -126,8 +165,8 @@ def _text(value: bytes | str) -> str:
 class SeatChanges:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._leave = client.register_script(_LEAVE)
-        self._accept = client.register_script(_ACCEPT)
+        self._leave = bind(client, LeaveCall)
+        self._accept = bind(client, AcceptCall)
 
     def leave(
         self, game_id: str, seat: int, token_hash: str, now: str, followups: Mapping[str, Any], grace_ms: int
@@ -137,8 +176,16 @@ class SeatChanges:
         ``not_yours``."""
         keys = game_keys(game_id)
         reply = self._leave(
-            keys=[keys.meta, keys.seats, keys.outbox, due_key(game_id)],
-            args=[seat, token_hash, now, *followup_args(game_id, dict(followups), grace_ms)],
+            LeaveCall(
+                keys.meta,
+                keys.seats,
+                keys.outbox,
+                due_key(game_id),
+                seat,
+                token_hash,
+                now,
+                followup_args(game_id, dict(followups), grace_ms),
+            )
         )
         outcome = _text(reply[0])
         if outcome == "left":
@@ -163,8 +210,11 @@ class SeatChanges:
         bot_seats = list(bots)
         keys = game_keys(game_id)
         reply = self._accept(
-            keys=[rematch_key(game_id), news_key(game_id), keys.outbox, due_key(game_id)],
-            args=[
+            AcceptCall(
+                rematch_key(game_id),
+                news_key(game_id),
+                keys.outbox,
+                due_key(game_id),
                 seat,
                 REMATCH_TTL_S,
                 seat_count,
@@ -172,9 +222,8 @@ class SeatChanges:
                 new_seat,
                 token_hash,
                 len(bot_seats),
-                *bot_seats,
-                *followup_args(game_id, {"rematch": 1}, grace_ms),
-            ],
+                [*bot_seats, *followup_args(game_id, {"rematch": 1}, grace_ms)],
+            )
         )
         outcome = _text(reply[0])
         if outcome == "completed":

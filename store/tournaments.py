@@ -36,7 +36,7 @@ import orjson
 import redis
 
 from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
-from store.scripts import _WRITE_EVENTS, ScriptCall
+from store.scripts import _WRITE_EVENTS, ScriptCall, bind
 
 ALL = "tournaments:all"
 ACTION = "tournament"  # the follow-up action, in the tournament's outbox and in a table game's
@@ -195,6 +195,7 @@ class WithdrawCall(ScriptCall):
 @dataclass(frozen=True, slots=True)
 class RecordRoundCall(ScriptCall):
     SCRIPT: ClassVar[str] = RECORD_ROUND
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("record", "rounds", "outbox", "due")
     record: str
     rounds: str
@@ -210,6 +211,7 @@ class RecordRoundCall(ScriptCall):
 @dataclass(frozen=True, slots=True)
 class ResultCall(ScriptCall):
     SCRIPT: ClassVar[str] = RESULT
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("record", "rounds", "outbox", "due")
     record: str
     rounds: str
@@ -224,6 +226,7 @@ class ResultCall(ScriptCall):
 @dataclass(frozen=True, slots=True)
 class FinishCall(ScriptCall):
     SCRIPT: ClassVar[str] = FINISH
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("record", "outbox", "due")
     record: str
     outbox: str
@@ -243,10 +246,10 @@ class TournamentStore:
     def __init__(self, client: redis.Redis, followup_grace_ms: int = 2000):
         self.redis = client
         self.grace_ms = followup_grace_ms
-        self._scripts = {call: client.register_script(call.SCRIPT) for call in CALLS}
+        self._scripts = {call: bind(client, call) for call in CALLS}
 
     def _run(self, call: ScriptCall) -> str:
-        return _text(self._scripts[type(call)](keys=call.keys(), args=call.args()))
+        return _text(self._scripts[type(call)](call))
 
     def _followups(self, tournament_id: str, value: str) -> list[Any]:
         return followup_args(outbox_id(tournament_id), {ACTION: value}, self.grace_ms)

@@ -1,5 +1,6 @@
 // The archive (/archive): every filter of GET /v1/archive, newest first, cursor pagination.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+import { gameTitle, words } from "/web/static/dom.js";
 
 // Every game's outcome codes in words (the games name them: games.base.OutcomeHooks), one list.
 const OUTCOMES = new Map(pageData.games.flatMap((g) => Object.entries(g.outcomes || {})));
@@ -37,8 +38,7 @@ function query(form, cursor) {
   return params;
 }
 
-const title = (name) => (pageData.games.find((g) => g.name === name) || {}).title || String(name).replaceAll("_", " ");
-const words = (code) => String(code || "").replaceAll("_", " ");
+const title = (name) => gameTitle(pageData.games, name);
 const outcomeWords = (code) => (code ? OUTCOMES.get(code) || words(code) : "");
 
 async function main() {

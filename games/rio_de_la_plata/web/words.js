@@ -2,9 +2,9 @@
 // it ("Build a house on (3, 4)", "Road between (10, 9) and (10, 10)"), and the groups of moves with
 // many variants that become one control and a second question.
 
-export function words(identifier) {
-  return String(identifier ?? "").replaceAll("_", " ");
-}
+import { words } from "/web/static/dom.js";
+
+export { words };
 
 export function cellText(cell) {
   if (Array.isArray(cell)) return `(${cell[0]}, ${cell[1]})`;
