@@ -29,6 +29,7 @@ from schemas.lobby import (
     LobbySeekEventSchema,
     LobbySnapshotSchema,
 )
+from schemas.me_stream import ACCOUNT_STREAM_EVENT, ACCOUNT_STREAM_MESSAGE, VARIANTS
 from schemas.problems import ProblemSchema
 from service import composition
 from service.webhook_delivery import WebhookSettings
@@ -63,6 +64,7 @@ DOCUMENTED_SCHEMAS = {
     "ViewStreamEnd": ViewStreamEndSchema,
     # The challenge events of GET /v1/me/stream and the live lobby's (GET /v1/lobby/stream).
     "ChallengeEvent": ChallengeEventSchema,
+    **{component: schema for component, schema in VARIANTS.values() if component != "ChallengeEvent"},
     "LobbySnapshot": LobbySnapshotSchema,
     "LobbyGameEvent": LobbyGameEventSchema,
     "LobbyChallengeEvent": LobbyChallengeEventSchema,
@@ -70,6 +72,8 @@ DOCUMENTED_SCHEMAS = {
 }
 
 DEFAULTS: dict[str, Any] = {
+    # Anonymous players may seek casual games (POST /v1/seeks without a token).
+    "ANONYMOUS_SEEKS": True,
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "SSE_HEARTBEAT_SECONDS": 15.0,
     "GAME_CACHE_SIZE": 1024,
@@ -307,6 +311,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             api.register_blueprint(importlib.import_module(module_name).blp)
     for name, schema in DOCUMENTED_SCHEMAS.items():
         api.spec.components.schema(name, schema=schema)
+    api.spec.components.schema("AccountStreamEvent", component=ACCOUNT_STREAM_EVENT)
+    api.spec.components.schema("AccountStreamMessage", component=ACCOUNT_STREAM_MESSAGE)
     problems.register(app)
     ratelimit.install(app)
     app.before_request(refuse_tokens_outside_header)

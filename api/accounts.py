@@ -16,6 +16,7 @@ from flask.views import MethodView
 
 from api.common import Blueprint, bearer_token, json_response, parse_bearer, service
 from api.problems import ProblemError
+from api.sse import sse_content
 from api.transport import PLAIN, HangUpWatch, transport
 from schemas.accounts import (
     AccountSchema,
@@ -32,8 +33,9 @@ from schemas.accounts import (
     SignInRequest,
     TokenListSchema,
 )
-from schemas.common import stream_id_ok
+from schemas.common import STREAM_ID_PATTERN, stream_id_ok
 from schemas.games import RotatedTokenResponse
+from schemas.me_stream import VARIANTS
 from service.account_tokens import Identity
 from service.accounts import AccountService
 from service.identity import PLAY, READ, is_account_token
@@ -207,19 +209,32 @@ class MyGames(MethodView):
         return json_response(games, 200, NO_STORE)
 
 
+ME_STREAM_EVENTS = (
+    "text/event-stream: first `event: open_games` (the running games, no id), then `event: "
+    "game_started`, `your_turn` (with the deadline of a timed game) and `game_finished` (with the "
+    "result), `challenge`, `challenge_canceled`, `challenge_declined`, `challenge_expired`, "
+    "`verified`, `export_ready`, `webhook_paused`, `tournament_round_started` and "
+    "`tournament_finished`, each with an `id:` to resume from "
+    '(`Last-Event-ID`); `event: revoked` (`{"type": "revoked", "reason": "account_token_revoked"}`) '
+    "and the end within a heartbeat of the token's revocation. Each `data:` is an "
+    "`AccountStreamEvent`, discriminated by `type`"
+)
+
+
 @blp.route("/me/stream")
 class MyStream(MethodView):
-    @blp.response(
-        200,
-        description="text/event-stream: first `event: open_games` (the running games, no id), then "
-        "`event: game_started`, `your_turn` (with the deadline of a timed game) and `game_finished` "
-        "(with the result), each with an `id:` to resume from (`Last-Event-ID`); `event: revoked` "
-        '(`{"reason": "account_token_revoked"}`) and the end within a heartbeat of the token\'s revocation',
-        content_type="text/event-stream",
-    )
+    @blp.response(200, description=ME_STREAM_EVENTS, content_type="text/event-stream")
     @blp.problems(401, 403, 422, 429)
     @blp.doc(
         security=ACCOUNT_AUTH,
+        responses={
+            200: sse_content(
+                {kind: component for kind, (component, _) in VARIANTS.items()},
+                "Server-Sent Events; `retry:` and `: heartbeat` lines besides. Every `data:` is one "
+                "`AccountStreamEvent` (its `type` is the event's name)",
+                STREAM_ID_PATTERN,
+            )
+        },
         parameters=[
             {
                 "name": "Last-Event-ID",

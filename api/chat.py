@@ -12,8 +12,8 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from api.common import Blueprint, bearer_token, json_response
-from api.game_streams import sse_content
 from api.problems import ProblemError
+from api.sse import sse_content
 from api.transport import transport
 from schemas.chat import (
     ChatMessageSchema,

@@ -32,46 +32,6 @@ from service.queries import StreamGrant
 LAST_EVENT_ID = {"type": "string", "pattern": LAST_EVENT_ID_PATTERN, "description": "A version (digits)"}
 
 
-def sse_content(events: dict[str, str], description: str, id_pattern: str = "^[0-9]+$") -> dict[str, Any]:
-    """A ``text/event-stream`` answer's content: ``schema`` is one event (as schemathesis and
-    OpenAPI 3.2's ``itemSchema`` read a stream), by its ``event:`` name (``message`` for an event
-    without one), its ``data:`` a JSON document of the named component. Blocks without data
-    (``retry:``) are events too."""
-    variants: list[dict[str, Any]] = [
-        {
-            "type": "object",
-            "properties": {
-                "event": {"type": "string", "const": name},
-                "data": {
-                    "type": "string",
-                    "contentMediaType": "application/json",
-                    "contentSchema": {"$ref": f"#/components/schemas/{component}"},
-                },
-                "id": {"type": "string", "pattern": id_pattern},
-                "retry": {"type": "integer"},
-            },
-            "required": ["event", "data"],
-        }
-        for name, component in events.items()
-    ]
-    variants.append(
-        {
-            "type": "object",
-            "properties": {
-                "event": {"type": "string"},
-                "id": {"type": "string"},
-                "retry": {"type": "integer", "description": "Milliseconds before a reconnection"},
-            },
-            "additionalProperties": False,  # no data: the stream's first block (retry:)
-        }
-    )
-    return {
-        "content": {
-            "text/event-stream": {"schema": {"anyOf": variants, "description": description}},
-        }
-    }
-
-
 @blp.route("/<string:game_id>/stream")
 class Stream(MethodView):
     @blp.arguments(EventStreamQuery(), location="query")
@@ -87,7 +47,7 @@ class Stream(MethodView):
         security=OPTIONAL_AUTH,
         parameters=[header_param("Last-Event-ID", "Resume after this version", LAST_EVENT_ID)],
         responses={
-            200: sse_content(
+            200: sse.sse_content(
                 {
                     "message": "VersionedEvent",
                     "clock": "Clock",
@@ -162,7 +122,7 @@ class ViewStream(MethodView):
             )
         ],
         responses={
-            200: sse_content(
+            200: sse.sse_content(
                 {"view": "ViewResponse", "end": "ViewStreamEnd"},
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
             )

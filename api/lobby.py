@@ -9,8 +9,8 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from api.common import Blueprint
-from api.game_streams import sse_content
 from api.problems import ProblemError
+from api.sse import sse_content
 from api.transport import transport
 from schemas.common import STREAM_ID_PATTERN, stream_id_ok
 from service.lobby import LobbyService

@@ -92,6 +92,7 @@ def _job_started(response: Response) -> bool:
 ROUTE_LIMITS: dict[str, RouteLimit] = {
     "games.Games": RouteLimit("RATE_LIMIT_CREATE", ("POST",), by_token=False),
     "games.Seats": RouteLimit("RATE_LIMIT_CLAIM", ("POST",), by_token=False),
+    "seeks.Seeks": RouteLimit("RATE_LIMIT_CLAIM", ("POST",), by_token=False),  # anonymous ones too
     "games.Moves": RouteLimit("RATE_LIMIT_MOVE", ("POST",), by_token=True),
     "games.SeatToken": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),
     "games.Resign": RouteLimit("RATE_LIMIT_SEAT_ACTION", ("POST",), by_token=True),

@@ -47,12 +47,13 @@ class Rematch(MethodView):
     @blp.doc(security=SEAT_AUTH)
     def post(self, game_id: str) -> Response:
         """Offer, or accept, a rematch of a finished game (your seat token, or your account token,
-        scope `play`). Bot seats accept at once. When every seat has accepted, the new game starts:
-        the same game, configuration and clock with a fresh seed, every seat moved one place on
-        (seat s plays seat s+1 mod n), bots at their level, each person's seat under the same name
-        and account. Then each accepting call answers 201 with the rematch, your new seat and its
-        token (asking again gives a new token; the earlier one stops working). 409 `GAME_NOT_OVER`
-        while the game runs."""
+        scope `play`). Bot seats accept at once. Each acceptance is answered with your seat in the
+        rematch and that seat's token. When every seat has accepted, the new game starts: the same
+        game, configuration and clock with a fresh seed, every seat moved one place on (seat s
+        plays seat s+1 mod n), bots at their level, each person's seat under the same name and
+        account, holding the token issued at its acceptance; the completing call answers 201 with
+        the rematch (as does accepting again, with a new token: the earlier one stops working).
+        409 `GAME_NOT_OVER` while the game runs."""
         answer: dict[str, Any] = rematch.offer_rematch(service(), game_id, bearer_token(required=True))
         if answer["rematch"] is None:
             return json_response(answer, 200, {"Cache-Control": "no-store"})

@@ -22,13 +22,12 @@ class RematchOfferSchema(ma.Schema):
 
 
 class RematchAcceptedSchema(RematchOfferSchema):
-    seat = fields.Integer(
-        metadata={"description": "Once the rematch exists: your seat in it (your old seat + 1, mod seats)"}
-    )
+    seat = fields.Integer(metadata={"description": "Your seat in the rematch (your old seat + 1, mod seats)"})
     token = fields.String(
         allow_none=True,
         metadata={
-            "description": "Once the rematch exists: your new seat's token, shown only here; asking "
-            "again gives a new one and the earlier one stops working"
+            "description": "Your seat's token in the rematch, shown only here: issued with your "
+            "acceptance, valid once the rematch starts (accepting again before then issues another "
+            "and drops this one; after it, a rotation: the earlier one stops working)"
         },
     )

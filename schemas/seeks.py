@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import StrictSchema
+from schemas.common import DisplayName, StrictSchema
 from schemas.games import ClockControlSchema, TimeControlSchema
 
 
@@ -17,7 +17,10 @@ class CreateSeekRequest(StrictSchema):
         metadata={"description": "Engine configuration (its seat count is the table's size); no seed"},
     )
     clock = fields.Nested(TimeControlSchema, allow_none=True, load_default=lambda: None)
-    rated = fields.Boolean(load_default=True)
+    rated = fields.Boolean(
+        metadata={"description": "Rated (an account's default) or casual (an anonymous seek's only kind)"}
+    )
+    name = DisplayName(max_length=40, metadata={"description": "An anonymous seeker's display name"})
     rating_range = fields.Float(
         validate=validate.Range(0, 100),
         load_default=3.0,
@@ -45,6 +48,20 @@ class SeekSchema(ma.Schema):
         required=True,
         metadata={"description": "It lives until then (ms) unless kept or its owner's stream is open"},
     )
+
+
+class NewSeekSchema(SeekSchema):
+    token = fields.String(
+        metadata={
+            "description": "An anonymous seek's only: the token of the seat it will be paired into, "
+            "shown only here; it also keeps (POST .../keep) and withdraws (DELETE) the seek"
+        }
+    )
+
+
+class SeekPairingSchema(ma.Schema):
+    seek_id = fields.String(required=True)
+    game_id = fields.String(required=True, metadata={"description": "The started game it went to"})
 
 
 class SeekListSchema(ma.Schema):

@@ -51,6 +51,7 @@ def finish_deletion(games: GameAccess, account_id: str) -> None:
         store.rename_seat(game_id, seat, account_id, PLACEHOLDER_NAME)
         games.cache.drop(game_id)
         store.forget_game(account_id, game_id)
+    parts.challenges(games.store).forget_account(account_id)  # its pending challenges' index
     store.finish_delete(account_id, game_names())
 
 

@@ -319,7 +319,7 @@ class AccountService(AccountTokens):
             # Without Last-Event-ID: from now on (the running games say where things stand).
             last = after if after is not None else self.store.feed_last_id(identity.account_id)
             games = self.my_games(identity, None, 0)["running"]
-            yield "open_games", None, orjson.dumps({"games": games})
+            yield "open_games", None, orjson.dumps({"type": "open_games", "games": games})
             beat = time.monotonic() + heartbeat
             while True:
                 entries = self.store.feed_after(identity.account_id, last)
@@ -339,7 +339,7 @@ class AccountService(AccountTokens):
                         self.identify_by_id(identity)
                     except errors.InvalidToken:
                         # As a seat's streams say it (api.sse.revoked_message): the client stops.
-                        yield "revoked", None, orjson.dumps({"reason": REVOKED_CREDENTIAL})
+                        yield "revoked", None, orjson.dumps({"type": "revoked", "reason": REVOKED_CREDENTIAL})
                         return
                     if not self.store.lease_stream(
                         identity.account_id,

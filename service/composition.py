@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.search import Budget
-from service import followups
+from service import followups, rematch
 from service.account_tokens import AccountTokens, TokenUses
 from service.accounts import FEED_POLL_SECONDS, AccountService
 from service.analysis import AnalysisService
@@ -123,9 +123,12 @@ def game_service_on(
     """The game service on ``store`` (a bot worker's, a test's: without accounts or ratings)."""
     jobs = JobService(store) if jobs is None else jobs
     compaction = Compaction(store) if compaction is None else compaction
-    handlers = followups.handlers(compaction, jobs if receivers else None, facts=facts)
+    # These start games (service.bound_start imports service.followups): added here, not there.
+    handlers = {
+        **followups.handlers(compaction, jobs if receivers else None, facts=facts),
+        "rematch": rematch.rematch_followup,
+    }
     if receivers:
-        # Starts games (service.bound_start imports service.followups): added here, not there.
         handlers["tournament"] = tournament_followup
     return GameService(
         store,

@@ -13,13 +13,15 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``verify`` | version | ``service.jobs`` | its verify job is recorded and enqueued |
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
+| ``lobby`` | ms | here | the live lobby was told an open game's seats changed (claimed, left) |
 | ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
+| ``rematch`` | 1 | ``service.rematch`` (via ``service.composition``) | the rematch exists |
 | ``tournament`` | version, or a step | ``service.tournament.runner`` | its result is in its tournament |
 
 (``tournament`` in a tournament's own outbox, ``store.tournaments``: the round's tables are started,
 the next round paired or the tournament finished, the entrants told.)
 
-``index``, ``archive`` and ``accounts`` need only the store (the service's own); ``verify`` and
+``index``, ``lobby``, ``archive`` and ``accounts`` need only the store (the service's own); ``verify`` and
 ``bot`` enqueue jobs, ``challenge`` tells a challenge's parties (the receivers, given with the job
 service), and ``facts`` is CPU work kept out of the web process. Which handlers a process runs is
 given to :class:`FollowUps` when it is built (``service.composition``, the one place services are
@@ -63,7 +65,18 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge", "tournament")
+ORDER = (
+    "index",
+    "lobby",
+    "archive",
+    "facts",
+    "verify",
+    "bot",
+    "accounts",
+    "challenge",
+    "rematch",
+    "tournament",
+)
 
 
 def actions_for(
@@ -178,7 +191,16 @@ def _tell_game_webhooks(service: StoreHolder, game_id: str, meta: dict[str, Any]
     game_status_changed(parts.webhooks(service.store), game_id, meta)
 
 
-def _tell_lobby(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> None:
+def lobby_game(service: StoreHolder, game_id: str, value: str) -> bool:
+    """The ``lobby`` action of a seat claimed or left while the game stays open: the live lobby
+    says the game ``changed`` (its free seats). A game no longer open was told by ``index``."""
+    meta = service.store.meta(game_id)
+    if meta is not None and meta["status"] == "open":
+        _tell_lobby(service, game_id, meta, "changed")
+    return True
+
+
+def _tell_lobby(service: StoreHolder, game_id: str, meta: dict[str, Any], change: str = "added") -> None:
     # The live lobby lists open games that anyone may join (a challenge's game never was one).
     if meta.get("challenge") or meta.get("seek"):
         return
@@ -192,7 +214,7 @@ def _tell_lobby(service: StoreHolder, game_id: str, meta: dict[str, Any]) -> Non
             "free_seats": [s for s in range(count) if f"kind:{s}" not in meta],
             "created": meta.get("created"),
         }
-        parts.lobby(service.store).publish("game", game_id, "added", data)
+        parts.lobby(service.store).publish("game", game_id, change, data)
     else:
         parts.lobby(service.store).publish("game", game_id, "gone", None)
 
@@ -228,6 +250,7 @@ def handlers(compaction: Compaction, jobs: JobService | None, *, facts: bool = T
         "index": index_game,
         "archive": ArchiveGame(compaction),
         "accounts": tell_accounts,
+        "lobby": lobby_game,
     }
     if jobs is None:
         return own

@@ -21,7 +21,14 @@ from games import get_game
 from games.base import FULL, SPECTATOR, Game
 from service import clocks, errors
 from service.cache import CachedGame
-from service.identity import READ, REVOKED_CREDENTIAL, InsufficientScope, credential_of, is_account_token
+from service.identity import (
+    PLAY,
+    READ,
+    REVOKED_CREDENTIAL,
+    InsufficientScope,
+    credential_of,
+    is_account_token,
+)
 from service.live import LiveHub, Subscription
 from service.repository import GameRepository, hash_token, now_ms
 from store import StreamEntry
@@ -205,16 +212,26 @@ class GameQueries:
         return _game_view(cached, seat)
 
     def cached_seat(self, game_id: str, token: str) -> int | None:
-        """The seat whose token ``token`` is in this process's copy of the game (no I/O; the rate
-        limits key by it), None when the game is not cached here or the token is none of its seats'."""
+        """The seat whose token ``token`` is in this process's copy of the game (the rate
+        limits key by it; an account token costs one read of its entry), None when the game is not
+        cached here or the token is none of its seats'."""
         cached = self.cache.get(game_id)
         if cached is None:
             return None
+        # An account token acts for its seat with ``play`` (a bot's token may hold nothing else) and
+        # sees it with ``read``: either makes its seat count it, as the seat's own token, so its
+        # moves take the hot path too. ``play`` is asked first: a move's token has it, so one read
+        # of the token's entry answers. The route it asks for, not this lookup, says whether its
+        # scope is enough.
         try:
-            return self.repository.seat_for_token(cached, token)
+            return self.repository.seat_for_token(cached, token, PLAY)
+        except errors.InvalidToken:
+            return None
+        except InsufficientScope:
+            pass
+        try:
+            return self.repository.seat_for_token(cached, token, READ)
         except (errors.InvalidToken, InsufficientScope):
-            # An account token without ``read`` (a bot's ``play`` token) is counted by its address:
-            # the route it asks for, not this lookup, says whether its scope is enough.
             return None
 
     def viewer_seat(

@@ -4,36 +4,41 @@ Leaving: the seat's holder (its seat token, or the account token of the account 
 it while the game is open; the seat is claimable again, and the account no longer lists the game.
 
 Rematch: each seat of a finished game accepts (``POST /v1/games/{id}/rematch``); bot seats accept
-with the first offer. The acceptance that completes the set creates the new game
-(:func:`create_rematch`, a function of a finished game's metadata that other ways of making games
-can reuse): the same game, public configuration and time control (a fresh seed; the current rules
-revision), every seat moved one place on (seat s plays seat s+1 mod n), the bots keeping their
-level, each person's seat claimed under the same name and bound to the same account. The store's
-script lets exactly one acceptance create it; one that died while creating is taken over by the
-next acceptance after ``REMATCH_STALE_MS``. Each person then collects a token for the new seat by
-accepting again (that rotates the new seat's token: an earlier one stops working); an account may
-also act with its account token.
+with the first offer. Each acceptance is issued the token of the person's seat in the rematch (only
+its hash is kept, with the offer). The acceptance that completes the set records, in the same
+script, the new game's id and the finished game's ``rematch`` follow-up (the outbox), which creates
+the game started (:func:`rematch_start`, one script that refuses a game that exists): the same
+game, public configuration and time control (a fresh seed; the current rules revision), every seat
+moved one place on (seat s plays seat s+1 mod n), the bots keeping their level, each person's seat
+under the same name, bound to the same account and holding the token issued at its acceptance. So
+nobody's token is rotated, and a process killed at any instant leaves neither an orphaned game nor
+two: the janitor runs a follow-up a dead process left. An account may also play its new seat with
+its account token.
 """
 
 from __future__ import annotations
 
-import time
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
-from games.base import REVISION
-from service import errors
+from games import get_game
+from games.base import REVISION, public_config
+from replays import fairness
+from service import clocks, errors
+from service.bound_start import bound_start
 from service.cache import CachedGame
-from service.games import GameService
+from service.faults import fault_point
+from service.games import SEED_BITS, GameService, hidden_config
 from service.identity import PLAY
+from service.ids import new_game_id
 from service.live import FeedSubscription
-from service.repository import now_iso
+from service.ports import GameAccess
+from service.repository import hash_token, new_token, now_iso, now_ms
 from store import parts
 from store.seat_changes import news_key
-
-REMATCH_STALE_MS = 30_000
 
 
 def leave_seat(games: GameService, game_id: str, seat: int, token: str) -> None:
@@ -45,8 +50,9 @@ def leave_seat(games: GameService, game_id: str, seat: int, token: str) -> None:
     mine = games.repository.seat_for_token(cached, token, PLAY)
     if mine != seat:
         raise errors.NotYourSeat()
+    told = {"lobby": now_ms()}  # the live lobby: the seat is free again
     outcome, account = parts.seat_changes(games.store).leave(
-        game_id, seat, cached.seat_hashes[seat], now_iso()
+        game_id, seat, cached.seat_hashes[seat], now_iso(), told, games.store.followup_grace_ms
     )
     games.cache.drop(game_id)
     if outcome == "not_found":
@@ -55,6 +61,7 @@ def leave_seat(games: GameService, game_id: str, seat: int, token: str) -> None:
         raise errors.GameStarted()
     if outcome != "left":
         raise errors.NotYourSeat()
+    games.followups.run(game_id, told)
     if account:
         parts.accounts(games.store).forget_game(account, game_id)
 
@@ -64,32 +71,81 @@ def rotated(seat: int, seat_count: int) -> int:
     return (seat + 1) % seat_count
 
 
-def create_rematch(games: GameService, meta: Mapping[str, str]) -> tuple[str, dict[int, str]]:
-    """A new game like the finished one ``meta`` describes, seats rotated (module docstring).
-    Returns its id and each person's new seat -> its token (shown once)."""
+def rematch_start(
+    meta: Mapping[str, str], game_id: str, new_id: str, token_hashes: Mapping[int, str]
+) -> dict[str, Any]:
+    """The started game of the rematch of the finished game ``meta`` describes, as one script writes
+    it (``service.bound_start``): seats rotated, bots at their level, each person's seat under the
+    same name and account and holding the token hash issued at its acceptance. A fresh seed."""
+    game = get_game(meta["game"])
     count = int(meta["seat_count"])
-    config = {k: v for k, v in orjson.loads(meta.get("config") or "{}").items() if k != REVISION}
-    clock = orjson.loads(meta["clock"])["control"] if meta.get("clock") else None
-    bots = {
-        str(rotated(s, count)): meta[f"bot:{s}"]
-        for s in range(count)
-        if meta.get(f"kind:{s}") == "bot" and meta.get(f"bot:{s}")
+    raw = {k: v for k, v in orjson.loads(meta.get("config") or "{}").items() if k != REVISION}
+    seed = secrets.randbits(SEED_BITS)
+    config = game.configure({**raw, "seed": str(seed) if seed > 2**53 - 1 else seed})
+    public = public_config(game, config)
+    new_meta: dict[str, Any] = {
+        "game": game.name,
+        "title": game.title,
+        "seat_count": count,
+        "config": public,
+        "prearranged": False,
+        "created": now_iso(),
+        "rematch_of": game_id,
+        "commitment": fairness.commitment(config["seed"], new_id, False),
     }
-    summary = games.create_game(meta["game"], config, bots=bots, clock=clock)
-    new_id = summary["id"]
-    tokens: dict[int, str] = {}
+    if meta.get("rated") in ("true", "false"):
+        new_meta["rated"] = meta["rated"] == "true"
+    hidden = hidden_config(config, public)
+    if hidden:
+        new_meta["hidden_config"] = hidden
+    if meta.get("clock"):
+        new_meta["clock"] = clocks.new_state(orjson.loads(meta["clock"])["control"], count)
+    seats: dict[int, dict[str, Any]] = {}
+    hashes: dict[int, str] = {}
     for seat in range(count):
-        if str(rotated(seat, count)) in bots:
-            continue
-        claimed = games.claim_seat(
-            new_id,
-            name=meta.get(f"name:{seat}") or f"Seat {seat}",
-            seat=rotated(seat, count),
-            account=meta.get(f"account:{seat}") or None,
-        )
-        if claimed.token is not None:
-            tokens[claimed.seat] = claimed.token
-    return new_id, tokens
+        mine = rotated(seat, count)
+        name = meta.get(f"name:{seat}") or f"Seat {seat}"
+        if meta.get(f"kind:{seat}") == "bot" and meta.get(f"bot:{seat}"):
+            seats[mine] = {"name": name, "level": meta[f"bot:{seat}"]}
+            hashes[mine] = hash_token(new_token())  # nobody holds a bot seat's token
+        else:
+            seats[mine] = {"name": name, "account": meta.get(f"account:{seat}") or None}
+            hashes[mine] = token_hashes.get(mine) or hash_token(new_token())
+    start = bound_start(new_meta, config, seats, {})
+    return {**start, "config": config, "token_hashes": hashes}
+
+
+def rematch_followup(service: GameAccess, game_id: str, value: str) -> bool:
+    """The follow-up ``rematch`` of the finished ``game_id``, recorded by the acceptance that
+    completed the set: create the rematch under the id that acceptance recorded, once (the creating
+    script refuses a game that exists), then run its own follow-ups and announce it on the finished
+    game's streams. Idempotent: a second run finds the game made and only announces it again."""
+    changes = parts.seat_changes(service.store)
+    meta = service.store.meta(game_id)
+    if meta is None:
+        return True  # the finished game is gone (its keys past their horizon): nothing to make
+    found = changes.rematch(game_id, int(meta["seat_count"]))
+    if found.game is None:
+        return True
+    start = rematch_start(meta, game_id, found.game, found.token_hashes)
+    # A started game written once under an id known beforehand (a second run writes nothing).
+    created = parts.bound_games(service.store).create_if_absent(
+        found.game,
+        config=start["config"],
+        token_hashes=start["token_hashes"],
+        snapshot=start["snapshot"],
+        meta=start["meta"],
+        genesis=start["genesis"],
+        followups=start["followups"],
+    )
+    fault_point("after_rematch_game")
+    if created.made:
+        service.followups.run(found.game, start["followups"])
+        deadline = clocks.next_deadline(start["meta"].get("clock"))
+        if deadline is not None:
+            service.store.clocks.schedule(found.game, deadline)
+    changes.rematch_made(game_id, found.game)
+    return True
 
 
 def _bot_seats(meta: Mapping[str, str], count: int) -> list[int]:
@@ -108,7 +164,13 @@ def rematch_state(games: GameService, game_id: str) -> dict[str, Any]:
     meta = games.repository.meta(game_id)
     count = int(meta["seat_count"])
     found = parts.seat_changes(games.store).rematch(game_id, count)
-    return _answer(game_id, count, found.accepted, found.game)
+    return _answer(game_id, count, found.accepted, _made(games, found.game))
+
+
+def _made(games: GameService, new_id: str | None) -> str | None:
+    """``new_id`` once the game exists: a creation a dead process left to the janitor is not
+    announced before it is done."""
+    return new_id if new_id is not None and games.store.meta(new_id) is not None else None
 
 
 def _answer(game_id: str, count: int, accepted: tuple[int, ...], made: str | None) -> dict[str, Any]:
@@ -121,27 +183,43 @@ def _answer(game_id: str, count: int, accepted: tuple[int, ...], made: str | Non
 
 
 def offer_rematch(games: GameService, game_id: str, token: str) -> dict[str, Any]:
-    """The token's seat offers (or accepts) the rematch of the finished ``game_id``. Once every seat
-    has, the answer carries the new game's id and this player's new ``seat`` and ``token``."""
+    """The token's seat offers (or accepts) the rematch of the finished ``game_id``. Every answer
+    names this player's ``seat`` in the rematch and the ``token`` issued for it (valid once the
+    rematch starts; a second acceptance before then issues another, and the earlier one is dropped).
+    Once every seat has accepted, the answer carries the new game's id."""
     meta = games.repository.meta(game_id)
     if meta["status"] != "finished":
         raise errors.GameNotOver()
     cached = games.repository.reload(game_id).cached
     seat = games.repository.seat_for_token(cached, token, PLAY)
     count = int(meta["seat_count"])
+    mine = rotated(seat, count)
+    issued = new_token()
     store = parts.seat_changes(games.store)
     found = store.accept_rematch(
-        game_id, seat, count, _bot_seats(meta, count), int(time.time() * 1000), REMATCH_STALE_MS
+        game_id,
+        seat,
+        count,
+        _bot_seats(meta, count),
+        new_game_id=new_game_id(),
+        new_seat=mine,
+        token_hash=hash_token(issued),
+        grace_ms=games.store.followup_grace_ms,
     )
     answer = _answer(game_id, count, found.accepted, found.game)
     if found.outcome == "accepted":
-        return answer
-    mine = rotated(seat, count)
-    if found.outcome == "create":
-        new_id, tokens = create_rematch(games, meta)
-        store.rematch_made(game_id, new_id)
-        return {**answer, "rematch": new_id, "seat": mine, "token": tokens.get(mine)}
-    assert found.game is not None, "a created rematch names its game"
+        return {**answer, "seat": mine, "token": issued}
+    if found.outcome == "completed":
+        fault_point("after_rematch_accept")
+        games.followups.run(game_id, {"rematch": 1})
+        return {**answer, "rematch": _made(games, found.game), "seat": mine, "token": issued}
+    # Accepted again after the set was complete: the issued token did not count. A new one for the
+    # seat, by a rotation (the earlier one stops working), once the game exists.
+    assert found.game is not None, "a complete set names its game"
+    if games.store.meta(found.game) is None:
+        games.followups.run(game_id)  # a creation a dead process left: done here, or by the janitor
+        if games.store.meta(found.game) is None:
+            raise errors.Busy("The rematch is being created: ask again in a moment")
     return {**answer, "seat": mine, "token": _new_token_for(games, found.game, mine)}
 
 

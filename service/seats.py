@@ -133,10 +133,12 @@ class SeatClaims:
             "account": account,
         }
         # An account's claim tells the account's feed (the 'accounts' follow-up, service.account_followup).
-        own = {"accounts": 0} if account else {}
+        own: dict[str, Any] = {"accounts": 0} if account else {}
         if meta is not None:
             count = int(meta["seat_count"])
             if sum(1 for s in range(count) if f"kind:{s}" in meta) + 1 < count:
+                # The game stays open: the live lobby is told its free seats changed (``lobby``).
+                own["lobby"] = now_ms()
                 result = self.store.claim(game_id, **claimant, now=now_iso(), followups_on_start=own)
                 if result.outcome != "need_start":
                     claimed = self._claimed(game_id, result, seat, name, bot, token)

@@ -8,8 +8,10 @@ matcher (:meth:`SeekService.match`, each janitor tick: any number of processes m
 finishes the tables a killed pass left, then drops dead seeks, then forms tables and, for each,
 claims its seeks in one script and creates its started game with every seat bound in another
 (refused when it exists: a table makes one game, once). The seekers hear ``game_started`` on their
-stream and webhooks (the game's ``accounts`` follow-up). Seeks are for accounts only (an
-anonymous player has no stream to keep one alive, and nobody to tell).
+stream and webhooks (the game's ``accounts`` follow-up). Where the app allows it, an anonymous
+player seeks too (casual games only): its seek lives by its keep-alives, its answer carries once
+the token of the seat it will be paired into, and it finds its game at
+``GET /v1/seeks/{id}/game`` (the claim records each seek's game).
 
 A seek's rating is the account's rating ``mu`` for that game (``service.ratings``; the default
 prior without one); ``rating_range`` is in the same units.
@@ -17,6 +19,7 @@ prior without one); ``rating_range`` is in the same units.
 
 from __future__ import annotations
 
+import hmac
 import os
 import secrets
 from collections.abc import Mapping
@@ -45,6 +48,7 @@ from store.seeks import pool_id
 
 KEEPALIVE_SECONDS = 30.0
 DEFAULT_RANGE = 3.0
+ANONYMOUS = "anon:"  # an anonymous seek's owner: this and its own id
 
 
 def widening_from_env() -> Widening:
@@ -65,10 +69,15 @@ class SeekService:
         self.widening = widening or widening_from_env()
 
     # -- seeking ---------------------------------------------------------------------------------
-    def seek(self, identity: Identity, body: Mapping[str, Any]) -> dict[str, Any]:
-        if PLAY not in identity.scopes:
+    def seek(self, identity: Identity | None, body: Mapping[str, Any]) -> dict[str, Any]:
+        """An account's seek, or (``identity`` None) an anonymous player's: casual only, kept alive
+        by its keep-alives, its answer carrying once the ``token`` of the seat it will be paired
+        into (which also keeps or withdraws the seek)."""
+        if identity is not None and PLAY not in identity.scopes:
             raise InsufficientScope(PLAY)
-        assert self._accounts is not None
+        rated = body.get("rated")
+        if identity is None and rated:
+            raise InvalidSeek("An anonymous seek is casual: rated games are between accounts")
         try:
             game = get_game(body["game"])
         except KeyError:
@@ -89,23 +98,38 @@ class SeekService:
             "game": game.name,
             "config": public_config(game, config),
             "clock": control,
-            "rated": bool(body.get("rated", True)),
+            "rated": identity is not None and rated is not False,
             "seats": seats,
         }
         pool = pool_id(description)
-        record = self._accounts.store.record(identity.account_id) or {}
-        stored = parts.ratings(self.games.store).ratings(game.name, [identity.account_id])
-        rating = (priors_of(stored).get(identity.account_id) or Rating()).mu
         now = now_ms()
         seek_id = f"{pool}.{secrets.token_hex(6)}"
+        token = None
+        if identity is None:
+            token = new_token()
+            who: dict[str, Any] = {
+                "account": f"{ANONYMOUS}{seek_id}",  # its own owner: no account to hold one seek
+                "handle": body.get("name") or "Guest",
+                "rating": Rating().mu,  # no rating: the prior's
+                "is_bot": False,
+                "token_hash": hash_token(token),
+            }
+        else:
+            assert self._accounts is not None
+            record = self._accounts.store.record(identity.account_id) or {}
+            stored = parts.ratings(self.games.store).ratings(game.name, [identity.account_id])
+            who = {
+                "account": identity.account_id,
+                "handle": record.get("handle"),
+                "rating": (priors_of(stored).get(identity.account_id) or Rating()).mu,
+                "is_bot": record.get("bot") in ("1", "true", "True"),
+            }
         seek: dict[str, Any] = {
             "id": seek_id,
-            "account": identity.account_id,
-            "handle": record.get("handle"),
-            "rating": round(rating, 2),
+            **who,
+            "rating": round(who["rating"], 2),
             "range": float(body.get("rating_range", DEFAULT_RANGE)),
             "bots_ok": bool(body.get("bots", True)),
-            "is_bot": record.get("bot") in ("1", "true", "True"),
             "since_ms": now,
             "alive_until": now + int(KEEPALIVE_SECONDS * 1000),
         }
@@ -113,7 +137,8 @@ class SeekService:
         if other is not None:
             raise InvalidSeek("This account already seeks such a game", seek_id=other)
         parts.lobby(self.games.store).publish("seek", seek_id, "added", _public(seek, description))
-        return _public(seek, description)
+        made = _public(seek, description)
+        return made if token is None else {**made, "token": token}
 
     def get(self, seek_id: str) -> dict[str, Any]:
         pool = seek_id.partition(".")[0]
@@ -122,19 +147,42 @@ class SeekService:
             raise SeekNotFound()
         return _public(seek, self.store.pools().get(pool, {}))
 
-    def cancel(self, identity: Identity, seek_id: str) -> None:
+    def _owner(self, identity: Identity | None, seek_id: str, token: str | None) -> str:
+        """Who may keep or withdraw ``seek_id``: the account, or the holder of an anonymous seek's
+        token (anything else: SeekNotFound, as for a seek that is not there)."""
+        if identity is not None:
+            return identity.account_id
         pool = seek_id.partition(".")[0]
-        removed = self.store.remove(pool, seek_id, identity.account_id) if pool.isalnum() else 0
+        found = self.store.get(pool, seek_id) if pool.isalnum() else None
+        held = (found or {}).get("token_hash")
+        if not held or token is None or not hmac.compare_digest(held, hash_token(token)):
+            raise SeekNotFound()
+        return f"{ANONYMOUS}{seek_id}"
+
+    def cancel(self, identity: Identity | None, seek_id: str, token: str | None = None) -> None:
+        pool = seek_id.partition(".")[0]
+        owner = self._owner(identity, seek_id, token)
+        removed = self.store.remove(pool, seek_id, owner) if pool.isalnum() else 0
         if removed != 1:
             raise SeekNotFound()
         parts.lobby(self.games.store).publish("seek", seek_id, "gone", None)
 
-    def keep_alive(self, identity: Identity, seek_id: str) -> dict[str, Any]:
+    def keep_alive(self, identity: Identity | None, seek_id: str, token: str | None = None) -> dict[str, Any]:
         pool = seek_id.partition(".")[0]
+        owner = self._owner(identity, seek_id, token)
         until = now_ms() + int(KEEPALIVE_SECONDS * 1000)
-        if not pool.isalnum() or self.store.keep_alive(pool, seek_id, identity.account_id, until) != 1:
+        if not pool.isalnum() or self.store.keep_alive(pool, seek_id, owner, until) != 1:
             raise SeekNotFound()
         return self.get(seek_id)
+
+    def pairing(self, seek_id: str) -> dict[str, Any]:
+        """The game a seek was paired into (for an hour after): how an anonymous seeker, who has
+        no stream to be told on, finds its table. SeekNotFound while it waits or when unknown."""
+        pool = seek_id.partition(".")[0]
+        game_id = self.store.paired(pool, seek_id) if pool.isalnum() else None
+        if game_id is None:
+            raise SeekNotFound()
+        return {"seek_id": seek_id, "game_id": game_id}
 
     def open_seeks(self) -> list[dict[str, Any]]:
         found = []
@@ -154,8 +202,9 @@ class SeekService:
             now = now if now is not None else now_ms()
             live = []
             for seek in self.store.seeks(pool):
-                if seek["alive_until"] < now and not self.store.has_open_stream(
-                    account_keys(seek["account"]).streams, now
+                anonymous = seek["account"].startswith(ANONYMOUS)  # kept alive by keep-alives alone
+                if seek["alive_until"] < now and (
+                    anonymous or not self.store.has_open_stream(account_keys(seek["account"]).streams, now)
                 ):
                     if self.store.remove(pool, seek["id"]) == 1:
                         parts.lobby(self.games.store).publish("seek", seek["id"], "gone", None)
@@ -207,13 +256,21 @@ class SeekService:
         if description.get("clock") is not None:
             meta["clock"] = clocks.new_state(description["clock"], int(description["seats"]))
         seats = {
-            seat: {"name": s.get("handle"), "account": s["account"]} for seat, s in enumerate(table["seeks"])
+            seat: {
+                "name": s.get("handle"),
+                "account": None if s["account"].startswith(ANONYMOUS) else s["account"],
+            }
+            for seat, s in enumerate(table["seeks"])
         }
         start = bound_start(meta, config, seats, {})
         made = self.store.create_started(
             game_id,
             config=config,
-            token_hashes={seat: hash_token(new_token()) for seat in seats},
+            # An anonymous seeker's seat holds the token its seek was given; an account's seat is
+            # played with the account's token (this one is thrown away).
+            token_hashes={
+                seat: s.get("token_hash") or hash_token(new_token()) for seat, s in enumerate(table["seeks"])
+            },
             snapshot=start["snapshot"],
             meta=start["meta"],
             genesis=start["genesis"],

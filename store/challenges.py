@@ -447,6 +447,10 @@ class ChallengeStore:
         else:
             self.redis.zrem(key, challenge_id)
 
+    def forget_account(self, account_id: str) -> None:
+        """A deleted account's index of the challenges it is a party to (idempotent)."""
+        self.redis.delete(account_challenges_key(account_id))
+
     def of_account(self, account_id: str, limit: int = 50) -> list[str]:
         return [_text(m) for m in self.redis.zrevrange(account_challenges_key(account_id), 0, limit - 1)]
 

@@ -8,8 +8,10 @@ a seek in two tables nor a seek lost: the next pass (any process) creates each t
 (``_CREATE_STARTED``, in the game's slot, refused when the game exists: once), then drops the table.
 
 Keys of a pool: ``seek:{p:<id>}:seeks`` hash (seek id -> JSON), ``seek:{p:<id>}:owners`` hash
-(account -> its seek id: one seek per account and pool), ``seek:{p:<id>}:tables`` hash (game id
--> JSON of a claimed table). ``seeks:pools`` hash: pool id -> its description (JSON), the pools
+(account -> its seek id: one seek per account and pool; an anonymous seek is its own owner,
+``anon:<seek id>``), ``seek:{p:<id>}:tables`` hash (game id -> JSON of a claimed table),
+``seek:{p:<id>}:paired`` hash (seek id -> the game it went to, written by the claim).
+``seeks:pools`` hash: pool id -> its description (JSON), the pools
 a matcher visits.
 """
 
@@ -37,7 +39,11 @@ def pool_id(description: Mapping[str, Any]) -> str:
 
 def _pool_keys(pool: str) -> list[str]:
     tag = f"{{p:{pool}}}"
-    return [f"seek:{tag}:seeks", f"seek:{tag}:owners", f"seek:{tag}:tables"]
+    return [f"seek:{tag}:seeks", f"seek:{tag}:owners", f"seek:{tag}:tables", f"seek:{tag}:paired"]
+
+
+# How long a paired seek still names its game (``paired``): its owner polls for it meanwhile.
+PAIRED_TTL_S = 3600
 
 
 # KEYS: seeks, owners. ARGV: 1 seek id, 2 account, 3 JSON. One seek per account and pool.
@@ -83,20 +89,24 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(seek))
 return 1
 """
 
-# KEYS: seeks, owners, tables. ARGV: 1 game id, 2 table JSON, 3.. the seek ids. All or nothing.
+# KEYS: seeks, owners, tables, paired. ARGV: 1 game id, 2 table JSON, 3 ttl of ``paired`` (s), 4..
+# the seek ids. All or nothing; each seek then names its game in ``paired`` (an anonymous seeker
+# learns its game there).
 _CLAIM = r"""
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
     return 0
   end
 end
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local seek = cjson.decode(redis.call('HGET', KEYS[1], ARGV[i]))
   redis.call('HDEL', KEYS[1], ARGV[i])
   if redis.call('HGET', KEYS[2], seek.account) == ARGV[i] then
     redis.call('HDEL', KEYS[2], seek.account)
   end
+  redis.call('HSET', KEYS[4], ARGV[i], ARGV[1])
 end
+redis.call('EXPIRE', KEYS[4], tonumber(ARGV[3]))
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 return 1
 """
@@ -167,12 +177,14 @@ class ClaimCall(ScriptCall):
     """:data:`_CLAIM`: seeks taken out of the pool into a table, all or none."""
 
     SCRIPT: ClassVar[str] = _CLAIM
-    KEYS: ClassVar[tuple[str, ...]] = ("seeks", "owners", "tables")
+    KEYS: ClassVar[tuple[str, ...]] = ("seeks", "owners", "tables", "paired")
     seeks: str
     owners: str
     tables: str
+    paired: str
     game_id: str
     table_json: bytes
+    paired_ttl_s: int
     rest: Sequence[Any]  # the seek ids
 
 
@@ -212,13 +224,13 @@ class SeekStore:
     def add(self, pool: str, description: Mapping[str, Any], seek: Mapping[str, Any]) -> str | None:
         """Add a seek (its pool first made known). None, or the id of the account's seek there."""
         self.redis.hset(POOLS, pool, orjson.dumps(dict(description)))
-        seeks, owners, _ = _pool_keys(pool)
+        seeks, owners = _pool_keys(pool)[:2]
         reply = self._add(AddCall(seeks, owners, seek["id"], seek["account"], orjson.dumps(dict(seek))))
         return None if _text(reply[0]) == "ok" else _text(reply[1])
 
     def remove(self, pool: str, seek_id: str, account: str = "") -> int:
         """1 removed, 0 no such seek, -1 another account's."""
-        seeks, owners, _ = _pool_keys(pool)
+        seeks, owners = _pool_keys(pool)[:2]
         return int(self._remove(RemoveCall(seeks, owners, seek_id, account)))
 
     def keep_alive(self, pool: str, seek_id: str, account: str, until_ms: int) -> int:
@@ -239,10 +251,19 @@ class SeekStore:
 
     def claim(self, pool: str, game_id: str, table: Mapping[str, Any], seek_ids: Sequence[str]) -> bool:
         """Take the seeks out of the pool into a table, all or none (False: one is gone)."""
-        seeks, owners, tables = _pool_keys(pool)
+        seeks, owners, tables, paired = _pool_keys(pool)
         return bool(
-            self._claim(ClaimCall(seeks, owners, tables, game_id, orjson.dumps(dict(table)), seek_ids))
+            self._claim(
+                ClaimCall(
+                    seeks, owners, tables, paired, game_id, orjson.dumps(dict(table)), PAIRED_TTL_S, seek_ids
+                )
+            )
         )
+
+    def paired(self, pool: str, seek_id: str) -> str | None:
+        """The game a seek was paired into (for ``PAIRED_TTL_S`` after), else None."""
+        found = self.redis.hget(_pool_keys(pool)[3], seek_id)
+        return _text(found) if found else None
 
     def table_done(self, pool: str, game_id: str) -> None:
         self.redis.hdel(_pool_keys(pool)[2], game_id)

@@ -242,3 +242,16 @@ def test_two_last_answers_at_once_make_one_game(app, client):
     assert sum(a.get_json()["started"] for a in answers.values()) == 1
     summary = client.get(f"/v1/games/{made['id']}").get_json()
     assert summary["status"] == "active" and summary["version"] > 0
+
+
+def test_a_deleted_account_s_pending_challenges_index_is_cleared(app, client, redis_client):
+    ann, bob = session(client, "Ann"), session(client, "Bob")
+    made = challenge(client, ann, invite=["Bob"])
+    indexes = set(redis_client.scan_iter(match="chal-acct:*"))
+    assert len(indexes) == 2  # each party's index lists the pending challenge
+    assert all(redis_client.zrange(key, 0, -1) == [made["id"].encode()] for key in indexes)
+    deleted = client.delete("/v1/me", json={"password": "correct horse"}, headers=bearer(bob))
+    assert deleted.status_code == 204
+    (left,) = set(redis_client.scan_iter(match="chal-acct:*"))  # Bob's is gone, Ann's stays
+    assert client.get("/v1/challenges", headers=bearer(ann)).get_json()["outgoing"][0]["id"] == made["id"]
+    assert left in indexes

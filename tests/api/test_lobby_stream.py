@@ -38,14 +38,30 @@ def test_the_lobby_announces_a_game_and_withdraws_it_when_it_starts(app, client)
     assert added["change"] == "added" and added["data"]["free_seats"] == [0, 1]
     for name in ("Ann", "Bob"):
         assert client.post(f"/v1/games/{game}/seats", json={"name": name}).status_code == 201
+    changed_id, changed = next_about(stream, "game", game)  # Ann's seat: the game is still open
+    assert changed["change"] == "changed" and changed["data"]["free_seats"] == [1]
     _, gone = next_about(stream, "game", game)
     stream.close()
     assert gone == {"change": "gone", "id": game, "data": None}
-    # Resumed after the announcement: the withdrawal again, no snapshot.
-    resumed = client.get("/v1/lobby/stream", headers={"Last-Event-ID": added_id}, buffered=False)
+    # Resumed after the last change before it: the withdrawal again, no snapshot.
+    assert added_id != changed_id
+    resumed = client.get("/v1/lobby/stream", headers={"Last-Event-ID": changed_id}, buffered=False)
     first = next(m for m in events(resumed) if m is not None)
     resumed.close()
     assert first[0] == "game" and first[2]["change"] == "gone" and first[2]["id"] == game
+
+
+def test_the_lobby_says_an_open_game_changed_when_a_seat_is_claimed_and_when_it_is_left(app, client):
+    game = client.post("/v1/games", json={"game": "toy", "config": {"hand_size": 1}}).get_json()["id"]
+    stream = client.get("/v1/lobby/stream", buffered=False)
+    assert [g["id"] for g in first_of(stream, "lobby")["games"]] == [game]
+    ann = client.post(f"/v1/games/{game}/seats", json={"name": "Ann", "seat": 1}).get_json()
+    _, claimed = next_about(stream, "game", game)
+    assert claimed["change"] == "changed" and claimed["data"]["free_seats"] == [0]
+    assert client.delete(f"/v1/games/{game}/seats/1", headers=bearer(ann["token"])).status_code == 204
+    _, left = next_about(stream, "game", game)
+    stream.close()
+    assert left["change"] == "changed" and left["data"]["free_seats"] == [0, 1]
 
 
 def test_the_lobby_lists_open_challenges_and_seeks_and_their_end(app, client):

@@ -77,7 +77,7 @@ def test_the_stream_announces_a_start_a_turn_and_a_finish_in_order_and_resumes(a
     assert stream.status_code == 200
     assert stream.headers["Content-Type"].startswith("text/event-stream")
     first = next(messages(stream))
-    assert first == ("open_games", None, {"games": []})
+    assert first == ("open_games", None, {"type": "open_games", "games": []})
     results = {}
 
     def play():

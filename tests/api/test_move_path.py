@@ -5,12 +5,15 @@ limits counted in the same budget, and a store outage answered 503 the same way.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from api import create_app
 from launcher.embedded_redis import free_port
 from tests import app_fixtures
 from tests.api.conftest import Table
+from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.test_errors import assert_problem
 
 
@@ -211,3 +214,80 @@ def test_a_store_outage_is_the_routes_503(redis_client):
         assert_problem(response, 503, "STORE_UNAVAILABLE")
         answers.append((sorted(response.headers.items()), response.get_data()))
     assert answers[0] == answers[1]
+
+
+LIMITED = {"RATE_LIMITS_ENABLED": True, "RATE_LIMIT_MOVE": "1000/hour", "PASSWORD_HASH_PARAMETERS": FAST_HASH}
+
+
+def _account_answers(app, scopes: list[str] | None) -> tuple[list, list[str]]:
+    """A toy game whose seat 0 is Ann's account, played with an account token (her session's, or a
+    personal token of ``scopes``), seat 1 with its seat token, rate limits on: every answer, and
+    the steps the Flask move route answered."""
+    client = app.test_client()
+    ann = reader = session(client, "Ann")
+    if scopes is not None:
+        made = client.post("/v1/me/tokens", json={"name": "bot", "scopes": scopes}, headers=bearer(ann))
+        assert made.status_code == 201, made.get_json()
+        ann = made.get_json()["token"]
+    game = client.post("/v1/games", json={"game": "toy", "config": {"seed": 7, "first": 0}}).get_json()["id"]
+    assert client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(ann)).status_code == 201
+    bob = client.post(f"/v1/games/{game}/seats", json={"name": "Bob"}).get_json()["token"]
+    hands = {
+        seat: client.get(f"/v1/games/{game}/view", headers=bearer(token)).get_json()["view"]["hand"]
+        for seat, token in ((0, reader), (1, bob))
+    }
+    calls = _flask_route_recorded_keeping(app)
+    moves = f"/v1/games/{game}/moves"
+    steps = [
+        ("unknown command", ann, {"type": "fly"}, {}),
+        ("card not in hand", ann, {"type": "play", "card": hands[1][0]}, {}),
+        ("keyed minimal", ann, {"type": "pass"}, {"Idempotency-Key": "k1", "Prefer": "return=minimal"}),
+        ("keyed retry", ann, {"type": "pass"}, {"Idempotency-Key": "k1"}),
+        ("not your turn", ann, {"type": "play", "card": hands[0][0]}, {}),
+        ("seat token", bob, {"type": "play", "card": hands[1][0]}, {}),
+        ("whole answer", ann, {"type": "play", "card": hands[0][0]}, {"If-Match": '"3"'}),
+        ("an unknown token", ann[:-4] + "AAAA", {"type": "pass"}, {}),
+    ]
+    answers, flask = [], []
+    for label, token, command, headers in steps:
+        before = len(calls)
+        answer = client.post(moves, json={"command": command}, headers={**bearer(token), **headers})
+        if len(calls) > before:
+            flask.append(label)
+        kept = sorted(
+            (k, re.sub(r";t=\d+", ";t=T", v)) for k, v in answer.headers.items() if k != "Content-Length"
+        )
+        answers.append((label, answer.status_code, kept, answer.get_data().replace(game.encode(), b"GAME")))
+    return answers, flask
+
+
+def _flask_route_recorded_keeping(app) -> list[str]:
+    """Record the games the Flask move route is asked for, and let it answer as ever."""
+    calls: list[str] = []
+    route = app.view_functions["games.Moves"]
+
+    def recorded(game_id, **kwargs):
+        calls.append(game_id)
+        return route(game_id=game_id, **kwargs)
+
+    app.view_functions["games.Moves"] = recorded
+    return calls
+
+
+@pytest.mark.parametrize("scopes", [None, ["play"]], ids=["session token", "play-only personal token"])
+def test_account_tokens_take_the_hot_path_with_rate_limits_on_and_get_the_flask_routes_answers(
+    redis_client, redis_server, scopes
+):
+    """With rate limits on, a move sent with an account token (a session's, or a bot's token of
+    scope ``play`` alone) is answered in front of Flask, as a seat token's, counted in its seat's
+    budget (the same RateLimit fields), and every answer is byte for byte the Flask route's."""
+    hot_app = next(app_fixtures.make_app(redis_server, MOVE_FAST_PATH=True, **LIMITED))
+    hot, hot_calls = _account_answers(hot_app, scopes)
+    redis_client.flushall()
+    flask_app = next(app_fixtures.make_app(redis_server, MOVE_FAST_PATH=False, **LIMITED))
+    flask, flask_calls = _account_answers(flask_app, scopes)
+    assert [a[1] for a in hot].count(200) >= 3
+    # The hot path answered all but the unknown token (counted against its address, by Flask).
+    assert hot_calls == ["an unknown token"] and len(flask_calls) == len(flask)
+    for mine, theirs in zip(hot, flask, strict=True):
+        assert mine == theirs

@@ -127,7 +127,14 @@ def test_a_rematch_every_seat_accepts_starts_a_new_game_with_the_seats_rotated(c
 
     offered = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(ann_account))
     assert offered.status_code == 200, offered.get_json()
-    assert offered.get_json() == {"game_id": game_id, "accepted": [0], "waiting_for": [1], "rematch": None}
+    waiting = offered.get_json()
+    assert {k: waiting[k] for k in ("game_id", "accepted", "waiting_for", "rematch")} == {
+        "game_id": game_id,
+        "accepted": [0],
+        "waiting_for": [1],
+        "rematch": None,
+    }
+    assert waiting["seat"] == 1 and waiting["token"]  # her seat in the rematch, its token issued now
     assert client.get(f"/v1/games/{game_id}/rematch").get_json()["waiting_for"] == [1]
 
     accepted = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(bob["token"]))
@@ -140,7 +147,12 @@ def test_a_rematch_every_seat_accepts_starts_a_new_game_with_the_seats_rotated(c
     assert [s["name"] for s in summary["seats"]] == ["Bob", "Ann"]  # each moved one seat on
     assert summary["config"]["hand_size"] == 1
     assert client.get(f"/v1/games/{new_id}/view", headers=bearer(body["token"])).get_json()["seat"] == 0
-    # Ann collects her new seat's token by accepting again; her account token acts for it too
+    # The token Ann was issued when she offered plays her new seat; so does her account token.
+    assert client.get(f"/v1/games/{new_id}/view", headers=bearer(waiting["token"])).get_json()["seat"] == 1
+    assert client.get(f"/v1/games/{new_id}/view", headers=bearer(ann_account)).get_json()["seat"] == 1
+    # Nobody's token was rotated to seat them: the new game's log has no such event.
+    assert all(e.event.get("type") != "seat_token_rotated" for e in svc.store.read_events(new_id))
+    # one rematch only: the same game again, never a second one; accepting again rotates a token
     again = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(ann["token"]))
     assert (
         again.status_code == 201 and again.get_json()["rematch"] == new_id and again.get_json()["seat"] == 1
@@ -149,8 +161,6 @@ def test_a_rematch_every_seat_accepts_starts_a_new_game_with_the_seats_rotated(c
         client.get(f"/v1/games/{new_id}/view", headers=bearer(again.get_json()["token"])).get_json()["seat"]
         == 1
     )
-    assert client.get(f"/v1/games/{new_id}/view", headers=bearer(ann_account)).get_json()["seat"] == 1
-    # one rematch only: the same game again, never a second one
     assert client.get(f"/v1/games/{game_id}/rematch").get_json()["rematch"] == new_id
 
 

@@ -138,9 +138,55 @@ def test_bad_seeks_are_problems_and_change_nothing(app, client, redis_client, bo
     assert {k for k in changed if not k.startswith((b"acct:", b"LIMITS", b"limits"))} == set()
 
 
-def test_one_seek_per_account_and_pool_and_only_with_a_token(app, client):
+def test_one_seek_per_account_and_pool_and_only_with_a_token_where_anonymous_seeks_are_off(app, client):
     ann = session(client, "Ann")
     seek(client, ann)
     again = client.post("/v1/seeks", json={"game": "toy", "config": {"hand_size": 1}}, headers=bearer(ann))
     assert again.status_code == 422 and again.get_json()["code"] == "INVALID_SEEK"
+    app.config["ANONYMOUS_SEEKS"] = False
     assert client.post("/v1/seeks", json={"game": "toy"}).status_code == 401
+
+
+def anonymous(client, name):
+    made = client.post("/v1/seeks", json={"game": "toy", "config": {"hand_size": 1}, "name": name})
+    assert made.status_code == 201, made.get_json()
+    return made.get_json()
+
+
+def test_anonymous_seekers_are_paired_and_each_plays_its_seat_with_its_seek_s_token(app, client, matcher):
+    """No account: each seek's answer carries a token once; the seek is kept (and withdrawn) with
+    it, never with another's; once paired, GET .../game names the game and the token plays the seat
+    the seeker was paired into (casual: nobody is rated)."""
+    ann, bob = anonymous(client, "Ann"), anonymous(client, "Bob")
+    assert ann["handle"] == "Ann" and ann["rated"] is False and ann["token"] != bob["token"]
+    assert "token" not in client.get(f"/v1/seeks/{ann['id']}").get_json()  # shown once only
+    assert client.get(f"/v1/seeks/{ann['id']}/game").status_code == 404  # waiting
+    assert client.post(f"/v1/seeks/{ann['id']}/keep", headers=bearer(ann["token"])).status_code == 200
+    assert client.post(f"/v1/seeks/{ann['id']}/keep", headers=bearer(bob["token"])).status_code == 404
+    assert client.delete(f"/v1/seeks/{ann['id']}", headers=bearer(bob["token"])).status_code == 404
+    assert matcher.match()["games"] == 1
+    (game_id,) = {client.get(f"/v1/seeks/{m['id']}/game").get_json()["game_id"] for m in (ann, bob)}
+    summary = client.get(f"/v1/games/{game_id}").get_json()
+    assert summary["status"] == "active" and {s["name"] for s in summary["seats"]} == {"Ann", "Bob"}
+    seats = {
+        m["handle"]: client.get(f"/v1/games/{game_id}/view", headers=bearer(m["token"])).get_json()["seat"]
+        for m in (ann, bob)
+    }
+    assert sorted(seats.values()) == [0, 1]
+    awaited = summary["awaiting"][0]
+    mover = ann if seats["Ann"] == awaited else bob
+    view = client.get(f"/v1/games/{game_id}/view", headers=bearer(mover["token"])).get_json()["view"]
+    moved = client.post(
+        f"/v1/games/{game_id}/moves", json={"command": view["legal_moves"][0]}, headers=bearer(mover["token"])
+    )
+    assert moved.status_code == 200, moved.get_json()
+
+
+def test_an_anonymous_seek_is_casual_and_dies_without_keep_alive(app, client, redis_client, matcher):
+    before = redis_dump(redis_client)
+    refused = client.post("/v1/seeks", json={"game": "toy", "rated": True, "name": "Ann"})
+    assert refused.status_code == 422 and refused.get_json()["code"] == "INVALID_SEEK"
+    assert redis_dump(redis_client) == before
+    made = anonymous(client, "Ann")
+    assert matcher.match(now=made["alive_until"] + 1)["dropped"] == 1
+    assert client.get(f"/v1/seeks/{made['id']}").status_code == 404

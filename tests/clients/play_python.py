@@ -5,7 +5,13 @@ package under ``mypy --strict`` and then runs it against a live server.
 
     python play_python.py BASE_URL GAME SEED   (the generated package ``game_client`` on sys.path)
 
-Prints one JSON line: the game's id, the moves played, the final version and the winners."""
+Seat 0 is an account's, played with the account's token; after the game the script reads the
+account's stream (``/v1/me/stream``: a stream, so read with the generated client's own HTTP client)
+and decodes each message with the generated ``AccountStreamMessage``, whose ``data`` is the typed
+union of the stream's events.
+
+Prints one JSON line: the game's id, the moves played, the final version, the winners and the
+events the account's stream told."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import random
 import sys
 
 from game_client import AuthenticatedClient, Client
+from game_client.api.accounts import post_v1_accounts, post_v1_sessions
 from game_client.api.games import (
     get_v1_games_game_id,
     get_v1_games_game_id_events,
@@ -23,16 +30,22 @@ from game_client.api.games import (
     post_v1_games_game_id_seats,
 )
 from game_client.models import (
+    AccountStreamMessage,
     ClaimSeatRequest,
     ClaimSeatResponse,
     CondottiereConfigRequest,
     CondottiereCreateGameRequest,
+    CreateAccountRequest,
     EventsPage,
+    GameFinishedEvent,
+    GameStartedEvent,
     GameSummary,
     MoveRequest,
     MoveResponse,
     RioDeLaPlataConfigRequest,
     RioDeLaPlataCreateGameRequest,
+    Session,
+    SignInRequest,
     ViewResponse,
     ViewResponseStatus,
 )
@@ -64,12 +77,52 @@ def view_of(client: Client | AuthenticatedClient, game_id: str) -> ViewResponse:
     return view
 
 
+def signed_in(client: Client, base_url: str, handle: str) -> AuthenticatedClient:
+    password = "correct horse battery"
+    post_v1_accounts.sync(client=client, body=CreateAccountRequest(handle=handle, password=password))
+    session = post_v1_sessions.sync(client=client, body=SignInRequest(handle=handle, password=password))
+    if not isinstance(session, Session):
+        raise SystemExit(f"sign-in refused: {session}")
+    return AuthenticatedClient(base_url=base_url, token=session.token, raise_on_unexpected_status=True)
+
+
+def stream_until_finished(account: AuthenticatedClient, game_id: str) -> list[AccountStreamMessage]:
+    """The account's stream from its first entry, each message decoded into the generated union,
+    until the game's ``game_finished``."""
+    told: list[AccountStreamMessage] = []
+    fields: dict[str, str] = {}
+    headers = {"Last-Event-ID": "0-0"}
+    with account.get_httpx_client().stream("GET", "/v1/me/stream", headers=headers, timeout=60) as answer:
+        for line in answer.iter_lines():
+            if line.startswith(":"):
+                continue
+            if line:
+                name, _, value = line.partition(":")
+                fields[name] = value.removeprefix(" ")
+                continue
+            if "data" in fields:
+                message = AccountStreamMessage.from_dict(
+                    {"event": fields["event"], "id": fields.get("id"), "data": json.loads(fields["data"])}
+                )
+                told.append(message)
+                if isinstance(message.data, GameFinishedEvent) and message.data.game_id == game_id:
+                    return told
+            fields = {}
+    raise SystemExit(f"the stream ended before the game did: {told}")
+
+
 def main(base_url: str, game: str, seed: int) -> dict[str, object]:
     rng = random.Random(seed)
     spectator = Client(base_url=base_url, raise_on_unexpected_status=True)
     summary = create(spectator, game, seed)
     seats: dict[int, AuthenticatedClient] = {}
-    for index in range(summary.seat_count):
+    # Seat 0: an account's, played with its account token ({} as the claim's body).
+    account = signed_in(spectator, base_url, f"py{game[:3]}{seed}")
+    held = post_v1_games_game_id_seats.sync(summary.id, client=account, body=ClaimSeatRequest(seat=0))
+    if not isinstance(held, ClaimSeatResponse):
+        raise SystemExit(f"the account's claim refused: {held}")
+    seats[0] = account
+    for index in range(1, summary.seat_count):
         claimed = post_v1_games_game_id_seats.sync(
             summary.id, client=spectator, body=ClaimSeatRequest(name=f"Player {index}")
         )
@@ -113,7 +166,17 @@ def main(base_url: str, game: str, seed: int) -> dict[str, object]:
     page = get_v1_games_game_id_events.sync(summary.id, client=spectator, limit=5)
     if not isinstance(page, EventsPage) or not page.events:
         raise SystemExit(f"no events: {page}")
-    return {"game_id": summary.id, "moves": moves, "version": final.version, "winners": final.result.winners}
+    told = stream_until_finished(account, summary.id)
+    started = [m.data for m in told if isinstance(m.data, GameStartedEvent) and m.data.game_id == summary.id]
+    if len(started) != 1 or started[0].seat != 0:
+        raise SystemExit(f"the account's stream did not tell the start once: {told}")
+    return {
+        "game_id": summary.id,
+        "moves": moves,
+        "version": final.version,
+        "winners": final.result.winners,
+        "stream": [m.data.type_.value for m in told],
+    }
 
 
 if __name__ == "__main__":

@@ -116,6 +116,9 @@ def played(done: subprocess.CompletedProcess[str]) -> dict:
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["moves"] > 0 and outcome["version"] > outcome["moves"]
     assert isinstance(outcome["winners"], list)
+    # The account's stream, each message decoded into the generated union of its events.
+    assert outcome["stream"][0] == "open_games"
+    assert outcome["stream"].count("game_started") == 1 and outcome["stream"][-1] == "game_finished"
     return outcome
 
 

@@ -1,6 +1,8 @@
 """A matcher process the fault tests kill at a named point (``FAULT_POINT``, ``service.faults``).
 
 python -m tests.faults.meet_actor <redis url> match     one matcher pass (``SeekService.match``)
+python -m tests.faults.meet_actor <redis url> accept <challenge id> <account token>
+python -m tests.faults.meet_actor <redis url> rematch <game id> <seat token>   a rematch acceptance
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from service import composition
+from service import composition, rematch
 from store import queue_url
 from tests.api import toy_game
 
@@ -24,6 +26,9 @@ def main(url: str, action: str, *args: str) -> None:
         challenge_id, token = args
         accounts = services.accounts
         print(services.challenges.accept(challenge_id, accounts.identify(token)), flush=True)
+    elif action == "rematch":
+        game_id, token = args
+        print(rematch.offer_rematch(services.games, game_id, token), flush=True)
     else:
         raise SystemExit(f"unknown action {action!r}")
 

@@ -1,15 +1,19 @@
 """The browser's ways to find each other: Ann challenges Bob from his profile page, Bob accepts from
-the notice every page shows, both land at the table with a seat of their own, and a chat line
-crosses the table. Screenshots at 1280x800 and 390x844 (var/screenshots/meet-*)."""
+the notice every page shows, both land at the table with a seat of their own, a chat line crosses
+the table, they play the whole game and a rematch starts the next. Screenshots at 1280x800 and
+390x844 (var/screenshots/meet-*)."""
 
 from __future__ import annotations
 
 import json
 import secrets
+import time
 
 import requests
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.conftest import SIZES, screenshot
+from tests.web.test_table import SETTLED, TURN_OR_OVER, cd_click
 
 PASSWORD = "correct horse battery"
 
@@ -40,7 +44,57 @@ def _signed_in(browser, live, session: dict, size: str):
     return context, page, errors
 
 
-def test_a_challenge_from_a_profile_is_accepted_from_the_notice_and_both_sit_and_chat(live, browser):
+def _server(live, game_id: str) -> dict:
+    """The game as a spectator reads it: its version, status and the seats awaited."""
+    data = requests.get(f"{live.url}/v1/games/{game_id}/view", timeout=30).json()
+    return {
+        "version": data["version"],
+        "status": data["status"],
+        "awaiting": data["view"].get("awaiting") or [],
+    }
+
+
+def _play_to_the_end(live, game_id: str, pages: dict[int, object]) -> dict[str, int]:
+    """Every decision of the whole game, each clicked on the page of a seat the server awaits
+    (cards of the hand, regions of the map, the buttons the board does not show: ``cd_click``),
+    each click applied by the server before the next. The server is read again when the awaited
+    page does not offer its turn yet (a simultaneous decision may already be on its way), so every
+    wait is for a condition, bounded, never timed."""
+    clicks: dict[str, int] = {}
+    deadline = time.monotonic() + 1200
+    while True:
+        assert time.monotonic() < deadline, f"the game did not end: {clicks}"
+        seen = _server(live, game_id)
+        if seen["status"] == "finished":
+            return clicks
+        # A page offers its turn once it has drawn the version the server is at.
+        offers = (
+            f"() => Number(document.getElementById('app').dataset.version) >= {seen['version']}"
+            f" && Boolean(({TURN_OR_OVER})()) && ({SETTLED})()"
+        )
+        ready = [s for s in seen["awaiting"] if pages[s].evaluate(offers)]
+        if not ready:
+            try:
+                pages[seen["awaiting"][0]].wait_for_function(offers, timeout=10_000)
+            except PlaywrightTimeout:
+                pass
+            continue
+        clicked = cd_click(pages[ready[0]])
+        clicks[clicked] = clicks.get(clicked, 0) + 1
+        applied = time.monotonic() + 60
+        while _server(live, game_id)["version"] <= seen["version"]:
+            assert time.monotonic() < applied, "a click was never applied"
+            time.sleep(0.05)
+
+
+def test_a_challenge_from_a_profile_accepted_from_the_notice_is_played_whole_with_chat_and_a_rematch(
+    live, browser
+):
+    """Ann (1280x800) challenges Bob (390x844) from his profile; Bob accepts from the notice; both
+    play their seats with their accounts' own tokens (no seat token taken, nothing rotated, nobody
+    told of a new token); a chat line each way; the whole Condottiere game by clicking (2 players,
+    SET-1's smallest table; BAT-1..BAT-7); Ann offers a rematch at the end, Bob accepts it, and
+    both pages go to the new game, seats rotated."""
     ann, bob = _account(live, "ann"), _account(live, "bob")
     first, page, errors = _signed_in(browser, live, ann, "desktop")
     second, other, other_errors = _signed_in(browser, live, bob, "phone")
@@ -59,12 +113,14 @@ def test_a_challenge_from_a_profile_is_accepted_from_the_notice_and_both_sit_and
         assert ann["handle"] in other.locator(".meet-item").first.inner_text()
         screenshot(other, "meet-incoming-phone")
         accept.click()
-        other.wait_for_url("**/play/*")
-        page.wait_for_url("**/play/*")  # the challenger is taken to the table too
+        other.wait_for_url("**/play/*", timeout=60_000)
+        page.wait_for_url("**/play/*", timeout=60_000)  # the challenger is taken to the table too
         game_id = other.url.rsplit("/", 1)[1]
         assert page.url.rsplit("/", 1)[1] == game_id
+        # Each page plays its account's seat with the account's token: no seat token was taken.
         for p in (page, other):
-            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is not None
+            p.locator("#moves-title").wait_for()
+            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is None
 
         # The chat: open beside the board on the desktop, collapsed on the phone.
         panel = page.locator("details#chat")
@@ -81,6 +137,46 @@ def test_a_challenge_from_a_profile_is_accepted_from_the_notice_and_both_sit_and
         other.locator(".chat-messages li", has_text="you too").wait_for()
         screenshot(page, "meet-table-chat-desktop")
         screenshot(other, "meet-table-chat-phone")
+
+        summary = requests.get(f"{live.url}/v1/games/{game_id}", timeout=30).json()
+        assert summary["seat_count"] == 2
+        by_name = {ann["handle"]: page, bob["handle"]: other}
+        pages = {s["seat"]: by_name[s["name"]] for s in summary["seats"]}
+        clicks = _play_to_the_end(live, game_id, pages)
+        assert clicks.get("card", 0) >= 5, clicks
+        for p in (page, other):
+            p.locator(".end-panel:not([hidden])").wait_for(timeout=60_000)
+        screenshot(page, "meet-game-over-desktop")
+        screenshot(other, "meet-game-over-phone")
+        # Nobody was told of a new token, and the log holds no rotation.
+        log = requests.get(f"{live.url}/v1/games/{game_id}/annotations?limit=500", timeout=30).json()
+        assert log["annotations"] and not [e for e in log["annotations"] if "new seat token" in e["text"]]
+        store = live.app.extensions["game_service"].store
+        assert not [e for e in store.read_events(game_id) if e.event.get("type") == "seat_token_rotated"]
+
+        # The rematch, through the API: Ann offers, Bob's page says so and he accepts.
+        page.get_by_role("button", name="Rematch (seats rotated)").click()
+        page.locator(".rematch-status", has_text="Waiting for").wait_for()
+        other.get_by_role("button", name="Accept the rematch").wait_for(timeout=60_000)
+        assert ann["handle"] in other.locator(".rematch-status").inner_text()
+        screenshot(page, "meet-rematch-offered-desktop")
+        screenshot(other, "meet-rematch-offered-phone")
+        other.get_by_role("button", name="Accept the rematch").click()
+        other.wait_for_url(lambda url: "/play/" in url and game_id not in url, timeout=60_000)
+        page.wait_for_url(lambda url: "/play/" in url and game_id not in url, timeout=60_000)
+        new_id = page.url.rsplit("/", 1)[1]
+        assert other.url.rsplit("/", 1)[1] == new_id
+        rematch = requests.get(f"{live.url}/v1/games/{game_id}/rematch", timeout=30).json()
+        assert rematch["rematch"] == new_id
+        made = requests.get(f"{live.url}/v1/games/{new_id}", timeout=30).json()
+        assert made["status"] == "active"
+        assert {s["seat"]: s["name"] for s in made["seats"]} == {
+            (s["seat"] + 1) % 2: s["name"] for s in summary["seats"]
+        }  # seats rotated
+        for p in (page, other):
+            p.locator("#moves-title").wait_for()
+        screenshot(page, "meet-rematch-table-desktop")
+        screenshot(other, "meet-rematch-table-phone")
         assert errors == [] and other_errors == []
     finally:
         first.close()
@@ -107,8 +203,10 @@ def test_play_now_pairs_two_browsers_at_one_table(live, browser):
         other.wait_for_url("**/play/*")
         game_id = page.url.rsplit("/", 1)[1]
         assert other.url.rsplit("/", 1)[1] == game_id
+        # Each plays its account's seat with the account's token: no seat token taken, none rotated.
         for p in (page, other):
-            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is not None
+            p.locator("#moves-title").wait_for()
+            assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is None
         assert errors == [] and other_errors == []
     finally:
         first.close()

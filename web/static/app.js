@@ -357,16 +357,6 @@ export async function myGames() {
   return (await accountApi("/v1/me/games?limit=20")).data;
 }
 
-// A seat token for one of my seats, fetched through the account (POST .../seats/{seat}/token). It
-// ROTATES the seat's token, so it is only for a seat no browser holds a token of yet (one a
-// challenge or a pairing just gave the account). A seat played elsewhere is not taken this way:
-// the play page plays an account's seat with the account's own token, on every device at once.
-export async function resumeSeat(gameId, seat) {
-  const { data } = await accountApi(`/v1/games/${encodeURIComponent(gameId)}/seats/${seat}/token`, { method: "POST" });
-  seats.set(gameId, data);
-  return data;
-}
-
 export async function signOut() {
   const token = account.token();
   account.forget();

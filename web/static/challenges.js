@@ -6,7 +6,7 @@
 // many tabs; a GET of /v1/challenges every few seconds costs one small read and no lease. A seek is
 // kept alive (POST /v1/seeks/{id}/keep) while this page shows it.
 
-import { account, accountApi, describe, h, loadGame, pageData, resumeSeat, seats, toast } from "/web/static/app.js";
+import { account, accountApi, describe, h, loadGame, pageData, toast } from "/web/static/app.js";
 import { gameTitle } from "/web/static/dom.js";
 
 const POLL_MS = 4000;
@@ -14,16 +14,18 @@ const KEEP_MS = 20000;
 const SEEK_KEY = "seek";
 const games = pageData.games || [];
 
-// A game the account was just seated in (a challenge's, a pairing's) has no seat token anywhere:
-// this browser takes one for the account's seat, then goes to the table.
+// A game the account was just seated in (a challenge's, a pairing's) is played with the account's own
+// token: the table finds the account's seat (play.js), so no seat token is taken and nothing is
+// rotated (nobody is told of "a new seat token"). Wait, briefly, for the account's list of games to
+// show it (its follow-up runs as the game starts), so the table finds the seat at once.
 async function enterGame(gameId) {
-  try {
-    if (!seats.get(gameId)) {
+  for (let tries = 0; tries < 10; tries += 1) {
+    try {
       const running = (await accountApi("/v1/me/games?limit=20")).data.running || [];
-      const mine = running.find((g) => g.game_id === gameId);
-      if (mine) await resumeSeat(gameId, mine.seat);
-    }
-  } catch { /* the table offers "Play my seat here" */ }
+      if (running.some((g) => g.game_id === gameId)) break;
+    } catch { break; } // the table says what it can
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   location.assign(`/play/${encodeURIComponent(gameId)}`);
 }
 
