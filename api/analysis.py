@@ -11,7 +11,7 @@ from api.accounts import ACCOUNT_AUTH, NO_STORE, accounts, identity
 from api.common import Blueprint, json_response
 from api.jobs import accepted, requester
 from api.problems import ProblemError
-from schemas.analysis import AnalysisSchema, MistakesQuery, MistakesSchema
+from schemas.analysis import AnalysisSchema, MistakesQuery, AccountMistakesSchema
 from schemas.jobs import JobSchema
 from service.analysis import AnalysisRefused, AnalysisService
 from service.identity import READ
@@ -68,7 +68,7 @@ class Analysis(MethodView):
 @blp.route("/me/mistakes")
 class MyMistakes(MethodView):
     @blp.arguments(MistakesQuery(), location="query")
-    @blp.response(200, MistakesSchema)
+    @blp.response(200, AccountMistakesSchema)
     @blp.problems(401, 403, 422)
     @blp.doc(security=ACCOUNT_AUTH)
     def get(self, query: dict[str, Any]) -> Response:

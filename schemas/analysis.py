@@ -70,7 +70,7 @@ class MistakeSchema(ma.Schema):
     best_text = fields.String(required=True)
 
 
-class MistakesSchema(ma.Schema):
+class AccountMistakesSchema(ma.Schema):
     mistakes = fields.List(
         fields.Nested(MistakeSchema), required=True, metadata={"description": "Biggest loss first"}
     )
