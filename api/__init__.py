@@ -346,5 +346,7 @@ _DESCRIPTION = (
     "game live over Server-Sent Events. Errors are RFC 9457 `application/problem+json` documents "
     "with a stable `code`.\n\n"
     # Swagger UI shows this text at the top of /docs: the way back for a player who came from a page.
-    "[Back to the lobby](/) · [The game archive](/archive)"
+    # Written as HTML: Swagger UI opens every Markdown link in a new tab, which is no way back.
+    '<a href="/" target="_self">Back to the lobby</a> · '
+    '<a href="/archive" target="_self">The game archive</a>'
 )

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from flask import Response, current_app
 from flask.views import MethodView
 
+from api.accounts import ACCOUNT_AUTH, NO_STORE, accounts, identity
 from api.common import Blueprint, json_response
 from api.jobs import accepted, requester
 from api.problems import ProblemError
-from schemas.analysis import AnalysisSchema
+from schemas.analysis import AnalysisSchema, MistakesQuery, MistakesSchema
 from schemas.jobs import JobSchema
 from service.analysis import AnalysisRefused, AnalysisService
+from service.identity import READ
 
 blp = Blueprint("analysis", __name__, url_prefix="/v1", description="Computer analysis of finished games")
 
@@ -61,3 +63,20 @@ class Analysis(MethodView):
         except AnalysisRefused as refused:
             raise _refused(refused) from None
         return accepted(job)
+
+
+@blp.route("/me/mistakes")
+class MyMistakes(MethodView):
+    @blp.arguments(MistakesQuery(), location="query")
+    @blp.response(200, MistakesSchema)
+    @blp.problems(401, 403, 422)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def get(self, query: dict[str, Any]) -> Response:
+        """The biggest mistakes of the account (scope `read`) in its `games` most recent finished
+        games that have a stored computer analysis: its own moves judged an inaccuracy or worse, the
+        biggest loss of chance first (at most `limit`), each with the replay's address at that
+        event. Games not analysed yet are passed over (`POST /v1/games/{id}/analysis`)."""
+        who = identity(READ)
+        finished = accounts().my_games(who, None, query["games"])["finished"]
+        pairs = [(game["game_id"], int(game["seat"])) for game in finished]
+        return json_response(_service().biggest_mistakes(pairs, query["limit"]), 200, NO_STORE)

@@ -19,7 +19,7 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 
 from bots import levels
 from games import game_names, get_game
-from games.base import hook
+from games.base import contract_hooks
 from schemas.games import BOT_SEAT_PATTERN
 
 COMPONENTS = "#/components/schemas/"
@@ -36,7 +36,7 @@ def contract_games() -> list[str]:
     names = []
     for name in game_names():
         game = get_game(name)
-        if hook(game, "contract") is not None and not type(game).__module__.startswith("tests."):
+        if contract_hooks(game) is not None and not type(game).__module__.startswith("tests."):
             names.append(name)
     return names
 
@@ -66,7 +66,9 @@ def register_components(spec: APISpec) -> list[str]:
     prefixes = []
     for name in contract_games():
         game_prefix = prefix(name)
-        document = hook(get_game(name), "contract")()
+        hooks = contract_hooks(get_game(name))
+        assert hooks is not None  # the names are those with the hook
+        document = hooks.contract()
         for definition, schema in document["$defs"].items():
             spec.components.schema(game_prefix + definition, _rewrite(schema, game_prefix))
         prefixes.append(game_prefix)

@@ -11,6 +11,7 @@ from flask.views import MethodView
 from api.accounts import ACCOUNT_AUTH, accounts, identity
 from api.common import Blueprint, json_response
 from schemas.tournaments import (
+    AddBotRequest,
     CreateTournamentRequest,
     JoinTournamentRequest,
     TournamentListSchema,
@@ -56,6 +57,35 @@ class Tournament(MethodView):
         return json_response(tournaments().view(tournament_id))
 
 
+@blp.route("/<string:tournament_id>/export")
+class Export(MethodView):
+    @blp.response(200, description="NDJSON: the tournament, one line per table's game, the standings")
+    @blp.problems(404)
+    @blp.doc(
+        responses={
+            200: {
+                "content": {
+                    "application/x-ndjson": {
+                        "schema": {
+                            "type": "string",
+                            "description": "A `tournament` line (settings, entrants), one `game` line per "
+                            "table (round, table, game_id, players, placing, the game's summary with its "
+                            "commitment and result, its events as anyone may read them), a `standings` line",
+                        }
+                    }
+                }
+            }
+        }
+    )
+    def get(self, tournament_id: str) -> Response:
+        """Every game of the tournament plus the standings, as NDJSON (a finished game's log whole,
+        as it is public once the game ended; a running one's as a spectator sees it)."""
+        lines = tournaments().export(tournament_id)
+        response = Response(lines, status=200, content_type="application/x-ndjson")
+        response.headers["Content-Disposition"] = f'attachment; filename="tournament-{tournament_id}.ndjson"'
+        return response
+
+
 @blp.route("/<string:tournament_id>/join")
 class Join(MethodView):
     @blp.arguments(JoinTournamentRequest())
@@ -63,13 +93,26 @@ class Join(MethodView):
     @blp.problems(401, 403, 404, 409, 415, 422)
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, body: dict[str, Any], tournament_id: str) -> Response:
-        """Enter (until the start): 409 TOURNAMENT_FULL, TOURNAMENT_NOT_OPEN, ALREADY_ENTERED;
-        403 NOT_ADMITTED (entry list, join code, bot accounts)."""
+        """Enter (until the start; with `late_entry`, until the end: paired from the next round):
+        409 TOURNAMENT_FULL, TOURNAMENT_NOT_OPEN, ALREADY_ENTERED; 403 NOT_ADMITTED (entry list,
+        join code, bot accounts)."""
         who = identity()
         me = accounts().me(who)
         return json_response(
             tournaments().join(tournament_id, who, me["handle"], bot=me["bot"], code=body["code"])
         )
+
+
+@blp.route("/<string:tournament_id>/bots")
+class Bots(MethodView):
+    @blp.arguments(AddBotRequest())
+    @blp.response(200, TournamentSchema)
+    @blp.problems(401, 403, 404, 409, 415, 422)
+    @blp.doc(security=ACCOUNT_AUTH)
+    def post(self, body: dict[str, Any], tournament_id: str) -> Response:
+        """The organiser enters a server bot of the game (until the start): it plays its tables on
+        the server (403 NOT_ORGANISER, NOT_ADMITTED when bots may not enter; 409 as a join)."""
+        return json_response(tournaments().add_bot(tournament_id, identity(), body["level"]))
 
 
 @blp.route("/<string:tournament_id>/withdraw")

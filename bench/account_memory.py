@@ -1,4 +1,4 @@
-"""Redis memory of an account and of an account-bound seat (issue 31).
+"""Redis memory of an account and of an account-bound seat.
 
     .venv/bin/python bench/account_memory.py [--accounts 50] [--games 20] [--seed 1]
 

@@ -7,7 +7,7 @@ so it plays fewer games per line).
 
     .venv/bin/python bench/engine.py [--games N] [--rio-games N] [--max-moves M] [--only condottiere|rio]
 
-Figure to beat (issue 2): the public TypeScript engine, about 3,600 random moves/s and 22
+Figure to beat: the public TypeScript engine, about 3,600 random moves/s and 22
 four-player games/s on this kind of machine.
 
 Rates are computed from the process's CPU time (``time.process_time``), so that other work on a

@@ -1,4 +1,4 @@
-"""Failover drill on a private Redis Cluster (issue 13): kill a master under load, measure what the
+"""Failover drill on a private Redis Cluster (docs/scaling.md): kill a master under load, measure what the
 clients saw and how many acknowledged moves were lost, with asynchronous replication (Redis's
 default) and with ``REDIS_WAIT_REPLICAS=1`` (a move is answered once a replica holds it).
 

@@ -1,5 +1,5 @@
 """HTTP benchmark: many full Condottiere games at once against gunicorn, and the health endpoint
-on the same server with the same client concurrency, in one run (issue 3, item 8).
+on the same server with the same client concurrency, in one run.
 
     ./run bench                         # or: .venv/bin/python bench/http_bench.py --help
     ./run bench --clients 16 --seconds 15 --players 4
@@ -859,9 +859,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--shared-connection",
         action="store_true",
-        help="each client thread plays all its games on its one connection (before issue 12's game "
-        "placement, the default); by default a game's claims and moves use a connection of its own, "
-        "as a seat's client does",
+        help="each client thread plays all its games on its one connection (the default before "
+        "each game was placed on one worker); by default a game's claims and moves use a "
+        "connection of its own, as a seat's client does",
     )
     parser.add_argument(
         "--profile",

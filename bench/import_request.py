@@ -1,4 +1,4 @@
-"""What a log import costs the web process (issue 9: imports are jobs), against the replay it no
+"""What a log import costs the web process (imports are jobs), against the replay it no
 longer does.
 
     .venv/bin/python bench/import_request.py [--rounds 5]

@@ -1,4 +1,4 @@
-"""What the crash-safety machinery costs (issue 9): the janitor's sweeps and the follow-up work.
+"""What the crash-safety machinery costs: the janitor's sweeps and the follow-up work.
 
     .venv/bin/python bench/janitor.py [--games 200] [--rounds 20]
 

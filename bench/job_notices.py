@@ -1,4 +1,4 @@
-"""What telling a job's requester costs (issue 33's ``verified``): Redis commands and wall time of
+"""What telling a job's requester costs (the ``verified`` notice): Redis commands and wall time of
 one verify job's run, anonymous or started by a signed-in account (without and with a webhook).
 
     .venv/bin/python bench/job_notices.py [--games 30]

@@ -1,4 +1,4 @@
-"""Redis commands of idle ``GET /v1/me/stream`` connections (issue 31).
+"""Redis commands of idle ``GET /v1/me/stream`` connections.
 
     .venv/bin/python bench/me_stream_idle.py [--streams 4] [--seconds 60]
 

@@ -1,4 +1,4 @@
-"""Throughput of the observation export (issue 34): decisions per CPU second of one worker.
+"""Throughput of the observation export: decisions per CPU second of one worker.
 
     .venv/bin/python bench/observations.py [--condottiere 40] [--rio 4] [--repeat 3] [--seed 1]
 

@@ -12,7 +12,7 @@ and Redis CPU per move and their ratios B/A.
 
 Why: on a shared 2-core machine ``http_bench``'s rates drift by a tenth between runs, so a change
 of a few percent is lost between two runs of it; here the drift hits A and B alike, game by game,
-and the same moves are played on both (issue 12's closing notes: three runs agreed within 1%).
+and the same moves are played on both (three runs of it once agreed within 1%).
 It measures CPU per move of a lone game, not a rate under load: ``http_bench`` remains the
 measure of the RATIO.
 """

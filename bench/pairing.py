@@ -1,15 +1,26 @@
 """Swiss pairing of n entrants at tables of 4 (``service.tournament.swiss.swiss_round``) for n from
-1,000 to 10,000: the time of one round's pairing (median of the runs, with the min-max spread), the
-repeats it left, the players outside "within one" seat balance, and how the time grows.
+1,000 to 10,000: the time of one round's pairing and of the standings it starts from (median of the
+runs, with the min-max spread), the repeats it left, and how the time grows; then the quality of a
+whole Swiss played through the same code (repeats, seat balance round by round).
 
-    /work/main/.venv/bin/python bench/pairing.py [--runs 7] [--rounds 4] [--seed 1]
+    /work/main/.venv/bin/python bench/pairing.py [--runs 7] [--rounds 4] [--seed 1] [--quality 1000]
 
-The field is a simulated Swiss: ``--rounds`` rounds paired by the same code with random results,
-so the round timed has a real history (opponents met, seats held, scores in groups). What is timed
-is the pairing alone (grouping, repeat search, seating), given the ranking, scores and history;
-the standings (``scoring.standings``, exact fractions) are timed apart, since a round start needs
-both. Growth: the log-log slope of time over n (1 is linear). The garbage collector is off while
-timing (collected before each run).
+Timing: the earlier rounds are *synthesised*, not paired: each is the field sorted by score (ties at
+random) cut into tables of 4 with a random seat order and a random placing, which is what a Swiss
+history looks like to the next round (score groups, opponents met inside them, seat counts) at a cost
+of one sort per round, so 10,000 entrants are ready in about a second rather than after minutes of
+pairing earlier rounds. Random seats are harder on the seat balancing than a history the pairing
+balanced itself, so the figures err on the slow side. What is timed is the pairing alone (grouping,
+repeat search, seat swaps, seating), given the ranking, scores and history; the standings
+(``scoring.standings``, integer units) are timed apart, since a round start needs both. Growth: the
+ratio of the medians and the log-log slope of time over n (1 is linear), within one run. Times are
+CPU seconds of this process (``time.process_time``), less disturbed than wall time on a loaded
+machine; the wall-clock median is printed beside them.
+
+Quality: ``--rounds + 1`` rounds of a field of ``--quality`` players paired by ``swiss_round`` itself
+from the start (random placings): after each round, the repeats it made and how many players are
+more than one apart between their most- and least-held seat position. The garbage collector is off
+while timing (collected before each run).
 """
 
 from __future__ import annotations
@@ -26,38 +37,125 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.tournament.scoring import TableResult, standings  # noqa: E402
+from service.tournament.scoring import TableResult, placement_units, standings  # noqa: E402
 from service.tournament.swiss import history, swiss_round  # noqa: E402
 
 SIZES = (1_000, 2_000, 5_000, 10_000)
+K = 4
 
 
-def field(n: int, rounds: int, rng: random.Random):
+def synthetic(n: int, rounds: int, rng: random.Random):
+    """``rounds`` synthesised rounds of ``n`` players (see the module doc)."""
+    players = [f"p{i:05d}" for i in range(n)]
+    ratings = {p: rng.gauss(1500, 200) for p in players}
+    score = dict.fromkeys(players, 0)
+    past: list[list[list[str]]] = []
+    results: list[list[TableResult]] = []
+    for _ in range(rounds):
+        order = sorted(players, key=lambda p: (-score[p], rng.random()))
+        tables = [order[i : i + K] for i in range(0, n, K)]
+        for t in tables:
+            rng.shuffle(t)
+        done = [TableResult(tuple(t), tuple((p,) for p in rng.sample(t, len(t)))) for t in tables]
+        for result in done:
+            for p, u in placement_units(result).items():
+                score[p] += u
+        past.append(tables)
+        results.append(done)
+    return ratings, past, results
+
+
+def timed(fn, runs: int) -> tuple[list[float], list[float]]:
+    """CPU seconds of this process and wall seconds of each run."""
+    cpu, wall = [], []
+    for _ in range(runs):
+        gc.collect()
+        gc.disable()
+        start, start_cpu = time.perf_counter(), time.process_time()
+        fn()
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+        gc.enable()
+    return cpu, wall
+
+
+def repeats(tables, met) -> int:
+    return sum(met.get(a, {}).get(b, 0) for t in tables for a, b in combinations(t, 2))
+
+
+def spread(tables: list[list[str]], seats) -> tuple[int, int]:
+    """How many players of ``tables`` are more than one apart between their most- and least-held
+    position (of their table's size), and how many players ``tables`` seat."""
+    over = 0
+    for t in tables:
+        for p in t:
+            c = seats[p][: len(t)]
+            over += max(c) - min(c) > 1
+    return over, sum(len(t) for t in tables)
+
+
+def fmt(xs: list[float]) -> str:
+    return f"{statistics.median(xs):7.3f} [{min(xs):.3f}-{max(xs):.3f}]"
+
+
+def speed(args, rng: random.Random) -> None:
+    print(
+        f"Swiss round {args.rounds + 1} at tables of {K} after {args.rounds} synthesised rounds, "
+        f"{args.runs} runs each: median [min-max] s"
+    )
+    print(
+        f"{'n':>7} {'pairing CPU':>24} {'(wall)':>7} {'standings CPU':>24} "
+        f"{'repeats':>8} {'seat spread>1':>14}"
+    )
+    medians = []
+    for n in SIZES:
+        ratings, past, results = synthetic(n, args.rounds, rng)
+        table = standings(ratings, results)
+        ranked = [s.player for s in table]
+        scores = {s.player: s.units for s in table}
+        met, seats = history(past)
+        got: list[list[list[str]]] = []
+        pair_t, pair_wall = timed(
+            lambda g=got, r=ranked, s=scores, m=met, h=seats: g.append(swiss_round(r, s, K, 3, m, h)),
+            args.runs,
+        )
+        stand_t, _ = timed(lambda r=ratings, x=results: standings(r, x), max(3, args.runs // 2))
+        tables = got[-1]
+        _, after = history([*past, tables])
+        over, _ = spread(tables, after)
+        medians.append(statistics.median(pair_t))
+        print(
+            f"{n:>7} {fmt(pair_t):>24} {statistics.median(pair_wall):7.3f} {fmt(stand_t):>24} "
+            f"{repeats(tables, met):>8} {over:>14}"
+        )
+    slope = math.log(medians[-1] / medians[0]) / math.log(SIZES[-1] / SIZES[0])
+    print(
+        f"growth 1,000 -> 10,000 (x10 players): pairing x{medians[-1] / medians[0]:.1f}, "
+        f"log-log slope {slope:.2f} (1 = linear)"
+    )
+
+
+def quality(args, rng: random.Random) -> None:
+    n = args.quality
     players = [f"p{i:05d}" for i in range(n)]
     ratings = {p: rng.gauss(1500, 200) for p in players}
     past: list[list[list[str]]] = []
     results: list[list[TableResult]] = []
-    for _ in range(rounds):
+    print(f"\nA Swiss of {n} played through swiss_round (tables of {K}, random placings)")
+    print(f"{'round':>5} {'pairing CPU s':>14} {'repeats':>8} {'players with seat spread>1':>27}")
+    for r in range(args.rounds + 1):
         table = standings(ratings, results)
         ranked = [s.player for s in table]
-        scores = {s.player: float(s.score) for s in table}
+        scores = {s.player: s.units for s in table}
         met, seats = history(past)
-        tables = swiss_round(ranked, scores, 4, 3, met, seats)
+        start = time.process_time()
+        tables = swiss_round(ranked, scores, K, 3, met, seats)
+        took = time.process_time() - start
         past.append(tables)
         results.append([TableResult(tuple(t), tuple((p,) for p in rng.sample(t, len(t)))) for t in tables])
-    return ratings, past, results
-
-
-def timed(fn, runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        gc.collect()
-        gc.disable()
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-        gc.enable()
-    return out
+        _, after = history(past)
+        over, total = spread(tables, after)
+        print(f"{r + 1:>5} {took:>14.3f} {repeats(tables, met):>8} {over:>10} ({100 * over / total:.1f}%)")
 
 
 def main() -> None:
@@ -65,36 +163,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=4, help="rounds played before the one timed")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quality", type=int, default=1000, help="the played-through field (0: none)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    medians = []
-    print(f"Swiss round {args.rounds + 1} at tables of 4, {args.runs} runs each (median [min-max])")
-    print(f"{'n':>7} {'pairing s':>24} {'standings s':>24} {'repeats':>8} {'seat spread>1':>14}")
-    for n in SIZES:
-        ratings, past, results = field(n, args.rounds, rng)
-        table = standings(ratings, results)
-        ranked = [s.player for s in table]
-        scores = {s.player: float(s.score) for s in table}
-        met, seats = history(past)
-        got: list[list[list[str]]] = []
-        pair_t = timed(
-            lambda g=got, r=ranked, s=scores, m=met, h=seats: g.append(swiss_round(r, s, 4, 3, m, h)),
-            args.runs,
-        )
-        stand_t = timed(lambda r=ratings, x=results: standings(r, x), max(3, args.runs // 2))
-        tables = got[-1]
-        repeats = sum(met.get(a, {}).get(b, 0) for t in tables for a, b in combinations(t, 2))
-        _, after = history([*past, tables])
-        unbalanced = sum(1 for p in ranked if max(after[p][:4]) - min(after[p][:4]) > 1)
-        med = statistics.median(pair_t)
-        medians.append(med)
-        sm = statistics.median(stand_t)
-        print(
-            f"{n:>7} {med:>9.3f} [{min(pair_t):.3f}-{max(pair_t):.3f}] "
-            f"{sm:>9.3f} [{min(stand_t):.3f}-{max(stand_t):.3f}] {repeats:>8} {unbalanced:>14}"
-        )
-    slope = math.log(medians[-1] / medians[0]) / math.log(SIZES[-1] / SIZES[0])
-    print(f"growth 1,000 -> 10,000: x{medians[-1] / medians[0]:.1f}, log-log slope {slope:.2f} (1 = linear)")
+    speed(args, rng)
+    if args.quality:
+        quality(args, rng)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Ratings calibration and cost (issue 32).
+"""Ratings calibration and cost.
 
     .venv/bin/python bench/ratings_calibration.py simulate --game condottiere --games 1000 --out FILE
     .venv/bin/python bench/ratings_calibration.py report [--archive] FILE [FILE...]

@@ -1,4 +1,4 @@
-"""What a replay of a running game costs the web process (issue 9), against the whole-log fold it
+"""What a replay of a running game costs the web process, against the whole-log fold it
 no longer does.
 
     .venv/bin/python bench/replay_request.py [--requests 40]

@@ -1,4 +1,4 @@
-"""Sign-in timing: a wrong handle against a wrong password (issue 31), over HTTP through the app.
+"""Sign-in timing: a wrong handle against a wrong password, over HTTP through the app.
 
     .venv/bin/python bench/signin_timing.py [--rounds 40]
 

@@ -1,4 +1,4 @@
-"""Webhook deliveries per second per worker, and the added cost per move (issue 33).
+"""Webhook deliveries per second per worker, and the added cost per move.
 
     .venv/bin/python bench/webhooks.py [--deliveries 500] [--games 12] [--seed 1]
 
@@ -12,7 +12,7 @@ figure is a floor):
 * **cost per move**: ``--games`` two-player Condottiere games played with random legal moves, both
   seats bound to accounts, each seed played three times, alternating (paired): the accounts with a
   subscription to every event, without one, and with the fan-out switched off (the code before
-  issue 33). Per move: wall time of ``submit_command`` (which runs the follow-up work) and Redis
+  webhooks). Per move: wall time of ``submit_command`` (which runs the follow-up work) and Redis
   commands (INFO commandstats, scripts' own commands included).
 """
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from games.base import Game, hook
+from games.base import Game, search_hooks
 
 Command = dict[str, Any]
 
@@ -101,9 +101,7 @@ def move_key(move: Command) -> bytes:
 
 
 def searchable(game: Game[Any]) -> bool:
-    return all(
-        hook(game, name) is not None for name in ("determinize", "estimate", "advance", "playout_move")
-    )
+    return search_hooks(game) is not None
 
 
 def search(

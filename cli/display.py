@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games import game_names, get_game
-from games.base import hook
+from games.base import text_hooks
 
 # The signatures of games.base.TextHooks' methods, as the functions GameText holds.
 Names = Mapping[int, str] | None
@@ -82,14 +82,15 @@ def text_for(game_name: str | None) -> GameText:
     newer server's game can still be played, as JSON)."""
     game = get_game(game_name) if game_name in game_names() else None
 
-    def pick(name: str, fallback: Any) -> Any:
-        found = hook(game, name) if game is not None else None
-        return found if found is not None else fallback
-
+    text = text_hooks(game) if game is not None else None
+    if text is None:
+        return GameText(
+            name=str(game_name), render=generic_render, event=generic_event, move=generic_move, menu=None
+        )
     return GameText(
         name=str(game_name),
-        render=pick("render_text", generic_render),
-        event=pick("describe_event", generic_event),
-        move=pick("describe_move", generic_move),
-        menu=pick("move_menu", None),
+        render=text.render_text,
+        event=text.describe_event,
+        move=text.describe_move,
+        menu=text.move_menu,
     )

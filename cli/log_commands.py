@@ -51,7 +51,11 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         help="check an exported log, with no server: the seed commitment opens and every shuffle and die"
         " is the one the seed gives",
     )
-    fair.add_argument("file", help="a finished game's log export (JSON), or a bulk export (NDJSON)")
+    fair.add_argument(
+        "file",
+        help="a finished game's log export (JSON), a bulk export (NDJSON), or a tournament's export "
+        "(NDJSON: every table's game, and each duplicate round's shared commitment)",
+    )
     fair.add_argument("--json", action="store_true", help="also print each report as JSON")
 
 
@@ -158,7 +162,7 @@ def cmd_import(args: argparse.Namespace, client: ApiClient, out: TextIO) -> int:
 def cmd_verify_fair(args: argparse.Namespace, out: TextIO) -> int:
     """Check exported logs with no server: the ``log`` export of a finished game (one JSON document,
     or NDJSON as the bulk export writes it, one document a line). Exit 0 when every one is fair."""
-    from replays.fairness import verify_fair
+    from replays.fairness import verify_fair, verify_tournament
 
     with open(args.file, encoding="utf-8") as handle:
         text = handle.read()
@@ -168,13 +172,31 @@ def cmd_verify_fair(args: argparse.Namespace, out: TextIO) -> int:
     else:
         documents = [json.loads(line) for line in text.splitlines() if line.strip()]
     all_fair = True
-    for document in documents:
-        report = verify_fair(document)
+    if documents and documents[0].get("type") == "tournament":  # GET /v1/tournaments/{id}/export
+        reports = verify_tournament(documents)
+        documents = [d for d in documents if d.get("type") == "game"]
+    else:
+        reports = [verify_fair(document) for document in documents]
+    for report in reports:
         all_fair = all_fair and report["ok"]
-        out.write(_fairness_text(report) + "\n")
+        out.write((_round_text(report) if "round" in report else _fairness_text(report)) + "\n")
         if args.json:
             out.write(json.dumps(report, indent=1) + "\n")
     return 0 if all_fair and documents else 1
+
+
+def _round_text(report: Mapping[str, Any]) -> str:
+    name = f"Duplicate round {report['round']} ({report['tables']} tables)"
+    if report["ok"]:
+        return f"{name}: fair. Every table shows the round's commitment and its seed, which opens it."
+    reasons = []
+    if not report["same_commitment"]:
+        reasons.append("the tables show different commitments")
+    if not report["same_seed"]:
+        reasons.append("the tables were dealt from different seeds")
+    if not report["opens"]:
+        reasons.append("the commitment does not open to the seed")
+    return f"{name}: NOT fair: " + "; ".join(reasons) + "."
 
 
 def _fairness_text(report: Mapping[str, Any]) -> str:

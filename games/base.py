@@ -7,8 +7,8 @@ an instance of a class that implements :class:`Game` and *declares* every option
 by subclassing the hook's protocol (``class MyGame(ArchiveHooks, TextHooks): ...``) and defining
 each of the protocol's members in its own body: mypy then checks each member against the protocol
 (a member left out makes the class abstract, and ``GAME = MyGame()`` a type error). The platform
-reaches a hook only through :func:`hook`, which answers for declared hooks only; nothing is attached
-to a game object after it is built.
+reaches a hook only through its typed accessor (:func:`archive_hooks`, :func:`seat_hooks`, ...),
+which answers for declared hooks only; nothing is attached to a game object after it is built.
 
 A game is a *decider*: ``decide(state, seat, command) -> events`` validates a seat's command and
 returns the facts it causes (including every engine-driven step that follows, up to the next point
@@ -34,8 +34,8 @@ Longer than 500 lines because it is the whole contract between the platform and 
 one place by whoever writes a game: the ``Game`` protocol, each optional hook's protocol (archive,
 seats, chance, decisions, web, text, contract, revisions, configuration) beside the platform's
 helper that calls it or applies its default (``archive_labels``, ``encode_state``,
-``configure_recorded``, ``public_config``, ``hook``...), and the names of the facts every game's log
-shares; it holds no game's logic.
+``configure_recorded``, ``public_config``, the hooks' typed accessors...), and the names of the
+facts every game's log shares; it holds no game's logic.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 import orjson
 
@@ -185,9 +185,9 @@ def fold(game: Game[StateT], events: Iterable[Event], state: StateT | None = Non
 
 # -- optional hooks -------------------------------------------------------------------------------
 # A game may implement any of these in addition to ``Game``, declared by subclassing the protocol
-# (every member then defined in the game's class); the platform reaches them with :func:`hook` and
-# falls back to a generic behaviour when one is missing. They are kept out of ``Game`` itself so that
-# ``isinstance(x, Game)`` keeps meaning "can be played".
+# (every member then defined in the game's class); the platform reaches them with their typed
+# accessors (:func:`archive_hooks`, ...) and falls back to a generic behaviour when one is missing.
+# They are kept out of ``Game`` itself so that ``isinstance(x, Game)`` keeps meaning "can be played".
 
 
 @runtime_checkable
@@ -243,11 +243,8 @@ OPTION = "option"
 def archive_labels(game: Game[Any], config: Mapping[str, Any]) -> dict[str, list[str]]:
     """The archive labels of a finished ``game`` with public configuration ``config``
     (:meth:`ArchiveHooks.archive_labels`; none without the hook)."""
-    labels = hook(game, "archive_labels")
-    if labels is None:
-        return {}
-    found: dict[str, list[str]] = labels(config)
-    return found
+    hooks = archive_hooks(game)
+    return {} if hooks is None else hooks.archive_labels(config)
 
 
 # Events every engine folds as no-ops and accepts wherever a decision is awaited: the server records
@@ -285,16 +282,15 @@ class SnapshotHooks(Protocol):
 def encode_state(game: Game[Any], state: Any) -> bytes:
     """The JSON bytes of ``game.state_to_json(state)``, through the engine's
     :class:`SnapshotHooks` when it has one."""
-    encode = hook(game, "encode_state")
-    if encode is not None:
-        data: bytes = encode(state)
-        return data
+    hooks = snapshot_hooks(game)
+    if hooks is not None:
+        return hooks.encode_state(state)
     return orjson.dumps(game.state_to_json(state))
 
 
 @runtime_checkable
 class SeatHooks(Protocol):
-    """Optional hooks for seats that leave (looked up with :func:`hook`). Each returns the events
+    """Optional hooks for seats that leave (reached with :func:`seat_hooks`). Each returns the events
     the action causes, its own first (``seat_resigned``, ``game_aborted`` with ``"seat"``), then
     every automatic event up to the next decision, like ``decide``; each raises CommandError to
     refuse. What a resignation does to the seat's cards, regions or pieces is the engine's ruling."""
@@ -393,6 +389,28 @@ class WebHooks(Protocol):
 
 
 @runtime_checkable
+class OutcomeHooks(Protocol):
+    """The optional hook of the pages that show how finished games ended (the archive's outcome
+    filter and column): a game's outcome codes in words."""
+
+    def outcome_names(self) -> dict[str, str]:
+        """Each outcome a finished game of this game may have (its result's ``reason``, the
+        archive's ``outcome``) and the words a player reads for it ("adjacent": "3 adjacent
+        regions"). Without this hook the pages show the codes with their underscores as spaces."""
+
+
+# Outcomes the platform itself gives any game (a game's own words for them take precedence).
+PLATFORM_OUTCOMES = {ABORTED: "aborted", "unfinished": "not finished"}
+
+
+def outcome_names(game: Game[Any]) -> dict[str, str]:
+    """Every outcome code of ``game`` with its words (:meth:`OutcomeHooks.outcome_names`, after the
+    platform's own)."""
+    hooks = outcome_hooks(game)
+    return {**PLATFORM_OUTCOMES, **(hooks.outcome_names() if hooks is not None else {})}
+
+
+@runtime_checkable
 class TextHooks(Protocol):
     """Optional hooks of the terminal client (cli/): a game's views, moves and events as plain text.
     Pure functions of what the API sends the reader (a view already redacted for it), so a client
@@ -482,8 +500,8 @@ def normalise_revision(raw: Mapping[str, Any], current: int, *, recorded: bool) 
 
 @runtime_checkable
 class RevisionHooks(Protocol):
-    """How a game with rules revisions normalises a configuration a log recorded (looked up with
-    :func:`hook`; :func:`configure_recorded` falls back to ``configure`` for a game without)."""
+    """How a game with rules revisions normalises a configuration a log recorded (reached with
+    :func:`revision_hooks`; :func:`configure_recorded` falls back to ``configure`` for a game without)."""
 
     rules_revision: int  # the revision new games are created under
 
@@ -494,11 +512,8 @@ class RevisionHooks(Protocol):
 
 def configure_recorded(game: Game[Any], config: Mapping[str, Any]) -> Config:
     """The normalised form of the configuration a log recorded, under the revision it names."""
-    recorded = hook(game, "configure_recorded")
-    if recorded is None:
-        return game.configure(config)
-    normalised: Config = recorded(config)
-    return normalised
+    hooks = revision_hooks(game)
+    return game.configure(config) if hooks is None else hooks.configure_recorded(config)
 
 
 def is_recorded_form(normalised: Mapping[str, Any], recorded: Mapping[str, Any]) -> bool:
@@ -520,8 +535,8 @@ SEED = "seed"
 
 @runtime_checkable
 class ConfigHooks(Protocol):
-    """Optional hooks on what of a configuration is secret while a game runs (looked up with
-    :func:`hook`; :func:`secret_config_keys` and :func:`public_config` give the defaults)."""
+    """Optional hooks on what of a configuration is secret while a game runs (reached with
+    :func:`config_hooks`; :func:`secret_config_keys` and :func:`public_config` give the defaults)."""
 
     # The keys of a configuration that decide hidden information (the seed, a given deal): a game
     # whose creator gave one is prearranged (its creator may know every hand), and none is shown to
@@ -539,8 +554,8 @@ class ConfigHooks(Protocol):
 
 def secret_config_keys(game: Game[Any]) -> tuple[str, ...]:
     """The configuration keys ``game`` keeps secret while it runs (:class:`ConfigHooks`)."""
-    keys: tuple[str, ...] | None = hook(game, "secret_config_keys")
-    return (SEED,) if keys is None else keys
+    hooks = config_hooks(game)
+    return (SEED,) if hooks is None else hooks.secret_config_keys
 
 
 def fixed_chance_keys(game: Game[Any]) -> tuple[str, ...]:
@@ -556,10 +571,9 @@ def without_secret_keys(config: Mapping[str, Any], secret: Iterable[str]) -> dic
 
 def public_config(game: Game[Any], config: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` as everybody may see it while the game runs (:class:`ConfigHooks`)."""
-    custom = hook(game, "public_config")
-    if custom is not None:
-        public: dict[str, Any] = custom(config)
-        return public
+    hooks = config_hooks(game)
+    if hooks is not None:
+        return hooks.public_config(config)
     return without_secret_keys(config, secret_config_keys(game))
 
 
@@ -611,6 +625,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     RatingHooks,
     ExplorerHooks,
     WebHooks,
+    OutcomeHooks,
     TextHooks,
     ContractHooks,
     RevisionHooks,
@@ -643,14 +658,89 @@ def declared_hooks(game: Game[Any]) -> frozenset[str]:
     return names
 
 
-def hook(game: Game[Any], name: str) -> Any:
-    """The optional hook ``name`` of ``game`` (a member of one of :data:`HOOK_PROTOCOLS`) when the
-    game declares it, else ``None``. A name no hook protocol declares is a programming error."""
-    if name not in HOOK_NAMES:
-        raise ValueError(f"{name!r} is not a hook of games.base")
-    if name not in declared_hooks(game):
-        return None
-    return getattr(game, name)
+# -- the typed accessors -------------------------------------------------------------------------
+# The platform reaches a game's optional hooks only through these: each answers the game itself,
+# typed as the protocol, when the game's class declares it (subclasses it), else None; so mypy
+# checks every use of a hook against its protocol, and no hook is looked up by its name.
+
+
+def _declares(game: Game[Any], protocol: type) -> bool:
+    return protocol in type(game).__mro__
+
+
+def archive_hooks(game: Game[Any]) -> ArchiveHooks | None:
+    """``game``'s :class:`ArchiveHooks`, when it declares them."""
+    return cast(ArchiveHooks, game) if _declares(game, ArchiveHooks) else None
+
+
+def decide_hooks(game: Game[Any]) -> DecideHooks | None:
+    """``game``'s :class:`DecideHooks`, when it declares them."""
+    return cast(DecideHooks, game) if _declares(game, DecideHooks) else None
+
+
+def snapshot_hooks(game: Game[Any]) -> SnapshotHooks | None:
+    """``game``'s :class:`SnapshotHooks`, when it declares them."""
+    return cast(SnapshotHooks, game) if _declares(game, SnapshotHooks) else None
+
+
+def seat_hooks(game: Game[Any]) -> SeatHooks | None:
+    """``game``'s :class:`SeatHooks`, when it declares them."""
+    return cast(SeatHooks, game) if _declares(game, SeatHooks) else None
+
+
+def chance_hooks(game: Game[Any]) -> ChanceHooks | None:
+    """``game``'s :class:`ChanceHooks`, when it declares them."""
+    return cast(ChanceHooks, game) if _declares(game, ChanceHooks) else None
+
+
+def decision_hooks(game: Game[Any]) -> DecisionHooks | None:
+    """``game``'s :class:`DecisionHooks`, when it declares them."""
+    return cast(DecisionHooks, game) if _declares(game, DecisionHooks) else None
+
+
+def rating_hooks(game: Game[Any]) -> RatingHooks | None:
+    """``game``'s :class:`RatingHooks`, when it declares them."""
+    return cast(RatingHooks, game) if _declares(game, RatingHooks) else None
+
+
+def explorer_hooks(game: Game[Any]) -> ExplorerHooks | None:
+    """``game``'s :class:`ExplorerHooks`, when it declares them."""
+    return cast(ExplorerHooks, game) if _declares(game, ExplorerHooks) else None
+
+
+def web_hooks(game: Game[Any]) -> WebHooks | None:
+    """``game``'s :class:`WebHooks`, when it declares them."""
+    return cast(WebHooks, game) if _declares(game, WebHooks) else None
+
+
+def text_hooks(game: Game[Any]) -> TextHooks | None:
+    """``game``'s :class:`TextHooks`, when it declares them."""
+    return cast(TextHooks, game) if _declares(game, TextHooks) else None
+
+
+def contract_hooks(game: Game[Any]) -> ContractHooks | None:
+    """``game``'s :class:`ContractHooks`, when it declares them."""
+    return cast(ContractHooks, game) if _declares(game, ContractHooks) else None
+
+
+def revision_hooks(game: Game[Any]) -> RevisionHooks | None:
+    """``game``'s :class:`RevisionHooks`, when it declares them."""
+    return cast(RevisionHooks, game) if _declares(game, RevisionHooks) else None
+
+
+def config_hooks(game: Game[Any]) -> ConfigHooks | None:
+    """``game``'s :class:`ConfigHooks`, when it declares them."""
+    return cast(ConfigHooks, game) if _declares(game, ConfigHooks) else None
+
+
+def outcome_hooks(game: Game[Any]) -> OutcomeHooks | None:
+    """``game``'s :class:`OutcomeHooks`, when it declares them."""
+    return cast(OutcomeHooks, game) if _declares(game, OutcomeHooks) else None
+
+
+def search_hooks(game: Game[Any]) -> SearchHooks | None:
+    """``game``'s :class:`SearchHooks`, when it declares them."""
+    return cast(SearchHooks, game) if _declares(game, SearchHooks) else None
 
 
 # Seeds: integers from 0 to 2**128 - 1. Past 2**53 - 1 a JSON number loses bits in many clients

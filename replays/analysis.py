@@ -41,14 +41,14 @@ from __future__ import annotations
 import math
 import random
 import zlib
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from bots.search import Budget, move_key, search
-from games.base import Event, Game, fold, hook
+from games.base import Event, Game, decision_hooks, fold, search_hooks, text_hooks
 
 # Bump when what is computed changes: a stored analysis of another version is redone.
 ANALYSIS_VERSION = 2
@@ -112,15 +112,15 @@ def _permille(value: float) -> int:
 
 
 def analysable(game: Game[Any]) -> bool:
-    return all(hook(game, name) is not None for name in ("determinize", "estimate", "advance", "decisions"))
+    return search_hooks(game) is not None and decision_hooks(game) is not None
 
 
 def default_budget(game: Game[Any]) -> Budget:
     """The analysis budget per decision of ``game`` when the operator sets none."""
-    own = hook(game, "analysis_budget")
-    if own is None:
+    hooks = search_hooks(game)
+    if hooks is None:
         return DEFAULT_BUDGET
-    iterations, rollout_moves = own
+    iterations, rollout_moves = hooks.analysis_budget
     return Budget(iterations=iterations, rollout_moves=rollout_moves)
 
 
@@ -162,7 +162,8 @@ def analyse(
         best, played = first.moves[0], first.value_of(command)
         assert played is not None  # tracked: every sample allows the decider's own legal move
         full, full_played = first, played
-        if not hook(game, "chance_only"):
+        hooks = search_hooks(game)
+        if hooks is None or not hooks.chance_only:
             full = search(game, state, seat, rng, budget, observer=None, track=command, track_visits=visits)
             tracked = full.value_of(command)
             assert tracked is not None
@@ -212,6 +213,14 @@ def move_accuracy(loss: float, seats: int) -> float:
     return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * percent) - 3.1669))
 
 
+def move_words(game: Game[Any]) -> Callable[[Mapping[str, Any]], str]:
+    """A move as the game words it (its ``describe_move`` text hook: "play a 5"), else its JSON."""
+    text = text_hooks(game)
+    if text is not None:
+        return cast(Callable[[Mapping[str, Any]], str], text.describe_move)
+    return lambda move: orjson.dumps(move, option=orjson.OPT_SORT_KEYS).decode()
+
+
 def document(game: Game[Any], events: Sequence[Event], rows: Sequence[Row], seats: int) -> dict[str, Any]:
     """The readable analysis: every judged decision (moves spelt out), each seat's accuracy,
     mistakes and luck split."""
@@ -227,6 +236,7 @@ def document(game: Game[Any], events: Sequence[Event], rows: Sequence[Row], seat
     skill = [0.0] * seats
     luck = [0.0] * seats
     previous_after: tuple[float, ...] | None = None
+    words = move_words(game)
     for row in rows:
         state = fold(game, events[applied : row.version], state)
         applied = row.version
@@ -249,8 +259,10 @@ def document(game: Game[Any], events: Sequence[Event], rows: Sequence[Row], seat
                 "seat": row.seat,
                 "before": row.before / SCALE,
                 "best_move": moves[row.best_index],
+                "best_text": words(moves[row.best_index]),
                 "best": row.best / SCALE,
                 "played": moves[row.played_index],
+                "played_text": words(moves[row.played_index]),
                 "after": row.after / SCALE,
                 "loss": loss,
                 "judgement": judged,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from games.base import FULL, Event, Game, Viewer, fold, hook
+from games.base import FULL, Event, Game, Viewer, archive_hooks, fold
 
 
 class VersionOutOfRange(ValueError):
@@ -103,17 +103,16 @@ def _viewer_label(viewer: Viewer) -> str:
 
 def chapters(game: Game[Any], events: Sequence[Event]) -> list[dict[str, Any]]:
     """The game's chapter index (its ``chapters`` hook), or one chapter spanning the whole log."""
-    cut = hook(game, "chapters")
-    if cut is not None:
-        return [dict(chapter, index=i) for i, chapter in enumerate(cut(events))]
+    archive = archive_hooks(game)
+    if archive is not None:
+        return [dict(chapter, index=i) for i, chapter in enumerate(archive.chapters(events))]
     return [{"index": 0, "title": game.title, "start": 0, "end": len(events)}] if events else []
 
 
 def summarize(game: Game[Any], state: Any, viewer: Viewer) -> dict[str, Any]:
-    summary = hook(game, "summarize")
-    if summary is not None:
-        summarized: dict[str, Any] = summary(state, viewer)
-        return summarized
+    archive = archive_hooks(game)
+    if archive is not None:
+        return archive.summarize(state, viewer)
     return game.view(state, viewer)
 
 

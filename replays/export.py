@@ -37,12 +37,13 @@ from games.base import (
     Game,
     GameError,
     Viewer,
+    archive_hooks,
     archive_labels,
     configure_recorded,
     fixed_chance_keys,
-    hook,
     log_revision,
 )
+from replays import analysis_export
 from replays.core import _viewer_label, effective_viewer, summarize
 from replays.core import chapters as chapter_index
 
@@ -154,9 +155,9 @@ def _annotator(game: Game[Any], events: Sequence[Event], viewer: Viewer) -> Call
     can carry a hidden card."""
     if viewer == FULL:
         return game.annotate
-    custom = hook(game, "annotator_for")
-    if custom is not None:
-        annotator: Callable[[Any, Event, Any], str] = custom(events, viewer)
+    archive = archive_hooks(game)
+    if archive is not None:
+        annotator: Callable[[Any, Event, Any], str] = archive.annotator_for(events, viewer)
         return annotator
     redact, annotate = game.redact, game.annotate
     return lambda before, event, after: annotate(None, redact(event, viewer), None)
@@ -181,7 +182,8 @@ def _result_line(doc: Mapping[str, Any]) -> str:
 
 
 def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
-    render = hook(game, "render_chapter_markdown")
+    archive = archive_hooks(game)
+    render = archive.render_chapter_markdown if archive is not None else None
     title = doc.get("title") or game.title
     lines = [f"# {title} — game {doc['id']}" if doc.get("id") else f"# {title}", ""]
     players = ", ".join(_player_name(doc, s) for s in range(len(doc.get("players") or [])))
@@ -193,12 +195,18 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
             f"- **Shown as:** {doc['redacted_for']} (the game is still running; hidden cards stay hidden)"
         )
     config = doc.get("config") or {}
-    export_config = hook(game, "export_config")
-    shown = config if export_config is None else export_config(config)
+    shown = config if archive is None else archive.export_config(config)
     lines.append(f"- **Configuration:** `{orjson.dumps(shown).decode()}`")
     lines.append(f"- **Rules revision:** {log_revision(config)}")
     lines.append("")
     annotations = doc.get("annotations") or []
+    evals = analysis_export.by_event(doc)
+
+    def line(position: int) -> str:
+        row = evals.get(position)
+        note = f" — *{_md_escape(analysis_export.comment(row))}*" if row is not None else ""
+        return f"{position + 1}. {_md_escape(annotations[position])}{note}"
+
     previous_end = 0
     for chapter in doc.get("chapters") or []:
         lines.append(f"## {chapter['title']}")
@@ -209,7 +217,7 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
         lines.append("<details><summary>Events</summary>")
         lines.append("")
         for position in range(previous_end, chapter["end"]):
-            lines.append(f"{position + 1}. {_md_escape(annotations[position])}")
+            lines.append(line(position))
         lines.append("")
         lines.append("</details>")
         lines.append("")
@@ -218,8 +226,9 @@ def to_markdown(game: Game[Any], doc: Mapping[str, Any]) -> str:
         lines.append("## " + ("After the last battle" if doc.get("chapters") else "Events"))
         lines.append("")
         for position in range(previous_end, len(annotations)):
-            lines.append(f"{position + 1}. {_md_escape(annotations[position])}")
+            lines.append(line(position))
         lines.append("")
+    lines += analysis_export.markdown_section(doc, lambda seat: _md_escape(_player_name(doc, seat)))
     return "\n".join(lines)
 
 
@@ -267,12 +276,16 @@ footer { color: var(--muted); font: 12px sans-serif; text-align:center; padding:
 
 def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     """One self-contained page: inline CSS and SVG, no script, no external resource."""
-    render = hook(game, "render_chapter_html")
+    archive = archive_hooks(game)
+    render = archive.render_chapter_html if archive is not None else None
     esc = html.escape
     seats = len(doc.get("players") or [])
     seat_vars = " ".join(f"--seat-{i}:{c};" for i, c in enumerate(SEAT_COLOURS))
-    game_css = hook(game, "render_css") or ""
+    game_css = (archive.render_css if archive is not None else "") or ""
     css = _CSS % {"seats": seat_vars, "game_css": game_css}
+    evals = analysis_export.by_event(doc)
+    if evals:
+        css += analysis_export.CSS
     result = doc.get("result") or {}
     winners = set(result.get("winners") or []) if doc.get("finished") else set()
     title = doc.get("title") or game.title
@@ -329,7 +342,7 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
         parts.append(f"<h2>{esc(chapter['title'])}</h2>")
         if chapter.get("summary") is not None and render is not None:
             parts.append(render(chapter["summary"], dict(chapter, players=doc.get("players") or [])))
-        parts.append(_events_html(annotations, previous_end, chapter["end"]))
+        parts.append(_events_html(annotations, previous_end, chapter["end"], evals=evals))
         parts.append("</section>")
         previous_end = chapter["end"]
     if previous_end < len(annotations):
@@ -339,8 +352,9 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
             parts.append(
                 render(doc["final"], {"title": heading, "index": 0, "players": doc.get("players") or []})
             )
-        parts.append(_events_html(annotations, previous_end, len(annotations), open_=True))
+        parts.append(_events_html(annotations, previous_end, len(annotations), open_=True, evals=evals))
         parts.append("</section>")
+    parts.append(analysis_export.html_section(doc, lambda seat: _player_name(doc, seat)))
     parts.append(
         f"<footer>Exported in format {esc(str(doc.get('format')))} v{doc.get('format_version')}.</footer>"
     )
@@ -348,10 +362,21 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _events_html(annotations: Sequence[str], start: int, end: int, open_: bool = False) -> str:
+def _events_html(
+    annotations: Sequence[str],
+    start: int,
+    end: int,
+    open_: bool = False,
+    evals: Mapping[int, Mapping[str, Any]] | None = None,
+) -> str:
     if end <= start:
         return ""
-    items = "".join(f"<li>{html.escape(annotations[i])}</li>" for i in range(start, end))
+    found = evals or {}
+    items = "".join(
+        f"<li>{html.escape(annotations[i])}"
+        f"{analysis_export.html_comment(found[i]) if i in found else ''}</li>"
+        for i in range(start, end)
+    )
     opened = " open" if open_ else ""
     return (
         f"<details{opened}><summary>Events {start + 1}–{end} ({end - start})</summary>"

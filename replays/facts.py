@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from games.base import Event, Game, hook
+from games.base import Event, Game, explorer_hooks
 from replays.ratings import ranks_of
 from replays.stats import game_facts
 
@@ -35,8 +35,8 @@ def month_of(finished_ms: int) -> str:
 
 def explored(game: Game[Any], events: Sequence[Event]) -> list[tuple[int, int, str, str, str]]:
     """The engine's grouped decisions of a finished log (none without the explorer hook)."""
-    explore = hook(game, "explore")
-    return list(explore(events)) if explore is not None else []
+    explorer = explorer_hooks(game)
+    return list(explorer.explore(events)) if explorer is not None else []
 
 
 def rows_of(

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
-from games.base import COMMITMENT, SEED, fixed_chance_keys, hook
+from games.base import COMMITMENT, SEED, chance_hooks, fixed_chance_keys
 
 SCHEME = "sha256-v1"
 # The domain tag names what is hashed, so a digest made for this purpose can never be taken for
@@ -102,13 +102,13 @@ def verify_fair(document: Mapping[str, Any]) -> dict[str, Any]:
     error = game.verify_log(events)
     if error is not None:
         report["log_error"] = error.to_dict()
-    rederive = hook(game, "rederive_chance")
-    if rederive is None:
+    chance = chance_hooks(game)
+    if chance is None:
         report["problem"] = f"{game.title} does not say how its random events follow from the seed."
         return report
     # Only the events the rules accept are folded: a log broken further on is not folded past it.
     checked = events if error is None else events[: error.index + 1]
-    for index, expected in rederive(checked):
+    for index, expected in chance.rederive_chance(checked):
         report["random_events"] += 1
         if index >= len(events) or events[index] != expected:
             actual = events[index] if index < len(events) else None
@@ -116,3 +116,53 @@ def verify_fair(document: Mapping[str, Any]) -> dict[str, Any]:
             break
     report["ok"] = report["opens"] and error is None and report["mismatch"] is None
     return report
+
+
+def tournament_round_key(tournament_id: str, number: int) -> str:
+    """What a duplicate tournament round's commitment binds its one seed to (as a game's commitment
+    binds its seed to the game's id)."""
+    return f"tournament:{tournament_id}:round:{number}"
+
+
+def verify_tournament(lines: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Check a tournament's export (its NDJSON lines): every table's game as :func:`verify_fair`
+    does, and for each duplicate round (its games carry a ``round_commitment``) that every table
+    shows the same commitment and the same seed, and that this seed opens it for the round. One
+    report per game, then one per duplicate round (``{"ok", "round", "tables", "commitment",
+    "same_commitment", "same_seed", "opens"}``)."""
+    head = next((line for line in lines if line.get("type") == "tournament"), {})
+    reports: list[dict[str, Any]] = []
+    rounds: dict[int, list[tuple[Any, Any]]] = {}
+    for line in lines:
+        if line.get("type") != "game":
+            continue
+        summary = line.get("game") or {}
+        events = [entry.get("event") for entry in line.get("events") or []]
+        document = {
+            "game": summary.get("game"),
+            "id": line.get("game_id"),
+            "finished": summary.get("status") == "finished",
+            "events": events,
+        }
+        reports.append(verify_fair(document))
+        if line.get("round_commitment") is not None:
+            first = events[0] if events and isinstance(events[0], dict) else {}
+            seed = (first.get("config") or {}).get(SEED)
+            rounds.setdefault(int(line.get("round") or 0), []).append((line["round_commitment"], seed))
+    for number, tables in sorted(rounds.items()):
+        commitment, seed = tables[0]
+        same_commitment = all(c == commitment for c, _ in tables)
+        same_seed = all(s == seed for _, s in tables)
+        opened = opens(commitment, seed, tournament_round_key(str(head.get("id")), number))
+        reports.append(
+            {
+                "ok": same_commitment and same_seed and opened,
+                "round": number,
+                "tables": len(tables),
+                "commitment": commitment,
+                "same_commitment": same_commitment,
+                "same_seed": same_seed,
+                "opens": opened,
+            }
+        )
+    return reports

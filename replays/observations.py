@@ -6,7 +6,12 @@ moves, the move it chose and how the game ended. The decisions are the engine's 
 One observation (one NDJSON line; ``schemas.archive.ObservationSchema``)::
 
     {"game_id": "...", "game": "condottiere", "version": 41, "seat": 2, "view": {...},
-     "legal_moves": [...], "move": {...}, "result": {"winners": [1], "reason": "...", ...}}
+     "legal_moves": [...], "move": {...}, "result": {"winners": [1], "reason": "...", ...},
+     "analysis": {"before": 0.31, "best": 0.33, "after": 0.2, "loss": 0.13,
+                  "judgement": "mistake", "best_move": {...}, "chances": [...]}}
+
+``analysis`` (the training labels of a stored computer analysis, ``replays.analysis_export``) is
+null for a decision the analysis did not judge or a game not analysed.
 
 ``version`` is the number of events before the decision (the view's version); the move's events
 follow it in the log.
@@ -20,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from games.base import Event, Game, hook
+from games.base import Event, Game, decision_hooks
 
 
 class NoDecisions(LookupError):
@@ -28,12 +33,21 @@ class NoDecisions(LookupError):
 
 
 def observations(
-    game: Game[Any], events: Sequence[Event], *, game_id: str | None, result: Mapping[str, Any] | None
+    game: Game[Any],
+    events: Sequence[Event],
+    *,
+    game_id: str | None,
+    result: Mapping[str, Any] | None,
+    labels: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Every decision of the complete log ``events`` of a finished game, in log order (one fold)."""
-    find = hook(game, "decisions")
-    if find is None:
+    """Every decision of the complete log ``events`` of a finished game, in log order (one fold).
+    ``labels``: the game's computer analysis by decision version (``replays.analysis_export``);
+    a decision it judged carries its values under ``"analysis"`` (null for one it did not: a
+    single legal move, or a game not analysed)."""
+    hooks = decision_hooks(game)
+    if hooks is None:
         raise NoDecisions(game.name)
+    find = hooks.decisions
     final = dict(result) if result is not None else None
     evolve, view, legal_moves = game.evolve, game.view, game.legal_moves
     state = None
@@ -42,6 +56,7 @@ def observations(
         while position < version:
             state = evolve(state, events[position])
             position += 1
+        found = {} if labels is None else {"analysis": labels.get(version)}
         yield {
             "game_id": game_id,
             "game": game.name,
@@ -51,6 +66,7 @@ def observations(
             "legal_moves": legal_moves(state, seat),
             "move": command,
             "result": final,
+            **found,
         }
 
 

@@ -41,11 +41,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from openskill.models import PlackettLuce
 
-from games.base import Game, hook
+from games.base import Event, Game, decision_hooks, rating_hooks
 
 PROVISIONAL_GAMES = 10
 BOT_PREFIX = "bot:"
@@ -125,17 +125,18 @@ def play_counted(
 ) -> tuple[int, dict[int, int]]:
     """The game's minimum of decisions per seat (0 when it declares none) and each seat's own
     decisions, a leaver's only before it left; the count stops once every seat has the minimum."""
-    declared = hook(game, "rated_decisions")
-    if declared is None:
+    rating = rating_hooks(game)
+    if rating is None:
         return 0, {}
-    minimum = int(declared(config))
-    find = hook(game, "decisions")
+    minimum = int(rating.rated_decisions(config))
+    decisions = decision_hooks(game)
+    find = decisions.decisions if decisions is not None else None
     counts: dict[int, int] = {}
     if minimum <= 0 or find is None:
         return minimum, counts
     left = left_seats(events)
     seats = game.seat_count(dict(config))
-    for index, seat, _ in find(list(events)):
+    for index, seat, _ in find(cast("list[Event]", list(events))):
         if seat in left and index >= left[seat]:
             continue
         counts[seat] = counts.get(seat, 0) + 1

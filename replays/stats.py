@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.base import Event, Game, configure_recorded, fold, hook
+from games.base import Event, Game, archive_hooks, configure_recorded, fold
 
 FAVOURITES = 3
 LENGTH_BUCKETS = 10
@@ -21,9 +21,9 @@ LENGTH_BUCKETS = 10
 
 def game_facts(game: Game[Any], events: Sequence[Event]) -> dict[str, Any]:
     """The facts of one complete game: the game's hook, or generic facts from its result."""
-    facts_hook = hook(game, "game_facts")
-    if facts_hook is not None:
-        facts = dict(facts_hook(events))
+    archive = archive_hooks(game)
+    if archive is not None:
+        facts = dict(archive.game_facts(events))
     else:
         state = fold(game, events)
         result = game.result(state) or {"winners": [], "reason": "unfinished"}

@@ -35,6 +35,10 @@ class AccountSchema(ma.Schema):
 
 
 class MeSchema(AccountSchema):
+    account = fields.String(
+        required=True,
+        metadata={"description": "The account's id, as tournaments and games list their players"},
+    )
     scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), required=True)
     token_kind = fields.String(required=True, validate=validate.OneOf(("session", "personal")))
 

@@ -274,3 +274,12 @@ class ObservationSchema(ma.Schema):
     )
     move = GameCommand(required=True, metadata={"description": "The move it chose (one of legal_moves)"})
     result = GameResult(required=True, metadata={"description": "The game's final result"})
+    analysis = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "Training labels from the game's stored computer analysis (docs/analysis.md): "
+            "the decider's chance to win before (`before`), after the best move (`best`) and after the "
+            "move played (`after`), `loss`, `judgement`, `best_move`, every seat's `chances`; null "
+            "for a decision it did not judge"
+        },
+    )

@@ -22,7 +22,14 @@ class CreateTournamentRequest(StrictSchema):
     rounds = fields.Integer(load_default=3, validate=validate.Range(1, 30))
     format = fields.String(load_default="swiss", validate=validate.OneOf(["swiss", "elimination"]))
     advance = fields.Integer(load_default=2, validate=validate.Range(1, 5))
-    duplicate = fields.Boolean(load_default=False)
+    duplicate = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Every table of a round dealt from the round's one committed seed"},
+    )
+    late_entry = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Swiss: accounts may join while it runs, paired from the next round"},
+    )
     rated = fields.Boolean(load_default=False)
     bots = fields.Boolean(load_default=True, metadata={"description": "Whether bot accounts may enter"})
     entry = fields.String(load_default="anyone", validate=validate.OneOf(["anyone", "list", "code"]))
@@ -35,25 +42,37 @@ class JoinTournamentRequest(StrictSchema):
     code = fields.String(load_default="", validate=validate.Length(0, 64))
 
 
+class AddBotRequest(StrictSchema):
+    level = fields.String(
+        required=True, validate=validate.Length(1, 64), metadata={"description": "A bot level of the game"}
+    )
+
+
 class EntrantSchema(ma.Schema):
-    account = fields.String(required=True)
+    account = fields.String(
+        required=True, metadata={"description": "An account id, or `bot.<level>.<n>` for a server bot"}
+    )
     name = fields.String(required=True)
     withdrawn = fields.Boolean(required=True)
+    bot = fields.String(allow_none=True, metadata={"description": "A server bot's level"})
 
 
 class StandingSchema(ma.Schema):
     rank = fields.Integer(required=True)
     account = fields.String(required=True)
+    name = fields.String(allow_none=True)
     score = fields.Float(required=True)
     opponents = fields.Float(required=True)
 
 
 class TournamentTableSchema(ma.Schema):
     players = fields.List(
-        fields.String(), required=True, metadata={"description": "Account ids in seat order"}
+        fields.String(), required=True, metadata={"description": "Entrant ids in seat order"}
     )
     placing = fields.List(fields.List(fields.String()), metadata={"description": "Tied groups, best first"})
-    game = fields.String()
+    game = fields.String(
+        metadata={"description": "The table's game id (its game exists once the round started)"}
+    )
 
 
 class TournamentRoundSchema(ma.Schema):

@@ -17,12 +17,16 @@ EVENTS = (
     "challenge_canceled",
     "challenge_declined",
     "challenge_expired",
+    "tournament_round_started",
+    "tournament_finished",
 )
 EVENTS_DESCRIPTION = (
     "`your_turn`, `game_started`, `game_finished`: the account's seats' games; `verified` (with the "
     "verdict `ok`) and `export_ready` (with the job's `result` link): a verification or an export the "
     "account asked for with its token (scope `read`) has finished; `challenge`, `challenge_canceled`, "
-    "`challenge_declined`, `challenge_expired`: a challenge the account is a party to"
+    "`challenge_declined`, `challenge_expired`: a challenge the account is a party to; "
+    "`tournament_round_started` (with the account's own table, seat and `game_id`) and "
+    "`tournament_finished` (with the final standings): a tournament the account entered"
 )
 GAME_EVENTS = ("game_started", "game_finished")
 FORMATS = ("standard", "discord", "slack")

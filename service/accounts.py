@@ -185,6 +185,7 @@ class AccountService(AccountTokens):
         if record is None:
             raise errors.InvalidToken()
         return {
+            "account": identity.account_id,
             "handle": record["handle"],
             "bot": record.get("bot") == "1",
             "created": record["created"],

@@ -13,21 +13,44 @@ while the job runs joins it, ``JobService.start``).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
 from bots.search import Budget
 from games import get_game
+from games.base import Event, revision_hooks
 from replays import analysis
-from service.jobs import JobProblem, JobService, Progress
+from service.jobs import JobProblem, JobService, NoSuchGame, Progress
 from store import GameStore, parts
 
 # Requests that start a job, per signed-in account and hour (a stored analysis costs nothing and is
 # not counted): a 4-player game costs minutes of a core.
 REQUESTS_PER_HOUR = 10
 KIND = "analysis"
+# How far back the idle scan looks, newest first, for a game to analyse: each entry costs one
+# GETRANGE, and a deeper archive is reached as the newer entries get their analyses.
+IDLE_SCAN = 500
+
+
+def revision(game_name: str) -> str:
+    """What a stored analysis must have been made under to be served."""
+    revisions = revision_hooks(get_game(game_name))
+    return f"a{analysis.ANALYSIS_VERSION}/r{revisions.rules_revision if revisions is not None else 1}"
+
+
+def stored_document(
+    store: GameStore, game_id: str, name: str, events: Sequence[Event]
+) -> dict[str, Any] | None:
+    """The stored analysis of the FINISHED game ``game_id`` whose complete log is ``events``, or
+    None. The caller has checked that the game is over: the document reads the real deals."""
+    data = parts.analyses(store).get(game_id, revision(name))
+    if data is None:
+        return None
+    seats, rows = analysis.decode(data)
+    body = analysis.document(get_game(name), events, rows, seats)
+    return {"game_id": game_id, "game": name, "stored_bytes": len(data), **body}
 
 
 class AnalysisRefused(Exception):
@@ -43,6 +66,9 @@ class AnalysisService:
         self.jobs = jobs
         self.analyses = parts.analyses(store)
         self._budget = budget
+        # The games this process's idle scan has started: never twice (one that fails every time
+        # is left to an explicit request, not retried at every idle moment).
+        self._idle_started: set[str] = set()
 
     @property
     def budget(self) -> Budget | None:
@@ -53,8 +79,7 @@ class AnalysisService:
     @staticmethod
     def revision(game_name: str) -> str:
         """What a stored analysis must have been made under to be served."""
-        game = get_game(game_name)
-        return f"a{analysis.ANALYSIS_VERSION}/r{getattr(game, 'rules_revision', 1)}"
+        return revision(game_name)
 
     def _finished(self, game_id: str) -> str:
         meta = parts.load_meta(self.store, game_id)
@@ -85,14 +110,80 @@ class AnalysisService:
     def document(self, game_id: str) -> dict[str, Any] | None:
         """The stored analysis as a document; None when there is none for the current revision."""
         name = self._finished(game_id)
-        data = self.analyses.get(game_id, self.revision(name))
-        if data is None:
-            return None
         log = parts.load_log(self.store, game_id)
         assert log is not None, "the game was found a moment ago"
-        seats, rows = analysis.decode(data)
-        body = analysis.document(get_game(name), log.events, rows, seats)
-        return {"game_id": game_id, "game": name, "stored_bytes": len(data), **body}
+        return self.stored(game_id, name, log.events)
+
+    def stored(self, game_id: str, name: str, events: Sequence[Event]) -> dict[str, Any] | None:
+        return stored_document(self.store, game_id, name, events)
+
+    def biggest_mistakes(self, games: Sequence[tuple[str, int]], limit: int) -> dict[str, Any]:
+        """The judged moves (inaccuracies and worse) of ``games`` (finished (game id, seat) pairs,
+        newest first) made by that seat, the biggest loss first; games without a stored analysis
+        are passed over."""
+        found: list[dict[str, Any]] = []
+        analysed = 0
+        revisions = self.analyses.revisions([game_id for game_id, _ in games])
+        for (game_id, seat), stored_revision in zip(games, revisions, strict=True):
+            if stored_revision is None:
+                continue
+            log = parts.load_log(self.store, game_id)
+            if log is None or not log.finished or stored_revision != self.revision(log.name):
+                continue
+            body = self.stored(game_id, log.name, log.events)
+            if body is None:
+                continue
+            analysed += 1
+            for row in body["decisions"]:
+                if row["seat"] != seat or not row["judgement"]:
+                    continue
+                event = row["version"] + 1
+                found.append(
+                    {
+                        "game_id": game_id,
+                        "game": log.name,
+                        "seat": seat,
+                        "event": event,
+                        "url": f"/replay/{game_id}?event={event}",
+                        "judgement": row["judgement"],
+                        "loss": row["loss"],
+                        "before": row["before"],
+                        "after": row["after"],
+                        "played_text": row["played_text"],
+                        "best_text": row["best_text"],
+                    }
+                )
+        found.sort(key=lambda m: (-m["loss"], m["game_id"], m["event"]))
+        return {"mistakes": found[:limit], "games_analysed": analysed, "games_looked_at": len(games)}
+
+    def enqueue_idle(self, scan: int = IDLE_SCAN) -> str | None:
+        """At idle: the job analysing the newest archived game with no analysis for its current
+        revision and no job of its own already running or given up (through :meth:`JobService.start`,
+        the requests' crash-safe path), or None when the newest ``scan`` entries are all done."""
+        archive = parts.archive(self.store)
+        cursor = None
+        looked = 0
+        while looked < scan:
+            page = archive.search(cursor=cursor, limit=min(100, scan - looked))
+            looked += len(page.items)
+            candidates = [entry for entry in page.items if analysis.analysable(get_game(entry.name))]
+            stored = self.analyses.revisions([entry.game_id for entry in candidates])
+            for entry, revision in zip(candidates, stored, strict=True):
+                wanted = self.revision(entry.name)
+                if revision == wanted or entry.game_id in self._idle_started:
+                    continue
+                self._idle_started.add(entry.game_id)
+                try:
+                    jid = self.jobs.start(KIND, {"game_id": entry.game_id, "revision": wanted})
+                except NoSuchGame:  # deleted since it was listed
+                    continue
+                record = self.jobs.get(jid)
+                if record is not None and record.status == "queued":
+                    return jid
+            cursor = page.next_cursor
+            if cursor is None or not page.items:
+                break
+        return None
 
     def compute(self, params: Mapping[str, Any], progress: Progress) -> tuple[bytes, str]:
         """The job: analyse the game and store the result in one write (a killed run stores nothing

@@ -16,12 +16,13 @@ import orjson
 
 from games import game_names, get_game
 from games.base import FULL, Game, Viewer, public_config
-from replays import core, export
+from replays import analysis_export, core, export
 from replays.export import ImportRefused, validate_import
 from replays.observations import GzipNdjson, NoDecisions, observations
 from schemas.archive import ExchangeDocumentSchema
 from schemas.common import MAX_JSON_DEPTH, too_deep
 from service.aggregates import counter_for_import, enter_archive
+from service.analysis import stored_document as stored_analysis
 from service.facts import append_game, fact_store
 from service.ids import new_game_id
 from service.jobs import JobProblem, JobService, Progress
@@ -315,6 +316,8 @@ class ArchiveService:
             before = self.ratings.before(log.name, log.game_id)
             if before is not None:
                 doc["ratings_before"] = before
+            # The values and judgements of a stored analysis (only ever made once it is over).
+            analysis_export.attach(doc, stored_analysis(self._store, log.game_id, log.name, log.events))
         progress(0.7)
         if fmt == "json":
             return json_body(doc), EXPORT_FORMATS[fmt]
@@ -360,7 +363,12 @@ class ArchiveService:
             if log is None or not log.finished:
                 continue
             try:
-                out.write(observations(get_game(log.name), log.events, game_id=game_id, result=log.result))
+                labels = analysis_export.labels(stored_analysis(self._store, game_id, log.name, log.events))
+                out.write(
+                    observations(
+                        get_game(log.name), log.events, game_id=game_id, result=log.result, labels=labels
+                    )
+                )
             except NoDecisions:
                 continue  # an engine that does not say where its decisions are has none to give
             progress(done / total)

@@ -25,6 +25,9 @@ class CachedGame:
     prearranged: bool = False  # the creator fixed the shuffles (a seed or a deck order)
     # Seats bound to an account: seat -> account id, as the claim script recorded it.
     seat_accounts: Mapping[int, str] = field(default_factory=dict)
+    # The tournament whose table this game is ('' for none): its end records the ``tournament``
+    # follow-up (service.tournament.runner), which writes the table's result.
+    tournament: str = ""
 
 
 class GameCache:

@@ -23,8 +23,9 @@ from games.base import (
     SEAT_TOKEN_ROTATED,
     Game,
     GameError,
+    decide_hooks,
     fold,
-    hook,
+    seat_hooks,
 )
 from service import clocks, errors
 from service.cache import CachedGame
@@ -154,9 +155,10 @@ class GameCommands:
 
     def _seat_action(self, game_id: str, token: str | None, name: str) -> MoveOutcome:
         game = get_game(self.repository.name_of(game_id))
-        action = hook(game, name)
-        if action is None:
+        seats = seat_hooks(game)
+        if seats is None:
             raise errors.NotSupported(f"{game.title} games cannot {name}.")
+        action = seats.resign if name == "resign" else seats.abort
         return self.submit(
             game_id,
             self._resolve_token(token),
@@ -219,6 +221,7 @@ class GameCommands:
                 clock=cached.clock,
                 prearranged=cached.prearranged,
                 seat_accounts=cached.seat_accounts,
+                tournament=cached.tournament,
             )
             self.cache.put(new)
             self.live.deliver_local(game_id, cached.version, [event])  # its streams end now
@@ -288,7 +291,8 @@ class GameCommands:
         )
         game = get_game(entry.cached.name)
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
-        decide_and_evolve = hook(game, "decide_and_evolve") if decide is None else None
+        evolving = decide_hooks(game) if decide is None else None
+        decide_and_evolve = evolving.decide_and_evolve if evolving is not None else None
         whole_answer = not minimal or bool(idem_field)
         move = MoveInFlight(
             seat=seat,
@@ -364,6 +368,7 @@ class GameCommands:
             clock=clock,
             prearranged=cached.prearranged,
             seat_accounts=cached.seat_accounts,
+            tournament=cached.tournament,
         )
         body: dict[str, Any] = {"game_id": game_id, "version": version}
         if move.whole_answer:
@@ -377,6 +382,8 @@ class GameCommands:
         followups = actions_for(game, state, version, new.status != cached.status, bots)
         if cached.seat_accounts and (new.status != cached.status or turn_moved(cached, game, meta)):
             followups["accounts"] = version  # an account's turn or game's end: its feed says so
+        if cached.tournament and new.status == "finished" and cached.status != "finished":
+            followups["tournament"] = version  # the table's result (service.tournament.runner)
         # Rewritten at every change of status and when the change crosses a multiple of the
         # interval; in between, the stored snapshot stays behind and a load folds the events
         # after it (store.scripts.SNAPSHOT_INTERVAL).

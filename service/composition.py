@@ -35,6 +35,7 @@ from service.lobby import LobbyService
 from service.ratings import RatingService
 from service.seeks import SeekService
 from service.stats import StatsService
+from service.tournament.runner import tournament_followup
 from service.tournament.service import TournamentService
 from service.webhook_delivery import Deliverer, WebhookSettings
 from service.webhooks import WebhookService
@@ -123,6 +124,9 @@ def game_service_on(
     jobs = JobService(store) if jobs is None else jobs
     compaction = Compaction(store) if compaction is None else compaction
     handlers = followups.handlers(compaction, jobs if receivers else None, facts=facts)
+    if receivers:
+        # Starts games (service.bound_start imports service.followups): added here, not there.
+        handlers["tournament"] = tournament_followup
     return GameService(
         store,
         handlers,
@@ -204,7 +208,7 @@ def build(settings: Settings, store: GameStore | None = None) -> Services:
         lobby=LobbyService(games, challenges, seeks),
         chat=ChatService(games, accounts),
         analysis=AnalysisService(store, jobs),
-        tournaments=TournamentService(store),
+        tournaments=TournamentService(store, games),
     )
 
 
@@ -218,6 +222,11 @@ def archive_service(store: GameStore, jobs: JobService | None = None) -> Archive
 def stats_service(store: GameStore, jobs: JobService | None = None) -> StatsService:
     """The statistics' service on ``store`` (a job's, a benchmark's)."""
     return StatsService(store, JobService(store) if jobs is None else jobs)
+
+
+def analysis_service(store: GameStore, budget: Budget | None = None) -> AnalysisService:
+    """The analysis' service on ``store`` (an analysis worker's idle scan, a benchmark's)."""
+    return AnalysisService(store, JobService(store), budget=budget)
 
 
 def job_handlers(

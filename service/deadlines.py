@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from games import get_game
-from games.base import hook
+from games.base import seat_hooks
 from service import clocks, errors
 from service.commands import GameCommands
 from service.repository import GameRepository, now_ms
@@ -38,8 +38,8 @@ class GameDeadlines:
             return []
         seat = late[0]
         game = get_game(cached.name)
-        action = hook(game, "timeout")
-        if action is None:  # timed games are refused at creation for such engines
+        seats = seat_hooks(game)
+        if seats is None:  # timed games are refused at creation for such engines
             self.store.clocks.schedule(game_id, None)
             return []
         try:
@@ -49,7 +49,7 @@ class GameDeadlines:
                 {"type": "timeout", "seat": seat},
                 cached.version,
                 None,
-                decide=lambda state, who: action(state, who),
+                decide=seats.timeout,
                 timed_out=True,
             )
         except errors.VersionConflict:

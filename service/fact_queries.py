@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 
 from games import get_game
-from games.base import hook
+from games.base import explorer_hooks
 from replays.stats import LEADERS, distribution_of_counts
 from service.filters import FilterProblem, Filters, where
 from store.facts import FactStore
@@ -35,8 +35,8 @@ def _rate(wins: int, games: int) -> float | None:
 
 def situations_of(game: str) -> dict[str, str]:
     """The situations ``game``'s engine declares for the explorer (none without the hook)."""
-    declared = hook(get_game(game), "explorer_situations")
-    return dict(declared()) if declared is not None else {}
+    explorer = explorer_hooks(get_game(game))
+    return dict(explorer.explorer_situations()) if explorer is not None else {}
 
 
 class FactQueries:

@@ -14,16 +14,22 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``bot`` | version | ``service.bot_turns`` | no bot seat is awaited any more (the turn was played) |
 | ``accounts`` | version | ``service.account_followup`` | every bound account was told (its games, feed) |
 | ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
+| ``tournament`` | version, or a step | ``service.tournament.runner`` | its result is in its tournament |
+
+(``tournament`` in a tournament's own outbox, ``store.tournaments``: the round's tables are started,
+the next round paired or the tournament finished, the entrants told.)
 
 ``index``, ``archive`` and ``accounts`` need only the store (the service's own); ``verify`` and
 ``bot`` enqueue jobs, ``challenge`` tells a challenge's parties (the receivers, given with the job
 service), and ``facts`` is CPU work kept out of the web process. Which handlers a process runs is
 given to :class:`FollowUps` when it is built (``service.composition``, the one place services are
-built: every worker, the janitor and the clock enforcer run them all; the web process all but
-``facts``, which folds a log, about a second of CPU for a Rio de la Plata game, and would stall
-every request its worker serves meanwhile: the janitor writes facts after the grace period). A
-service built without an action's handler leaves that action pending for the janitor. No
-process-wide registry: what a service does never depends on what else ran in its process.
+built, which also adds ``tournament`` with the receivers: its handler starts games through
+``service.bound_start``, which imports this module, so it cannot be imported here; every worker,
+the janitor and the clock enforcer run them all; the web process all but ``facts``, which folds a
+log, about a second of CPU for a Rio de la Plata game, and would stall every request its worker
+serves meanwhile: the janitor writes facts after the grace period). A service built without an
+action's handler leaves that action pending for the janitor. No process-wide registry: what a
+service does never depends on what else ran in its process.
 
 Its collaborators (the handlers of jobs, bot turns and accounts, the archive's) are imported at the
 top: none of them imports this module or ``service.games`` (they type the game service with
@@ -57,7 +63,7 @@ from store import parts
 log = logging.getLogger(__name__)
 
 Handler = Callable[[GameAccess, str, str], bool]
-ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge")
+ORDER = ("index", "archive", "facts", "verify", "bot", "accounts", "challenge", "tournament")
 
 
 def actions_for(

@@ -19,7 +19,7 @@ from typing import Any
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import GameError, hook, public_config, secret_config_keys
+from games.base import GameError, public_config, seat_hooks, secret_config_keys
 from replays import fairness
 from service import clocks, errors
 from service.cache import CachedGame
@@ -206,7 +206,7 @@ class GameService:
             control = clocks.control(clock, bot_levels(game.name))
         except clocks.ClockError as err:
             raise errors.InvalidClock(str(err)) from None
-        if control is not None and hook(game, "timeout") is None:
+        if control is not None and seat_hooks(game) is None:
             raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
         game_id = new_game_id() if placed is None else new_placed_game_id(placed)
         stamp = now_iso()

@@ -4,6 +4,7 @@ ids sorts games by creation time, which the cross-game index uses for "newest fi
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import threading
@@ -55,6 +56,14 @@ def new_placed_game_id(placed: Callable[[str], bool]) -> str:
             break
         game_id = new_game_id()
     return game_id
+
+
+def derived_game_id(text: str) -> str:
+    """A game id derived from ``text`` (the same text, the same id): for a game whose creation may
+    be attempted twice, such as a tournament's table. Not time-ordered, which only the index's
+    "newest first" paging notices."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return _encode(int.from_bytes(digest[:13], "big"), 20)
 
 
 def is_game_id(value: str) -> bool:

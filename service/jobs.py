@@ -106,10 +106,16 @@ class JobService:
             if found is None:
                 raise NoSuchGame(params["game_id"])
             status, version = found
+            if kind == "export":  # an export carries the game's analysis once one is stored
+                stored = parts.analyses(self._store).revisions([params["game_id"]])[0]
+                return f"game:{status}:{version}:{stored or '-'}"
             return f"game:{status}:{version}"
         if kind == "import":
             return "document"
-        return f"archive:{parts.archive(self._store).version()}"
+        archive = f"archive:{parts.archive(self._store).version()}"
+        if kind == "observations":  # its lines carry every stored analysis' values
+            return f"{archive}:analyses:{parts.analyses(self._store).stored_count()}"
+        return archive
 
     def start(self, kind: str, params: Mapping[str, Any], account_id: str | None = None) -> str:
         """The id of the job computing ``kind(params)`` on the current data: a new one enqueued, or

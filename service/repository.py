@@ -144,6 +144,7 @@ class GameRepository:
             clock=json_field(meta.get("clock")),
             prearranged=json_field(meta.get("prearranged"), False),
             seat_accounts=accounts,
+            tournament=str(meta.get("tournament") or ""),
         )
 
     @staticmethod
@@ -169,6 +170,7 @@ class GameRepository:
             bots=cached.bots,
             prearranged=cached.prearranged,
             seat_accounts=cached.seat_accounts,
+            tournament=cached.tournament,
         )
 
     def seat_for_token(self, cached: CachedGame, token: str, scope: str = READ) -> int:
@@ -248,5 +250,6 @@ class GameRepository:
                 clock=None,
                 prearranged=cached.prearranged,
                 seat_accounts=cached.seat_accounts,
+                tournament=cached.tournament,
             )
         )

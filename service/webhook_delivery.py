@@ -242,6 +242,10 @@ def _sentence(kind: str, data: Mapping[str, Any], link: str) -> str:
             "challenge_expired": f"The {game} challenge by {data.get('challenger')} expired",
         }.get(kind, f"The {game} challenge changed")
         return f"{what}: {link}"
+    if kind == "tournament_round_started":
+        return f"Round {data.get('round')} of {data.get('title')} has started, your table: {link}"
+    if kind == "tournament_finished":
+        return f"{data.get('title')} has finished: {link}"
     return f"Webhook test from the game server: {link}"
 
 

@@ -14,10 +14,15 @@ is idempotent, so the janitor reruns it after a crash (``service.account_deletio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
 import orjson
 import redis
 
 from store.accounts import DELETING, AccountStore, account_keys
+from store.scripts import ScriptCall, bind
 from store.webhooks import ACCOUNTS, HINTS, hook_keys, watchers_key
 
 # KEYS: 1 record, 2 tokens, 3 used, 4 streams, 5 subs, 6 cursor, 7 deliveries, 8 due, 9 told,
@@ -57,6 +62,28 @@ return 1
 """
 
 
+@dataclass(frozen=True, slots=True)
+class BeginCall(ScriptCall):
+    """:data:`_BEGIN`: an account's credentials and webhooks removed, its deletion begun."""
+
+    SCRIPT: ClassVar[str] = _BEGIN
+    KEYS: ClassVar[tuple[str, ...]] = (
+        "record", "tokens", "used", "streams", "subs", "cursor", "deliveries", "due", "told", "pings"
+    )  # fmt: skip
+    record: str
+    tokens: str
+    used: str
+    streams: str
+    subs: str
+    cursor: str
+    deliveries: str
+    due: str
+    told: str
+    pings: str
+    rest_keys: Sequence[str]  # the log of each subscription in ``rest``
+    rest: Sequence[Any]  # the subscription ids the caller read
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -64,7 +91,7 @@ def _text(value: bytes | str) -> str:
 class AccountDeletionStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._begin = client.register_script(_BEGIN)
+        self._begin = bind(client, BeginCall)
 
     def begin(self, account_id: str, now_ms: int) -> bool:
         """Note the deletion (for the janitor, first), then remove every credential and webhook of
@@ -76,20 +103,20 @@ class AccountDeletionStore:
             sub_ids = [_text(s) for s in self.redis.hkeys(hooks.subs)]
             done = int(
                 self._begin(
-                    keys=[
-                        keys.record,
-                        keys.tokens,
-                        keys.used,
-                        keys.streams,
-                        hooks.subs,
-                        hooks.cursor,
-                        hooks.deliveries,
-                        hooks.due,
-                        hooks.told,
-                        hooks.pings,
-                        *(hooks.log(s) for s in sub_ids),
-                    ],
-                    args=sub_ids,
+                    BeginCall(
+                        record=keys.record,
+                        tokens=keys.tokens,
+                        used=keys.used,
+                        streams=keys.streams,
+                        subs=hooks.subs,
+                        cursor=hooks.cursor,
+                        deliveries=hooks.deliveries,
+                        due=hooks.due,
+                        told=hooks.told,
+                        pings=hooks.pings,
+                        rest_keys=[hooks.log(s) for s in sub_ids],
+                        rest=sub_ids,
+                    )
                 )
             )
             if done >= 0:

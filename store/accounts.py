@@ -20,10 +20,12 @@ from typing import Any
 import orjson
 import redis
 
+from store import account_scripts as lua
 from store import compact
 from store.archive_keys import index_key as archive_index
 from store.archive_keys import stats_account_key, stats_forgotten_key
 from store.keys import game_keys
+from store.scripts import bind
 
 # The revocations stream keeps about this many entries, each for this long: it only wakes the streams
 # open now (they then check their token), so nothing in it is ever read back.
@@ -91,127 +93,6 @@ def handle_key(folded: str) -> str:
 # left (``service.account_deletion.finish_deletions``); the first step is ``store.account_deletion``.
 DELETING = "accounts:deleting"
 
-# KEYS: handle key, ARGV: 1 account id, 2 the id the caller saw there ('' = none). Claims the handle
-# when it is free or still names ``ARGV[2]`` (a dangling handle whose record expired).
-_CLAIM_HANDLE = r"""
-local current = redis.call('GET', KEYS[1])
-if current and current ~= ARGV[2] then
-  return 0
-end
-redis.call('SET', KEYS[1], ARGV[1])
-return 1
-"""
-
-# KEYS: handle key; ARGV: 1 the account id it must still name. Frees the handle (account deletion).
-_RELEASE_HANDLE = r"""
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  return 1
-end
-return 0
-"""
-
-# KEYS: tokens, record; ARGV: 1 token id, 2 JSON, 3 kind, 4 the most tokens of that kind kept,
-# 5 '1' to refuse a token beyond the bound (returns -1, nothing written), '0' to make room for it.
-# Adds a token; when the account holds more than the bound of its kind, the oldest of that kind go.
-_ADD_TOKEN = r"""
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  return 0
-end
-local entries = redis.call('HGETALL', KEYS[1])
-local mine = {}
-for i = 1, #entries, 2 do
-  local t = cjson.decode(entries[i + 1])
-  if t.kind == ARGV[3] then
-    mine[#mine + 1] = {entries[i], t.created}
-  end
-end
-local bound = tonumber(ARGV[4])
-if ARGV[5] == '1' and #mine >= bound then
-  return -1
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-mine[#mine + 1] = {ARGV[1], cjson.decode(ARGV[2]).created}
-if #mine > bound then
-  table.sort(mine, function(a, b) return a[2] < b[2] end)
-  for i = 1, #mine - bound do
-    redis.call('HDEL', KEYS[1], mine[i][1])
-  end
-end
-return 1
-"""
-
-# KEYS: games, finished, stats, feed, record. ARGV: 1 game id, 2 JSON of the game as it is now
-# for this account {seat, game, status, turn, version, deadline, result, won, finished_ms},
-# 3 feed length. Compares it with what the account was last told (the ``games`` entry) and
-# appends to the feed only what changed: game_started, your_turn, game_finished. Idempotent (an
-# older or equal version changes nothing), so the follow-up that calls it may run twice.
-_RECORD_GAME = r"""
-if redis.call('EXISTS', KEYS[5]) == 0 then
-  return {}
-end
-local now = cjson.decode(ARGV[2])
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-local before = nil
-if raw then
-  before = cjson.decode(raw)
-  if tonumber(before.version) > tonumber(now.version) then
-    return {}
-  end
-  if tonumber(before.version) == tonumber(now.version) and before.status == now.status then
-    return {}
-  end
-end
-local was = before and before.status or 'none'
-local ids = {}
-local function emit(kind, body)
-  local id = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 't', kind, 'd', cjson.encode(body))
-  ids[#ids + 1] = id
-end
-if now.status ~= 'open' and (was == 'open' or was == 'none') then
-  emit('game_started', {game_id = ARGV[1], game = now.game, seat = now.seat, version = now.version})
-end
-if now.status == 'active' and now.turn and not (before and before.turn and was == 'active') then
-  emit('your_turn', {game_id = ARGV[1], game = now.game, seat = now.seat, version = now.version,
-                     deadline = now.deadline})
-end
-if now.status == 'finished' and was ~= 'finished' then
-  emit('game_finished', {game_id = ARGV[1], game = now.game, seat = now.seat, version = now.version,
-                         result = now.result, won = now.won})
-  redis.call('ZADD', KEYS[2], now.finished_ms, ARGV[1])
-  redis.call('HINCRBY', KEYS[3], 'played:' .. now.game, 1)
-  if now.won then
-    redis.call('HINCRBY', KEYS[3], 'won:' .. now.game, 1)
-  end
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return ids
-"""
-
-# KEYS: streams; ARGV: 1 stream id, 2 now (ms), 3 lease (ms), 4 the most streams open at once.
-# Takes (or renews) a stream's lease; expired leases (a process killed with a stream open) are
-# dropped first. Returns 1 when the stream may stay open.
-_LEASE_STREAM = r"""
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
-  return 0
-end
-redis.call('ZADD', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-"""
-
-
-# KEYS: tokens, used; ARGV: token id, time pairs. A revoked token's last use is not written back.
-_NOTE_USES = r"""
-for i = 1, #ARGV, 2 do
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
-    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
-  end
-end
-return 1
-"""
-
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
@@ -227,12 +108,12 @@ class FeedEntry:
 class AccountStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._claim_handle = client.register_script(_CLAIM_HANDLE)
-        self._release_handle = client.register_script(_RELEASE_HANDLE)
-        self._add_token = client.register_script(_ADD_TOKEN)
-        self._record_game = client.register_script(_RECORD_GAME)
-        self._lease_stream = client.register_script(_LEASE_STREAM)
-        self._note_uses = client.register_script(_NOTE_USES)
+        self._claim_handle = bind(client, lua.ClaimHandleCall)
+        self._release_handle = bind(client, lua.ReleaseHandleCall)
+        self._add_token = bind(client, lua.AddTokenCall)
+        self._record_game = bind(client, lua.RecordGameCall)
+        self._lease_stream = bind(client, lua.LeaseStreamCall)
+        self._note_uses = bind(client, lua.NoteUsesCall)
 
     # -- records and handles ----------------------------------------------------------------------
     def write_pending(self, account_id: str, fields: Mapping[str, str]) -> None:
@@ -252,7 +133,7 @@ class AccountStore:
             seen = _text(current)
             if self.redis.exists(account_keys(seen).record):
                 return False
-        return bool(self._claim_handle(keys=[key], args=[account_id, seen]))
+        return bool(self._claim_handle(lua.ClaimHandleCall(key, account_id, seen)))
 
     def discard_pending(self, account_id: str) -> None:
         self.redis.delete(account_keys(account_id).record)
@@ -291,8 +172,16 @@ class AccountStore:
         written) when the account already holds ``bound`` tokens of the kind, else the oldest of
         the kind go to make room."""
         keys = account_keys(account_id)
-        args = [token_id, orjson.dumps(dict(entry)), entry["kind"], bound, "1" if refuse_beyond else "0"]
-        added = int(self._add_token(keys=[keys.tokens, keys.record], args=args))
+        call = lua.AddTokenCall(
+            keys.tokens,
+            keys.record,
+            token_id,
+            orjson.dumps(dict(entry)),
+            entry["kind"],
+            bound,
+            "1" if refuse_beyond else "0",
+        )
+        added = int(self._add_token(call))
         return None if added < 0 else bool(added)
 
     def token(self, account_id: str, token_id: str) -> dict[str, Any] | None:
@@ -347,14 +236,22 @@ class AccountStore:
         for account_id, times in uses.items():
             keys = account_keys(account_id)
             pairs = [item for pair in times.items() for item in pair]
-            self._note_uses(keys=[keys.tokens, keys.used], args=pairs)
+            self._note_uses(lua.NoteUsesCall(keys.tokens, keys.used, pairs))
 
     # -- the account's games and feed ---------------------------------------------------------
     def record_game(self, account_id: str, game_id: str, now: Mapping[str, Any]) -> list[str]:
         keys = account_keys(account_id)
         ids = self._record_game(
-            keys=[keys.games, keys.finished, keys.stats, keys.feed, keys.record],
-            args=[game_id, orjson.dumps(dict(now)), FEED_LENGTH],
+            lua.RecordGameCall(
+                keys.games,
+                keys.finished,
+                keys.stats,
+                keys.feed,
+                keys.record,
+                game_id,
+                orjson.dumps(dict(now)),
+                FEED_LENGTH,
+            )
         )
         return [_text(i) for i in ids or []]
 
@@ -402,7 +299,7 @@ class AccountStore:
 
     def lease_stream(self, account_id: str, stream_id: str, now_ms: int, lease_ms: int, most: int) -> bool:
         key = account_keys(account_id).streams
-        return bool(self._lease_stream(keys=[key], args=[stream_id, now_ms, lease_ms, most]))
+        return bool(self._lease_stream(lua.LeaseStreamCall(key, stream_id, now_ms, lease_ms, most)))
 
     def end_stream(self, account_id: str, stream_id: str) -> None:
         self.redis.zrem(account_keys(account_id).streams, stream_id)
@@ -465,5 +362,5 @@ class AccountStore:
         archived = [archive_index("account", account_id), stats_forgotten_key(account_id)]
         self.redis.delete(*archived, *(stats_account_key(engine, account_id) for engine in engines))
         if folded is not None:
-            self._release_handle(keys=[handle_key(_text(folded))], args=[account_id])
+            self._release_handle(lua.ReleaseHandleCall(handle_key(_text(folded)), account_id))
         self.redis.zrem(DELETING, account_id)

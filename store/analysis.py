@@ -14,6 +14,7 @@ import redis
 from store.keys import game_keys
 
 HOUR_SECONDS = 3600
+STORED_COUNT_KEY = "analysis-stored-count"
 
 
 def _key(game_id: str) -> str:
@@ -37,8 +38,27 @@ class AnalysisStore:
         label, _, data = bytes(raw).partition(b"\n")
         return data if label.decode() == revision else None
 
+    def revisions(self, game_ids: list[str]) -> list[str | None]:
+        """The revision each game's stored analysis was made under (None: none stored), read in
+        one round trip per slot group without the analyses themselves (the idle scan's test)."""
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.getrange(_key(game_id), 0, 63)
+        found: list[str | None] = []
+        for raw in pipe.execute():
+            label, newline, _ = bytes(raw or b"").partition(b"\n")
+            found.append(label.decode() if newline else None)
+        return found
+
     def put(self, game_id: str, revision: str, data: bytes) -> None:
         self._redis.set(_key(game_id), revision.encode() + b"\n" + data)
+        # After the analysis: a job result that carries analyses (the observation export) is made
+        # afresh once this grows; a crash between the two leaves one result stale until the next.
+        self._redis.incr(STORED_COUNT_KEY)
+
+    def stored_count(self) -> int:
+        """How many analyses have been stored, ever (the data version of what carries them)."""
+        return int(self._redis.get(STORED_COUNT_KEY) or 0)
 
     def size(self, game_id: str) -> int:
         return int(self._redis.strlen(_key(game_id)))

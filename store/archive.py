@@ -24,13 +24,13 @@ import hashlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import redis
 
 from games.base import OPTION, RULESET
 from store import compact, timestamps
-from store.archive_counts import ADD_COUNTS, FORGET_COUNTS, RECOUNT, Counts, counts_args
+from store.archive_counts import ADD_COUNTS, Counts, ForgetCountsCall, RecountCall, counts_args
 from store.archive_keys import (
     ENGINES,
     PREFIX,
@@ -48,6 +48,7 @@ from store.archive_keys import (
 from store.game_logs import GameLog, events_of
 from store.keys import game_keys
 from store.ratings import NO_RATING, RATINGS_LUA, RatingsMoved, RatingWrite
+from store.scripts import ScriptCall, bind
 
 QUERY_TTL_SECONDS = 30
 MAX_PAGE = 100
@@ -83,6 +84,25 @@ write_ratings(rating_key, rating_arg, ARGV[1])
 return {1, redis.call('INCR', KEYS[3])}
 """
 )
+
+
+@dataclass(frozen=True, slots=True)
+class EnterCall(ScriptCall):
+    """:data:`_ENTER`: a finished game entered into the archive, counted and rated once."""
+
+    SCRIPT: ClassVar[str] = _ENTER
+    PRELUDE: ClassVar[str] = ADD_COUNTS + RATINGS_LUA
+    KEYS: ClassVar[tuple[str, ...]] = ("engine_set", "engines", "version")
+    engine_set: str
+    engines: str
+    version: str
+    game_id: str
+    score: float
+    engine: str
+    index_count: int
+    counts_count: int
+    rest_keys: Sequence[str]  # the other index keys, the statistics keys, the rating keys
+    rest: Sequence[Any]  # the statistics groups, the rating section, its first ARGV index
 
 
 def finished_ms(value: str | float | int | None) -> int:
@@ -135,9 +155,9 @@ class Archive:
         self.redis = client
         # Read with ENGINES: the engines of games archived before that set existed are read too
         self.engines = tuple(engines)
-        self._enter = client.register_script(_ENTER)
-        self._recount = client.register_script(RECOUNT)
-        self._forget = client.register_script(FORGET_COUNTS)
+        self._enter = bind(client, EnterCall)
+        self._recount = bind(client, RecountCall)
+        self._forget = bind(client, ForgetCountsCall)
 
     # -- entering --------------------------------------------------------------------------------
     def enter(
@@ -153,12 +173,21 @@ class Archive:
         index = entry.index_keys()
         count_keys, count_args = counts_args(counts)
         rating_keys, rating_args = ratings.keys_and_args() if ratings is not None else NO_RATING
-        keys = [engine, ENGINES, VERSION, *index, *count_keys, *rating_keys]
-        head = [entry.game_id, score, entry.game, len(index), len(count_keys)]
         # The rating section's first ARGV index (1-based) goes last, so the script finds it.
-        rating_at = len(head) + len(count_args) + 1
-        args = [*head, *count_args, *rating_args, rating_at]
-        added, version = self._enter(keys=keys, args=args)
+        rating_at = len(EnterCall.arg_names()) + len(count_args) + 1
+        call = EnterCall(
+            engine_set=engine,
+            engines=ENGINES,
+            version=VERSION,
+            game_id=entry.game_id,
+            score=score,
+            engine=entry.game,
+            index_count=len(index),
+            counts_count=len(count_keys),
+            rest_keys=[*index, *count_keys, *rating_keys],
+            rest=[*count_args, *rating_args, rating_at],
+        )
+        added, version = self._enter(call)
         if int(added) < 0:
             raise RatingsMoved(entry.game_id)
         return bool(added), int(version)
@@ -184,8 +213,15 @@ class Archive:
         """Subtract ``counts`` (one game's increments of a deleted account's seat, under its old
         name) once, if the game was counted: see ``FORGET_COUNTS``. True when subtracted now."""
         keys, args = counts_args(counts)
-        head = [index_key("game", game), VERSION, stats_forgotten_key(account_id)]
-        return bool(self._forget(keys=[*head, *keys], args=[game_id, *args]))
+        call = ForgetCountsCall(
+            index_key("game", game),
+            VERSION,
+            stats_forgotten_key(account_id),
+            game_id,
+            rest_keys=keys,
+            rest=args,
+        )
+        return bool(self._forget(call))
 
     def leader_scores(self, game: str, top: int) -> list[tuple[str, int]]:
         """The ``top`` best (name, score) of the leader board, ties at the cut all included (the
@@ -210,7 +246,7 @@ class Archive:
         """Add one game's ``counts`` without the once-only marker (a recomputation from scratch)."""
         keys, args = counts_args(counts)
         if keys:
-            self._recount(keys=keys, args=args)
+            self._recount(RecountCall(rest_keys=keys, rest=args))
 
     def version(self) -> int:
         return int(self.redis.get(VERSION) or 0)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from store.scripts import ScriptCall
 
 # Adds a game's increments to the statistics aggregates: the keys from KEYS[first_key] on, one per
 # group of ARGV from ARGV[first_arg] on. A group: kind ('h': hash counters, 'z': sorted-set scores),
@@ -92,6 +94,31 @@ class Counts:
     kind: str
     increments: Mapping[str, int]
     latest: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecountCall(ScriptCall):
+    """:data:`RECOUNT`: one game's increments, with no marker."""
+
+    SCRIPT: ClassVar[str] = RECOUNT
+    PRELUDE: ClassVar[str] = ADD_COUNTS
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    rest_keys: Sequence[str]  # the statistics keys, one per group
+    rest: Sequence[Any]  # the groups
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetCountsCall(ScriptCall):
+    """:data:`FORGET_COUNTS`: a game's seat taken out of the name statistics, once."""
+
+    SCRIPT: ClassVar[str] = FORGET_COUNTS
+    KEYS: ClassVar[tuple[str, ...]] = ("engine_set", "version", "forgotten")
+    engine_set: str
+    version: str
+    forgotten: str
+    game_id: str
+    rest_keys: Sequence[str]  # one key per group
+    rest: Sequence[Any]  # the groups
 
 
 def counts_args(counts: Sequence[Counts]) -> tuple[list[str], list[Any]]:

@@ -10,10 +10,13 @@ was killed drops out within a lease; a listing reads only unexpired members.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import redis
 
 from store.accounts import account_keys
+from store.scripts import ScriptCall, bind
 
 ONLINE = "bots:online"
 
@@ -33,6 +36,18 @@ return 'upgraded'
 """
 
 
+@dataclass(frozen=True, slots=True)
+class UpgradeCall(ScriptCall):
+    """:data:`_UPGRADE`: an account with no game marked a bot."""
+
+    SCRIPT: ClassVar[str] = _UPGRADE
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "games", "finished")
+    record: str
+    games: str
+    finished: str
+    rest: Sequence[Any] = ()
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -40,12 +55,12 @@ def _text(value: bytes | str) -> str:
 class BotAccounts:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._upgrade = client.register_script(_UPGRADE)
+        self._upgrade = bind(client, UpgradeCall)
 
     def upgrade(self, account_id: str) -> str:
         """Mark the account a bot if it has no game, open, running or finished (one atomic step)."""
         keys = account_keys(account_id)
-        return _text(self._upgrade(keys=[keys.record, keys.games, keys.finished]))
+        return _text(self._upgrade(UpgradeCall(keys.record, keys.games, keys.finished)))
 
     def are_bots(self, account_ids: Sequence[str]) -> list[bool]:
         """Whether each account is a bot account (False: a person's, or no such account)."""

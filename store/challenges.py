@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import redis
@@ -37,7 +37,7 @@ import redis
 from store.keys import game_keys
 from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
 from store.records import flatten, snapshot_bytes
-from store.scripts import _WRITE_EVENTS
+from store.scripts import _WRITE_EVENTS, Bound, ScriptCall, bind
 
 EXPIRING = "challenges:expiring"
 OPEN = "challenges:open"
@@ -220,6 +220,72 @@ return {'ok'}
 )
 
 
+@dataclass(frozen=True, slots=True)
+class CreateCall(ScriptCall):
+    """:data:`_CREATE`: a pending challenge written."""
+
+    SCRIPT: ClassVar[str] = _CREATE
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "seats", "notices", "game_meta", "outbox", "due")
+    record: str
+    seats: str
+    notices: str
+    game_meta: str
+    outbox: str
+    due: str
+    record_pairs: int
+    rest: Sequence[Any]  # the record pairs, the seat count and pairs, the notice, the follow-ups
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerCall(ScriptCall):
+    """:data:`_ANSWER`: a seat's acceptance, and the game's start when it is the last."""
+
+    SCRIPT: ClassVar[str] = _ANSWER
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = (
+        "record", "seats", "notices", "outbox", "due",
+        "game_meta", "game_seats", "events", "snapshot", "config",
+    )  # fmt: skip
+    record: str
+    seats: str
+    notices: str
+    outbox: str
+    due: str
+    game_meta: str
+    game_seats: str
+    events: str
+    snapshot: str
+    config: str
+    seat: str
+    who: str  # the account id; '' anonymous
+    seat_json: bytes
+    notice_json: bytes  # b'' for none
+    now_ms: int
+    snapshot_json: bytes  # b'' for no start
+    rest: Sequence[Any]  # the follow-ups, the meta pairs, the genesis events
+
+
+@dataclass(frozen=True, slots=True)
+class SettleCall(ScriptCall):
+    """:data:`_SETTLE`: a pending challenge declined, canceled or expired."""
+
+    SCRIPT: ClassVar[str] = _SETTLE
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "seats", "notices", "outbox", "due")
+    record: str
+    seats: str
+    notices: str
+    outbox: str
+    due: str
+    status: str
+    who: str
+    now_ms: int
+    reason: str
+    notice_json: bytes
+    rest: Sequence[Any]  # the follow-ups
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -228,16 +294,12 @@ class ChallengeStore:
     def __init__(self, client: redis.Redis, followup_grace_ms: int):
         self.redis = client
         self.grace_ms = followup_grace_ms
-        self._create = client.register_script(_CREATE)
-        self._answer = client.register_script(_ANSWER)
-        self._settle = client.register_script(_SETTLE)
+        self._create = bind(client, CreateCall)
+        self._answer = bind(client, AnswerCall)
+        self._settle = bind(client, SettleCall)
 
-    def _keys(self, challenge_id: str) -> list[str]:
-        keys = challenge_keys(challenge_id)
-        return [keys.record, keys.seats, keys.notices]
-
-    def _hinted(self, challenge_id: str, script: Any, keys: list[str], args: list[Any]) -> Any:
-        reply = script(keys=keys, args=args)
+    def _hinted(self, challenge_id: str, script: Bound[Any], call: ScriptCall) -> Any:
+        reply = script(call)
         # The slot's hint, after the script (store.outbox: a hint lost to a crash is found by the
         # janitor's full scan).
         self.redis.zadd(HINTS, {str(slot_of(challenge_id)): now_ms() + self.grace_ms})
@@ -258,17 +320,24 @@ class ChallengeStore:
         seat_pairs: list[Any] = []
         for seat, entry in seats.items():
             seat_pairs.extend((str(seat), orjson.dumps(dict(entry))))
-        args = [
-            len(pairs) // 2,
-            *pairs,
-            len(seat_pairs) // 2,
-            *seat_pairs,
-            orjson.dumps(dict(notice)),
-            *followup_args(challenge_id, dict(followups), self.grace_ms),
-        ]
-        keys = [*self._keys(challenge_id), game_keys(challenge_id).meta, game_keys(challenge_id).outbox]
-        keys.append(due_key(challenge_id))
-        reply = self._hinted(challenge_id, self._create, keys, args)
+        keys = challenge_keys(challenge_id)
+        call = CreateCall(
+            record=keys.record,
+            seats=keys.seats,
+            notices=keys.notices,
+            game_meta=game_keys(challenge_id).meta,
+            outbox=game_keys(challenge_id).outbox,
+            due=due_key(challenge_id),
+            record_pairs=len(pairs) // 2,
+            rest=[
+                *pairs,
+                len(seat_pairs) // 2,
+                *seat_pairs,
+                orjson.dumps(dict(notice)),
+                *followup_args(challenge_id, dict(followups), self.grace_ms),
+            ],
+        )
+        reply = self._hinted(challenge_id, self._create, call)
         return _text(reply[0]) == "ok"
 
     def load(self, challenge_id: str) -> StoredChallenge | None:
@@ -304,23 +373,33 @@ class ChallengeStore:
         Returns (outcome, detail): accepted, started (detail: version), need_start, stale,
         not_found, not_pending (detail: status), no_such_seat, taken, not_invited,
         already_seated, account_required."""
-        game = game_keys(challenge_id)
-        keys = [*self._keys(challenge_id), game.outbox, due_key(challenge_id)]
-        keys += [game.meta, game.seats, game.events, game.snapshot, game.config]
+        game, keys = game_keys(challenge_id), challenge_keys(challenge_id)
         meta_pairs = flatten(meta or {})
-        args: list[Any] = [
-            str(seat),
-            who,
-            orjson.dumps(dict(seat_entry)),
-            orjson.dumps(dict(notice)) if notice else b"",
-            now_ms(),
-            snapshot_bytes(snapshot),
-            *followup_args(challenge_id, dict(followups), self.grace_ms),
-            len(meta_pairs) // 2,
-            *meta_pairs,
-            *(orjson.dumps(dict(e)) for e in genesis),
-        ]
-        reply = self._hinted(challenge_id, self._answer, keys, args)
+        call = AnswerCall(
+            record=keys.record,
+            seats=keys.seats,
+            notices=keys.notices,
+            outbox=game.outbox,
+            due=due_key(challenge_id),
+            game_meta=game.meta,
+            game_seats=game.seats,
+            events=game.events,
+            snapshot=game.snapshot,
+            config=game.config,
+            seat=str(seat),
+            who=who,
+            seat_json=orjson.dumps(dict(seat_entry)),
+            notice_json=orjson.dumps(dict(notice)) if notice else b"",
+            now_ms=now_ms(),
+            snapshot_json=snapshot_bytes(snapshot),
+            rest=[
+                *followup_args(challenge_id, dict(followups), self.grace_ms),
+                len(meta_pairs) // 2,
+                *meta_pairs,
+                *(orjson.dumps(dict(e)) for e in genesis),
+            ],
+        )
+        reply = self._hinted(challenge_id, self._answer, call)
         outcome = _text(reply[0])
         detail = reply[1] if len(reply) > 1 else None
         return outcome, (_text(detail) if isinstance(detail, bytes) else detail)
@@ -336,17 +415,21 @@ class ChallengeStore:
         now: int | None = None,
     ) -> tuple[str, str | None]:
         """Decline, cancel or expire a pending challenge. (outcome, status it had when refused)."""
-        game = game_keys(challenge_id)
-        keys = [*self._keys(challenge_id), game.outbox, due_key(challenge_id)]
-        args = [
-            status,
-            who,
-            now if now is not None else now_ms(),
-            reason,
-            orjson.dumps(dict(notice)),
-            *followup_args(challenge_id, dict(followups), self.grace_ms),
-        ]
-        reply = self._hinted(challenge_id, self._settle, keys, args)
+        keys = challenge_keys(challenge_id)
+        call = SettleCall(
+            record=keys.record,
+            seats=keys.seats,
+            notices=keys.notices,
+            outbox=game_keys(challenge_id).outbox,
+            due=due_key(challenge_id),
+            status=status,
+            who=who,
+            now_ms=now if now is not None else now_ms(),
+            reason=reason,
+            notice_json=orjson.dumps(dict(notice)),
+            rest=followup_args(challenge_id, dict(followups), self.grace_ms),
+        )
+        reply = self._hinted(challenge_id, self._settle, call)
         outcome = _text(reply[0])
         return outcome, (_text(reply[1]) if len(reply) > 1 else None)
 

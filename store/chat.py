@@ -9,11 +9,14 @@ nothing, and no two processes can both let a flood through.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import orjson
 import redis
+
+from store.scripts import ScriptCall, bind
 
 ROOM_LENGTH = 500
 
@@ -43,6 +46,21 @@ return {'ok', redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], '*', 'm', ARGV
 """
 
 
+@dataclass(frozen=True, slots=True)
+class PostCall(ScriptCall):
+    """:data:`_POST`: a message posted unless its sender floods the room."""
+
+    SCRIPT: ClassVar[str] = _POST
+    KEYS: ClassVar[tuple[str, ...]] = ("room", "rate")
+    room: str
+    rate: str
+    most: int
+    window_ms: int
+    message_json: bytes
+    room_length: int
+    rest: Sequence[Any] = ()
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -50,15 +68,21 @@ def _text(value: bytes | str) -> str:
 class ChatStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._post = client.register_script(_POST)
+        self._post = bind(client, PostCall)
 
     def post(
         self, game_id: str, room: str, sender: str, message: Mapping[str, Any], most: int, window_ms: int
     ) -> tuple[str, Any]:
         """('ok', entry id) or ('flood', ms until the sender may write again)."""
         reply = self._post(
-            keys=[room_key(game_id, room), rate_key(game_id, sender)],
-            args=[most, window_ms, orjson.dumps(dict(message)), ROOM_LENGTH],
+            PostCall(
+                room_key(game_id, room),
+                rate_key(game_id, sender),
+                most,
+                window_ms,
+                orjson.dumps(dict(message)),
+                ROOM_LENGTH,
+            )
         )
         return _text(reply[0]), (_text(reply[1]) if isinstance(reply[1], bytes) else reply[1])
 

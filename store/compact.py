@@ -31,13 +31,15 @@ import os
 import threading
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import orjson
 import redis
 
 from store.keys import game_keys
-from store.outbox import TAKE_DUE
+from store.outbox import TakeDueCall
+from store.scripts import ScriptCall, bind
 
 # A late retry of a move of a finished game still gets its first answer for this long after the
 # compaction; after it, the append script finds no record and answers that the game is finished.
@@ -265,12 +267,32 @@ def unchunk(meta: Any) -> dict[Any, Any]:
     return whole
 
 
+@dataclass(frozen=True, slots=True)
+class CompactCall(ScriptCall):
+    """:data:`COMPACT`: a finished game's stream replaced by its compact value."""
+
+    SCRIPT: ClassVar[str] = COMPACT
+    KEYS: ClassVar[tuple[str, ...]] = ("meta", "events", "snapshot", "config", "idem", "log", "seats")
+    meta: str
+    events: str
+    snapshot: str
+    config: str
+    idem: str
+    log: str
+    seats: str
+    value: bytes
+    version: int
+    idempotency_ttl: int
+    fields_read: int
+    rest: Sequence[Any]  # the metadata pairs read, then the packed metadata's pairs
+
+
 class Compactor:
     """Replaces a finished game's stream by its compact value (see the module docstring)."""
 
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._compact = client.register_script(COMPACT)
+        self._compact = bind(client, CompactCall)
 
     def compact(self, game_id: str, game: str, events: Sequence[Any]) -> str:
         """Store ``events`` (the game's complete log, read from its stream) as its compact value and
@@ -286,16 +308,20 @@ class Compactor:
         current = [item for pair in read.items() for item in pair]
         packed = [item for pair in packed_meta(read).items() for item in pair] if read else []
         reply = self._compact(
-            keys=[
-                keys.meta,
-                keys.events,
-                keys.snapshot,
-                keys.config,
-                keys.idem,
-                log_key(game_id),
-                keys.seats,
-            ],
-            args=[value, len(events), IDEMPOTENCY_AFTER_COMPACTION_SECONDS, len(read), *current, *packed],
+            CompactCall(
+                meta=keys.meta,
+                events=keys.events,
+                snapshot=keys.snapshot,
+                config=keys.config,
+                idem=keys.idem,
+                log=log_key(game_id),
+                seats=keys.seats,
+                value=value,
+                version=len(events),
+                idempotency_ttl=IDEMPOTENCY_AFTER_COMPACTION_SECONDS,
+                fields_read=len(read),
+                rest=[*current, *packed],
+            )
         )
         return reply.decode() if isinstance(reply, bytes) else reply
 
@@ -308,7 +334,7 @@ class Compactor:
 # takes one ZADD and one ZREM per finished game.
 DUE = "compact:due"
 
-# The games due now are taken with the outbox's lease script (store.outbox.TAKE_DUE): pushed a
+# The games due now are taken with the outbox's lease script (store.outbox.TakeDueCall): pushed a
 # lease later, so two janitors do not compact the same game at once.
 
 
@@ -317,7 +343,7 @@ class CompactionQueue:
 
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._take = client.register_script(TAKE_DUE)
+        self._take = bind(client, TakeDueCall)
 
     def schedule(self, game_id: str, at_ms: int) -> None:
         """Compact ``game_id`` from ``at_ms`` on (idempotent; an earlier time already set stays)."""
@@ -326,7 +352,7 @@ class CompactionQueue:
     def take_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
         return [
             i.decode() if isinstance(i, bytes) else i
-            for i in self._take(keys=[DUE], args=[now_ms, lease_ms, limit])
+            for i in self._take(TakeDueCall(DUE, now_ms, lease_ms, limit))
         ]
 
     def done(self, game_id: str) -> None:

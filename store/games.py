@@ -73,9 +73,10 @@ class GameStore:
         )
         self.wait_replicas = int(os.environ.get("REDIS_WAIT_REPLICAS") or WAIT_REPLICAS)
         self.wait_timeout_ms = int(os.environ.get("REDIS_WAIT_TIMEOUT_MS") or WAIT_TIMEOUT_MS)
-        self._append = client.register_script(scripts.APPEND)
-        self._claim = client.register_script(scripts.CLAIM)
-        self._rotate = client.register_script(scripts.ROTATE)
+        # Run by script_runs (EVALSHA directly, pipelined with the hint) with their typed calls.
+        self._append = scripts.bind(client, scripts.AppendCall).registered
+        self._claim = scripts.bind(client, scripts.ClaimCall).registered
+        self._rotate = scripts.bind(client, scripts.RotateCall).registered
         self.clocks = ClockBook(client, self.meta)
         self.passes = SeatPasses(client)
         self.index = GameIndex(client)

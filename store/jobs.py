@@ -54,14 +54,15 @@ import hmac
 import secrets
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import redis
 
 from store import timestamps
+from store.scripts import ScriptCall, bind
 
 PREFIX = "jobs:{jobs}"
 PENDING = f"{PREFIX}:pending"
@@ -194,12 +195,63 @@ return 0
 """
 
 
+@dataclass(frozen=True, slots=True)
+class CreateCall(ScriptCall):
+    """:data:`_CREATE`: a job's record made unless one stands (a failed one is made anew)."""
+
+    SCRIPT: ClassVar[str] = _CREATE
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "pending", "notify")
+    record: str
+    pending: str
+    notify: str
+    kind: str
+    params_json: bytes
+    data_version: str
+    now: str
+    job_id: str
+    now_seconds: str
+    account_id: str  # '' for none
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FinishCall(ScriptCall):
+    """:data:`_FINISH`: a job's result stored and its record finished, in one step."""
+
+    SCRIPT: ClassVar[str] = _FINISH
+    KEYS: ClassVar[tuple[str, ...]] = ("result", "record", "pending", "alive", "notify", "announce")
+    result: str
+    record: str
+    pending: str
+    alive: str
+    notify: str
+    announce: str
+    body: bytes
+    ttl: int
+    now: str
+    content_type: str
+    job_id: str
+    announce_due: str
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BackToQueuedCall(ScriptCall):
+    """:data:`_BACK_TO_QUEUED`: a dead run's record queued again."""
+
+    SCRIPT: ClassVar[str] = _BACK_TO_QUEUED
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "alive")
+    record: str
+    alive: str
+    rest: Sequence[Any] = ()
+
+
 class JobBook:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._create = client.register_script(_CREATE)
-        self._back_to_queued = client.register_script(_BACK_TO_QUEUED)
-        self._finish = client.register_script(_FINISH)
+        self._create = bind(client, CreateCall)
+        self._back_to_queued = bind(client, BackToQueuedCall)
+        self._finish = bind(client, FinishCall)
 
     def create(
         self, kind: str, params: Mapping[str, Any], data_version: str, account_id: str | None = None
@@ -208,16 +260,18 @@ class JobBook:
         signed-in account that asks, told when the job finishes (see :data:`_CREATE`)."""
         jid = job_id(kind, params, data_version, id_secret(self.redis))
         created = self._create(
-            keys=[record_key(jid), PENDING, notify_key(jid)],
-            args=[
-                kind,
-                orjson.dumps(params, option=orjson.OPT_SORT_KEYS),
-                data_version,
-                now_iso(),
-                jid,
-                f"{time.time():.3f}",
-                account_id or "",
-            ],
+            CreateCall(
+                record=record_key(jid),
+                pending=PENDING,
+                notify=notify_key(jid),
+                kind=kind,
+                params_json=orjson.dumps(params, option=orjson.OPT_SORT_KEYS),
+                data_version=data_version,
+                now=now_iso(),
+                job_id=jid,
+                now_seconds=f"{time.time():.3f}",
+                account_id=account_id or "",
+            )
         )
         if not created and not self.result_exists(jid) and self.status(jid) == "finished":
             # The result expired before the record: forget the record and compute again.
@@ -283,7 +337,7 @@ class JobBook:
     def back_to_queued(self, jid: str) -> bool:
         """A dead run's record shows ``queued`` again (its job was handed back to the queue), unless
         a new attempt started meanwhile."""
-        return bool(self._back_to_queued(keys=[record_key(jid), alive_key(jid)]))
+        return bool(self._back_to_queued(BackToQueuedCall(record_key(jid), alive_key(jid))))
 
     def progress(self, jid: str, fraction: float) -> None:
         self.redis.hset(record_key(jid), "progress", f"{max(0.0, min(1.0, fraction)):.4f}")
@@ -294,15 +348,20 @@ class JobBook:
         to be told (its notice is then due: :meth:`announcing`)."""
         return bool(
             self._finish(
-                keys=[result_key(jid), record_key(jid), PENDING, alive_key(jid), notify_key(jid), ANNOUNCE],
-                args=[
-                    body,
-                    RESULT_TTL_SECONDS,
-                    now_iso(),
-                    content_type,
-                    jid,
-                    f"{time.time() + ANNOUNCE_GRACE_SECONDS:.3f}",
-                ],
+                FinishCall(
+                    result=result_key(jid),
+                    record=record_key(jid),
+                    pending=PENDING,
+                    alive=alive_key(jid),
+                    notify=notify_key(jid),
+                    announce=ANNOUNCE,
+                    body=body,
+                    ttl=RESULT_TTL_SECONDS,
+                    now=now_iso(),
+                    content_type=content_type,
+                    job_id=jid,
+                    announce_due=f"{time.time() + ANNOUNCE_GRACE_SECONDS:.3f}",
+                )
             )
         )
 

@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import binascii
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import redis
 
 from store.keys import game_keys
+from store.scripts import ScriptCall, bind
 
 CLUSTER_SLOTS = 16384
 STATS = "outbox:stats"  # hash: runs:<action>, duplicates:<action> (counted, for the operator)
@@ -135,6 +138,59 @@ return 0
 """
 
 
+@dataclass(frozen=True, slots=True)
+class AckCall(ScriptCall):
+    """:data:`_ACK`: one follow-up action acknowledged."""
+
+    SCRIPT: ClassVar[str] = _ACK
+    KEYS: ClassVar[tuple[str, ...]] = ("outbox", "due")
+    outbox: str
+    due: str
+    game_id: str
+    action: str
+    value: str
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDueCall(ScriptCall):
+    """:data:`TAKE_DUE`: the entries of a due set due now, leased forward."""
+
+    SCRIPT: ClassVar[str] = TAKE_DUE
+    KEYS: ClassVar[tuple[str, ...]] = ("due",)
+    due: str
+    now_ms: int
+    lease_ms: int
+    limit: int
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SettleHintCall(ScriptCall):
+    """:data:`_SETTLE_HINT`: a slot's hint moved to its next due time, or removed."""
+
+    SCRIPT: ClassVar[str] = _SETTLE_HINT
+    KEYS: ClassVar[tuple[str, ...]] = ("hints",)
+    hints: str
+    slot: int
+    seen_score: float
+    following: str  # the slot's next due time, '' = none
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RescheduleCall(ScriptCall):
+    """:data:`_RESCHEDULE`: a game whose outbox still holds work made due again."""
+
+    SCRIPT: ClassVar[str] = _RESCHEDULE
+    KEYS: ClassVar[tuple[str, ...]] = ("outbox", "due")
+    outbox: str
+    due: str
+    game_id: str
+    score: int
+    rest: Sequence[Any] = ()
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -142,27 +198,26 @@ def _text(value: bytes | str) -> str:
 class Outbox:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._ack = client.register_script(_ACK)
-        self._take = client.register_script(TAKE_DUE)
-        self._reschedule = client.register_script(_RESCHEDULE)
-        self._settle_hint = client.register_script(_SETTLE_HINT)
+        self._ack = bind(client, AckCall)
+        self._take = bind(client, TakeDueCall)
+        self._reschedule = bind(client, RescheduleCall)
+        self._settle_hint = bind(client, SettleHintCall)
 
     def pending(self, game_id: str) -> dict[str, str]:
         raw = self.redis.hgetall(outbox_key(game_id))
         return {_text(k): _text(v) for k, v in raw.items()}
 
     def ack(self, game_id: str, action: str, value: str) -> bool:
-        return bool(self._ack(keys=[outbox_key(game_id), due_key(game_id)], args=[game_id, action, value]))
+        return bool(self._ack(AckCall(outbox_key(game_id), due_key(game_id), game_id, action, value)))
 
     def ack_all(self, game_id: str, done: list[tuple[str, str]]) -> list[bool]:
         """Acknowledge the actions ``done`` ((action, value) pairs) and count their runs, in one
         round trip (two when one of them was a duplicate: its count depends on the acknowledgement).
         Per action, whether it was removed (False: a duplicate run, or overwritten meanwhile)."""
-        keys = [outbox_key(game_id), due_key(game_id)]
+        outbox, due = outbox_key(game_id), due_key(game_id)
         pipe = self.redis.pipeline(transaction=False)
         for action, value in done:
-            # EVALSHA directly: a pipeline given the Script object would first ask SCRIPT EXISTS.
-            pipe.execute_command("EVALSHA", self._ack.sha, len(keys), *keys, game_id, action, value)
+            pipe.execute_command(*self._ack.evalsha(AckCall(outbox, due, game_id, action, value)))
         for action, _ in done:
             pipe.hincrby(STATS, f"runs:{action}", 1)
         try:
@@ -179,7 +234,7 @@ class Outbox:
         return removed
 
     def reschedule(self, game_id: str, at_ms: int) -> bool:
-        return bool(self._reschedule(keys=[outbox_key(game_id), due_key(game_id)], args=[game_id, at_ms]))
+        return bool(self._reschedule(RescheduleCall(outbox_key(game_id), due_key(game_id), game_id, at_ms)))
 
     def due_hints(self, now: int | None = None, limit: int = 1000) -> list[tuple[int, float]]:
         """(slot, hint score) of the slots that may hold a game due at ``now``."""
@@ -190,13 +245,13 @@ class Outbox:
     def take_due_in(self, slot: int, lease_ms: int, now: int | None = None, limit: int = 100) -> list[str]:
         """Game ids of ``slot`` whose follow-up work is due, each leased for ``lease_ms``."""
         now = now_ms() if now is None else now
-        return [_text(i) for i in self._take(keys=[due_key_for_slot(slot)], args=[now, lease_ms, limit])]
+        return [_text(i) for i in self._take(TakeDueCall(due_key_for_slot(slot), now, lease_ms, limit))]
 
     def settle_hint(self, slot: int, seen_score: float) -> None:
         """After a sweep of ``slot``: its hint follows the slot's next due game (or goes)."""
         first = self.redis.zrange(due_key_for_slot(slot), 0, 0, withscores=True)
         following = repr(int(first[0][1])) if first else ""
-        self._settle_hint(keys=[HINTS], args=[slot, seen_score, following])
+        self._settle_hint(SettleHintCall(HINTS, slot, seen_score, following))
 
     def rebuild_hints(self) -> int:
         """The backstop: read every slot's due set (one pipelined ZRANGE per slot) and hint each

@@ -25,6 +25,7 @@ from store.analysis import AnalysisStore
 from store.archive import Archive
 from store.archive_import import import_finished_game as _import_finished_game
 from store.bot_accounts import BotAccounts
+from store.bound_games import BoundGames
 from store.challenges import ChallengeStore
 from store.chat import ChatStore
 from store.compact import CompactionQueue, Compactor
@@ -113,7 +114,12 @@ def challenges(store: GameStore) -> ChallengeStore:
 
 def tournaments(store: Connected) -> TournamentStore:
     """Tournaments: record, entrants and rounds under one hash tag (``store.tournaments``)."""
-    return TournamentStore(_client(store))
+    return _once(store, TournamentStore, int(getattr(store, "followup_grace_ms", 2000)))
+
+
+def bound_games(store: GameStore) -> BoundGames:
+    """Started games with every seat bound, created once under an id known beforehand."""
+    return _once(store, BoundGames, store.followup_grace_ms)
 
 
 def chat(store: GameStore) -> ChatStore:

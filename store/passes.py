@@ -11,10 +11,14 @@ seat holds at most :data:`MOST_DEVICE_LINKS` at once: a new one beyond it voids 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import redis
 
 from store.keys import device_link, device_links_of_seat, stream_ticket
+from store.scripts import ScriptCall, bind
 
 MOST_DEVICE_LINKS = 5
 
@@ -41,10 +45,26 @@ return 1
 """
 
 
+@dataclass(frozen=True, slots=True)
+class PutDeviceLinkCall(ScriptCall):
+    """:data:`_PUT_DEVICE_LINK`: a device link stored, the oldest beyond the bound voided."""
+
+    SCRIPT: ClassVar[str] = _PUT_DEVICE_LINK
+    KEYS: ClassVar[tuple[str, ...]] = ("link", "links")
+    link: str
+    links: str  # the seat's list of links
+    value: str
+    ttl_seconds: int
+    now_ms: int
+    most: int
+    prefix: str  # the link's key prefix (the list holds code hashes)
+    rest: Sequence[Any] = ()
+
+
 class SeatPasses:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._put_device_link = client.register_script(_PUT_DEVICE_LINK)
+        self._put_device_link = bind(client, PutDeviceLinkCall)
 
     def put_stream_ticket(
         self,
@@ -69,14 +89,15 @@ class SeatPasses:
     ) -> None:
         prefix = device_link(game_id, "")
         self._put_device_link(
-            keys=[device_link(game_id, code_hash), device_links_of_seat(game_id, seat)],
-            args=[
-                _value(seat, token_hash, credential),
-                ttl_seconds,
-                int(time.time() * 1000),
-                MOST_DEVICE_LINKS,
-                prefix,
-            ],
+            PutDeviceLinkCall(
+                link=device_link(game_id, code_hash),
+                links=device_links_of_seat(game_id, seat),
+                value=_value(seat, token_hash, credential),
+                ttl_seconds=ttl_seconds,
+                now_ms=int(time.time() * 1000),
+                most=MOST_DEVICE_LINKS,
+                prefix=prefix,
+            )
         )
 
     def take_device_link(self, game_id: str, code_hash: str) -> tuple[int, str, str | None] | None:

@@ -29,10 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import redis
+
+from store.scripts import ScriptCall, bind
 
 PREFIX = "archive:{archive}"
 
@@ -152,6 +154,18 @@ end
 _REWRITE = RATINGS_LUA + "\nwrite_ratings(1, 2, ARGV[1])\nreturn 1\n"
 
 
+@dataclass(frozen=True, slots=True)
+class RewriteCall(ScriptCall):
+    """:data:`_REWRITE`: one game's ratings written without the marker or the check."""
+
+    SCRIPT: ClassVar[str] = _REWRITE
+    PRELUDE: ClassVar[str] = RATINGS_LUA
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    game_id: str
+    rest_keys: Sequence[str]  # the rating section's keys
+    rest: Sequence[Any]  # the rating section's arguments
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -166,7 +180,7 @@ class StoredRating:
 class RatingStore:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._rewrite = client.register_script(_REWRITE)
+        self._rewrite = bind(client, RewriteCall)
 
     def ratings(self, game: str, raters: Iterable[str]) -> dict[str, StoredRating]:
         """The stored ratings of ``raters`` (those that have one), in one pipelined round trip."""
@@ -227,4 +241,4 @@ class RatingStore:
     def rewrite(self, game_id: str, write: RatingWrite) -> None:
         """Write one game's ratings without the once-only marker or the check (a recount)."""
         keys, args = write.keys_and_args()
-        self._rewrite(keys=keys, args=[game_id, *args])
+        self._rewrite(RewriteCall(game_id=game_id, rest_keys=keys, rest=args))

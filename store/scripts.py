@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import orjson
 
@@ -234,27 +234,63 @@ def events_tail(meta: Mapping[str, Any] | None, events: Sequence[Mapping[str, An
 
 
 class ScriptCall:
-    """Base of the typed calls: :meth:`keys` and :meth:`args` as the script reads them."""
+    """Base of the typed calls: :meth:`keys` and :meth:`args` as the script reads them. A script
+    that reads a variable number of keys after its named ones (``KEYS[i]`` in a loop) takes them in
+    a field ``rest_keys``; one with no variadic ARGV tail leaves ``rest`` empty."""
 
     SCRIPT: ClassVar[str]
+    # Shared Lua functions the script starts with, whose KEYS and ARGV positions are computed from
+    # their parameters (the arity check reads the script after them).
+    PRELUDE: ClassVar[str] = ""
     KEYS: ClassVar[tuple[str, ...]]
     _ARGS: ClassVar[tuple[str, ...] | None] = None
     rest: Sequence[Any]
 
     @classmethod
     def arg_names(cls) -> tuple[str, ...]:
-        """The fixed ARGV, in order: the fields after the keys, but ``rest``."""
+        """The fixed ARGV, in order: the fields after the keys, but ``rest`` and ``rest_keys``."""
         names = cls.__dict__.get("_ARGS")
         if names is None:
-            names = tuple(f.name for f in fields(cls) if f.name not in cls.KEYS and f.name != "rest")  # type: ignore[arg-type]
+            tails = ("rest", "rest_keys")
+            names = tuple(f.name for f in fields(cls) if f.name not in cls.KEYS and f.name not in tails)  # type: ignore[arg-type]
             cls._ARGS = names
         return names
 
     def keys(self) -> list[str]:
-        return [getattr(self, name) for name in self.KEYS]
+        named = [getattr(self, name) for name in self.KEYS]
+        more = getattr(self, "rest_keys", None)
+        return named if more is None else [*named, *more]
 
     def args(self) -> list[Any]:
         return [*(getattr(self, name) for name in self.arg_names()), *self.rest]
+
+
+C = TypeVar("C", bound=ScriptCall)
+
+
+class Bound(Generic[C]):
+    """A script registered on a client, run only with its typed call (:func:`bind`)."""
+
+    __slots__ = ("registered",)
+
+    def __init__(self, client: Any, call: type[C]) -> None:
+        self.registered = client.register_script(call.SCRIPT)
+
+    def __call__(self, call: C, client: Any = None) -> Any:
+        """Run the script with ``call``'s keys and arguments (on ``client``: a pipeline, say)."""
+        return self.registered(keys=call.keys(), args=call.args(), client=client)
+
+    def evalsha(self, call: C) -> tuple[Any, ...]:
+        """The EVALSHA command of ``call``, for a pipeline to send as it is (a pipeline given the
+        registered script would first ask SCRIPT EXISTS: one more round trip)."""
+        keys = call.keys()
+        return ("EVALSHA", self.registered.sha, len(keys), *keys, *call.args())
+
+
+def bind(client: Any, call: type[C]) -> Bound[C]:
+    """``call``'s script registered on ``client``: the one place the store registers a script, so
+    every script runs through its typed call (tests/store/test_script_calls.py)."""
+    return Bound(client, call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +298,7 @@ class AppendCall(ScriptCall):
     """:data:`APPEND`: a seat's (or a trusted caller's) events, at an expected version."""
 
     SCRIPT: ClassVar[str] = APPEND
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("events", "snapshot", "meta", "seats", "idem", "outbox", "due")
     events: str
     snapshot: str
@@ -286,6 +323,7 @@ class ClaimCall(ScriptCall):
     """:data:`CLAIM`: a seat claimed, and the game started when it is the last."""
 
     SCRIPT: ClassVar[str] = CLAIM
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats", "events", "snapshot", "outbox", "due")
     meta: str
     seats: str
@@ -309,6 +347,7 @@ class RotateCall(ScriptCall):
     """:data:`ROTATE`: a seat's token hash replaced, with the rotation's record."""
 
     SCRIPT: ClassVar[str] = ROTATE
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
     KEYS: ClassVar[tuple[str, ...]] = ("events", "snapshot", "meta", "seats")
     events: str
     snapshot: str

@@ -13,12 +13,14 @@ a finished game. Each is one script on the game's own slot (``{g:<id>}``), so it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import redis
 
 from store.keys import game_keys
+from store.scripts import ScriptCall, bind
 
 REMATCH_TTL_S = 24 * 3600
 
@@ -89,6 +91,36 @@ return {'create', '', accepted}
 """
 
 
+@dataclass(frozen=True, slots=True)
+class LeaveCall(ScriptCall):
+    """:data:`_LEAVE`: a seat of an open game freed if it still holds the token."""
+
+    SCRIPT: ClassVar[str] = _LEAVE
+    KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats")
+    meta: str
+    seats: str
+    seat: int
+    token_hash: str
+    now: str
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptCall(ScriptCall):
+    """:data:`_ACCEPT`: a seat's acceptance of a rematch."""
+
+    SCRIPT: ClassVar[str] = _ACCEPT
+    KEYS: ClassVar[tuple[str, ...]] = ("rematch", "news")
+    rematch: str
+    news: str
+    seat: int
+    now_ms: int
+    stale_ms: int
+    ttl_s: int
+    seat_count: int
+    rest: Sequence[Any]  # the bot seats
+
+
 @dataclass(frozen=True)
 class Rematch:
     outcome: str  # accepted (waiting for others), create (this caller creates it), created
@@ -103,22 +135,30 @@ def _text(value: bytes | str) -> str:
 class SeatChanges:
     def __init__(self, client: redis.Redis):
         self.redis = client
-        self._leave = client.register_script(_LEAVE)
-        self._accept = client.register_script(_ACCEPT)
+        self._leave = bind(client, LeaveCall)
+        self._accept = bind(client, AcceptCall)
 
     def leave(self, game_id: str, seat: int, token_hash: str, now: str) -> tuple[str, str]:
         """Free ``seat`` of an open game if it still holds ``token_hash``: (outcome, its account or
         ''); outcome ``left``, ``not_found``, ``not_open`` or ``not_yours``."""
         keys = game_keys(game_id)
-        reply = self._leave(keys=[keys.meta, keys.seats], args=[seat, token_hash, now])
+        reply = self._leave(LeaveCall(keys.meta, keys.seats, seat, token_hash, now))
         return _text(reply[0]), _text(reply[1]) if len(reply) > 1 else ""
 
     def accept_rematch(
         self, game_id: str, seat: int, seat_count: int, bots: Iterable[int], now_ms: int, stale_ms: int
     ) -> Rematch:
         reply = self._accept(
-            keys=[rematch_key(game_id), news_key(game_id)],
-            args=[seat, now_ms, stale_ms, REMATCH_TTL_S, seat_count, *bots],
+            AcceptCall(
+                rematch_key(game_id),
+                news_key(game_id),
+                seat,
+                now_ms,
+                stale_ms,
+                REMATCH_TTL_S,
+                seat_count,
+                list(bots),
+            )
         )
         made = _text(reply[1])
         return Rematch(_text(reply[0]), made or None, tuple(int(s) for s in reply[2]))

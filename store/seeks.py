@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import orjson
 import redis
@@ -25,7 +26,7 @@ import redis
 from store.keys import game_keys
 from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
 from store.records import flatten, snapshot_bytes
-from store.scripts import _WRITE_EVENTS
+from store.scripts import _WRITE_EVENTS, ScriptCall, bind
 
 POOLS = "seeks:pools"
 
@@ -121,6 +122,79 @@ return {'started', version}
 )
 
 
+@dataclass(frozen=True, slots=True)
+class AddCall(ScriptCall):
+    """:data:`_ADD`: a seek added, one per account and pool."""
+
+    SCRIPT: ClassVar[str] = _ADD
+    KEYS: ClassVar[tuple[str, ...]] = ("seeks", "owners")
+    seeks: str
+    owners: str
+    seek_id: str
+    account: str
+    seek_json: bytes
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveCall(ScriptCall):
+    """:data:`_REMOVE`: a seek removed."""
+
+    SCRIPT: ClassVar[str] = _REMOVE
+    KEYS: ClassVar[tuple[str, ...]] = ("seeks", "owners")
+    seeks: str
+    owners: str
+    seek_id: str
+    account: str  # '' = whoever owns it
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KeepCall(ScriptCall):
+    """:data:`_KEEP`: a seek kept alive."""
+
+    SCRIPT: ClassVar[str] = _KEEP
+    KEYS: ClassVar[tuple[str, ...]] = ("seeks",)
+    seeks: str
+    seek_id: str
+    account: str
+    until_ms: int
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCall(ScriptCall):
+    """:data:`_CLAIM`: seeks taken out of the pool into a table, all or none."""
+
+    SCRIPT: ClassVar[str] = _CLAIM
+    KEYS: ClassVar[tuple[str, ...]] = ("seeks", "owners", "tables")
+    seeks: str
+    owners: str
+    tables: str
+    game_id: str
+    table_json: bytes
+    rest: Sequence[Any]  # the seek ids
+
+
+@dataclass(frozen=True, slots=True)
+class CreateStartedCall(ScriptCall):
+    """:data:`_CREATE_STARTED`: a started game made from a table, once."""
+
+    SCRIPT: ClassVar[str] = _CREATE_STARTED
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats", "events", "snapshot", "config", "outbox", "due")
+    meta: str
+    seats: str
+    events: str
+    snapshot: str
+    config: str
+    outbox: str
+    due: str
+    config_json: bytes
+    seat_pairs: int
+    rest: Sequence[Any]  # the seat/token-hash pairs, the follow-ups, the snapshot, meta pairs, events
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -129,26 +203,26 @@ class SeekStore:
     def __init__(self, client: redis.Redis, followup_grace_ms: int):
         self.redis = client
         self.grace_ms = followup_grace_ms
-        self._add = client.register_script(_ADD)
-        self._remove = client.register_script(_REMOVE)
-        self._keep = client.register_script(_KEEP)
-        self._claim = client.register_script(_CLAIM)
-        self._create_started = client.register_script(_CREATE_STARTED)
+        self._add = bind(client, AddCall)
+        self._remove = bind(client, RemoveCall)
+        self._keep = bind(client, KeepCall)
+        self._claim = bind(client, ClaimCall)
+        self._create_started = bind(client, CreateStartedCall)
 
     def add(self, pool: str, description: Mapping[str, Any], seek: Mapping[str, Any]) -> str | None:
         """Add a seek (its pool first made known). None, or the id of the account's seek there."""
         self.redis.hset(POOLS, pool, orjson.dumps(dict(description)))
-        reply = self._add(
-            keys=_pool_keys(pool)[:2], args=[seek["id"], seek["account"], orjson.dumps(dict(seek))]
-        )
+        seeks, owners, _ = _pool_keys(pool)
+        reply = self._add(AddCall(seeks, owners, seek["id"], seek["account"], orjson.dumps(dict(seek))))
         return None if _text(reply[0]) == "ok" else _text(reply[1])
 
     def remove(self, pool: str, seek_id: str, account: str = "") -> int:
         """1 removed, 0 no such seek, -1 another account's."""
-        return int(self._remove(keys=_pool_keys(pool)[:2], args=[seek_id, account]))
+        seeks, owners, _ = _pool_keys(pool)
+        return int(self._remove(RemoveCall(seeks, owners, seek_id, account)))
 
     def keep_alive(self, pool: str, seek_id: str, account: str, until_ms: int) -> int:
-        return int(self._keep(keys=_pool_keys(pool)[:1], args=[seek_id, account, until_ms]))
+        return int(self._keep(KeepCall(_pool_keys(pool)[0], seek_id, account, until_ms)))
 
     def get(self, pool: str, seek_id: str) -> dict[str, Any] | None:
         raw = self.redis.hget(_pool_keys(pool)[0], seek_id)
@@ -165,7 +239,10 @@ class SeekStore:
 
     def claim(self, pool: str, game_id: str, table: Mapping[str, Any], seek_ids: Sequence[str]) -> bool:
         """Take the seeks out of the pool into a table, all or none (False: one is gone)."""
-        return bool(self._claim(keys=_pool_keys(pool), args=[game_id, orjson.dumps(dict(table)), *seek_ids]))
+        seeks, owners, tables = _pool_keys(pool)
+        return bool(
+            self._claim(ClaimCall(seeks, owners, tables, game_id, orjson.dumps(dict(table)), seek_ids))
+        )
 
     def table_done(self, pool: str, game_id: str) -> None:
         self.redis.hdel(_pool_keys(pool)[2], game_id)
@@ -191,25 +268,25 @@ class SeekStore:
         for seat, token_hash in token_hashes.items():
             pairs.extend((str(seat), token_hash))
         meta_pairs = flatten(meta)
-        args: list[Any] = [
-            orjson.dumps(dict(config)),
-            len(pairs) // 2,
-            *pairs,
-            *followup_args(game_id, dict(followups), self.grace_ms),
-            snapshot_bytes(snapshot),
-            len(meta_pairs) // 2,
-            *meta_pairs,
-            *(orjson.dumps(dict(e)) for e in genesis),
-        ]
-        script_keys = [
-            keys.meta,
-            keys.seats,
-            keys.events,
-            keys.snapshot,
-            keys.config,
-            keys.outbox,
-            due_key(game_id),
-        ]
-        reply = self._create_started(keys=script_keys, args=args)
+        call = CreateStartedCall(
+            meta=keys.meta,
+            seats=keys.seats,
+            events=keys.events,
+            snapshot=keys.snapshot,
+            config=keys.config,
+            outbox=keys.outbox,
+            due=due_key(game_id),
+            config_json=orjson.dumps(dict(config)),
+            seat_pairs=len(pairs) // 2,
+            rest=[
+                *pairs,
+                *followup_args(game_id, dict(followups), self.grace_ms),
+                snapshot_bytes(snapshot),
+                len(meta_pairs) // 2,
+                *meta_pairs,
+                *(orjson.dumps(dict(e)) for e in genesis),
+            ],
+        )
+        reply = self._create_started(call)
         self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.grace_ms})
         return _text(reply[0]) == "started"

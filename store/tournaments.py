@@ -1,16 +1,26 @@
-"""Tournaments in Redis: the record, the entrants and the rounds of one tournament under one hash tag
-(``{t:<id>}``), so every change that must check and write together (a join against the capacity and
-the status, the start against the entrants it paired) is one script in one Cluster slot.
+"""Tournaments in Redis: the record, the entrants and the rounds of one tournament under one hash tag,
+so every change that must check and write together (a join against the capacity and the status, the
+start against the entrants it paired, a round's record with the follow-up that starts its tables) is
+one script in one Cluster slot.
 
-Keys of one tournament (all ``{t:<id>}``):
+The tag is ``{g:T<id>}``: the slot of the pseudo-game ``T<id>`` (game ids are lower-case base32,
+never starting with ``T``), whose outbox (``store.outbox``) holds the tournament's own follow-up,
+``tournament`` (``service.tournament.runner``). A round's record and the completion of a round
+record it in the same script, so a killed scheduler leaves it pending for the janitor, which runs
+it like any game's follow-up: it starts the round's tables (games created once each,
+``store.bound_games``), pairs the next round, or finishes the tournament.
 
-- ``tour:{t:<id>}:record`` hash: ``status`` (open, running, finished), ``organiser`` (account id),
+Keys of one tournament (all ``{g:T<id>}``):
+
+- ``tour:{g:T<id>}:record`` hash: ``status`` (open, running, finished), ``organiser`` (account id),
   ``config`` (JSON: game, configuration, clock, table size, rounds, format, entry, bots, rated,
   capacity), ``version`` (counts every change to the entrants: a start pairs the entrants of one
   version, and is refused when a join or withdrawal came in between), ``round`` (the last round
   recorded), ``created`` (ms);
-- ``tour:{t:<id>}:entrants`` hash: account id -> JSON ``{name, rating, bot, joined, withdrawn}``;
-- ``tour:{t:<id>}:rounds`` hash: round number -> JSON ``{tables: [{game, players}]}``.
+- ``tour:{g:T<id>}:entrants`` hash: entrant id (an account id, or ``bot.<level>.<n>`` for a server
+  bot the organiser entered) -> JSON ``{name, rating, bot, level, joined, withdrawn}``;
+- ``tour:{g:T<id>}:rounds`` hash: round number -> JSON ``{tables: [{game, players, placing}]}``
+  (``placing``: groups of tied entrant ids, best first, once the table's game has finished).
 
 ``tournaments:all`` (sorted set: id -> created ms) lists them, written after the record: a listing
 skips an id whose record is missing.
@@ -18,14 +28,18 @@ skips an id whose record is missing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import redis
 
+from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
+from store.scripts import _WRITE_EVENTS, ScriptCall, bind
+
 ALL = "tournaments:all"
+ACTION = "tournament"  # the follow-up action, in the tournament's outbox and in a table game's
 
 
 @dataclass(frozen=True)
@@ -33,11 +47,29 @@ class TournamentKeys:
     record: str
     entrants: str
     rounds: str
+    outbox: str
+    due: str
+
+
+def outbox_id(tournament_id: str) -> str:
+    """The pseudo-game id whose outbox holds the tournament's follow-up (the module's docstring)."""
+    return f"T{tournament_id}"
+
+
+def tournament_id_of(outbox: str) -> str | None:
+    return outbox[1:] if outbox.startswith("T") else None
 
 
 def tournament_keys(tournament_id: str) -> TournamentKeys:
-    tag = f"{{t:{tournament_id}}}"
-    return TournamentKeys(f"tour:{tag}:record", f"tour:{tag}:entrants", f"tour:{tag}:rounds")
+    pseudo = outbox_id(tournament_id)
+    tag = f"{{g:{pseudo}}}"
+    return TournamentKeys(
+        f"tour:{tag}:record",
+        f"tour:{tag}:entrants",
+        f"tour:{tag}:rounds",
+        f"game:{tag}:outbox",
+        due_key(pseudo),
+    )
 
 
 @dataclass(frozen=True)
@@ -48,11 +80,12 @@ class StoredTournament:
     rounds: dict[int, dict[str, Any]]
 
 
-# KEYS: record, entrants; ARGV: account, entrant JSON, capacity. Returns an outcome word.
-_JOIN = r"""
+# KEYS: record, entrants; ARGV: account, entrant JSON, capacity, late ('1': a running tournament
+# admits entrants, paired from its next round). Returns an outcome word.
+JOIN = r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
-if status ~= 'open' then return 'not_open' end
+if status ~= 'open' and not (status == 'running' and ARGV[4] == '1') then return 'not_open' end
 local had = redis.call('HGET', KEYS[2], ARGV[1])
 if had and not string.find(had, '"withdrawn":true', 1, true) then return 'already_entered' end
 local active = 0
@@ -66,7 +99,7 @@ return 'joined'
 """
 
 # KEYS: record, entrants; ARGV: account, entrant JSON (withdrawn). Open or between rounds.
-_WITHDRAW = r"""
+WITHDRAW = r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status == 'finished' then return 'finished' end
@@ -77,24 +110,33 @@ redis.call('HINCRBY', KEYS[1], 'version', 1)
 return 'withdrawn'
 """
 
-# KEYS: record, rounds; ARGV: round, round JSON, the version paired ('' = any), status after.
+# KEYS: record, rounds, outbox, due set; ARGV: round, round JSON, the version paired ('' = any),
+# status after, then the follow-ups (record_followups: the tournament's, which starts the tables).
 # Records round ``ARGV[1]`` only if it is the next one: a scheduler that runs twice records it once.
-_RECORD_ROUND = r"""
+RECORD_ROUND = (
+    _WRITE_EVENTS
+    + r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
+if status == 'finished' then return 'finished' end
 local last = tonumber(redis.call('HGET', KEYS[1], 'round') or '0')
 if last >= tonumber(ARGV[1]) then return 'recorded_before' end
 if last + 1 ~= tonumber(ARGV[1]) then return 'out_of_order' end
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[1], 'version') ~= ARGV[3] then return 'changed' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[1], 'round', ARGV[1], 'status', ARGV[4])
+record_followups(KEYS[3], KEYS[4], 5)
 return 'recorded'
 """
+)
 
-
-# KEYS: record, rounds; ARGV: round, table index, placing JSON. Writes a table's placing once (the
-# first result stands: a follow-up run twice cannot change it). Returns an outcome word.
-_RESULT = r"""
+# KEYS: record, rounds, outbox, due set; ARGV: round, table index, placing JSON, then the follow-ups
+# recorded when this result completes the round (record_followups). Writes a table's placing once
+# (the first result stands: a follow-up run twice cannot change it). Returns an outcome word:
+# 'complete' when this result was the round's last.
+RESULT = (
+    _WRITE_EVENTS
+    + r"""
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw then return 'no_round' end
 local data = cjson.decode(raw)
@@ -103,8 +145,97 @@ if not t then return 'no_table' end
 if t['placing'] then return 'recorded_before' end
 t['placing'] = cjson.decode(ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(data))
-return 'recorded'
+for _, other in ipairs(data['tables']) do
+  if not other['placing'] then return 'recorded' end
+end
+record_followups(KEYS[3], KEYS[4], 4)
+return 'complete'
 """
+)
+
+# KEYS: record, outbox, due set; ARGV: the round that was the last, then the follow-ups
+# (record_followups: the tournament's, which tells the entrants). Once, after that round.
+FINISH = (
+    _WRITE_EVENTS
+    + r"""
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'running' then return status or 'not_found' end
+if redis.call('HGET', KEYS[1], 'round') ~= ARGV[1] then return 'not_last' end
+redis.call('HSET', KEYS[1], 'status', 'finished')
+record_followups(KEYS[2], KEYS[3], 2)
+return 'finished_now'
+"""
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinCall(ScriptCall):
+    SCRIPT: ClassVar[str] = JOIN
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
+    record: str
+    entrants: str
+    account: str
+    entrant_json: bytes
+    capacity: int
+    late: str
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawCall(ScriptCall):
+    SCRIPT: ClassVar[str] = WITHDRAW
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
+    record: str
+    entrants: str
+    account: str
+    entrant_json: bytes
+    rest: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRoundCall(ScriptCall):
+    SCRIPT: ClassVar[str] = RECORD_ROUND
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "rounds", "outbox", "due")
+    record: str
+    rounds: str
+    outbox: str
+    due: str
+    number: int
+    round_json: bytes
+    version: str
+    status: str
+    rest: Sequence[Any]  # the follow-up actions
+
+
+@dataclass(frozen=True, slots=True)
+class ResultCall(ScriptCall):
+    SCRIPT: ClassVar[str] = RESULT
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "rounds", "outbox", "due")
+    record: str
+    rounds: str
+    outbox: str
+    due: str
+    number: int
+    table: int
+    placing_json: bytes
+    rest: Sequence[Any]  # the follow-up actions recorded when the round is complete
+
+
+@dataclass(frozen=True, slots=True)
+class FinishCall(ScriptCall):
+    SCRIPT: ClassVar[str] = FINISH
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "outbox", "due")
+    record: str
+    outbox: str
+    due: str
+    last_round: int
+    rest: Sequence[Any]  # the follow-up actions
+
+
+CALLS: tuple[type[ScriptCall], ...] = (JoinCall, WithdrawCall, RecordRoundCall, ResultCall, FinishCall)
 
 
 def _text(value: bytes | str) -> str:
@@ -112,12 +243,20 @@ def _text(value: bytes | str) -> str:
 
 
 class TournamentStore:
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, followup_grace_ms: int = 2000):
         self.redis = client
-        self._join = client.register_script(_JOIN)
-        self._withdraw = client.register_script(_WITHDRAW)
-        self._record_round = client.register_script(_RECORD_ROUND)
-        self._result = client.register_script(_RESULT)
+        self.grace_ms = followup_grace_ms
+        self._scripts = {call: bind(client, call) for call in CALLS}
+
+    def _run(self, call: ScriptCall) -> str:
+        return _text(self._scripts[type(call)](call))
+
+    def _followups(self, tournament_id: str, value: str) -> list[Any]:
+        return followup_args(outbox_id(tournament_id), {ACTION: value}, self.grace_ms)
+
+    def _hint(self, tournament_id: str) -> None:
+        # The sweeper's hint that the tournament's slot holds due work (store.outbox).
+        self.redis.zadd(HINTS, {str(slot_of(outbox_id(tournament_id))): now_ms() + self.grace_ms})
 
     def create(self, tournament_id: str, organiser: str, config: Mapping[str, Any], created: int) -> None:
         keys = tournament_keys(tournament_id)
@@ -153,35 +292,73 @@ class TournamentStore:
     def ids(self, limit: int = 100) -> list[str]:
         return [_text(i) for i in self.redis.zrevrange(ALL, 0, limit - 1)]
 
-    def join(self, tournament_id: str, account: str, entrant: Mapping[str, Any], capacity: int) -> str:
+    def join(
+        self, tournament_id: str, account: str, entrant: Mapping[str, Any], capacity: int, late: bool = False
+    ) -> str:
         keys = tournament_keys(tournament_id)
-        return _text(
-            self._join(
-                keys=[keys.record, keys.entrants], args=[account, orjson.dumps(dict(entrant)), capacity]
+        return self._run(
+            JoinCall(
+                keys.record,
+                keys.entrants,
+                account,
+                orjson.dumps(dict(entrant)),
+                capacity,
+                "1" if late else "",
             )
         )
 
     def withdraw(self, tournament_id: str, account: str, entrant: Mapping[str, Any]) -> str:
         keys = tournament_keys(tournament_id)
-        return _text(
-            self._withdraw(keys=[keys.record, keys.entrants], args=[account, orjson.dumps(dict(entrant))])
-        )
+        return self._run(WithdrawCall(keys.record, keys.entrants, account, orjson.dumps(dict(entrant))))
 
     def record_round(
         self, tournament_id: str, number: int, data: Mapping[str, Any], version: str, status: str
     ) -> str:
+        """Record round ``number`` (only as the next one) with the follow-up that starts its tables."""
         keys = tournament_keys(tournament_id)
-        return _text(
-            self._record_round(
-                keys=[keys.record, keys.rounds], args=[number, orjson.dumps(dict(data)), version, status]
+        outcome = self._run(
+            RecordRoundCall(
+                keys.record,
+                keys.rounds,
+                keys.outbox,
+                keys.due,
+                number,
+                orjson.dumps(dict(data)),
+                version,
+                status,
+                self._followups(tournament_id, f"r{number}"),
             )
         )
+        if outcome == "recorded":
+            self._hint(tournament_id)
+        return outcome
 
     def record_result(self, tournament_id: str, number: int, table: int, placing: list[list[str]]) -> str:
+        """A table's placing, once; 'complete' when it completed the round (the follow-up that
+        pairs the next round, or finishes the tournament, recorded with it)."""
         keys = tournament_keys(tournament_id)
-        return _text(
-            self._result(keys=[keys.record, keys.rounds], args=[number, table, orjson.dumps(placing)])
+        outcome = self._run(
+            ResultCall(
+                keys.record,
+                keys.rounds,
+                keys.outbox,
+                keys.due,
+                number,
+                table,
+                orjson.dumps(placing),
+                self._followups(tournament_id, f"d{number}"),
+            )
         )
+        if outcome == "complete":
+            self._hint(tournament_id)
+        return outcome
 
-    def finish(self, tournament_id: str) -> None:
-        self.redis.hset(tournament_keys(tournament_id).record, "status", "finished")
+    def finish(self, tournament_id: str, last_round: int) -> str:
+        """Finished after ``last_round`` (once), with the follow-up that tells the entrants."""
+        keys = tournament_keys(tournament_id)
+        outcome = self._run(
+            FinishCall(keys.record, keys.outbox, keys.due, last_round, self._followups(tournament_id, "f"))
+        )
+        if outcome == "finished_now":
+            self._hint(tournament_id)
+        return outcome

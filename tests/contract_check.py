@@ -16,12 +16,18 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from games import get_game
-from games.base import ContractHooks, hook
+from games.base import ContractHooks, contract_hooks
+
+
+def _contract(game_name: str) -> dict[str, Any]:
+    hooks = contract_hooks(get_game(game_name))
+    assert hooks is not None, f"{game_name} publishes no contract"
+    return hooks.contract()
 
 
 @cache
 def _schema(game_name: str, definition: str) -> dict[str, Any]:
-    document = hook(get_game(game_name), "contract")()
+    document = _contract(game_name)
     Draft202012Validator.check_schema(document)
     return {**document, "$ref": f"#/$defs/{definition}"}
 
@@ -86,7 +92,7 @@ class Coverage:
 
     def __init__(self, game_name: str):
         self.game_name = game_name
-        self.document = hook(get_game(game_name), "contract")()
+        self.document = _contract(game_name)
         self.defs = self.document["$defs"]
         self.seen: dict[str, set[str]] = {}
         self._validators: dict[int, Any] = {}

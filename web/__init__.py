@@ -1,5 +1,5 @@
 """The browser client: lobby, play table, spectator, archive, replay viewer, statistics, ratings,
-sign-in and "my games" pages.
+tournaments, sign-in and "my games" pages.
 
 A blueprint of its own, outside ``/v1``: it serves pages and static files only. Everything a page
 shows comes from the public API (``/v1``), fetched by the page's own script, so the client is a
@@ -18,9 +18,10 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import Game, hook
+from games.base import Game, archive_hooks, outcome_names, web_hooks
 from replays.export import SEAT_COLOURS
 from service.errors import GameNotFound
+from service.tournament.service import TournamentNotFound
 
 HERE = Path(__file__).parent
 
@@ -43,9 +44,11 @@ def _games() -> list[dict[str, Any]]:
     found = []
     for name in game_names():
         game = get_game(name)
-        if hook(game, "web_module") is None:
+        if _web_module(game) is None:
             continue
-        found.append({"name": name, "title": game.title, "bots": bot_levels(name)})
+        found.append(
+            {"name": name, "title": game.title, "bots": bot_levels(name), "outcomes": outcome_names(game)}
+        )
     return found
 
 
@@ -129,6 +132,27 @@ def player_rating(name: str) -> Response:
     return _page("ratings", f"Rating of {name}", player=name)
 
 
+# Tournaments: the list, the create form and one tournament's page (standings, rounds, "your
+# table"), all read from and acted on through /v1/tournaments by web/static/tournaments.js.
+@blp.get("/tournaments")
+def tournaments() -> Response:
+    return _page("tournaments", "Tournaments", mode="list")
+
+
+@blp.get("/tournaments/new")
+def new_tournament() -> Response:
+    return _page("tournaments", "Organise a tournament", mode="new")
+
+
+@blp.get("/tournaments/<string:tournament_id>")
+def tournament(tournament_id: str) -> Response:
+    try:
+        current_app.extensions["tournament_service"].view(tournament_id)
+    except TournamentNotFound:
+        return not_found_page()
+    return _page("tournaments", "Tournament", mode="one", tournament_id=tournament_id)
+
+
 # Accounts: the pages only hold forms and lists; the session token they get from
 # POST /v1/sessions is kept in this browser's localStorage (web/static/app.js, ``account``).
 @blp.get("/sign-in")
@@ -156,12 +180,20 @@ def _game_or_404(name: str) -> Game[Any]:
 # the API sends them and its legal moves as buttons (the lobby's creation form still lists only
 # games with a module, since only those describe their options).
 GENERIC_MODULE = HERE / "static" / "generic.js"
+
+
+def _web_module(game: Game[Any]) -> Any:
+    """The path of the game's own browser module (:class:`games.base.WebHooks`), None without."""
+    web = web_hooks(game)
+    return web.web_module if web is not None else None
+
+
 EMPTY_BOARD = '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"></svg>'
 
 
 @blp.get("/web/games/<string:name>/renderer.js")
 def game_module(name: str) -> Response:
-    path = hook(_game_or_404(name), "web_module") or GENERIC_MODULE
+    path = _web_module(_game_or_404(name)) or GENERIC_MODULE
     response = send_file(Path(path), mimetype="text/javascript", max_age=300)
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
@@ -171,7 +203,7 @@ def game_module(name: str) -> Response:
 # ``<lowercase-name>.js`` in the module's own folder, nothing outside it.
 @blp.get("/web/games/<string:name>/<string:module>.js")
 def game_sibling_module(name: str, module: str) -> Response:
-    main = hook(_game_or_404(name), "web_module")
+    main = _web_module(_game_or_404(name))
     if main is None or not module.replace("-", "").isalpha() or not module.islower():
         abort(404)
     path = Path(main).parent / f"{module}.js"
@@ -184,15 +216,16 @@ def game_sibling_module(name: str, module: str) -> Response:
 
 @blp.get("/web/games/<string:name>/board.svg")
 def board(name: str) -> Response:
-    template = hook(_game_or_404(name), "board_template")
-    response = Response(template() if template is not None else EMPTY_BOARD, mimetype="image/svg+xml")
+    web = web_hooks(_game_or_404(name))
+    response = Response(web.board_template() if web is not None else EMPTY_BOARD, mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "public, max-age=300"
     return response
 
 
 @blp.get("/web/games/<string:name>/render.css")
 def game_css(name: str) -> Response:
-    css = getattr(_game_or_404(name), "render_css", "") or ""
+    archive = archive_hooks(_game_or_404(name))
+    css = (archive.render_css if archive is not None else "") or ""
     response = Response(css, mimetype="text/css")
     response.headers["Cache-Control"] = "public, max-age=300"
     return response

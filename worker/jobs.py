@@ -36,5 +36,6 @@ def handlers(store: GameStore) -> dict[str, Handler]:
 def run(jid: str) -> str:
     """The entry point RQ runs, on the connection it was started with (``python -m worker``)."""
     job = cast(Job, get_current_job())  # RQ runs it: there is a current job
-    jobs, handlers = composition.job_handlers(store_for(job.connection))
+    # With the operator's analysis budget (ANALYSIS_ITERATIONS), which a worker process reads here.
+    jobs, handlers = composition.job_handlers(store_for(job.connection), analysis_budget=analysis_budget())
     return jobs.run(jid, handlers, retries_left=lambda: bool(job.retries_left and job.retries_left > 0))

@@ -22,6 +22,7 @@ from games.base import (
     ExplorerHooks,
     Game,
     LogError,
+    OutcomeHooks,
     RatingHooks,
     RevisionHooks,
     SearchHooks,
@@ -62,6 +63,7 @@ class Condottiere(
     ExplorerHooks,
     ArchiveHooks,
     WebHooks,
+    OutcomeHooks,
     TextHooks,
     ContractHooks,
     SearchHooks,
@@ -181,6 +183,10 @@ class Condottiere(
 
     def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return _export_config(config)
+
+    # -- games.base.OutcomeHooks ------------------------------------------------------------------
+    def outcome_names(self) -> dict[str, str]:
+        return dict(stats.OUTCOMES)
 
     # -- games.base.WebHooks: the board drawn by render.py, and the page module beside it --------
     board_template = staticmethod(render.board_template)

@@ -54,6 +54,8 @@ def command_events(state: State | None, seat: Any, command: Any) -> list[Event]:
         raise CommandError("INVALID_COMMAND", 'A command is an object with a string "type".')
     state = check_seat(state, seat)
     kind = command["type"]
+    if kind == "undo":  # RL-X20 (docs/rulings.md): every decision shows something or passes the turn
+        raise CommandError("NOTHING_TO_UNDO", "No Condottiere decision can be taken back.", "RL-X20")
     handler = COMMANDS.get(kind)
     if handler is None:
         raise CommandError("UNKNOWN_COMMAND", f"Unknown command type {kind!r}.")

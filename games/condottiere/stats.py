@@ -16,6 +16,19 @@ from typing import Any
 # them, so its end state shows the new owner and who holds the token.
 _CONCLUSION = frozenset({"region_won", "token_passed", "game_won", "game_scored", "match_won"})
 
+# Every way a game (or a points match) ends, as its result's reason and the archive's outcome, in a
+# player's words (games.base.OutcomeHooks).
+OUTCOMES = {
+    "adjacent": "won with adjacent regions",
+    "total": "won with regions in total",
+    "most_regions": "most regions, no region left to fight for",
+    "final_battle": "decided by a final battle",
+    "no_winner": "no winner",
+    "stalled": "stalled: battles without a card played",
+    "resigned": "a player resigned",
+    "points": "a points match, won on points",
+}
+
 
 def _strength_list(strengths: Any, seats: int) -> list[int]:
     if isinstance(strengths, Mapping):

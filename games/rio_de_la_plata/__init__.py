@@ -23,13 +23,14 @@ from games.base import (
     ExplorerHooks,
     Game,
     LogError,
+    OutcomeHooks,
     RatingHooks,
     RevisionHooks,
     SearchHooks,
     TextHooks,
     WebHooks,
 )
-from games.rio_de_la_plata import archive, chance, rules, text, text_moves, views
+from games.rio_de_la_plata import archive, chance, rules, text, text_moves, undo, views
 from games.rio_de_la_plata import explorer as _explorer
 from games.rio_de_la_plata import search as _search
 from games.rio_de_la_plata.annotate import annotate as _annotate
@@ -53,6 +54,7 @@ class RioDeLaPlata(
     ExplorerHooks,
     ArchiveHooks,
     WebHooks,
+    OutcomeHooks,
     TextHooks,
     ContractHooks,
     SearchHooks,
@@ -112,13 +114,17 @@ class RioDeLaPlata(
         return _annotate(before, event, after)
 
     def state_to_json(self, state: State) -> dict[str, Any]:
-        return {"format": STATE_FORMAT, "state": dict(state)}
+        data: dict[str, Any] = {"format": STATE_FORMAT, "state": dict(state)}
+        if state.taken is not None:  # mid-turn only: what an undo goes back to (undo.py)
+            data["undo"] = undo.chain_to_json(state)
+        return data
 
     def state_from_json(self, data: Mapping[str, Any]) -> State:
         if data.get("format") != STATE_FORMAT:
             raise ValueError(f"unknown Rio de la Plata snapshot format {data.get('format')!r}")
         body = dict(data["state"])
-        return make_state(body, load_board(body["config"].get("board")))
+        state = make_state(body, load_board(body["config"].get("board")))
+        return undo.chain_from_json(state, list(data.get("undo") or ()))
 
     def verify_log(self, events: Sequence[dict]) -> LogError | None:
         return _verify_log(events)
@@ -154,6 +160,10 @@ class RioDeLaPlata(
 
     def export_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return dict(config)  # every value is short: the export prints the configuration as it is
+
+    # -- games.base.OutcomeHooks ------------------------------------------------------------------
+    def outcome_names(self) -> dict[str, str]:
+        return {"score": "most VP after the last year"}
 
     # -- games.base.WebHooks: the board drawn by archive.py, and the page module beside it -------
     board_template = staticmethod(archive.board_template)

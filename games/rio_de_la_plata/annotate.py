@@ -32,6 +32,21 @@ def _terms(offer: dict[str, Any]) -> str:
     return f"gives {side(offer.get('give') or {})} for {side(offer.get('get') or {})}"
 
 
+def _taken_back(event: dict[str, Any]) -> str:
+    """The decision an undo takes back, in words: "the placement on cell (3, 4)"."""
+    if event.get("type") == "built":
+        return f"the {event.get('building')} built on {_cell(event.get('cell'))}"
+    space = event.get("space")
+    if space == "cell":
+        what = "displacement" if event.get("displace") else "placement"
+        return f"the {what} on cell {_cell(event.get('cell'))}"
+    if space == "major":
+        return f"the placement on the {event.get('building')} (space {int(event.get('index') or 0) + 1})"
+    if space == "character":
+        return f"the placement on the {str(event.get('character')).replace('_', ' ')}"
+    return f"the placement on the {space}"
+
+
 def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
     kind = event.get("type")
     seat = event.get("seat")
@@ -82,6 +97,8 @@ def annotate(before: Any, event: dict[str, Any], after: Any) -> str:
         return f"{who} loads 1 {event['good']} on the ship."
     if kind == "built":
         return f"{who} builds a {event['building']} on {_cell(event['cell'])}."
+    if kind == "undone":
+        return f"{who} takes back {_taken_back(dict(event.get('event') or {}))}."
     if kind == "used":
         return f"{who} uses the building on {_cell(event['cell'])}."
     if kind == "building_completed":

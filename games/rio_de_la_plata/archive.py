@@ -92,6 +92,12 @@ def game_facts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         elif kind == "built":
             built[event["building"]] = built.get(event["building"], 0) + 1
             seat_totals[event["seat"]]["buildings_built"] += 1
+        elif kind == "undone" and event["event"]["type"] == "built":  # RIO-UNDO-3: never built
+            taken = event["event"]
+            built[taken["building"]] -= 1
+            if not built[taken["building"]]:
+                del built[taken["building"]]
+            seat_totals[taken["seat"]]["buildings_built"] -= 1
         elif kind == "battle_started" and before is not None:
             enemies[event["enemy"]] = enemies.get(event["enemy"], 0) + 1
             battle = {"attacker": event["attacker"], "buildings": _buildings(before)}

@@ -141,6 +141,11 @@ COMMANDS: dict[str, Schema] = {
     ),
     "launch": obj({"type": const("launch")}, description="Order the ship's launch (RIO-SHIP-6)"),
     "end_turn": obj({"type": const("end_turn")}, description="End the placement or action turn"),
+    # Never among legal_moves: a seat's view names what it would take back under `undo`.
+    "undo": obj(
+        {"type": const("undo")},
+        description="Take back your last placement or build of this turn (RIO-UNDO-1 .. RIO-UNDO-5)",
+    ),
     # Phase B (RIO-ACT-2)
     "collect": obj({"type": const("collect"), "space": enum(["mine", "forest", "field"])}),
     "claim": obj(
@@ -283,10 +288,19 @@ def event_of() -> dict[str, str]:
     return {**EVENT_OF, **BATTLE_EVENT_OF, **TRADE_EVENT_OF}
 
 
+# The decision an undo takes back (RIO-UNDO-1): a placement or a build, as its event.
+UNDOABLE_EVENT: Schema = {"oneOf": [ref("PlacedEvent"), ref("BuiltEvent")]}
+
+
 def events() -> dict[str, Schema]:
     out = {
         event_type: player_event(command_type, event_type) for command_type, event_type in event_of().items()
     }
+    out["undone"] = event(
+        "undone",
+        {"seat": ref("Seat"), "event": UNDOABLE_EVENT},
+        doc="The fact of an `undo` command: `event` is the decision taken back (RIO-UNDO-3)",
+    )
     out.update(AUTOMATIC_EVENTS)
     return out
 
@@ -508,6 +522,10 @@ VIEW: Schema = obj(
         "legal_moves": {
             **array(ref("Command")),
             "description": "A seat's view only: every command it may send now",
+        },
+        "undo": {
+            **UNDOABLE_EVENT,
+            "description": "A seat's view only, when it may send `undo`: the decision it takes back",
         },
     },
     required=[

@@ -55,6 +55,7 @@ from games.rio_de_la_plata.trade import (
     free_moves,
     trade_event,
 )
+from games.rio_de_la_plata.undo import UNDO, undo_event
 
 
 def legal_moves(s: State | None, seat: int) -> list[Command]:
@@ -325,6 +326,8 @@ def command_events(s: State, seat: Any, command: Any, *, legal: bool = False) ->
         raise CommandError("INVALID_SEAT", "No such seat.")
     if s["step"] == OVER:
         raise CommandError("GAME_OVER", "The game is over.")
+    if command["type"] == UNDO:  # never a legal move: bots and searches do not take moves back
+        return [undo_event(s, seat, command)]
     if not legal and command not in legal_moves(s, seat):
         if seat not in awaiting(s) and command["type"] not in FREE_COMMANDS:
             raise CommandError("NOT_YOUR_TURN", "No decision is awaited from this seat now.")

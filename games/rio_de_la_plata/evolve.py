@@ -50,6 +50,7 @@ from games.rio_de_la_plata.trade import (
     TRADE_HANDLERS,
     lapses,
 )
+from games.rio_de_la_plata.undo import UNDONE, after, taken_back
 
 
 def new_state(config: dict[str, Any]) -> State:
@@ -133,6 +134,9 @@ def evolve(s: State | None, e: Event) -> State:
     assert s is not None
     if kind in SERVER_RECORDS:
         return s
+    if kind == UNDONE:
+        return taken_back(s)
+    before = s
     s = s.copy()
     handler = HANDLERS.get(kind) or TRADE_HANDLERS.get(kind)
     if handler is None:
@@ -140,6 +144,7 @@ def evolve(s: State | None, e: Event) -> State:
     if s.get("offer") is not None and lapses(kind):
         s["offer"] = None  # RIO-RL-27: any other command makes an open offer lapse
     handler(s, e)
+    after(before, e, s)  # RIO-UNDO-2: only the last of these decisions, and nothing since
     return s
 
 

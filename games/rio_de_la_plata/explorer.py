@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from games.rio_de_la_plata.chance import decisions
+from games.rio_de_la_plata.undo import taken_back_in
 
 SITUATIONS: dict[str, str] = {
     "first_year_placement": "Where a seat places in the first year, by its placement number that year.",
@@ -25,8 +26,11 @@ def explore(events: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, int, str
     for event in events:
         years.append(years[-1] + (event.get("type") == "round_ended"))
     placed: dict[int, int] = {}
+    undone = taken_back_in(events)  # RIO-UNDO-3: a decision taken back was never made
     for index, (version, seat, command) in enumerate(decisions([dict(e) for e in events])):
         kind = command.get("type")
+        if version in undone:
+            continue
         year = years[version] + 1
         if kind == "place" and year == 1:
             placed[seat] = placed.get(seat, 0) + 1

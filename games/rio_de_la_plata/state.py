@@ -38,10 +38,14 @@ class State(dict):
     """A game state: JSON data plus its board (``state.board``)."""
 
     board: Board
+    # What an undo goes back to (games.rio_de_la_plata.undo): the state before the last decision and
+    # that decision, while it may be taken back; kept out of the JSON so no view shows it.
+    taken: tuple[State, dict[str, Any]] | None = None
 
     def copy(self) -> State:
         new = State(orjson.loads(orjson.dumps(self)))
         new.board = self.board
+        new.taken = self.taken
         return new
 
 

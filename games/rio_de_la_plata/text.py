@@ -199,7 +199,7 @@ def render_text(view: Mapping[str, Any], names: Mapping[int, str] | None = None)
     standing = sections(view, board)
     for kind in ("wall", "road"):
         edges = sorted(edge for edge, what in standing.items() if what == kind)
-        where = ", ".join(f"{a[0]},{a[1]}-{b[0]},{b[1]}" for a, b in edges) or "none"
+        where = "; ".join(f"between ({a[0]}, {a[1]}) and ({b[0]}, {b[1]})" for a, b in edges) or "none"
         out.append(f"  {kind.capitalize()}s ({len(edges)}): {where}.")
     out.append(f"  {view.get('sections', '?')} wall and road sections left in the supply.")
 

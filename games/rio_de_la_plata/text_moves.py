@@ -10,6 +10,7 @@ from typing import Any
 
 from games.rio_de_la_plata.board import Board
 from games.rio_de_la_plata.text_words import (
+    between,
     cell_name,
     character_terms,
     describe_edge,
@@ -57,19 +58,19 @@ def describe_move(move: Mapping[str, Any]) -> str:
     if kind == "place_tile":
         return f"put the tile on {cell_name(move.get('cell'))}"
     if kind == "place_section":
-        return f"place a section on edge {move.get('edge')}"
+        return f"place a section {between(move.get('edge'))}"
     if kind == "choose_resource":
         return f"take 1 {move.get('good')}"
     if kind == "place_attacker":
-        return f"place an attacker at edge {move.get('edge')}"
+        return f"place an attacker {between(move.get('edge'))}"
     if kind == "fire":
         return f"fire the cannons at {move.get('k')} attacker(s)"
     if kind == "remove_attacker":
-        return f"remove an attacker at edge {move.get('edge')}"
+        return f"remove the attacker {between(move.get('edge'))}"
     if kind == "defend":
         return f"put a defender on {cell_name(move.get('cell'))}"
     if kind == "split":
-        return f"take a group of {move.get('size')} off the stack at edge {move.get('edge')}"
+        return f"take a group of {move.get('size')} off the stack {between(move.get('edge'))}"
     if kind == "move":
         return f"move group {move.get('group')} to {cell_name(move.get('to'))}"
     if kind == "withdraw":
@@ -99,6 +100,8 @@ def describe_move(move: Mapping[str, Any]) -> str:
         return "accept the trade offer"
     if kind == "offer_decline":
         return "decline the trade offer"
+    if kind == "undo":
+        return "undo your last placement or build"
     fields = {k: v for k, v in move.items() if k != "type"}
     return f"{kind} {fields}" if fields else str(kind)
 
@@ -138,7 +141,7 @@ def _label_with_terms(move: Mapping[str, Any], label: str, board: Board, due: Ma
         return f"{label}: {terms}" if terms else label
     if kind == "place_section":
         what = due.get("what") if due.get("kind") == "section" else None
-        return f"place a {what or 'wall or road'} section on {describe_edge(str(move.get('edge')))}"
+        return f"place a {what or 'wall or road'} section {describe_edge(str(move.get('edge')))}"
     return label
 
 
@@ -170,9 +173,9 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
     if kind in ("place_tile", "place_section", "place_attacker", "remove_attacker", "defend", "fire"):
         labels = {
             "place_tile": ("put the tile on a site (choose it)", "Which site"),
-            "place_section": ("place a wall or road section (choose the edge)", "Which edge"),
-            "place_attacker": ("place an attacker (choose the edge)", "Which edge"),
-            "remove_attacker": ("remove an attacker (choose the edge)", "Which edge"),
+            "place_section": ("place a wall or road section (choose where)", "Between which corners"),
+            "place_attacker": ("place an attacker (choose where)", "Between which corners"),
+            "remove_attacker": ("remove an attacker (choose which)", "Between which corners"),
             "defend": ("put a defender on a cell (choose the cell)", "Which cell"),
             "fire": ("fire the cannons (choose how many)", "At how many attackers"),
         }
@@ -182,7 +185,7 @@ def _group(move: Mapping[str, Any]) -> tuple[tuple[Any, ...], str, str] | None:
         return ("move", move.get("group")), f"move group {move.get('group')} (choose where)", "Where to"
     if kind == "split":
         edge = move.get("edge")
-        return ("split", edge), f"split the stack at edge {edge} (choose the size)", "How many"
+        return ("split", edge), f"split the stack {between(edge)} (choose the size)", "How many"
     if kind == "withdraw":
         return ("withdraw",), "withdraw people (choose the cell and how many)", "Which"
     if kind == "bonus_step":
@@ -218,6 +221,11 @@ def move_menu(
     building to build on a cell, an edge, a group's destination... are one entry each and a second
     question, so the first menu stays short; every move appears once, in the order given."""
     menu: list[dict[str, Any]] = []
+    taken = (view or {}).get("undo")
+    if taken and moves:  # RIO-UNDO-2: the view names it beside the legal moves, never among them
+        command = {k: v for k, v in taken.items() if k not in ("type", "v", "seat")}
+        command["type"] = "build" if taken.get("type") == "built" else "place"
+        menu.append({"label": f"undo: take back '{describe_move(command)}'", "move": {"type": "undo"}})
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     board = view_board(view) if view is not None else None
     city = (view or {}).get("city") or {}

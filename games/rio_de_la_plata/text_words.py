@@ -45,12 +45,21 @@ def edge_vertices(key: str) -> tuple[Vertex, Vertex]:
     return (first[0], first[1]), (second[0], second[1])
 
 
+def between(key: Any) -> str:
+    """A section's or an attacker's line in words, by its two corners: "between (10, 9) and (10, 10)"
+    (the board's edge key "10,9-10,10" is what a reader types, never what he reads)."""
+    a, sep, b = str(key).partition("-")
+    if not sep:
+        return f"at {key}"
+    return f"between ({a.replace(',', ', ')}) and ({b.replace(',', ', ')})"
+
+
 def describe_edge(key: str) -> str:
-    """Where an edge is, in cells: the side of the cell below or to the right of it."""
+    """Where an edge is, by its corners and in cells: the side of the cell below or to the right."""
     (x1, y1), (x2, y2) = edge_vertices(key)
     if y1 == y2:  # horizontal: between cells (x1, y1 - 1) and (x1, y1)
-        return f"edge {key}: the top of cell ({x1}, {y1})"
-    return f"edge {key}: the left side of cell ({x1}, {y1})"
+        return f"{between(key)}, the top of cell ({x1}, {y1})"
+    return f"{between(key)}, the left side of cell ({x1}, {y1})"
 
 
 def character_terms(board: Board, name: str) -> str:

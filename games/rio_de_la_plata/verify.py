@@ -15,11 +15,14 @@ from games.rio_de_la_plata.decide import EVENT_OF, command_events
 from games.rio_de_la_plata.evolve import SERVER_RECORDS, evolve
 from games.rio_de_la_plata.steps import next_automatic
 from games.rio_de_la_plata.trade import TRADE_EVENT_OF
+from games.rio_de_la_plata.undo import UNDO, UNDONE
 
 COMMAND_OF = {event: command for command, event in {**EVENT_OF, **BATTLE_EVENT_OF, **TRADE_EVENT_OF}.items()}
 
 
 def command_of(event: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+    if event.get("type") == UNDONE:
+        return event.get("seat"), {"type": UNDO}
     kind = COMMAND_OF.get(event.get("type", ""))
     if kind is None:
         return None

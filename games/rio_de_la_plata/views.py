@@ -11,6 +11,7 @@ from games.rio_de_la_plata.decide import legal_moves
 from games.rio_de_la_plata.events import OVER
 from games.rio_de_la_plata.state import State
 from games.rio_de_la_plata.steps import awaiting
+from games.rio_de_la_plata.undo import undoable_by
 
 GAME_NAME = "rio_de_la_plata"  # the engine's registry name (GAME.name)
 
@@ -31,6 +32,11 @@ def view(s: State, viewer: Any) -> dict[str, Any]:
     if isinstance(viewer, int) and not isinstance(viewer, bool):
         data["seat"] = viewer
         data["legal_moves"] = legal_moves(s, viewer)
+        # RIO-UNDO-2: what the seat may take back, said beside (never among) its legal moves, so
+        # a bot choosing from them never undoes; absent when there is nothing.
+        taken = undoable_by(s, viewer)
+        if taken is not None:
+            data["undo"] = taken
     return data
 
 

@@ -7,22 +7,24 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
 
+from bots import levels as bot_levels
 from games import get_game
 from games.base import GameError
-from service import errors
+from service import clocks, errors
 from service.account_tokens import Identity
+from service.faults import fault_point
 from service.identity import PLAY, InsufficientScope
 from service.repository import now_ms
-from service.tournament.scoring import TableResult, standings
-from service.tournament.swiss import history, swiss_round
-from service.tournament.tables import TableSizeError, table_sizes
+from service.tournament import rounds
+from service.tournament.errors import TableSizeNotAllowed
+from service.tournament.rounds import settings_of
 from store import parts
-from store.tournaments import StoredTournament
+from store.tournaments import ACTION, StoredTournament, outbox_id
 
 ENTRY = ("anyone", "list", "code")
 FORMATS = ("swiss", "elimination")
@@ -56,10 +58,6 @@ class NotOrganiser(errors.ServiceError):
     status, code, title = 403, "NOT_ORGANISER", "Only the tournament's organiser may do this"
 
 
-class TableSizeNotAllowed(errors.ServiceError):
-    status, code, title = 422, "TABLE_SIZE_NOT_ALLOWED", "The game does not allow that table size"
-
-
 class InvalidTournament(errors.ServiceError):
     status, code, title = 422, "INVALID_TOURNAMENT", "The tournament's settings are not valid"
 
@@ -87,8 +85,15 @@ def _require_play(identity: Identity) -> None:
 
 
 class TournamentService:
-    def __init__(self, store: Any):
+    def __init__(self, store: Any, games: Any = None):
+        """``games``: the game service whose follow-ups start the tables at once (without it, as in
+        the pure service's tests, the tournament's follow-up waits in its outbox for a sweeper)."""
         self.store = parts.tournaments(store)
+        self.games = games
+
+    def _run_followup(self, tournament_id: str, value: str) -> None:
+        if self.games is not None:
+            self.games.followups.run(outbox_id(tournament_id), {ACTION: value})
 
     def create(self, identity: Identity, body: Mapping[str, Any]) -> dict[str, Any]:
         _require_play(identity)
@@ -112,10 +117,14 @@ class TournamentService:
             raise InvalidTournament("rounds: from 1 to 30")
         if not isinstance(capacity, int) or capacity < 0:
             raise InvalidTournament("capacity: 0 (no limit) or more")
+        try:
+            control = clocks.control(body.get("clock"), bot_levels(str(game)))
+        except clocks.ClockError as err:
+            raise errors.InvalidClock(str(err)) from None
         settings = {
             "game": game,
             "config": config,
-            "clock": body.get("clock"),
+            "clock": control,
             "table_size": size,
             "min_size": min(sizes),
             "max_size": max(sizes),
@@ -123,6 +132,8 @@ class TournamentService:
             "format": fmt,
             "advance": body.get("advance", 2),
             "duplicate": bool(body.get("duplicate", False)),
+            # Late entry (Swiss only): joining a running tournament, paired from its next round.
+            "late_entry": bool(body.get("late_entry", False)) and fmt == "swiss",
             "rated": bool(body.get("rated", False)),
             "bots": bool(body.get("bots", True)),
             "entry": entry,
@@ -155,7 +166,7 @@ class TournamentService:
 
     @staticmethod
     def _settings(found: StoredTournament) -> dict[str, Any]:
-        return dict(orjson.loads(found.record["config"]))
+        return settings_of(found)
 
     def join(
         self,
@@ -169,7 +180,8 @@ class TournamentService:
         _require_play(identity)
         found = self._load(tournament_id)
         settings = self._settings(found)
-        if found.record["status"] != "open":
+        late = found.record["status"] == "running" and bool(settings.get("late_entry"))
+        if found.record["status"] != "open" and not late:
             raise TournamentNotOpen()
         if bot and not settings["bots"]:
             raise NotAdmitted("This tournament admits no bot accounts")
@@ -178,8 +190,32 @@ class TournamentService:
         if settings["entry"] == "code" and not hmac.compare_digest(code, settings["code"]):
             raise NotAdmitted("A join code is needed")
         entrant = {"name": name, "rating": rating, "bot": bot, "joined": now_ms(), "withdrawn": False}
-        outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"])
+        outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"], late)
         self._refused(outcome)
+        return self.view(tournament_id)
+
+    def add_bot(self, tournament_id: str, identity: Identity, level: str) -> dict[str, Any]:
+        """The organiser enters one of the server's bots (a level of the game), which plays its
+        tables on the server: it fills a field, and places the server's levels among the entrants."""
+        _require_play(identity)
+        found = self._load(tournament_id)
+        settings = self._settings(found)
+        if found.record["organiser"] != identity.account_id:
+            raise NotOrganiser()
+        if not settings["bots"]:
+            raise NotAdmitted("This tournament admits no bots")
+        if level not in bot_levels(settings["game"]):
+            raise InvalidTournament(f"{settings['game']} has no bot level {level!r}")
+        entrant_id = f"bot.{level}.{secrets.token_hex(4)}"
+        entrant = {
+            "name": f"{level} bot",
+            "rating": 1500.0,
+            "bot": True,
+            "level": level,
+            "joined": now_ms(),
+            "withdrawn": False,
+        }
+        self._refused(self.store.join(tournament_id, entrant_id, entrant, settings["capacity"]))
         return self.view(tournament_id)
 
     def withdraw(self, tournament_id: str, identity: Identity) -> dict[str, Any]:
@@ -215,19 +251,21 @@ class TournamentService:
             raise NotOrganiser()
         if found.record["status"] != "open":
             raise TournamentNotOpen()
-        tables = self.pair_next(found)
         outcome = self.store.record_round(
-            tournament_id, 1, {"tables": [{"players": t} for t in tables]}, found.record["version"], "running"
+            tournament_id, 1, rounds.next_round(found, 1), found.record["version"], "running"
         )
         self._refused(outcome)
+        fault_point("after_tournament_start")
+        self._run_followup(tournament_id, "r1")  # the tables' games, at once (or by the janitor)
         return self.view(tournament_id)
 
     def record_result(
         self, tournament_id: str, number: int, table: int, placing: list[list[str]]
     ) -> dict[str, Any]:
-        """A table's result (its finished game's placing: groups of tied account ids, best first),
-        then the next round if it completed this one. Both steps are idempotent: a follow-up run
-        twice, or killed between them, records the result once and pairs the next round once."""
+        """A table's result (its finished game's placing: groups of tied entrant ids, best first),
+        recorded once; the round's last result records the follow-up that pairs the next round or
+        finishes the tournament (``service.tournament.runner``), run at once when this service has
+        the game service. The table games' ends call the store directly, through the runner."""
         found = self._load(tournament_id)
         tables = found.rounds.get(number, {}).get("tables", [])
         if not 0 <= table < len(tables):
@@ -235,63 +273,80 @@ class TournamentService:
         players = tables[table]["players"]
         if sorted(p for g in placing for p in g) != sorted(players):
             raise InvalidTournament("A placing lists exactly the table's players")
-        self.store.record_result(tournament_id, number, table, placing)
-        return self.advance(tournament_id)
-
-    def advance(self, tournament_id: str) -> dict[str, Any]:
-        """Pair and record the next round once every table of the current one has its result; the
-        last round's completion finishes the tournament (idempotent: safe to run any time)."""
-        found = self._load(tournament_id)
-        current = int(found.record.get("round", 0))
-        if found.record["status"] != "running" or current == 0:
-            return self.view(tournament_id)
-        if not all(t.get("placing") for t in found.rounds[current]["tables"]):
-            return self.view(tournament_id)
-        if current >= self._settings(found)["rounds"]:
-            self.store.finish(tournament_id)
-            return self.view(tournament_id)
-        tables = self.pair_next(found)
-        self.store.record_round(
-            tournament_id, current + 1, {"tables": [{"players": t} for t in tables]}, "", "running"
-        )
+        if self.store.record_result(tournament_id, number, table, placing) == "complete":
+            if self.games is None:
+                self.next_step(self._load(tournament_id))
+            self._run_followup(tournament_id, f"d{number}")
         return self.view(tournament_id)
 
-    def pair_next(self, found: StoredTournament) -> list[list[str]]:
-        """The next round's tables (account ids in seat order) from the standings so far."""
-        settings = self._settings(found)
-        table = self.standings_of(found)
-        withdrawn = {a for a, e in found.entrants.items() if e.get("withdrawn")}
-        past = [[t["players"] for t in r["tables"]] for _, r in sorted(found.rounds.items())]
-        met, seats = history(past)
-        try:
-            table_sizes(len(found.entrants) - len(withdrawn), settings["table_size"], settings["min_size"])
-            return swiss_round(
-                [s.player for s in table],
-                {s.player: float(s.score) for s in table},
-                settings["table_size"],
-                settings["min_size"],
-                met,
-                seats,
-                withdrawn,
-                settings["max_size"],
-            )
-        except TableSizeError as exc:
-            raise TableSizeNotAllowed(str(exc)) from exc
+    def next_step(self, found: StoredTournament) -> str:
+        return rounds.next_step(self.store, found)
+
+    @staticmethod
+    def pair_next(found: StoredTournament) -> list[list[str]]:
+        return rounds.pair_next(found)
 
     @staticmethod
     def standings_of(found: StoredTournament) -> list[Any]:
-        """Standings recounted from every finished table's placing (``placing`` in a round's table:
-        groups of tied account ids, best first, written when its game finished)."""
-        ratings = {a: float(e.get("rating", 1500)) for a, e in found.entrants.items()}
-        rounds = []
-        for _, r in sorted(found.rounds.items()):
-            done = [
-                TableResult(tuple(t["players"]), tuple(tuple(g) for g in t["placing"]))
-                for t in r["tables"]
-                if t.get("placing")
-            ]
-            rounds.append(done)
-        return standings(ratings, rounds)
+        return rounds.standings_of(found)
+
+    def export(self, tournament_id: str) -> Iterator[bytes]:
+        """The tournament as NDJSON: a ``tournament`` line (settings, entrants), one ``game`` line
+        per table (round, table, game id, entrants in seat order, placing, the game's public
+        summary with its commitment and result, and its log as anyone may read it: redacted while
+        it runs, whole once it ended), then a ``standings`` line. 404 before the first line."""
+        found = self._load(tournament_id)
+        return self._export_lines(found)
+
+    def _export_lines(self, found: StoredTournament) -> Iterator[bytes]:
+        settings = self._settings(found)
+        settings.pop("code", None)
+        head = {
+            "type": "tournament",
+            "id": found.id,
+            "status": found.record["status"],
+            "round": int(found.record.get("round") or 0),
+            "settings": settings,
+            "entrants": self._entrants(found),
+        }
+        yield orjson.dumps(head) + b"\n"
+        names = {a: e.get("name") for a, e in found.entrants.items()}
+        for number, r in sorted(found.rounds.items()):
+            for index, table in enumerate(r["tables"]):
+                line: dict[str, Any] = {
+                    "type": "game",
+                    "round": number,
+                    "table": index,
+                    "game_id": table["game"],
+                    "players": [{"entrant": p, "name": names.get(p)} for p in table["players"]],
+                    "placing": table.get("placing"),
+                    "round_commitment": r.get("commitment"),
+                }
+                if self.games is not None and self.games.store.meta(table["game"]) is not None:
+                    line["game"] = self.games.get_summary(table["game"])
+                    line["events"] = self._events(table["game"])
+                yield orjson.dumps(line) + b"\n"
+        yield orjson.dumps({"type": "standings", "standings": rounds.standings_view(found)}) + b"\n"
+
+    def _events(self, game_id: str) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        while True:
+            page = self.games.read_events(game_id, None, after=len(events), limit=1000)
+            events.extend(page.events)
+            if not page.events or events[-1]["version"] >= page.version:
+                return events
+
+    @staticmethod
+    def _entrants(found: StoredTournament) -> list[dict[str, Any]]:
+        return [
+            {
+                "account": a,
+                "name": e["name"],
+                "withdrawn": bool(e.get("withdrawn")),
+                "bot": e.get("level"),
+            }
+            for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
+        ]
 
     def view(self, tournament_id: str) -> dict[str, Any]:
         found = self._load(tournament_id)
@@ -303,18 +358,10 @@ class TournamentService:
             "organiser": found.record["organiser"],
             "round": int(found.record.get("round", 0)),
             "settings": settings,
-            "entrants": [
-                {"account": a, "name": e["name"], "withdrawn": bool(e.get("withdrawn"))}
-                for a, e in sorted(found.entrants.items(), key=lambda kv: kv[1]["joined"])
+            "entrants": self._entrants(found),
+            "rounds": [
+                {"round": n, "tables": r["tables"], "commitment": r.get("commitment")}
+                for n, r in sorted(found.rounds.items())
             ],
-            "rounds": [{"round": n, "tables": r["tables"]} for n, r in sorted(found.rounds.items())],
-            "standings": [
-                {
-                    "rank": s.rank,
-                    "account": s.player,
-                    "score": float(s.score),
-                    "opponents": float(s.opponents),
-                }
-                for s in self.standings_of(found)
-            ],
+            "standings": rounds.standings_view(found),
         }

@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 
 from games import get_game
-from games.base import hook
+from games.base import contract_hooks
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, session
 
@@ -31,9 +31,9 @@ def test_every_view_names_its_game(client, game):
     spectator = client.get(f"/v1/games/{game_id}/view").get_json()
     seat = client.get(f"/v1/games/{game_id}/view", headers=bearer(tokens[0])).get_json()
     assert spectator["view"]["game"] == seat["view"]["game"] == game
-    contract = hook(get_game(game), "contract")
+    contract = contract_hooks(get_game(game))
     if contract is not None:  # the engine's published view schema requires it too
-        assert "game" in contract()["$defs"]["View"]["required"]
+        assert "game" in contract.contract()["$defs"]["View"]["required"]
 
 
 def _resolved(spec: dict, schema: dict) -> dict:

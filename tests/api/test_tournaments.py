@@ -58,3 +58,15 @@ def test_a_table_size_the_game_does_not_allow(app, client):
     )
     _problem(answer, 422, "TABLE_SIZE_NOT_ALLOWED")
     assert client.get("/v1/tournaments").get_json()["tournaments"] == []
+
+
+def test_me_names_the_account_id_a_tournament_lists(app, client):
+    """GET /v1/me's ``account`` is the id the tournament lists its organiser and entrants by (the
+    pages find the signed-in person's table with it)."""
+    org = session(client, "Org")
+    me = client.get("/v1/me", headers=bearer(org)).get_json()
+    made = client.post("/v1/tournaments", json={"game": "condottiere", "table_size": 3}, headers=bearer(org))
+    tid = made.get_json()["id"]
+    joined = client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(org)).get_json()
+    assert joined["organiser"] == me["account"]
+    assert [e["account"] for e in joined["entrants"]] == [me["account"]]

@@ -89,7 +89,9 @@ def test_rio_place_1_menu_offers_every_legal_move_once_and_keeps_the_first_menu_
         view = as_json(GAME.view(state, seat))
         menu = TEXT.move_menu(view["legal_moves"], view)
         flat = [option["move"] for entry in menu for option in entry.get("options") or [entry]]
-        assert sorted(map(json.dumps, flat)) == sorted(map(json.dumps, view["legal_moves"]))
+        # ... and the undo the view names beside them (RIO-UNDO-2), once, only then.
+        undo = [{"type": "undo"}] if "undo" in view else []
+        assert sorted(map(json.dumps, flat)) == sorted(map(json.dumps, view["legal_moves"] + undo))
         for entry in menu:
             assert entry["label"] and all(o["label"] for o in entry.get("options") or [])
         longest = max(longest, len(menu))
@@ -265,7 +267,8 @@ def test_rio_wall_1_road_1_walls_and_roads_are_drawn_on_the_edges_where_they_sta
     _, top3, people3 = rows[3]
     assert _left_edge(top3, 2) == "|" and _left_edge(people3, 2) == "|"
     assert _column(rows[5][0], 5) == "----" and _column(rows[5][0], 6) == ""
-    assert "Walls (2): 0,0-0,1, 0,0-1,0." in text and "Roads (2): 2,3-2,4, 5,5-6,5." in text
+    assert "Walls (2): between (0, 0) and (0, 1); between (0, 0) and (1, 0)." in text
+    assert "Roads (2): between (2, 3) and (2, 4); between (5, 5) and (6, 5)." in text
 
 
 def test_rio_city_3_start_zone_is_marked_and_codes_do_not_collide():
@@ -393,3 +396,38 @@ def test_rio_city_3_rl_55_a_cell_or_an_edge_may_be_typed_instead_of_its_number()
         [{"type": "place_section", "edge": "0,0-1,0"}, {"type": "place_section", "edge": "0,0-0,1"}]
     )
     assert [o["key"] for o in edges[0]["options"]] == ["0,0-1,0", "0,0-0,1"]
+
+
+def test_rio_rl_55_rio_battle_8_a_section_or_an_attacker_is_read_between_two_corners_never_as_an_edge_key():
+    """RIO-RL-55, RIO-BATTLE-8: the terminal names a section's or an attacker's place by its two
+    corners ("a road section between (10, 9) and (10, 10)"), never as "edge 10,9-10,10"; the raw
+    key stays what a reader may type."""
+    view = {"due": [{"seat": 0, "kind": "section", "what": "road", "left": 1}], "config": {}, "city": {}}
+    moves = [
+        {"type": "place_section", "edge": "10,9-10,10"},
+        {"type": "place_attacker", "edge": "0,0-1,0"},
+        {"type": "remove_attacker", "edge": "0,0-1,0"},
+        {"type": "split", "edge": "0,0-1,0", "size": 2},
+    ]
+    said = [TEXT.describe_move(m) for m in moves]
+    assert said[0] == "place a section between (10, 9) and (10, 10)"
+    assert said[1] == "place an attacker between (0, 0) and (1, 0)"
+    assert said[3] == "take a group of 2 off the stack between (0, 0) and (1, 0)"
+    menu = TEXT.move_menu(moves[:1], view)
+    assert menu[0]["label"].startswith("place a road section between (10, 9) and (10, 10), the ")
+    text = " ".join(said) + " " + " ".join(str(e) for e in TEXT.move_menu(moves))
+    assert "edge 10" not in text and "at edge" not in text and "on edge" not in text
+
+
+def test_rio_undo_2_the_terminal_offers_to_take_back_the_last_placement():
+    """RIO-UNDO-2: after a placement the terminal's menu begins with "undo: take back 'place on the
+    field'" (from the view's ``undo``, beside the legal moves), which sends ``{"type": "undo"}``."""
+    state, _ = new_game(players=3, seed=5)
+    seat = GAME.awaiting(state)[0]
+    for event in GAME.decide(state, seat, {"type": "place", "space": "field"}):
+        state = GAME.evolve(state, event)
+    view = as_json(GAME.view(state, seat))
+    menu = TEXT.move_menu(view["legal_moves"], view)
+    assert menu[0] == {"label": "undo: take back 'place on the field'", "move": {"type": "undo"}}
+    fresh = as_json(GAME.view(new_game(players=3, seed=5)[0], seat))
+    assert all(entry.get("move") != {"type": "undo"} for entry in TEXT.move_menu(fresh["legal_moves"], fresh))

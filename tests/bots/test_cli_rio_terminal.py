@@ -142,8 +142,9 @@ def test_rio_two_rounds_at_a_pseudo_terminal_show_vp_costs_and_sections(live):
     # Walls and roads where they stand: listed by edge, and drawn on the city's edges.
     walls = re.findall(r"Walls \((\d+)\): ([^\n]*)\.", screen)
     roads = re.findall(r"Roads \((\d+)\): ([^\n]*)\.", screen)
-    assert walls and int(walls[-1][0]) >= 1 and re.match(r"\d+,\d+-\d+,\d+", walls[-1][1]), walls[-1:]
-    assert roads and int(roads[-1][0]) >= 1 and re.match(r"\d+,\d+-\d+,\d+", roads[-1][1]), roads[-1:]
+    between = r"between \(\d+, \d+\) and \(\d+, \d+\)"  # a section by its two corners, never "1,2-1,3"
+    assert walls and int(walls[-1][0]) >= 1 and re.match(between, walls[-1][1]), walls[-1:]
+    assert roads and int(roads[-1][0]) >= 1 and re.match(between, roads[-1][1]), roads[-1:]
     last_board = screen[screen.rindex("The city (") :]
     city = last_board[: last_board.index("  Buildings:")]
     assert "====" in city or re.search(r"^ {3}\d? #|#\s*$", city, re.M) or "#" in city.split("\n", 2)[2]

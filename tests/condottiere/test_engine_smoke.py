@@ -284,6 +284,24 @@ class Scene:
         return [e["type"] for e in events]
 
 
+def test_rl_x20_no_decision_can_be_taken_back():
+    """RL-X20: at every decision of whole random games (hidden cards and capture, and classic) an
+    ``undo`` from any seat is refused with NOTHING_TO_UNDO and is never a legal move (so no bot or
+    search ever sends one)."""
+    from games.base import CommandError
+
+    for ruleset, options in (("2006", {"hidden_cards": True, "capturing": True}), ("classic", {})):
+        log, _, _ = random_game(ruleset, options, 3, 41)
+        state = None
+        for event in log:
+            state = GAME.evolve(state, event)
+            for seat in GAME.awaiting(state):
+                assert all(move["type"] != "undo" for move in GAME.legal_moves(state, seat))
+                with pytest.raises(CommandError) as err:
+                    GAME.decide(state, seat, {"type": "undo"})
+                assert err.value.code == "NOTHING_TO_UNDO"
+
+
 def test_rl_x3_both_thresholds_count_as_adjacent_and_earn_the_bonus():
     """RL-X3, VIC-1, OPT-POINTS-1: five regions of which three adjacent: reason adjacent, +5."""
     scene = Scene([["m10"] * 8, [], [], []], options={"points_target": 100})

@@ -22,6 +22,8 @@ def start_service(tmp_path: Path, **env_overrides: str) -> tuple[subprocess.Pope
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_PORT")}
     env.update(PORT=str(port), DATA_DIR=str(tmp_path / "data"), WEB_CONCURRENCY="1", RQ_WORKERS="1")
+    # The analysis worker analyses the archive at idle by default: not while a test runs the service.
+    env.setdefault("ANALYSIS_IDLE", "0")
     env.update(env_overrides)
     log = tmp_path / "service.log"
     process = subprocess.Popen(

@@ -5,16 +5,18 @@ checks the members against the protocol, and nothing assigns a hook onto a game 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games import base, game_names, get_game
-from games.base import HOOK_NAMES, HOOK_PROTOCOLS, declared_hooks, hook, protocol_members
+from games.base import HOOK_NAMES, HOOK_PROTOCOLS, declared_hooks, protocol_members
 from tests.api.toy_game import GAME as TOY
 from tests.test_import_cycles import PRODUCT_PACKAGES
 
@@ -107,7 +109,7 @@ def test_the_engines_declare_the_hooks_the_platform_relies_on():
     assert declared_hooks(TOY) == frozenset()
 
 
-def test_hook_answers_only_for_a_declared_hook():
+def test_a_typed_accessor_answers_only_for_a_declared_hook():
     class Undeclared:
         def chapters(self, events):
             return []
@@ -116,11 +118,17 @@ def test_hook_answers_only_for_a_declared_hook():
         def rederive_chance(self, events):
             return iter(())
 
-    assert hook(Undeclared(), "chapters") is None
-    assert hook(Declared(), "rederive_chance") is not None
-    assert hook(Declared(), "chapters") is None
-    with pytest.raises(ValueError):
-        hook(Declared(), "no_such_hook")
+    assert base.archive_hooks(Undeclared()) is None
+    assert base.chance_hooks(Declared()) is not None
+    assert base.archive_hooks(Declared()) is None
+
+
+def test_every_hook_protocol_has_its_typed_accessor():
+    """The platform reaches each protocol's hooks through one accessor, typed by the protocol."""
+    for protocol in HOOK_PROTOCOLS:
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", protocol.__name__).lower()
+        accessor = getattr(base, name)
+        assert typing.get_type_hints(accessor)["return"] == protocol | None
 
 
 # -- mypy checks a declared hook against its protocol ---------------------------------------------

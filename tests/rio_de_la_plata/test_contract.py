@@ -166,6 +166,15 @@ def test_rio_ship_1_the_random_games_reach_every_closed_object_and_every_field()
     aborted = {"winners": [], "reason": "aborted", "vp": [0, 0, 0], "rated": False}
     contract_check.first_problem(NAME, "Result", aborted, found)
     merged.add("Result", aborted)
+    # RIO-UNDO-3: no random game takes anything back (undo is never a legal move, RIO-UNDO-4).
+    state = fold(GAME, GAME.start(GAME.configure({"players": 3, "seed": 4})))
+    seat = GAME.awaiting(state)[0]
+    for event in GAME.decide(state, seat, {"type": "place", "space": "field"}):
+        state = GAME.evolve(state, event)
+    undo = {"type": "undo"}
+    for kind, value in (("Command", undo), ("Event", GAME.decide(state, seat, undo)[0])):
+        contract_check.first_problem(NAME, kind, value, found)
+        merged.add(kind, value)
     assert found == [], found
     assert merged.missing(ignore=NEVER_IN_RANDOM_GAMES) == {}
 

@@ -1,10 +1,12 @@
-"""The Lua scripts that change a game are called through one typed wrapper each
-(store.scripts.AppendCall, ClaimCall, RotateCall) that names its KEYS and its fixed ARGV: each
-wrapper's arity matches what its Lua reads. And the store's parts are built once per connection."""
+"""Every Lua script of the store is called through one typed wrapper (a ``store.scripts.ScriptCall``
+such as ``AppendCall``) that names its KEYS and its fixed ARGV: each wrapper's arity matches what
+its Lua reads. And the store's parts are built once per connection."""
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -15,62 +17,90 @@ from store import GameStore, parts, scripts
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _body(source: str) -> str:
-    """The script without the shared prelude (whose ARGV positions are computed, not literal)."""
-    return source[len(scripts._WRITE_EVENTS) :] if source.startswith(scripts._WRITE_EVENTS) else source
+def _body(call: type[scripts.ScriptCall]) -> str:
+    """The script without its shared prelude (whose KEYS and ARGV positions are computed)."""
+    assert call.SCRIPT.startswith(call.PRELUDE)
+    return call.SCRIPT[len(call.PRELUDE) :]
 
 
 def _highest(source: str, table: str) -> int:
-    return max((int(n) for n in re.findall(rf"\b{table}\[(\d+)\]", _body(source))), default=0)
+    return max((int(n) for n in re.findall(rf"\b{table}\[(\d+)\]", source)), default=0)
 
 
-@pytest.mark.parametrize("call", scripts.CALLS, ids=lambda call: call.__name__)
+def _all_calls() -> list[type[scripts.ScriptCall]]:
+    """Every typed call of the store: the subclasses of ``ScriptCall`` in its modules."""
+    for path in sorted((ROOT / "store").glob("*.py")):
+        importlib.import_module(f"store.{path.stem}")
+    found: list[type[scripts.ScriptCall]] = []
+    pending = list(scripts.ScriptCall.__subclasses__())
+    while pending:
+        call = pending.pop()
+        pending.extend(call.__subclasses__())
+        # dataclass(slots=True) makes a new class: the one its module names is the call.
+        if getattr(sys.modules[call.__module__], call.__name__, None) is call:
+            found.append(call)
+    return sorted(found, key=lambda call: (call.__module__, call.__name__))
+
+
+CALLS = _all_calls()
+
+
+def _name(call: type[scripts.ScriptCall]) -> str:
+    return f"{call.__module__.removeprefix('store.')}.{call.__name__}"
+
+
+@pytest.mark.parametrize("call", CALLS, ids=_name)
 def test_each_wrapper_names_every_key_and_fixed_argument_its_lua_reads(call):
-    assert _highest(call.SCRIPT, "KEYS") == len(call.KEYS)
-    assert _highest(call.SCRIPT, "ARGV") == len(call.arg_names())
+    names = [f.name for f in fields(call)]
+    body = _body(call)
+    assert _highest(body, "KEYS") == len(call.KEYS)
+    if "rest_keys" not in names:  # else the keys after the named ones are read in a loop
+        assert not re.search(r"KEYS\[[^\]\d]", call.SCRIPT), "a computed KEYS index"
+    assert _highest(body, "ARGV") == len(call.arg_names())
 
 
-@pytest.mark.parametrize("call", scripts.CALLS, ids=lambda call: call.__name__)
+@pytest.mark.parametrize("call", CALLS, ids=_name)
 def test_each_wrapper_sends_keys_and_arguments_in_its_declared_order(call):
     names = [f.name for f in fields(call)]
-    made = call(**{name: name for name in names if name != "rest"}, rest=["tail"])
-    assert made.keys() == list(call.KEYS) == names[: len(call.KEYS)]
-    assert made.args() == [*names[len(call.KEYS) : -1], "tail"]
+    tails = {"rest": ["tail"], "rest_keys": ["key tail"]}
+    made = call(**{name: tails.get(name, name) for name in names})
+    named_keys = names[: len(call.KEYS)]
+    assert list(call.KEYS) == named_keys
+    assert made.keys() == [*named_keys, *(["key tail"] if "rest_keys" in names else [])]
+    fixed = [name for name in names[len(call.KEYS) :] if name not in tails]
+    assert list(call.arg_names()) == fixed
+    assert made.args() == [*fixed, "tail"]
 
 
 def test_the_arity_check_sees_a_wrapper_that_drifts_from_its_lua():
     body = "return {KEYS[3], ARGV[4], ARGV[11]}"
     assert (_highest(body, "KEYS"), _highest(body, "ARGV")) == (3, 11)
-    assert _highest(scripts.APPEND, "ARGV") != len(scripts.RotateCall.arg_names())
+    assert _highest(_body(scripts.AppendCall), "ARGV") != len(scripts.RotateCall.arg_names())
 
 
-# The store's other scripts, run by their own part on a few call sites each: not wrapped yet.
-NOT_WRAPPED_YET = {
-    "account_deletion.py": 1,
-    "accounts.py": 6,
-    "archive.py": 3,
-    "bot_accounts.py": 1,
-    "challenges.py": 3,
-    "chat.py": 1,
-    "compact.py": 2,
-    "jobs.py": 3,
-    "outbox.py": 4,
-    "passes.py": 1,
-    "ratings.py": 1,
-    "seat_changes.py": 2,
-    "seeks.py": 5,
-    "tournaments.py": 4,
-    "webhooks.py": 9,
-}
-
-
-def test_every_other_script_is_listed_until_it_has_its_wrapper():
-    registered = {
+def test_every_script_runs_through_its_typed_call():
+    """The store registers a script in one place (``store.scripts.bind``, given a typed call),
+    so no part runs a script with bare positional keys and arguments."""
+    bare = {
         path.name: len(re.findall(r"register_script\(", path.read_text()))
         for path in sorted((ROOT / "store").glob("*.py"))
+        if path.name != "scripts.py"
     }
-    assert registered.pop("games.py") == len(scripts.CALLS)
-    assert {name: n for name, n in registered.items() if n} == NOT_WRAPPED_YET
+    assert {name: n for name, n in bare.items() if n} == {}
+    assert len(re.findall(r"register_script\(", (ROOT / "store" / "scripts.py").read_text())) == 1
+
+
+def test_every_lua_script_of_the_store_has_a_typed_call():
+    """Each module-level Lua script (a string that calls ``redis.call``) is some call's SCRIPT."""
+    wrapped = {call.SCRIPT for call in CALLS}
+    unwrapped = []
+    for path in sorted((ROOT / "store").glob("*.py")):
+        module = importlib.import_module(f"store.{path.stem}")
+        for name, value in vars(module).items():
+            if isinstance(value, str) and "redis.call(" in value and name.isupper():
+                if value not in wrapped and not any(value in script for script in wrapped):
+                    unwrapped.append(f"{path.stem}.{name}")
+    assert unwrapped == []
 
 
 def test_a_part_is_built_once_per_connection(redis_client):

@@ -114,7 +114,8 @@ def test_a_small_swiss_runs_to_the_end_and_standings_equal_a_recount(service, re
             placing = [[p] for p in rng.sample(table["players"], len(table["players"]))]
             service.record_result(tid, number, index, placing)
             service.store.record_result(tid, number, index, [[p] for p in table["players"]])  # ignored
-            view = service.advance(tid)  # run again: nothing doubles
+            service.next_step(service.store.load(tid))  # run again: nothing doubles
+            view = service.view(tid)
     assert view["status"] == "finished" and len(view["rounds"]) == 3
     results = [
         [TableResult(tuple(t["players"]), tuple(tuple(g) for g in t["placing"])) for t in r["tables"]]
@@ -129,3 +130,40 @@ def test_a_small_swiss_runs_to_the_end_and_standings_equal_a_recount(service, re
     # 7 players, 3 rounds of 4+3: 9 pairs a round out of 21; the first repeat is unavoidable in
     # round 3 at the latest, so only the count is bounded: no pair meets three times
     assert max(pairs.count(p) for p in set(pairs)) <= 2
+
+
+def test_late_entry_joins_a_running_swiss_from_its_next_round(service, redis_client):
+    """With ``late_entry`` an account joins a running Swiss and is paired from the next round (with
+    no points for the rounds before); without it a running tournament refuses, nothing changed."""
+    closed = service.create(who("org"), {"game": "condottiere", "table_size": 3, "rounds": 2})["id"]
+    tid = service.create(
+        who("org"), {"game": "condottiere", "table_size": 3, "rounds": 2, "late_entry": True}
+    )["id"]
+    for t in (closed, tid):
+        for i in range(6):
+            service.join(t, who(f"a{i}"), f"p{i}")
+        service.start(t, who("org"))
+    _refused("TOURNAMENT_NOT_OPEN", redis_client, closed, lambda: service.join(closed, who("late"), "late"))
+    service.join(tid, who("late"), "late")
+    view = service.view(tid)
+    assert "late" not in {p for t in view["rounds"][0]["tables"] for p in t["players"]}
+    for index, table in enumerate(view["rounds"][0]["tables"]):
+        service.record_result(tid, 1, index, [[p] for p in table["players"]])
+    view = service.view(tid)
+    assert view["round"] == 2
+    second = view["rounds"][1]["tables"]
+    assert "late" in {p for t in second for p in t["players"]}
+    assert sorted(len(t["players"]) for t in second) == [2, 2, 3]  # 7 at tables of 3: 3+2+2
+
+
+def test_withdrawals_that_leave_no_table_end_the_tournament_after_the_round(service, redis_client):
+    tid = service.create(who("org"), {"game": "condottiere", "table_size": 3, "rounds": 3})["id"]
+    for i in range(6):
+        service.join(tid, who(f"a{i}"), f"p{i}")
+    view = service.start(tid, who("org"))
+    for i in range(1, 6):
+        service.withdraw(tid, who(f"a{i}"))
+    for index, table in enumerate(view["rounds"][0]["tables"]):
+        service.record_result(tid, 1, index, [[p] for p in table["players"]])
+    view = service.view(tid)
+    assert view["status"] == "finished" and view["round"] == 1

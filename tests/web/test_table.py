@@ -296,7 +296,7 @@ def rio_click(page, turn: int = 0) -> str:
             target.first.click()
             answer_question(page)
             return kind
-    buttons = page.locator(".moves > button")
+    buttons = page.locator(".moves > button:not(.undo)")
     if buttons.count():
         buttons.first.click()
         answer_question(page)

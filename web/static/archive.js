@@ -1,5 +1,9 @@
 // The archive (/archive): every filter of GET /v1/archive, newest first, cursor pagination.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+import { gameTitle, words } from "/web/static/dom.js";
+
+// Every game's outcome codes in words (the games name them: games.base.OutcomeHooks), one list.
+const OUTCOMES = new Map(pageData.games.flatMap((g) => Object.entries(g.outcomes || {})));
 
 const FILTERS = [
   { key: "player", label: "Players (comma-separated: games with all of them)", list: true },
@@ -8,7 +12,7 @@ const FILTERS = [
   { key: "option", label: "Options that were on (comma-separated)", list: true },
   { key: "players", label: "Number of players", type: "number", min: 1, max: 99 },
   { key: "winner", label: "Winner" },
-  { key: "outcome", label: "Outcome (adjacent, total, most_regions…)" },
+  { key: "outcome", label: "How it ended", options: [...OUTCOMES].sort((a, b) => a[1].localeCompare(b[1])) },
   { key: "finished_from", label: "Finished from", type: "date" },
   { key: "finished_to", label: "Finished until", type: "date" },
   { key: "limit", label: "Per page", type: "number", min: 1, max: 100, value: 20 },
@@ -34,8 +38,8 @@ function query(form, cursor) {
   return params;
 }
 
-const title = (name) => (pageData.games.find((g) => g.name === name) || {}).title || String(name).replaceAll("_", " ");
-const words = (code) => String(code || "").replaceAll("_", " ");
+const title = (name) => gameTitle(pageData.games, name);
+const outcomeWords = (code) => (code ? OUTCOMES.get(code) || words(code) : "");
 
 async function main() {
   const form = h("form", { class: "search", role: "search", "aria-label": "Search the archive" }, FILTERS.map(input),
@@ -64,7 +68,7 @@ async function main() {
         h("td", {}, when(game.finished)),
         h("td", {}, game.players.map((p) => p || "—").join(", ")),
         h("td", {}, game.winner_names.join(", ") || "—"),
-        h("td", {}, words(game.outcome) || "—"),
+        h("td", {}, outcomeWords(game.outcome) || "—"),
         h("td", {}, `${title(game.game)}${game.ruleset ? ` (${game.ruleset})` : ""} · ${game.player_count} players${game.options.length ? ` · ${game.options.map(words).join(", ")}` : ""}`),
         h("td", {}, h("a", { href: `/replay/${game.id}` }, "Replay"))));
     }

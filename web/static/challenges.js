@@ -7,12 +7,12 @@
 // kept alive (POST /v1/seeks/{id}/keep) while this page shows it.
 
 import { account, accountApi, describe, h, loadGame, pageData, resumeSeat, seats, toast } from "/web/static/app.js";
+import { gameTitle } from "/web/static/dom.js";
 
 const POLL_MS = 4000;
 const KEEP_MS = 20000;
 const SEEK_KEY = "seek";
 const games = pageData.games || [];
-const gameTitle = (name) => (games.find((g) => g.name === name) || { title: name }).title;
 
 // A game the account was just seated in (a challenge's, a pairing's) has no seat token anywhere:
 // this browser takes one for the account's seat, then goes to the table.
@@ -109,7 +109,7 @@ function seekLine() {
   const seek = currentSeek();
   if (!seek) return null;
   return h("li", { class: "meet-item seeking" },
-    h("span", {}, `Looking for a ${gameTitle(seek.game)} game (${seek.seats} players)…`),
+    h("span", {}, `Looking for a ${gameTitle(games, seek.game)} game (${seek.seats} players)…`),
     h("span", { class: "meet-actions" }, h("button", { type: "button", onclick: stopSeeking }, "Stop")));
 }
 

@@ -7,9 +7,9 @@
 // qrcode-generator (web/static/vendor/qrcode-generator/README.md: version, licence, hash), drawn as
 // one SVG path (no markup parsed), so the code never leaves this page either.
 import { api, h, showError } from "/web/static/app.js";
+import { svgEl } from "/web/static/dom.js";
 import qrcode from "/web/static/vendor/qrcode-generator/qrcode.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const QUIET = 4; // the blank margin, in modules, that a QR code needs around it to be read
 
 export function qrSvg(text) {
@@ -22,17 +22,9 @@ export function qrSvg(text) {
     for (let col = 0; col < n; col++) if (qr.isDark(row, col)) d += `M${col + QUIET} ${row + QUIET}h1v1h-1z`;
   }
   const size = n + 2 * QUIET;
-  const svg = document.createElementNS(SVG, "svg");
-  for (const [key, value] of Object.entries({ viewBox: `0 0 ${size} ${size}`, class: "device-qr", role: "img",
-    "aria-label": "QR code of the link above: scan it with the other device's camera", "shape-rendering": "crispEdges" })) {
-    svg.setAttribute(key, value);
-  }
-  const back = document.createElementNS(SVG, "rect");
-  for (const [key, value] of Object.entries({ width: size, height: size, fill: "#fff" })) back.setAttribute(key, value);
-  const path = document.createElementNS(SVG, "path");
-  path.setAttribute("d", d);
-  path.setAttribute("fill", "#000");
-  svg.append(back, path);
+  const svg = svgEl("svg", { viewBox: `0 0 ${size} ${size}`, class: "device-qr", role: "img",
+    "aria-label": "QR code of the link above: scan it with the other device's camera", "shape-rendering": "crispEdges" });
+  svg.append(svgEl("rect", { width: size, height: size, fill: "#fff" }), svgEl("path", { d, fill: "#000" }));
   return svg;
 }
 

@@ -1,5 +1,5 @@
 // Small DOM helpers every page and every game's page module share (one copy, so they cannot drift):
-// board elements made controls and back, SVG elements, a game's title.
+// board elements made controls and back, SVG elements, identifiers in words, a game's title.
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -30,6 +30,11 @@ export function svgEl(tag, attrs = {}, text) {
   for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
   if (text !== undefined) el.textContent = text;
   return el;
+}
+
+// An identifier ("hand_full", "cards_played") in words; "" for none.
+export function words(code) {
+  return String(code ?? "").replaceAll("_", " ");
 }
 
 // A game's title from the page's list of games ({name, title}), else its name in words.

@@ -1,5 +1,7 @@
 // /my-games: the signed-in player's running games, those awaiting them first with a
-// "your turn" badge, and their finished games, from GET /v1/me/games.
+// "your turn" badge, and their finished games, from GET /v1/me/games; below them the biggest
+// mistakes the computer analysis found in their recent finished games (GET /v1/me/mistakes), each a
+// link to that event of the replay.
 //
 // Live by polling GET /v1/me/games every POLL_MS while the tab is visible (and at once when it
 // comes back), not by reading GET /v1/me/stream. EventSource cannot send the Authorization header
@@ -10,7 +12,7 @@
 // draws all of it, survives a server restart with no reconnect logic, and costs a turn's notice
 // a few seconds at most in turn-based games.
 import {
-  account, api, describe, h, myGames, pageData, seatName, setApp, showError, when,
+  account, accountApi, api, describe, h, myGames, pageData, seatName, setApp, showError, when,
 } from "/web/static/app.js";
 import { gameTitle } from "/web/static/dom.js";
 
@@ -75,6 +77,24 @@ function draw(games) {
   ];
 }
 
+const WORD = { inaccuracy: "Inaccuracy", mistake: "Mistake", blunder: "Blunder" };
+
+// Read once when the page opens: analyses are made in the background and do not change while
+// one looks at the page.
+async function mistakesSection() {
+  const { data } = await accountApi("/v1/me/mistakes?games=20&limit=8");
+  const rows = data.mistakes.map((m) => h("li", { class: `mistake ${m.judgement}`, dataset: { game: m.game_id, event: String(m.event) } },
+    h("a", { href: m.url }, `${WORD[m.judgement] || m.judgement} in ${gameTitle(pageData.games, m.game)}, event ${m.event}`),
+    h("span", { class: "muted" }, ` · you played ${m.played_text}; best was ${m.best_text} (−${Math.round(m.loss * 100)}% chance to win)`)));
+  const empty = data.games_analysed
+    ? "No inaccuracy found in your analysed games."
+    : "None of your recent finished games has been analysed yet (open one's replay to request it).";
+  return h("section", { class: "list mistakes", "aria-labelledby": "list-mistakes", dataset: { list: "mistakes" } },
+    h("h2", { id: "list-mistakes" }, "Your biggest mistakes"),
+    h("p", { class: "muted" }, `From the computer analysis of ${data.games_analysed} of your last ${data.games_looked_at} finished games.`),
+    rows.length ? h("ol", { class: "mistakes" }, rows) : h("p", { class: "muted" }, empty));
+}
+
 async function main() {
   const session = account.get();
   if (!session) {
@@ -83,8 +103,12 @@ async function main() {
     return;
   }
   const lists = h("div", { class: "my-games" });
+  const mistakes = h("div", { class: "my-mistakes" });
   setApp(h("p", { class: "muted" }, "Your games on every device you sign in on. ", h("a", { href: "/" }, "Lobby"),
-    ": games you join or create while signed in appear here."), lists);
+    ": games you join or create while signed in appear here."), lists, mistakes);
+  mistakesSection().then((section) => { mistakes.replaceChildren(section); mistakes.dataset.loaded = "true"; }).catch(() => {
+    mistakes.replaceChildren(); // a bonus: the games list does not depend on it
+  });
   let busy = false;
   let timer = null;
   async function refresh() {

@@ -1,7 +1,23 @@
 // Ratings where other pages show players: the table's seats, the lobby's open games,
 // a player's statistics. One request per game (GET /v1/games/{id}/ratings), kept per page until
 // the seats change, so the lobby's refresh every few seconds asks again only when someone joined.
-import { api, h } from "/web/static/app.js";
+import { api, h, pageData } from "/web/static/app.js";
+
+// The form of the ratings and statistics pages: a game picker (changing it reloads the page for
+// that game) and a player's name, whose page `target(name, game)` is.
+export function playerSearch({ gameName, player, gameId, nameId, label, target }) {
+  const params = new URLSearchParams(location.search);
+  const picker = h("select", { id: gameId, name: "game" }, pageData.games.map((g) =>
+    h("option", { value: g.name, selected: g.name === gameName ? true : null }, g.title)));
+  picker.addEventListener("change", () => { params.set("game", picker.value); location.search = params.toString(); });
+  return h("form", { class: "create stats-search", role: "search", onsubmit: (event) => {
+    event.preventDefault();
+    const name = event.target.elements.name.value.trim();
+    if (name) location.assign(target(name, picker.value));
+  } }, h("div", { class: "field stacked" }, h("label", { for: gameId }, "Game"), picker),
+  h("div", { class: "field stacked" }, h("label", { for: nameId }, label),
+    h("input", { id: nameId, name: "name", value: player || "", maxlength: 64 })), h("button", { type: "submit" }, "Show"));
+}
 
 // A rating as people read it: the ordinal (mu - 3 sigma) to one decimal, "?" while provisional.
 export const ordinal = (rating) => (rating ? `${rating.ordinal.toFixed(1)}${rating.provisional ? "?" : ""}` : "");

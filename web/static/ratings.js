@@ -1,8 +1,8 @@
 // Ratings: the leaderboard of a game (/ratings?game=...) and a player's rating and its
 // history (/ratings/players/<handle or bot:level>?game=...), with a head-to-head comparison.
 import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
-import { svgEl } from "/web/static/dom.js";
-import { ordinal, playerName, provisionalNote, ratingUrl } from "/web/static/rating-bits.js";
+import { gameTitle, svgEl } from "/web/static/dom.js";
+import { ordinal, playerName, playerSearch, provisionalNote, ratingUrl } from "/web/static/rating-bits.js";
 
 // A change as read: "+1.2", "−0.4", and "±0.0" for one that rounds to nothing.
 const signed = (x) => (Math.abs(x) < 0.05 ? "±0.0" : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`);
@@ -13,17 +13,8 @@ function playerLink(player, game) {
 }
 
 function pickers(gameName, player) {
-  const params = new URLSearchParams(location.search);
-  const picker = h("select", { id: "ratings-game", name: "game" }, pageData.games.map((g) =>
-    h("option", { value: g.name, selected: g.name === gameName ? true : null }, g.title)));
-  picker.addEventListener("change", () => { params.set("game", picker.value); location.search = params.toString(); });
-  return h("form", { class: "create stats-search", role: "search", onsubmit: (event) => {
-    event.preventDefault();
-    const name = event.target.elements.name.value.trim();
-    if (name) location.assign(ratingUrl(name, picker.value));
-  } }, h("div", { class: "field stacked" }, h("label", { for: "ratings-game" }, "Game"), picker),
-  h("div", { class: "field stacked" }, h("label", { for: "rating-player" }, "A player's rating (handle, or bot:heuristic)"),
-    h("input", { id: "rating-player", name: "name", value: player || "", maxlength: 64 })), h("button", { type: "submit" }, "Show"));
+  return playerSearch({ gameName, player, gameId: "ratings-game", nameId: "rating-player",
+    label: "A player's rating (handle, or bot:heuristic)", target: ratingUrl });
 }
 
 async function leaderboard(gameName, top) {
@@ -84,7 +75,7 @@ function headToHead(player) {
     try {
       const { data } = await api(`/v1/h2h/${encodeURIComponent(player)}/${encodeURIComponent(other)}`);
       const rows = data.games.map((g) => h("li", { dataset: { game: g.game } },
-        `${(pageData.games.find((x) => x.name === g.game) || {}).title || g.game}: ${g.games} rated game${g.games === 1 ? "" : "s"} together; `,
+        `${gameTitle(pageData.games, g.game)}: ${g.games} rated game${g.games === 1 ? "" : "s"} together; `,
         `${playerName(player)} finished ahead ${g.first_ahead}, ${playerName(other)} ${g.second_ahead}, level ${g.ties}`));
       out.replaceChildren(rows.length ? h("ul", {}, rows) : h("p", {}, `No rated game of ${playerName(player)} and ${playerName(other)} together.`));
       showError(null);

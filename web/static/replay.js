@@ -1,7 +1,9 @@
 // The replay viewer (/replay/<id>): a slider over versions, step buttons, arrow keys, autoplay at a
 // chosen speed, a jump to the start of each chapter (battle, year), a clickable list of every move,
-// the state at that version as the reader may see it, and each event's sentence.
+// the state at that version as the reader may see it, and each event's sentence; the computer
+// analysis once the game is over (replay-analysis.js). `?event=N` opens the replay at event N.
 import { api, h, loadGame, pageData, seatName, seats, serialized, setApp, showError, withNames } from "/web/static/app.js";
+import { analysisPanel } from "/web/static/replay-analysis.js";
 import { notKnown, seatControls } from "/web/static/seat-view.js";
 
 const gameId = pageData.data.game_id;
@@ -59,11 +61,13 @@ async function main() {
   const viewer = h("p", { class: "muted viewer" });
   const area = h("div", { class: "table" });
   const seeAs = summary.status === "finished" ? seatControls(summary, () => go(Number(slider.value))) : null;
+  const analysis = analysisPanel({ gameId, summary, last, go: (version) => { toggle(true); go(version); }, moveList });
   setApp(
     h("section", { "aria-label": "Step through the game" }, controls,
       h("div", { class: "autoplay" }, play, h("label", { for: "speed" }, "Speed"), speed),
       h("p", { class: "muted keys-help" }, "Arrow keys step one event; Page Up/Down jump between chapters; Home/End go to the start/end."),
       annotation),
+    analysis.element,
     h("section", { "aria-labelledby": "chapters-title" }, h("h2", { id: "chapters-title" }, "Jump to the start of"),
       h("div", { class: "chapters" }, chapterButtons)),
     seeAs ? seeAs.element : "", h("p", { class: "status", role: "status" }), h("div", { class: "replay-grid" }, area,
@@ -100,6 +104,7 @@ async function main() {
     slider.value = String(target);
     const text = target === 0 ? "Before the first event." : withNames(sentences[target - 1] || "", summary);
     annotation.textContent = target ? `${target}. ${text}` : text;
+    analysis.at(target);
     label.textContent = target === 0 ? `The start, before event 1 of ${last}` : `Event ${target} of ${last}${target === last ? ", the last" : ""}`;
     slider.setAttribute("aria-valuetext", label.textContent);
     for (const button of chapterButtons) {
@@ -134,7 +139,9 @@ async function main() {
     event.preventDefault();
     go(next);
   });
-  go(last);
+  const asked = Number(new URLSearchParams(location.search).get("event"));
+  go(Number.isInteger(asked) && asked > 0 ? asked : last);
+  await analysis.ready;
 }
 
 async function readAnnotations() {

@@ -1,14 +1,8 @@
 // Statistics (/stats and /stats/players/<name>): charts where people would rather look than read.
 import { apiEventually, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
-import { ratingSection } from "/web/static/rating-bits.js";
+import { svgEl, words } from "/web/static/dom.js";
+import { playerSearch, ratingSection } from "/web/static/rating-bits.js";
 
-const SVG = "http://www.w3.org/2000/svg";
-const svgEl = (tag, attrs = {}, text) => {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
 const pct = (rate) => (rate === null || rate === undefined ? "—" : `${Math.round(rate * 1000) / 10}%`);
 
 // A horizontal bar chart with a text equivalent (the table beside it is what screen readers read).
@@ -40,8 +34,6 @@ async function heat(title, counts, gameName) {
   return h("section", {}, h("h2", {}, title), figure);
 }
 
-const words = (code) => String(code ?? "").replaceAll("_", " ");
-
 // Every counter the game's statistics keep (Condottiere's cards and regions, Rio's VP by source,
 // buildings, battles...), drawn as bars: a counter is {key: n} or [{key, count}].
 function counterCharts(counters, module, skip = []) {
@@ -66,16 +58,9 @@ async function main() {
   const player = pageData.data.player;
   const params = new URLSearchParams(location.search);
   const gameName = pageData.games.some((g) => g.name === params.get("game")) ? params.get("game") : pageData.games[0].name;
-  const picker = h("select", { id: "stats-game", name: "game" }, pageData.games.map((g) =>
-    h("option", { value: g.name, selected: g.name === gameName ? true : null }, g.title)));
-  picker.addEventListener("change", () => { params.set("game", picker.value); location.search = params.toString(); });
-  const search = h("form", { class: "create stats-search", role: "search", onsubmit: (event) => {
-    event.preventDefault();
-    const name = event.target.elements.name.value.trim();
-    if (name) location.assign(`/stats/players/${encodeURIComponent(name)}?game=${encodeURIComponent(picker.value)}`);
-  } }, h("div", { class: "field stacked" }, h("label", { for: "stats-game" }, "Game"), picker),
-  h("div", { class: "field stacked" }, h("label", { for: "player-name" }, "A player's statistics"),
-    h("input", { id: "player-name", name: "name", value: player || "", maxlength: 64 })), h("button", { type: "submit" }, "Show"));
+  const search = playerSearch({ gameName, player, gameId: "stats-game", nameId: "player-name",
+    label: "A player's statistics",
+    target: (name, game) => `/stats/players/${encodeURIComponent(name)}?game=${encodeURIComponent(game)}` });
   setApp(search, h("p", { class: "muted", role: "status" }, "Computing…"));
   const { module } = await loadGame(gameName);
   if (player) {

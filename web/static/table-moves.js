@@ -20,9 +20,14 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     pendingKey = null;
     draw();
     if (!key) return false;
-    // The same control if it is still there, else the first move (never lost to the page).
-    const again = [...movesBox.querySelectorAll("button")].find((b) => b.dataset.key === key)
-      || movesBox.querySelector("button");
+    // The same control if it is still there, else the first move (never lost to the page); after
+    // an undo, the moves' box itself: the first move may end the turn, and Enter must not.
+    const same = [...movesBox.querySelectorAll("button")].find((b) => b.dataset.key === key);
+    if (!same && key.startsWith("undo:")) {
+      movesBox.focus({ preventScroll: true });
+      return true;
+    }
+    const again = same || movesBox.querySelector("button");
     if (again) again.focus({ preventScroll: true });
     return Boolean(again);
   }
@@ -36,7 +41,9 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
       }
       const button = (choice) => h("button", {
         type: "button",
-        dataset: { key: choice.label },
+        // Taking a decision back (a game's `undo` choice) looks apart from the moves forward.
+        class: choice.undo ? "undo secondary" : null,
+        dataset: { key: choice.undo ? `undo:${choice.label}` : choice.label },
         onclick: (event) => (choice.options ? ask(choice) : choose(choice, event.currentTarget)),
       }, choice.label);
       const all = game.choices(moves, ctx);

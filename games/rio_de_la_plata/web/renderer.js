@@ -7,7 +7,7 @@
 import { h } from "/web/static/app.js";
 import { clickable, svgEl as s, unclickable } from "/web/static/dom.js";
 import { FIRST_YEAR, YEARS, goalSentence, rulesSections } from "./rules.js";
-import { cellText, describeMove, edgeWords, group, words } from "./words.js";
+import { cellText, describeMove, edgeWords, group, undoLabel, words } from "./words.js";
 
 export { describeMove };
 
@@ -130,6 +130,20 @@ export function mount(el, ctx) {
       : space.dataset.track ? (ref.spaces || {})[space.dataset.track] : `${space.dataset.enemy}: strength ${space.textContent}. ${ref.enemies || ""}`;
     space.append(s("title", {}, text || ""));
   }
+  // On a phone the city's cells are about 22 px: "Zoom in" draws them at 40 px or more (the city
+  // then scrolls sideways inside its own box, brought to the cells that can be clicked).
+  const scroller = h("div", { class: "rio-city-scroll" });
+  city.replaceWith(scroller);
+  scroller.append(city);
+  const zoom = h("button", { type: "button", class: "rio-zoom secondary", "aria-pressed": "false" }, "Zoom in on the city");
+  zoom.addEventListener("click", () => {
+    const on = !figure.classList.contains("zoomed");
+    figure.classList.toggle("zoomed", on);
+    zoom.setAttribute("aria-pressed", String(on));
+    zoom.textContent = on ? "Show the whole city" : "Zoom in on the city";
+    if (on) centreOnTargets(ctx);
+  });
+  scroller.before(zoom);
   const caption = h("figcaption", { class: "board-caption" });
   const cells = h("ul", { class: "visually-hidden", "aria-label": "Cells with buildings or people" });
   figure.append(cells, caption);
@@ -149,7 +163,17 @@ export function mount(el, ctx) {
     h("h3", {}, "Characters"), chars, details);
   // On a phone: the stocks, then the city, then the rest (the decision's information first).
   el.replaceChildren(h("div", { class: "side" }, side), figure, h("div", { class: "side more" }, more), legend(ref));
-  ctx.parts = { figure, city, layers, caption, cells, year, hint, players, chars, spaces, details };
+  ctx.parts = { figure, city, scroller, layers, caption, cells, year, hint, players, chars, spaces, details };
+}
+
+// A zoomed city scrolls so that the first cell that can be clicked is in view, in the middle.
+function centreOnTargets(ctx) {
+  const { figure, scroller, layers } = ctx.parts;
+  const first = layers.targets.querySelector(".rio-target, .rio-target-edge");
+  if (!figure.classList.contains("zoomed") || !first) return;
+  const box = first.getBoundingClientRect();
+  const frame = scroller.getBoundingClientRect();
+  scroller.scrollLeft += box.left + box.width / 2 - (frame.left + frame.width / 2);
 }
 
 function drawCity(view, ctx) {
@@ -338,6 +362,14 @@ function warningFor(move, view) {
   if (move.type === "end_turn") {
     const mine = Object.entries(view.spots || {}).filter(([name, who]) => who === view.seat && fails(name)).map(([name]) => words(name));
     if (mine.length) return `Ending your turn claims the ${mine.join(" and the ")}, which you cannot pay for: it costs you ${penalty} each.`;
+    // Ending a turn cannot be taken back (RIO-UNDO-1): people not placed stay in the supply this year.
+    const left = view.step === "A" ? placementsLeft(view) : 0;
+    if (left && (view.legal_moves || []).some((m) => m.type === "place")) {
+      return `You may still place ${left} ${left === 1 ? "person" : "people"} this year. Ending your turn now cannot be taken back.`;
+    }
+  }
+  if (move.type === "launch") {
+    return "Ordering the launch costs the launch fee now and cannot be taken back (the fee comes back only if nobody loads a good).";
   }
   return null;
 }
@@ -347,8 +379,8 @@ function bindBoard(view, ctx) {
   const moves = (ctx.interactive && view.legal_moves) || [];
   view._reference = ctx.reference;
   const targets = targetsOf(moves);
-  // A building (it costs and cannot be taken back) and a placement that brings nothing are asked
-  // about first, with what they cost or bring beside them, even as the only thing to do there.
+  // A building (its price is worth a look even though it can be undone) and a placement that brings
+  // nothing are asked about first, with what they cost or bring beside them, even as the only thing to do there.
   const option = (move) => {
     const note = noteFor(move, view);
     return { label: describeMove(move, ctx), move, warning: warningFor(move, view), note, confirm: move.type === "build" || /^brings nothing/.test(note || "") };
@@ -418,6 +450,9 @@ function bindBoard(view, ctx) {
     hint.textContent += ` ${placementsLeft(view)} of ${PER_TURN} placements left.`;
   }
   city.classList.toggle("interactive", targets.size > 0);
+  // A new decision brings the zoomed city to its cells; a redraw meanwhile leaves the scroll alone.
+  if (targets.size && !ctx.hadTargets) centreOnTargets(ctx);
+  ctx.hadTargets = targets.size > 0;
 }
 
 export function render(view, ctx) {
@@ -435,13 +470,29 @@ export function render(view, ctx) {
 
 // The seat's own stock, in one line beside its moves (the page puts it there): what a decision
 // costs is paid from it, and on a phone the stocks' table is a screen away from the moves.
-export function decisionInfo(view) {
+export function decisionInfo(view, ctx) {
   if (!view || !Number.isInteger(view.seat) || !(view.p || [])[view.seat]) return null;
   const p = view.p[view.seat];
-  const items = [["vp", "VP"], ["silver", "silver"], ["stone", "stone"], ["wood", "wood"], ["luxury", "luxury"], ["supply", "people in supply"]];
-  return h("p", { class: "rio-mine", dataset: { seat: String(view.seat) } },
+  const items = [["vp", "VP"], ["silver", "silver"], ["stone", "stone"], ["wood", "wood"], ["luxury", "luxury"],
+    ["supply", p.supply === 1 ? "person in supply" : "people in supply"]];
+  const stock = h("p", { class: "rio-mine", dataset: { seat: String(view.seat) } },
     h("span", { class: "chip", style: `background:${seatFill(view.seat)}`, "aria-hidden": "true" }), h("strong", {}, "You have "),
     ...items.flatMap(([key, label], i) => [i ? " · " : "", h("span", { dataset: { stock: key } }, String(p[key] ?? 0)), ` ${label}`]));
+  const offer = offerLine(view, ctx);
+  return offer ? h("div", {}, stock, offer) : stock;
+}
+
+// A trade offer the seat writes or must answer, beside the moves that change or answer it
+// (RIO-TRADE-1, RIO-RL-27): its terms from the seat's side, never only in the log.
+function offerLine(view, ctx) {
+  const offer = view.offer;
+  if (!offer || (offer.from !== view.seat && offer.to !== view.seat)) return null;
+  const name = (seat) => (ctx && ctx.names ? ctx.names(seat) : `player ${seat + 1}`);
+  const terms = (items) => Object.entries(items || {}).map(([item, count]) => `${count} ${words(item)}`).join(", ") || "nothing";
+  const text = offer.from === view.seat
+    ? `Your trade offer to ${name(offer.to)}${offer.sent ? " (sent, awaiting the answer)" : " (draft, not sent yet)"}: you give ${terms(offer.give)} for ${terms(offer.get)}.`
+    : `${name(offer.from)} offers you a trade: you get ${terms(offer.give)} and give ${terms(offer.get)}.`;
+  return h("p", { class: "rio-offer", role: "status" }, text);
 }
 
 const PER_TURN = 5; // RIO-PLACE-1: up to 5 people placed in a placement turn
@@ -488,7 +539,8 @@ function noteFor(move, view) {
   if (move.type === "place" && move.space === "field") {
     const every = Number((/every (\d+) people/.exec((ref.spaces || {}).field || "") || [])[1] || 0);
     const mine = ((view && view.field) || [])[view && view.seat] || 0;
-    if (every > 1 && (mine + 1) % every !== 0) return `brings nothing unless ${every - ((mine + 1) % every)} more of yours go there too (every ${every} people bring 1 silver)`;
+    const more = every - ((mine + 1) % every);
+    if (every > 1 && (mine + 1) % every !== 0) return `brings nothing unless ${more} more of yours ${more === 1 ? "goes" : "go"} there too (every ${every} people bring 1 silver)`;
     return every ? `with it, your people there bring ${Math.floor((mine + 1) / every)} silver` : null;
   }
   if (move.type === "place" && ["mine", "forest"].includes(move.space)) return `brings 1 ${move.space === "mine" ? "stone" : "wood"} in phase B`;
@@ -544,6 +596,8 @@ export function choices(moves, ctx) {
   if (collect.length > 1) {
     out.unshift({ label: `Collect from the ${collect.map((m) => words(m.space)).join(", the ")}`, moves: collect, onBoard: false });
   }
+  // RIO-UNDO-2: the seat's view names the decision it may take back (never a legal move).
+  if (view && view.undo && moves.length) out.unshift({ label: undoLabel(view.undo), move: { type: "undo" }, onBoard: false, undo: true });
   return out.map((entry) => (entry.options && entry.options.length === 1 ? entry.options[0] : entry));
 }
 

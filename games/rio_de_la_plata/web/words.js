@@ -2,9 +2,9 @@
 // it ("Build a house on (3, 4)", "Road between (10, 9) and (10, 10)"), and the groups of moves with
 // many variants that become one control and a second question.
 
-export function words(identifier) {
-  return String(identifier ?? "").replaceAll("_", " ");
-}
+import { words } from "/web/static/dom.js";
+
+export { words };
 
 export function cellText(cell) {
   if (Array.isArray(cell)) return `(${cell[0]}, ${cell[1]})`;
@@ -65,8 +65,17 @@ export function describeMove(move, ctx) {
     case "offer_send": return "Send the trade offer";
     case "offer_accept": return "Accept the trade offer";
     case "offer_decline": return "Decline the trade offer";
+    case "undo": return "Undo your last placement or build";
     default: return JSON.stringify(move);
   }
+}
+
+// The Undo control's words for the decision a seat's view says it may take back (`view.undo`, a
+// `placed` or `built` event): "Undo: place a person on cell (3, 4)".
+export function undoLabel(taken) {
+  const { type, v: _v, seat: _seat, ...fields } = taken;
+  const said = describeMove({ ...fields, type: type === "built" ? "build" : "place" });
+  return `Undo: ${said[0].toLowerCase()}${said.slice(1)}`;
 }
 
 // Moves with many variants are one control and a second question (the same groups as the terminal

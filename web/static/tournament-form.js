@@ -1,0 +1,121 @@
+// /tournaments/new: the organiser's form, POST /v1/tournaments. The game's own creation fields
+// (its module's configFields) give the options; its seat count becomes the table size, so the form
+// knows no game. The join code of an entry "by code" is shown once, in the answer: it is kept for
+// this tab (sessionStorage) so the tournament's page can show it to the organiser.
+import { accountApi, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
+
+function input(id, label, attrs) {
+  return h("div", { class: "field" }, h("label", { for: id }, label), h("input", { id, name: id, ...attrs }));
+}
+
+function optionField(spec) {
+  const id = `opt-${spec.key.replace(/\W/g, "-")}`;
+  if (spec.type === "checkbox") {
+    return h("div", { class: "check" }, h("input", { id, name: spec.key, type: "checkbox" }), h("label", { for: id }, spec.label));
+  }
+  if (spec.type === "select") {
+    return h("div", { class: "field" }, h("label", { for: id }, spec.label),
+      h("select", { id, name: spec.key }, spec.options.map(([value, label]) => h("option", { value }, label))));
+  }
+  return input(id, spec.label, { name: spec.key, type: "number", min: spec.min, max: spec.max, value: spec.value, inputmode: "numeric" });
+}
+
+function setPath(target, path, value) {
+  const keys = path.split(".");
+  let node = target;
+  for (const key of keys.slice(0, -1)) node = node[key] = node[key] || {};
+  node[keys[keys.length - 1]] = value;
+}
+
+export async function createTournamentForm() {
+  const games = pageData.games;
+  const form = h("form", { class: "create tournament-form", "aria-labelledby": "t-form-title" });
+  const gameSelect = h("select", { id: "t-game", name: "game" }, games.map((g) => h("option", { value: g.name }, g.title)));
+  const sizeBox = h("div");
+  const options = h("div", { class: "fields" });
+  const entry = h("select", { id: "t-entry", name: "entry" },
+    h("option", { value: "anyone" }, "Anyone signed in"),
+    h("option", { value: "code" }, "Whoever has the join code"),
+    h("option", { value: "list" }, "Only the accounts listed"));
+  const accountsBox = h("div", { class: "field", hidden: true }, h("label", { for: "t-accounts" }, "Account ids, one a line"),
+    h("textarea", { id: "t-accounts", name: "accounts", rows: 3 }));
+  entry.addEventListener("change", () => { accountsBox.hidden = entry.value !== "list"; });
+  const submit = h("button", { type: "submit", class: "primary" }, "Create tournament");
+  form.append(
+    h("h2", { id: "t-form-title" }, "New tournament"),
+    input("t-title", "Title", { name: "title", maxlength: 80, placeholder: "Empty: the game's name" }),
+    h("div", { class: "field" }, h("label", { for: "t-game" }, "Game"), gameSelect),
+    sizeBox,
+    input("t-rounds", "Rounds (Swiss)", { name: "rounds", type: "number", min: 1, max: 30, value: 3, inputmode: "numeric" }),
+    h("div", { class: "field" }, h("label", { for: "t-entry" }, "Who may enter"), entry),
+    accountsBox,
+    input("t-capacity", "Most entrants (0: no limit)", { name: "capacity", type: "number", min: 0, value: 0, inputmode: "numeric" }),
+    h("div", { class: "check" }, h("input", { id: "t-bots", name: "bots", type: "checkbox", checked: true }),
+      h("label", { for: "t-bots" }, "Bot accounts may enter")),
+    h("fieldset", { class: "start" }, h("legend", {}, "Start"),
+      h("div", { class: "check" }, h("input", { id: "t-start-manual", name: "start", type: "radio", value: "manual", checked: true }),
+        h("label", { for: "t-start-manual" }, "When I press Start on its page (entrants join until then)"))),
+    h("p", { class: "muted" }, "Tables are as full as the size allows; when the entrants do not divide, some tables get one player fewer (13 at tables of 4: 4+3+3+3)."),
+    h("details", { class: "more-options" }, h("summary", {}, "Game options (every table)"), options),
+    submit);
+
+  let current = null;
+  async function drawFields() {
+    const chosen = games.find((g) => g.name === gameSelect.value);
+    const { module } = await loadGame(chosen.name);
+    const countSpec = module.configFields.find((spec) => spec.key === module.seatCountKey) || { min: 2, max: 6, value: 4 };
+    current = { chosen, module };
+    sizeBox.replaceChildren(input("t-size", "Players per table", {
+      name: "table_size", type: "number", min: countSpec.min, max: countSpec.max, value: countSpec.value, inputmode: "numeric",
+    }));
+    options.replaceChildren(...module.configFields.filter((spec) => spec.key !== module.seatCountKey).map(optionField));
+  }
+  gameSelect.addEventListener("change", drawFields);
+  await drawFields();
+
+  let busy = false;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (busy) return;
+    const config = {};
+    for (const spec of current.module.configFields) {
+      if (spec.key === current.module.seatCountKey) continue;
+      const el = form.querySelector(`[name="${spec.key}"]`);
+      if (spec.type === "checkbox") { if (el.checked) setPath(config, spec.key, true); }
+      else if (el.value !== "") setPath(config, spec.key, spec.type === "number" ? Number(el.value) : el.value);
+    }
+    const body = {
+      game: current.chosen.name,
+      config,
+      title: form.querySelector("#t-title").value.trim(),
+      table_size: Number(form.querySelector("#t-size").value),
+      rounds: Number(form.querySelector("#t-rounds").value),
+      entry: entry.value,
+      capacity: Number(form.querySelector("#t-capacity").value) || 0,
+      bots: form.querySelector("#t-bots").checked,
+    };
+    if (entry.value === "list") {
+      body.accounts = form.querySelector("#t-accounts").value.split(/\s+/).filter(Boolean);
+    }
+    busy = true;
+    submit.disabled = true;
+    try {
+      const { data } = await accountApi("/v1/tournaments", { method: "POST", body });
+      if (data.code) sessionStorage.setItem(`tournament-code:${data.id}`, data.code);
+      location.assign(`/tournaments/${encodeURIComponent(data.id)}`);
+    } catch (error) {
+      busy = false;
+      submit.disabled = false;
+      showError(error, submit);
+    }
+  });
+  return form;
+}
+
+export async function newTournamentPage(signedIn) {
+  if (!signedIn) {
+    setApp(h("p", {}, h("a", { href: "/sign-in" }, "Sign in"), " to organise a tournament."));
+    return;
+  }
+  setApp(await createTournamentForm());
+}
