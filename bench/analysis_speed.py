@@ -1,18 +1,26 @@
 """How long the analysis of a finished game takes on one core, and how many bytes it stores.
 
     .venv/bin/python bench/analysis_speed.py [--game condottiere|rio_de_la_plata] [--players 4]
-        [--iterations 100] [--rollout 30] [--games 2] [--decisions 0] [--seed 46]
+        [--iterations 0] [--rollout 0] [--games 2] [--decisions 0] [--seed 46]
 
-Each game is played by heuristic bots, then analysed by ``replays.analysis.analyse`` (five searches
-per decision with a choice). ``--decisions N`` analyses only the first N judged decisions of each
-game and extrapolates the whole game's time from their mean (said so in the output), for games too
-long to analyse whole on a shared machine. Prints per game: decisions judged, seconds, seconds per
-decision (mean and standard deviation) and the stored size; then the mean over the games.
+Each game is played by heuristic bots, then analysed by ``replays.analysis.analyse`` (one search
+per decision with a choice, two where a seat hides cards) at the game's default budget unless
+``--iterations``/``--rollout`` say otherwise. ``--decisions N`` analyses N judged decisions spread
+over each game (every k-th) and extrapolates the whole game's time from their mean (said so in
+the output), for games too long to analyse whole on a shared machine.
+
+Prints per game: decisions judged, wall seconds and CPU seconds (``time.process_time``: the
+process' own time, much less sensitive to other processes than wall time on a loaded machine,
+though not immune: caches are shared), seconds per decision (mean and standard deviation) and
+the stored size; then the mean and spread over the games, and the load average before and after.
+For a figure independent of load, count instructions of a fixed set of decisions with
+``valgrind --tool=callgrind`` (see the docs).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -44,16 +52,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="condottiere")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--iterations", type=int, default=analysis.DEFAULT_BUDGET.iterations)
-    parser.add_argument("--rollout", type=int, default=analysis.DEFAULT_BUDGET.rollout_moves)
+    parser.add_argument("--iterations", type=int, default=0, help="0: the game's default budget")
+    parser.add_argument("--rollout", type=int, default=0, help="0: the game's default budget")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--decisions", type=int, default=0, help="analyse only this many (0: all)")
     parser.add_argument("--seed", type=int, default=46)
     args = parser.parse_args(argv)
     game = get_game(args.game)
-    budget = Budget(iterations=args.iterations, rollout_moves=args.rollout)
+    default = analysis.default_budget(game)
+    budget = Budget(
+        iterations=args.iterations or default.iterations, rollout_moves=args.rollout or default.rollout_moves
+    )
     totals = []
-    print(f"{args.game}, {args.players} players, {args.iterations} iterations, rollout {args.rollout}")
+    cpu_totals = []
+    load_before = os.getloadavg()
+    print(
+        f"{args.game}, {args.players} players, {budget.iterations} iterations, "
+        f"rollout {budget.rollout_moves}; load {load_before[0]:.1f} (1 min) on {os.cpu_count()} cores"
+    )
     for index in range(args.games):
         seed = args.seed * 100 + index
         config = {"players": args.players, "seed": seed}
@@ -64,30 +80,38 @@ def main(argv: list[str] | None = None) -> int:
             for version, seat, _ in game.decisions(events)  # type: ignore[attr-defined]
             if len(game.legal_moves(fold(game, events[:version]), seat)) > 1
         ]
-        chosen = set(choices[: args.decisions]) if args.decisions else None
+        step = max(1, len(choices) // args.decisions) if args.decisions else 1
+        chosen = set(choices[::step][: args.decisions]) if args.decisions else None
         times: list[float] = []
         progress = _stopwatch(times)
 
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         rows = analysis.analyse(game, events, budget, seed=seed, progress=progress, versions=chosen)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         per = seconds / max(1, len(rows))
         whole = per * len(choices)
+        cpu_whole = cpu / max(1, len(rows)) * len(choices)
         data = analysis.encode(rows, args.players)
         spread = statistics.pstdev([t for t in times if t > 0.001]) if len(times) > 2 else 0.0
         note = "" if chosen is None else f" (extrapolated from {len(rows)} of {len(choices)})"
         print(
             f"game {index}: {len(choices)} decisions with a choice, {record.moves} moves; "
             f"{seconds:.1f} s for {len(rows)}: {per:.2f} s/decision (sd {spread:.2f}); "
-            f"whole game {whole:.0f} s{note}; stored {len(data)} bytes "
+            f"whole game {whole:.0f} s wall, {cpu_whole:.0f} s CPU{note}; stored {len(data)} bytes "
             f"({len(data) / max(1, len(rows)):.1f} bytes/decision)",
             flush=True,
         )
         totals.append(whole)
+        cpu_totals.append(cpu_whole)
     if totals:
-        mean = statistics.mean(totals)
+        mean, cpu_mean = statistics.mean(totals), statistics.mean(cpu_totals)
         sd = statistics.pstdev(totals) if len(totals) > 1 else 0.0
-        print(f"whole-game analysis: mean {mean:.0f} s, sd {sd:.0f} s over {len(totals)} games (one core)")
+        cpu_sd = statistics.pstdev(cpu_totals) if len(cpu_totals) > 1 else 0.0
+        print(
+            f"whole-game analysis: wall mean {mean:.0f} s (sd {sd:.0f}), CPU mean {cpu_mean:.0f} s "
+            f"(sd {cpu_sd:.0f}) over {len(totals)} games (one core); load {load_before[0]:.1f} before, "
+            f"{os.getloadavg()[0]:.1f} after"
+        )
     return 0
 
 

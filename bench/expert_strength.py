@@ -10,12 +10,14 @@ A win is a game the expert's seat is among the winners of (a shared win counts, 
 every seat; shared wins are rare and printed). The fair share of one seat among n equal bots is 1/n.
 Games are played in-process (engine only), two processes at a time by default; each game's seed
 and every bot's random generator derive from ``--seed`` and the game's index, so a run repeats
-(except for the wall time budget, ``--seconds``, which only ever cuts a search shorter).
+(except for the wall time budget, ``--seconds``, which only ever cuts a search shorter: ``--seconds
+0`` searches on the iteration budget alone, so the machine's load does not change the result).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -70,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rio-games", type=int, default=12, help="games per Rio de la Plata row")
     parser.add_argument("--iterations", type=int, default=300)
     parser.add_argument("--rio-iterations", type=int, default=40)
-    parser.add_argument("--seconds", type=float, default=1.0, help="wall time cap per decision")
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="wall time cap per decision (0: none, iterations only)"
+    )
     parser.add_argument("--rollout", type=int, default=40, help="random moves per playout")
     parser.add_argument("--players", default="3,4,5")
     parser.add_argument("--only", default=",".join(SETUPS))
@@ -84,14 +88,15 @@ def main(argv: list[str] | None = None) -> int:
             rio = game_name == "rio_de_la_plata"
             budget = Budget(
                 iterations=args.rio_iterations if rio else args.iterations,
-                seconds=args.seconds,
+                seconds=args.seconds or None,
                 rollout_moves=args.rollout,
             )
             games = args.rio_games if rio else args.games
             rows.append((key, game_name, config, players, games, budget))
     print(
         f"expert vs heuristic; seats rotated; seed {args.seed}; {args.processes} processes; "
-        f"cap {args.seconds} s/decision; rollout {args.rollout} moves"
+        f"cap {args.seconds or 'none'} s/decision; rollout {args.rollout} moves; "
+        f"load {os.getloadavg()[0]:.1f}"
     )
     print(
         f"{'setup':<22}{'n':>3}{'games':>6}{'iters':>6}{'wins':>6}{'rate':>7}  {'95% CI':<16}{'fair':>6}"

@@ -80,6 +80,7 @@ class MoveValue:
     move: Command
     visits: int
     value: float  # the searching seat's mean win share after this move
+    values: list[float] = field(default_factory=list)  # every seat's mean win share after it
 
 
 @dataclass
@@ -103,11 +104,6 @@ def searchable(game: Game[Any]) -> bool:
     return search_hooks(game) is not None
 
 
-def _actor(game: Game[Any], state: Any) -> int | None:
-    awaiting = game.awaiting(state)
-    return awaiting[0] if awaiting else None
-
-
 def search(
     game: Game[Any],
     state: Any,
@@ -117,59 +113,68 @@ def search(
     *,
     observer: int | None | str = "seat",
     only: Command | None = None,
+    track: Command | None = None,
+    track_visits: int = 0,
     clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Search ``seat``'s decision in ``state``. Samples are drawn from ``seat``'s information set
     (``observer="seat"``), or from another's (an int), or with every card known (``None``: a
     finished game's analysis, where only future chance is sampled). ``only``: the root's one move
-    (the value of a given move, as the analysis asks: every iteration goes through it)."""
+    (the value of a given move: every iteration goes through it). ``track``: a root move whose
+    value is wanted beside the best one's (the move played, as the analysis asks): once the budget
+    is spent, further iterations go through it, in the same tree, until it has ``track_visits``
+    visits, so one search answers what two would (the result's ``values`` are the root's before
+    those extra iterations)."""
     determinize = game.determinize  # type: ignore[attr-defined]
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
     legal_moves = game.legal_moves
+    playout_move = game.playout_move  # type: ignore[attr-defined]
+    awaiting_of = game.awaiting
     is_over = game.is_over
     seats = len(estimate(state))
     sampler = seat if observer == "seat" else observer
     root = Node(None, None, seats)
     c = budget.exploration
-    deadline = None if budget.seconds is None else clock() + budget.seconds
-    done = 0
-    while done < budget.iterations and (deadline is None or done == 0 or clock() < deadline):
-        done += 1
+    rollout_moves = budget.rollout_moves
+    randrange = rng.randrange
+    sqrt, log = math.sqrt, math.log
+
+    def iterate(forced: Command | None) -> None:
         sample = determinize(state, sampler, rng)
         node = root
         path = [root]
         # Selection and expansion.
         while not is_over(sample):
-            awaiting = game.awaiting(sample)
+            awaiting = awaiting_of(sample)
             if not awaiting:
                 break
             # At the root the searching seat decides first, whoever else is awaited with it.
             actor = seat if node is root and seat in awaiting else awaiting[0]
             moves = legal_moves(sample, actor)
-            if only is not None and node is root:
-                moves = [only]
+            if node is root and forced is not None:
+                moves = [forced]
             untried = []
             best_child = None
             best_score = -1.0
+            tag = bytes((actor,))
+            children = node.children
             for move in moves:
-                key = move_key(move) if len(moves) > 1 else b"only"
-                key = bytes([actor]) + key
-                child = node.children.get(key)
+                key = tag + move_key(move) if len(moves) > 1 or node is root else tag
+                child = children.get(key)
                 if child is None:
                     untried.append((key, move))
                     continue
                 child.available += 1
-                score = child.reward[actor] / child.visits + c * math.sqrt(
-                    math.log(child.available) / child.visits
-                )
+                visits = child.visits
+                score = child.reward[actor] / visits + c * sqrt(log(child.available) / visits)
                 if score > best_score:
                     best_score, best_child = score, child
             if untried:
-                key, move = untried[rng.randrange(len(untried))]
+                key, move = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
                 child = Node(actor, move, seats)
                 child.available = 1
-                node.children[key] = child
+                children[key] = child
                 sample = advance(sample, actor, move)
                 path.append(child)
                 break
@@ -178,22 +183,43 @@ def search(
             node = best_child
             path.append(node)
         # Playout.
-        for _ in range(budget.rollout_moves):
+        for _ in range(rollout_moves):
             if is_over(sample):
                 break
-            mover = _actor(game, sample)
-            if mover is None:
+            awaiting = awaiting_of(sample)
+            if not awaiting:
                 break
-            moves = legal_moves(sample, mover)
-            sample = advance(sample, mover, moves[rng.randrange(len(moves))])
+            mover = awaiting[0]
+            sample = advance(sample, mover, playout_move(sample, mover, rng))
         reward = estimate(sample)
         for visited in path:
             visited.visits += 1
             totals = visited.reward
             for i in range(seats):
                 totals[i] += reward[i]
+
+    deadline = None if budget.seconds is None else clock() + budget.seconds
+    done = 0
+    while done < budget.iterations and (deadline is None or done == 0 or clock() < deadline):
+        done += 1
+        iterate(only)
+    values = [root.mean(i) for i in range(seats)]
+    # The best is the most visited before the extra iterations, which would otherwise crown the
+    # tracked move by force.
+    ranked = {id(child): child.visits for child in root.children.values()}
+    if track is not None and only is None:
+        tracked_key = bytes((seat,)) + move_key(track)
+        for _ in range(track_visits):
+            child = root.children.get(tracked_key)
+            if child is not None and child.visits >= track_visits:
+                break
+            done += 1
+            iterate(track)
     children = [child for child in root.children.values() if child.seat == seat and child.move is not None]
-    values = [MoveValue(ch.move, ch.visits, ch.mean(seat)) for ch in children]  # type: ignore[arg-type]
-    values.sort(key=lambda m: (-m.visits, -m.value))
-    best = values[0].move if values else legal_moves(state, seat)[0]
-    return SearchResult(seat, best, [root.mean(i) for i in range(seats)], values, done)
+    children.sort(key=lambda ch: (-ranked.get(id(ch), 0), -ch.mean(seat)))
+    moves = [
+        MoveValue(ch.move, ch.visits, ch.mean(seat), [ch.mean(i) for i in range(seats)])  # type: ignore[arg-type]
+        for ch in children
+    ]
+    best = moves[0].move if moves else legal_moves(state, seat)[0]
+    return SearchResult(seat, best, values, moves, done)

@@ -597,7 +597,21 @@ class SearchHooks(Protocol):
         exact when the game is over)."""
 
     def advance(self, state: Any, seat: int, command: Command) -> Any:
-        """The state after ``decide(state, seat, command)``'s events (one evolve each)."""
+        """The state after ``decide(state, seat, command)``'s events (one evolve each).
+        ``command`` is one of ``legal_moves(state, seat)``: a game need not check it again."""
+
+    def playout_move(self, state: Any, seat: int, rng: Any) -> Command:
+        """The move a search's playout makes for ``seat`` (one of ``legal_moves(state, seat)``,
+        drawn with ``rng``): cheap, and not sillier than need be."""
+
+    # The default budget of a finished game's analysis per decision, (iterations, playout moves):
+    # the game's cost per move decides it (``replays.analysis.default_budget``).
+    analysis_budget: tuple[int, int]
+
+    # True when a seat sees everything but the future's chance (``determinize`` samples alike for
+    # every seat and for None): a search from the decider's information set is then also the
+    # full-information one, and the analysis spares the second search.
+    chance_only: bool
 
 
 # Every optional hook protocol: a game declares one by subclassing it (see the module's docstring).

@@ -7,13 +7,17 @@ Two points of view, on purpose:
 
 * **Judgements** are made from the decider's information set at the moment it decided (samples of
   what it could not see, never the real hands or the real future dice): a move is judged by what
-  its player could know. Three searches of ``budget`` each: the position (its value, the best move),
-  then the best move and the played move again, each searched alone (``search(only=...)``), so the
-  loss compares two estimates of equal effort (the first search's best value is the maximum of
-  noisy estimates and runs high; comparing it with a fresh one would call good moves mistakes).
+  its player could know. One search of ``budget`` per decision gives the position's value (the
+  root's), the best move (the root's most visited) and its value, and the played move's value:
+  when the budget is spent, the search goes on through the played move, in the same tree, until
+  it has ``PLAYED_SHARE`` of the budget's visits, so the loss compares two estimates of comparable
+  effort from one tree (the most visited child's mean, not the highest mean, which is the maximum
+  of noisy estimates and runs high and would call good moves mistakes).
 * **The luck split** uses the real deals (the game is over, and only here): at every decision the
   full-information value of every seat (every card known, only the future's chance sampled), before
-  the decision and after the move played; what a seat's value moved across a decision is the
+  the decision and after the move played, from a second search of the same kind (the root's values
+  and the played move's); a game whose seats see everything but chance (``chance_only``) takes them
+  from the first search, which is then the same. What a seat's value moved across a decision is the
   decision's doing, what it moved between one decision's after and the next one's before is what
   the draws and dice did. The two add up to the seat's result minus its value at the first decision.
 
@@ -47,11 +51,15 @@ from bots.search import Budget, move_key, search
 from games.base import Event, Game, decision_hooks, fold, search_hooks, text_hooks
 
 # Bump when what is computed changes: a stored analysis of another version is redone.
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 # Shares of the fair chance 1/n: inaccuracy, mistake, blunder (see the module docstring).
 THRESHOLDS = (("blunder", 0.6), ("mistake", 0.4), ("inaccuracy", 0.2))
-# Five searches per judged decision (see the module docstring); bench/analysis_speed.py times it.
+# One or two searches per judged decision (see the module docstring); bench/analysis_speed.py times
+# it. A game's own default (its ``analysis_budget``, ``default_budget``) comes first: a Rio de la
+# Plata move costs several times a Condottiere one and its games have five times the decisions.
 DEFAULT_BUDGET = Budget(iterations=100, rollout_moves=30)
+# The played move's visits at least, as a share of the budget's iterations (see the docstring).
+PLAYED_SHARE = 0.4
 SCALE = 1000
 
 
@@ -107,10 +115,19 @@ def analysable(game: Game[Any]) -> bool:
     return search_hooks(game) is not None and decision_hooks(game) is not None
 
 
+def default_budget(game: Game[Any]) -> Budget:
+    """The analysis budget per decision of ``game`` when the operator sets none."""
+    hooks = search_hooks(game)
+    if hooks is None:
+        return DEFAULT_BUDGET
+    iterations, rollout_moves = hooks.analysis_budget
+    return Budget(iterations=iterations, rollout_moves=rollout_moves)
+
+
 def analyse(
     game: Game[Any],
     events: Sequence[Event],
-    budget: Budget = DEFAULT_BUDGET,
+    budget: Budget | None = None,
     seed: Any = 0,
     progress: Any = None,
     versions: Container[int] | None = None,
@@ -118,6 +135,8 @@ def analyse(
     """The judged decisions of a complete (FULL) log, ``verify_log``-valid, of a finished game
     (``versions``: only the decisions taken at those versions; ``progress(fraction)`` is told as
     it goes)."""
+    if budget is None:
+        budget = default_budget(game)
     decisions = [d for d in game.decisions(events)]  # type: ignore[attr-defined]
     rows: list[Row] = []
     state = None
@@ -137,24 +156,28 @@ def analyse(
         if played_key not in keys:
             continue  # a spelling the rules accept but legal_moves does not list: left unjudged
         rng = random.Random(f"analysis/{seed}/{version}")
-        first = search(game, state, seat, rng, budget)
-        best = first.best
-        best_value = search(game, state, seat, rng, budget, only=best).values[seat]
-        if move_key(best) == played_key:
-            after_value = best_value
-        else:
-            after_value = search(game, state, seat, rng, budget, only=command).values[seat]
-        full_before = search(game, state, seat, rng, budget, observer=None).values
-        full_after = search(game, state, seat, rng, budget, observer=None, only=command).values
+        visits = max(1, round(PLAYED_SHARE * budget.iterations))
+        command = moves[keys.index(played_key)]  # as legal_moves spells it
+        first = search(game, state, seat, rng, budget, track=command, track_visits=visits)
+        best, played = first.moves[0], first.value_of(command)
+        assert played is not None  # tracked: every sample allows the decider's own legal move
+        full, full_played = first, played
+        hooks = search_hooks(game)
+        if hooks is None or not hooks.chance_only:
+            full = search(game, state, seat, rng, budget, observer=None, track=command, track_visits=visits)
+            tracked = full.value_of(command)
+            assert tracked is not None
+            full_played = tracked
+        full_before, full_after = full.values, full_played.values
         rows.append(
             Row(
                 version=version,
                 seat=seat,
-                best_index=keys.index(move_key(best)),
+                best_index=keys.index(move_key(best.move)),
                 played_index=keys.index(played_key),
                 before=_permille(first.values[seat]),
-                best=_permille(best_value),
-                after=_permille(after_value),
+                best=_permille(best.value),
+                after=_permille(played.value),
                 full_before=tuple(_permille(v) for v in full_before),
                 full_after=tuple(_permille(v) for v in full_after),
             )

@@ -71,9 +71,10 @@ class AnalysisService:
         self._idle_started: set[str] = set()
 
     @property
-    def budget(self) -> Budget:
-        """The search budget per decision (the module's default, read when used)."""
-        return self._budget or analysis.DEFAULT_BUDGET
+    def budget(self) -> Budget | None:
+        """The operator's search budget per decision, or None: each game's default
+        (``analysis.default_budget``, read when used)."""
+        return self._budget
 
     @staticmethod
     def revision(game_name: str) -> str:

@@ -202,6 +202,9 @@ class Condottiere(
     determinize = staticmethod(_search.determinize)
     estimate = staticmethod(_search.estimate)
     advance = staticmethod(_search.advance)
+    playout_move = staticmethod(_search.playout_move)
+    analysis_budget = (100, 30)
+    chance_only = False
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

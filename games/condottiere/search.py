@@ -30,6 +30,7 @@ from games.condottiere.board import DECKS, largest_group
 from games.condottiere.decide import decide_and_evolve
 from games.condottiere.state import State
 from games.condottiere.steps import STEP_GAME_OVER
+from games.condottiere.views import legal_moves
 
 # A seed drawn for a sample: any value the rules accept (normalise_seed), wide enough not to repeat.
 _SEED_BITS = 53
@@ -122,3 +123,10 @@ def estimate(state: State) -> list[float]:
 def advance(state: State, seat: int, command: dict[str, Any]) -> State:
     """The state after ``seat``'s ``command`` and every automatic event it causes."""
     return decide_and_evolve(state, seat, command)[1]
+
+
+def playout_move(state: State, seat: int, rng: random.Random) -> dict[str, Any]:
+    """A playout's move for ``seat``: uniform among its legal moves (a playout that passed half
+    the time it could played weaker, see ``bots/search.py``)."""
+    moves = legal_moves(state, seat)
+    return moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0]

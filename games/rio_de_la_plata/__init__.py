@@ -179,6 +179,9 @@ class RioDeLaPlata(
     determinize = staticmethod(_search.determinize)
     estimate = staticmethod(_search.estimate)
     advance = staticmethod(_search.advance)
+    playout_move = staticmethod(_search.playout_move)
+    analysis_budget = (60, 10)
+    chance_only = True
 
     # -- games.base.ContractHooks --------------------------------------------------------------
     def contract(self) -> dict[str, Any]:

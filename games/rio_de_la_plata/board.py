@@ -56,6 +56,11 @@ Vertex = tuple[int, int]
 Edge = tuple[Vertex, Vertex]
 
 
+def _edge_key(edge: Edge) -> str:
+    (a, b), (c, d) = edge
+    return f"{a},{b}-{c},{d}"
+
+
 class Board:
     """The validated board. Cells are ``(x, y)``; every collection is immutable."""
 
@@ -215,6 +220,13 @@ class Board:
             self.printed_walls
         ):
             raise BoardError("city.closed_edges must be wall slots without a printed wall")
+        # The edges' keys as the state spells them (``queries.ekey``), made once: the legal moves
+        # of every placement ask for them.
+        self.wall_slot_keys = tuple(_edge_key(e) for e in self.wall_slots)
+        self.road_slot_keys = tuple(_edge_key(e) for e in self.road_slots)
+        self.printed_wall_keys = frozenset(_edge_key(e) for e in self.printed_walls)
+        self.printed_road_keys = frozenset(_edge_key(e) for e in self.printed_roads)
+        self.closed_edge_keys = frozenset(_edge_key(e) for e in self.closed_edges)
         # the cell inside the city behind each wall slot (entry edges lead into it)
         self.edge_cell: dict[Edge, Cell] = {}
         for edge in self.wall_slots:

@@ -65,8 +65,16 @@ def legal_moves(s: State | None, seat: int) -> list[Command]:
     pending = pending_decision(s)
     if s is None or not pending or not isinstance(seat, int) or not 0 <= seat < s["n"]:
         return []
+    return decision_moves(s, seat, pending) + free_moves(s, seat)
+
+
+def decision_moves(s: State, seat: int, pending: Any = None) -> list[Command]:
+    """The pending decision's moves if it is ``seat``'s (``legal_moves`` without the free
+    commands; ``pending``: ``pending_decision(s)`` when the caller has it)."""
+    if pending is None:
+        pending = pending_decision(s)
     moves: list[Command] = []
-    if seat in pending:
+    if pending and seat in pending:
         if s["due"]:
             moves = due_moves(s, s["due"][0])
         elif s["step"] == A:
@@ -75,7 +83,7 @@ def legal_moves(s: State | None, seat: int) -> list[Command]:
             moves = action_moves(s, seat)
         elif s["step"] == BATTLE:
             moves = battle_moves(s, seat)
-    return moves + free_moves(s, seat)
+    return moves
 
 
 def due_moves(s: State, due: dict[str, Any]) -> list[Command]:
@@ -309,8 +317,10 @@ def canonical(command: Any) -> Command:
     return out
 
 
-def command_events(s: State, seat: Any, command: Any) -> list[Event]:
-    """The player event of ``command`` (not yet followed by the automatic ones)."""
+def command_events(s: State, seat: Any, command: Any, *, legal: bool = False) -> list[Event]:
+    """The player event of ``command`` (not yet followed by the automatic ones). ``legal``: the
+    caller took ``command`` from ``legal_moves(s, seat)`` (a search), so it is not checked again
+    (the check costs as much as listing the moves)."""
     command = canonical(command)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s["n"]:
         raise CommandError("INVALID_SEAT", "No such seat.")
@@ -318,7 +328,7 @@ def command_events(s: State, seat: Any, command: Any) -> list[Event]:
         raise CommandError("GAME_OVER", "The game is over.")
     if command["type"] == UNDO:  # never a legal move: bots and searches do not take moves back
         return [undo_event(s, seat, command)]
-    if command not in legal_moves(s, seat):
+    if not legal and command not in legal_moves(s, seat):
         if seat not in awaiting(s) and command["type"] not in FREE_COMMANDS:
             raise CommandError("NOT_YOUR_TURN", "No decision is awaited from this seat now.")
         raise CommandError("ILLEGAL_MOVE", f"The rules do not allow {command!r} now.")

@@ -5,6 +5,7 @@ all stand on it without import circles. Rule IDs refer to ``shared/rules/rio-de-
 
 from __future__ import annotations
 
+from functools import lru_cache
 from random import Random
 from typing import Any
 
@@ -22,6 +23,7 @@ def ckey(cell: tuple[int, int] | list[int]) -> str:
     return f"{cell[0]},{cell[1]}"
 
 
+@lru_cache(maxsize=4096)
 def cpair(key: str) -> tuple[int, int]:
     x, y = key.split(",")
     return int(x), int(y)
@@ -32,6 +34,7 @@ def ekey(edge: Edge) -> str:
     return f"{a},{b}-{c},{d}"
 
 
+@lru_cache(maxsize=4096)
 def epair(key: str) -> Edge:
     left, right = key.split("-")
     return cpair(left), cpair(right)
@@ -53,11 +56,11 @@ def put_cell(s: State, key: str, cell: dict[str, Any]) -> None:
 
 
 def walls(s: State) -> set[str]:
-    return {ekey(e) for e in s.board.printed_walls} | set(s["walls"])
+    return set(s["walls"]) | s.board.printed_wall_keys
 
 
 def roads(s: State) -> set[str]:
-    return {ekey(e) for e in s.board.printed_roads} | set(s["roads"])
+    return set(s["roads"]) | s.board.printed_road_keys
 
 
 def reached_vertices(s: State) -> set[tuple[int, int]]:
@@ -192,10 +195,10 @@ def tile_sites(s: State, name: str) -> list[str]:
 def free_slots(s: State, kind: str) -> list[str]:
     if kind == "wall":
         taken = walls(s)
-        closed = {ekey(e) for e in s.board.closed_edges}
-        return [ekey(e) for e in s.board.wall_slots if ekey(e) not in taken and ekey(e) not in closed]
+        closed = s.board.closed_edge_keys
+        return [k for k in s.board.wall_slot_keys if k not in taken and k not in closed]
     taken = roads(s)
-    return [ekey(e) for e in s.board.road_slots if ekey(e) not in taken]
+    return [k for k in s.board.road_slot_keys if k not in taken]
 
 
 def buy_price(s: State, seat: int) -> int:

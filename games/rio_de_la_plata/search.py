@@ -6,6 +6,11 @@ dice and the turn order to come follow from the seed (and its draw counter). A s
 cannot see is therefore the state with a seed of its own and the counter at zero: the dice a search
 imagines are drawn from the rules' distribution and never from the real seed.
 
+``playout_move`` draws a playout's move among the pending decision's moves alone: the free
+commands (purchases, trade offers, RIO-RL-27) are open to every seat at every decision, and a
+uniform draw over them spends most of a playout on purchases and offers nobody would make, at the
+cost of listing them (about a third of the move listing).
+
 ``estimate`` is the value of a state a search stops at before the end: each seat's chance to win
 from its VP and the worth of its stock (RIO-END-7's tie-breaks are stocks), as a softmax whose
 temperature shrinks as the game goes on. A cheap prior; the playouts do the rest.
@@ -17,7 +22,7 @@ import math
 import random
 from typing import Any
 
-from games.rio_de_la_plata.decide import command_events, run_automatic
+from games.rio_de_la_plata.decide import command_events, decision_moves, legal_moves, run_automatic
 from games.rio_de_la_plata.events import OVER
 from games.rio_de_la_plata.evolve import evolve
 from games.rio_de_la_plata.state import State
@@ -53,9 +58,17 @@ def estimate(state: State) -> list[float]:
 
 
 def advance(state: State, seat: int, command: dict[str, Any]) -> State:
-    """The state after ``seat``'s ``command`` and every automatic event it causes (each event
-    evolved once, where ``decide`` then a fold would evolve them twice)."""
-    out = command_events(state, seat, command)
+    """The state after ``seat``'s ``command`` (one of ``legal_moves(state, seat)``: a search
+    never hands another) and every automatic event it causes (each event evolved once, where
+    ``decide`` then a fold would evolve them twice)."""
+    out = command_events(state, seat, command, legal=True)
     for event in out:
         state = evolve(state, event)
     return run_automatic(state, out)
+
+
+def playout_move(state: State, seat: int, rng: random.Random) -> dict[str, Any]:
+    """A playout's move for ``seat``: a uniform draw among its pending decision's moves, or among
+    its legal moves when it has no pending decision (see the module's docstring)."""
+    moves = decision_moves(state, seat) or legal_moves(state, seat)
+    return moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0]
