@@ -11,7 +11,7 @@ from api.accounts import ACCOUNT_AUTH, NO_STORE, accounts, identity
 from api.common import Blueprint, json_response
 from api.jobs import accepted, requester
 from api.problems import ProblemError
-from schemas.analysis import AnalysisSchema, MistakesQuery, AccountMistakesSchema
+from schemas.analysis import AccountMistakesSchema, AnalysisSchema, MistakesQuery
 from schemas.jobs import JobSchema
 from service.analysis import AnalysisRefused, AnalysisService
 from service.identity import READ
