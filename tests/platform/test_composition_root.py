@@ -95,7 +95,7 @@ def test_a_service_built_without_the_receivers_leaves_their_work_whatever_else_r
     without = composition.game_service_at(redis_server.url, receivers=False)
     try:
         assert {"verify", "bot"} <= set(with_them.followups.handlers)
-        assert set(without.followups.handlers) == {"index", "archive", "accounts"}
+        assert set(without.followups.handlers) == {"index", "lobby", "archive", "accounts", "rematch"}
     finally:
         with_them.store.redis.close()
         without.store.redis.close()
