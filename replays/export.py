@@ -354,7 +354,9 @@ def to_html(game: Game[Any], doc: Mapping[str, Any]) -> str:
             )
         parts.append(_events_html(annotations, previous_end, len(annotations), open_=True, evals=evals))
         parts.append("</section>")
-    parts.append(analysis_export.html_section(doc, lambda seat: _player_name(doc, seat)))
+    section = analysis_export.html_section(doc, lambda seat: _player_name(doc, seat))
+    if section:  # without an analysis the page is byte for byte what it was before analyses
+        parts.append(section)
     parts.append(
         f"<footer>Exported in format {esc(str(doc.get('format')))} v{doc.get('format_version')}.</footer>"
     )

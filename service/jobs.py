@@ -108,13 +108,15 @@ class JobService:
             status, version = found
             if kind == "export":  # an export carries the game's analysis once one is stored
                 stored = parts.analyses(self._store).revisions([params["game_id"]])[0]
-                return f"game:{status}:{version}:{stored or '-'}"
+                if stored is not None:  # without one, the version every export job had before
+                    return f"game:{status}:{version}:{stored}"
             return f"game:{status}:{version}"
         if kind == "import":
             return "document"
         archive = f"archive:{parts.archive(self._store).version()}"
         if kind == "observations":  # its lines carry every stored analysis' values
-            return f"{archive}:analyses:{parts.analyses(self._store).stored_count()}"
+            stored = parts.analyses(self._store).stored_count()
+            return f"{archive}:analyses:{stored}" if stored else archive
         return archive
 
     def start(self, kind: str, params: Mapping[str, Any], account_id: str | None = None) -> str:
