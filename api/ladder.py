@@ -33,5 +33,7 @@ class Ladder(MethodView):
         tallied. 404 `LADDER_NOT_FOUND`: no ladder for that game."""
         found = ladder().standings(game)
         if found is None:
-            raise ProblemError(404, "LADDER_NOT_FOUND", "No ladder for this game", f"No bot ladder for {game!r}.")
+            raise ProblemError(
+                404, "LADDER_NOT_FOUND", "No ladder for this game", f"No bot ladder for {game!r}."
+            )
         return found

@@ -13,12 +13,16 @@ class LadderRowSchema(ma.Schema):
     player = fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "A bot account's handle, or `bot:<level>` for a server level; null: deleted"},
+        metadata={
+            "description": "A bot account's handle, or `bot:<level>` for a server level; null: deleted"
+        },
     )
     level = fields.String(
         required=True, allow_none=True, metadata={"description": "The server's level, null for a bot account"}
     )
-    rating = fields.Nested(RatingSchema, required=True, metadata={"description": "The game's rating (one scale)"})
+    rating = fields.Nested(
+        RatingSchema, required=True, metadata={"description": "The game's rating (one scale)"}
+    )
     games = fields.Integer(required=True, metadata={"description": "Ladder games finished"})
     wins = fields.Integer(required=True, metadata={"description": "Ladder games won (a shared win counts)"})
 
@@ -32,8 +36,12 @@ class LadderGameSchema(ma.Schema):
 class LadderSchema(ma.Schema):
     game = fields.String(required=True)
     players = fields.Integer(required=True, metadata={"description": "Seats at a ladder table"})
-    levels = fields.List(fields.String(), required=True, metadata={"description": "The server's levels seated"})
+    levels = fields.List(
+        fields.String(), required=True, metadata={"description": "The server's levels seated"}
+    )
     standings = fields.List(fields.Nested(LadderRowSchema), required=True)
     playing = fields.List(
-        fields.Nested(LadderGameSchema), required=True, metadata={"description": "Ladder games not yet tallied"}
+        fields.Nested(LadderGameSchema),
+        required=True,
+        metadata={"description": "Ladder games not yet tallied"},
     )

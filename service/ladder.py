@@ -76,7 +76,9 @@ def tables(ordered: Sequence[str], per_table: int, min_bots: int) -> list[list[s
     return [g for g in groups if len(g) >= max(1, min_bots)]
 
 
-def seats_of(bots: Sequence[Mapping[str, str]], levels: Sequence[str], players: int, number: int) -> list[dict[str, str]]:
+def seats_of(
+    bots: Sequence[Mapping[str, str]], levels: Sequence[str], players: int, number: int
+) -> list[dict[str, str]]:
     """The table's seats: its bots, then levels taken in turn from ``number``, rotated by ``number``
     so the first seat goes round."""
     seats = [dict(b) for b in bots]
@@ -128,7 +130,9 @@ class LadderService:
         """Pair the free bot accounts online into ladder games (the module's docstring)."""
         now = int(time.time() * 1000)
         busy = self.store.busy()
-        online = [b for b in parts.bot_accounts(self.games.store).online_ids(now, MOST_ONLINE) if b not in busy]
+        online = [
+            b for b in parts.bot_accounts(self.games.store).online_ids(now, MOST_ONLINE) if b not in busy
+        ]
         if len(online) < ladder.min_bots:
             return 0
         ratings = priors_of(parts.ratings(parts.archive(self.games.store)).ratings(ladder.game, online))
@@ -164,7 +168,7 @@ class LadderService:
         archive = parts.archive(self.games.store)
         ratings = priors_of(parts.ratings(archive).ratings(game, raters))
         names = names_of(archive, raters)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for rater in raters:
             rating = ratings.get(rater) or Rating()
             tally = tallies.get(rater)

@@ -50,7 +50,9 @@ def _play(client, svc, game_id: str, tokens: dict[str, str], rng: random.Random)
         token = tokens[seats[ours[0]]["name"]]
         view = client.get(f"/v1/games/{game_id}/view", headers=bearer(token)).get_json()["view"]
         moved = client.post(
-            f"/v1/games/{game_id}/moves", json={"command": rng.choice(view["legal_moves"])}, headers=bearer(token)
+            f"/v1/games/{game_id}/moves",
+            json={"command": rng.choice(view["legal_moves"])},
+            headers=bearer(token),
         )
         assert moved.status_code in (200, 409), moved.get_json()
     raise AssertionError(f"game {game_id} did not end")
@@ -59,7 +61,11 @@ def _play(client, svc, game_id: str, tokens: dict[str, str], rng: random.Random)
 def test_the_ladder_pairs_online_bots_with_a_level_and_rates_them_on_one_scale(app, client, svc):
     ladder = app.extensions["ladder_service"]
     tokens = {handle: _bot_account(client, handle) for handle in ("Robo", "Droid")}
-    assert {r["player"] for r in _ladder(client)["standings"]} == {"bot:random", "bot:heuristic", "bot:expert"}
+    assert {r["player"] for r in _ladder(client)["standings"]} == {
+        "bot:random",
+        "bot:heuristic",
+        "bot:expert",
+    }
     assert ladder.tick()["paired"] == 0  # nobody online: nothing paired
     streams = {h: client.get("/v1/me/stream", headers=bearer(t), buffered=False) for h, t in tokens.items()}
     try:
