@@ -31,7 +31,7 @@ from service.chat import ChatService
 from service.compaction import Compaction
 from service.games import GameService
 from service.jobs import Handler, JobService
-from service.ladder import DEFAULT_LADDERS, LadderService, LadderSettings, ladder_followup
+from service.ladder import DEFAULT_LADDERS, LadderService, LadderSettings, ladder_followup, ladders_from_text
 from service.lobby import LobbyService
 from service.ratings import RatingService
 from service.seeks import SeekService
@@ -76,6 +76,8 @@ class Settings:
         values: dict[str, Any] = {"redis_url": url, "webhooks": WebhookSettings.from_env()}
         if enqueues:
             values["queue_url"] = queue_url(url, os.environ.get("RQ_REDIS_URL"))
+        if os.environ.get("LADDERS") is not None:
+            values["ladders"] = ladders_from_text(os.environ["LADDERS"])
         values.update(overrides)
         return cls(**values)
 

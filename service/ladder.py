@@ -64,6 +64,15 @@ class LadderSettings:
 DEFAULT_LADDERS: tuple[LadderSettings, ...] = (LadderSettings(),)
 
 
+def ladders_from_text(text: str) -> tuple[LadderSettings, ...]:
+    """The janitor's ``LADDERS`` setting: comma-separated ``<game>:<players>`` (empty: no ladder)."""
+    found = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        game, _, players = item.partition(":")
+        found.append(LadderSettings(game=game, players=int(players or 3), levels=tuple(bot_levels(game))))
+    return tuple(found)
+
+
 def pairing_game_id(game: str, number: int) -> str:
     """The game of pairing ``number`` of ``game``'s ladder: the same id at every attempt."""
     return derived_game_id(f"ladder:{game}:{number}")

@@ -11,6 +11,7 @@ import pytest
 
 from replays.ratings import DEFAULT_MU, DEFAULT_SIGMA
 from service import bot_turns
+from service.ladder import ladders_from_text
 from tests import app_fixtures
 from tests.api.stream_reading import first_of
 from tests.api.test_accounts import FAST_HASH, bearer, sign_in, sign_up
@@ -111,3 +112,13 @@ def test_the_ladder_pairs_online_bots_with_a_level_and_rates_them_on_one_scale(a
 def test_a_game_without_a_ladder_is_a_404_problem(client):
     answer = client.get("/v1/ladder/nosuchgame")
     assert answer.status_code == 404 and answer.get_json()["code"] == "LADDER_NOT_FOUND"
+
+
+def test_the_janitor_s_ladders_setting_reads_games_and_table_sizes():
+    assert ladders_from_text("") == ()
+    (ladder,) = ladders_from_text(" condottiere:4 ")
+    assert (ladder.game, ladder.players, ladder.levels) == (
+        "condottiere",
+        4,
+        ("random", "heuristic", "expert"),
+    )
