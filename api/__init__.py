@@ -51,6 +51,7 @@ OPTIONAL_BLUEPRINT_MODULES: list[str] = [
     "api.lobby",
     "api.chat",
     "api.tournaments",
+    "api.ladder",
 ]
 # Schemas no route parses or answers with itself, named in the OpenAPI document: the body of a log
 # import (its job parses it), the jobs' results (the job resource serves any content) and the
@@ -281,6 +282,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["chat_service"] = services.chat
     app.extensions["analysis_service"] = services.analysis
     app.extensions["tournament_service"] = services.tournaments
+    app.extensions["ladder_service"] = services.ladder
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}, "servers": SERVERS})
     api.spec.components.security_scheme(

@@ -31,6 +31,7 @@ from service.chat import ChatService
 from service.compaction import Compaction
 from service.games import GameService
 from service.jobs import Handler, JobService
+from service.ladder import DEFAULT_LADDERS, LadderService, LadderSettings, ladder_followup, ladders_from_text
 from service.lobby import LobbyService
 from service.ratings import RatingService
 from service.seeks import SeekService
@@ -63,6 +64,8 @@ class Settings:
     # The ``facts`` follow-up (folds an archived game's log: CPU work): every process but the web
     # process, which leaves it to the janitor after the grace period.
     facts: bool = True
+    # The bot ladders (service.ladder): one per game, paired on the janitor's tick.
+    ladders: tuple[LadderSettings, ...] = DEFAULT_LADDERS
 
     @classmethod
     def from_env(cls, *, enqueues: bool = True, **overrides: Any) -> Settings:
@@ -73,6 +76,8 @@ class Settings:
         values: dict[str, Any] = {"redis_url": url, "webhooks": WebhookSettings.from_env()}
         if enqueues:
             values["queue_url"] = queue_url(url, os.environ.get("RQ_REDIS_URL"))
+        if os.environ.get("LADDERS") is not None:
+            values["ladders"] = ladders_from_text(os.environ["LADDERS"])
         values.update(overrides)
         return cls(**values)
 
@@ -96,6 +101,7 @@ class Services:
     chat: ChatService
     analysis: AnalysisService
     tournaments: TournamentService
+    ladder: LadderService
 
 
 def connect_store(settings: Settings) -> GameStore:
@@ -130,6 +136,7 @@ def game_service_on(
     }
     if receivers:
         handlers["tournament"] = tournament_followup
+        handlers["ladder"] = ladder_followup
     return GameService(
         store,
         handlers,
@@ -212,6 +219,7 @@ def build(settings: Settings, store: GameStore | None = None) -> Services:
         chat=ChatService(games, accounts),
         analysis=AnalysisService(store, jobs),
         tournaments=TournamentService(store, games),
+        ladder=LadderService(games, settings.ladders),
     )
 
 

@@ -17,6 +17,7 @@ for games whose process died before finishing (:meth:`FollowUps.sweep`). Actions
 | ``challenge`` | notices | ``service.challenge_followup`` | every party was told (feed, webhooks) |
 | ``rematch`` | 1 | ``service.rematch`` (via ``service.composition``) | the rematch exists |
 | ``tournament`` | version, or a step | ``service.tournament.runner`` | its result is in its tournament |
+| ``ladder`` | a pairing | ``service.ladder`` (composition root) | every ladder pairing has its game |
 
 (``tournament`` in a tournament's own outbox, ``store.tournaments``: the round's tables are started,
 the next round paired or the tournament finished, the entrants told.)
@@ -76,6 +77,7 @@ ORDER = (
     "challenge",
     "rematch",
     "tournament",
+    "ladder",
 )
 
 

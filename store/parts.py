@@ -36,6 +36,7 @@ from store.game_logs import load_log as _load_log
 from store.game_logs import load_meta as _load_meta
 from store.games import GameStore
 from store.jobs import JobBook
+from store.ladder import LadderStore
 from store.live import EventsReader
 from store.lobby import LobbyStore
 from store.outbox import Outbox
@@ -126,6 +127,11 @@ def tournaments(store: Connected) -> TournamentStore:
 def bound_games(store: GameStore) -> BoundGames:
     """Started games with every seat bound, created once under an id known beforehand."""
     return _once(store, BoundGames, store.followup_grace_ms)
+
+
+def ladder(store: Connected) -> LadderStore:
+    """The bot ladder's pairings and tallies under one hash tag (``store.ladder``)."""
+    return _once(store, LadderStore, int(getattr(store, "followup_grace_ms", 2000)))
 
 
 def chat(store: GameStore) -> ChatStore:

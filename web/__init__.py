@@ -132,6 +132,12 @@ def player_rating(name: str) -> Response:
     return _page("ratings", f"Rating of {name}", player=name)
 
 
+# The bot ladder of a game, read from /v1/ladder by web/static/ladder.js.
+@blp.get("/ladder")
+def ladder() -> Response:
+    return _page("ladder", "Bot ladder")
+
+
 # Tournaments: the list, the create form and one tournament's page (standings, rounds, "your
 # table"), all read from and acted on through /v1/tournaments by web/static/tournaments.js.
 @blp.get("/tournaments")

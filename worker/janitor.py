@@ -18,7 +18,8 @@ Every ``JANITOR_INTERVAL`` seconds (default 1):
 6. **compaction**: finished games whose delay is over get their compact form (``service.compaction``);
 7. **account deletions** a dead process left half done are finished (``service.account_deletion``);
 8. **challenges** past their time expire (``service.challenges``);
-9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``);
+9. **quick pairing**: the matcher's pass over the seeks (``service.seeks``), and the bot ladder's
+   (``service.ladder``: finished ladder games tallied, free bot accounts online paired);
 10. **the analytical store's compaction** and rollups, once per ``FACTS_COMPACT_SECONDS`` (3600)
     across every machine (``service.facts.scheduled_compaction``: a lease in Redis).
 """
@@ -36,6 +37,7 @@ from typing import Any
 from service import GameService, account_deletion, bot_turns, composition, facts, jobs
 from service.challenges import ChallengeService
 from service.compaction import Compaction
+from service.ladder import LadderService
 from service.seeks import SeekService
 
 log = logging.getLogger("worker.janitor")
@@ -55,6 +57,7 @@ class Janitor:
         compaction: Compaction,
         challenges: ChallengeService,
         seeks: SeekService,
+        ladder: LadderService | None = None,
     ):
         """The services of ``service.composition.build`` (the game service with every follow-up
         action's handler)."""
@@ -65,10 +68,18 @@ class Janitor:
         self.compaction = compaction
         self.challenges = challenges
         self.seeks = seeks
+        self.ladder = ladder
 
     @classmethod
     def of(cls, services: composition.Services) -> Janitor:
-        return cls(services.games, services.jobs, services.compaction, services.challenges, services.seeks)
+        return cls(
+            services.games,
+            services.jobs,
+            services.compaction,
+            services.challenges,
+            services.seeks,
+            services.ladder,
+        )
 
     def tick(self) -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -87,6 +98,8 @@ class Janitor:
         report["deleted_accounts"] = account_deletion.finish_deletions(self.service)
         report["challenges_expired"] = self.challenges.expire_due()
         report["paired"] = self.seeks.match()
+        if self.ladder is not None:
+            report["ladder"] = self.ladder.tick()
         report["facts_compacted"] = facts.scheduled_compaction(self.service.store, facts.fact_store(), HOLDER)
         return report
 
