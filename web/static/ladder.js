@@ -20,7 +20,7 @@ async function main() {
   const rows = data.standings.map((row) => h("tr", { dataset: { player: row.player || "" } },
     h("td", { class: "num" }, String(row.place)),
     h("th", { scope: "row" }, row.player ? h("a", { href: ratingUrl(row.player, chosen.name) }, playerName(row.player)) : "deleted account"),
-    h("td", { class: "num" }, ordinal(row.rating)),
+    h("td", { class: "num" }, row.rating?.provisional && row.rating.ordinal === 0 ? "not rated yet" : ordinal(row.rating)),
     h("td", { class: "num" }, String(row.games)),
     h("td", { class: "num" }, String(row.wins))));
   const playing = data.playing.map((p) => h("li", {}, h("a", { href: `/watch/${p.game_id}` }, `Game ${p.number}`), `: ${p.players.join(", ")}`));
