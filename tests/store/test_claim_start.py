@@ -39,13 +39,17 @@ def test_a_claim_that_read_free_seats_still_starts_the_game_when_others_filled_t
 
 
 def test_only_the_last_claim_reads_the_configuration_and_sends_the_start(service, redis_client):
-    """The first claims of a three-seat game make one round trip after the metadata's (the claim
-    script, with no genesis in it); the last one reads the configuration and sends the start."""
+    """The first claims of a three-seat game read no configuration and send no genesis: the
+    metadata, the claim script (with its ``lobby`` follow-up's hint), then that follow-up telling
+    the live lobby the open game changed; the last one reads the configuration and sends the start."""
     game_id = service.create_game("condottiere", {"players": 3})["id"]
     for name in ("Ann", "Bob"):
         with count_round_trips(redis_client) as trips:
             assert not service.claim_seat(game_id, name=name).started
-        assert trips.commands == [["HGETALL"], ["EVALSHA"]]
+        names = [command for trip in trips.commands for command in trip]
+        assert trips.commands[0] == ["HGETALL"] and trips.commands[1][0] == "EVALSHA"
+        assert "GET" not in names and "XADD" in names  # no configuration; the lobby told
+        assert names.count("EVALSHA") == 2  # the claim, and the follow-up marked done
     with count_round_trips(redis_client) as trips:
         assert service.claim_seat(game_id, name="Cy").started
     assert ["GET"] in trips.commands  # the configuration
