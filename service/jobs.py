@@ -115,8 +115,8 @@ class JobService:
             return "document"
         archive = f"archive:{parts.archive(self._store).version()}"
         if kind == "observations":  # its lines carry every stored analysis' values
-            stored = parts.analyses(self._store).stored_count()
-            return f"{archive}:analyses:{stored}" if stored else archive
+            analysed = parts.analyses(self._store).stored_count()
+            return f"{archive}:analyses:{analysed}" if analysed else archive
         return archive
 
     def start(self, kind: str, params: Mapping[str, Any], account_id: str | None = None) -> str:
