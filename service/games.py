@@ -19,7 +19,7 @@ from typing import Any
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import GameError, public_config, seat_hooks, secret_config_keys
+from games.base import GameError, normalise_seed, public_config, seat_hooks, secret_config_keys
 from replays import fairness
 from service import clocks, errors
 from service.cache import CachedGame
@@ -50,6 +50,21 @@ SEED_BITS = 128
 STREAM_TICKET_TTL_SECONDS = 30
 # A device link is typed or scanned by a person on another device: minutes, not seconds.
 DEVICE_LINK_TTL_SECONDS = 600
+
+
+def new_seed() -> int | str:
+    """A drawn seed: 128 bits, so none can be searched for; as a decimal string past 2**53 - 1,
+    because a JSON number that large loses bits in many clients (JavaScript's)."""
+    return normalise_seed(secrets.randbits(SEED_BITS))
+
+
+def time_control(game_name: str, clock: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A request's time control, validated and normalised for ``game_name`` (None: no clock); an
+    invalid one is refused as ``InvalidClock``."""
+    try:
+        return clocks.control(clock, bot_levels(game_name))
+    except clocks.ClockError as err:
+        raise errors.InvalidClock(str(err)) from None
 
 
 def hidden_config(config: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
@@ -192,20 +207,14 @@ class GameService:
         # publicly, from its creation on.
         prearranged = any(raw.get(key) is not None for key in secret_config_keys(game))
         if raw.get("seed") is None:
-            # 128 bits, so no seed can be searched for; as a decimal string, because a JSON number
-            # past 2**53 loses bits in many clients (JavaScript's).
-            seed = secrets.randbits(SEED_BITS)
-            raw["seed"] = str(seed) if seed > 2**53 - 1 else seed
+            raw["seed"] = new_seed()
         try:
             normalised = game.configure(raw)
             seat_count = game.seat_count(normalised)
         except GameError as err:
             raise errors.RuleRefusal(err) from None
         bot_seats = self._validate_bots(game.name, bots or {}, seat_count)
-        try:
-            control = clocks.control(clock, bot_levels(game.name))
-        except clocks.ClockError as err:
-            raise errors.InvalidClock(str(err)) from None
+        control = time_control(game.name, clock)
         if control is not None and seat_hooks(game) is None:
             raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
         game_id = new_game_id() if placed is None else new_placed_game_id(placed)

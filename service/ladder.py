@@ -25,7 +25,6 @@ run twice finds the game made.
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,9 +34,10 @@ from bots import levels as bot_levels
 from games import get_game
 from replays.ratings import Rating, bot_rater, is_bot, left_seats, ranks_of
 from service import clocks
-from service.bound_tables import json_seed, start_table, table_meta
+from service.bound_start import start_meta
+from service.bound_tables import start_table
 from service.faults import fault_point
-from service.games import SEED_BITS
+from service.games import new_seed
 from service.ids import derived_game_id
 from service.ports import GameAccess
 from service.ratings import names_of, priors_of
@@ -222,9 +222,9 @@ def start_game(service: GameAccess, pairing: Mapping[str, Any]) -> str:
     game_id = str(pairing["game_id"])
     game = get_game(pairing["game"])
     seats = {i: dict(s) for i, s in enumerate(pairing["seats"])}
-    config = game.configure({"players": len(seats), "seed": json_seed(secrets.randbits(SEED_BITS))})
+    config = game.configure({"players": len(seats), "seed": new_seed()})
     ladder = f"{pairing['game']}:{pairing['number']}"
-    meta = table_meta(
+    meta = start_meta(
         game, config, game_id, len(seats), rated=True, clock=pairing.get("clock"), more={"ladder": ladder}
     )
     start_table(service, game_id, config, seats, meta)

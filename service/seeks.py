@@ -25,16 +25,16 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from bots import levels as bot_levels
 from games import get_game
-from games.base import GameError, public_config, secret_config_keys
+from games.base import GameError, normalise_seed, public_config, secret_config_keys
 from replays.ratings import Rating
-from service import clocks, errors
+from service import errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
-from service.bound_tables import create_table_game, json_seed, table_meta
+from service.bound_start import start_meta
+from service.bound_tables import create_table_game
 from service.faults import fault_point
-from service.games import SEED_BITS, GameService
+from service.games import SEED_BITS, GameService, time_control
 from service.identity import PLAY, InsufficientScope
 from service.ids import new_game_id
 from service.matching import Seeker, Widening, form_tables
@@ -89,10 +89,7 @@ class SeekService:
             seats = game.seat_count(config)
         except GameError as err:
             raise errors.RuleRefusal(err) from None
-        try:
-            control = clocks.control(body.get("clock"), bot_levels(game.name))
-        except clocks.ClockError as err:
-            raise errors.InvalidClock(str(err)) from None
+        control = time_control(game.name, body.get("clock"))
         description = {
             "game": game.name,
             "config": public_config(game, config),
@@ -234,10 +231,10 @@ class SeekService:
     def _make_game(self, pool: str, game_id: str, table: Mapping[str, Any]) -> None:
         description = table["description"]
         game = get_game(description["game"])
-        # As create_game draws the seed; the table's JSON carries it as a string.
-        config = game.configure({**description["config"], "seed": json_seed(int(table["seed"]))})
+        # Drawn as create_game draws it; the table's JSON carries it as a string.
+        config = game.configure({**description["config"], "seed": normalise_seed(int(table["seed"]))})
         count = int(description["seats"])
-        meta = table_meta(
+        meta = start_meta(
             game,
             config,
             game_id,

@@ -26,16 +26,15 @@ timeouts: a no-show) last, whatever its bot did after.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
 from replays.ratings import left_seats, ranks_of
 from service import bound_tables, webhook_events
-from service.bound_tables import json_seed, table_meta
+from service.bound_start import start_meta
 from service.faults import fault_point
-from service.games import SEED_BITS
+from service.games import new_seed
 from service.ports import GameAccess
 from service.tournament.rounds import next_step, settings_of, standings_view, table_game_id
 from store import parts
@@ -129,13 +128,13 @@ def start_table(service: GameAccess, found: StoredTournament, number: int, index
     game = get_game(settings["game"])
     # A duplicate round's tables share its one seed (its commitment is in every table's game).
     round_ = found.rounds[number]
-    seed = round_["seed"] if "seed" in round_ else secrets.randbits(SEED_BITS)
-    config = game.configure({**settings["config"], "players": len(players), "seed": json_seed(seed)})
+    seed = round_["seed"] if "seed" in round_ else new_seed()
+    config = game.configure({**settings["config"], "players": len(players), "seed": seed})
     more: dict[str, Any] = {"tournament": found.id, "tournament_round": number, "tournament_table": index}
     if round_.get("commitment"):
         more["round_commitment"] = round_["commitment"]
     rated = bool(settings.get("rated"))
-    meta = table_meta(
+    meta = start_meta(
         game, config, game_id, len(players), rated=rated, clock=settings.get("clock"), more=more
     )
     seats = {seat: seat_of(p, found.entrants.get(p, {})) for seat, p in enumerate(players)}
