@@ -8,51 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
-from games.base import COMMITMENT, Game, fold, public_config
-from replays import fairness
+from games.base import COMMITMENT, fold
 from service import clocks
 from service.changes import meta_fields, snapshot_of
 from service.followups import actions_for
-from service.games import hidden_config
 from service.repository import now_iso, now_ms
-
-
-def start_meta(
-    game: Game[Any],
-    config: Mapping[str, Any],
-    game_id: str,
-    seat_count: int,
-    *,
-    rated: bool | None,
-    clock: Mapping[str, Any] | None,
-    more: Mapping[str, Any],
-    prearranged: bool = False,
-    created: str | None = None,
-) -> dict[str, Any]:
-    """The metadata such a game is created with, before its seats (:func:`bound_start` adds them):
-    the public configuration, the rest of it hidden until the end, the seed's commitment, the
-    clock's first state (``clock``: its control). ``more`` names what the game is for (its
-    challenge, seek pool, tournament table, ...); ``rated`` None leaves the rated flag out."""
-    public = public_config(game, config)
-    meta: dict[str, Any] = {
-        "game": game.name,
-        "title": game.title,
-        "seat_count": seat_count,
-        "config": public,
-        "prearranged": prearranged,
-        "created": created or now_iso(),
-        **more,
-    }
-    if rated is not None:
-        meta["rated"] = rated
-    if config.get("seed") is not None:
-        meta["commitment"] = fairness.commitment(config["seed"], game_id, prearranged)
-    hidden = hidden_config(config, public)
-    if hidden:
-        meta["hidden_config"] = hidden
-    if clock is not None:
-        meta["clock"] = clocks.new_state(clock, seat_count)
-    return meta
 
 
 def bound_start(

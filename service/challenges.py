@@ -33,10 +33,10 @@ from games.base import GameError, secret_config_keys
 from service import errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
-from service.bound_start import bound_start, start_meta
+from service.bound_start import bound_start
 from service.challenge_view import parties, view_of
 from service.faults import fault_point
-from service.games import GameService, new_seed, time_control
+from service.games import GameService, new_seed, start_meta, time_control
 from service.identity import PLAY, AlreadySeated, InsufficientScope
 from service.ids import new_game_id
 from service.meet_errors import (

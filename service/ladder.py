@@ -34,10 +34,9 @@ from bots import levels as bot_levels
 from games import get_game
 from replays.ratings import Rating, bot_rater, is_bot, left_seats, ranks_of
 from service import clocks
-from service.bound_start import start_meta
 from service.bound_tables import start_table
 from service.faults import fault_point
-from service.games import new_seed
+from service.games import new_seed, start_meta
 from service.ids import derived_game_id
 from service.ports import GameAccess
 from service.ratings import names_of, priors_of

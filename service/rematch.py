@@ -26,11 +26,10 @@ import orjson
 from games import get_game
 from games.base import REVISION
 from service import errors
-from service.bound_start import start_meta
 from service.bound_tables import Started, begin, create_table_game
 from service.cache import CachedGame
 from service.faults import fault_point
-from service.games import GameService, new_seed
+from service.games import GameService, new_seed, start_meta
 from service.identity import PLAY
 from service.ids import new_game_id
 from service.live import FeedSubscription

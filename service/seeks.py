@@ -31,10 +31,9 @@ from replays.ratings import Rating
 from service import errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
-from service.bound_start import start_meta
 from service.bound_tables import create_table_game
 from service.faults import fault_point
-from service.games import SEED_BITS, GameService, time_control
+from service.games import SEED_BITS, GameService, start_meta, time_control
 from service.identity import PLAY, InsufficientScope
 from service.ids import new_game_id
 from service.matching import Seeker, Widening, form_tables

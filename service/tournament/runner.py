@@ -32,9 +32,8 @@ from typing import Any
 from games import get_game
 from replays.ratings import left_seats, ranks_of
 from service import bound_tables, webhook_events
-from service.bound_start import start_meta
 from service.faults import fault_point
-from service.games import new_seed
+from service.games import new_seed, start_meta
 from service.ports import GameAccess
 from service.tournament.rounds import next_step, settings_of, standings_view, table_game_id
 from store import parts

@@ -7,8 +7,9 @@ import pytest
 
 from games import get_game
 from service import composition
-from service.bound_start import bound_start, start_meta
+from service.bound_start import bound_start
 from service.bound_tables import create_table_game
+from service.games import start_meta
 from service.ids import new_game_id
 from store import game_keys, parts
 from store.outbox import HINTS, slot_of
