@@ -7,44 +7,15 @@ over the API, the bot by the worker): the standings move and round 2 is paired. 
 
 from __future__ import annotations
 
-import json
 import random
 import re
-import secrets
 import time
 
 import pytest
 import requests
 
-from tests.web.conftest import SIZES, screenshot
+from tests.web.conftest import new_account, screenshot, signed_in
 from tests.web.test_table import check_page
-
-PASSWORD = "correct horse battery"
-
-
-def _account(live, prefix: str) -> dict:
-    handle = f"{prefix}{secrets.token_hex(3)}"
-    made = requests.post(f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=60)
-    assert made.status_code == 201, made.text
-    session = requests.post(
-        f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=60
-    )
-    assert session.status_code == 201, session.text
-    return session.json()
-
-
-def _signed_in(browser, live, session: dict, size: str):
-    context = browser.new_context(viewport=SIZES[size])
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{live.url}/sign-in")
-    stored = json.dumps(
-        {"handle": session["handle"], "token": session["token"], "expires": session.get("expires")}
-    )
-    page.evaluate(f"localStorage.setItem('account', {json.dumps(stored)})")
-    return context, page, errors
 
 
 def _tournament(live, tid: str) -> dict:
@@ -86,8 +57,8 @@ def _play_round(live, tid: str, tokens: dict[str, str], rng: random.Random) -> N
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_create_join_start_play_a_round_and_see_the_standings(live, browser, size):
-    ann, bob, cid = _account(live, "ann"), _account(live, "bob"), _account(live, "cid")
-    context, page, errors = _signed_in(browser, live, ann, size)
+    ann, bob, cid = new_account(live, "ann"), new_account(live, "bob"), new_account(live, "cid")
+    context, page, errors = signed_in(browser, live, ann, size)
     try:
         # The list, reached from the site's navigation
         page.goto(f"{live.url}/")
