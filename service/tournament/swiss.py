@@ -292,7 +292,8 @@ def _swap_one(
             added = sum(mb.get(p, 0) for p in stay_i) + sum(ma.get(p, 0) for p in stay_j)
             if added > sum(ma.get(p, 0) for p in stay_i) + sum(mb.get(p, 0) for p in stay_j):
                 continue
-            if claims and not (_seatable_first([*stay_i, b], claims) and _seatable_first([*stay_j, a], claims)):
+            keeps = _seatable_first([*stay_i, b], claims) and _seatable_first([*stay_j, a], claims)
+            if claims and not keeps:
                 continue
             tables[i] = [*ti[:x], b, *ti[x + 1 :]]
             tables[j] = [*tj[:y], a, *tj[y + 1 :]]
@@ -409,7 +410,8 @@ def arrange_claims(ranked: Sequence[str], sizes: Sequence[int], claims: Mapping[
     for p in ranked:
         by_class[claims.get(p, NEITHER)].append(p)
     must = _quotas(ranked, ends, claims, MUST, [0] * len(sizes), [1] * len(sizes))
-    due = _quotas(ranked, ends, claims, DUE, [1 - m for m in must], [s - m for s, m in zip(sizes, must, strict=True)])
+    room = [s - m for s, m in zip(sizes, must, strict=True)]
+    due = _quotas(ranked, ends, claims, DUE, [1 - m for m in must], room)
     rank = {p: i for i, p in enumerate(ranked)}
     out: list[str] = []
     taken = {MUST: 0, DUE: 0, NEITHER: 0}
@@ -423,7 +425,12 @@ def arrange_claims(ranked: Sequence[str], sizes: Sequence[int], claims: Mapping[
 
 
 def _quotas(
-    ranked: Sequence[str], ends: Sequence[int], claims: Mapping[str, int], cls: int, lo: list[int], hi: list[int]
+    ranked: Sequence[str],
+    ends: Sequence[int],
+    claims: Mapping[str, int],
+    cls: int,
+    lo: list[int],
+    hi: list[int],
 ) -> list[int]:
     """How many players of ``cls`` each table takes (:func:`arrange_claims`)."""
     natural, seen, at = [], 0, 0

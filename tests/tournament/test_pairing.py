@@ -412,8 +412,9 @@ def test_the_arrangement_keeps_each_claim_class_in_standings_order_and_moves_nob
     n, k, seed, firsts
 ):
     """``arrange_claims`` only lets players of different claims pass each other (each class keeps
-    the standings' order, table by table), its cut gives every table at most one MUST and at least one MUST or DUE
-    player, and when the plain cut already does, it is the standings' order unchanged."""
+    the standings' order, table by table), its cut gives every table at most one MUST and at least
+    one MUST or DUE player, and when the plain cut already does, it is the standings' order
+    unchanged."""
     if not _seatable((n, k)):
         return
     rng = random.Random(seed)
