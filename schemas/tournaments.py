@@ -63,6 +63,15 @@ class StandingSchema(ma.Schema):
     name = fields.String(allow_none=True)
     score = fields.Float(required=True)
     opponents = fields.Float(required=True)
+    round = fields.Integer(
+        metadata={
+            "description": "Elimination: the round reached (the standings rank by it, then by `place`)"
+        }
+    )
+    place = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Elimination: the place at that round's table (null while it plays)"},
+    )
 
 
 class TournamentTableSchema(ma.Schema):
