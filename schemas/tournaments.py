@@ -36,6 +36,18 @@ class CreateTournamentRequest(StrictSchema):
     accounts = fields.List(fields.String(validate=validate.Length(1, 64)), load_default=list)
     capacity = fields.Integer(load_default=0, validate=validate.Range(0, 100_000))
     title = fields.String(load_default="", validate=validate.Length(0, 80))
+    starts_at = fields.String(
+        allow_none=True,
+        load_default=None,
+        validate=validate.Length(0, 64),
+        metadata={
+            "format": "date-time",
+            "example": "2026-12-06T16:00:00Z",
+            "description": "When the workers start it (ISO 8601 with its offset; null: the organiser "
+            "starts it). Too few entrants then: it stays open for the organiser. 422 "
+            "INVALID_START_TIME (unparsable, no offset, over a year ahead), START_TIME_PASSED",
+        },
+    )
 
 
 class JoinTournamentRequest(StrictSchema):
@@ -64,9 +76,7 @@ class StandingSchema(ma.Schema):
     score = fields.Float(required=True)
     opponents = fields.Float(required=True)
     round = fields.Integer(
-        metadata={
-            "description": "Elimination: the round reached (the standings rank by it, then by `place`)"
-        }
+        metadata={"description": "Elimination: the round reached (the standings rank by it, then by `place`)"}
     )
     place = fields.Integer(
         allow_none=True,

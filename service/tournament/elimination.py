@@ -56,7 +56,10 @@ def advancing(placings: Sequence[Sequence[Sequence[str]]], seeding: Sequence[str
     return [p for row in by_place for p in sorted(row, key=seed.__getitem__)]
 
 
-def reached(rounds: Sequence[Sequence[tuple[Sequence[str], Sequence[Sequence[str]] | None]]]) -> dict[str, tuple[int, int | None]]:
+Table = tuple[Sequence[str], Sequence[Sequence[str]] | None]  # players, placing (None: playing)
+
+
+def reached(rounds: Sequence[Sequence[Table]]) -> dict[str, tuple[int, int | None]]:
     """Each player's round reached (1-based: the last round it sat at a table) and its place at that
     table (1 for the winners, players tied sharing the best place they cover, as "2nd=" reads;
     None while that table still plays). ``rounds``: every round's tables as (players, placing or
