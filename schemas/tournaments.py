@@ -33,7 +33,12 @@ class CreateTournamentRequest(StrictSchema):
     rated = fields.Boolean(load_default=False)
     bots = fields.Boolean(load_default=True, metadata={"description": "Whether bot accounts may enter"})
     entry = fields.String(load_default="anyone", validate=validate.OneOf(["anyone", "list", "code"]))
-    accounts = fields.List(fields.String(validate=validate.Length(1, 64)), load_default=list)
+    accounts = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        load_default=list,
+        validate=validate.Length(0, 1000),
+        metadata={"description": "`entry: list`: the accounts invited, by handle (or account id)"},
+    )
     capacity = fields.Integer(load_default=0, validate=validate.Range(0, 100_000))
     title = fields.String(load_default="", validate=validate.Length(0, 80))
     starts_at = fields.String(
