@@ -257,9 +257,8 @@ class AccountService(AccountTokens):
             elif found not in out:
                 out.append(found)
         if unknown:
-            raise UnknownAccount(
-                f"No account has the handle {', '.join(map(repr, unknown))}", unknown=unknown
-            )
+            # starts with the title: a page then shows the detail alone (web/static/app.js describe)
+            raise UnknownAccount(f"{UnknownAccount.title}: {', '.join(unknown)}", unknown=unknown)
         return out
 
     def check_seat_name(self, name: str, account_id: str | None) -> None:

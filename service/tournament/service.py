@@ -210,8 +210,10 @@ class TournamentService:
         if level not in bot_levels(settings["game"]):
             raise InvalidTournament(f"{settings['game']} has no bot level {level!r}")
         entrant_id = f"bot.{level}.{secrets.token_hex(4)}"
+        # numbered, so nine "random bot"s stay apart in the standings and at the tables
+        number = 1 + sum(1 for e in found.entrants.values() if e.get("level") == level)
         entrant = {
-            "name": f"{level} bot",
+            "name": f"{level} bot {number}",
             "rating": 1500.0,
             "bot": True,
             "level": level,

@@ -12,8 +12,8 @@ import pytest
 
 from store.outbox import Outbox
 from store.tournaments import outbox_id
-from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests import app_fixtures
+from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.janitors import janitor_for
 
 START_AHEAD_SECONDS = 3

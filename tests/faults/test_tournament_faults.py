@@ -10,10 +10,10 @@ recorded once, and the tournament runs to its end with standings worth every tab
 from __future__ import annotations
 
 import os
-import time
-from datetime import UTC, datetime, timedelta
 import subprocess
 import sys
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
