@@ -38,8 +38,9 @@ class Tournaments(MethodView):
     def post(self, body: dict[str, Any]) -> Response:
         """Organise a tournament (scope `play`): the caller is its organiser.
 
-        An invitation list (`entry: list`) names accounts by handle (or id): 422 UNKNOWN_ACCOUNT (its `unknown`: the
-        names no account has). `starts_at`: 422 INVALID_START_TIME, START_TIME_PASSED."""
+        An invitation list (`entry: list`) names accounts by handle (or id): 422 UNKNOWN_ACCOUNT
+        (its `unknown`: the names no account has). `starts_at`: 422 INVALID_START_TIME,
+        START_TIME_PASSED."""
         who = identity()
         if body.get("entry") == "list":
             body = {**body, "accounts": accounts().ids_of(body.get("accounts") or [])}
