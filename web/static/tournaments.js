@@ -67,7 +67,7 @@ async function listPage() {
   const organise = account.get()
     ? h("a", { class: "button primary", href: "/tournaments/new" }, "Organise a tournament")
     : h("p", {}, h("a", { href: "/sign-in" }, "Sign in"), " to enter or organise a tournament.");
-  setApp(h("p", { class: "tournament-intro" }, "Swiss rounds for tables of several players: close scores meet, repeat opponents are avoided, first seats go round. ", organise,
+  setApp(h("p", { class: "tournament-intro" }, "Swiss and elimination for tables of several players: in a Swiss close scores meet, repeat opponents are avoided, first seats go round. ", organise,
     h("span", {}, " Bot authors: the ", h("a", { href: "/ladder" }, "bot ladder"), " plays your bot account against the server's bots round after round.")),
     ...groups.map(([status, rows]) => h("section", { class: "list", "aria-labelledby": `list-${status}`, dataset: { list: status } },
       h("h2", { id: `list-${status}` }, { open: "Open for entries", running: "Running", finished: "Finished" }[status]),
