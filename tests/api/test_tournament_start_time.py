@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from store.outbox import Outbox
+from store.outbox import Outbox, due_key
 from store.tournaments import outbox_id
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, session
@@ -135,3 +135,18 @@ def test_a_start_time_in_the_past_or_unparsable_is_refused_and_nothing_is_create
     assert refused.status_code == 422, refused.get_json()
     assert refused.mimetype == "application/problem+json" and refused.get_json()["code"] == code
     assert client.get("/v1/tournaments").get_json()["tournaments"] == before
+
+
+def test_a_start_follow_up_run_early_starts_nothing_and_is_put_back_to_the_start_time(client, svc):
+    """Its follow-up run before the start time (another process's clock, a run in-line) leaves
+    the tournament open and its follow-up pending, due at the start time again."""
+    org = session(client, "EarlyOrg")
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=300)
+    tid = _create(client, org, _iso(start), bots=3)
+    report = svc.followups.run(outbox_id(tid))
+    assert report.left == 1 and report.done == 0
+    assert _view(client, tid)["status"] == "open"
+    outbox = Outbox(svc.store.redis)
+    assert outbox.pending(outbox_id(tid)) == {"tournament": "s"}
+    due = svc.store.redis.zscore(due_key(outbox_id(tid)), outbox_id(tid))
+    assert due == start.timestamp() * 1000
