@@ -323,7 +323,8 @@ class TournamentStore:
             followups = followup_args(outbox_id(tournament_id), {ACTION: "s"}, max(0, start_ms - now_ms()))
         self._run(CreateCall(keys.record, keys.outbox, keys.due, len(record), [*pairs, *followups]))
         if start_ms is not None:
-            self.redis.zadd(HINTS, {str(slot_of(outbox_id(tournament_id))): start_ms})
+            # LT: a slot's hint never moves later (other work in the slot may be due sooner)
+            self.redis.zadd(HINTS, {str(slot_of(outbox_id(tournament_id))): start_ms}, lt=True)
         self.redis.zadd(ALL, {tournament_id: created})
 
     def load(self, tournament_id: str) -> StoredTournament | None:
