@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from service.filters import Filters
-from store.fact_rollups import BAND
+from store.fact_rollups import ALL_MONTHS, BAND
 
 
 def _month_start(ms: int) -> str | None:
@@ -40,8 +40,9 @@ def _band(value: float) -> int | None:
 
 
 def rollup_where(filters: Filters) -> tuple[str, list[Any], str] | None:
-    """SQL conditions over a rollup's rows matching ``filters``, their parameters and the rollups'
-    family (``store.fact_rollups.FAMILIES``); None when the rollups cannot answer them (see the
+    """SQL conditions over a rollup's rows matching ``filters``, their parameters and the suffix of
+    the tables to read (the rollups' family, ``store.fact_rollups.FAMILIES``, and ``ALL_MONTHS``
+    when no date is asked); None when the rollups cannot answer them (see the
     module docstring: also the table or prearranged with a rating band)."""
     if filters.player or filters.option or filters.account is not None or filters.winner is not None:
         return None
@@ -78,7 +79,10 @@ def rollup_where(filters: Filters) -> tuple[str, list[Any], str] | None:
     banded = filters.rating_min is not None or filters.rating_max is not None
     if banded and (filters.prearranged is not None or filters.table):
         return None
-    return (" AND ".join(sql) or "TRUE"), params, "_by_band" if banded else ""
+    family = "_by_band" if banded else ""
+    if filters.finished_from is None and filters.finished_to is None:
+        family += ALL_MONTHS  # no month asked: the serving copy's sums over the months
+    return (" AND ".join(sql) or "TRUE"), params, family
 
 
 def _rate(wins: int, games: int) -> float | None:

@@ -41,7 +41,7 @@ from typing import Any
 
 import duckdb
 
-from store.fact_rollups import ROLLUPS, raw_of, rollup_path, sums_of
+from store.fact_rollups import ALL_MONTHS, ROLLUPS, all_months_of, raw_of, rollup_path, sums_of
 
 # Each table's columns (name, DuckDB type) in the files; ``game`` and ``month`` are the partition
 # (hive) columns, from the path. The order is the files' column order: change it only with a rebuild.
@@ -339,6 +339,7 @@ class FactStore:
             con.execute(
                 f"CREATE TABLE {rollup} AS {sums_of(rollup, 'games', raw_of(rollup), partition=True)}"
             )
+            con.execute(f"CREATE TABLE {rollup}{ALL_MONTHS} AS {all_months_of(rollup, rollup)}")
         self.add(con, files)
         return con
 
@@ -357,7 +358,7 @@ class FactStore:
         for rollup in ROLLUPS:
             stored = [rollup_path(self.root, rollup, p) for p in games if p not in summed]
             if stored:
-                con.execute(f"INSERT INTO {rollup} BY NAME SELECT * FROM {_hive(stored)}")
+                _insert_sums(con, rollup, f"SELECT * FROM {_hive(stored)}")
         if summed:
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})"
@@ -372,14 +373,13 @@ class FactStore:
                 if all(p.name.startswith("g-") for p in summed):
                     try:
                         theirs = f"(SELECT * FROM {_hive(summed)})"
-                        con.execute(
-                            f"INSERT INTO {rollup} BY NAME "
-                            + sums_of(rollup, theirs, raw and f"read_parquet({_list(own)})", partition=True)
+                        _insert_sums(
+                            con, rollup, sums_of(rollup, theirs, raw and f"read_parquet({_list(own)})", True)
                         )
                         continue
                     except duckdb.IOException:
                         pass
-                con.execute(f"INSERT INTO {rollup} BY NAME {select}")
+                _insert_sums(con, rollup, select)
 
     def export(self, table: str, game: str, month: str | None, target: Path) -> None:
         """One Parquet file of ``table``'s rows of ``game`` (of ``month``), with the partition columns,
@@ -416,6 +416,15 @@ class FactStore:
 
     def _partition(self, table: str, game: str, month: str) -> Path:
         return self.root / table / f"game={game}" / f"month={month}"
+
+
+def _insert_sums(con: duckdb.DuckDBPyConnection, rollup: str, select: str) -> None:
+    """Add the rollup rows ``select`` gives to the serving copy's ``rollup`` table and their sums
+    over the months to its all-months table (a new game's few rows are one more row per group
+    there until the copy is loaded again: the queries sum the rows of a group)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE staged AS {select}")
+    con.execute(f"INSERT INTO {rollup} BY NAME SELECT * FROM staged")
+    con.execute(f"INSERT INTO {rollup}{ALL_MONTHS} BY NAME {all_months_of(rollup, 'staged')}")
 
 
 _WRITER: list[duckdb.DuckDBPyConnection] = []
