@@ -102,21 +102,29 @@ def add(facts: FactStore, con: duckdb.DuckDBPyConnection, files: Mapping[str, Se
             _insert_sums(con, rollup, f"SELECT * FROM {_hive(stored)}")
     if not summed:
         return
-    con.execute(f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})")
+    if all(p.name.startswith("g-") for p in summed):
+        # A game's own files sit beside its games file: each read once into a small table the
+        # rollups sum, not the whole copy, unless a compaction took one meanwhile.
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT * FROM {_hive(summed)}")
+            for raw in ("seats", "decisions"):
+                own = [root / raw / p.relative_to(root / "games") for p in summed]
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE new_{raw} AS SELECT * FROM read_parquet({_list(own)})"
+                )
+        except duckdb.IOException:
+            pass
+        else:
+            for rollup in ROLLUPS:
+                raw = raw_of(rollup)
+                _insert_sums(con, rollup, sums_of(rollup, "new_games", raw and f"new_{raw}", partition=True))
+            return
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})"
+    )
     copy = "(SELECT * FROM games WHERE game_id IN (SELECT game_id FROM new_games))"
     for rollup in ROLLUPS:
-        raw = raw_of(rollup)
-        # A game's own files sit beside its games file: summing them, not the whole copy, unless a
-        # compaction took one meanwhile.
-        own = [root / (raw or "games") / p.relative_to(root / "games") for p in summed]
-        if all(p.name.startswith("g-") for p in summed):
-            try:
-                theirs = f"(SELECT * FROM {_hive(summed)})"
-                _insert_sums(con, rollup, sums_of(rollup, theirs, raw and f"read_parquet({_list(own)})", True))
-                continue
-            except duckdb.IOException:
-                pass
-        _insert_sums(con, rollup, sums_of(rollup, copy, raw, partition=True))
+        _insert_sums(con, rollup, sums_of(rollup, copy, raw_of(rollup), partition=True))
 
 
 def _insert_sums(con: duckdb.DuckDBPyConnection, rollup: str, select: str) -> None:
