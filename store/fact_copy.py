@@ -107,10 +107,10 @@ def add(facts: FactStore, con: duckdb.DuckDBPyConnection, files: Mapping[str, Se
         # rollups sum, not the whole copy, unless a compaction took one meanwhile.
         try:
             con.execute(f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT * FROM {_hive(summed)}")
-            for raw in ("seats", "decisions"):
-                own = [root / raw / p.relative_to(root / "games") for p in summed]
+            for table in ("seats", "decisions"):
+                own = [root / table / p.relative_to(root / "games") for p in summed]
                 con.execute(
-                    f"CREATE OR REPLACE TEMP TABLE new_{raw} AS SELECT * FROM read_parquet({_list(own)})"
+                    f"CREATE OR REPLACE TEMP TABLE new_{table} AS SELECT * FROM read_parquet({_list(own)})"
                 )
         except duckdb.IOException:
             pass
