@@ -18,7 +18,7 @@ hours (Rio: about a second a game), hence the resampling; the decisions are real
 Latency: ten representative questions through ``service.fact_queries.FactQueries`` (the code the
 routes call), each run ``--runs`` times with the answer cache emptied before each run (the views over
 the files are kept, as in a serving process); p50 and p95 per question and over all, with a
-bootstrap 95 % interval on the overall p95. Size: bytes of the files per game. Append: the cost of
+bootstrap 95 % interval on the overall p95, and the CPU time of each answer (the machine is shared: the wall-clock time includes the wait for a core). Size: bytes of the files per game. Append: the cost of
 one archived game's facts (rows from its log + its three files written, fsync not included), over
 the templates, mean and sd.
 """
