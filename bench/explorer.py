@@ -18,7 +18,8 @@ hours (Rio: about a second a game), hence the resampling; the decisions are real
 Latency: ten representative questions through ``service.fact_queries.FactQueries`` (the code the
 routes call), each run ``--runs`` times with the answer cache emptied before each run (the views over
 the files are kept, as in a serving process); p50 and p95 per question and over all, with a
-bootstrap 95 % interval on the overall p95, and the CPU time of each answer (the machine is shared: the wall-clock time includes the wait for a core). Size: bytes of the files per game. Append: the cost of
+bootstrap 95 % interval on the overall p95, and the CPU time of each answer (the machine is shared:
+the wall-clock time includes the wait for a core). Size: bytes of the files per game. Append: the cost of
 one archived game's facts (rows from its log + its three files written, fsync not included), over
 the templates, mean and sd.
 """
@@ -196,7 +197,9 @@ def as_compacted(facts: FactStore) -> float:
     return time.perf_counter() - started
 
 
-def measure(queries: FactQueries, ask, runs: int, rollups: bool, cpu: list[float] | None = None) -> list[float]:
+def measure(
+    queries: FactQueries, ask, runs: int, rollups: bool, cpu: list[float] | None = None
+) -> list[float]:
     """Wall-clock ms of ``runs`` answers; their CPU ms (every thread of this process: DuckDB's
     included) appended to ``cpu``: what the answer costs whatever else the shared cores run."""
     times = []
