@@ -6,6 +6,7 @@ and counted once, whole, when its retried append writes it."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,9 @@ def _killed_after_seats(step: str) -> None:
         raise _Killed(step)
 
 
-def test_a_half_written_game_enters_a_players_figures_once_whole(tmp_path, monkeypatch):
+def test_a_half_written_game_enters_a_players_figures_once_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     facts = FactStore(tmp_path)
     _append(facts)
     queries = FactQueries(lambda: facts)
@@ -33,6 +36,7 @@ def test_a_half_written_game_enters_a_players_figures_once_whole(tmp_path, monke
 
     def found() -> tuple[int, list[str]]:
         figures = queries.player_stats("condottiere", "Ann", parse({}))
+        assert figures is not None
         return figures["games"], [game_id for _, game_id in queries.search("condottiere", ann, None, 50)]
 
     games, ids = found()
