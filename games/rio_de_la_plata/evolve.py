@@ -138,14 +138,21 @@ def evolve(s: State | None, e: Event) -> State:
         return taken_back(s)
     before = s
     s = s.copy()
+    apply(s, e)
+    after(before, e, s)  # RIO-UNDO-2: only the last of these decisions, and nothing since
+    return s
+
+
+def apply(s: State, e: Event) -> None:
+    """Apply a game event (not ``game_started``, a server record or ``undone``) to ``s`` itself:
+    ``evolve`` without the copy and the undo bookkeeping, for a state nobody else holds."""
+    kind = e["type"]
     handler = HANDLERS.get(kind) or TRADE_HANDLERS.get(kind)
     if handler is None:
         handler = BATTLE_HANDLERS[kind]
     if s.get("offer") is not None and lapses(kind):
         s["offer"] = None  # RIO-RL-27: any other command makes an open offer lapse
     handler(s, e)
-    after(before, e, s)  # RIO-UNDO-2: only the last of these decisions, and nothing since
-    return s
 
 
 def _order_drawn(s: State, e: Event) -> None:

@@ -1,9 +1,10 @@
 """The state of a Rio de la Plata game: a JSON-native ``dict`` (so a snapshot is the state itself)
 carrying its validated board as an attribute (the board is derived from the configuration, never
 serialised). ``evolve`` works on a copy (:meth:`State.copy`) that shares what no handler writes in
-place: the configuration, and the city's cell records, which every writer replaces whole
-(``queries.put_cell`` after ``dict(cell)`` and ``list(cell["ppl"])``); the rest is copied as deep as
-its layout goes. A search copies the state at every event, and the city is most of it (about 60% of
+place: the configuration; the city's cell records, which every writer replaces whole
+(``queries.put_cell`` after ``dict(cell)`` and ``list(cell["ppl"])``); the characters' records and
+the queue's entries, likewise replaced or taken off whole. The rest is copied as deep as its layout
+goes. A search copies the state at every event, and the city is most of it (about 60% of
 the bytes late in a game): this copy costs a third to a fifth of an orjson round trip.
 ``tests/rio_de_la_plata/test_state_copy.py`` holds every handler to it (``evolve`` never changes the
 state it is given).
@@ -85,10 +86,10 @@ _COPIERS: dict[str, Callable[[Any], Any]] = {
     "major": _majors,
     "ship": _ship,
     "battle": _battle,
-    "chars": lambda v: {name: dict(c) for name, c in v.items()},
+    "chars": dict,  # a character's record is replaced when it changes hands
     "track": lambda v: {name: list(t) for name, t in v.items()},
     "due": lambda v: [dict(d) for d in v],
-    "queue": lambda v: [list(q) for q in v],
+    "queue": list,  # its entries are taken off whole
     "spots": dict,
     "tiles": dict,
     "enemy": dict,
