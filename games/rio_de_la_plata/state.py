@@ -2,8 +2,8 @@
 carrying its validated board as an attribute (the board is derived from the configuration, never
 serialised). ``evolve`` works on a copy (:meth:`State.copy`) that shares what no handler writes in
 place: the configuration; the city's cell records, which every writer replaces whole
-(``queries.put_cell`` after ``dict(cell)`` and ``list(cell["ppl"])``); the characters' records and
-the queue's entries, likewise replaced or taken off whole. The rest is copied as deep as its layout
+(``queries.put_cell`` after ``dict(cell)`` and ``list(cell["ppl"])``); the major buildings', the
+characters' records and the queue's entries, likewise replaced or taken off whole. The rest is copied as deep as its layout
 goes. A search copies the state at every event, and the city is most of it (about 60% of
 the bytes late in a game): this copy costs a third to a fifth of an orjson round trip.
 ``tests/rio_de_la_plata/test_state_copy.py`` holds every handler to it (``evolve`` never changes the
@@ -55,10 +55,6 @@ def _players(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**p, "vp_by": dict(p["vp_by"])} for p in value]
 
 
-def _majors(value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {name: {**m, "grids": [list(g) for g in m["grids"]]} for name, m in value.items()}
-
-
 def _ship(value: dict[str, Any]) -> dict[str, Any]:
     return {**value, "hold": [list(h) for h in value["hold"]]}
 
@@ -74,32 +70,43 @@ def _battle(value: dict[str, Any]) -> dict[str, Any]:
     return new
 
 
-def _shared(value: Any) -> Any:
-    return value
+def _none_or(copier: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else copier(value)
 
 
-# How each part of the layout (see above) is copied; a part not named here is copied whole (_deep).
-_COPIERS: dict[str, Callable[[Any], Any]] = {
-    "config": _shared,  # never written: a search's sample replaces it whole
-    "city": dict,  # cell records are replaced, never changed in place
-    "p": _players,
-    "major": _majors,
-    "ship": _ship,
-    "battle": _battle,
-    "chars": dict,  # a character's record is replaced when it changes hands
-    "track": lambda v: {name: list(t) for name, t in v.items()},
-    "due": lambda v: [dict(d) for d in v],
-    "queue": list,  # its entries are taken off whole
-    "spots": dict,
-    "tiles": dict,
-    "enemy": dict,
+# How each part of the layout (see above) is copied: ``None`` shares it (a number, a string, or
+# the configuration, which is never written: a search's sample replaces it whole); a part not named
+# here is copied whole (_deep).
+_COPIERS: dict[str, Callable[[Any], Any] | None] = {
+    "config": None,
+    "n": None,
+    "year": None,
+    "step": None,
     "order": list,
+    "turn": None,
+    "rng": None,
+    "started": None,
+    "p": _players,
+    "city": dict,  # cell records are replaced, never changed in place
+    "major": dict,  # likewise the major buildings' records (evolve._put_grid)
+    "track": lambda v: {name: list(t) for name, t in v.items()},
     "field": list,
     "craft": list,
     "dock": list,
     "otrack": list,
+    "chars": dict,  # a character's record is replaced when it changes hands
+    "spots": dict,
     "walls": list,
     "roads": list,
+    "sections": None,
+    "tiles": dict,
+    "fort": None,
+    "ship": _ship,
+    "enemy": dict,
+    "queue": list,  # its entries are taken off whole
+    "due": lambda v: [dict(d) for d in v],
+    "battle": _none_or(_battle),
+    "roll": None,
 }
 
 
@@ -113,12 +120,10 @@ class State(dict):
 
     def copy(self) -> State:
         """A state ``evolve`` may write (see the module's docstring for what it shares)."""
-        new = State(self)
-        copiers = _COPIERS
-        for key, value in self.items():
-            if type(value) not in _ATOMS:
-                copier = copiers.get(key)
-                new[key] = _deep(value) if copier is None else copier(value)
+        get = _COPIERS.get
+        new = State(
+            {key: value if (copier := get(key, _deep)) is None else copier(value) for key, value in self.items()}
+        )
         new.board = self.board
         new.taken = self.taken
         return new

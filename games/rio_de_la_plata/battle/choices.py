@@ -96,7 +96,7 @@ def move_stage_moves(s: State, seat: int) -> list[dict[str, Any]]:
         if not g["moved"]:
             to = destinations(s, gid, occupied)
             moves += [{"type": "move", "group": gid, "to": list(cpair(k))} for k in to]
-        if bonus_open(s, gid):
+        if bonus_open(s, gid, occupied):
             bonuses.append({"type": "bonus", "group": gid})
     return moves + bonuses + [{"type": "pass"}]
 
