@@ -123,9 +123,8 @@ def city_placements(s: State, seat: int, left: int) -> list[Command]:
             elif others and not mine and 2 * others <= min(left, p["supply"]):
                 out.append({"type": "place", "space": "cell", "cell": list(cpair(key)), "displace": True})
             continue
-        limit = cell_limit(s, key, cell)
-        if total >= limit:
-            continue
+        if total >= board.max_per_cell or total >= cell_limit(s, key, cell):
+            continue  # (no cell holds more than max_per_cell: the first test spares the second)
         if others and not (cell["b"] in board.uses and uses_limit(s, key) >= 2 and mine == 0):
             continue  # RIO-CITY-6, RIO-USE-4: two colours only on a twice-usable building
         out.append({"type": "place", "space": "cell", "cell": list(cpair(key))})

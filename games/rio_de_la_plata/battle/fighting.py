@@ -11,6 +11,9 @@ from games.rio_de_la_plata.queries import cell_of, ckey, cpair, epair, gain_vp, 
 from games.rio_de_la_plata.state import State
 
 
+_UNKNOWN = object()  # a cell whose kind is not worked out yet (None is a kind)
+
+
 def destinations(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None) -> list[str]:
     """RIO-BATTLE-22 .. RIO-BATTLE-26, RIO-RL-39, RIO-RL-40, RIO-RL-50, RIO-RL-53 (``occupied``:
     ``occupants(battle)`` when the caller has it). What a cell is to the group is worked out once
@@ -50,7 +53,7 @@ def destinations(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str
 
     # the kinds a group may pass through: defenders pass buildings (RIO-BATTLE-23)
     through: tuple[str | None, ...] = (None, "stop") if side == "d" else (None,)
-    kinds: dict[str, str | None] = {}
+    kinds: dict[str, Any] = {}
     found: set[str] = set()
     frontier: list[tuple[str, int]] = []
     at = group["at"]
@@ -70,17 +73,17 @@ def destinations(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str
         key, left = frontier.pop()
         if left <= 0:
             continue
+        left -= 1
         for nk in rook[key]:
-            if nk in kinds:
-                kind = kinds[nk]
-            else:
+            kind = kinds.get(nk, _UNKNOWN)
+            if kind is _UNKNOWN:
                 kind = kinds[nk] = stop_kind(nk)
             if kind == "no" or nk == at:
                 continue
             found.add(nk)
-            if kind in through and seen.get(nk, -1) < left - 1:
-                seen[nk] = left - 1
-                frontier.append((nk, left - 1))
+            if kind in through and seen.get(nk, -1) < left:
+                seen[nk] = left
+                frontier.append((nk, left))
     found.discard(at or "")
     return sorted(found)
 
