@@ -36,8 +36,10 @@ import resource
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
+
+import redis
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -46,6 +48,7 @@ from cli.simulate import play_game  # noqa: E402
 from games import get_game  # noqa: E402
 from games.base import fold  # noqa: E402
 from service import composition  # noqa: E402
+from service.analysis import AnalysisService  # noqa: E402
 from service.ids import new_game_id  # noqa: E402
 from store import GameStore, timestamps  # noqa: E402
 from store.jobs import JobBook  # noqa: E402
@@ -62,7 +65,7 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def start_worker(url: str, env: dict[str, str]) -> subprocess.Popen:
+def start_worker(url: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "worker", "--burst", "--url", url, "--worker-class", WORKER_CLASS]
     command += ["--logging-level", "WARNING", "analysis"]
     return subprocess.Popen(
@@ -86,7 +89,16 @@ def drain(url: str, env: dict[str, str], workers: int) -> float:
     return children_cpu() - cpu_before
 
 
-def run(client, analysis, played, workers: int, jobs: int, url: str, env: dict[str, str], startup: float) -> dict:
+def run(
+    client: redis.Redis,
+    analysis: AnalysisService,
+    played: tuple[Any, list[dict[str, Any]], Any, int],
+    workers: int,
+    jobs: int,
+    url: str,
+    env: dict[str, str],
+    startup: float,
+) -> dict[str, float]:
     """Import ``jobs`` copies of the played game, request their analyses, drain the queue with
     ``workers`` burst workers; the run's span, CPU and load."""
     game, events, state, seats = played
@@ -94,10 +106,12 @@ def run(client, analysis, played, workers: int, jobs: int, url: str, env: dict[s
     ids = []
     for _ in range(jobs):
         game_id = new_game_id()
-        import_played(client, game, events, state, game_id=game_id, players=[f"P{s}" for s in range(seats)], now=now)
+        import_played(
+            client, game, events, state, game_id=game_id, players=[f"P{s}" for s in range(seats)], now=now
+        )
         ids.append(game_id)
-    job_ids = [analysis.request(game_id, None) for game_id in ids]
-    assert all(job_ids), "every copy needs a job (an analysis was already stored?)"
+    job_ids = [jid for jid in (analysis.request(game_id, None) for game_id in ids) if jid]
+    assert len(job_ids) == jobs, "every copy needs a job (an analysis was already stored?)"
     load_before = os.getloadavg()[0]
     cpu = drain(url, env, workers)
     book = JobBook(client)
@@ -143,17 +157,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.rollout:
         env["ANALYSIS_ROLLOUT"] = str(args.rollout)
     game = get_game(args.game)
-    record = play_game(args.game, {"players": args.players, "seed": args.seed}, ["heuristic"] * args.players, args.seed, keep_events=True)
+    record = play_game(
+        args.game,
+        {"players": args.players, "seed": args.seed},
+        ["heuristic"] * args.players,
+        args.seed,
+        keep_events=True,
+    )
     events = record.events or []
     played = (game, events, fold(game, events), args.players)
     print(
         f"{args.game}, {args.players} players, {record.moves} moves a game; budget "
-        f"{args.iterations or 'default'} iterations, rollout {args.rollout or 'default'}; {args.jobs} jobs a run, "
+        f"{args.iterations or 'default'} iterations, rollout {args.rollout or 'default'}; "
+        f"{args.jobs} jobs a run, "
         f"{args.rounds} rounds of 1 and {args.workers} workers; {os.cpu_count()} cores",
         flush=True,
     )
     server = PrivateRedis()
-    results: list[tuple[dict, dict]] = []
+    results: list[tuple[dict[str, float], dict[str, float]]] = []
     try:
         client = server.client()
         analysis = composition.analysis_service(GameStore(client))
@@ -163,12 +184,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"a worker's start-up and exit: {startup:.2f} CPU s", flush=True)
         for index in range(args.rounds):
             order = (1, args.workers) if index % 2 == 0 else (args.workers, 1)  # ABBA: drift hits both
-            pair = {}
+            pair: dict[int, dict[str, float]] = {}
             for workers in order:
-                pair[workers] = out = run(client, analysis, played, workers, args.jobs, server.url, env, startup)
+                pair[workers] = out = run(
+                    client, analysis, played, workers, args.jobs, server.url, env, startup
+                )
                 print(
                     f"round {index + 1}, {workers} worker(s): {out['per_minute']:.2f} jobs/min "
-                    f"(span {out['span']:.1f} s), {out['cpu_per_job']:.2f} CPU s/job ({out['net_cpu_per_job']:.2f} net of start-up), load {out['load']:.1f}",
+                    f"(span {out['span']:.1f} s), {out['cpu_per_job']:.2f} CPU s/job "
+                    f"({out['net_cpu_per_job']:.2f} net of start-up), load {out['load']:.1f}",
                     flush=True,
                 )
             results.append((pair[1], pair[args.workers]))
@@ -181,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     loads = [run["load"] for pair in results for run in pair]
     print(
         f"throughput {args.workers} workers / 1: {mean:.2f} [{low:.2f}, {high:.2f}] (95% t-interval over "
-        f"{len(ratios)} rounds: {', '.join(f'{r:.2f}' for r in ratios)}); CPU per job (net of start-up) {args.workers} / 1: "
+        f"{len(ratios)} rounds: {', '.join(f'{r:.2f}' for r in ratios)}); "
+        f"CPU per job (net of start-up) {args.workers} / 1: "
         f"{cpu_mean:.2f} [{cpu_low:.2f}, {cpu_high:.2f}]; load average {min(loads):.1f}-{max(loads):.1f} "
         f"on {os.cpu_count()} cores"
     )

@@ -29,7 +29,6 @@ from games.rio_de_la_plata.queries import (
     any_tile,
     buy_price,
     cell_limit,
-    cell_of,
     ckey,
     cpair,
     ekey,

@@ -25,8 +25,8 @@ from typing import Any
 from games.rio_de_la_plata.decide import command_events, decision_moves, legal_moves
 from games.rio_de_la_plata.events import OVER
 from games.rio_de_la_plata.evolve import apply, evolve
-from games.rio_de_la_plata.steps import next_automatic
 from games.rio_de_la_plata.state import State
+from games.rio_de_la_plata.steps import next_automatic
 
 _SEED_BITS = 53
 # What a unit of stock is worth in VP at the end of a game (a rough exchange rate).
@@ -66,12 +66,12 @@ def advance(state: State, seat: int, command: dict[str, Any]) -> State:
     nobody else holds, and none of them may be taken back (RIO-UNDO-1)."""
     for event in command_events(state, seat, command, legal=True):
         state = evolve(state, event)
-    while True:
-        event = next_automatic(state)
-        if event is None:
-            return state
-        apply(state, event)
+    automatic = next_automatic(state)
+    while automatic is not None:
+        apply(state, automatic)
         state.taken = None
+        automatic = next_automatic(state)
+    return state
 
 
 def playout_move(state: State, seat: int, rng: random.Random) -> dict[str, Any]:

@@ -2,12 +2,12 @@
 carrying its validated board as an attribute (the board is derived from the configuration, never
 serialised). ``evolve`` works on a copy (:meth:`State.copy`) that shares what no handler writes in
 place: the configuration; the city's cell records, which every writer replaces whole
-(``queries.put_cell`` after ``dict(cell)`` and ``list(cell["ppl"])``); the major buildings', the
-characters' records and the queue's entries, likewise replaced or taken off whole. The rest is copied as deep as its layout
-goes. A search copies the state at every event, and the city is most of it (about 60% of
-the bytes late in a game): this copy costs a third to a fifth of an orjson round trip.
-``tests/rio_de_la_plata/test_state_copy.py`` holds every handler to it (``evolve`` never changes the
-state it is given).
+(``queries.put_cell`` after ``dict(cell)`` and ``list(cell["ppl"])``); the major buildings' and
+the characters' records and the queue's entries, likewise replaced or taken off whole. The rest is
+copied as deep as its layout goes. A search copies the state at every event, and the city is most
+of it (about 60% of the bytes late in a game): this copy costs a third to a seventh of the orjson
+round trip it replaces. ``tests/rio_de_la_plata/test_state_copy.py`` holds every handler to it
+(``evolve`` never changes the state it is given).
 
 Layout (seats are ints; a cell is the string ``"x,y"``; an edge the string ``"X1,Y1-X2,Y2"``):
 
@@ -122,7 +122,10 @@ class State(dict):
         """A state ``evolve`` may write (see the module's docstring for what it shares)."""
         get = _COPIERS.get
         new = State(
-            {key: value if (copier := get(key, _deep)) is None else copier(value) for key, value in self.items()}
+            {
+                key: value if (copier := get(key, _deep)) is None else copier(value)
+                for key, value in self.items()
+            }
         )
         new.board = self.board
         new.taken = self.taken

@@ -89,7 +89,9 @@ def test_evolve_never_changes_the_state_it_is_given(players, seed):
         seat = GAME.awaiting(state)[0]
         for event in GAME.decide(state, seat, random_move(state, seat, rng)):
             state = checked(state, event, seen)
-    record = play_game("rio_de_la_plata", {"players": players, "seed": seed}, ["heuristic"] * players, seed, keep_events=True)
+    record = play_game(
+        "rio_de_la_plata", {"players": players, "seed": seed}, ["heuristic"] * players, seed, keep_events=True
+    )
     events = record.events or []
     state = fold(GAME, events[:1])
     for event in events[1:]:

@@ -10,11 +10,12 @@ from games.rio_de_la_plata.battle.groups import ATT, battle_of, captain, occupan
 from games.rio_de_la_plata.queries import cell_of, ckey, cpair, epair, gain_vp, put_cell
 from games.rio_de_la_plata.state import State
 
-
 _UNKNOWN = object()  # a cell whose kind is not worked out yet (None is a kind)
 
 
-def destinations(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None) -> list[str]:
+def destinations(
+    s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+) -> list[str]:
     """RIO-BATTLE-22 .. RIO-BATTLE-26, RIO-RL-39, RIO-RL-40, RIO-RL-50, RIO-RL-53 (``occupied``:
     ``occupants(battle)`` when the caller has it). What a cell is to the group is worked out once
     per cell: the search reaches a cell from several sides."""

@@ -171,7 +171,9 @@ def bonus_victims(s: State, gid: str) -> list[str]:
     return out
 
 
-def bonus_steps(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None) -> list[str]:
+def bonus_steps(
+    s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+) -> list[str]:
     """The one extra cell (RIO-BATTLE-28): an orthogonal neighbour, not forbidden, and not a cell
     holding a group of its own side (engine ruling: a bonus step does not merge or regroup).
     ``occupied``: ``occupants(battle)`` when the caller has it."""
@@ -190,7 +192,9 @@ def bonus_steps(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str,
     return sorted(out)
 
 
-def bonus_open(s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None) -> bool:
+def bonus_open(
+    s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+) -> bool:
     battle = battle_of(s)
     group = battle["groups"][gid]
     return bool(
