@@ -56,6 +56,10 @@ Vertex = tuple[int, int]
 Edge = tuple[Vertex, Vertex]
 
 
+def _cell_key(cell: Cell) -> str:
+    return f"{cell[0]},{cell[1]}"
+
+
 def _edge_key(edge: Edge) -> str:
     (a, b), (c, d) = edge
     return f"{a},{b}-{c},{d}"
@@ -234,6 +238,11 @@ class Board:
             if len(inside) != 1:
                 raise BoardError(f"city.wall_slots: {edge} is not an outer edge of the city")
             self.edge_cell[edge] = inside[0]
+        # The neighbourhoods by the state's cell keys ("x,y"), for the move listings' inner loops.
+        self.rook_keys = {_cell_key(c): tuple(map(_cell_key, ns)) for c, ns in self.rook.items()}
+        self.adjacent_keys = {_cell_key(c): tuple(map(_cell_key, ns)) for c, ns in self.adjacent.items()}
+        self.row_order = {_cell_key(c): (c[1], c[0]) for c in self.cells}  # listings go row by row
+        self.start_zone_keys = frozenset(map(_cell_key, self.start_zone))
         self.cell_walls: dict[Cell, tuple[Edge, ...]] = {}
         for edge, c in self.edge_cell.items():
             self.cell_walls[c] = self.cell_walls.get(c, ()) + (edge,)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from games.rio_de_la_plata.document import GOODS, BoardError, Reader, amounts, check_min_players, integer
 
@@ -27,13 +28,19 @@ REQUIRES = ("no_building", "own_hut", "market", "square_statue_tile", "square_ga
 MAJOR_BUILDINGS = ("palace", "cathedral", "fort", "port", "walls", "roads")
 
 
+@lru_cache(maxsize=256)
+def _existing(spaces: tuple[tuple[int, int], ...], players: int) -> tuple[int, ...]:
+    """The spaces of a grid in play with ``players`` (asked at every placement listing)."""
+    return tuple(i for i, (_, low) in enumerate(spaces) if low <= players)
+
+
 @dataclass(frozen=True)
 class Grid:
     spaces: tuple[tuple[int, int], ...]  # (vp, min_players)
     sections: int  # sections placed on completion (walls and roads), else 0
 
     def existing(self, players: int) -> tuple[int, ...]:
-        return tuple(i for i, (_, low) in enumerate(self.spaces) if low <= players)
+        return _existing(self.spaces, players)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from games.rio_de_la_plata.queries import (
     any_tile,
     buy_price,
     cell_limit,
-    cell_of,
     ckey,
     cpair,
     ekey,
@@ -98,34 +97,36 @@ def city_placements(s: State, seat: int, left: int) -> list[Command]:
     """RIO-CITY-3 .. RIO-CITY-10, RIO-RL-3 .. RIO-RL-6."""
     board = s.board
     p = s["p"][seat]
+    city = s["city"]
     out: list[Command] = []
-    candidates = set(board.start_zone)  # RIO-CITY-3: the start zone, own huts and their neighbours
-    for key, cell in s["city"].items():
+    candidates = set(board.start_zone_keys)  # RIO-CITY-3: the start zone, own huts and their neighbours
+    for key, cell in city.items():
         if cell["own"] == seat and cell["b"] in ("hut", "house"):
-            c = cpair(key)
-            candidates.update(board.adjacent[c])
+            candidates.update(board.adjacent_keys[key])
             if cell["b"] == "hut":
-                candidates.add(c)
-    for c in sorted(candidates, key=lambda c: (c[1], c[0])):
-        key = ckey(c)
-        cell = cell_of(s, key)
+                candidates.add(key)
+    for key in sorted(candidates, key=board.row_order.__getitem__):
+        cell = city.get(key)
+        if cell is None:  # nothing and nobody there
+            if board.max_per_cell > 0:
+                out.append({"type": "place", "space": "cell", "cell": list(cpair(key))})
+            continue
         if cell["b"] in ("palace", "cathedral") or (cell["own"] is not None and cell["own"] != seat):
             continue
-        others = sum(n for i, n in enumerate(cell["ppl"]) if i != seat)
         mine = cell["ppl"][seat]
-        total = others + mine
+        total = sum(cell["ppl"])
+        others = total - mine
         if cell["b"] is None:
             if others == 0 and total < board.max_per_cell:
-                out.append({"type": "place", "space": "cell", "cell": list(c)})
+                out.append({"type": "place", "space": "cell", "cell": list(cpair(key))})
             elif others and not mine and 2 * others <= min(left, p["supply"]):
-                out.append({"type": "place", "space": "cell", "cell": list(c), "displace": True})
+                out.append({"type": "place", "space": "cell", "cell": list(cpair(key)), "displace": True})
             continue
-        limit = cell_limit(s, key, cell)
-        if total >= limit:
-            continue
+        if total >= board.max_per_cell or total >= cell_limit(s, key, cell):
+            continue  # (no cell holds more than max_per_cell: the first test spares the second)
         if others and not (cell["b"] in board.uses and uses_limit(s, key) >= 2 and mine == 0):
             continue  # RIO-CITY-6, RIO-USE-4: two colours only on a twice-usable building
-        out.append({"type": "place", "space": "cell", "cell": list(c)})
+        out.append({"type": "place", "space": "cell", "cell": list(cpair(key))})
     return out
 
 

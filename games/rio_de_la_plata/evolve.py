@@ -138,14 +138,21 @@ def evolve(s: State | None, e: Event) -> State:
         return taken_back(s)
     before = s
     s = s.copy()
+    apply(s, e)
+    after(before, e, s)  # RIO-UNDO-2: only the last of these decisions, and nothing since
+    return s
+
+
+def apply(s: State, e: Event) -> None:
+    """Apply a game event (not ``game_started``, a server record or ``undone``) to ``s`` itself:
+    ``evolve`` without the copy and the undo bookkeeping, for a state nobody else holds."""
+    kind = e["type"]
     handler = HANDLERS.get(kind) or TRADE_HANDLERS.get(kind)
     if handler is None:
         handler = BATTLE_HANDLERS[kind]
     if s.get("offer") is not None and lapses(kind):
         s["offer"] = None  # RIO-RL-27: any other command makes an open offer lapse
     handler(s, e)
-    after(before, e, s)  # RIO-UNDO-2: only the last of these decisions, and nothing since
-    return s
 
 
 def _order_drawn(s: State, e: Event) -> None:
@@ -194,11 +201,13 @@ def _placed(s: State, e: Event) -> None:
                 p[good] -= 1
         elif major.cost == "one_of":
             p[e["pay"]] -= 1
-        s["major"][name]["grids"][grid][index] = seat
+        row = list(s["major"][name]["grids"][grid])
+        row[index] = seat
+        _put_grid(s, name, grid, row)
         p["supply"] -= 1
         p["placed"] += 1
         existing = board.majors[name].grids[grid].existing(s["n"])
-        if all(s["major"][name]["grids"][grid][i] is not None for i in existing):
+        if all(row[i] is not None for i in existing):
             s["queue"].append([name, grid, seat])  # RIO-MAJOR-4, RIO-MAJOR-5
     elif space in ("mine", "forest"):
         spaces = board.track_spaces(space, s["n"])
@@ -215,6 +224,13 @@ def _placed(s: State, e: Event) -> None:
         s[{"field": "field", "craftsmen": "craft", "dock": "dock", "order": "otrack"}[space]][seat] += 1
         p["supply"] -= 1
         p["placed"] += 1
+
+
+def _put_grid(s: State, name: str, grid: int, row: list[int | None]) -> None:
+    """A major building's record is replaced, never changed in place (the state copy shares it)."""
+    grids = list(s["major"][name]["grids"])
+    grids[grid] = row
+    s["major"][name] = {**s["major"][name], "grids": grids}
 
 
 def _bought(s: State, e: Event) -> None:
@@ -406,11 +422,11 @@ def _building_completed(s: State, e: Event) -> None:
         if seat is not None:
             gain_vp(s, seat, grid.spaces[i][0], "major_buildings")
             _return_people(s, seat, 1)
-    s["major"][name]["grids"][gi] = [None] * len(grid.spaces)
+    _put_grid(s, name, gi, [None] * len(grid.spaces))
     if major.completer_bonus:
         gain_vp(s, completer, major.completer_bonus, "major_buildings")
     if not major.repeatable:
-        s["major"][name]["done"] = True
+        s["major"][name] = {**s["major"][name], "done": True}
     s["queue"].pop(0)
     if name == "fort":
         s["fort"] = True

@@ -22,10 +22,11 @@ import math
 import random
 from typing import Any
 
-from games.rio_de_la_plata.decide import command_events, decision_moves, legal_moves, run_automatic
+from games.rio_de_la_plata.decide import command_events, decision_moves, legal_moves
 from games.rio_de_la_plata.events import OVER
-from games.rio_de_la_plata.evolve import evolve
+from games.rio_de_la_plata.evolve import apply, evolve
 from games.rio_de_la_plata.state import State
+from games.rio_de_la_plata.steps import next_automatic
 
 _SEED_BITS = 53
 # What a unit of stock is worth in VP at the end of a game (a rough exchange rate).
@@ -60,11 +61,17 @@ def estimate(state: State) -> list[float]:
 def advance(state: State, seat: int, command: dict[str, Any]) -> State:
     """The state after ``seat``'s ``command`` (one of ``legal_moves(state, seat)``: a search
     never hands another) and every automatic event it causes (each event evolved once, where
-    ``decide`` then a fold would evolve them twice)."""
-    out = command_events(state, seat, command, legal=True)
-    for event in out:
+    ``decide`` then a fold would evolve them twice). The command's event is evolved (a copy: the
+    search holds ``state``); the automatic events after it are applied to that copy itself, which
+    nobody else holds, and none of them may be taken back (RIO-UNDO-1)."""
+    for event in command_events(state, seat, command, legal=True):
         state = evolve(state, event)
-    return run_automatic(state, out)
+    automatic = next_automatic(state)
+    while automatic is not None:
+        apply(state, automatic)
+        state.taken = None
+        automatic = next_automatic(state)
+    return state
 
 
 def playout_move(state: State, seat: int, rng: random.Random) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.rio_de_la_plata.battle.fighting import destinations
-from games.rio_de_la_plata.battle.groups import Event, battle_of, defenders, movers
+from games.rio_de_la_plata.battle.groups import Event, battle_of, defenders, movers, occupants
 from games.rio_de_la_plata.battle.manoeuvres import bonus_open, bonus_steps, bonus_victims, joined_people
 from games.rio_de_la_plata.battle.opening import defend_cells, recruit_price
 from games.rio_de_la_plata.events import ev
@@ -89,12 +89,14 @@ def move_stage_moves(s: State, seat: int) -> list[dict[str, Any]]:
     side = "a" if seat == battle["attacker"] else "d"
     moves: list[dict[str, Any]] = []
     bonuses: list[dict[str, Any]] = []
+    occupied = occupants(battle)
     for gid, g in sorted(battle["groups"].items(), key=lambda item: int(item[0])):
         if g["side"] != side or (side == "d" and g["stack"][0] != seat):
             continue
         if not g["moved"]:
-            moves += [{"type": "move", "group": gid, "to": list(cpair(k))} for k in destinations(s, gid)]
-        if bonus_open(s, gid):
+            to = destinations(s, gid, occupied)
+            moves += [{"type": "move", "group": gid, "to": list(cpair(k))} for k in to]
+        if bonus_open(s, gid, occupied):
             bonuses.append({"type": "bonus", "group": gid})
     return moves + bonuses + [{"type": "pass"}]
 

@@ -10,9 +10,15 @@ from games.rio_de_la_plata.battle.groups import ATT, battle_of, captain, occupan
 from games.rio_de_la_plata.queries import cell_of, ckey, cpair, epair, gain_vp, put_cell
 from games.rio_de_la_plata.state import State
 
+_UNKNOWN = object()  # a cell whose kind is not worked out yet (None is a kind)
 
-def destinations(s: State, gid: str) -> list[str]:
-    """RIO-BATTLE-22 .. RIO-BATTLE-26, RIO-RL-39, RIO-RL-40, RIO-RL-50, RIO-RL-53."""
+
+def destinations(
+    s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+) -> list[str]:
+    """RIO-BATTLE-22 .. RIO-BATTLE-26, RIO-RL-39, RIO-RL-40, RIO-RL-50, RIO-RL-53 (``occupied``:
+    ``occupants(battle)`` when the caller has it). What a cell is to the group is worked out once
+    per cell: the search reaches a cell from several sides."""
     battle = battle_of(s)
     board = s.board
     group = battle["groups"][gid]
@@ -22,9 +28,12 @@ def destinations(s: State, gid: str) -> list[str]:
     forbidden = set(battle["forbidden"])
     barred = group["fought"] >= battle["round"] - 1
 
-    occupied = occupants(battle)
+    if occupied is None:
+        occupied = occupants(battle)
     other_side = "d" if side == "a" else "a"
     refused = {tuple(r) for r in battle.get("refused", ())}
+    city = s["city"]
+    on_building = "end" if side == "a" else "stop"
 
     def stop_kind(key: str) -> str | None:
         """None: may pass through; 'stop': may stop, not pass; 'end': a move ends here; 'no'."""
@@ -38,41 +47,45 @@ def destinations(s: State, gid: str) -> list[str]:
             if own:
                 ok = len(own) == 1 and join_kind(s, group, own[0]) is not None and not barred
                 return "end" if ok and (gid, key) not in refused else "no"
-        cell = s["city"].get(key)
+        cell = city.get(key)
         if cell and cell["b"]:
-            return "end" if side == "a" else "stop"
+            return on_building
         return None
 
-    def passable(kind: str | None) -> bool:
-        return kind is None or (kind == "stop" and side == "d")
-
+    # the kinds a group may pass through: defenders pass buildings (RIO-BATTLE-23)
+    through: tuple[str | None, ...] = (None, "stop") if side == "d" else (None,)
+    kinds: dict[str, Any] = {}
     found: set[str] = set()
     frontier: list[tuple[str, int]] = []
-    if group["at"] is None:  # RIO-RL-39: the first step is into the cell behind the edge
+    at = group["at"]
+    if at is None:  # RIO-RL-39: the first step is into the cell behind the edge
         first = ckey(board.edge_cell[epair(group["edge"])])
-        kind = stop_kind(first)
+        kind = kinds[first] = stop_kind(first)
         if kind == "no":
             return []
         found.add(first)
-        if passable(kind):
+        if kind in through:
             frontier = [(first, allowance - 1)]
     else:
-        frontier = [(group["at"], allowance)]
+        frontier = [(at, allowance)]
     seen = {f[0]: f[1] for f in frontier}
+    rook = board.rook_keys
     while frontier:
         key, left = frontier.pop()
         if left <= 0:
             continue
-        for n in board.rook[cpair(key)]:
-            nk = ckey(n)
-            kind = stop_kind(nk)
-            if kind == "no" or nk == group["at"]:
+        left -= 1
+        for nk in rook[key]:
+            kind = kinds.get(nk, _UNKNOWN)
+            if kind is _UNKNOWN:
+                kind = kinds[nk] = stop_kind(nk)
+            if kind == "no" or nk == at:
                 continue
             found.add(nk)
-            if passable(kind) and seen.get(nk, -1) < left - 1:
-                seen[nk] = left - 1
-                frontier.append((nk, left - 1))
-    found.discard(group["at"] or "")
+            if kind in through and seen.get(nk, -1) < left:
+                seen[nk] = left
+                frontier.append((nk, left))
+    found.discard(at or "")
     return sorted(found)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from games.rio_de_la_plata.battle.fighting import arrive, join_kind
 from games.rio_de_la_plata.battle.groups import ATT, Event, battle_of, commander, group_at, occupants
 from games.rio_de_la_plata.config import BONUS_AFTER_FIGHTING, revision
-from games.rio_de_la_plata.queries import ckey, cpair
+from games.rio_de_la_plata.queries import ckey
 from games.rio_de_la_plata.state import State
 
 
@@ -171,32 +171,37 @@ def bonus_victims(s: State, gid: str) -> list[str]:
     return out
 
 
-def bonus_steps(s: State, gid: str) -> list[str]:
+def bonus_steps(
+    s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+) -> list[str]:
     """The one extra cell (RIO-BATTLE-28): an orthogonal neighbour, not forbidden, and not a cell
-    holding a group of its own side (engine ruling: a bonus step does not merge or regroup)."""
+    holding a group of its own side (engine ruling: a bonus step does not merge or regroup).
+    ``occupied``: ``occupants(battle)`` when the caller has it."""
     battle = battle_of(s)
     group = battle["groups"][gid]
     if group["at"] is None:
         return []
     forbidden = set(battle["forbidden"])
-    occupied = occupants(battle)
+    if occupied is None:
+        occupied = occupants(battle)
     out = []
-    for n in s.board.rook[cpair(group["at"])]:
-        key = ckey(n)
+    for key in s.board.rook_keys[group["at"]]:
         if key in forbidden or occupied.get(key, {}).get(group["side"]):
             continue
         out.append(key)
     return sorted(out)
 
 
-def bonus_open(s: State, gid: str) -> bool:
+def bonus_open(
+    s: State, gid: str, occupied: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+) -> bool:
     battle = battle_of(s)
     group = battle["groups"][gid]
     return bool(
         group.get("can_bonus")
         and not group.get("bonused")
         and len(bonus_victims(s, gid)) >= len(group["stack"])
-        and bonus_steps(s, gid)
+        and bonus_steps(s, gid, occupied)
     )
 
 
