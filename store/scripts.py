@@ -245,7 +245,9 @@ class ScriptCall:
     PRELUDE: ClassVar[str] = ""
     KEYS: ClassVar[tuple[str, ...]]
     _ARGS: ClassVar[tuple[str, ...] | None] = None
-    _GETTERS: ClassVar[tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]] | None] = None
+    _GETTERS: ClassVar[tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]] | None] = (
+        None
+    )
     rest: Sequence[Any]
 
     @classmethod

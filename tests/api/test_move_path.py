@@ -308,8 +308,12 @@ def test_an_account_tokens_move_on_the_hot_path_reads_the_tokens_entry_once(redi
         ann = session(client, "Onceread")
         made = client.post("/v1/me/tokens", json={"name": "r", "scopes": ["read"]}, headers=bearer(ann))
         reader = made.get_json()["token"]
-        game = client.post("/v1/games", json={"game": "toy", "config": {"seed": 7, "first": 0}}).get_json()["id"]
-        assert client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(ann)).status_code == 201
+        game = client.post("/v1/games", json={"game": "toy", "config": {"seed": 7, "first": 0}}).get_json()[
+            "id"
+        ]
+        assert (
+            client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(ann)).status_code == 201
+        )
         assert client.post(f"/v1/games/{game}/seats", json={"name": "Bob"}).status_code == 201
         assert client.get(f"/v1/games/{game}/view", headers=bearer(ann)).status_code == 200  # cached here
         flask_calls = _flask_route_recorded_keeping(app)
