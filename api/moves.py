@@ -76,12 +76,13 @@ def answer_move(
     if_match: str | None = None,
     idempotency_key: str | None = None,
     prefer: str | None = None,
+    account: str | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     """The move on plain values: status, headers (besides Content-Type) and the encoded answer of
     the checked ``body`` from the seat of ``token``. The Flask route (``api.games.Moves``) and the
     fast paths in front of it (:mod:`api.edge.move_path`, and the gunicorn worker through it) all
     answer with this, so they cannot drift apart. Raises ProblemError or ServiceError for a
-    refusal."""
+    refusal. ``account``: see ``GameService.submit_command`` (the caller checked the token)."""
     expected = body.get("expected_version")
     pinned = if_match_version(if_match)
     if pinned is not None:
@@ -106,7 +107,7 @@ def answer_move(
     minimal = prefers_minimal(prefer)
     try:
         outcome = svc.submit_command(
-            game_id, token, body["command"], expected, idempotency_key, minimal=minimal
+            game_id, token, body["command"], expected, idempotency_key, minimal=minimal, account=account
         )
     except VersionConflict as conflict:
         if pinned is None:

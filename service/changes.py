@@ -54,9 +54,11 @@ def next_clock(
     leaving: the account behind it deleted), and the record of its handover to the bot when this
     timeout is one too many or the seat leaves. An untimed game's clock stays None."""
     kinds, bots = cached.seat_kinds, cached.bots
+    if cached.clock is None and not leaving:
+        return kinds, bots, None, None  # every move of an untimed game: nothing to ask the engine
     over = game.is_over(state)
     if cached.clock is None:
-        if not leaving or over:
+        if over:
             return kinds, bots, None, None
         kinds, bots = handed_to_bot(kinds, bots, seat)
         return kinds, bots, None, handover_event(seat)

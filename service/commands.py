@@ -124,6 +124,7 @@ class GameCommands:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         minimal: bool = False,
+        account: str | None = None,
     ) -> MoveOutcome:
         """Decide ``command`` for the seat of ``token`` and append its events atomically.
 
@@ -131,15 +132,23 @@ class GameCommands:
         the current one); without it, a stale cache is refreshed from the script's answer and the
         command re-decided. A retried ``idempotency_key`` returns the first answer unchanged.
         ``minimal``: the caller follows its view stream and wants only the new version, so the
-        answer's events and view are not computed (unless a key needs the whole answer stored)."""
-        resolve = self._resolve_token(token)
+        answer's events and view are not computed (unless a key needs the whole answer stored).
+        ``account``: the id of the account whose ``token`` (holding ``play``) the caller checked
+        in this very request (``GameQueries.cached_player``): the seat is then found from it on
+        each attempt's copy without reading the token's entry again."""
+        resolve = self._resolve_token(token, account)
         return self.submit(game_id, resolve, command, expected_version, idempotency_key, minimal=minimal)
 
-    def _resolve_token(self, token: str | None) -> Callable[[CachedGame], tuple[int, str]]:
+    def _resolve_token(
+        self, token: str | None, account: str | None = None
+    ) -> Callable[[CachedGame], tuple[int, str]]:
         def resolve(cached: CachedGame) -> tuple[int, str]:
             if token is None:
                 raise errors.InvalidToken()
-            seat = self.repository.seat_for_token(cached, token, PLAY)
+            if account is not None:
+                seat = self.repository.seat_of_account(cached, account)
+            else:
+                seat = self.repository.seat_for_token(cached, token, PLAY)
             return seat, cached.seat_hashes[seat]
 
         return resolve

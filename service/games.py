@@ -179,9 +179,10 @@ class GameService:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         minimal: bool = False,
+        account: str | None = None,
     ) -> MoveOutcome:
         return self.commands.submit_command(
-            game_id, token, command, expected_version, idempotency_key, minimal
+            game_id, token, command, expected_version, idempotency_key, minimal, account
         )
 
     def submit_as_seat(

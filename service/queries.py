@@ -215,23 +215,35 @@ class GameQueries:
         """The seat whose token ``token`` is in this process's copy of the game (the rate
         limits key by it; an account token costs one read of its entry), None when the game is not
         cached here or the token is none of its seats'."""
+        found = self.cached_player(game_id, token)
+        return None if found is None else found[0]
+
+    def cached_player(self, game_id: str, token: str) -> tuple[int, str | None] | None:
+        """:meth:`cached_seat`, and for an account token that holds ``play`` its account's id: the
+        token was checked just now, so the move it sends in the same request need not read its
+        entry again (``GameService.submit_command``'s ``account``)."""
         cached = self.cache.get(game_id)
         if cached is None:
             return None
-        # An account token acts for its seat with ``play`` (a bot's token may hold nothing else) and
-        # sees it with ``read``: either makes its seat count it, as the seat's own token, so its
-        # moves take the hot path too. ``play`` is asked first: a move's token has it, so one read
-        # of the token's entry answers. The route it asks for, not this lookup, says whether its
-        # scope is enough.
+        if is_account_token(token):
+            # An account token acts for its seat with ``play`` (a bot's token may hold nothing
+            # else) and sees it with ``read``: either makes its seat count it, as the seat's own
+            # token, so its moves take the hot path too. ``play`` is asked first: a move's token has
+            # it, so one read of the token's entry answers. The route it asks for, not this lookup,
+            # says whether its scope is enough.
+            try:
+                return self.repository.account_seat(cached, token, PLAY)
+            except errors.InvalidToken:
+                return None
+            except InsufficientScope:
+                pass
+            try:
+                return self.repository.seat_for_token(cached, token, READ), None
+            except (errors.InvalidToken, InsufficientScope):
+                return None
         try:
-            return self.repository.seat_for_token(cached, token, PLAY)
+            return self.repository.seat_for_token(cached, token), None
         except errors.InvalidToken:
-            return None
-        except InsufficientScope:
-            pass
-        try:
-            return self.repository.seat_for_token(cached, token, READ)
-        except (errors.InvalidToken, InsufficientScope):
             return None
 
     def viewer_seat(

@@ -176,16 +176,10 @@ class GameRepository:
     def seat_for_token(self, cached: CachedGame, token: str, scope: str = READ) -> int:
         """The seat ``token`` acts for: a seat token's own seat, or the seat bound to an account
         token's account (the account's token then needs ``scope``: ``play`` to act, ``read`` to see)."""
+        if is_account_token(token):
+            return self.account_seat(cached, token, scope)[0]
         if cached.status == "finished" and not cached.seat_hashes:
             raise errors.SeatTokensExpired()  # compacted, and its token hashes expired since
-        if is_account_token(token):
-            if self.identity is None:
-                raise errors.InvalidToken()
-            account = self.identity.account_for(token, scope)
-            for seat, holder in sorted(cached.seat_accounts.items()):
-                if holder == account and seat in cached.seat_hashes:
-                    return seat
-            raise NotSeated()
         digest = hash_token(token)
         found = None
         for seat, stored in cached.seat_hashes.items():
@@ -195,6 +189,26 @@ class GameRepository:
         if found is None:
             raise errors.InvalidToken()
         return found
+
+    def account_seat(self, cached: CachedGame, token: str, scope: str) -> tuple[int, str]:
+        """The seat an account ``token`` (holding ``scope``) acts for, and its account's id: one
+        read of the token's entry."""
+        if cached.status == "finished" and not cached.seat_hashes:
+            raise errors.SeatTokensExpired()  # compacted, and its token hashes expired since
+        if self.identity is None:
+            raise errors.InvalidToken()
+        account = self.identity.account_for(token, scope)
+        return self.seat_of_account(cached, account), account
+
+    @staticmethod
+    def seat_of_account(cached: CachedGame, account: str) -> int:
+        """The seat of ``cached`` bound to ``account`` (whose token was checked by the caller)."""
+        if cached.status == "finished" and not cached.seat_hashes:
+            raise errors.SeatTokensExpired()  # compacted, and its token hashes expired since
+        for seat, holder in sorted(cached.seat_accounts.items()):
+            if holder == account and seat in cached.seat_hashes:
+                return seat
+        raise NotSeated()
 
     def at_least(self, game_id: str, version: int) -> CachedGame:
         cached = self.cache.get(game_id)

@@ -7,8 +7,9 @@ into Python results. Lua never sees a raw token: only its SHA-256 hex.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Any, ClassVar, Generic, TypeVar
 
 import orjson
@@ -244,6 +245,9 @@ class ScriptCall:
     PRELUDE: ClassVar[str] = ""
     KEYS: ClassVar[tuple[str, ...]]
     _ARGS: ClassVar[tuple[str, ...] | None] = None
+    _GETTERS: ClassVar[tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]] | None] = (
+        None
+    )
     rest: Sequence[Any]
 
     @classmethod
@@ -256,13 +260,33 @@ class ScriptCall:
             cls._ARGS = names
         return names
 
+    @classmethod
+    def _getters(cls) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]]:
+        """The named keys' and the fixed arguments' readers, built once per class: every move's
+        append runs through :meth:`keys` and :meth:`args`."""
+        found = cls.__dict__.get("_GETTERS")
+        if found is None:
+            found = (_reader(cls.KEYS), _reader(cls.arg_names()))
+            cls._GETTERS = found
+        return found
+
     def keys(self) -> list[str]:
-        named = [getattr(self, name) for name in self.KEYS]
+        named = self._getters()[0](self)
         more = getattr(self, "rest_keys", None)
-        return named if more is None else [*named, *more]
+        return [*named] if more is None else [*named, *more]
 
     def args(self) -> list[Any]:
-        return [*(getattr(self, name) for name in self.arg_names()), *self.rest]
+        return [*self._getters()[1](self), *self.rest]
+
+
+def _reader(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The attributes ``names`` of an object, as a tuple (``attrgetter`` answers one name bare)."""
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda call: (one(call),)
+    if not names:
+        return lambda call: ()
+    return attrgetter(*names)
 
 
 C = TypeVar("C", bound=ScriptCall)

@@ -129,9 +129,11 @@ class MovePath:
             return None
         # Only a token this process knows as a seat's: any other is counted against its address,
         # and its 401 among the address's failed checks, by Flask (api.ratelimit), behind ProxyFix.
-        seat = self.service.queries.cached_seat(game_id, token) if self.limit is not None else None
-        if seat is None and self.limit is not None:
+        # An account token's entry is read once here; the move reuses the account it names.
+        found = self.service.queries.cached_player(game_id, token) if self.limit is not None else None
+        if found is None and self.limit is not None:
             return None
+        seat, account = found if found is not None else (None, None)
         if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != JSON_MIME:
             return None
         length = environ.get("CONTENT_LENGTH", "")
@@ -158,6 +160,7 @@ class MovePath:
                 if_match=environ.get("HTTP_IF_MATCH"),
                 idempotency_key=environ.get("HTTP_IDEMPOTENCY_KEY"),
                 prefer=environ.get("HTTP_PREFER"),
+                account=account,
             )
             return status, JSON_MIME, {**headers, **fields}, encoded
         except ServiceError as error:

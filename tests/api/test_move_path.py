@@ -15,6 +15,7 @@ from tests import app_fixtures
 from tests.api.conftest import Table
 from tests.api.test_accounts import FAST_HASH, bearer, session
 from tests.api.test_errors import assert_problem
+from tests.redis_metrics import count_round_trips
 
 
 @pytest.fixture()
@@ -294,3 +295,38 @@ def test_account_tokens_take_the_hot_path_with_rate_limits_on_and_get_the_flask_
     assert hot_calls == ["an unknown token"] and len(flask_calls) == len(flask)
     for mine, theirs in zip(hot, flask, strict=True):
         assert mine == theirs
+
+
+def test_an_account_tokens_move_on_the_hot_path_reads_the_tokens_entry_once(redis_client, redis_server):
+    """With rate limits on, the hot path checks an account token (its seat's budget is counted
+    before the move) and the move reuses that check: one HGET of the token's entry per move, not
+    one for the budget and another for the move. The scope still limits it: a token without
+    ``play`` is refused (403) as before."""
+    app = next(app_fixtures.make_app(redis_server, MOVE_FAST_PATH=True, **LIMITED))
+    try:
+        client = app.test_client()
+        ann = session(client, "Onceread")
+        made = client.post("/v1/me/tokens", json={"name": "r", "scopes": ["read"]}, headers=bearer(ann))
+        reader = made.get_json()["token"]
+        game = client.post("/v1/games", json={"game": "toy", "config": {"seed": 7, "first": 0}}).get_json()[
+            "id"
+        ]
+        assert (
+            client.post(f"/v1/games/{game}/seats", json={"seat": 0}, headers=bearer(ann)).status_code == 201
+        )
+        assert client.post(f"/v1/games/{game}/seats", json={"name": "Bob"}).status_code == 201
+        assert client.get(f"/v1/games/{game}/view", headers=bearer(ann)).status_code == 200  # cached here
+        flask_calls = _flask_route_recorded_keeping(app)
+        moves = f"/v1/games/{game}/moves"
+        refused = client.post(moves, json={"command": {"type": "pass"}}, headers=bearer(reader))
+        assert_problem(refused, 403, "INSUFFICIENT_SCOPE")
+        with count_round_trips(redis_client) as trips:
+            moved = client.post(moves, json={"command": {"type": "pass"}}, headers=bearer(ann))
+        assert moved.status_code == 200, moved.get_json()
+        assert flask_calls == []  # both answered in front of Flask
+        assert trips.names.count("HGET") == 1, trips.commands
+        assert "RateLimit" in moved.headers
+    finally:
+        redis_client.flushall()  # no account may keep its handle for the tests that follow
+        app.extensions["game_service"].live.close()
+        app.extensions["game_service"].store.redis.close()
