@@ -58,6 +58,9 @@ class Budget:
     seconds: float | None = None
     rollout_moves: int = 40
     exploration: float = EXPLORATION
+    # The playouts' policy: "guided" (the game's ``guided_move``, a cheap imitation of good play)
+    # or "uniform" (its ``playout_move``).
+    playout: str = "guided"
 
 
 class Node:
@@ -129,7 +132,7 @@ def search(
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
     legal_moves = game.legal_moves
-    playout_move = game.playout_move  # type: ignore[attr-defined]
+    playout_move = game.guided_move if budget.playout == "guided" else game.playout_move  # type: ignore[attr-defined]
     awaiting_of = game.awaiting
     is_over = game.is_over
     seats = len(estimate(state))

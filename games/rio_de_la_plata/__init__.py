@@ -180,6 +180,7 @@ class RioDeLaPlata(
     estimate = staticmethod(_search.estimate)
     advance = staticmethod(_search.advance)
     playout_move = staticmethod(_search.playout_move)
+    guided_move = staticmethod(_search.playout_move)
     analysis_budget = (60, 10)
     chance_only = True
 
