@@ -27,7 +27,8 @@ import os
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,17 @@ def _one_game(task: tuple[str, dict[str, Any], int, int, int, Budget]) -> dict[s
         "timings": timings,
         "moves": record.moves,
     }
+
+
+def _progress(key: str, players: int, index: int, budget: Budget, future: Future[dict[str, Any]]) -> None:
+    result = future.result()
+    cpu = sum(result["timings"])
+    print(
+        f"game {key} {players}p #{index} {budget.playout} c={budget.exploration} it={budget.iterations}: "
+        f"{'won' if result['won'] else 'lost'}, {len(result['timings'])} decisions, {cpu:.0f} CPU s",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,10 +134,14 @@ def main(argv: list[str] | None = None) -> int:
         for key, game_name, config, players, games, budgets in rows:
             # Every variant's games go to the pool at once, so a slow variant does not wait alone.
             started = time.perf_counter()
-            futures = [
-                [pool.submit(_one_game, (game_name, config, players, i, args.seed, budget)) for i in range(games)]
-                for budget in budgets
-            ]
+            # Submitted game by game, every variant of a game together: a run cut short still holds
+            # paired results (each printed to stderr as it ends).
+            futures: list[list[Future[dict[str, Any]]]] = [[] for _ in budgets]
+            for i in range(games):
+                for batch, budget in zip(futures, budgets, strict=True):
+                    future = pool.submit(_one_game, (game_name, config, players, i, args.seed, budget))
+                    future.add_done_callback(partial(_progress, key, players, i, budget))
+                    batch.append(future)
             first: list[bool] = []
             for budget, batch in zip(budgets, futures, strict=True):
                 results = [f.result() for f in batch]
@@ -143,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{key:<22}{players:>3}{budget.playout:>8}{budget.exploration:>5}{games:>6}"
                     f"{budget.iterations:>6}{wins:>6}{wins / games:>7.1%}  "
-                    f"{f'[{low:.1%}, {high:.1%}]':<16}{1 / players:>6.0%}{shared:>7}{median:>15.0f}{p95:>7.0f}"
+                    f"{f'[{low:.1%}, {high:.1%}]':<16}{1 / players:>6.0%}{shared:>7}"
+                    f"{median:>15.0f}{p95:>7.0f}"
                     f"{wall:>8.0f}{f'+{better}/-{worse}':>9}",
                     flush=True,
                 )

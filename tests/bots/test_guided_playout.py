@@ -40,7 +40,12 @@ def _decisions(players: int, options: dict, ruleset: str, seed: int):
 
 @pytest.mark.parametrize(
     ("players", "options", "ruleset"),
-    [(3, {}, "2006"), (4, {"hidden_cards": True}, "2006"), (5, {}, "classic"), (4, {"capturing": True}, "2006")],
+    [
+        (3, {}, "2006"),
+        (4, {"hidden_cards": True}, "2006"),
+        (5, {}, "classic"),
+        (4, {"capturing": True}, "2006"),
+    ],
 )
 def test_guided_moves_are_legal_in_whole_games(players, options, ruleset):
     """Every answer is one of legal_moves (BAT-1..BAT-6, END-7, RND-2, CL-5), and games end."""
