@@ -12,10 +12,11 @@ single-observer variant: opponents' moves are branches as if seen; MO-ISMCTS wou
 against face-down plays, at several times the cost).
 
 Multiplayer: each node keeps the sum of rewards per seat, and the seat that moves at a node picks by
-its own reward (the max^n reading of UCT). A playout is uniform random for ``rollout_moves`` moves
-(a Condottiere playout that passed half the time it could won 1 of 16 games against three
-heuristic bots where uniform playouts won 5, same seeds and budget: uniform it stays),
-then stops and asks the game's ``estimate`` hook (each seat's chance to win from a prior): full
+its own reward (the max^n reading of UCT). A playout follows the game's ``guided_move`` (a cheap
+imitation of good play: a uniform playout has every seat spend a card at nearly every turn of a
+Condottiere battle, which no good player does; ``Budget.playout="uniform"`` takes the game's
+``playout_move`` instead, for comparison: bench/README.md has the figures) for ``rollout_moves``
+moves, then stops and asks the game's ``estimate`` hook (each seat's chance to win from a prior): full
 playouts of Rio de la Plata cost a tenth of a second each, so a one-second budget would see a
 handful of them. Rewards are win shares (1 split among the winners), so a node's mean is a win
 chance, which the analysis (``replays/analysis.py``) reads.

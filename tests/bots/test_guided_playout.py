@@ -18,6 +18,7 @@ from games.condottiere import playout
 from games.condottiere.board import MERCENARY
 from games.condottiere.queries import strengths
 from games.condottiere.steps import STEP_BATTLE, STEP_KEEP_CARDS
+from games.rio_de_la_plata import playout as rio_playout
 
 
 class _NeverRandom(random.Random):
@@ -99,3 +100,26 @@ def _leads(state, seat: int, card: str, defender: bool) -> bool:
     totals = strengths(lines)
     other = max((t for i, t in enumerate(totals) if i != seat), default=0)
     return totals[seat] > other or (defender and totals[seat] >= other)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_rio_guided_moves_are_legal_and_end_the_game_rio_end_7(players):
+    """Rio de la Plata's guided policy (games/rio_de_la_plata/playout.py) answers a legal move at
+    every decision of whole games, which end (RIO-END-7's scoring names the winners); without its
+    uniform share it never places a person on a character space (RIO-CHAR-3: an unpaid character
+    costs 5 VP), which a uniform playout does."""
+    game = get_game("rio_de_la_plata")
+    state = fold(game, game.start(game.configure({"players": players, "seed": players})))
+    rng = random.Random(players)
+    never = _NeverRandom()
+    moves = 0
+    while not game.is_over(state):
+        seat = game.awaiting(state)[0]
+        legal = game.legal_moves(state, seat)
+        careful = rio_playout.guided_move(state, seat, never)
+        assert careful in legal
+        assert not (careful["type"] == "place" and careful.get("space") == "character"), careful
+        state = game.advance(state, seat, rio_playout.guided_move(state, seat, rng))
+        moves += 1
+        assert moves < 20_000
+    assert game.result(state)["winners"]
