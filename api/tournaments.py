@@ -36,8 +36,15 @@ class Tournaments(MethodView):
     @blp.problems(400, 401, 403, 415, 422, 429)
     @blp.doc(security=ACCOUNT_AUTH)
     def post(self, body: dict[str, Any]) -> Response:
-        """Organise a tournament (scope `play`): the caller is its organiser."""
-        made = tournaments().create(identity(), body)
+        """Organise a tournament (scope `play`): the caller is its organiser.
+
+        An invitation list (`entry: list`) names accounts by handle (or id): 422 UNKNOWN_ACCOUNT
+        (its `unknown`: the names no account has). `starts_at`: 422 INVALID_START_TIME,
+        START_TIME_PASSED."""
+        who = identity()
+        if body.get("entry") == "list":
+            body = {**body, "accounts": accounts().ids_of(body.get("accounts") or [])}
+        made = tournaments().create(who, body)
         return json_response(
             made, 201, {"Location": url_for("tournaments.Tournament", tournament_id=made["id"])}
         )

@@ -33,9 +33,26 @@ class CreateTournamentRequest(StrictSchema):
     rated = fields.Boolean(load_default=False)
     bots = fields.Boolean(load_default=True, metadata={"description": "Whether bot accounts may enter"})
     entry = fields.String(load_default="anyone", validate=validate.OneOf(["anyone", "list", "code"]))
-    accounts = fields.List(fields.String(validate=validate.Length(1, 64)), load_default=list)
+    accounts = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        load_default=list,
+        validate=validate.Length(0, 1000),
+        metadata={"description": "`entry: list`: the accounts invited, by handle (or account id)"},
+    )
     capacity = fields.Integer(load_default=0, validate=validate.Range(0, 100_000))
     title = fields.String(load_default="", validate=validate.Length(0, 80))
+    starts_at = fields.String(
+        allow_none=True,
+        load_default=None,
+        validate=validate.Length(0, 64),
+        metadata={
+            "format": "date-time",
+            "example": "2026-12-06T16:00:00Z",
+            "description": "When the workers start it (ISO 8601 with its offset; null: the organiser "
+            "starts it). Too few entrants then: it stays open for the organiser. 422 "
+            "INVALID_START_TIME (unparsable, no offset, over a year ahead), START_TIME_PASSED",
+        },
+    )
 
 
 class JoinTournamentRequest(StrictSchema):
@@ -63,6 +80,13 @@ class StandingSchema(ma.Schema):
     name = fields.String(allow_none=True)
     score = fields.Float(required=True)
     opponents = fields.Float(required=True)
+    round = fields.Integer(
+        metadata={"description": "Elimination: the round reached (the standings rank by it, then by `place`)"}
+    )
+    place = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Elimination: the place at that round's table (null while it plays)"},
+    )
 
 
 class TournamentTableSchema(ma.Schema):

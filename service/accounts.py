@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -70,6 +70,10 @@ class InvalidCredentials(errors.ServiceError):
 
 class PlayerNotFound(errors.ServiceError):
     status, code, title = 404, "PLAYER_NOT_FOUND", "No player with that handle"
+
+
+class UnknownAccount(errors.ServiceError):
+    status, code, title = 422, "UNKNOWN_ACCOUNT", "No account has that handle"
 
 
 class TooManyStreams(errors.ServiceError):
@@ -237,6 +241,25 @@ class AccountService(AccountTokens):
         """The id of the account ``handle`` names (the archive's ``?account=`` filter), or None."""
         account_id = self.store.account_for_handle(fold_handle(handle))
         return account_id if self._live_record(account_id) is not None else None
+
+    def ids_of(self, names: Sequence[str]) -> list[str]:
+        """The account ids ``names`` give (each a handle, compared as sign-in compares them, or an
+        account id), in order, each once; 422 UNKNOWN_ACCOUNT naming every name that is neither
+        (its ``unknown``), so an invitation list never holds an account nobody can be."""
+        out: list[str] = []
+        unknown: list[str] = []
+        for name in names:
+            found = self.account_id_of(name)
+            if found is None and self._live_record(name) is not None:
+                found = name
+            if found is None:
+                unknown.append(name)
+            elif found not in out:
+                out.append(found)
+        if unknown:
+            # starts with the title: a page then shows the detail alone (web/static/app.js describe)
+            raise UnknownAccount(f"{UnknownAccount.title}: {', '.join(unknown)}", unknown=unknown)
+        return out
 
     def check_seat_name(self, name: str, account_id: str | None) -> None:
         """A seat's display name may not be another account's handle (compared as handles are):

@@ -12,6 +12,9 @@ it like any game's follow-up: it starts the round's tables (games created once e
 
 Keys of one tournament (all ``{g:T<id>}``):
 
+A tournament created with a start time records, with its record in one script, its follow-up
+``s`` due at that time (the janitor's sweep runs it then: ``service.tournament.schedule``).
+
 - ``tour:{g:T<id>}:record`` hash: ``status`` (open, running, finished), ``organiser`` (account id),
   ``config`` (JSON: game, configuration, clock, table size, rounds, format, entry, bots, rated,
   capacity), ``version`` (counts every change to the entrants: a start pairs the entrants of one
@@ -79,6 +82,22 @@ class StoredTournament:
     entrants: dict[str, dict[str, Any]]
     rounds: dict[int, dict[str, Any]]
 
+
+# KEYS: record, outbox, due set; ARGV: the record's field/value pairs (count, pairs), then the
+# follow-ups (record_followups: a start time's, due then). The record and its timed start together:
+# a tournament with a start time is never without the follow-up that starts it.
+CREATE = (
+    _WRITE_EVENTS
+    + r"""
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+local n = tonumber(ARGV[1])
+local fields = {}
+for i = 2, 1 + 2 * n do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+record_followups(KEYS[2], KEYS[3], 2 + 2 * n)
+return 'created'
+"""
+)
 
 # KEYS: record, entrants; ARGV: account, entrant JSON, capacity, late ('1': a running tournament
 # admits entrants, paired from its next round). Returns an outcome word.
@@ -169,6 +188,18 @@ return 'finished_now'
 
 
 @dataclass(frozen=True, slots=True)
+class CreateCall(ScriptCall):
+    SCRIPT: ClassVar[str] = CREATE
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "outbox", "due")
+    record: str
+    outbox: str
+    due: str
+    pairs: int  # how many field/value pairs of the record follow
+    rest: Sequence[Any]  # the record's pairs, then the follow-up actions
+
+
+@dataclass(frozen=True, slots=True)
 class JoinCall(ScriptCall):
     SCRIPT: ClassVar[str] = JOIN
     KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
@@ -235,7 +266,14 @@ class FinishCall(ScriptCall):
     rest: Sequence[Any]  # the follow-up actions
 
 
-CALLS: tuple[type[ScriptCall], ...] = (JoinCall, WithdrawCall, RecordRoundCall, ResultCall, FinishCall)
+CALLS: tuple[type[ScriptCall], ...] = (
+    CreateCall,
+    JoinCall,
+    WithdrawCall,
+    RecordRoundCall,
+    ResultCall,
+    FinishCall,
+)
 
 
 def _text(value: bytes | str) -> str:
@@ -258,19 +296,35 @@ class TournamentStore:
         # The sweeper's hint that the tournament's slot holds due work (store.outbox).
         self.redis.zadd(HINTS, {str(slot_of(outbox_id(tournament_id))): now_ms() + self.grace_ms})
 
-    def create(self, tournament_id: str, organiser: str, config: Mapping[str, Any], created: int) -> None:
+    def create(
+        self,
+        tournament_id: str,
+        organiser: str,
+        config: Mapping[str, Any],
+        created: int,
+        start_ms: int | None = None,
+    ) -> None:
+        """The record, and with a start time (``start_ms``) in the same script the tournament's
+        follow-up ``s``, due then (``service.tournament.schedule``)."""
         keys = tournament_keys(tournament_id)
-        self.redis.hset(
-            keys.record,
-            mapping={
-                "status": "open",
-                "organiser": organiser,
-                "config": orjson.dumps(dict(config)),
-                "version": 0,
-                "round": 0,
-                "created": created,
-            },
-        )
+        record = {
+            "status": "open",
+            "organiser": organiser,
+            "config": orjson.dumps(dict(config)).decode(),
+            "version": 0,
+            "round": 0,
+            "created": created,
+        }
+        pairs: list[Any] = []
+        for field, value in record.items():
+            pairs.extend((field, value))
+        followups: list[Any] = [outbox_id(tournament_id), 0, 0]
+        if start_ms is not None:
+            followups = followup_args(outbox_id(tournament_id), {ACTION: "s"}, max(0, start_ms - now_ms()))
+        self._run(CreateCall(keys.record, keys.outbox, keys.due, len(record), [*pairs, *followups]))
+        if start_ms is not None:
+            # LT: a slot's hint never moves later (other work in the slot may be due sooner)
+            self.redis.zadd(HINTS, {str(slot_of(outbox_id(tournament_id))): start_ms}, lt=True)
         self.redis.zadd(ALL, {tournament_id: created})
 
     def load(self, tournament_id: str) -> StoredTournament | None:

@@ -2,11 +2,14 @@
 
 The field is seeded (by rating, or by the standings of a Swiss before it) and dealt to the tables in
 a serpentine (1..t, then t..1, ...), the way elimination brackets spread their seeds, so the top
-seeds do not meet before the later rounds. Ties at the cut are broken by the seeding."""
+seeds do not meet before the later rounds. Ties at the cut are broken by the seeding.
+
+Standings rank by the round reached, not by points (:func:`by_round_reached`): the final table's
+places, then those out in the round before it by their place at their table, and so on."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from service.tournament.tables import TableSizeError, table_sizes
 
@@ -51,3 +54,41 @@ def advancing(placings: Sequence[Sequence[Sequence[str]]], seeding: Sequence[str
         for place, player in enumerate(flat[:advance]):
             by_place[place].append(player)
     return [p for row in by_place for p in sorted(row, key=seed.__getitem__)]
+
+
+Table = tuple[Sequence[str], Sequence[Sequence[str]] | None]  # players, placing (None: playing)
+
+
+def reached(rounds: Sequence[Sequence[Table]]) -> dict[str, tuple[int, int | None]]:
+    """Each player's round reached (1-based: the last round it sat at a table) and its place at that
+    table (1 for the winners, players tied sharing the best place they cover, as "2nd=" reads;
+    None while that table still plays). ``rounds``: every round's tables as (players, placing or
+    None), in order."""
+    out: dict[str, tuple[int, int | None]] = {}
+    for number, tables in enumerate(rounds, start=1):
+        for players, placing in tables:
+            places: dict[str, int | None] = dict.fromkeys(players)
+            place = 1
+            for tied in placing or ():
+                for player in tied:
+                    places[player] = place
+                place += len(tied)
+            for player in players:
+                out[player] = (number, places[player])
+    return out
+
+
+def by_round_reached(order: Sequence[str], reach: Mapping[str, tuple[int, int | None]]) -> list[str]:
+    """The elimination standings: the later the round a player reached, the better (the final
+    table's places first, then those out in the round before it, by their place at their table,
+    and so on); players of one round and one place (from different tables, or tied at one) in
+    ``order``, the points standings (placement points over all their tables, then opponents'
+    points, head-to-head, rating, account id: ``scoring.standings``). The players of a table still
+    playing share its first place until it ends; an entrant who never sat at a table comes last."""
+    position = {p: i for i, p in enumerate(order)}
+
+    def key(player: str) -> tuple[int, int, int]:
+        number, place = reach.get(player, (0, None))
+        return (-number, place or 0, position[player])
+
+    return sorted(order, key=key)

@@ -14,7 +14,7 @@ import orjson
 from replays import fairness
 from service.games import SEED_BITS
 from service.ids import derived_game_id
-from service.tournament.elimination import advancing, elimination_tables
+from service.tournament.elimination import advancing, by_round_reached, elimination_tables, reached
 from service.tournament.errors import TableSizeNotAllowed
 from service.tournament.scoring import (
     TableResult,
@@ -172,14 +172,30 @@ def standings_of(found: StoredTournament) -> list[Any]:
 
 
 def standings_view(found: StoredTournament) -> list[dict[str, Any]]:
+    """The standings as the API shows them. An elimination ranks by the round reached
+    (``elimination.by_round_reached``) and says, per entrant, that ``round`` and its ``place`` at
+    that round's table (None while the table plays)."""
     names = {a: e.get("name") for a, e in found.entrants.items()}
-    return [
-        {
-            "rank": s.rank,
-            "account": s.player,
-            "name": names.get(s.player),
-            "score": float(s.score),
-            "opponents": float(s.opponents),
-        }
-        for s in standings_of(found)
-    ]
+    table = standings_of(found)
+    if settings_of(found).get("format") != "elimination":
+        return [_standing(s, s.rank, names) for s in table]
+    reach = reached(
+        [[(t["players"], t.get("placing")) for t in r["tables"]] for _, r in sorted(found.rounds.items())]
+    )
+    by_player = {s.player: s for s in table}
+    order = by_round_reached([s.player for s in table], reach)
+    out = []
+    for rank, player in enumerate(order, start=1):
+        number, place = reach.get(player, (0, None))
+        out.append({**_standing(by_player[player], rank, names), "round": number, "place": place})
+    return out
+
+
+def _standing(s: Any, rank: int, names: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "account": s.player,
+        "name": names.get(s.player),
+        "score": float(s.score),
+        "opponents": float(s.opponents),
+    }

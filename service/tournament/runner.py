@@ -5,7 +5,8 @@ All of it is the follow-up action ``tournament`` (``service.followups``), in two
 
 - the tournament's own (``store.tournaments.outbox_id``), recorded by the script that records a
   round (value ``r<n>``), by the one that writes a round's last result (``d<n>``) and by the one that
-  finishes the tournament (``f``). Its handler, :func:`advance`, brings the tournament forward from
+  finishes the tournament (``f``), and by the creation of one with a start time (``s``, due then:
+  ``service.tournament.schedule`` starts it). Its handler, :func:`advance`, brings the tournament forward from
   whatever state it finds: it creates every table game of the current round (each under an id
   derived from the tournament, round and table, created only if absent: ``store.bound_games``), tells
   each entrant its table, and when every table has its result pairs the next round (recorded once:
@@ -39,7 +40,8 @@ from service.bound_start import bound_start
 from service.faults import fault_point
 from service.games import SEED_BITS, hidden_config
 from service.ports import GameAccess
-from service.repository import hash_token, new_token, now_iso
+from service.repository import hash_token, new_token, now_iso, now_ms
+from service.tournament import schedule
 from service.tournament.rounds import next_step, settings_of, standings_view, table_game_id
 from store import parts
 from store.tournaments import ACTION, StoredTournament, outbox_id, tournament_id_of
@@ -100,6 +102,16 @@ def advance(service: GameAccess, tournament_id: str) -> bool:
         if found is None:
             return True
         status, current = found.record["status"], int(found.record.get("round") or 0)
+        if status == "open":
+            started = schedule.start_when_due(tournaments, found, now_ms())
+            if started == "early":  # put back to the start time (the sweep leased it sooner)
+                parts.outbox(service.store).reschedule(
+                    outbox_id(tournament_id), schedule.start_ms(settings_of(found)) or 0
+                )
+                return False
+            if started in ("recorded", "recorded_before", "changed"):
+                continue
+            return True
         if status == "finished":
             tell_finished(service, found)
             return True

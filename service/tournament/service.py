@@ -20,7 +20,7 @@ from service.account_tokens import Identity
 from service.faults import fault_point
 from service.identity import PLAY, InsufficientScope
 from service.repository import now_ms
-from service.tournament import rounds
+from service.tournament import rounds, schedule
 from service.tournament.errors import TableSizeNotAllowed
 from service.tournament.rounds import settings_of
 from store import parts
@@ -121,6 +121,7 @@ class TournamentService:
             control = clocks.control(body.get("clock"), bot_levels(str(game)))
         except clocks.ClockError as err:
             raise errors.InvalidClock(str(err)) from None
+        start = schedule.parse_start(body.get("starts_at"), now_ms())
         settings = {
             "game": game,
             "config": config,
@@ -141,9 +142,11 @@ class TournamentService:
             "code": secrets.token_urlsafe(9) if entry == "code" else "",
             "capacity": capacity,
             "title": str(body.get("title") or f"{game} tournament")[:80],
+            # None: the organiser starts it; else the workers do then (service.tournament.schedule)
+            "starts_at": start[0] if start else None,
         }
         tournament_id = secrets.token_hex(8)
-        self.store.create(tournament_id, identity.account_id, settings, now_ms())
+        self.store.create(tournament_id, identity.account_id, settings, now_ms(), start[1] if start else None)
         out = self.view(tournament_id)
         if settings["code"]:
             out["code"] = settings["code"]  # shown to the organiser, never in a public view
@@ -207,8 +210,10 @@ class TournamentService:
         if level not in bot_levels(settings["game"]):
             raise InvalidTournament(f"{settings['game']} has no bot level {level!r}")
         entrant_id = f"bot.{level}.{secrets.token_hex(4)}"
+        # numbered, so nine "random bot"s stay apart in the standings and at the tables
+        number = 1 + sum(1 for e in found.entrants.values() if e.get("level") == level)
         entrant = {
-            "name": f"{level} bot",
+            "name": f"{level} bot {number}",
             "rating": 1500.0,
             "bot": True,
             "level": level,

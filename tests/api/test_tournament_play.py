@@ -316,7 +316,9 @@ def test_a_duplicate_round_deals_every_table_from_one_committed_seed(app, client
 
 def test_an_elimination_runs_to_its_final_table(app, client, svc):
     """Nine at tables of 3, the best of each table advances: round 1 is three tables, round 2 the
-    final of the three winners, then the tournament is finished."""
+    final of the three winners, then the tournament is finished. Its standings rank by the round
+    reached: the final's placing first, then those out in round 1 by their place at their table
+    (ties of round and place by points), each standing naming its ``round`` and ``place``."""
     org = session(client, "Org")
     tid = _bots_only(client, org, {"table_size": 3, "format": "elimination", "advance": 1}, 9)
     for _ in range(2):
@@ -330,3 +332,17 @@ def test_an_elimination_runs_to_its_final_table(app, client, svc):
     winners = {t["placing"][0][0] if len(t["placing"][0]) == 1 else None for t in first["tables"]}
     if None not in winners:  # no tie for first at any table: the winners are the final
         assert set(final["tables"][0]["players"]) == winners
+    reach = {}
+    for number, r in enumerate(view["rounds"], start=1):
+        for table in r["tables"]:
+            place = 1
+            for tied in table["placing"]:
+                reach.update({p: (number, place) for p in tied})
+                place += len(tied)
+    table = view["standings"]
+    assert [(s["round"], s["place"]) for s in table] == [reach[s["account"]] for s in table]
+    assert [(-s["round"], s["place"]) for s in table] == sorted((-s["round"], s["place"]) for s in table)
+    assert {s["account"] for s in table[:3]} == set(final["tables"][0]["players"])
+    for key in {(s["round"], s["place"]) for s in table}:
+        scores = [s["score"] for s in table if (s["round"], s["place"]) == key]
+        assert scores == sorted(scores, reverse=True)

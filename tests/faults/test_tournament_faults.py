@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -129,5 +131,45 @@ def test_a_start_killed_before_or_between_its_tables_makes_each_table_once(servi
         )
 
     recover(janitor_for(service), started)
+    for game_id in games:
+        assert service.store.meta(game_id)["status"] == "active"
+
+
+@pytest.mark.parametrize("fault", ["after_tournament_timed_start", "between_tournament_tables"])
+def test_a_sweep_killed_in_a_timed_start_makes_each_table_once(service, redis_server, fault):
+    """The janitor's sweep that starts a tournament at its start time (``starts_at``), killed after
+    round 1's record or between its tables: the next sweeps make the rest, each table once, and
+    record no round twice."""
+    settings = composition.Settings(redis_url=redis_server.url, password_parameters=FAST_HASH)
+    services = composition.build(settings, store=service.store)
+    accounts, tournaments = services.accounts, services.tournaments
+    accounts.create_account("Org", "correct horse")
+    org = accounts.identify(accounts.sign_in("Org", "correct horse")["token"])
+    start = datetime.now(UTC) + timedelta(seconds=2)
+    body = {"game": "condottiere", "table_size": 3, "rounds": 1, "starts_at": start.isoformat()}
+    tid = tournaments.create(org, body)["id"]
+    for _ in range(9):
+        tournaments.add_bot(tid, org, "random")
+    deadline = time.monotonic() + 30
+    while datetime.now(UTC) < start + timedelta(milliseconds=100):  # the follow-up is due then
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    killed = kill_actor(redis_server.url, fault, "sweep")
+    assert killed.returncode == -9, killed.stderr.decode()[-2000:]
+    view = tournaments.view(tid)
+    assert view["round"] == 1 and view["status"] == "running"
+    made = tournament_games(service.store.redis, tid)
+    assert len(made) == (0 if fault == "after_tournament_timed_start" else 1)
+    outbox = Outbox(service.store.redis)
+    assert outbox.pending(outbox_id(tid)) == {"tournament": "r1"}
+    games = [t["game"] for t in view["rounds"][0]["tables"]]
+
+    def started() -> bool:
+        return not outbox.pending(outbox_id(tid)) and tournament_games(service.store.redis, tid) == sorted(
+            games
+        )
+
+    recover(janitor_for(service), started)
+    assert tournaments.view(tid)["rounds"] == view["rounds"]
     for game_id in games:
         assert service.store.meta(game_id)["status"] == "active"

@@ -102,14 +102,15 @@ def test_create_join_start_play_a_round_and_see_the_standings(live, browser, siz
         page.get_by_label("Title").fill(f"Friday Swiss {size}")
         page.get_by_label("Game", exact=True).select_option("condottiere")
         page.get_by_label("Players per table").fill("4")
-        page.get_by_label("Rounds (Swiss)").fill("2")
+        page.get_by_label("Rounds", exact=True).fill("2")
         page.get_by_label("Who may enter").select_option("anyone")
         assert page.get_by_label("Bot accounts may enter").is_checked()
         check_page(page, f"tournament-create-{size}")
         page.get_by_role("button", name="Create tournament").click()
         page.wait_for_url(re.compile(r".*/tournaments/[0-9a-f]{16}$"))
         tid = page.url.rsplit("/", 1)[1]
-        assert page.locator("h1").inner_text() == f"Friday Swiss {size}"
+        # the page names itself once its tournament is read (a bounded wait, not a first read)
+        page.locator("h1", has_text=f"Friday Swiss {size}").wait_for()
 
         # Ann enters with the button, Bob and Cid through the API, a server bot from the page
         page.get_by_role("button", name="Join").click()
@@ -189,3 +190,150 @@ def test_a_tournament_that_does_not_exist_is_the_not_found_page(live):
     got = requests.get(f"{live.url}/tournaments/0000000000000000", timeout=30)
     assert got.status_code == 404
     assert "text/html" in got.headers["Content-Type"]
+
+
+def _local_in(page, seconds: float) -> str:
+    """The browser's local date and time ``seconds`` from now, as a datetime-local field takes it."""
+    return page.evaluate(
+        """(seconds) => {
+            const at = new Date(Date.now() + seconds * 1000);
+            const pad = (n) => String(n).padStart(2, "0");
+            const day = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+            return `${day}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+        }""",
+        seconds,
+    )
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_form_gives_a_clock_a_start_time_and_invitations_by_name(live, browser, size):
+    """The create form sends the clock (as the lobby's form gives one), a start time (the workers
+    start it then: the janitor's tick, run here) and an invitation list by account name; a name no
+    account has is shown beside the list (422 UNKNOWN_ACCOUNT) and nothing is created."""
+    from tests.janitors import janitor_for
+
+    org, guest = _account(live, "org"), _account(live, "inv")
+    context, page, errors = _signed_in(browser, live, org, size)
+    try:
+        page.goto(f"{live.url}/tournaments/new")
+        page.get_by_label("Title").fill(f"Timed {size}")
+        page.get_by_label("Game", exact=True).select_option("condottiere")
+        page.get_by_label("Players per table").fill("3")
+        page.get_by_label("Rounds", exact=True).fill("1")
+        page.get_by_label("Who may enter").select_option("list")
+        page.get_by_label("Players invited").fill(f"{guest['handle']}, nobody{size}x")
+        page.get_by_label("Seconds per decision").fill("120")
+        page.get_by_label("Timeouts before a bot takes the seat").fill("2")
+        assert page.get_by_label("Start time").is_disabled()
+        page.get_by_label("By itself at a time").check()
+        assert page.get_by_label("Start time").input_value()  # a suggestion, in the future
+        check_page(page, f"tournament-create-timed-{size}")
+        before = len(requests.get(f"{live.url}/v1/tournaments", timeout=30).json()["tournaments"])
+        page.get_by_label("Start time").fill(_local_in(page, 30))
+        page.get_by_role("button", name="Create tournament").click()
+        error = page.locator(".invited-field + .inline-error")
+        error.wait_for()
+        assert error.inner_text() == f"No account has that handle: nobody{size}x"
+        assert page.url.endswith("/tournaments/new")
+        assert len(requests.get(f"{live.url}/v1/tournaments", timeout=30).json()["tournaments"]) == before
+        check_page(page, f"tournament-create-unknown-name-{size}")
+
+        page.get_by_label("Players invited").fill(guest["handle"])
+        page.get_by_label("Start time").fill(_local_in(page, 6))
+        page.get_by_role("button", name="Create tournament").click()
+        page.wait_for_url(re.compile(r".*/tournaments/[0-9a-f]{16}$"))
+        tid = page.url.rsplit("/", 1)[1]
+        view = _tournament(live, tid)
+        settings = view["settings"]
+        assert settings["clock"]["move_seconds"] == 120 and settings["clock"]["timeouts_to_bot"] == 2
+        guest_id = requests.get(
+            f"{live.url}/v1/me", headers={"Authorization": f"Bearer {guest['token']}"}, timeout=30
+        ).json()["account"]
+        assert settings["accounts"] == [guest_id] and settings["starts_at"].endswith("Z")
+        page.locator(".start-line", has_text="Starts by itself").wait_for()
+        assert page.locator(".clock-line").inner_text().startswith("Clock: 120 s a decision")
+        # the organiser is not on the list: no Join button, a word why
+        assert page.get_by_role("button", name="Join").count() == 0
+        assert page.locator(".not-invited").count() == 1
+        for path, body, token in [
+            ("join", {}, guest["token"]),
+            ("bots", {"level": "random"}, org["token"]),
+            ("bots", {"level": "random"}, org["token"]),
+        ]:
+            answer = requests.post(
+                f"{live.url}/v1/tournaments/{tid}/{path}",
+                json=body,
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=30,
+            )
+            assert answer.status_code == 200, answer.text
+        page.reload()
+        page.locator(".entrants li", has_text=guest["handle"]).wait_for()
+        check_page(page, f"tournament-timed-open-{size}")
+
+        # At the start time the janitor's tick starts it (bounded wait; ticks before it start nothing)
+        janitor = janitor_for(live.app.extensions["game_service"])
+        deadline = time.monotonic() + 60
+        while _tournament(live, tid)["status"] != "running":
+            assert time.monotonic() < deadline, "not started by its start time"
+            janitor.tick()
+            time.sleep(0.2)
+        page.reload()
+        page.locator("section.round[data-round='1']").wait_for()
+        assert page.locator(".start-line").count() == 0
+        assert page.locator("table.standings tbody tr").count() == 3
+        check_page(page, f"tournament-timed-started-{size}")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_an_elimination_page_ranks_by_the_round_reached(live, browser):
+    """A finished elimination (nine server bots at tables of 3, the winner of each goes on): the
+    standings show the round each reached ("Final", "Round 1") and the place at that table, the
+    final's places first, in the API's order; at both sizes."""
+    org = _account(live, "elim")
+    auth = {"Authorization": f"Bearer {org['token']}"}
+    body = {
+        "game": "condottiere",
+        "table_size": 3,
+        "format": "elimination",
+        "advance": 1,
+        "title": "Knockout",
+    }
+    made = requests.post(f"{live.url}/v1/tournaments", json=body, headers=auth, timeout=30)
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    for _ in range(9):
+        added = requests.post(
+            f"{live.url}/v1/tournaments/{tid}/bots", json={"level": "random"}, headers=auth, timeout=30
+        )
+        assert added.status_code == 200, added.text
+    assert (
+        requests.post(f"{live.url}/v1/tournaments/{tid}/start", headers=auth, timeout=30).status_code == 200
+    )
+    deadline = time.monotonic() + 600
+    while _tournament(live, tid)["status"] != "finished":  # the worker plays the bots' turns
+        assert time.monotonic() < deadline, "the elimination did not finish"
+        time.sleep(0.5)
+    view = _tournament(live, tid)
+    for size in SIZES:
+        context, page, errors = _signed_in(browser, live, org, size)
+        try:
+            page.goto(f"{live.url}/tournaments/{tid}")
+            rows = page.locator("table.standings.knockout tbody tr")
+            rows.first.wait_for()
+            cells = [row.locator("td").all_inner_texts() for row in rows.all()]
+            assert [c[1] for c in cells[:3]] == ["Final"] * 3 and {c[1] for c in cells[3:]} == {"Round 1"}
+            final = view["rounds"][-1]["tables"][0]["placing"]
+            assert [s["account"] for s in view["standings"][: len(final[0])]] == sorted(
+                final[0], key=[s["account"] for s in view["standings"]].index
+            )
+            assert cells[0][2] in ("1st", "1st=")
+            names = [row.locator("th").inner_text() for row in rows.all()]
+            entrants = {e["account"]: e["name"] for e in view["entrants"]}
+            assert names == [entrants[s["account"]] for s in view["standings"]]
+            check_page(page, f"tournament-elimination-{size}")
+            assert errors == []
+        finally:
+            context.close()

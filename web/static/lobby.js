@@ -5,16 +5,9 @@ import { gameTitle } from "/web/static/dom.js";
 import { claimAndPlay, joinForm } from "/web/static/join.js";
 import { openGameLine } from "/web/static/rating-bits.js";
 import { idleness } from "/web/static/idle.js";
+import { CLOCK_FIELDS } from "/web/static/clock-fields.js";
 
 const games = pageData.games;
-
-// The API's time control (any game): no move time means an untimed game.
-const CLOCK_FIELDS = [
-  { key: "move_seconds", label: "Seconds per decision (empty: untimed)", type: "number", min: 1 },
-  { key: "bank_seconds", label: "Reserve per seat, seconds", type: "number", min: 0 },
-  { key: "increment_seconds", label: "Added to the reserve per move, seconds", type: "number", min: 0 },
-  { key: "timeouts_to_bot", label: "Timeouts before a bot takes the seat", type: "number", min: 1, max: 1000 },
-];
 
 function field(spec, idPrefix) {
   const id = `${idPrefix}-${spec.key.replace(/\W/g, "-")}`;

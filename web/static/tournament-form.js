@@ -1,8 +1,11 @@
 // /tournaments/new: the organiser's form, POST /v1/tournaments. The game's own creation fields
 // (its module's configFields) give the options; its seat count becomes the table size, so the form
 // knows no game. The join code of an entry "by code" is shown once, in the answer: it is kept for
-// this tab (sessionStorage) so the tournament's page can show it to the organiser.
+// this tab (sessionStorage) so the tournament's page can show it to the organiser. The clock is the
+// lobby's (clock-fields.js); the start is the organiser's button or a time (the workers start it then,
+// sent in UTC); invitations name accounts by handle (the API resolves them: UNKNOWN_ACCOUNT).
 import { accountApi, h, loadGame, pageData, setApp, showError } from "/web/static/app.js";
+import { clockFieldset, readClock } from "/web/static/clock-fields.js";
 
 function input(id, label, attrs) {
   return h("div", { class: "field" }, h("label", { for: id }, label), h("input", { id, name: id, ...attrs }));
@@ -37,24 +40,62 @@ export async function createTournamentForm() {
     h("option", { value: "anyone" }, "Anyone signed in"),
     h("option", { value: "code" }, "Whoever has the join code"),
     h("option", { value: "list" }, "Only the accounts listed"));
-  const accountsBox = h("div", { class: "field", hidden: true }, h("label", { for: "t-accounts" }, "Account ids, one a line"),
-    h("textarea", { id: "t-accounts", name: "accounts", rows: 3 }));
+  const invited = h("textarea", { id: "t-accounts", name: "accounts", rows: 3, autocomplete: "off", spellcheck: "false", placeholder: "Ann\nBob" });
+  const accountsBox = h("div", { class: "field invited-field", hidden: true }, h("label", { for: "t-accounts" }, "Players invited: their account names, one a line or separated by commas"),
+    invited);
   entry.addEventListener("change", () => { accountsBox.hidden = entry.value !== "list"; });
+  const format = h("select", { id: "t-format", name: "format" },
+    h("option", { value: "swiss" }, "Swiss (close scores meet)"),
+    h("option", { value: "elimination" }, "Elimination (to a final table)"));
+  const roundsBox = input("t-rounds", "Rounds", { name: "rounds", type: "number", min: 1, max: 30, value: 3, inputmode: "numeric" });
+  const advanceBox = input("t-advance", "Players who go on from each table", { name: "advance", type: "number", min: 1, max: 5, value: 2, inputmode: "numeric" });
+  advanceBox.hidden = true;
+  format.addEventListener("change", () => {
+    roundsBox.hidden = format.value !== "swiss";
+    advanceBox.hidden = format.value !== "elimination";
+  });
+  const clockBox = clockFieldset("t-clock", "Time control (every table)");
+  // The start: the organiser's button, or a time in this browser's time zone (sent in UTC).
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "your time zone";
+  // step "any": a time to the second is accepted (the picker still offers minutes).
+  const startAt = h("input", { id: "t-start-at", name: "starts_at", type: "datetime-local", step: "any", disabled: true });
+  const startManual = h("input", { id: "t-start-manual", name: "start", type: "radio", value: "manual", checked: true });
+  const startTimed = h("input", { id: "t-start-timed", name: "start", type: "radio", value: "timed" });
+  const startAtBox = h("div", { class: "field start-at" }, h("label", { for: "t-start-at" }, `Start time (${zone})`), startAt);
+  const startBox = h("fieldset", { class: "start" }, h("legend", {}, "Start"),
+    h("div", { class: "check" }, startManual, h("label", { for: "t-start-manual" }, "When I press Start on its page (entrants join until then)")),
+    h("div", { class: "check" }, startTimed, h("label", { for: "t-start-timed" }, "By itself at a time")),
+    startAtBox,
+    h("p", { class: "muted" }, "If too few have entered by then, it stays open and you start it yourself."));
+  for (const radio of [startManual, startTimed]) {
+    radio.addEventListener("change", () => {
+      startAt.disabled = !startTimed.checked;
+      if (startTimed.checked && !startAt.value) {
+        // A suggestion: the next quarter hour at least ten minutes ahead, in local time.
+        const at = new Date(Date.now() + 10 * 60000);
+        at.setMinutes(Math.ceil(at.getMinutes() / 15) * 15, 0, 0);
+        const pad = (n) => String(n).padStart(2, "0");
+        startAt.value = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+      }
+      if (startTimed.checked) startAt.focus();
+    });
+  }
   const submit = h("button", { type: "submit", class: "primary" }, "Create tournament");
   form.append(
     h("h2", { id: "t-form-title" }, "New tournament"),
     input("t-title", "Title", { name: "title", maxlength: 80, placeholder: "Empty: the game's name" }),
     h("div", { class: "field" }, h("label", { for: "t-game" }, "Game"), gameSelect),
     sizeBox,
-    input("t-rounds", "Rounds (Swiss)", { name: "rounds", type: "number", min: 1, max: 30, value: 3, inputmode: "numeric" }),
+    h("div", { class: "field" }, h("label", { for: "t-format" }, "Format"), format),
+    roundsBox,
+    advanceBox,
     h("div", { class: "field" }, h("label", { for: "t-entry" }, "Who may enter"), entry),
     accountsBox,
     input("t-capacity", "Most entrants (0: no limit)", { name: "capacity", type: "number", min: 0, value: 0, inputmode: "numeric" }),
     h("div", { class: "check" }, h("input", { id: "t-bots", name: "bots", type: "checkbox", checked: true }),
       h("label", { for: "t-bots" }, "Bot accounts may enter")),
-    h("fieldset", { class: "start" }, h("legend", {}, "Start"),
-      h("div", { class: "check" }, h("input", { id: "t-start-manual", name: "start", type: "radio", value: "manual", checked: true }),
-        h("label", { for: "t-start-manual" }, "When I press Start on its page (entrants join until then)"))),
+    startBox,
+    clockBox,
     h("p", { class: "muted" }, "Tables are as full as the size allows; when the entrants do not divide, some tables get one player fewer (13 at tables of 4: 4+3+3+3)."),
     h("details", { class: "more-options" }, h("summary", {}, "Game options (every table)"), options),
     submit);
@@ -89,13 +130,23 @@ export async function createTournamentForm() {
       config,
       title: form.querySelector("#t-title").value.trim(),
       table_size: Number(form.querySelector("#t-size").value),
-      rounds: Number(form.querySelector("#t-rounds").value),
+      format: format.value,
       entry: entry.value,
       capacity: Number(form.querySelector("#t-capacity").value) || 0,
       bots: form.querySelector("#t-bots").checked,
     };
-    if (entry.value === "list") {
-      body.accounts = form.querySelector("#t-accounts").value.split(/\s+/).filter(Boolean);
+    if (format.value === "swiss") body.rounds = Number(form.querySelector("#t-rounds").value);
+    else body.advance = Number(form.querySelector("#t-advance").value);
+    if (entry.value === "list") body.accounts = invited.value.split(/[\s,]+/).filter(Boolean);
+    const clock = readClock(clockBox);
+    if (clock) body.clock = clock;
+    if (startTimed.checked) {
+      const at = startAt.value ? new Date(startAt.value) : null;
+      if (!at || Number.isNaN(at.getTime())) {
+        showError("Give the start time, or choose to start it yourself.", startAtBox);
+        return;
+      }
+      body.starts_at = at.toISOString();
     }
     busy = true;
     submit.disabled = true;
@@ -106,7 +157,9 @@ export async function createTournamentForm() {
     } catch (error) {
       busy = false;
       submit.disabled = false;
-      showError(error, submit);
+      // Beside the field it is about, when it is about one.
+      const near = { UNKNOWN_ACCOUNT: accountsBox, INVALID_START_TIME: startAtBox, START_TIME_PASSED: startAtBox, INVALID_CLOCK: clockBox }[error.code];
+      showError(error, near || submit);
     }
   });
   return form;

@@ -29,15 +29,35 @@ function points(value) {
 function summaryLine(t) {
   const s = t.settings;
   const active = t.entrants.filter((e) => !e.withdrawn).length;
-  const round = t.status === "open" ? `${s.rounds} rounds` : `round ${t.round} of ${s.rounds}`;
+  let round = t.status === "open" ? `${s.rounds} round${s.rounds === 1 ? "" : "s"}` : `round ${t.round} of ${s.rounds}`;
+  if (s.format === "elimination") round = `elimination, ${s.advance} go on per table${t.status === "open" ? "" : ` · round ${t.round}`}`;
   return `${gameTitle(pageData.games, s.game)} · tables of ${s.table_size} · ${round} · ${active} entrant${active === 1 ? "" : "s"}`;
+}
+
+// The tables' time control, as the lobby's form gives it (clock-fields.js).
+function clockLine(clock) {
+  if (!clock) return "No clock";
+  const parts = [`${clock.move_seconds} s a decision`];
+  if (clock.bank_seconds) parts.push(`${clock.bank_seconds} s reserve${clock.increment_seconds ? ` + ${clock.increment_seconds} s a move` : ""}`);
+  parts.push(`a bot takes a seat after ${clock.timeouts_to_bot} timeout${clock.timeouts_to_bot === 1 ? "" : "s"}`);
+  return `Clock: ${parts.join(", ")}`;
+}
+
+// When it starts: by itself at its start time (shown in the reader's time zone), or by its organiser.
+function startLine(t) {
+  if (t.status !== "open") return null;
+  const at = t.settings.starts_at ? new Date(t.settings.starts_at) : null;
+  if (!at) return "Starts when its organiser starts it";
+  const text = at.toLocaleString([], { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  return at.getTime() > Date.now() ? `Starts by itself ${text}` : `Start time ${text} passed with too few entrants: its organiser starts it`;
 }
 
 function listRow(t) {
   return h("li", { class: "game", dataset: { tournament: t.id } },
     h("span", { class: "what" }, t.settings.title, h("span", { class: `badge${t.status === "finished" ? " muted" : ""}` }, STATUS[t.status] || t.status)),
     h("span", { class: "who" }, summaryLine(t)),
-    h("span", { class: "when muted" }, `Entry: ${ENTRY[t.settings.entry] || t.settings.entry}${t.settings.bots ? ", bot accounts welcome" : ""}`),
+    h("span", { class: "when muted" }, `Entry: ${ENTRY[t.settings.entry] || t.settings.entry}${t.settings.bots ? ", bot accounts welcome" : ""}`,
+      startLine(t) ? ` · ${startLine(t)}` : ""),
     h("a", { class: "button", href: `/tournaments/${encodeURIComponent(t.id)}` }, t.status === "open" ? "Enter or view" : "View"));
 }
 
@@ -47,7 +67,7 @@ async function listPage() {
   const organise = account.get()
     ? h("a", { class: "button primary", href: "/tournaments/new" }, "Organise a tournament")
     : h("p", {}, h("a", { href: "/sign-in" }, "Sign in"), " to enter or organise a tournament.");
-  setApp(h("p", { class: "tournament-intro" }, "Swiss rounds for tables of several players: close scores meet, repeat opponents are avoided, first seats go round. ", organise,
+  setApp(h("p", { class: "tournament-intro" }, "Swiss and elimination for tables of several players: in a Swiss close scores meet, repeat opponents are avoided, first seats go round. ", organise,
     h("span", {}, " Bot authors: the ", h("a", { href: "/ladder" }, "bot ladder"), " plays your bot account against the server's bots round after round.")),
     ...groups.map(([status, rows]) => h("section", { class: "list", "aria-labelledby": `list-${status}`, dataset: { list: status } },
       h("h2", { id: `list-${status}` }, { open: "Open for entries", running: "Running", finished: "Finished" }[status]),
@@ -103,7 +123,9 @@ function actions(t, mine, refresh) {
     if (t.status === "open") out.push(h("p", {}, h("a", { href: "/sign-in" }, "Sign in"), " to enter."));
     return out;
   }
-  if (t.status === "open" && !entered) {
+  const invited = t.settings.entry !== "list" || (t.settings.accounts || []).includes(mine);
+  if (t.status === "open" && !entered && !invited) out.push(h("p", { class: "muted not-invited" }, "You are not on its invitation list."));
+  else if (t.status === "open" && !entered) {
     if (t.settings.entry === "code") {
       const code = h("input", { id: "join-code", name: "code", autocomplete: "off", maxlength: 64 });
       out.push(h("div", { class: "field" }, h("label", { for: "join-code" }, "Join code"), code),
@@ -124,14 +146,38 @@ function actions(t, mine, refresh) {
   return out;
 }
 
+// An elimination ranks by the round reached, then the place at that round's table; a Swiss by points.
+function reachedCell(t, s) {
+  if (!s.round) return "—";
+  const last = t.rounds[t.rounds.length - 1];
+  const final = t.status === "finished" && s.round === t.rounds.length && last.tables.length === 1;
+  return final ? "Final" : `Round ${s.round}`;
+}
+
+// "2nd=" when others shared that place at the same table, as the rounds' tables show it.
+function placeCell(t, s) {
+  if (!s.round) return "—";
+  if (!s.place) return "playing";
+  const table = t.rounds[s.round - 1].tables.find((x) => x.players.includes(s.account));
+  const tied = table?.placing?.find((group) => group.includes(s.account));
+  return `${ordinal(s.place)}${tied && tied.length > 1 ? "=" : ""}`;
+}
+
 function standingsTable(t, names, mine) {
   if (!t.standings.length) return h("p", { class: "muted" }, "No entrant yet.");
-  return h("div", { class: "scroll" }, h("table", { class: "results standings" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"),
-      h("th", { scope: "col", class: "num" }, "Points"), h("th", { scope: "col", class: "num" }, "Opponents' points"))),
-    h("tbody", {}, t.standings.map((s) => h("tr", { class: s.account === mine ? "me" : null, dataset: { account: s.account } },
-      h("td", {}, String(s.rank)), h("th", { scope: "row" }, names.get(s.account) || s.account, s.account === mine ? " (you)" : ""),
-      h("td", { class: "num" }, points(s.score)), h("td", { class: "num" }, points(s.opponents)))))));
+  const knockout = t.settings.format === "elimination";
+  const head = [h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player")];
+  if (knockout) head.push(h("th", { scope: "col" }, "Reached"), h("th", { scope: "col", class: "num" }, "Place"));
+  head.push(h("th", { scope: "col", class: "num" }, "Points"), h("th", { scope: "col", class: "num" }, knockout ? "Opp. points" : "Opponents' points"));
+  const row = (s) => {
+    const cells = [h("td", {}, String(s.rank)), h("th", { scope: "row" }, names.get(s.account) || s.account, s.account === mine ? " (you)" : "")];
+    if (knockout) cells.push(h("td", { class: "reached" }, reachedCell(t, s)), h("td", { class: "num" }, placeCell(t, s)));
+    cells.push(h("td", { class: "num" }, points(s.score)), h("td", { class: "num" }, points(s.opponents)));
+    return h("tr", { class: s.account === mine ? "me" : null, dataset: { account: s.account } }, cells);
+  };
+  return h("div", { class: "scroll" }, h("table", { class: `results standings${knockout ? " knockout" : ""}` },
+    h("thead", {}, h("tr", {}, head)), h("tbody", {}, t.standings.map(row))),
+  knockout ? h("p", { class: "muted" }, "Ranked by the round reached, then the place at that round's table; points break ties.") : null);
 }
 
 function ordinal(n) {
@@ -167,6 +213,8 @@ function drawOne(t, mine, refresh) {
   const head = h("section", { class: "tournament-head", "aria-label": "About" },
     h("p", { class: "status" }, `${STATUS[t.status] || t.status}`.replace(/^./, (c) => c.toUpperCase())),
     h("p", {}, summaryLine(t)),
+    startLine(t) ? h("p", { class: "start-line" }, `${startLine(t)}.`) : null,
+    h("p", { class: "clock-line" }, `${clockLine(t.settings.clock)}.`),
     h("p", { class: "muted" }, `Entry: ${ENTRY[t.settings.entry] || t.settings.entry}; bot accounts ${t.settings.bots ? "welcome" : "not admitted"}. Organised by ${names.get(t.organiser) || (t.organiser === mine ? "you" : "its organiser")}.`),
     code && mine === t.organiser ? h("p", {}, "Join code: ", h("strong", { class: "join-code" }, code)) : null,
     h("div", { class: "actions" }, actions(t, mine, refresh)));
