@@ -14,7 +14,7 @@ from typing import Any, cast
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api.common import Blueprint, bearer_token, json_response, parse_bearer, service
+from api.common import Blueprint, bearer_token, feed_resume_point, json_response, parse_bearer, service
 from api.problems import ProblemError
 from api.sse import sse_content
 from api.transport import PLAIN, HangUpWatch, transport
@@ -33,7 +33,7 @@ from schemas.accounts import (
     SignInRequest,
     TokenListSchema,
 )
-from schemas.common import STREAM_ID_PATTERN, stream_id_ok
+from schemas.common import STREAM_ID_PATTERN
 from schemas.games import RotatedTokenResponse
 from schemas.me_stream import VARIANTS
 from service.account_tokens import Identity
@@ -251,15 +251,7 @@ class MyStream(MethodView):
         account are open at once (429 `TOO_MANY_STREAMS` beyond); the feed keeps about the last 200
         events (a client away longer reads GET /v1/me/games)."""
         who = identity(READ)
-        after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not stream_id_ok(after):
-            raise ProblemError(
-                422,
-                "VALIDATION_ERROR",
-                "Invalid request",
-                "Last-Event-ID must be an id this stream sent.",
-                errors={"headers": {"Last-Event-ID": ["Not a feed id."]}},
-            )
+        after = feed_resume_point("Not a feed id.")
         svc = accounts()
         stream_id = svc.open_stream(who)
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])

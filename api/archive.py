@@ -7,7 +7,6 @@ token's seat (``Authorization: Bearer``) or to a spectator, redacted, like its l
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import marshmallow as ma
@@ -44,7 +43,7 @@ from schemas.archive import (
     ReplaySchema,
 )
 from schemas.jobs import JobSchema
-from service.filters import FilterProblem, Filters, parse
+from service.filters import FilterProblem, Filters, moment_ms, parse
 from service.ids import is_game_id
 from store.archive import FILTER_FIELDS, BadCursor
 from store.game_logs import GameLog
@@ -61,7 +60,7 @@ def _when(value: str | None, field: str, end_of_day: bool = False) -> int | None
     if value is None:
         return None
     try:
-        moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        return moment_ms(value, end_of_day)
     except ValueError:
         raise ProblemError(
             422,
@@ -70,12 +69,6 @@ def _when(value: str | None, field: str, end_of_day: bool = False) -> int | None
             f"{field} must be an ISO date or date-time.",
             errors={"query": {field: ["Not an ISO date or date-time."]}},
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    ms = int(moment.timestamp() * 1000)
-    if end_of_day and len(value) == 10:  # a bare date: the whole day
-        ms += 24 * 3600 * 1000 - 1
-    return ms
 
 
 def _filters(query: dict[str, Any]) -> dict[str, list[Any]]:

@@ -22,7 +22,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from api.problems import PROBLEM_MIME, ProblemError
 from api.smorest_adapter import copy_apidoc
 from api.webargs_adapter import BodyReaderParser
-from schemas.common import MAX_JSON_DEPTH, integral_floats_as_ints, too_deep
+from schemas.common import MAX_JSON_DEPTH, integral_floats_as_ints, stream_id_ok, too_deep
 from schemas.problems import ProblemSchema
 from service import GameService
 from service.archive import ArchiveService
@@ -225,3 +225,18 @@ def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | Non
     for key, value in (headers or {}).items():
         response.headers[key] = value
     return response
+
+
+def feed_resume_point(not_one: str) -> str | None:
+    """Where a stream over a feed resumes: its ``Last-Event-ID`` (an id the stream sent), None
+    without one; any other id is a 422 whose header error says ``not_one``."""
+    after = (request.headers.get("Last-Event-ID") or "").strip() or None
+    if after is not None and not stream_id_ok(after):
+        raise ProblemError(
+            422,
+            "VALIDATION_ERROR",
+            "Invalid request",
+            "Last-Event-ID must be an id this stream sent.",
+            errors={"headers": {"Last-Event-ID": [not_one]}},
+        )
+    return after

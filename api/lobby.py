@@ -8,11 +8,10 @@ from typing import Any, cast
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api.common import Blueprint
-from api.problems import ProblemError
+from api.common import Blueprint, feed_resume_point
 from api.sse import sse_content
 from api.transport import transport
-from schemas.common import STREAM_ID_PATTERN, stream_id_ok
+from schemas.common import STREAM_ID_PATTERN
 from service.lobby import LobbyService
 
 blp = Blueprint("lobby", __name__, url_prefix="/v1/lobby", description="The live lobby")
@@ -59,15 +58,7 @@ class LobbyStream(MethodView):
     def get(self) -> Response:
         """Open games, open challenges and seeks as they are added, change and go: one stream, so
         bots and browsers stop polling."""
-        after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not stream_id_ok(after):
-            raise ProblemError(
-                422,
-                "VALIDATION_ERROR",
-                "Invalid request",
-                "Last-Event-ID must be an id this stream sent.",
-                errors={"headers": {"Last-Event-ID": ["Not a lobby id."]}},
-            )
+        after = feed_resume_point("Not a lobby id.")
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         environ, edge = request.environ, transport()
         response = Response(_sse(lobby(), after, heartbeat, environ, edge), mimetype="text/event-stream")

@@ -18,7 +18,8 @@ hours (Rio: about a second a game), hence the resampling; the decisions are real
 Latency: ten representative questions through ``service.fact_queries.FactQueries`` (the code the
 routes call), each run ``--runs`` times with the answer cache emptied before each run (the views over
 the files are kept, as in a serving process); p50 and p95 per question and over all, with a
-bootstrap 95 % interval on the overall p95. Size: bytes of the files per game. Append: the cost of
+bootstrap 95 % interval on the overall p95, and the CPU time of each answer (the machine is shared:
+the wall-clock time includes the wait for a core). Size: bytes of the files per game. Append: the cost of
 one archived game's facts (rows from its log + its three files written, fsync not included), over
 the templates, mean and sd.
 """
@@ -26,6 +27,7 @@ the templates, mean and sd.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -195,14 +197,21 @@ def as_compacted(facts: FactStore) -> float:
     return time.perf_counter() - started
 
 
-def measure(queries: FactQueries, ask, runs: int, rollups: bool) -> list[float]:
+def measure(
+    queries: FactQueries, ask, runs: int, rollups: bool, cpu: list[float] | None = None
+) -> list[float]:
+    """Wall-clock ms of ``runs`` answers; their CPU ms (every thread of this process: DuckDB's
+    included) appended to ``cpu``: what the answer costs whatever else the shared cores run."""
     times = []
     for _ in range(runs):
         queries._rollups = rollups  # noqa: SLF001 - the same loaded copy, both ways
         queries._cache.clear()  # noqa: SLF001 - measure the query, not the answer cache
+        c = time.process_time()
         t = time.perf_counter()
         ask(queries)
         times.append(1000 * (time.perf_counter() - t))
+        if cpu is not None:
+            cpu.append(1000 * (time.process_time() - c))
     return times
 
 
@@ -252,17 +261,23 @@ def main() -> None:
         for name in ENGINES:
             queries._cursor(name, queries.version(name)).close()  # noqa: SLF001 - the serving copy
         print(f"serving copy loaded in {time.perf_counter() - t:.1f} s")
+        print(f"load average (1, 5, 15 min) before the questions: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+              f"on {os.cpu_count()} cores")  # fmt: skip
         everything: list[float] = []
+        cpu_all: list[float] = []
         raw_all: list[float] = []
         ratios: list[float] = []
         for label, ask in questions():
             ask(queries)  # a warm page cache
-            times = measure(queries, ask, args.runs, True)
+            cpu: list[float] = []
+            times = measure(queries, ask, args.runs, True, cpu)
+            cpu_all += cpu
             raw = measure(queries, ask, args.raw_runs, False) if args.raw_runs else []
             everything += times
             raw_all += raw
             line = (
                 f"  {label:36s} rollups p50 {percentile(times, 50):7.1f} p95 {percentile(times, 95):7.1f} ms"
+                f" (cpu p50 {percentile(cpu, 50):6.1f} p95 {percentile(cpu, 95):6.1f})"
             )
             if raw:
                 ratio = statistics.median(raw) / statistics.median(times)
@@ -275,6 +290,8 @@ def main() -> None:
             summary("all runs, rollups", everything)
             + f"; p95 bootstrap 95% CI {boot[25]:.1f}-{boot[974]:.1f} ms"
         )
+        print(summary("all runs, CPU time", cpu_all))
+        print(f"load average after the questions: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         if raw_all:
             print(summary("all runs, raw facts", raw_all))
             print(f"raw/rollups ratio of medians per question: geometric mean {statistics.geometric_mean(ratios):.1f}x, "

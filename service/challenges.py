@@ -28,17 +28,15 @@ from typing import Any
 
 import orjson
 
-from bots import levels as bot_levels
 from games import get_game
-from games.base import GameError, public_config, secret_config_keys
-from replays import fairness
-from service import clocks, errors
+from games.base import GameError, secret_config_keys
+from service import errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
 from service.bound_start import bound_start
 from service.challenge_view import parties, view_of
 from service.faults import fault_point
-from service.games import SEED_BITS, GameService, hidden_config
+from service.games import GameService, new_seed, start_meta, time_control
 from service.identity import PLAY, AlreadySeated, InsufficientScope
 from service.ids import new_game_id
 from service.meet_errors import (
@@ -82,46 +80,35 @@ class ChallengeService:
         raw = dict(body.get("config") or {})
         prearranged = any(raw.get(key) is not None for key in secret_config_keys(game))
         if raw.get("seed") is None:
-            seed = secrets.randbits(SEED_BITS)
-            raw["seed"] = str(seed) if seed > 2**53 - 1 else seed
+            raw["seed"] = new_seed()
         try:
             config = game.configure(raw)
             seat_count = game.seat_count(config)
         except GameError as err:
             raise errors.RuleRefusal(err) from None
-        try:
-            control = clocks.control(body.get("clock"), bot_levels(game.name))
-        except clocks.ClockError as err:
-            raise errors.InvalidClock(str(err)) from None
+        control = time_control(game.name, body.get("clock"))
         bots = self.games.validate_bots(game.name, body.get("bots") or {}, seat_count)
         holders = self._holders(identity.account_id, body, seat_count, bots)
         challenge_id = new_game_id()
         stamp, now = now_iso(), now_ms()
         expires_ms = now + 1000 * int(body.get("expires_in") or DEFAULT_EXPIRES_SECONDS)
-        public = public_config(game, config)
-        meta: dict[str, Any] = {
-            "game": game.name,
-            "title": game.title,
-            "seat_count": seat_count,
-            "config": public,
-            "prearranged": prearranged,
-            "created": stamp,
-            "challenge": challenge_id,
-            "rated": bool(body.get("rated", True)),
-        }
-        if config.get("seed") is not None:
-            meta["commitment"] = fairness.commitment(config["seed"], challenge_id, prearranged)
-        hidden = hidden_config(config, public)
-        if hidden:
-            meta["hidden_config"] = hidden
-        if control is not None:
-            meta["clock"] = clocks.new_state(control, seat_count)
+        meta = start_meta(
+            game,
+            config,
+            challenge_id,
+            seat_count,
+            rated=bool(body.get("rated", True)),
+            clock=control,
+            more={"challenge": challenge_id},
+            prearranged=prearranged,
+            created=stamp,
+        )
         challenger = self.accounts.handle_of(identity.account_id)
         summary = {
             "id": challenge_id,
             "game": game.name,
             "title": game.title,
-            "config": public,
+            "config": meta["config"],
             "clock": control,
             "rated": meta["rated"],
             "seat_count": seat_count,

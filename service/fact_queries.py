@@ -25,6 +25,7 @@ from games.base import explorer_hooks
 from replays.stats import LEADERS, distribution_of_counts
 from service.filters import FilterProblem, Filters, where
 from service.rollup_queries import explorer_sums, global_sums, rollup_where
+from store import fact_copy
 from store.facts import FactStore
 
 CACHE_SIZE = 512
@@ -58,7 +59,7 @@ class FactQueries:
         return self._facts().stamp(None if game == "*" else game)
 
     def _files(self, game: str) -> dict[str, list[Path]]:
-        return self._facts().snapshot(None if game == "*" else game)
+        return fact_copy.ready(self._facts().snapshot(None if game == "*" else game))
 
     def _cursor(self, game: str, version: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
         """A cursor on this process's in-memory copy of ``game``'s facts at ``version`` (or later):
@@ -73,12 +74,12 @@ class FactQueries:
             if kept is not None and all(kept[1][t] <= now[t] for t in now):
                 new = {t: sorted(now[t] - kept[1][t]) for t in now}
                 if any(new.values()):
-                    self._facts().add(kept[2], new)
+                    fact_copy.add(self._facts(), kept[2], new)
                 kept = (version, now, kept[2])
             else:
                 if kept is not None:
                     kept[2].close()
-                kept = (version, now, self._facts().load(files))
+                kept = (version, now, fact_copy.load(self._facts(), files))
             self._views[game] = kept
             return kept[2].cursor()
 
@@ -109,13 +110,20 @@ class FactQueries:
         newest first, after ``after`` (a previous page's last), at most ``limit``: the archive's
         search under the filters its Redis indexes do not hold (ratings, tables)."""
         scope = game or "*"
-        condition, params = where(filters)
         ms = "epoch_ms(finished::TIMESTAMP)"
-        sql = f"SELECT {ms}, game_id FROM games g WHERE {condition}"
+        if filters.player:
+            # From the first player's seats (each carries its game's columns: store.fact_copy),
+            # a few hundred rows, not from every game; a game once (a name may hold two seats)
+            condition, params = where(filters, "s")
+            sql = f"SELECT DISTINCT {ms}, game_id FROM seats s WHERE s.name_folded = ? AND {condition}"
+            params = [filters.player[0].casefold(), *params]
+        else:
+            condition, params = where(filters)
+            sql = f"SELECT {ms}, game_id FROM games g WHERE {condition}"
         if after is not None:
             sql += f" AND ({ms} < ? OR ({ms} = ? AND game_id < ?))"
             params = [*params, after[0], after[0], after[1]]
-        sql += f" ORDER BY finished DESC, game_id DESC LIMIT {int(limit)}"
+        sql += f" ORDER BY 1 DESC, 2 DESC LIMIT {int(limit)}"  # by finish (ms), then id
         version = self.version(scope)
         cursor = self._cursor(scope, version)
         try:
@@ -249,10 +257,11 @@ def _rows(found: list[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
 def _player(con: duckdb.DuckDBPyConnection, game: str, name: str, filters: Filters) -> dict[str, Any] | None:
     # The player's seats first (a few hundred rows), then their games' filters: never the whole
     # matching set of games.
-    condition, params = where(filters)
+    # Each seats row carries its game's columns (store.fact_copy): no join.
+    condition, params = where(filters, "s")
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE p AS SELECT s.*, g.player_count, g.finished FROM seats s "
-        f"JOIN games g ON s.game_id = g.game_id WHERE s.name_folded = ? AND {condition}",
+        "CREATE OR REPLACE TEMP TABLE p AS SELECT s.game_id, s.seat, s.name, s.won, s.player_count, "
+        f"s.finished FROM seats s WHERE s.name_folded = ? AND {condition}",
         [name.casefold(), *params],
     )
     m = _Matching.over(con)

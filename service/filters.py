@@ -114,19 +114,25 @@ def _number(value: str | None, name: str, kind: type) -> Any:
         raise FilterProblem("INVALID_FILTER", f"{name} must be a number.", name) from None
 
 
-def _moment(value: str | None, name: str, end_of_day: bool = False) -> int | None:
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
-    except ValueError:
-        raise FilterProblem("INVALID_FILTER", f"{name} must be an ISO date or date-time.", name) from None
+def moment_ms(value: str, end_of_day: bool = False) -> int:
+    """An ISO date or date-time in ms since the epoch (UTC when it names no zone); with
+    ``end_of_day`` a bare date is its whole day (its last ms). ValueError when it is neither."""
+    moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     ms = int(moment.timestamp() * 1000)
     if end_of_day and len(value) == 10:  # a bare date: the whole day
         ms += 24 * 3600 * 1000 - 1
     return ms
+
+
+def _moment(value: str | None, name: str, end_of_day: bool = False) -> int | None:
+    if value is None:
+        return None
+    try:
+        return moment_ms(value, end_of_day)
+    except ValueError:
+        raise FilterProblem("INVALID_FILTER", f"{name} must be an ISO date or date-time.", name) from None
 
 
 def parse(query: Mapping[str, Sequence[str]], others: Sequence[str] = ()) -> Filters:

@@ -19,7 +19,7 @@ from typing import Any
 
 from bots import levels as bot_levels
 from games import game_names, get_game
-from games.base import GameError, public_config, seat_hooks, secret_config_keys
+from games.base import Game, GameError, normalise_seed, public_config, seat_hooks, secret_config_keys
 from replays import fairness
 from service import clocks, errors
 from service.cache import CachedGame
@@ -52,11 +52,66 @@ STREAM_TICKET_TTL_SECONDS = 30
 DEVICE_LINK_TTL_SECONDS = 600
 
 
+def new_seed() -> int | str:
+    """A drawn seed: 128 bits, so none can be searched for; as a decimal string past 2**53 - 1,
+    because a JSON number that large loses bits in many clients (JavaScript's)."""
+    return normalise_seed(secrets.randbits(SEED_BITS))
+
+
+def time_control(game_name: str, clock: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A request's time control, validated and normalised for ``game_name`` (None: no clock); an
+    invalid one is refused as ``InvalidClock``."""
+    try:
+        return clocks.control(clock, bot_levels(game_name))
+    except clocks.ClockError as err:
+        raise errors.InvalidClock(str(err)) from None
+
+
 def hidden_config(config: Mapping[str, Any], public: Mapping[str, Any]) -> dict[str, Any]:
     """The configuration's keys that ``public`` leaves out (the seed, a deck order): kept beside
     the public ones (meta ``hidden_config``) and shown once the game is finished, when the log
     (its ``game_started`` event) reveals them anyway."""
     return {k: v for k, v in config.items() if k not in public}
+
+
+def start_meta(
+    game: Game[Any],
+    config: Mapping[str, Any],
+    game_id: str,
+    seat_count: int,
+    *,
+    rated: bool | None,
+    clock: Mapping[str, Any] | None,
+    more: Mapping[str, Any],
+    prearranged: bool = False,
+    created: str | None = None,
+) -> dict[str, Any]:
+    """The metadata a new game is created with, before its seats (``service.bound_start`` adds them
+    to a game started with every seat known): the public configuration, the rest of it hidden
+    until the end, the seed's commitment, the clock's first state (``clock``: its control).
+    ``more`` names what the game is for (its challenge, seek pool, tournament table, ...) or its
+    state (an open game's); ``rated`` None leaves the rated flag out."""
+    public = public_config(game, config)
+    meta: dict[str, Any] = {
+        "game": game.name,
+        "title": game.title,
+        "seat_count": seat_count,
+        "config": public,
+        "prearranged": prearranged,
+        "created": created or now_iso(),
+        **more,
+    }
+    if rated is not None:
+        meta["rated"] = rated
+    if config.get("seed") is not None:
+        # Committed before anyone can see a card: the first event repeats it (docs/fairness.md).
+        meta["commitment"] = fairness.commitment(config["seed"], game_id, prearranged)
+    hidden = hidden_config(config, public)
+    if hidden:
+        meta["hidden_config"] = hidden
+    if clock is not None:
+        meta["clock"] = clocks.new_state(clock, seat_count)
+    return meta
 
 
 def summary_config(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -192,44 +247,30 @@ class GameService:
         # publicly, from its creation on.
         prearranged = any(raw.get(key) is not None for key in secret_config_keys(game))
         if raw.get("seed") is None:
-            # 128 bits, so no seed can be searched for; as a decimal string, because a JSON number
-            # past 2**53 loses bits in many clients (JavaScript's).
-            seed = secrets.randbits(SEED_BITS)
-            raw["seed"] = str(seed) if seed > 2**53 - 1 else seed
+            raw["seed"] = new_seed()
         try:
             normalised = game.configure(raw)
             seat_count = game.seat_count(normalised)
         except GameError as err:
             raise errors.RuleRefusal(err) from None
         bot_seats = self._validate_bots(game.name, bots or {}, seat_count)
-        try:
-            control = clocks.control(clock, bot_levels(game.name))
-        except clocks.ClockError as err:
-            raise errors.InvalidClock(str(err)) from None
+        control = time_control(game.name, clock)
         if control is not None and seat_hooks(game) is None:
             raise errors.NotSupported(f"{game.title} games have no timeout policy: they cannot be timed.")
         game_id = new_game_id() if placed is None else new_placed_game_id(placed)
         stamp = now_iso()
-        public = public_config(game, normalised)
-        meta = {
-            "game": game.name,
-            "title": game.title,
-            "status": "open",
-            "version": 0,
-            "seat_count": seat_count,
-            "config": public,
-            "prearranged": prearranged,
-            "created": stamp,
-            "updated": stamp,
-        }
-        if normalised.get("seed") is not None:
-            # Committed before anyone can see a card: the first event repeats it (docs/fairness.md).
-            meta["commitment"] = fairness.commitment(normalised["seed"], game_id, prearranged)
-        hidden = hidden_config(normalised, public)
-        if hidden:
-            meta["hidden_config"] = hidden
-        if control is not None:
-            meta["clock"] = clocks.new_state(control, seat_count)
+        more = {"status": "open", "version": 0, "updated": stamp}
+        meta = start_meta(
+            game,
+            normalised,
+            game_id,
+            seat_count,
+            rated=None,
+            clock=control,
+            more=more,
+            prearranged=prearranged,
+            created=stamp,
+        )
         created = {"index": "open"}
         self.store.create(game_id, meta, normalised, followups=created)
         self.followups.run(game_id, created)

@@ -25,7 +25,6 @@ run twice finds the game made.
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,17 +32,14 @@ from typing import Any
 
 from bots import levels as bot_levels
 from games import get_game
-from games.base import public_config
-from replays import fairness
 from replays.ratings import Rating, bot_rater, is_bot, left_seats, ranks_of
 from service import clocks
-from service.bound_start import bound_start
+from service.bound_tables import start_table
 from service.faults import fault_point
-from service.games import SEED_BITS, hidden_config
+from service.games import new_seed, start_meta
 from service.ids import derived_game_id
 from service.ports import GameAccess
 from service.ratings import names_of, priors_of
-from service.repository import hash_token, new_token, now_iso
 from store import parts
 from store.ladder import ACTION, OUTBOX_ID, LadderStore
 
@@ -223,42 +219,12 @@ def ladder_followup(service: GameAccess, target: str, value: str) -> bool:
 
 def start_game(service: GameAccess, pairing: Mapping[str, Any]) -> str:
     game_id = str(pairing["game_id"])
-    if service.store.meta(game_id) is not None:
-        return game_id  # made before (the script checks again: this only saves the work)
     game = get_game(pairing["game"])
     seats = {i: dict(s) for i, s in enumerate(pairing["seats"])}
-    seed = secrets.randbits(SEED_BITS)
-    config = game.configure({"players": len(seats), "seed": str(seed) if seed > 2**53 - 1 else seed})
-    public = public_config(game, config)
-    meta: dict[str, Any] = {
-        "game": game.name,
-        "title": game.title,
-        "seat_count": len(seats),
-        "config": public,
-        "prearranged": False,
-        "created": now_iso(),
-        "rated": True,
-        "ladder": f"{pairing['game']}:{pairing['number']}",
-        "commitment": fairness.commitment(config["seed"], game_id, False),
-    }
-    hidden = hidden_config(config, public)
-    if hidden:
-        meta["hidden_config"] = hidden
-    if pairing.get("clock") is not None:
-        meta["clock"] = clocks.new_state(pairing["clock"], len(seats))
-    start = bound_start(meta, config, seats, {})
-    created = parts.bound_games(service.store).create_if_absent(
-        game_id,
-        config=config,
-        token_hashes={seat: hash_token(new_token()) for seat in seats},
-        snapshot=start["snapshot"],
-        meta=start["meta"],
-        genesis=start["genesis"],
-        followups=start["followups"],
+    config = game.configure({"players": len(seats), "seed": new_seed()})
+    ladder = f"{pairing['game']}:{pairing['number']}"
+    meta = start_meta(
+        game, config, game_id, len(seats), rated=True, clock=pairing.get("clock"), more={"ladder": ladder}
     )
-    if created.made:
-        service.followups.run(game_id, start["followups"])
-        clock = start["meta"].get("clock")
-        if clock is not None:
-            service.store.clocks.schedule(game_id, clocks.next_deadline(clock))
+    start_table(service, game_id, config, seats, meta)
     return game_id

@@ -7,7 +7,7 @@ Rematch: each seat of a finished game accepts (``POST /v1/games/{id}/rematch``);
 with the first offer. Each acceptance is issued the token of the person's seat in the rematch (only
 its hash is kept, with the offer). The acceptance that completes the set records, in the same
 script, the new game's id and the finished game's ``rematch`` follow-up (the outbox), which creates
-the game started (:func:`rematch_start`, one script that refuses a game that exists): the same
+the game started (:func:`create_rematch`, one script that refuses a game that exists): the same
 game, public configuration and time control (a fresh seed; the current rules revision), every seat
 moved one place on (seat s plays seat s+1 mod n), the bots keeping their level, each person's seat
 under the same name, bound to the same account and holding the token issued at its acceptance. So
@@ -18,26 +18,24 @@ its account token.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
 from games import get_game
-from games.base import REVISION, public_config
-from replays import fairness
-from service import clocks, errors
-from service.bound_start import bound_start
+from games.base import REVISION
+from service import errors
+from service.bound_tables import Started, begin, create_table_game
 from service.cache import CachedGame
 from service.faults import fault_point
-from service.games import SEED_BITS, GameService, hidden_config
+from service.games import GameService, new_seed, start_meta
 from service.identity import PLAY
 from service.ids import new_game_id
 from service.live import FeedSubscription
 from service.ports import GameAccess
 from service.repository import hash_token, new_token, now_iso, now_ms
-from store import parts
+from store import GameStore, parts
 from store.seat_changes import news_key
 
 
@@ -71,35 +69,21 @@ def rotated(seat: int, seat_count: int) -> int:
     return (seat + 1) % seat_count
 
 
-def rematch_start(
-    meta: Mapping[str, str], game_id: str, new_id: str, token_hashes: Mapping[int, str]
-) -> dict[str, Any]:
-    """The started game of the rematch of the finished game ``meta`` describes, as one script writes
-    it (``service.bound_start``): seats rotated, bots at their level, each person's seat under the
+def create_rematch(
+    store: GameStore, meta: Mapping[str, str], game_id: str, new_id: str, token_hashes: Mapping[int, str]
+) -> Started:
+    """Create, unless it exists, the started rematch of the finished game ``meta`` describes
+    (``service.bound_tables``): seats rotated, bots at their level, each person's seat under the
     same name and account and holding the token hash issued at its acceptance. A fresh seed."""
     game = get_game(meta["game"])
     count = int(meta["seat_count"])
     raw = {k: v for k, v in orjson.loads(meta.get("config") or "{}").items() if k != REVISION}
-    seed = secrets.randbits(SEED_BITS)
-    config = game.configure({**raw, "seed": str(seed) if seed > 2**53 - 1 else seed})
-    public = public_config(game, config)
-    new_meta: dict[str, Any] = {
-        "game": game.name,
-        "title": game.title,
-        "seat_count": count,
-        "config": public,
-        "prearranged": False,
-        "created": now_iso(),
-        "rematch_of": game_id,
-        "commitment": fairness.commitment(config["seed"], new_id, False),
-    }
-    if meta.get("rated") in ("true", "false"):
-        new_meta["rated"] = meta["rated"] == "true"
-    hidden = hidden_config(config, public)
-    if hidden:
-        new_meta["hidden_config"] = hidden
-    if meta.get("clock"):
-        new_meta["clock"] = clocks.new_state(orjson.loads(meta["clock"])["control"], count)
+    config = game.configure({**raw, "seed": new_seed()})
+    rated = meta["rated"] == "true" if meta.get("rated") in ("true", "false") else None
+    control = orjson.loads(meta["clock"])["control"] if meta.get("clock") else None
+    new_meta = start_meta(
+        game, config, new_id, count, rated=rated, clock=control, more={"rematch_of": game_id}
+    )
     seats: dict[int, dict[str, Any]] = {}
     hashes: dict[int, str] = {}
     for seat in range(count):
@@ -111,8 +95,7 @@ def rematch_start(
         else:
             seats[mine] = {"name": name, "account": meta.get(f"account:{seat}") or None}
             hashes[mine] = token_hashes.get(mine) or hash_token(new_token())
-    start = bound_start(new_meta, config, seats, {})
-    return {**start, "config": config, "token_hashes": hashes}
+    return create_table_game(store, new_id, config, seats, new_meta, hashes)
 
 
 def rematch_followup(service: GameAccess, game_id: str, value: str) -> bool:
@@ -127,23 +110,11 @@ def rematch_followup(service: GameAccess, game_id: str, value: str) -> bool:
     found = changes.rematch(game_id, int(meta["seat_count"]))
     if found.game is None:
         return True
-    start = rematch_start(meta, game_id, found.game, found.token_hashes)
     # A started game written once under an id known beforehand (a second run writes nothing).
-    created = parts.bound_games(service.store).create_if_absent(
-        found.game,
-        config=start["config"],
-        token_hashes=start["token_hashes"],
-        snapshot=start["snapshot"],
-        meta=start["meta"],
-        genesis=start["genesis"],
-        followups=start["followups"],
-    )
+    started = create_rematch(service.store, meta, game_id, found.game, found.token_hashes)
     fault_point("after_rematch_game")
-    if created.made:
-        service.followups.run(found.game, start["followups"])
-        deadline = clocks.next_deadline(start["meta"].get("clock"))
-        if deadline is not None:
-            service.store.clocks.schedule(found.game, deadline)
+    if started.made:
+        begin(service, found.game, started.start)
     changes.rematch_made(game_id, found.game)
     return True
 

@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from service.filters import Filters
-from store.fact_rollups import BAND
+from store.fact_rollups import ALL_MONTHS, BAND
 
 
 def _month_start(ms: int) -> str | None:
@@ -40,8 +40,9 @@ def _band(value: float) -> int | None:
 
 
 def rollup_where(filters: Filters) -> tuple[str, list[Any], str] | None:
-    """SQL conditions over a rollup's rows matching ``filters``, their parameters and the rollups'
-    family (``store.fact_rollups.FAMILIES``); None when the rollups cannot answer them (see the
+    """SQL conditions over a rollup's rows matching ``filters``, their parameters and the suffix of
+    the tables to read (the rollups' family, ``store.fact_rollups.FAMILIES``, and ``ALL_MONTHS``
+    when no date is asked); None when the rollups cannot answer them (see the
     module docstring: also the table or prearranged with a rating band)."""
     if filters.player or filters.option or filters.account is not None or filters.winner is not None:
         return None
@@ -78,7 +79,10 @@ def rollup_where(filters: Filters) -> tuple[str, list[Any], str] | None:
     banded = filters.rating_min is not None or filters.rating_max is not None
     if banded and (filters.prearranged is not None or filters.table):
         return None
-    return (" AND ".join(sql) or "TRUE"), params, "_by_band" if banded else ""
+    family = "_by_band" if banded else ""
+    if filters.finished_from is None and filters.finished_to is None:
+        family += ALL_MONTHS  # no month asked: the serving copy's sums over the months
+    return (" AND ".join(sql) or "TRUE"), params, family
 
 
 def _rate(wins: int, games: int) -> float | None:
@@ -93,19 +97,26 @@ def global_sums(
     def rows(sql: str, table: str = "game_sums") -> list[Any]:
         return con.execute(sql.format(t=f"{table}{family} WHERE {condition}"), params).fetchall()
 
-    games, first_games, first_wins, expected = rows(
-        "SELECT coalesce(sum(n), 0)::BIGINT, coalesce(sum(first_games), 0)::BIGINT, "
-        "coalesce(sum(first_wins), 0)::BIGINT, sum(first_games / player_count) FROM {t}"
-    )[0]
+    # The game counts in one statement (each statement pays a turn on the shared cores): the
+    # totals and the four breakdowns as grouping sets, told apart by GROUPING().
+    found = rows(
+        "SELECT GROUPING(player_count, outcome, chapters, version), player_count, outcome, chapters, "
+        "version, sum(n)::BIGINT, sum(first_games)::BIGINT, sum(first_wins)::BIGINT, "
+        "sum(first_games / player_count) FROM {t} GROUP BY GROUPING SETS "
+        "((), (player_count), (outcome), (chapters), (version))"
+    )
+    by: dict[int, list[tuple[Any, ...]]] = {}
+    for grouping, *row in found:
+        by.setdefault(grouping, []).append(tuple(row))
+    # GROUPING() has a bit per column, the first column the highest; 0: that column is grouped
+    total = by.get(0b1111, [(None, None, None, None, None, None, None, None)])[0]
     return {
-        "games": games,
-        "first": (first_games, first_wins, expected),
-        "by_count": rows("SELECT player_count, sum(n)::BIGINT FROM {t} GROUP BY 1 ORDER BY 1"),
-        "outcomes": rows(
-            "SELECT outcome, sum(n)::BIGINT FROM {t} AND outcome IS NOT NULL GROUP BY 1 ORDER BY 1"
-        ),
-        "chapters": rows("SELECT chapters, sum(n)::BIGINT FROM {t} GROUP BY 1"),
-        "events": rows("SELECT version, sum(n)::BIGINT FROM {t} GROUP BY 1"),
+        "games": total[4] or 0,
+        "first": (total[5] or 0, total[6] or 0, total[7]),
+        "by_count": sorted((r[0], r[4]) for r in by.get(0b0111, [])),
+        "outcomes": sorted((r[1], r[4]) for r in by.get(0b1011, []) if r[1] is not None),
+        "chapters": [(r[2], r[4]) for r in by.get(0b1101, [])],
+        "events": [(r[3], r[4]) for r in by.get(0b1110, [])],
         "seats": rows(
             "SELECT seat, sum(n)::BIGINT, sum(wins)::BIGINT FROM {t} GROUP BY 1 ORDER BY 1", "seat_sums"
         ),

@@ -25,23 +25,21 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from bots import levels as bot_levels
 from games import get_game
-from games.base import GameError, public_config, secret_config_keys
-from replays import fairness
+from games.base import GameError, normalise_seed, public_config, secret_config_keys
 from replays.ratings import Rating
-from service import clocks, errors
+from service import errors
 from service.account_tokens import Identity
 from service.accounts import AccountService
-from service.bound_start import bound_start
+from service.bound_tables import create_table_game
 from service.faults import fault_point
-from service.games import SEED_BITS, GameService, hidden_config
+from service.games import SEED_BITS, GameService, start_meta, time_control
 from service.identity import PLAY, InsufficientScope
 from service.ids import new_game_id
 from service.matching import Seeker, Widening, form_tables
 from service.meet_errors import InvalidSeek, SeekNotFound
 from service.ratings import priors_of
-from service.repository import hash_token, new_token, now_iso, now_ms
+from service.repository import hash_token, new_token, now_ms
 from store import parts
 from store.accounts import account_keys
 from store.seeks import pool_id
@@ -90,10 +88,7 @@ class SeekService:
             seats = game.seat_count(config)
         except GameError as err:
             raise errors.RuleRefusal(err) from None
-        try:
-            control = clocks.control(body.get("clock"), bot_levels(game.name))
-        except clocks.ClockError as err:
-            raise errors.InvalidClock(str(err)) from None
+        control = time_control(game.name, body.get("clock"))
         description = {
             "game": game.name,
             "config": public_config(game, config),
@@ -235,26 +230,18 @@ class SeekService:
     def _make_game(self, pool: str, game_id: str, table: Mapping[str, Any]) -> None:
         description = table["description"]
         game = get_game(description["game"])
-        seed = int(table["seed"])  # as create_game draws it: a string past JSON's exact integers
-        config = game.configure({**description["config"], "seed": str(seed) if seed > 2**53 - 1 else seed})
-        public = public_config(game, config)
-        stamp = now_iso()
-        meta: dict[str, Any] = {
-            "game": game.name,
-            "title": game.title,
-            "seat_count": int(description["seats"]),
-            "config": public,
-            "prearranged": False,
-            "created": stamp,
-            "seek": pool,
-            "rated": bool(description["rated"]),
-            "commitment": fairness.commitment(config["seed"], game_id, False),
-        }
-        hidden = hidden_config(config, public)
-        if hidden:
-            meta["hidden_config"] = hidden
-        if description.get("clock") is not None:
-            meta["clock"] = clocks.new_state(description["clock"], int(description["seats"]))
+        # Drawn as create_game draws it; the table's JSON carries it as a string.
+        config = game.configure({**description["config"], "seed": normalise_seed(int(table["seed"]))})
+        count = int(description["seats"])
+        meta = start_meta(
+            game,
+            config,
+            game_id,
+            count,
+            rated=bool(description["rated"]),
+            clock=description.get("clock"),
+            more={"seek": pool},
+        )
         seats = {
             seat: {
                 "name": s.get("handle"),
@@ -262,26 +249,24 @@ class SeekService:
             }
             for seat, s in enumerate(table["seeks"])
         }
-        start = bound_start(meta, config, seats, {})
-        made = self.store.create_started(
+        started = create_table_game(
+            self.games.store,
             game_id,
-            config=config,
+            config,
+            seats,
+            meta,
             # An anonymous seeker's seat holds the token its seek was given; an account's seat is
             # played with the account's token (this one is thrown away).
             token_hashes={
                 seat: s.get("token_hash") or hash_token(new_token()) for seat, s in enumerate(table["seeks"])
             },
-            snapshot=start["snapshot"],
-            meta=start["meta"],
-            genesis=start["genesis"],
-            followups=start["followups"],
         )
         fault_point("after_seek_game")
-        if made:
+        if started.made:
             loaded = self.games.repository.reload(game_id)
-            self.games.followups.run(game_id, start["followups"])
+            self.games.followups.run(game_id, started.start["followups"])
             self.games.commands.schedule_clock(loaded.cached)
-            self.games.commands.notify(loaded.cached, start["genesis"])
+            self.games.commands.notify(loaded.cached, started.start["genesis"])
         # Whoever finishes the table says its seeks are gone (the lobby may hear it twice).
         lobby = parts.lobby(self.games.store)
         for s in table["seeks"]:

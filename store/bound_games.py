@@ -1,8 +1,11 @@
-"""A started game with every seat bound, created only if its id is free (a tournament's table).
+"""A started game with every seat bound, created only if its id is free: the one way the store
+creates a started game outside a seat claim or a challenge's last answer (a matched table of seeks,
+a tournament's table, a ladder pairing, a rematch).
 
-The id of such a game is known before it exists (derived from what it is for), so the step that
-creates it may run twice (a process killed after it, before its acknowledgement): the second run
-writes nothing and answers the existing game's status and version. One script in the game's slot.
+The id of such a game is known before it exists (drawn before the claim that records it, or
+derived from what it is for), so the step that creates it may run twice (a process killed after
+it, before its acknowledgement): the second run writes nothing and answers the existing game's
+status and version. One script in the game's slot.
 """
 
 from __future__ import annotations
@@ -115,7 +118,7 @@ class BoundGames:
             ],
         )
         reply = self._scripts[CreateIfAbsentCall](call)
-        made = _text(reply[0]) == "started"
-        if made:
-            self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.grace_ms})
-        return Created(made, _text(reply[1]), int(reply[2]))
+        # Hinted on a second attempt too: the first may have died between its script and its hint,
+        # and a hint to a slot with nothing due is only dropped by the sweeper.
+        self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.grace_ms})
+        return Created(_text(reply[0]) == "started", _text(reply[1]), int(reply[2]))

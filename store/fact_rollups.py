@@ -116,6 +116,33 @@ def sums_of(rollup: str, games: str, raw: str | None, partition: bool) -> str:
     return f"SELECT {columns} FROM {source} GROUP BY ALL ORDER BY {order}"
 
 
+# How a rollup's rows of the same group merge into one (the serving copy's all-months tables): the
+# counts add, the newest game's spelling is the newest of the newest, the three newest examples are
+# among the rows' three newest (a game is in one month, so in one row: no example twice).
+_MERGE = {
+    "latest": "max(latest)",
+    "examples": "list_slice(list_reverse_sort(flatten(list(examples))), 1, 3)",
+}
+ALL_MONTHS = "_all"  # the suffix of the serving copy's all-months tables (``all_months_of``)
+
+
+def all_months_of(rollup: str, rows: str) -> str:
+    """The SELECT summing ``rows`` (a relation of ``rollup``'s rows, with the partition columns) over
+    the months: one row per group of the other dimensions, the same sums. What a question with no
+    date reads (a few thousand rows where the monthly rows are a few hundred thousand); summing
+    both kinds of row gives the same answer (sums are associative; the newest of each group is the
+    newest of its parts)."""
+    name, family = _split(rollup)
+    _, keys, sums = _ROLLUPS[name]
+    grouped = ["game", *(n for n, _ in FAMILIES[family]), *(n for n, _ in keys)]
+    merged = [_MERGE.get(n, f"sum({n})::BIGINT") + f" AS {n}" for n, _ in sums]
+    order = "situation, context, move, " if name == "explorer_sums" else ""
+    return (
+        f"SELECT {', '.join(grouped)}, {', '.join(merged)} FROM {rows} "
+        f"GROUP BY ALL ORDER BY {order}{', '.join(grouped)}"
+    )
+
+
 def rollup_path(root: Path, rollup: str, games_file: Path) -> Path:
     """The rollup file summing ``games_file`` (a compacted ``games`` file under ``root``)."""
     return root / rollup / games_file.relative_to(root / "games")

@@ -327,60 +327,6 @@ class FactStore:
                 con.execute(f"CREATE TABLE {table} ({columns}, game VARCHAR, month VARCHAR)")
         return con
 
-    def load(self, files: Mapping[str, Sequence[Path]]) -> duckdb.DuckDBPyConnection:
-        """A new in-memory DuckDB database holding the rows of ``files`` (table -> files) as tables:
-        the serving copy (:meth:`add` keeps it up to date)."""
-        con = duckdb.connect(":memory:")
-        for table in TABLES:
-            columns = ", ".join(f"{n} {t}" for n, t in TABLES[table])
-            con.execute(f"CREATE TABLE {table} ({columns}, game VARCHAR, month VARCHAR)")
-        for rollup in ROLLUPS:
-            # The rollup's columns: those of its sums over an empty games table
-            con.execute(
-                f"CREATE TABLE {rollup} AS {sums_of(rollup, 'games', raw_of(rollup), partition=True)}"
-            )
-        self.add(con, files)
-        return con
-
-    def add(self, con: duckdb.DuckDBPyConnection, files: Mapping[str, Sequence[Path]]) -> None:
-        """Add the rows of ``files`` (table -> files) to a copy made by :meth:`load`, and their
-        games' rollups: read from the rollup files of compacted games files, summed from the rows
-        just added for the others (``store.fact_rollups``)."""
-        for table, paths in files.items():
-            if paths and table in TABLES:
-                # The explorer reads one situation at a time: rows of one situation together let
-                # DuckDB skip the others' row groups (zone maps).
-                order = " ORDER BY situation, context, move" if table == "decisions" else ""
-                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {_hive(paths)}{order}")
-        games = list(files.get("games") or ())
-        summed = [p for p in games if not all(rollup_path(self.root, r, p).exists() for r in ROLLUPS)]
-        for rollup in ROLLUPS:
-            stored = [rollup_path(self.root, rollup, p) for p in games if p not in summed]
-            if stored:
-                con.execute(f"INSERT INTO {rollup} BY NAME SELECT * FROM {_hive(stored)}")
-        if summed:
-            con.execute(
-                f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})"
-            )
-            copy = "(SELECT * FROM games WHERE game_id IN (SELECT game_id FROM new_games))"
-            for rollup in ROLLUPS:
-                raw = raw_of(rollup)
-                select = sums_of(rollup, copy, raw, partition=True)
-                # A game's own files sit beside its games file: summing them, not the whole copy,
-                # unless a compaction took one meanwhile.
-                own = [self.root / (raw or "games") / p.relative_to(self.root / "games") for p in summed]
-                if all(p.name.startswith("g-") for p in summed):
-                    try:
-                        theirs = f"(SELECT * FROM {_hive(summed)})"
-                        con.execute(
-                            f"INSERT INTO {rollup} BY NAME "
-                            + sums_of(rollup, theirs, raw and f"read_parquet({_list(own)})", partition=True)
-                        )
-                        continue
-                    except duckdb.IOException:
-                        pass
-                con.execute(f"INSERT INTO {rollup} BY NAME {select}")
-
     def export(self, table: str, game: str, month: str | None, target: Path) -> None:
         """One Parquet file of ``table``'s rows of ``game`` (of ``month``), with the partition columns,
         written to ``target`` (what a user downloads)."""

@@ -146,7 +146,7 @@ def lobby(store: GameStore) -> LobbyStore:
 
 def seeks(store: GameStore) -> SeekStore:
     """Seek pools and the matcher's claimed tables (``store.seeks``)."""
-    return SeekStore(store.redis, store.followup_grace_ms)
+    return SeekStore(store.redis)
 
 
 def ratings(store: Connected) -> RatingStore:

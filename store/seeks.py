@@ -5,7 +5,7 @@ its keys share the hash tag ``{p:<pool id>}`` (one Cluster slot), so the matcher
 seeks in ONE script (``_CLAIM``): each seek leaves the pool in the step that records the table it
 went to (``tables``: game id -> the table). A killed matcher leaves claimed tables behind, never
 a seek in two tables nor a seek lost: the next pass (any process) creates each table's game
-(``_CREATE_STARTED``, in the game's slot, refused when the game exists: once), then drops the table.
+(``store.bound_games``, in the game's slot, refused when the game exists: once), then drops the table.
 
 Keys of a pool: ``seek:{p:<id>}:seeks`` hash (seek id -> JSON), ``seek:{p:<id>}:owners`` hash
 (account -> its seek id: one seek per account and pool; an anonymous seek is its own owner,
@@ -25,10 +25,7 @@ from typing import Any, ClassVar
 import orjson
 import redis
 
-from store.keys import game_keys
-from store.outbox import HINTS, due_key, followup_args, now_ms, slot_of
-from store.records import flatten, snapshot_bytes
-from store.scripts import _WRITE_EVENTS, ScriptCall, bind
+from store.scripts import ScriptCall, bind
 
 POOLS = "seeks:pools"
 
@@ -111,26 +108,6 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 return 1
 """
 
-# KEYS: meta, seats, events, snapshot, config, outbox, due set. ARGV: 1 full config JSON, 2 number
-# s of seat/token-hash pairs, the pairs, then the follow-ups (record_followups), then m meta pairs
-# and the genesis events (write_events). A game made from a table: once (refused when it exists).
-_CREATE_STARTED = (
-    _WRITE_EVENTS
-    + r"""
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return {'exists'}
-end
-redis.call('SET', KEYS[5], ARGV[1])
-local s = tonumber(ARGV[2])
-local pairs = {}
-for i = 3, 2 + 2 * s do pairs[#pairs + 1] = ARGV[i] end
-redis.call('HSET', KEYS[2], unpack(pairs))
-local after = record_followups(KEYS[6], KEYS[7], 3 + 2 * s)
-local version = write_events(KEYS[3], KEYS[4], KEYS[1], 0, ARGV[after], after + 2)
-return {'started', version}
-"""
-)
-
 
 @dataclass(frozen=True, slots=True)
 class AddCall(ScriptCall):
@@ -188,38 +165,17 @@ class ClaimCall(ScriptCall):
     rest: Sequence[Any]  # the seek ids
 
 
-@dataclass(frozen=True, slots=True)
-class CreateStartedCall(ScriptCall):
-    """:data:`_CREATE_STARTED`: a started game made from a table, once."""
-
-    SCRIPT: ClassVar[str] = _CREATE_STARTED
-    PRELUDE: ClassVar[str] = _WRITE_EVENTS
-    KEYS: ClassVar[tuple[str, ...]] = ("meta", "seats", "events", "snapshot", "config", "outbox", "due")
-    meta: str
-    seats: str
-    events: str
-    snapshot: str
-    config: str
-    outbox: str
-    due: str
-    config_json: bytes
-    seat_pairs: int
-    rest: Sequence[Any]  # the seat/token-hash pairs, the follow-ups, the snapshot, meta pairs, events
-
-
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
 class SeekStore:
-    def __init__(self, client: redis.Redis, followup_grace_ms: int):
+    def __init__(self, client: redis.Redis):
         self.redis = client
-        self.grace_ms = followup_grace_ms
         self._add = bind(client, AddCall)
         self._remove = bind(client, RemoveCall)
         self._keep = bind(client, KeepCall)
         self._claim = bind(client, ClaimCall)
-        self._create_started = bind(client, CreateStartedCall)
 
     def add(self, pool: str, description: Mapping[str, Any], seek: Mapping[str, Any]) -> str | None:
         """Add a seek (its pool first made known). None, or the id of the account's seek there."""
@@ -271,43 +227,3 @@ class SeekStore:
     def has_open_stream(self, stream_key: str, now: int) -> bool:
         """Whether an account's stream lease set (``store.accounts``) holds a live lease."""
         return bool(self.redis.zcount(stream_key, now, "+inf"))
-
-    def create_started(
-        self,
-        game_id: str,
-        *,
-        config: Mapping[str, Any],
-        token_hashes: Mapping[int, str],
-        snapshot: Mapping[str, Any] | bytes,
-        meta: Mapping[str, Any],
-        genesis: Sequence[Mapping[str, Any]],
-        followups: Mapping[str, Any],
-    ) -> bool:
-        """Create a started game with every seat bound, in one script. False: it exists already."""
-        keys = game_keys(game_id)
-        pairs: list[Any] = []
-        for seat, token_hash in token_hashes.items():
-            pairs.extend((str(seat), token_hash))
-        meta_pairs = flatten(meta)
-        call = CreateStartedCall(
-            meta=keys.meta,
-            seats=keys.seats,
-            events=keys.events,
-            snapshot=keys.snapshot,
-            config=keys.config,
-            outbox=keys.outbox,
-            due=due_key(game_id),
-            config_json=orjson.dumps(dict(config)),
-            seat_pairs=len(pairs) // 2,
-            rest=[
-                *pairs,
-                *followup_args(game_id, dict(followups), self.grace_ms),
-                snapshot_bytes(snapshot),
-                len(meta_pairs) // 2,
-                *meta_pairs,
-                *(orjson.dumps(dict(e)) for e in genesis),
-            ],
-        )
-        reply = self._create_started(call)
-        self.redis.zadd(HINTS, {str(slot_of(game_id)): now_ms() + self.grace_ms})
-        return _text(reply[0]) == "started"

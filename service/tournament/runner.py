@@ -27,20 +27,16 @@ timeouts: a no-show) last, whatever its bot did after.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
-from games.base import public_config
-from replays import fairness
 from replays.ratings import left_seats, ranks_of
-from service import clocks, webhook_events
-from service.bound_start import bound_start
+from service import bound_tables, webhook_events
 from service.faults import fault_point
-from service.games import SEED_BITS, hidden_config
+from service.games import new_seed, start_meta
 from service.ports import GameAccess
-from service.repository import hash_token, new_token, now_iso, now_ms
+from service.repository import now_ms
 from service.tournament import schedule
 from service.tournament.rounds import next_step, settings_of, standings_view, table_game_id
 from store import parts
@@ -141,53 +137,20 @@ def start_table(service: GameAccess, found: StoredTournament, number: int, index
     settings = settings_of(found)
     players = found.rounds[number]["tables"][index]["players"]
     game_id = table_game_id(found.id, number, index)
-    games = parts.bound_games(service.store)
-    if service.store.meta(game_id) is not None:
-        return game_id  # made before (the script checks again: this only saves the work)
     game = get_game(settings["game"])
     # A duplicate round's tables share its one seed (its commitment is in every table's game).
     round_ = found.rounds[number]
-    seed = round_["seed"] if "seed" in round_ else secrets.randbits(SEED_BITS)
-    config = game.configure(
-        {**settings["config"], "players": len(players), "seed": str(seed) if int(seed) > 2**53 - 1 else seed}
+    seed = round_["seed"] if "seed" in round_ else new_seed()
+    config = game.configure({**settings["config"], "players": len(players), "seed": seed})
+    more: dict[str, Any] = {"tournament": found.id, "tournament_round": number, "tournament_table": index}
+    if round_.get("commitment"):
+        more["round_commitment"] = round_["commitment"]
+    rated = bool(settings.get("rated"))
+    meta = start_meta(
+        game, config, game_id, len(players), rated=rated, clock=settings.get("clock"), more=more
     )
-    public = public_config(game, config)
-    meta: dict[str, Any] = {
-        "game": game.name,
-        "title": game.title,
-        "seat_count": len(players),
-        "config": public,
-        "prearranged": False,
-        "created": now_iso(),
-        "rated": bool(settings.get("rated")),
-        "tournament": found.id,
-        "tournament_round": number,
-        "tournament_table": index,
-        "commitment": fairness.commitment(config["seed"], game_id, False),
-    }
-    if found.rounds[number].get("commitment"):
-        meta["round_commitment"] = found.rounds[number]["commitment"]
-    hidden = hidden_config(config, public)
-    if hidden:
-        meta["hidden_config"] = hidden
-    if settings.get("clock") is not None:
-        meta["clock"] = clocks.new_state(settings["clock"], len(players))
     seats = {seat: seat_of(p, found.entrants.get(p, {})) for seat, p in enumerate(players)}
-    start = bound_start(meta, config, seats, {})
-    created = games.create_if_absent(
-        game_id,
-        config=config,
-        token_hashes={seat: hash_token(new_token()) for seat in seats},
-        snapshot=start["snapshot"],
-        meta=start["meta"],
-        genesis=start["genesis"],
-        followups=start["followups"],
-    )
-    if created.made:
-        service.followups.run(game_id, start["followups"])
-        clock = start["meta"].get("clock")
-        if clock is not None:
-            service.store.clocks.schedule(game_id, clocks.next_deadline(clock))
+    bound_tables.start_table(service, game_id, config, seats, meta)
     return game_id
 
 

@@ -20,19 +20,42 @@ practice only the tables with a repeat are looked at. A global optimum (a weight
 matching) is NP-hard for k >= 3; this bounded local search is why 10,000 entrants pair in well under
 a second (bench/pairing.py).
 
-Seats within a table balance the positions: each player's history counts how often they held each
-position (0 = first player); the table's seating minimises, in order, the largest count any player
-would reach and then the sum of the counts they would reach (every ordering of a table of at most
-six is tried: 720 at most). Before that, tables whose players' histories collide (no seating keeps
-all of them within one: the table's *deficit*, its size less a maximum matching of players to the
-positions each may take, is above 0) swap players with equal-scored players of tables of the same
-size up to :data:`FLOAT` away whenever that lowers the two tables' summed deficit, or passes it on
-unchanged to a later table (so a chain of swaps reaches a table no single swap can), and adds no
-repeat (:func:`balance_seats`, a few passes): equal scores, so the score groups and the spread stay
-as they were. Round k at tables of k is the hard one: every player then has one position left, and
-the players of one score cannot always be dealt so that each table holds k different ones;
-bench/pairing.py counts the players left out of "within one" round by round (about 9-11% in that
-round, none in the others).
+First seats come first. A round hands out one first seat per table; "within one" means that over
+the players still in the event, the most first seats any has held less the fewest is at most one
+after every round. Which player of a table sits first is free once its players are fixed, so the
+constraint is on the composition: each table must hold a player due the first seat
+(:func:`first_seat_claims`: MUST, the players below the ``tables``-th lowest count; DUE, those at
+it), and no table two MUST players. Before the grouping, :func:`arrange_claims` reorders the
+standings so that the plain cut meets this: an order-preserving merge of the three classes (MUST,
+DUE, neither), each table taking its quota of each class, the quota following the class's own
+density in the standings and clamped to what the table needs and the later tables can still take.
+This is the transport problem on a line (units of "claim" to tables, one class at a time), whose
+order-preserving assignment moves players least; a player changes places only with players of
+another class, never passes one of their own, and is not moved at all when the plain cut already
+holds a first-seater at every table. Always achievable whatever the mix of table sizes (13 at 4:
+4+3+3+3 is still one first seat per table) and after withdrawals; not after a late entry (a newcomer
+at 0 when the others have 2), where the newcomers are MUST every round until they catch up. The
+cost is the score: when a class's players are not spread evenly over the standings, a claimant sits
+at a table whose slice had another score (the *weighting*: first seats within one are a hard
+constraint, taken before repeats and spread; bench/pairing.py counts the players seated on a slot of
+another score, round by round). The grouping's re-splits and the seat swaps below keep every table
+meeting it, so repeats are avoided among the compositions that keep first seats within one (at two
+tables, exactly the fewest).
+
+The other positions balance per player: each player's history counts how often they held each
+position (0 = first player); the table's seating gives the first seat to its MUST player, or one of
+its DUE players, and otherwise minimises, in order, the largest count any player would reach and
+then the sum of the counts they would reach (every ordering of a table of at most six is tried: 720
+at most). Before that, tables whose players' histories collide (no seating keeps all of them within
+one between their most- and least-held position: the table's *deficit*, its size less a maximum
+matching of players to the positions each may take, is above 0) swap players with equal-scored
+players of tables of the same size up to :data:`FLOAT` away whenever that lowers the two tables'
+summed deficit, or passes it on unchanged to a later table (so a chain of swaps reaches a table no
+single swap can), adds no repeat and leaves both tables a first-seater (:func:`balance_seats`, a few
+passes): equal scores, so the score groups and the spread stay as they were. This per-player balance
+is not always achievable (round k at tables of k: every player has one position left, and the
+players of one score cannot always be dealt so that each table holds k different ones);
+bench/pairing.py counts the players left two apart round by round.
 """
 
 from __future__ import annotations
@@ -46,6 +69,7 @@ from service.tournament.tables import table_sizes
 
 MAX_PASSES = 4
 FLOAT = 2  # how many tables away from its slice a player may be moved
+NEITHER, DUE, MUST = 0, 1, 2  # a player's claim on this round's first seats (first_seat_claims)
 
 Met = Mapping[str, Mapping[str, int]]
 SeatCounts = Mapping[str, Sequence[int]]
@@ -87,6 +111,7 @@ def group(
     scores: Mapping[str, float],
     met: Met,
     passes: int = MAX_PASSES,
+    claims: Mapping[str, int] | None = None,
 ) -> list[list[str]]:
     """The tables (players unordered) for ``ranked`` players at tables of ``sizes``."""
     tables: list[list[str]] = []
@@ -106,7 +131,7 @@ def group(
             for j in range(i + 1, min(i + 1 + FLOAT, len(tables))):
                 if not (dirty[i] or dirty[j]):
                     continue
-                better = _resplit(tables[i], tables[j], i, j, home, scores, met)
+                better = _resplit(tables[i], tables[j], i, j, home, scores, met, claims or {})
                 if better is not None:
                     tables[i], tables[j] = better
                     dirty[i] = _repeats(tables[i], met) > 0
@@ -125,6 +150,7 @@ def _resplit(
     home: Mapping[str, int],
     scores: Mapping[str, float],
     met: Met,
+    claims: Mapping[str, int],
 ) -> tuple[list[str], list[str]] | None:
     """The cheapest re-split of two neighbouring tables (``i`` and ``i + 1``) that keeps every
     player within one table of their slice, if strictly cheaper than the current one."""
@@ -139,6 +165,8 @@ def _resplit(
         taken = set(chosen)
         bottom = [both[x] for x in range(len(both)) if x not in taken]
         if any(home[p] < j - FLOAT for p in bottom):
+            continue
+        if claims and not (_seatable_first(top, claims) and _seatable_first(bottom, claims)):
             continue
         a, b = _cost(top, scores, met), _cost(bottom, scores, met)
         cost = (a[0] + b[0], a[1] + b[1])
@@ -192,6 +220,7 @@ def balance_seats(
     seat_counts: SeatCounts,
     home: Mapping[str, int],
     passes: int = MAX_PASSES,
+    claims: Mapping[str, int] | None = None,
 ) -> None:
     """Swap players of equal score between tables of one size up to :data:`FLOAT` apart when that
     lowers the number of players whose seat histories collide (:func:`_deficit`) summed over the
@@ -215,7 +244,7 @@ def balance_seats(
                     continue
                 if failed.get((i, j)) == (version[i], version[j]):
                     continue
-                if _swap_one(tables, masks, deficit, i, j, scores, met, home):
+                if _swap_one(tables, masks, deficit, i, j, scores, met, home, claims or {}):
                     version[i] += 1
                     version[j] += 1
                     improved = True
@@ -234,6 +263,7 @@ def _swap_one(
     scores: Mapping[str, float],
     met: Met,
     home: Mapping[str, int],
+    claims: Mapping[str, int],
 ) -> bool:
     """The first swap between tables ``i`` and ``j`` (same size) that lowers their summed deficit
     under :func:`balance_seats`' conditions, made in place (``masks``: each table's players'
@@ -262,6 +292,9 @@ def _swap_one(
             added = sum(mb.get(p, 0) for p in stay_i) + sum(ma.get(p, 0) for p in stay_j)
             if added > sum(ma.get(p, 0) for p in stay_i) + sum(mb.get(p, 0) for p in stay_j):
                 continue
+            keeps = _seatable_first([*stay_i, b], claims) and _seatable_first([*stay_j, a], claims)
+            if claims and not keeps:
+                continue
             tables[i] = [*ti[:x], b, *ti[x + 1 :]]
             tables[j] = [*tj[:y], a, *tj[y + 1 :]]
             masks[i], masks[j] = ni, nj  # equal sizes: a player's allowed positions travel with them
@@ -270,16 +303,35 @@ def _swap_one(
     return False
 
 
-def seat(table: Sequence[str], seat_counts: SeatCounts) -> list[str]:
-    """``table``'s players in seat order, balancing the positions each has held (module doc)."""
+def _seatable_first(table: Iterable[str], claims: Mapping[str, int]) -> bool:
+    """At most one MUST player and at least one MUST or DUE player (:func:`first_seat_claims`)."""
+    held = [claims.get(p, NEITHER) for p in table]
+    return held.count(MUST) <= 1 and any(held)
+
+
+def _first_candidates(table: Sequence[str], claims: Mapping[str, int]) -> set[str]:
+    """Who may take ``table``'s first seat: its MUST player, else its DUE players (else anyone:
+    only when the composition could not be made, which the property tests rule out)."""
+    for level in (MUST, DUE):
+        chosen = {p for p in table if claims.get(p, NEITHER) == level}
+        if chosen:
+            return chosen
+    return set(table)
+
+
+def seat(table: Sequence[str], seat_counts: SeatCounts, first: Collection[str] | None = None) -> list[str]:
+    """``table``'s players in seat order, balancing the positions each has held (module doc); the
+    first seat goes to one of ``first`` when given."""
     k = len(table)
     counts = [list(seat_counts.get(p) or ())[:k] + [0] * (k - len(seat_counts.get(p) or ())) for p in table]
-    if not any(any(c) for c in counts):
+    if not any(any(c) for c in counts) and (first is None or table[0] in first):
         return list(table)
     floors = [min(c) for c in counts]
     best: tuple[int, int, int] | None = None
     order: Sequence[int] = range(k)
     for positions in permutations(range(k)):
+        if first is not None and table[positions.index(0)] not in first:
+            continue
         # positions[j]: the seat of table[j]; excess: how far above its least-held position the
         # player's count there would rise (0 or 1 keeps the player within one)
         excess = [counts[j][positions[j]] + 1 - floors[j] for j in range(k)]
@@ -308,12 +360,95 @@ def swiss_round(
     gone = set(withdrawn)
     active = [p for p in ranked if p not in gone]
     sizes = table_sizes(len(active), size, min_size, max_size)
-    tables = group(active, sizes, scores, met or {}, passes)
+    claims = first_seat_claims(active, len(sizes), seat_counts) if seat_counts else {}
+    active = arrange_claims(active, sizes, claims)
+    tables = group(active, sizes, scores, met or {}, passes, claims)
     home = {}
     start = 0
     for index, n in enumerate(sizes):
         for p in active[start : start + n]:
             home[p] = index
         start += n
-    balance_seats(tables, scores, met or {}, seat_counts or {}, home)
-    return [seat(t, seat_counts or {}) for t in tables]
+    if not seat_counts:
+        return [seat(t, {}) for t in tables]
+    balance_seats(tables, scores, met or {}, seat_counts, home, claims=claims)
+    return [seat(t, seat_counts, _first_candidates(t, claims)) for t in tables]
+
+
+def first_seat_claims(players: Iterable[str], tables: int, seat_counts: SeatCounts) -> dict[str, int]:
+    """Who this round's ``tables`` first seats (one a table, whatever its size) go to: the players
+    who held the first seat least. With ``v`` the ``tables``-th lowest first-seat count, a player
+    below ``v`` MUST sit first, a player at ``v`` is DUE (any of them may), a player above may not.
+    When the counts are within one before the round, they are within one after it exactly when each
+    table holds at most one MUST player and at least one MUST or DUE player (a MUST player left out,
+    or a first seat given above ``v``, leaves two players two apart); after a late entry the lowest
+    counts still get the seats, so the gap closes by one a round.
+    """
+    first = {p: (seat_counts.get(p) or (0,))[0] for p in players}
+    if not first or not tables:
+        return {}
+    v = sorted(first.values())[min(tables, len(first)) - 1]
+    return {p: MUST if f < v else DUE if f == v else NEITHER for p, f in first.items()}
+
+
+def arrange_claims(ranked: Sequence[str], sizes: Sequence[int], claims: Mapping[str, int]) -> list[str]:
+    """``ranked`` reordered so that the plain cut into ``sizes`` gives every table at most one
+    MUST player and at least one MUST or DUE player: a three-way merge that keeps each claim
+    class in the standings' order (the k-th MUST player by standing takes the k-th MUST place), so
+    a player only ever changes places with players of another class. Each table's quota of a class
+    follows the class's own density in the standings (its count in the table's slice, less what
+    earlier tables already took beyond theirs), clamped to what the table needs (MUST 0-1, MUST or
+    DUE at least 1) and to what the tables after it can still take, so players move no further
+    than the running surplus or shortage of their class (:func:`first_seat_claims`)."""
+    if not claims or all(claims.get(p, NEITHER) == DUE for p in ranked):
+        return list(ranked)
+    ends, start = [], 0
+    for size in sizes:
+        start += size
+        ends.append(start)
+    by_class: dict[int, list[str]] = {MUST: [], DUE: [], NEITHER: []}
+    for p in ranked:
+        by_class[claims.get(p, NEITHER)].append(p)
+    must = _quotas(ranked, ends, claims, MUST, [0] * len(sizes), [1] * len(sizes))
+    room = [s - m for s, m in zip(sizes, must, strict=True)]
+    due = _quotas(ranked, ends, claims, DUE, [1 - m for m in must], room)
+    rank = {p: i for i, p in enumerate(ranked)}
+    out: list[str] = []
+    taken = {MUST: 0, DUE: 0, NEITHER: 0}
+    for size, m, d in zip(sizes, must, due, strict=True):
+        table: list[str] = []
+        for cls, q in ((MUST, m), (DUE, d), (NEITHER, size - m - d)):
+            table.extend(by_class[cls][taken[cls] : taken[cls] + q])
+            taken[cls] += q
+        out.extend(sorted(table, key=rank.__getitem__))
+    return out
+
+
+def _quotas(
+    ranked: Sequence[str],
+    ends: Sequence[int],
+    claims: Mapping[str, int],
+    cls: int,
+    lo: list[int],
+    hi: list[int],
+) -> list[int]:
+    """How many players of ``cls`` each table takes (:func:`arrange_claims`)."""
+    natural, seen, at = [], 0, 0
+    for end in ends:
+        seen += sum(1 for p in ranked[at:end] if claims.get(p, NEITHER) == cls)
+        natural.append(seen)
+        at = end
+    left = seen
+    suffix_lo, suffix_hi = [0] * (len(ends) + 1), [0] * (len(ends) + 1)
+    for t in range(len(ends) - 1, -1, -1):
+        suffix_lo[t] = suffix_lo[t + 1] + lo[t]
+        suffix_hi[t] = suffix_hi[t + 1] + hi[t]
+    quotas, assigned = [], 0
+    for t in range(len(ends)):
+        want = natural[t] - assigned
+        q = max(lo[t], left - suffix_hi[t + 1], min(hi[t], left - suffix_lo[t + 1], want))
+        q = min(q, hi[t], left - suffix_lo[t + 1])
+        quotas.append(q)
+        assigned += q
+        left -= q
+    return quotas

@@ -30,8 +30,9 @@ def sign_in(client, handle="Ann", password="correct horse"):
     return client.post("/v1/sessions", json={"handle": handle, "password": password})
 
 
-def session(client, handle="Ann", password="correct horse") -> str:
-    assert sign_up(client, handle, password).status_code == 201
+def session(client, handle="Ann", password="correct horse", **extra) -> str:
+    """A new account's session token (``bot=True``: a bot account)."""
+    assert sign_up(client, handle, password, **extra).status_code == 201
     answer = sign_in(client, handle, password)
     assert answer.status_code == 201, answer.get_json()
     return answer.get_json()["token"]

@@ -10,25 +10,16 @@ import random
 import pytest
 
 from replays.ratings import DEFAULT_MU, DEFAULT_SIGMA
-from service import bot_turns
 from service.ladder import ladders_from_text
 from tests import app_fixtures
+from tests.api.playing import play_to_the_end
 from tests.api.stream_reading import first_of
-from tests.api.test_accounts import FAST_HASH, bearer, sign_in, sign_up
-
-MOVES_AT_MOST = 3000
+from tests.api.test_accounts import FAST_HASH, bearer, session
 
 
 @pytest.fixture()
 def app(redis_client, redis_server):
     yield from app_fixtures.make_app(redis_server, PASSWORD_HASH_PARAMETERS=FAST_HASH)
-
-
-def _bot_account(client, handle: str) -> str:
-    assert sign_up(client, handle, bot=True).status_code == 201
-    answer = sign_in(client, handle)
-    assert answer.status_code == 201, answer.get_json()
-    return answer.get_json()["token"]
 
 
 def _ladder(client) -> dict:
@@ -37,31 +28,9 @@ def _ladder(client) -> dict:
     return answer.get_json()
 
 
-def _play(client, svc, game_id: str, tokens: dict[str, str], rng: random.Random) -> dict:
-    """Each bot account's moves through the API with its own token, the level's on the server."""
-    for _ in range(MOVES_AT_MOST):
-        summary = client.get(f"/v1/games/{game_id}").get_json()
-        if summary["status"] == "finished":
-            return summary
-        seats = {s["seat"]: s for s in summary["seats"]}
-        ours = [s for s in summary["awaiting"] if seats[s]["kind"] == "human"]
-        if not ours:
-            bot_turns.play_bot_turns(svc, game_id)
-            continue
-        token = tokens[seats[ours[0]]["name"]]
-        view = client.get(f"/v1/games/{game_id}/view", headers=bearer(token)).get_json()["view"]
-        moved = client.post(
-            f"/v1/games/{game_id}/moves",
-            json={"command": rng.choice(view["legal_moves"])},
-            headers=bearer(token),
-        )
-        assert moved.status_code in (200, 409), moved.get_json()
-    raise AssertionError(f"game {game_id} did not end")
-
-
 def test_the_ladder_pairs_online_bots_with_a_level_and_rates_them_on_one_scale(app, client, svc):
     ladder = app.extensions["ladder_service"]
-    tokens = {handle: _bot_account(client, handle) for handle in ("Robo", "Droid")}
+    tokens = {handle: session(client, handle, bot=True) for handle in ("Robo", "Droid")}
     assert {r["player"] for r in _ladder(client)["standings"]} == {
         "bot:random",
         "bot:heuristic",
@@ -82,7 +51,7 @@ def test_the_ladder_pairs_online_bots_with_a_level_and_rates_them_on_one_scale(a
         game = client.get(f"/v1/games/{game_id}").get_json()
         assert game["status"] == "active" and game["clock"] is not None
         assert sorted(s["kind"] for s in game["seats"]) == ["bot", "human", "human"]
-        summary = _play(client, svc, game_id, tokens, random.Random(7))
+        summary = play_to_the_end(client, svc, game_id, tokens, random.Random(7))
     finally:
         for stream in streams.values():
             stream.close()

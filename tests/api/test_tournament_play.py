@@ -21,23 +21,14 @@ from service import bot_turns
 from service.tournament.rounds import round_key
 from service.tournament.scoring import TableResult, standings
 from tests import app_fixtures
+from tests.api.playing import play_to_the_end
 from tests.api.stream_reading import events
-from tests.api.test_accounts import FAST_HASH, bearer, session, sign_in, sign_up
-from worker.clocks import enforce_due
-
-MOVES_PER_GAME_AT_MOST = 3000
+from tests.api.test_accounts import FAST_HASH, bearer, session
 
 
 @pytest.fixture()
 def app(redis_client, redis_server):
     yield from app_fixtures.make_app(redis_server, PASSWORD_HASH_PARAMETERS=FAST_HASH)
-
-
-def _bot_account(client, handle: str) -> str:
-    assert sign_up(client, handle, bot=True).status_code == 201
-    answer = sign_in(client, handle)
-    assert answer.status_code == 201, answer.get_json()
-    return answer.get_json()["token"]
 
 
 def _ids(view: dict) -> dict[str, str]:
@@ -51,39 +42,11 @@ def _tournament(client, tid: str) -> dict:
     return answer.get_json()
 
 
-def _play(client, svc, game_id: str, tokens: dict[str, str], rng: random.Random, idle: set[str] = ()) -> None:
-    """Play the game to its end: an account entrant's moves through the API with its own token (a
-    random legal move), a server bot's turns as the bots queue would. ``tokens`` and ``idle``: by
-    handle; the idle never move (their clock runs out: ``enforce_due`` at each deadline)."""
-    for _ in range(MOVES_PER_GAME_AT_MOST):
-        summary = client.get(f"/v1/games/{game_id}").get_json()
-        if summary["status"] == "finished":
-            return
-        seats = {s["seat"]: s for s in summary["seats"]}
-        movers = [s for s in summary["awaiting"] if seats[s].get("kind") == "human"]
-        accounts = {s: seats[s]["name"] for s in movers}
-        ours = [s for s in movers if accounts[s] in tokens and accounts[s] not in idle]
-        if ours:
-            token = tokens[accounts[ours[0]]]
-            view = client.get(f"/v1/games/{game_id}/view", headers=bearer(token)).get_json()["view"]
-            command = rng.choice(view["legal_moves"])
-            moved = client.post(
-                f"/v1/games/{game_id}/moves", json={"command": command}, headers=bearer(token)
-            )
-            assert moved.status_code in (200, 409), moved.get_json()
-        elif movers:
-            deadline = min(summary["clock"]["seats"][s]["deadline_ms"] for s in movers)
-            assert enforce_due(svc, now_ms=deadline), "an idle seat's deadline did nothing"
-        else:
-            bot_turns.play_bot_turns(svc, game_id)
-    raise AssertionError(f"game {game_id} did not end")
-
-
 def _play_round(client, svc, tid: str, tokens: dict[str, str], rng: random.Random, idle=()) -> dict:
     view = _tournament(client, tid)
     number = view["round"]
     for table in view["rounds"][number - 1]["tables"]:
-        _play(client, svc, table["game"], tokens, rng, set(idle))
+        play_to_the_end(client, svc, table["game"], tokens, rng, set(idle))
     return _tournament(client, tid)
 
 
@@ -132,7 +95,7 @@ def test_a_13_player_4_round_swiss_of_4_player_condottiere_runs_to_the_end(app, 
     assert made.status_code == 201, made.get_json()
     tid = made.get_json()["id"]
     tokens = {f"Player{i}": session(client, f"Player{i}") for i in range(3)}
-    tokens.update({f"Botty{i}": _bot_account(client, f"Botty{i}") for i in range(2)})
+    tokens.update({f"Botty{i}": session(client, f"Botty{i}", bot=True) for i in range(2)})
     for token in tokens.values():
         assert client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(token)).status_code == 200
     for _ in range(8):

@@ -111,6 +111,20 @@ def test_the_rollups_count_a_compacted_game_once(mixed_store):
         assert len(list((mixed_store.root / rollup).rglob("*.parquet"))) == 3  # one a month
 
 
+def test_a_game_entering_a_loaded_copy_is_summed_over_the_months_once(mixed_store):
+    """The serving copy's all-months sums (questions without a date) take a game appended after the
+    copy was loaded, once, as the monthly sums and the raw facts do."""
+    queries = FactQueries(lambda: mixed_store)
+    undated, dated = {"players": ["3"]}, {"players": ["3"], "finished_from": ["2026-01-01"]}
+    assert _answers(queries, undated)[0]["games"] == 2
+    _append_one(mixed_store, "g7", "2026-03-10")
+    for query in (undated, dated, {}):
+        rolled = _answers(queries, query)  # the same copy, the new game added to it
+        assert rolled == _answers(FactQueries(lambda: mixed_store, rollups=False), query)
+    assert _answers(queries, undated)[0]["games"] == 3
+    assert _answers(queries, undated)[1]["decisions"] == _answers(queries, dated)[1]["decisions"]
+
+
 def _compact_killed_at(root, point: str) -> int:
     code = (
         "import os, signal, sys\n"

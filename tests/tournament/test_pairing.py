@@ -173,12 +173,16 @@ def test_no_repeat_opponents_while_avoidable_at_two_tables(n, meetings, seed):
 def test_seat_positions_balanced_within_one_where_the_table_allows(field):
     """Every table of every round of a simulated Swiss is seated so that each of its players stays
     within one between their most- and least-held position whenever some seating of that table
-    allows it (tables whose players' histories collide cannot all be kept within one)."""
+    that gives the first seat to a player due it allows it (tables whose players' histories collide
+    cannot all be kept within one; first seats within one across the field come first)."""
     n, k, rounds, seed = field
     _, _, past, _ = _field(rounds + 1, n, k, seed)
     for r, tables in enumerate(past):
         _, counts = history(past[:r])
+        claims = swiss.first_seat_claims([p for t in tables for p in t], len(tables), counts) if r else {}
         for table in tables:
+            first = swiss._first_candidates(table, claims)
+            assert table[0] in first
             size = len(table)
 
             def spread_after(order, size=size, counts=counts):
@@ -189,7 +193,7 @@ def test_seat_positions_balanced_within_one_where_the_table_allows(field):
                     worst = max(worst, max(c) - min(c))
                 return worst
 
-            possible = min(spread_after(order) for order in permutations(table))
+            possible = min(spread_after(order) for order in permutations(table) if order[0] in first)
             if possible <= 1:
                 assert spread_after(table) <= 1
 
@@ -327,21 +331,155 @@ def test_equal_scores_swap_tables_so_every_seat_history_stays_within_one():
 @settings(deadline=None, max_examples=25)
 @given(fields)
 def test_seat_swaps_keep_score_groups_and_add_no_repeat(field):
+    """After the first-seat arrangement (``swiss.arrange_claims``) the seat swaps add no repeat to
+    the grouping, keep everyone within swiss.FLOAT tables of their slice of the arranged ranking,
+    and change no table's scores (equal scores only)."""
     n, k, rounds, seed = field
     _, ratings, past, results = _field(rounds, n, k, seed)
     ranked, scores = _ranked(ratings, results)
     met, seats = history(past)
     sizes = table_sizes(n, k, 3)
-    grouped = swiss.group(ranked, sizes, scores, met)
+    claims = swiss.first_seat_claims(ranked, len(sizes), seats)
+    arranged = swiss.arrange_claims(ranked, sizes, claims)
+    grouped = swiss.group(arranged, sizes, scores, met, claims=claims)
     final = swiss_round(ranked, scores, k, 3, met, seats)
     assert _repeats(final, met) <= _repeats(grouped, met)
     home, start = {}, 0
     for i, size in enumerate(sizes):
-        home.update(dict.fromkeys(ranked[start : start + size], i))
+        home.update(dict.fromkeys(arranged[start : start + size], i))
         start += size
     assert all(abs(home[p] - i) <= swiss.FLOAT for i, t in enumerate(final) for p in t)
     for g, f in zip(grouped, final, strict=True):
         assert sorted(scores[p] for p in g) == sorted(scores[p] for p in f)  # equal scores only
+
+
+def _first_seat_spread(past, players):
+    """Over ``players``, the most first seats held less the fewest, after ``past``."""
+    _, seats = history(past)
+    counts = [seats.get(p, [0])[0] for p in players]
+    return max(counts) - min(counts)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    n=st.integers(9, 60),
+    k=st.sampled_from([3, 4, 5]),
+    rounds=st.integers(2, 7),
+    seed=st.integers(0, 10**6),
+    leave=st.lists(st.integers(0, 59), max_size=6),
+)
+def test_first_seat_counts_within_one_after_every_round(n, k, rounds, seed, leave):
+    """After every round of a simulated Swiss, over the players still in it, the most first seats
+    any holds less the fewest is at most one: strictly, in every round, with tables of different
+    sizes mixed (13 at 4: 4+3+3+3) and players withdrawing between rounds. Always achievable: a
+    round hands out one first seat per table, whatever its size, and the pairing composes the
+    tables so that each holds a player due one (``swiss.first_seat_claims``)."""
+    rng = random.Random(seed)
+    players = [f"p{i:03d}" for i in range(n)]
+    ratings = {p: rng.random() for p in players}
+    active = list(players)
+    past, results = [], []
+    for r in range(rounds):
+        if r and leave:
+            gone = players[leave.pop() % n]
+            if gone in active and _seatable((len(active) - 1, k)):
+                active.remove(gone)
+        if not _seatable((len(active), k)):
+            return
+        ranked, scores = _ranked(ratings, results)
+        met, seats = history(past)
+        withdrawn = set(players) - set(active)
+        tables = swiss_round(ranked, scores, k, 3, met, seats, withdrawn=withdrawn)
+        assert sorted(p for t in tables for p in t) == sorted(active)
+        past.append(tables)
+        results.append([TableResult(tuple(t), tuple((p,) for p in rng.sample(t, len(t)))) for t in tables])
+        assert _first_seat_spread(past, active) <= 1, (r + 1, tables)
+
+
+def test_first_seats_within_one_in_the_round_where_each_table_needs_exactly_one():
+    """Round k at tables of k: exactly one player per table has never sat first, so every table
+    must hold exactly one of them; a field of 200 at tables of 4, five rounds, stays within one
+    (the pairing before this left about a tenth of the field two apart in that round)."""
+    players, _, past, _ = _field(5, 200, 4, 3)
+    for r in range(1, 6):
+        assert _first_seat_spread(past[:r], players) <= 1, r
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    n=st.integers(9, 60),
+    k=st.sampled_from([3, 4, 5]),
+    seed=st.integers(0, 10**6),
+    firsts=st.data(),
+)
+def test_the_arrangement_keeps_each_claim_class_in_standings_order_and_moves_nobody_needlessly(
+    n, k, seed, firsts
+):
+    """``arrange_claims`` only lets players of different claims pass each other (each class keeps
+    the standings' order, table by table), its cut gives every table at most one MUST and at least
+    one MUST or DUE player, and when the plain cut already does, it is the standings' order
+    unchanged."""
+    if not _seatable((n, k)):
+        return
+    rng = random.Random(seed)
+    ranked = [f"p{i:03d}" for i in range(n)]
+    sizes = table_sizes(n, k, 3)
+    top = firsts.draw(st.integers(0, 3))
+    counts = {p: [rng.randint(0, top)] for p in ranked}
+    claims = swiss.first_seat_claims(ranked, len(sizes), counts)
+    arranged = swiss.arrange_claims(ranked, sizes, claims)
+    assert sorted(arranged) == ranked
+    cut, plain, start = [], [], 0
+    for size in sizes:
+        cut.append(arranged[start : start + size])
+        plain.append(ranked[start : start + size])
+        start += size
+    for cls in (swiss.MUST, swiss.DUE, swiss.NEITHER):
+        # table by table, each class's players come in the standings' order
+        by_table = [p for t in cut for p in sorted(t) if claims[p] == cls]
+        assert by_table == [p for p in ranked if claims[p] == cls]
+    assert all(swiss._seatable_first(t, claims) for t in cut)
+    if all(swiss._seatable_first(t, claims) for t in plain):
+        assert arranged == ranked
+
+
+@settings(deadline=None)
+@given(
+    n=st.integers(6, 10),
+    meetings=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=20),
+    firsts=st.lists(st.integers(0, 1), min_size=10, max_size=10),
+    seed=st.integers(0, 10**6),
+)
+def test_no_repeat_opponents_while_avoidable_with_first_seats_kept_within_one(n, meetings, firsts, seed):
+    """With two tables every split is within reach: a round's repeats equal the fewest of any
+    split of the field into those table sizes that lets both tables seat a player due the first
+    seat (first seats are kept within one first; among the splits that do, repeats are avoided)."""
+    players = [f"p{i}" for i in range(n)]
+    rng = random.Random(seed)
+    scores = {p: float(rng.randint(0, 12)) for p in players}
+    met: dict[str, dict[str, int]] = {}
+    for a, b in meetings:
+        if a < n and b < n and a != b:
+            pa, pb = players[a], players[b]
+            met.setdefault(pa, {})[pb] = met.get(pa, {}).get(pb, 0) + 1
+            met.setdefault(pb, {})[pa] = met.get(pb, {}).get(pa, 0) + 1
+    counts = {p: [f, 1, 1, 1, 1] for p, f in zip(players, firsts, strict=False)}
+    ranked = sorted(players, key=lambda p: -scores[p])
+    size = 5 if n > 8 else 4
+    sizes = table_sizes(n, size, 3)
+    claims = swiss.first_seat_claims(players, len(sizes), counts)
+    splits = [[list(top), [p for p in players if p not in top]] for top in combinations(players, sizes[0])]
+    best = min(_repeats(s, met) for s in splits if all(swiss._seatable_first(t, claims) for t in s))
+    tables = swiss_round(ranked, scores, size, 3, met, counts)
+    assert _repeats(tables, met) == best
+    assert _first_seat_spread_of(counts, tables, players) <= 1
+
+
+def _first_seat_spread_of(counts, tables, players):
+    after = {p: counts[p][0] for p in players}
+    for t in tables:
+        after[t[0]] += 1
+    return max(after.values()) - min(after.values())
 
 
 @settings(deadline=None)
@@ -429,3 +567,22 @@ def test_seat_swaps_never_leave_more_collisions_than_the_grouping(n, k, seed):
         return sum(swiss.collisions(t, seats) for t in tables)
 
     assert collisions(final) <= collisions(grouped)
+
+
+def test_seat_balancing_swaps_never_take_a_table_s_first_seater_away():
+    """Two tables of 3, equal scores, each with one player due the first seat (q1, q3). Swapping
+    q0 for q3 lowers the tables' collisions of other positions but would leave the second table
+    nobody due the first seat: with the claims given, ``balance_seats`` does not make it."""
+    counts = {"q0": [2, 0, 2], "q1": [0, 1, 1], "q2": [2, 0, 1], "q3": [0, 2, 0], "q4": [1, 1, 0]}
+    counts["q5"] = [1, 2, 2]
+    players = list(counts)
+    claims = swiss.first_seat_claims(players, 2, counts)
+    assert {p for p, c in claims.items() if c} == {"q1", "q3"}
+    home = {p: i // 3 for i, p in enumerate(players)}
+    scores = dict.fromkeys(players, 1.0)
+    unguarded = [players[:3], players[3:]]
+    swiss.balance_seats(unguarded, scores, {}, counts, home)
+    assert not all(swiss._seatable_first(t, claims) for t in unguarded)  # the swap it would make
+    tables = [players[:3], players[3:]]
+    swiss.balance_seats(tables, scores, {}, counts, home, claims=claims)
+    assert all(swiss._seatable_first(t, claims) for t in tables)

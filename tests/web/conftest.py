@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.bots.live import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(os.environ.get("WEB_SCREENSHOTS", ROOT / "var" / "screenshots"))
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+PASSWORD = "correct horse battery"
 
 
 def chromium_path() -> str:
@@ -122,3 +125,32 @@ class Outage:
         self._track(self.live.http)
         self.live.thread = threading.Thread(target=self.live.http.serve_forever, daemon=True)
         self.live.thread.start()
+
+
+def new_account(live, prefix: str) -> dict:
+    """A new account (a unique handle starting with ``prefix``) and its session, as the API
+    answers ``POST /v1/sessions``."""
+    handle = f"{prefix}{secrets.token_hex(3)}"
+    made = requests.post(f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=60)
+    assert made.status_code == 201, made.text
+    session = requests.post(
+        f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=60
+    )
+    assert session.status_code == 201, session.text
+    return session.json()
+
+
+def signed_in(browser, live, session: dict, size: str) -> tuple:
+    """A new context at ``size`` whose page holds ``session`` as the sign-in page stores it; with
+    the list the page's uncaught errors are collected in."""
+    context = browser.new_context(viewport=SIZES[size])
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{live.url}/sign-in")
+    stored = json.dumps(
+        {"handle": session["handle"], "token": session["token"], "expires": session.get("expires")}
+    )
+    page.evaluate(f"localStorage.setItem('account', {json.dumps(stored)})")
+    return context, page, errors

@@ -5,43 +5,13 @@ the table, they play the whole game and a rematch starts the next. Screenshots a
 
 from __future__ import annotations
 
-import json
-import secrets
 import time
 
 import requests
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.conftest import SIZES, screenshot
+from tests.web.conftest import new_account, screenshot, signed_in
 from tests.web.test_table import SETTLED, TURN_OR_OVER, cd_click
-
-PASSWORD = "correct horse battery"
-
-
-def _account(live, prefix: str) -> dict:
-    handle = f"{prefix}{secrets.token_hex(3)}"
-    assert requests.post(
-        f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=30
-    ).ok
-    session = requests.post(
-        f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=30
-    )
-    assert session.status_code == 201, session.text
-    return session.json()
-
-
-def _signed_in(browser, live, session: dict, size: str):
-    context = browser.new_context(viewport=SIZES[size])
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{live.url}/sign-in")
-    stored = json.dumps(
-        {"handle": session["handle"], "token": session["token"], "expires": session.get("expires")}
-    )
-    page.evaluate(f"localStorage.setItem('account', {json.dumps(stored)})")
-    return context, page, errors
 
 
 def _server(live, game_id: str) -> dict:
@@ -95,9 +65,9 @@ def test_a_challenge_from_a_profile_accepted_from_the_notice_is_played_whole_wit
     told of a new token); a chat line each way; the whole Condottiere game by clicking (2 players,
     SET-1's smallest table; BAT-1..BAT-7); Ann offers a rematch at the end, Bob accepts it, and
     both pages go to the new game, seats rotated."""
-    ann, bob = _account(live, "ann"), _account(live, "bob")
-    first, page, errors = _signed_in(browser, live, ann, "desktop")
-    second, other, other_errors = _signed_in(browser, live, bob, "phone")
+    ann, bob = new_account(live, "ann"), new_account(live, "bob")
+    first, page, errors = signed_in(browser, live, ann, "desktop")
+    second, other, other_errors = signed_in(browser, live, bob, "phone")
     try:
         page.goto(f"{live.url}/ratings/players/{bob['handle']}")
         page.locator("#challenge-profile").click()
@@ -188,9 +158,9 @@ def test_play_now_pairs_two_browsers_at_one_table(live, browser):
     them, and each browser is taken to the table with a seat of its own."""
     from service.seeks import SeekService
 
-    ann, bob = _account(live, "ann"), _account(live, "bob")
-    first, page, errors = _signed_in(browser, live, ann, "desktop")
-    second, other, other_errors = _signed_in(browser, live, bob, "phone")
+    ann, bob = new_account(live, "ann"), new_account(live, "bob")
+    first, page, errors = signed_in(browser, live, ann, "desktop")
+    second, other, other_errors = signed_in(browser, live, bob, "phone")
     try:
         for p in (page, other):
             p.goto(f"{live.url}/")

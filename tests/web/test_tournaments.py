@@ -7,44 +7,15 @@ over the API, the bot by the worker): the standings move and round 2 is paired. 
 
 from __future__ import annotations
 
-import json
 import random
 import re
-import secrets
 import time
 
 import pytest
 import requests
 
-from tests.web.conftest import SIZES, screenshot
+from tests.web.conftest import SIZES, new_account, screenshot, signed_in
 from tests.web.test_table import check_page
-
-PASSWORD = "correct horse battery"
-
-
-def _account(live, prefix: str) -> dict:
-    handle = f"{prefix}{secrets.token_hex(3)}"
-    made = requests.post(f"{live.url}/v1/accounts", json={"handle": handle, "password": PASSWORD}, timeout=60)
-    assert made.status_code == 201, made.text
-    session = requests.post(
-        f"{live.url}/v1/sessions", json={"handle": handle, "password": PASSWORD}, timeout=60
-    )
-    assert session.status_code == 201, session.text
-    return session.json()
-
-
-def _signed_in(browser, live, session: dict, size: str):
-    context = browser.new_context(viewport=SIZES[size])
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{live.url}/sign-in")
-    stored = json.dumps(
-        {"handle": session["handle"], "token": session["token"], "expires": session.get("expires")}
-    )
-    page.evaluate(f"localStorage.setItem('account', {json.dumps(stored)})")
-    return context, page, errors
 
 
 def _tournament(live, tid: str) -> dict:
@@ -86,8 +57,8 @@ def _play_round(live, tid: str, tokens: dict[str, str], rng: random.Random) -> N
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_create_join_start_play_a_round_and_see_the_standings(live, browser, size):
-    ann, bob, cid = _account(live, "ann"), _account(live, "bob"), _account(live, "cid")
-    context, page, errors = _signed_in(browser, live, ann, size)
+    ann, bob, cid = new_account(live, "ann"), new_account(live, "bob"), new_account(live, "cid")
+    context, page, errors = signed_in(browser, live, ann, size)
     try:
         # The list, reached from the site's navigation
         page.goto(f"{live.url}/")
@@ -212,8 +183,8 @@ def test_the_form_gives_a_clock_a_start_time_and_invitations_by_name(live, brows
     account has is shown beside the list (422 UNKNOWN_ACCOUNT) and nothing is created."""
     from tests.janitors import janitor_for
 
-    org, guest = _account(live, "org"), _account(live, "inv")
-    context, page, errors = _signed_in(browser, live, org, size)
+    org, guest = new_account(live, "org"), new_account(live, "inv")
+    context, page, errors = signed_in(browser, live, org, size)
     try:
         page.goto(f"{live.url}/tournaments/new")
         page.get_by_label("Title").fill(f"Timed {size}")
@@ -292,7 +263,7 @@ def test_an_elimination_page_ranks_by_the_round_reached(live, browser):
     """A finished elimination (nine server bots at tables of 3, the winner of each goes on): the
     standings show the round each reached ("Final", "Round 1") and the place at that table, the
     final's places first, in the API's order; at both sizes."""
-    org = _account(live, "elim")
+    org = new_account(live, "elim")
     auth = {"Authorization": f"Bearer {org['token']}"}
     body = {
         "game": "condottiere",
@@ -318,7 +289,7 @@ def test_an_elimination_page_ranks_by_the_round_reached(live, browser):
         time.sleep(0.5)
     view = _tournament(live, tid)
     for size in SIZES:
-        context, page, errors = _signed_in(browser, live, org, size)
+        context, page, errors = signed_in(browser, live, org, size)
         try:
             page.goto(f"{live.url}/tournaments/{tid}")
             rows = page.locator("table.standings.knockout tbody tr")

@@ -1,0 +1,54 @@
+"""The serving copy (store.fact_copy): each seats row carries its game's columns, so a seats file
+joins its game's ``games`` file when it is added; a game whose seats file is written but not its
+``games`` file (an append killed between the two: the ``games`` file is written last) is unseen,
+and counted once, whole, when its retried append writes it."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from service.fact_queries import FactQueries
+from service.filters import parse
+from store.facts import FactStore
+from tests.facts import test_filters
+from tests.facts.test_filters import _append
+
+
+class _Killed(Exception):
+    pass
+
+
+def _killed_after_seats(step: str) -> None:
+    if step == "facts_wrote_seats":
+        raise _Killed(step)
+
+
+def test_a_half_written_game_enters_a_players_figures_once_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts = FactStore(tmp_path)
+    _append(facts)
+    queries = FactQueries(lambda: facts)
+    ann = parse({"player": ["Ann"]})
+
+    def found() -> tuple[int, list[str]]:
+        figures = queries.player_stats("condottiere", "Ann", parse({}))
+        assert figures is not None
+        return figures["games"], [game_id for _, game_id in queries.search("condottiere", ann, None, 50)]
+
+    games, ids = found()
+    first = test_filters.GAMES[0]  # Ann's
+    monkeypatch.setattr(test_filters, "GAMES", [("g9", "2026-01-25", *first[2:])])
+    half = FactStore(tmp_path)
+    half.append = functools.partial(facts.append, passed=_killed_after_seats)  # type: ignore[method-assign]
+    with pytest.raises(_Killed):
+        _append(half)
+    facts.touch("condottiere")  # its files changed: the copy is brought up to date
+    assert found() == (games, ids)
+    _append(facts)  # the retried append writes the game whole
+    after_games, after_ids = found()
+    assert after_games == games + 1
+    assert sorted(after_ids) == sorted([*ids, "g9"])
