@@ -1,7 +1,7 @@
 """How long the analysis of a finished game takes on one core, and how many bytes it stores.
 
     .venv/bin/python bench/analysis_speed.py [--game condottiere|rio_de_la_plata] [--players 4]
-        [--iterations 0] [--rollout 0] [--games 2] [--decisions 0] [--seed 46]
+        [--iterations 0] [--rollout 0] [--games 2] [--decisions 0] [--seed 46] [--playout guided]
 
 Each game is played by heuristic bots, then analysed by ``replays.analysis.analyse`` (one search
 per decision with a choice, two where a seat hides cards) at the game's default budget unless
@@ -57,18 +57,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--decisions", type=int, default=0, help="analyse only this many (0: all)")
     parser.add_argument("--seed", type=int, default=46)
+    parser.add_argument("--playout", default="guided", help="the search's playout policy (guided, uniform)")
     args = parser.parse_args(argv)
     game = get_game(args.game)
     default = analysis.default_budget(game)
     budget = Budget(
-        iterations=args.iterations or default.iterations, rollout_moves=args.rollout or default.rollout_moves
+        iterations=args.iterations or default.iterations,
+        rollout_moves=args.rollout or default.rollout_moves,
+        playout=args.playout,
     )
     totals = []
     cpu_totals = []
     load_before = os.getloadavg()
     print(
         f"{args.game}, {args.players} players, {budget.iterations} iterations, "
-        f"rollout {budget.rollout_moves}; load {load_before[0]:.1f} (1 min) on {os.cpu_count()} cores"
+        f"rollout {budget.rollout_moves}, {budget.playout} playouts; "
+        f"load {load_before[0]:.1f} (1 min) on {os.cpu_count()} cores"
     )
     for index in range(args.games):
         seed = args.seed * 100 + index

@@ -1,10 +1,16 @@
 """Strength of the expert bot: one expert against heuristic bots (seats rotated), per game, ruleset
 and player count, with 95% Wilson intervals on the expert's win rate and the time it spent per
-decision (median and 95th percentile, one core per process).
+decision (median and 95th percentile of CPU time, one process per core: the machine's load does
+not inflate it as it does wall time).
 
     .venv/bin/python bench/expert_strength.py [--games 40] [--iterations 300] [--seconds 1.0]
         [--rollout 40] [--players 3,4,5] [--only condottiere-2006,condottiere-classic,rio]
         [--rio-games 12] [--rio-iterations 40] [--processes 2] [--seed 4600]
+        [--playout guided,uniform] [--exploration 0.7]
+
+``--playout`` (and ``--exploration``) take a comma-separated list: every variant plays the same
+games (same seeds, same seats), so their rows are paired; the last column counts the games the
+variant won and the first variant lost, and the reverse (a sign test's inputs).
 
 A win is a game the expert's seat is among the winners of (a shared win counts, as it does for
 every seat; shared wins are rare and printed). The fair share of one seat among n equal bots is 1/n.
@@ -21,14 +27,15 @@ import os
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bots  # noqa: E402
-from bots.search import Budget  # noqa: E402
+from bots.search import EXPLORATION, Budget  # noqa: E402
 from cli.simulate import play_game, rotated, wilson_interval  # noqa: E402
 
 SETUPS = {
@@ -46,9 +53,9 @@ def _one_game(task: tuple[str, dict[str, Any], int, int, int, Budget]) -> dict[s
     choose_in = expert.choose_in  # type: ignore[attr-defined]
 
     def timed(state: Any, seat: int, rng: Any) -> Any:
-        started = time.perf_counter()
+        started = time.process_time()
         move = choose_in(state, seat, rng)
-        timings.append(time.perf_counter() - started)
+        timings.append(time.process_time() - started)
         return move
 
     expert.choose_in = timed  # type: ignore[attr-defined]
@@ -66,6 +73,17 @@ def _one_game(task: tuple[str, dict[str, Any], int, int, int, Budget]) -> dict[s
     }
 
 
+def _progress(key: str, players: int, index: int, budget: Budget, future: Future[dict[str, Any]]) -> None:
+    result = future.result()
+    cpu = sum(result["timings"])
+    print(
+        f"game {key} {players}p #{index} {budget.playout} c={budget.exploration} it={budget.iterations}: "
+        f"{'won' if result['won'] else 'lost'}, {len(result['timings'])} decisions, {cpu:.0f} CPU s",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per Condottiere row")
@@ -80,46 +98,72 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(SETUPS))
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=4600)
+    parser.add_argument("--playout", default="guided", help="playout policies to compare (paired)")
+    parser.add_argument("--exploration", default=str(EXPLORATION), help="UCB constants to compare")
     args = parser.parse_args(argv)
+    variants = [
+        (playout, float(c)) for playout in args.playout.split(",") for c in args.exploration.split(",")
+    ]
     rows = []
     for key in args.only.split(","):
         game_name, config = SETUPS[key]
         for players in (int(p) for p in args.players.split(",")):
             rio = game_name == "rio_de_la_plata"
-            budget = Budget(
-                iterations=args.rio_iterations if rio else args.iterations,
-                seconds=args.seconds or None,
-                rollout_moves=args.rollout,
-            )
+            budgets = [
+                Budget(
+                    iterations=args.rio_iterations if rio else args.iterations,
+                    seconds=args.seconds or None,
+                    rollout_moves=args.rollout,
+                    playout=playout,
+                    exploration=c,
+                )
+                for playout, c in variants
+            ]
             games = args.rio_games if rio else args.games
-            rows.append((key, game_name, config, players, games, budget))
+            rows.append((key, game_name, config, players, games, budgets))
     print(
         f"expert vs heuristic; seats rotated; seed {args.seed}; {args.processes} processes; "
         f"cap {args.seconds or 'none'} s/decision; rollout {args.rollout} moves; "
         f"load {os.getloadavg()[0]:.1f}"
     )
     print(
-        f"{'setup':<22}{'n':>3}{'games':>6}{'iters':>6}{'wins':>6}{'rate':>7}  {'95% CI':<16}{'fair':>6}"
-        f"{'shared':>7}{'ms/dec med':>11}{'p95':>7}{'wall s':>8}"
+        f"{'setup':<22}{'n':>3}{'playout':>8}{'c':>5}{'games':>6}{'iters':>6}{'wins':>6}{'rate':>7}  "
+        f"{'95% CI':<16}{'fair':>6}{'shared':>7}{'CPU ms/dec med':>15}{'p95':>7}{'wall s':>8}{'+/- 1st':>9}"
     )
     with ProcessPoolExecutor(max_workers=args.processes) as pool:
-        for key, game_name, config, players, games, budget in rows:
+        for key, game_name, config, players, games, budgets in rows:
+            # Every variant's games go to the pool at once, so a slow variant does not wait alone.
             started = time.perf_counter()
-            tasks = [(game_name, config, players, i, args.seed, budget) for i in range(games)]
-            results = list(pool.map(_one_game, tasks))
-            wall = time.perf_counter() - started
-            wins = sum(r["won"] for r in results)
-            shared = sum(r["shared"] for r in results)
-            low, high = wilson_interval(wins, games)
-            timings = sorted(t for r in results for t in r["timings"])
-            median = statistics.median(timings) * 1000 if timings else 0.0
-            p95 = timings[int(len(timings) * 0.95)] * 1000 if timings else 0.0
-            print(
-                f"{key:<22}{players:>3}{games:>6}{budget.iterations:>6}{wins:>6}{wins / games:>7.1%}  "
-                f"{f'[{low:.1%}, {high:.1%}]':<16}{1 / players:>6.0%}{shared:>7}{median:>11.0f}{p95:>7.0f}"
-                f"{wall:>8.0f}",
-                flush=True,
-            )
+            # Submitted game by game, every variant of a game together: a run cut short still holds
+            # paired results (each printed to stderr as it ends).
+            futures: list[list[Future[dict[str, Any]]]] = [[] for _ in budgets]
+            for i in range(games):
+                for batch, budget in zip(futures, budgets, strict=True):
+                    future = pool.submit(_one_game, (game_name, config, players, i, args.seed, budget))
+                    future.add_done_callback(partial(_progress, key, players, i, budget))
+                    batch.append(future)
+            first: list[bool] = []
+            for budget, batch in zip(budgets, futures, strict=True):
+                results = [f.result() for f in batch]
+                wall = time.perf_counter() - started
+                won = [r["won"] for r in results]
+                first = first or won
+                better = sum(w and not f for w, f in zip(won, first, strict=True))
+                worse = sum(f and not w for w, f in zip(won, first, strict=True))
+                wins = sum(won)
+                shared = sum(r["shared"] for r in results)
+                low, high = wilson_interval(wins, games)
+                timings = sorted(t for r in results for t in r["timings"])
+                median = statistics.median(timings) * 1000 if timings else 0.0
+                p95 = timings[int(len(timings) * 0.95)] * 1000 if timings else 0.0
+                print(
+                    f"{key:<22}{players:>3}{budget.playout:>8}{budget.exploration:>5}{games:>6}"
+                    f"{budget.iterations:>6}{wins:>6}{wins / games:>7.1%}  "
+                    f"{f'[{low:.1%}, {high:.1%}]':<16}{1 / players:>6.0%}{shared:>7}"
+                    f"{median:>15.0f}{p95:>7.0f}"
+                    f"{wall:>8.0f}{f'+{better}/-{worse}':>9}",
+                    flush=True,
+                )
     return 0
 
 

@@ -12,10 +12,11 @@ single-observer variant: opponents' moves are branches as if seen; MO-ISMCTS wou
 against face-down plays, at several times the cost).
 
 Multiplayer: each node keeps the sum of rewards per seat, and the seat that moves at a node picks by
-its own reward (the max^n reading of UCT). A playout is uniform random for ``rollout_moves`` moves
-(a Condottiere playout that passed half the time it could won 1 of 16 games against three
-heuristic bots where uniform playouts won 5, same seeds and budget: uniform it stays),
-then stops and asks the game's ``estimate`` hook (each seat's chance to win from a prior): full
+its own reward (the max^n reading of UCT). A playout follows the game's ``guided_move`` (a cheap
+imitation of good play: a uniform playout has every seat spend a card at nearly every turn of a
+Condottiere battle, which no good player does; ``Budget.playout="uniform"`` takes the game's
+``playout_move`` instead, for comparison: bench/README.md has the figures) for ``rollout_moves``
+moves, then stops and asks the game's ``estimate`` hook (each seat's chance to win from a prior): full
 playouts of Rio de la Plata cost a tenth of a second each, so a one-second budget would see a
 handful of them. Rewards are win shares (1 split among the winners), so a node's mean is a win
 chance, which the analysis (``replays/analysis.py``) reads.
@@ -58,6 +59,9 @@ class Budget:
     seconds: float | None = None
     rollout_moves: int = 40
     exploration: float = EXPLORATION
+    # The playouts' policy: "guided" (the game's ``guided_move``, a cheap imitation of good play)
+    # or "uniform" (its ``playout_move``).
+    playout: str = "guided"
 
 
 class Node:
@@ -129,7 +133,7 @@ def search(
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
     legal_moves = game.legal_moves
-    playout_move = game.playout_move  # type: ignore[attr-defined]
+    playout_move = game.guided_move if budget.playout == "guided" else game.playout_move  # type: ignore[attr-defined]
     awaiting_of = game.awaiting
     is_over = game.is_over
     seats = len(estimate(state))

@@ -604,6 +604,11 @@ class SearchHooks(Protocol):
         """The move a search's playout makes for ``seat`` (one of ``legal_moves(state, seat)``,
         drawn with ``rng``): cheap, and not sillier than need be."""
 
+    def guided_move(self, state: Any, seat: int, rng: Any) -> Command:
+        """Like ``playout_move``, but imitating good play where that is cheap (the default
+        playout policy of a search, ``bots.search.Budget.playout``); a game without a cheap
+        policy answers its ``playout_move``."""
+
     # The default budget of a finished game's analysis per decision, (iterations, playout moves):
     # the game's cost per move decides it (``replays.analysis.default_budget``).
     analysis_budget: tuple[int, int]

@@ -34,6 +34,7 @@ from games.base import (
 )
 from games.condottiere import automatic, chance, decide, evolve, leave, render, stats, text, views
 from games.condottiere import explorer as _explorer
+from games.condottiere import playout as _playout
 from games.condottiere import search as _search
 from games.condottiere.annotate import annotate as _annotate
 from games.condottiere.config import RULES_REVISION, SECRET_CONFIG_KEYS
@@ -203,6 +204,7 @@ class Condottiere(
     estimate = staticmethod(_search.estimate)
     advance = staticmethod(_search.advance)
     playout_move = staticmethod(_search.playout_move)
+    guided_move = staticmethod(_playout.guided_move)
     analysis_budget = (100, 30)
     chance_only = False
 

@@ -126,7 +126,7 @@ def advance(state: State, seat: int, command: dict[str, Any]) -> State:
 
 
 def playout_move(state: State, seat: int, rng: random.Random) -> dict[str, Any]:
-    """A playout's move for ``seat``: uniform among its legal moves (a playout that passed half
-    the time it could played weaker, see ``bots/search.py``)."""
+    """A uniform playout's move for ``seat`` among its legal moves (the search's default playouts
+    are the guided ones of ``playout.py``; this one is kept for comparison)."""
     moves = legal_moves(state, seat)
     return moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0]
