@@ -93,6 +93,19 @@ class GameCommands:
         self.remember_view = remember_view
         # ``events_appended``'s sender: the game service (receivers may call back into it).
         self.sender = sender
+        self._evolvers: dict[int, tuple[Game[Any], Callable[..., Any] | None]] = {}
+
+    def _decide_and_evolve(self, game: Game[Any]) -> Callable[..., Any] | None:
+        """``game``'s ``decide_and_evolve`` hook or None, asked of its accessor once per game object
+        (every move asks). Keyed by id: the entry holds the game, so the id is never reused."""
+        found = self._evolvers.get(id(game))
+        if found is None:
+            evolving = decide_hooks(game)
+            found = self._evolvers[id(game)] = (
+                game,
+                evolving.decide_and_evolve if evolving is not None else None,
+            )
+        return found[1]
 
     def _started(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> Entry:
         """The game a change is decided on; GameNotStarted while seats are free (once the token
@@ -300,8 +313,7 @@ class GameCommands:
         )
         game = get_game(entry.cached.name)
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
-        evolving = decide_hooks(game) if decide is None else None
-        decide_and_evolve = evolving.decide_and_evolve if evolving is not None else None
+        decide_and_evolve = self._decide_and_evolve(game) if decide is None else None
         whole_answer = not minimal or bool(idem_field)
         move = MoveInFlight(
             seat=seat,
@@ -354,10 +366,12 @@ class GameCommands:
             if idem_field and cached.status == "finished":
                 raise errors.RetryAfterFinish(cached.version) from None
             raise errors.RuleRefusal(err) from None
-        kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
-        if handover is not None:
-            events = [*events, handover]
-            state = game.evolve(state, handover)
+        kinds, bots, clock = cached.seat_kinds, cached.bots, None
+        if cached.clock is not None or move.leaving:  # an untimed move has nothing to ask (next_clock)
+            kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
+            if handover is not None:
+                events = [*events, handover]
+                state = game.evolve(state, handover)
         version = cached.version + len(events)
         stamp = now_iso()
         meta = meta_fields(game, state, stamp)
