@@ -96,15 +96,12 @@ class GameCommands:
         self._evolvers: dict[int, tuple[Game[Any], Callable[..., Any] | None]] = {}
 
     def _decide_and_evolve(self, game: Game[Any]) -> Callable[..., Any] | None:
-        """``game``'s ``decide_and_evolve`` hook or None, asked of its accessor once per game object
-        (every move asks). Keyed by id: the entry holds the game, so the id is never reused."""
+        """``game``'s ``decide_and_evolve`` hook or None, asked of its accessor once per game (every
+        move asks). Keyed by id: the entry holds the game, so the id is never reused."""
         found = self._evolvers.get(id(game))
         if found is None:
-            evolving = decide_hooks(game)
-            found = self._evolvers[id(game)] = (
-                game,
-                evolving.decide_and_evolve if evolving is not None else None,
-            )
+            hooks = decide_hooks(game)
+            found = self._evolvers[id(game)] = (game, None if hooks is None else hooks.decide_and_evolve)
         return found[1]
 
     def _started(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> Entry:
