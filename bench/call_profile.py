@@ -123,6 +123,15 @@ def per_move(root: Path, games: int, base_games: int, players: int, seed: int):
     moves = big_moves - small_moves
     calls: dict[str, float] = {}
     callers: dict[str, Counter] = {}
+    here = str(root) + "/"  # a comprehension is named by its file: the same name in both checkouts
+    big = {
+        name.replace(here, ""): (n, Counter({c.replace(here, ""): k for c, k in by.items()}))
+        for name, (n, by) in big.items()
+    }
+    small = {
+        name.replace(here, ""): (n, Counter({c.replace(here, ""): k for c, k in by.items()}))
+        for name, (n, by) in small.items()
+    }
     for name, (n, by) in big.items():
         m, small_by = small.get(name, (0, Counter()))
         calls[name] = (n - m) / moves
