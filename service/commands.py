@@ -93,15 +93,15 @@ class GameCommands:
         self.remember_view = remember_view
         # ``events_appended``'s sender: the game service (receivers may call back into it).
         self.sender = sender
-        self._evolvers: dict[int, tuple[Game[Any], Callable[..., Any] | None]] = {}
+        self._evolvers: dict[str, tuple[Game[Any], Callable[..., Any] | None]] = {}
 
     def _decide_and_evolve(self, game: Game[Any]) -> Callable[..., Any] | None:
         """``game``'s ``decide_and_evolve`` hook or None, asked of its accessor once per game (every
-        move asks). Keyed by id: the entry holds the game, so the id is never reused."""
-        found = self._evolvers.get(id(game))
-        if found is None:
+        move asks), and asked again should the registry load another game under its name."""
+        found = self._evolvers.get(game.name)
+        if found is None or found[0] is not game:
             hooks = decide_hooks(game)
-            found = self._evolvers[id(game)] = (game, None if hooks is None else hooks.decide_and_evolve)
+            found = self._evolvers[game.name] = (game, None if hooks is None else hooks.decide_and_evolve)
         return found[1]
 
     def _started(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> Entry:
