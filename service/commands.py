@@ -74,6 +74,17 @@ class MoveInFlight:
     leaving: bool  # the seat is handed to the bot by this change (its account deleted)
 
 
+# name -> the game, its decide_and_evolve: the accessor asked once per game object (every move asks)
+_EVOLVERS: dict[str, tuple[Game[Any], Callable[..., Any] | None]] = {}
+
+
+def decide_and_evolve_of(game: Game[Any]) -> Callable[..., Any] | None:
+    if (found := _EVOLVERS.get(game.name)) is None or found[0] is not game:
+        hooks = decide_hooks(game)
+        found = _EVOLVERS[game.name] = (game, None if hooks is None else hooks.decide_and_evolve)
+    return found[1]
+
+
 class GameCommands:
     def __init__(
         self,
@@ -93,16 +104,6 @@ class GameCommands:
         self.remember_view = remember_view
         # ``events_appended``'s sender: the game service (receivers may call back into it).
         self.sender = sender
-        self._evolvers: dict[str, tuple[Game[Any], Callable[..., Any] | None]] = {}
-
-    def _decide_and_evolve(self, game: Game[Any]) -> Callable[..., Any] | None:
-        """``game``'s ``decide_and_evolve`` hook or None, asked of its accessor once per game (every
-        move asks), and asked again should the registry load another game under its name."""
-        found = self._evolvers.get(game.name)
-        if found is None or found[0] is not game:
-            hooks = decide_hooks(game)
-            found = self._evolvers[game.name] = (game, None if hooks is None else hooks.decide_and_evolve)
-        return found[1]
 
     def _started(self, game_id: str, resolve: Callable[[CachedGame], tuple[int, str]]) -> Entry:
         """The game a change is decided on; GameNotStarted while seats are free (once the token
@@ -310,7 +311,7 @@ class GameCommands:
         )
         game = get_game(entry.cached.name)
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
-        decide_and_evolve = self._decide_and_evolve(game) if decide is None else None
+        decide_and_evolve = decide_and_evolve_of(game) if decide is None else None
         whole_answer = not minimal or bool(idem_field)
         move = MoveInFlight(
             seat=seat,
@@ -363,8 +364,8 @@ class GameCommands:
             if idem_field and cached.status == "finished":
                 raise errors.RetryAfterFinish(cached.version) from None
             raise errors.RuleRefusal(err) from None
-        kinds, bots, clock = cached.seat_kinds, cached.bots, None
-        if cached.clock is not None or move.leaving:  # an untimed move has nothing to ask (next_clock)
+        kinds, bots, clock = cached.seat_kinds, cached.bots, None  # an untimed move asks nothing more
+        if cached.clock is not None or move.leaving:
             kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
             if handover is not None:
                 events = [*events, handover]
