@@ -74,12 +74,11 @@ class MoveInFlight:
     leaving: bool  # the seat is handed to the bot by this change (its account deleted)
 
 
-# name -> the game, its decide_and_evolve: the accessor asked once per game object (every move asks)
-_EVOLVERS: dict[str, tuple[Game[Any], Callable[..., Any] | None]] = {}
+_EVOLVERS: dict[str, tuple[Game[Any], Callable[..., Any] | None]] = {}  # name -> (game, its hook)
 
 
 def decide_and_evolve_of(game: Game[Any]) -> Callable[..., Any] | None:
-    if (found := _EVOLVERS.get(game.name)) is None or found[0] is not game:
+    if (found := _EVOLVERS.get(game.name)) is None or found[0] is not game:  # once per game object
         hooks = decide_hooks(game)
         found = _EVOLVERS[game.name] = (game, None if hooks is None else hooks.decide_and_evolve)
     return found[1]
