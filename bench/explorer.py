@@ -259,7 +259,7 @@ def main() -> None:
         queries = FactQueries(lambda: facts)
         t = time.perf_counter()
         for name in ENGINES:
-            queries._cursor(name, queries.version(name)).close()  # noqa: SLF001 - the serving copy
+            queries._cursor(name, queries.version(name))[0].close()  # noqa: SLF001 - the serving copy
         print(f"serving copy loaded in {time.perf_counter() - t:.1f} s")
         print(f"load average (1, 5, 15 min) before the questions: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
               f"on {os.cpu_count()} cores")  # fmt: skip
@@ -309,7 +309,7 @@ def main() -> None:
             mine = {t: [(game_id, *r[1:]) for r in rows[t] if r[0] == f"t{i}"] for t in TABLES}
             facts.append("condottiere", "2026-12", game_id, mine)
             t = time.perf_counter()
-            queries._cursor("condottiere", queries.version("condottiere")).close()  # noqa: SLF001
+            queries._cursor("condottiere", queries.version("condottiere"))[0].close()  # noqa: SLF001
             refresh.append(1000 * (time.perf_counter() - t))
         print(
             f"serving copy refreshed after one new game: mean {statistics.mean(refresh):.1f} ms, sd {statistics.stdev(refresh):.1f} ms, n=10"
