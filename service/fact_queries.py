@@ -52,7 +52,9 @@ def situations_of(game: str) -> dict[str, str]:
 class FactQueries:
     """See the module docstring."""
 
-    def __init__(self, facts: Callable[[], FactStore], rollups: bool = True, reload_wait: float = RELOAD_WAIT):
+    def __init__(
+        self, facts: Callable[[], FactStore], rollups: bool = True, reload_wait: float = RELOAD_WAIT
+    ):
         self._facts = facts
         self._rollups = rollups  # False: always the raw facts (bench/explorer.py compares)
         self._reload_wait = reload_wait
@@ -98,7 +100,10 @@ class FactQueries:
                     return loaded[2].cursor(), True
                 self._reloading[game] = time.monotonic()
                 threading.Thread(
-                    target=self._reload, args=(game, version, now, files), name=f"facts-reload-{game}", daemon=True
+                    target=self._reload,
+                    args=(game, version, now, files),
+                    name=f"facts-reload-{game}",
+                    daemon=True,
                 ).start()
             deadline = self._reloading[game] + self._reload_wait
             while game in self._reloading and time.monotonic() < deadline:

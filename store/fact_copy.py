@@ -117,7 +117,10 @@ def add(facts: FactStore, con: duckdb.DuckDBPyConnection, files: Mapping[str, Se
         else:
             _insert_sums(
                 con,
-                {r: sums_of(r, "new_games", raw_of(r) and f"new_{raw_of(r)}", partition=True) for r in ROLLUPS},
+                {
+                    r: sums_of(r, "new_games", raw_of(r) and f"new_{raw_of(r)}", partition=True)
+                    for r in ROLLUPS
+                },
             )
             return
     con.execute(

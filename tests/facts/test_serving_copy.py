@@ -17,8 +17,8 @@ from service.filters import parse
 from store import fact_copy
 from store.facts import FactStore
 from tests.facts import test_filters
-from tests.facts.test_rollups import _append_one, mixed_store  # noqa: F401 - the fixture
 from tests.facts.test_filters import _append
+from tests.facts.test_rollups import _append_one
 
 
 class _Killed(Exception):
@@ -58,17 +58,27 @@ def test_a_half_written_game_enters_a_players_figures_once_whole(
     assert sorted(after_ids) == sorted([*ids, "g9"])
 
 
+@pytest.fixture()
+def store_and_one_more(tmp_path: Path) -> FactStore:
+    """The hand-made archive compacted, and one more game in its own files."""
+    facts = FactStore(tmp_path)
+    _append(facts)
+    assert facts.compact() > 0
+    _append_one(facts, "g6", "2026-02-20")
+    return facts
+
+
 def test_a_question_during_a_reload_answers_from_the_old_copy_without_waiting(
-    mixed_store: FactStore, monkeypatch: pytest.MonkeyPatch
+    store_and_one_more: FactStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After a compaction the copy is loaded again in the background (minutes at a million games):
     a question asked meanwhile answers from the old copy at once, and the new copy, swapped in when
     loaded, answers with what came since."""
-    queries = FactQueries(lambda: mixed_store, reload_wait=0)
+    queries = FactQueries(lambda: store_and_one_more, reload_wait=0)
     three = parse({"players": ["3"]})
     assert queries.global_stats("condottiere", three)["games"] == 2
-    _append_one(mixed_store, "g7", "2026-03-10")
-    assert mixed_store.compact() > 0  # the copy's files are gone: it is loaded again
+    _append_one(store_and_one_more, "g7", "2026-03-10")
+    assert store_and_one_more.compact() > 0  # the copy's files are gone: it is loaded again
     gate, loading = threading.Event(), threading.Event()
     load = fact_copy.load
 
@@ -79,7 +89,9 @@ def test_a_question_during_a_reload_answers_from_the_old_copy_without_waiting(
 
     monkeypatch.setattr(fact_copy, "load", gated)
     answered: list[int] = []
-    asker = threading.Thread(target=lambda: answered.append(queries.global_stats("condottiere", three)["games"]))
+    asker = threading.Thread(
+        target=lambda: answered.append(queries.global_stats("condottiere", three)["games"])
+    )
     try:
         asker.start()
         asker.join(60)
