@@ -417,42 +417,25 @@ class TournamentStore:
     ) -> str:
         """The entrant, once; with ``start`` (an open tournament's start time) the start's
         follow-up with it when the active entrants reach ``start.minimum`` ('joined_start')."""
-        keys = tournament_keys(tournament_id)
-        minimum, followups = self._start_args(tournament_id, start)
-        outcome = self._run(
-            JoinCall(
-                keys.record,
-                keys.entrants,
-                keys.outbox,
-                keys.due,
-                account,
-                orjson.dumps(dict(entrant)),
-                capacity,
-                "1" if late else "",
-                minimum,
-                followups,
-            )
+        k = tournament_keys(tournament_id)
+        minimum, more = self._start_args(tournament_id, start)
+        who = (account, orjson.dumps(dict(entrant)))
+        call = JoinCall(
+            k.record, k.entrants, k.outbox, k.due, *who, capacity, "1" if late else "", minimum, more
         )
+        outcome = self._run(call)
         self._start_hint(tournament_id, start, outcome)
         return outcome
 
     def withdraw(
         self, tournament_id: str, account: str, entrant: Mapping[str, Any], start: TimedStart | None = None
     ) -> str:
-        keys = tournament_keys(tournament_id)
-        minimum, followups = self._start_args(tournament_id, start)
-        outcome = self._run(
-            WithdrawCall(
-                keys.record,
-                keys.entrants,
-                keys.outbox,
-                keys.due,
-                account,
-                orjson.dumps(dict(entrant)),
-                minimum,
-                followups,
-            )
+        k = tournament_keys(tournament_id)
+        minimum, more = self._start_args(tournament_id, start)
+        call = WithdrawCall(
+            k.record, k.entrants, k.outbox, k.due, account, orjson.dumps(dict(entrant)), minimum, more
         )
+        outcome = self._run(call)
         self._start_hint(tournament_id, start, outcome)
         return outcome
 

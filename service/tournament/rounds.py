@@ -95,9 +95,9 @@ def next_step(store: TournamentStore, found: StoredTournament) -> str:
 
 def next_round(found: StoredTournament, number: int) -> dict[str, Any]:
     """Round ``number``'s record, paired by the tournament's format: Swiss, or elimination (round 1
-    seeded by rating, then the best ``advance`` of every table, ``elimination.advancing``); a
-    duplicate round's seats rotated across the tables of one deal (``scoring.duplicate_seating``; in
-a Swiss after round 1, all but its first seat, which the pairing balances)."""
+        seeded by rating, then the best ``advance`` of every table, ``elimination.advancing``); a
+        duplicate round's seats rotated across the tables of one deal (``scoring.duplicate_seating``; in
+    a Swiss after round 1, all but its first seat, which the pairing balances)."""
     settings = settings_of(found)
     if settings.get("format") != "elimination":
         tables = pair_next(found)

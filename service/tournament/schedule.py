@@ -21,8 +21,8 @@ of 3 or 4) leave it open for the next change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import secrets
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 

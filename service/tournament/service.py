@@ -194,7 +194,9 @@ class TournamentService:
             raise NotAdmitted("A join code is needed")
         entrant = {"name": name, "rating": rating, "bot": bot, "joined": now_ms(), "withdrawn": False}
         start = schedule.timed_start(found, now_ms(), self.store.grace_ms)
-        outcome = self.store.join(tournament_id, identity.account_id, entrant, settings["capacity"], late, start)
+        outcome = self.store.join(
+            tournament_id, identity.account_id, entrant, settings["capacity"], late, start
+        )
         self._refused(outcome)
         self._start_if_due(tournament_id, outcome, start, settings)
         return self.view(tournament_id)

@@ -1,7 +1,8 @@
 """A tournament's start time (``starts_at``, ``service.tournament.schedule``): created with one, it
 is started by the workers (the janitor's sweep runs its follow-up, recorded with it and due then),
 not before that time and once, however many sweeps run; with too few entrants then it stays open
-until a join brings enough, which starts it. A start time in the past or unparsable is refused (422, nothing created)."""
+until a join brings enough, which starts it. A start time in the past or unparsable is refused
+(422, nothing created)."""
 
 from __future__ import annotations
 
@@ -142,7 +143,9 @@ def test_a_join_after_the_start_time_that_brings_enough_entrants_starts_it_by_it
     view = _view(client, tid)
     assert view["round"] == 1 and len(view["rounds"][0]["tables"]) == 1
     seated = view["rounds"][0]["tables"][0]["players"]
-    assert len(seated) == 2 and any(e["name"] == "LateJoiner" and e["account"] in seated for e in view["entrants"])
+    assert len(seated) == 2 and any(
+        e["name"] == "LateJoiner" and e["account"] in seated for e in view["entrants"]
+    )
     outbox = Outbox(svc.store.redis)
     _tick_until(janitor, lambda: not outbox.pending(outbox_id(tid)))
     assert _view(client, tid)["rounds"] == view["rounds"]

@@ -36,7 +36,9 @@ def main(url: str, action: str, *args: str) -> None:
     elif action == "join":
         tournament_id, token = args
         services = composition.build(settings)
-        print(services.tournaments.join(tournament_id, services.accounts.identify(token), "Joiner"), flush=True)
+        print(
+            services.tournaments.join(tournament_id, services.accounts.identify(token), "Joiner"), flush=True
+        )
     elif action == "sweep":
         print(composition.build(settings).games.followups.sweep(30_000), flush=True)
     else:
