@@ -120,8 +120,8 @@ def default_budget(game: Game[Any]) -> Budget:
     hooks = search_hooks(game)
     if hooks is None:
         return DEFAULT_BUDGET
-    iterations, rollout_moves = hooks.analysis_budget
-    return Budget(iterations=iterations, rollout_moves=rollout_moves)
+    iterations, rollout_moves, playout = hooks.analysis_budget
+    return Budget(iterations=iterations, rollout_moves=rollout_moves, playout=playout)
 
 
 def analyse(
