@@ -63,3 +63,14 @@ def test_the_rio_analysis_keeps_uniform_playouts(scored):
 def test_the_condottiere_analysis_plays_guided_playouts():
     budget = analysis.default_budget(get_game("condottiere"))
     assert (budget.iterations, budget.rollout_moves, budget.playout) == (100, 30, "guided")
+
+
+@pytest.mark.parametrize(("game_name", "playout"), [("rio_de_la_plata", "uniform"), ("condottiere", "guided")])
+def test_an_operators_analysis_budget_keeps_the_games_playouts(monkeypatch, game_name, playout):
+    """``ANALYSIS_ITERATIONS`` sets one budget for every game; its playout policy stays each game's."""
+    from worker.jobs import analysis_budget
+
+    monkeypatch.setenv("ANALYSIS_ITERATIONS", "20")
+    monkeypatch.setenv("ANALYSIS_ROLLOUT", "7")
+    budget = analysis.budget_for(get_game(game_name), analysis_budget())
+    assert (budget.iterations, budget.rollout_moves, budget.playout) == (20, 7, playout)
