@@ -65,7 +65,9 @@ def test_the_condottiere_analysis_plays_guided_playouts():
     assert (budget.iterations, budget.rollout_moves, budget.playout) == (100, 30, "guided")
 
 
-@pytest.mark.parametrize(("game_name", "playout"), [("rio_de_la_plata", "uniform"), ("condottiere", "guided")])
+@pytest.mark.parametrize(
+    ("game_name", "playout"), [("rio_de_la_plata", "uniform"), ("condottiere", "guided")]
+)
 def test_an_operators_analysis_budget_keeps_the_games_playouts(monkeypatch, game_name, playout):
     """``ANALYSIS_ITERATIONS`` sets one budget for every game; its playout policy stays each game's."""
     from worker.jobs import analysis_budget
