@@ -57,14 +57,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--decisions", type=int, default=0, help="analyse only this many (0: all)")
     parser.add_argument("--seed", type=int, default=46)
-    parser.add_argument("--playout", default="guided", help="the search's playout policy (guided, uniform)")
+    parser.add_argument(
+        "--playout", default="", help="the search's playout policy (guided, uniform; default: the game's)"
+    )
     args = parser.parse_args(argv)
     game = get_game(args.game)
     default = analysis.default_budget(game)
     budget = Budget(
         iterations=args.iterations or default.iterations,
         rollout_moves=args.rollout or default.rollout_moves,
-        playout=args.playout,
+        playout=args.playout or default.playout,
     )
     totals = []
     cpu_totals = []

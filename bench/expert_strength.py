@@ -75,10 +75,15 @@ def _one_game(task: tuple[str, dict[str, Any], int, int, int, Budget]) -> dict[s
 
 def _progress(key: str, players: int, index: int, budget: Budget, future: Future[dict[str, Any]]) -> None:
     result = future.result()
-    cpu = sum(result["timings"])
+    timings = sorted(result["timings"])
+    cpu = sum(timings)
+    # Each game's own decision times, so a run cut short still tells the cost per decision.
+    median = statistics.median(timings) * 1000 if timings else 0.0
+    top = timings[-1] * 1000 if timings else 0.0
     print(
         f"game {key} {players}p #{index} {budget.playout} c={budget.exploration} it={budget.iterations}: "
-        f"{'won' if result['won'] else 'lost'}, {len(result['timings'])} decisions, {cpu:.0f} CPU s",
+        f"{'won' if result['won'] else 'lost'}, {len(timings)} decisions, {cpu:.0f} CPU s "
+        f"(median {median:.0f} ms, max {top:.0f} ms a decision)",
         file=sys.stderr,
         flush=True,
     )

@@ -60,8 +60,9 @@ class Budget:
     rollout_moves: int = 40
     exploration: float = EXPLORATION
     # The playouts' policy: "guided" (the game's ``guided_move``, a cheap imitation of good play)
-    # or "uniform" (its ``playout_move``).
-    playout: str = "guided"
+    # or "uniform" (its ``playout_move``); None leaves it to the use (an analysis takes the game's
+    # ``analysis_budget`` policy, ``replays.analysis.budget_for``), and a search given None guides.
+    playout: str | None = "guided"
 
 
 class Node:
@@ -133,7 +134,7 @@ def search(
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
     legal_moves = game.legal_moves
-    playout_move = game.guided_move if budget.playout == "guided" else game.playout_move  # type: ignore[attr-defined]
+    playout_move = game.playout_move if budget.playout == "uniform" else game.guided_move  # type: ignore[attr-defined]
     awaiting_of = game.awaiting
     is_over = game.is_over
     seats = len(estimate(state))

@@ -609,9 +609,12 @@ class SearchHooks(Protocol):
         playout policy of a search, ``bots.search.Budget.playout``); a game without a cheap
         policy answers its ``playout_move``."""
 
-    # The default budget of a finished game's analysis per decision, (iterations, playout moves):
-    # the game's cost per move decides it (``replays.analysis.default_budget``).
-    analysis_budget: tuple[int, int]
+    # The default budget of a finished game's analysis per decision, (iterations, playout moves,
+    # playout policy: "guided" or "uniform", as ``bots.search.Budget.playout``): the game's cost
+    # per move decides it (``replays.analysis.default_budget``). The policy is the analysis' own: a
+    # game whose guided playouts cost more than a whole game's analysis can afford keeps them for
+    # the expert bot, which spends one decision's budget at a time.
+    analysis_budget: tuple[int, int, str]
 
     # True when a seat sees everything but the future's chance (``determinize`` samples alike for
     # every seat and for None): a search from the decider's information set is then also the

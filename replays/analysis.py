@@ -42,7 +42,7 @@ import math
 import random
 import zlib
 from collections.abc import Callable, Container, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import orjson
@@ -120,8 +120,20 @@ def default_budget(game: Game[Any]) -> Budget:
     hooks = search_hooks(game)
     if hooks is None:
         return DEFAULT_BUDGET
-    iterations, rollout_moves = hooks.analysis_budget
-    return Budget(iterations=iterations, rollout_moves=rollout_moves)
+    iterations, rollout_moves, playout = hooks.analysis_budget
+    return Budget(iterations=iterations, rollout_moves=rollout_moves, playout=playout)
+
+
+def budget_for(game: Game[Any], budget: Budget | None) -> Budget:
+    """The budget an analysis of ``game`` runs on: the operator's (``budget``), else the game's
+    default; an operator's budget that names no playout policy takes the game's, which the game
+    chose for what a whole game's analysis costs."""
+    default = default_budget(game)
+    if budget is None:
+        return default
+    if budget.playout is None:
+        return replace(budget, playout=default.playout)
+    return budget
 
 
 def analyse(
@@ -135,8 +147,7 @@ def analyse(
     """The judged decisions of a complete (FULL) log, ``verify_log``-valid, of a finished game
     (``versions``: only the decisions taken at those versions; ``progress(fraction)`` is told as
     it goes)."""
-    if budget is None:
-        budget = default_budget(game)
+    budget = budget_for(game, budget)
     decisions = [d for d in game.decisions(events)]  # type: ignore[attr-defined]
     rows: list[Row] = []
     state = None

@@ -12,7 +12,9 @@ the same.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -30,6 +32,11 @@ from store.facts import FactStore
 
 CACHE_SIZE = 512
 EXAMPLES = 3
+# How long a question waits for its engine's copy being loaded again after a compaction before it
+# answers from the old one (seconds from the reload's start, not per question).
+RELOAD_WAIT = 2.0
+
+_log = logging.getLogger(__name__)
 
 
 def _rate(wins: int, games: int) -> float | None:
@@ -45,12 +52,17 @@ def situations_of(game: str) -> dict[str, str]:
 class FactQueries:
     """See the module docstring."""
 
-    def __init__(self, facts: Callable[[], FactStore], rollups: bool = True):
+    def __init__(
+        self, facts: Callable[[], FactStore], rollups: bool = True, reload_wait: float = RELOAD_WAIT
+    ):
         self._facts = facts
         self._rollups = rollups  # False: always the raw facts (bench/explorer.py compares)
+        self._reload_wait = reload_wait
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # notified when a reloaded copy is swapped in
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._views: dict[str, tuple[tuple[str, ...], dict[str, set[Path]], duckdb.DuckDBPyConnection]] = {}
+        self._reloading: dict[str, float] = {}  # engine -> when (monotonic) its copy's reload began
 
     # -- the data's version, the views, the cache ----------------------------------------------------
 
@@ -61,27 +73,69 @@ class FactQueries:
     def _files(self, game: str) -> dict[str, list[Path]]:
         return fact_copy.ready(self._facts().snapshot(None if game == "*" else game))
 
-    def _cursor(self, game: str, version: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
-        """A cursor on this process's in-memory copy of ``game``'s facts at ``version`` (or later):
-        the new files' rows are added to it; after a compaction (files gone) it is loaded again.
-        The files are listed only when the version changed."""
+    def _cursor(self, game: str, version: tuple[str, ...]) -> tuple[duckdb.DuckDBPyConnection, bool]:
+        """A cursor on this process's in-memory copy of ``game``'s facts at ``version`` (or later),
+        and whether it is that copy (False: the copy before a compaction, answering while the new one
+        loads). The new files' rows are added to the copy; after a compaction (files gone) it is
+        loaded again in the background: minutes at a million games, during which the old copy keeps
+        answering (its games are the same, less those that came since its last refresh), after at
+        most ``reload_wait`` seconds from the reload's start (a small copy is fresh by then). Only
+        the first load is waited for. The files are listed only when the version changed."""
         with self._lock:
             kept = self._views.get(game)
             if kept is not None and kept[0] == version:
-                return kept[2].cursor()
-            files = self._files(game)
-            now = {table: set(paths) for table, paths in files.items()}
-            if kept is not None and all(kept[1][t] <= now[t] for t in now):
-                new = {t: sorted(now[t] - kept[1][t]) for t in now}
-                if any(new.values()):
-                    fact_copy.add(self._facts(), kept[2], new)
-                kept = (version, now, kept[2])
-            else:
-                if kept is not None:
-                    kept[2].close()
-                kept = (version, now, fact_copy.load(self._facts(), files))
-            self._views[game] = kept
-            return kept[2].cursor()
+                return kept[2].cursor(), True
+            if game not in self._reloading:
+                files = self._files(game)
+                now = {table: set(paths) for table, paths in files.items()}
+                if kept is not None and all(kept[1][t] <= now[t] for t in now):
+                    new = {t: sorted(now[t] - kept[1][t]) for t in now}
+                    if any(new.values()):
+                        fact_copy.add(self._facts(), kept[2], new)
+                    self._views[game] = (version, now, kept[2])
+                    return kept[2].cursor(), True
+                if kept is None:
+                    loaded = (version, now, fact_copy.load(self._facts(), files))
+                    self._views[game] = loaded
+                    return loaded[2].cursor(), True
+                self._reloading[game] = time.monotonic()
+                threading.Thread(
+                    target=self._reload,
+                    args=(game, version, now, files),
+                    name=f"facts-reload-{game}",
+                    daemon=True,
+                ).start()
+            deadline = self._reloading[game] + self._reload_wait
+            while game in self._reloading and time.monotonic() < deadline:
+                self._changed.wait(deadline - time.monotonic())
+            kept = self._views[game]
+            return kept[2].cursor(), kept[0] == version
+
+    def _reload(
+        self, game: str, version: tuple[str, ...], now: dict[str, set[Path]], files: dict[str, list[Path]]
+    ) -> None:
+        """Load ``game``'s copy from ``files`` (outside the lock: questions go on meanwhile) and swap
+        it in; the next question brings it up to date with what came during the load."""
+        try:
+            loaded = fact_copy.load(self._facts(), files)
+        except Exception:
+            _log.exception("reloading the serving copy of %s failed; the next question tries again", game)
+            with self._changed:
+                self._reloading.pop(game, None)
+                self._changed.notify_all()
+            return
+        with self._changed:
+            old = self._views.get(game)
+            self._views[game] = (version, now, loaded)
+            self._reloading.pop(game, None)
+            self._changed.notify_all()
+        if old is not None:
+            old[2].close()  # the cursors already handed out keep its database open until closed
+
+    def settled(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until no copy is being reloaded; True if none is."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._reloading, timeout)
 
     def _cached(
         self, key: tuple[Any, ...], game: str, compute: Callable[[duckdb.DuckDBPyConnection], Any]
@@ -92,11 +146,13 @@ class FactQueries:
             if full in self._cache:
                 self._cache.move_to_end(full)
                 return self._cache[full]
-        cursor = self._cursor(game, version)
+        cursor, current = self._cursor(game, version)
         try:
             value = compute(cursor)
         finally:
             cursor.close()
+        if not current:  # the old copy's answer, during a reload: not this version's
+            return value
         with self._lock:
             self._cache[full] = value
             while len(self._cache) > CACHE_SIZE:
@@ -125,7 +181,7 @@ class FactQueries:
             params = [*params, after[0], after[0], after[1]]
         sql += f" ORDER BY 1 DESC, 2 DESC LIMIT {int(limit)}"  # by finish (ms), then id
         version = self.version(scope)
-        cursor = self._cursor(scope, version)
+        cursor, _ = self._cursor(scope, version)
         try:
             return [(int(ms), game_id) for ms, game_id in cursor.execute(sql, params).fetchall()]
         finally:

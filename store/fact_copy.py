@@ -96,41 +96,52 @@ def add(facts: FactStore, con: duckdb.DuckDBPyConnection, files: Mapping[str, Se
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {_hive(paths)}{order}")
     root = facts.root
     summed = [p for p in games if not all(rollup_path(root, r, p).exists() for r in ROLLUPS)]
-    for rollup in ROLLUPS:
-        stored = [rollup_path(root, rollup, p) for p in games if p not in summed]
-        if stored:
-            _insert_sums(con, rollup, f"SELECT * FROM {_hive(stored)}")
+    stored = {r: [rollup_path(root, r, p) for p in games if p not in summed] for r in ROLLUPS}
+    _insert_sums(con, {r: f"SELECT * FROM {_hive(paths)}" for r, paths in stored.items() if paths}, True)
     if not summed:
         return
     if all(p.name.startswith("g-") for p in summed):
         # A game's own files sit beside its games file: each read once into a small table the
         # rollups sum, not the whole copy, unless a compaction took one meanwhile.
+        own = {t: [root / t / p.relative_to(root / "games") for p in summed] for t in ("seats", "decisions")}
         try:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT * FROM {_hive(summed)}")
-            for table in ("seats", "decisions"):
-                own = [root / table / p.relative_to(root / "games") for p in summed]
-                con.execute(
-                    f"CREATE OR REPLACE TEMP TABLE new_{table} AS SELECT * FROM read_parquet({_list(own)})"
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT * FROM {_hive(summed)}; "
+                + "; ".join(
+                    f"CREATE OR REPLACE TEMP TABLE new_{t} AS SELECT * FROM read_parquet({_list(paths)})"
+                    for t, paths in own.items()
                 )
+            )
         except duckdb.IOException:
             pass
         else:
-            for rollup in ROLLUPS:
-                raw = raw_of(rollup)
-                _insert_sums(con, rollup, sums_of(rollup, "new_games", raw and f"new_{raw}", partition=True))
+            _insert_sums(
+                con,
+                {
+                    r: sums_of(r, "new_games", raw_of(r) and f"new_{raw_of(r)}", partition=True)
+                    for r in ROLLUPS
+                },
+            )
             return
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE new_games AS SELECT game_id FROM read_parquet({_list(summed)})"
     )
     copy = "(SELECT * FROM games WHERE game_id IN (SELECT game_id FROM new_games))"
-    for rollup in ROLLUPS:
-        _insert_sums(con, rollup, sums_of(rollup, copy, raw_of(rollup), partition=True))
+    _insert_sums(con, {r: sums_of(r, copy, raw_of(r), partition=True) for r in ROLLUPS})
 
 
-def _insert_sums(con: duckdb.DuckDBPyConnection, rollup: str, select: str) -> None:
-    """Add the rollup rows ``select`` gives to the copy's ``rollup`` table and their sums over the
-    months to its all-months table (a new game's few rows are one more row per group there until
-    the copy is loaded again: the queries sum the rows of a group)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE staged AS {select}")
-    con.execute(f"INSERT INTO {rollup} BY NAME SELECT * FROM staged")
-    con.execute(f"INSERT INTO {rollup}{ALL_MONTHS} BY NAME {all_months_of(rollup, 'staged')}")
+def _insert_sums(con: duckdb.DuckDBPyConnection, selects: Mapping[str, str], regroup: bool = False) -> None:
+    """Add the rows each ``selects[rollup]`` gives to the copy's ``rollup`` table, and to its
+    all-months table: summed over the months (``regroup``: the rollup files, many months a group)
+    or as they are, less the month (new games: a few rows, one more row per group there until the
+    copy is loaded again; the queries sum the rows of a group, so the answers are the same and the
+    sort and grouping, most of a new game's refresh, are saved). One call for them all."""
+    statements = []
+    for rollup, select in selects.items():
+        staged = f"staged_{rollup}"
+        statements.append(f"CREATE OR REPLACE TEMP TABLE {staged} AS {select}")
+        statements.append(f"INSERT INTO {rollup} BY NAME SELECT * FROM {staged}")
+        over = all_months_of(rollup, staged) if regroup else f"SELECT * EXCLUDE (month) FROM {staged}"
+        statements.append(f"INSERT INTO {rollup}{ALL_MONTHS} BY NAME {over}")
+    if statements:
+        con.execute("; ".join(statements))

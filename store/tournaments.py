@@ -13,7 +13,9 @@ it like any game's follow-up: it starts the round's tables (games created once e
 Keys of one tournament (all ``{g:T<id>}``):
 
 A tournament created with a start time records, with its record in one script, its follow-up
-``s`` due at that time (the janitor's sweep runs it then: ``service.tournament.schedule``).
+``s`` due at that time (the janitor's sweep runs it then: ``service.tournament.schedule``); while it
+is open, a join or withdrawal that leaves enough entrants records it again with the entrant
+(``s<token>``, due then or, past that time, at once).
 
 - ``tour:{g:T<id>}:record`` hash: ``status`` (open, running, finished), ``organiser`` (account id),
   ``config`` (JSON: game, configuration, clock, table size, rounds, format, entry, bots, rated,
@@ -76,6 +78,18 @@ def tournament_keys(tournament_id: str) -> TournamentKeys:
 
 
 @dataclass(frozen=True)
+class TimedStart:
+    """What a join or withdrawal of an open tournament with a start time records with it when the
+    active entrants are at least ``minimum``: the tournament's follow-up ``value`` (a new one per
+    change, so a sweep that ran an older start and found too few acknowledges only that one), due
+    in ``due_in_ms``."""
+
+    minimum: int
+    value: str
+    due_in_ms: int
+
+
+@dataclass(frozen=True)
 class StoredTournament:
     id: str
     record: dict[str, str]
@@ -99,9 +113,14 @@ return 'created'
 """
 )
 
-# KEYS: record, entrants; ARGV: account, entrant JSON, capacity, late ('1': a running tournament
-# admits entrants, paired from its next round). Returns an outcome word.
-JOIN = r"""
+# KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON, capacity, late ('1': a
+# running tournament admits entrants, paired from its next round), the timed start's minimum ('0':
+# none), then the follow-ups (record_followups: the start's). Returns an outcome word: 'joined', or
+# 'joined_start' when this join left an open tournament with a start time at least the minimum
+# entrants and so recorded its start follow-up with the entrant (``service.tournament.schedule``).
+JOIN = (
+    _WRITE_EVENTS
+    + r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' and not (status == 'running' and ARGV[4] == '1') then return 'not_open' end
@@ -114,11 +133,21 @@ end
 if tonumber(ARGV[3]) > 0 and active >= tonumber(ARGV[3]) then return 'full' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'version', 1)
+local minimum = tonumber(ARGV[5])
+if status == 'open' and minimum > 0 and active + 1 >= minimum then
+  record_followups(KEYS[3], KEYS[4], 6)
+  return 'joined_start'
+end
 return 'joined'
 """
+)
 
-# KEYS: record, entrants; ARGV: account, entrant JSON (withdrawn). Open or between rounds.
-WITHDRAW = r"""
+# KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON (withdrawn), the timed
+# start's minimum ('0': none), then the follow-ups (as JOIN's: a withdrawal can leave a field that
+# splits into tables where it did not). Open or between rounds; 'withdrawn' or 'withdrawn_start'.
+WITHDRAW = (
+    _WRITE_EVENTS
+    + r"""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status == 'finished' then return 'finished' end
@@ -126,8 +155,20 @@ local had = redis.call('HGET', KEYS[2], ARGV[1])
 if not had or string.find(had, '"withdrawn":true', 1, true) then return 'not_entered' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'version', 1)
+local minimum = tonumber(ARGV[3])
+if status == 'open' and minimum > 0 then
+  local active = 0
+  for _, v in ipairs(redis.call('HVALS', KEYS[2])) do
+    if not string.find(v, '"withdrawn":true', 1, true) then active = active + 1 end
+  end
+  if active >= minimum then
+    record_followups(KEYS[3], KEYS[4], 4)
+    return 'withdrawn_start'
+  end
+end
 return 'withdrawn'
 """
+)
 
 # KEYS: record, rounds, outbox, due set; ARGV: round, round JSON, the version paired ('' = any),
 # status after, then the follow-ups (record_followups: the tournament's, which starts the tables).
@@ -202,25 +243,33 @@ class CreateCall(ScriptCall):
 @dataclass(frozen=True, slots=True)
 class JoinCall(ScriptCall):
     SCRIPT: ClassVar[str] = JOIN
-    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants", "outbox", "due")
     record: str
     entrants: str
+    outbox: str
+    due: str
     account: str
     entrant_json: bytes
     capacity: int
     late: str
-    rest: Sequence[Any] = ()
+    minimum: int  # the timed start's: 0 = none
+    rest: Sequence[Any]  # the start's follow-up actions
 
 
 @dataclass(frozen=True, slots=True)
 class WithdrawCall(ScriptCall):
     SCRIPT: ClassVar[str] = WITHDRAW
-    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants")
+    PRELUDE: ClassVar[str] = _WRITE_EVENTS
+    KEYS: ClassVar[tuple[str, ...]] = ("record", "entrants", "outbox", "due")
     record: str
     entrants: str
+    outbox: str
+    due: str
     account: str
     entrant_json: bytes
-    rest: Sequence[Any] = ()
+    minimum: int  # the timed start's: 0 = none
+    rest: Sequence[Any]  # the start's follow-up actions
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,24 +395,49 @@ class TournamentStore:
     def ids(self, limit: int = 100) -> list[str]:
         return [_text(i) for i in self.redis.zrevrange(ALL, 0, limit - 1)]
 
-    def join(
-        self, tournament_id: str, account: str, entrant: Mapping[str, Any], capacity: int, late: bool = False
-    ) -> str:
-        keys = tournament_keys(tournament_id)
-        return self._run(
-            JoinCall(
-                keys.record,
-                keys.entrants,
-                account,
-                orjson.dumps(dict(entrant)),
-                capacity,
-                "1" if late else "",
-            )
-        )
+    def _start_args(self, tournament_id: str, start: TimedStart | None) -> tuple[int, list[Any]]:
+        if start is None:
+            return 0, [outbox_id(tournament_id), 0, 0]
+        return start.minimum, followup_args(outbox_id(tournament_id), {ACTION: start.value}, start.due_in_ms)
 
-    def withdraw(self, tournament_id: str, account: str, entrant: Mapping[str, Any]) -> str:
-        keys = tournament_keys(tournament_id)
-        return self._run(WithdrawCall(keys.record, keys.entrants, account, orjson.dumps(dict(entrant))))
+    def _start_hint(self, tournament_id: str, start: TimedStart | None, outcome: str) -> None:
+        if start is not None and outcome.endswith("_start"):
+            # LT: a slot's hint never moves later (other work in the slot may be due sooner)
+            due = now_ms() + start.due_in_ms
+            self.redis.zadd(HINTS, {str(slot_of(outbox_id(tournament_id))): due}, lt=True)
+
+    def join(
+        self,
+        tournament_id: str,
+        account: str,
+        entrant: Mapping[str, Any],
+        capacity: int,
+        late: bool = False,
+        start: TimedStart | None = None,
+    ) -> str:
+        """The entrant, once; with ``start`` (an open tournament's start time) the start's
+        follow-up with it when the active entrants reach ``start.minimum`` ('joined_start')."""
+        k = tournament_keys(tournament_id)
+        minimum, more = self._start_args(tournament_id, start)
+        who = (account, orjson.dumps(dict(entrant)))
+        call = JoinCall(
+            k.record, k.entrants, k.outbox, k.due, *who, capacity, "1" if late else "", minimum, more
+        )
+        outcome = self._run(call)
+        self._start_hint(tournament_id, start, outcome)
+        return outcome
+
+    def withdraw(
+        self, tournament_id: str, account: str, entrant: Mapping[str, Any], start: TimedStart | None = None
+    ) -> str:
+        k = tournament_keys(tournament_id)
+        minimum, more = self._start_args(tournament_id, start)
+        call = WithdrawCall(
+            k.record, k.entrants, k.outbox, k.due, account, orjson.dumps(dict(entrant)), minimum, more
+        )
+        outcome = self._run(call)
+        self._start_hint(tournament_id, start, outcome)
+        return outcome
 
     def record_round(
         self, tournament_id: str, number: int, data: Mapping[str, Any], version: str, status: str

@@ -25,7 +25,10 @@ def analysis_budget() -> Budget | None:
     iterations = os.environ.get("ANALYSIS_ITERATIONS")
     if not iterations:
         return None
-    return Budget(iterations=int(iterations), rollout_moves=int(os.environ.get("ANALYSIS_ROLLOUT") or 30))
+    # No playout policy: each game's own (``replays.analysis.budget_for``).
+    return Budget(
+        iterations=int(iterations), rollout_moves=int(os.environ.get("ANALYSIS_ROLLOUT") or 30), playout=None
+    )
 
 
 def handlers(store: GameStore) -> dict[str, Handler]:

@@ -205,7 +205,7 @@ class Condottiere(
     advance = staticmethod(_search.advance)
     playout_move = staticmethod(_search.playout_move)
     guided_move = staticmethod(_playout.guided_move)
-    analysis_budget = (100, 30)
+    analysis_budget = (100, 30, "guided")
     chance_only = False
 
     # -- games.base.ContractHooks --------------------------------------------------------------

@@ -32,6 +32,7 @@ from games.base import (
 )
 from games.rio_de_la_plata import archive, chance, rules, text, text_moves, undo, views
 from games.rio_de_la_plata import explorer as _explorer
+from games.rio_de_la_plata import playout as _playout
 from games.rio_de_la_plata import search as _search
 from games.rio_de_la_plata.annotate import annotate as _annotate
 from games.rio_de_la_plata.board import load_board
@@ -180,10 +181,11 @@ class RioDeLaPlata(
     estimate = staticmethod(_search.estimate)
     advance = staticmethod(_search.advance)
     playout_move = staticmethod(_search.playout_move)
-    # The heuristic-scored playouts (playout.py) made the analysis 1.9x dearer on a small sample and
-    # their strength is not measured yet (bench/README.md): the uniform draw until they are.
-    guided_move = staticmethod(_search.playout_move)
-    analysis_budget = (60, 10)
+    guided_move = staticmethod(_playout.guided_move)
+    # The analysis keeps uniform playouts: the heuristic-scored ones made a game's analysis 1.9x
+    # dearer (bench/README.md), over its 180 CPU s target; the expert bot, which spends one
+    # decision's budget at a time, plays the guided ones.
+    analysis_budget = (60, 10, "uniform")
     chance_only = True
 
     # -- games.base.ContractHooks --------------------------------------------------------------

@@ -8,9 +8,10 @@ sample itself (a state carries every field a view does that the scores read). An
 of moves stays uniform, so every move keeps a chance in the playouts. Like the uniform playout
 (``search.playout_move``) it draws among the pending decision's moves alone.
 
-Kept apart from the engine's modules: it calls them, never the reverse. Not the game's
-``guided_move`` yet: it made a 4-player game's analysis 1.9 times dearer (12 decisions sampled) and
-its strength is unmeasured (bench/README.md); a search takes it by pointing the hook here.
+Kept apart from the engine's modules: it calls them, never the reverse. The game's ``guided_move``,
+which the expert bot plays; a finished game's analysis keeps the uniform playouts (the game's
+``analysis_budget``), because these made a 4-player game's analysis 1.9 times dearer (12 decisions
+sampled, bench/README.md).
 """
 
 from __future__ import annotations

@@ -95,13 +95,15 @@ def next_step(store: TournamentStore, found: StoredTournament) -> str:
 
 def next_round(found: StoredTournament, number: int) -> dict[str, Any]:
     """Round ``number``'s record, paired by the tournament's format: Swiss, or elimination (round 1
-    seeded by rating, then the best ``advance`` of every table, ``elimination.advancing``); a
-    duplicate round's seats rotated across the tables of one deal (``scoring.duplicate_seating``)."""
+        seeded by rating, then the best ``advance`` of every table, ``elimination.advancing``); a
+        duplicate round's seats rotated across the tables of one deal (``scoring.duplicate_seating``; in
+    a Swiss after round 1, all but its first seat, which the pairing balances)."""
     settings = settings_of(found)
     if settings.get("format") != "elimination":
         tables = pair_next(found)
         if settings.get("duplicate"):
-            tables = duplicate_seating(tables)
+            # after round 1 the pairing gave each first seat to a player due it: kept there
+            tables = duplicate_seating(tables, keep_first=bool(found.rounds))
         return round_record(found.id, number, tables, settings)
     withdrawn = {a for a, e in found.entrants.items() if e.get("withdrawn")}
     if number == 1:

@@ -7,13 +7,21 @@ is paired from the entrants and recorded only if they are still those it paired 
 1 (``RECORD_ROUND``): a run twice, or one racing the organiser's own start, starts it once. A run
 that comes early (clocks apart) puts the follow-up back to the start time.
 
-Too few entrants at the start time to fill a table: the tournament stays open and waits for its
-organiser, who may add server bots and start it by hand (its entrants may still join or withdraw);
-nothing starts it by itself any more.
+Too few entrants at the start time to fill a table: the tournament stays open (its organiser may
+still start it by hand) until a change of its entrants makes it startable. Every join (an account's,
+or a server bot the organiser adds) or withdrawal of an open tournament with a start time that
+leaves at least the game's smallest table of active entrants records the start follow-up again, in
+the join's own script (``store.tournaments.TimedStart``), under a value of its own (``s<token>``):
+a sweep that ran an older value and found too few acknowledges only that one, and whatever run of
+the new value reads the entrants reads them with this join. Before the start time it is due then;
+after it, at once, and the request runs it in-line (the janitor's sweep if that process dies). It
+starts round 1 as above, once; entrants that still do not split into the game's tables (5 at tables
+of 3 or 4) leave it open for the next change.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -21,7 +29,7 @@ from typing import Any
 from service.faults import fault_point
 from service.tournament import rounds
 from service.tournament.errors import InvalidStartTime, StartTimePassed, TableSizeNotAllowed
-from store.tournaments import StoredTournament, TournamentStore
+from store.tournaments import StoredTournament, TimedStart, TournamentStore
 
 FURTHEST = timedelta(days=366)  # a start more than a year ahead is a mistake, not a plan
 
@@ -50,6 +58,16 @@ def parse_start(value: Any, now_ms: int) -> tuple[str, int] | None:
 def start_ms(settings: Mapping[str, Any]) -> int | None:
     text = settings.get("starts_at")
     return int(datetime.fromisoformat(text).timestamp() * 1000) if text else None
+
+
+def timed_start(found: StoredTournament, now_ms: int, grace_ms: int) -> TimedStart | None:
+    """What a join or withdrawal of ``found`` records with it (the module's docstring), or None
+    (no start time, or not open: a running tournament's late entry starts nothing)."""
+    settings = rounds.settings_of(found)
+    at = start_ms(settings)
+    if at is None or found.record["status"] != "open":
+        return None
+    return TimedStart(int(settings["min_size"]), f"s{secrets.token_hex(4)}", max(grace_ms, at - now_ms))
 
 
 def start_when_due(store: TournamentStore, found: StoredTournament, now_ms: int) -> str:

@@ -159,18 +159,25 @@ def _to_units(points: Fraction) -> Units:
     return int(units) if units.denominator == 1 else units
 
 
-def duplicate_seating(tables: Sequence[Sequence[str]]) -> list[list[str]]:
+def duplicate_seating(tables: Sequence[Sequence[str]], keep_first: bool = False) -> list[list[str]]:
     """A duplicate round's seat orders: among the tables of one size (one deal: they share a
-    seed), the ``j``-th table's players (in the order the pairing ranked them) are rotated by ``j``
-    seats, so the deal's seat ``s`` is played by each table's first-ranked, second-ranked ...
-    player in turn; with at least ``k`` tables of ``k`` every hand is played from every rank."""
+    seed), the ``j``-th table's players (in the order the pairing seated them) are rotated by ``j``
+    seats, so the deal's seat ``s`` is played by each table's first-, second-... placed player in
+    turn; with at least ``k`` tables of ``k`` every hand is played from every place.
+
+    ``keep_first`` (a Swiss round after the first, whose pairing gave each table's first seat to a
+    player due it): seat 0 stays with that player and only the other ``k - 1`` rotate (by ``j``
+    modulo ``k - 1``), so first seats stay within one as in a plain round; rotating it away hands a
+    first seat to a player who has held more (four apart over six rounds of a field of 16 at 4)."""
     seen: dict[int, int] = defaultdict(int)
     out = []
     for table in tables:
         k = len(table)
-        shift = seen[k] % k
+        fixed = 1 if keep_first and k > 1 else 0
+        head, rest = list(table[:fixed]), list(table[fixed:])
+        shift = seen[k] % len(rest) if rest else 0
         seen[k] += 1
-        out.append(list(table[-shift:]) + list(table[:-shift]) if shift else list(table))
+        out.append(head + (rest[-shift:] + rest[:-shift] if shift else rest))
     return out
 
 

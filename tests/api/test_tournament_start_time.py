@@ -1,7 +1,8 @@
 """A tournament's start time (``starts_at``, ``service.tournament.schedule``): created with one, it
 is started by the workers (the janitor's sweep runs its follow-up, recorded with it and due then),
 not before that time and once, however many sweeps run; with too few entrants then it stays open
-for its organiser. A start time in the past or unparsable is refused (422, nothing created)."""
+until a join brings enough, which starts it. A start time in the past or unparsable is refused
+(422, nothing created)."""
 
 from __future__ import annotations
 
@@ -99,19 +100,66 @@ def test_a_tournament_with_a_start_time_is_started_by_the_workers_then_and_once(
     assert again.status_code == 409 and again.get_json()["code"] == "TOURNAMENT_NOT_OPEN"
 
 
-def test_too_few_entrants_at_the_start_time_leave_it_open_for_the_organiser(client, svc):
-    org = session(client, "WaitingOrg")
+def _waited_at_the_start_time(client, svc, org: str, bots: int) -> str:
+    """A tournament whose start time came with ``bots`` entrants, too few: the sweep looked (its
+    start follow-up acknowledged) and left it open."""
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
-    tid = _create(client, org, _iso(start), bots=1)
+    tid = _create(client, org, _iso(start), bots=bots)
     outbox = Outbox(svc.store.redis)
     assert outbox.pending(outbox_id(tid)) == {"tournament": "s"}
     _tick_until(janitor_for(svc), lambda: not outbox.pending(outbox_id(tid)))
     assert datetime.now(UTC) >= start
     view = _view(client, tid)
     assert view["status"] == "open" and view["round"] == 0
-    client.post(f"/v1/tournaments/{tid}/bots", json={"level": "random"}, headers=bearer(org))
+    return tid
+
+
+def test_too_few_entrants_at_the_start_time_leave_it_open_and_the_organiser_may_still_start_it(client, svc):
+    org = session(client, "WaitingOrg")
+    tid = _waited_at_the_start_time(client, svc, org, bots=1)
     started = client.post(f"/v1/tournaments/{tid}/start", headers=bearer(org))
-    assert started.status_code == 200 and started.get_json()["status"] == "running"
+    assert started.status_code == 422 and started.get_json()["code"] == "TABLE_SIZE_NOT_ALLOWED"
+    assert _view(client, tid)["status"] == "open"
+
+
+def _round_one_made(client, svc, tid: str) -> bool:
+    now = _view(client, tid)
+    if now["status"] != "running" or not now["rounds"]:
+        return False
+    return all(svc.store.meta(t["game"]) is not None for t in now["rounds"][0]["tables"])
+
+
+def test_a_join_after_the_start_time_that_brings_enough_entrants_starts_it_by_itself(client, svc):
+    """Rule TIMED-START-LATE-JOIN: too few at the start time, the tournament waits open; the join
+    that brings it to a table's worth (here an account's, over HTTP) records its start with the
+    entrant, and round 1 starts with that player seated, once."""
+    org = session(client, "LateJoinOrg")
+    tid = _waited_at_the_start_time(client, svc, org, bots=1)
+    player = session(client, "LateJoiner")
+    joined = client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(player))
+    assert joined.status_code == 200, joined.get_json()
+    janitor = janitor_for(svc)
+    _tick_until(janitor, lambda: _round_one_made(client, svc, tid))
+    view = _view(client, tid)
+    assert view["round"] == 1 and len(view["rounds"][0]["tables"]) == 1
+    seated = view["rounds"][0]["tables"][0]["players"]
+    assert len(seated) == 2 and any(
+        e["name"] == "LateJoiner" and e["account"] in seated for e in view["entrants"]
+    )
+    outbox = Outbox(svc.store.redis)
+    _tick_until(janitor, lambda: not outbox.pending(outbox_id(tid)))
+    assert _view(client, tid)["rounds"] == view["rounds"]
+    assert _table_games(svc, tid) == [view["rounds"][0]["tables"][0]["game"]]
+
+
+def test_an_organisers_bot_after_the_start_time_that_brings_enough_starts_it_too(client, svc):
+    """Rule TIMED-START-LATE-JOIN, by the organiser's server bot (the same join script)."""
+    org = session(client, "LateBotOrg")
+    tid = _waited_at_the_start_time(client, svc, org, bots=1)
+    added = client.post(f"/v1/tournaments/{tid}/bots", json={"level": "random"}, headers=bearer(org))
+    assert added.status_code == 200, added.get_json()
+    _tick_until(janitor_for(svc), lambda: _round_one_made(client, svc, tid))
+    assert _view(client, tid)["round"] == 1
 
 
 def _in(seconds: float) -> str:
@@ -143,10 +191,12 @@ def test_a_start_follow_up_run_early_starts_nothing_and_is_put_back_to_the_start
     org = session(client, "EarlyOrg")
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=300)
     tid = _create(client, org, _iso(start), bots=3)
+    outbox = Outbox(svc.store.redis)
+    pending = outbox.pending(outbox_id(tid))  # the last entrant's start (s<token>), due then
+    assert list(pending) == ["tournament"] and pending["tournament"].startswith("s")
     report = svc.followups.run(outbox_id(tid))
     assert report.left == 1 and report.done == 0
     assert _view(client, tid)["status"] == "open"
-    outbox = Outbox(svc.store.redis)
-    assert outbox.pending(outbox_id(tid)) == {"tournament": "s"}
+    assert outbox.pending(outbox_id(tid)) == pending
     due = svc.store.redis.zscore(due_key(outbox_id(tid)), outbox_id(tid))
     assert due == start.timestamp() * 1000

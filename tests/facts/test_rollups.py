@@ -125,6 +125,19 @@ def test_a_game_entering_a_loaded_copy_is_summed_over_the_months_once(mixed_stor
     assert _answers(queries, undated)[1]["decisions"] == _answers(queries, dated)[1]["decisions"]
 
 
+def test_games_entering_a_loaded_copy_together_in_two_months_are_each_summed_once(mixed_store):
+    """Games added to a loaded copy in one refresh (two months, one new to the copy) go to the
+    all-months sums as their rows are, without regrouping: the questions sum a group's rows, so
+    the answers are those of the raw facts."""
+    queries = FactQueries(lambda: mixed_store)
+    assert _answers(queries, {})[0]["games"] == 6
+    _append_one(mixed_store, "g7", "2026-02-21")
+    _append_one(mixed_store, "g8", "2026-04-02")
+    for query in ({}, {"players": ["3"]}, {"table": ["humans"]}, {"rating_min": ["10"]}):
+        assert _answers(queries, query) == _answers(FactQueries(lambda: mixed_store, rollups=False), query)
+    assert _answers(queries, {})[0]["games"] == 8
+
+
 def _compact_killed_at(root, point: str) -> int:
     code = (
         "import os, signal, sys\n"

@@ -6,15 +6,19 @@ and counted once, whole, when its retried append writes it."""
 from __future__ import annotations
 
 import functools
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from service.fact_queries import FactQueries
 from service.filters import parse
+from store import fact_copy
 from store.facts import FactStore
 from tests.facts import test_filters
 from tests.facts.test_filters import _append
+from tests.facts.test_rollups import _append_one
 
 
 class _Killed(Exception):
@@ -52,3 +56,49 @@ def test_a_half_written_game_enters_a_players_figures_once_whole(
     after_games, after_ids = found()
     assert after_games == games + 1
     assert sorted(after_ids) == sorted([*ids, "g9"])
+
+
+@pytest.fixture()
+def store_and_one_more(tmp_path: Path) -> FactStore:
+    """The hand-made archive compacted, and one more game in its own files."""
+    facts = FactStore(tmp_path)
+    _append(facts)
+    assert facts.compact() > 0
+    _append_one(facts, "g6", "2026-02-20")
+    return facts
+
+
+def test_a_question_during_a_reload_answers_from_the_old_copy_without_waiting(
+    store_and_one_more: FactStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a compaction the copy is loaded again in the background (minutes at a million games):
+    a question asked meanwhile answers from the old copy at once, and the new copy, swapped in when
+    loaded, answers with what came since."""
+    queries = FactQueries(lambda: store_and_one_more, reload_wait=0)
+    three = parse({"players": ["3"]})
+    assert queries.global_stats("condottiere", three)["games"] == 2
+    _append_one(store_and_one_more, "g7", "2026-03-10")
+    assert store_and_one_more.compact() > 0  # the copy's files are gone: it is loaded again
+    gate, loading = threading.Event(), threading.Event()
+    load = fact_copy.load
+
+    def gated(facts: FactStore, files: Any) -> Any:
+        loading.set()
+        assert gate.wait(120)  # held until the question below is answered
+        return load(facts, files)
+
+    monkeypatch.setattr(fact_copy, "load", gated)
+    answered: list[int] = []
+    asker = threading.Thread(
+        target=lambda: answered.append(queries.global_stats("condottiere", three)["games"])
+    )
+    try:
+        asker.start()
+        asker.join(60)
+        assert loading.is_set()
+        assert answered == [2]  # the old copy's answer, while the new one is still loading
+    finally:
+        gate.set()
+        asker.join(60)
+    assert queries.settled(120)
+    assert queries.global_stats("condottiere", three)["games"] == 3

@@ -173,3 +173,40 @@ def test_a_sweep_killed_in_a_timed_start_makes_each_table_once(service, redis_se
     assert tournaments.view(tid)["rounds"] == view["rounds"]
     for game_id in games:
         assert service.store.meta(game_id)["status"] == "active"
+
+
+def test_a_join_killed_after_recording_the_late_start_starts_it_once(service, redis_server):
+    """Rule TIMED-START-LATE-JOIN: a tournament left open at its start time with too few entrants;
+    the join that brings enough records its start with the entrant (one script) and is killed
+    before running it (``after_tournament_entry_start``): the janitor starts round 1, once."""
+    settings = composition.Settings(redis_url=redis_server.url, password_parameters=FAST_HASH)
+    services = composition.build(settings, store=service.store)
+    accounts, tournaments = services.accounts, services.tournaments
+    accounts.create_account("Org", "correct horse")
+    org = accounts.identify(accounts.sign_in("Org", "correct horse")["token"])
+    accounts.create_account("Joiner", "correct horse")
+    joiner = accounts.sign_in("Joiner", "correct horse")["token"]
+    start = datetime.now(UTC) + timedelta(seconds=2)
+    body = {"game": "condottiere", "table_size": 3, "rounds": 1, "starts_at": start.isoformat()}
+    tid = tournaments.create(org, body)["id"]
+    tournaments.add_bot(tid, org, "random")
+    outbox = Outbox(service.store.redis)
+    recover(janitor_for(service), lambda: not outbox.pending(outbox_id(tid)))  # looked: too few
+    assert tournaments.view(tid)["status"] == "open"
+    killed = kill_actor(redis_server.url, "after_tournament_entry_start", "join", tid, joiner)
+    assert killed.returncode == -9, killed.stderr.decode()[-2000:]
+    view = tournaments.view(tid)
+    assert view["status"] == "open" and len(view["entrants"]) == 2
+    assert outbox.pending(outbox_id(tid))["tournament"].startswith("s")
+
+    def started() -> bool:
+        now = tournaments.view(tid)
+        if now["round"] != 1 or outbox.pending(outbox_id(tid)):
+            return False
+        return tournament_games(service.store.redis, tid) == [now["rounds"][0]["tables"][0]["game"]]
+
+    recover(janitor_for(service), started)
+    view = tournaments.view(tid)
+    assert len(view["rounds"]) == 1 and sorted(view["rounds"][0]["tables"][0]["players"]) == sorted(
+        e["account"] for e in view["entrants"]
+    )

@@ -6,6 +6,9 @@ python -m tests.faults.tournament_actor <redis url> play <game id>
     tournament forward in this process
 python -m tests.faults.tournament_actor <redis url> start <tournament id> <organiser's token>
     the organiser's start: round 1 recorded, then its tables started in this process
+python -m tests.faults.tournament_actor <redis url> join <tournament id> <account's token>
+    an account's join: past an open tournament's start time, with enough entrants, it records the
+    start with the entrant and runs it in this process
 python -m tests.faults.tournament_actor <redis url> sweep
     one sweep of the follow-ups due (as the janitor's tick makes): a tournament's start time's
     follow-up records round 1 and starts its tables in this process
@@ -30,6 +33,12 @@ def main(url: str, action: str, *args: str) -> None:
         tournament_id, token = args
         services = composition.build(settings)
         print(services.tournaments.start(tournament_id, services.accounts.identify(token)), flush=True)
+    elif action == "join":
+        tournament_id, token = args
+        services = composition.build(settings)
+        print(
+            services.tournaments.join(tournament_id, services.accounts.identify(token), "Joiner"), flush=True
+        )
     elif action == "sweep":
         print(composition.build(settings).games.followups.sweep(30_000), flush=True)
     else:

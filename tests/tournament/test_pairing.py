@@ -304,6 +304,18 @@ def test_duplicate_rotation_plays_each_deal_from_each_seat(tables, k):
         assert len(ranks) == min(tables, k)  # seat s held by min(tables, k) different ranks
 
 
+@given(tables=st.integers(1, 12), k=st.sampled_from([3, 4, 5]))
+def test_duplicate_rotation_after_round_one_keeps_each_first_seat_and_rotates_the_others(tables, k):
+    """Rule DUPLICATE-FIRST-SEATS: ``keep_first``: every table's seat 0 stays with the player the
+    pairing seated there; each other seat of the deal is held by min(tables, k - 1) places."""
+    ranked = [[f"t{t}r{r}" for r in range(k)] for t in range(tables)]
+    seated = duplicate_seating(ranked, keep_first=True)
+    for t, table in enumerate(seated):
+        assert table[0] == ranked[t][0] and sorted(table) == sorted(ranked[t])
+    for s in range(1, k):
+        assert len({table[s].split("r")[1] for table in seated}) == min(tables, k - 1)
+
+
 def test_duplicate_points_compare_the_same_seat_of_the_same_deal():
     a = TableResult(("a0", "a1", "a2", "a3"), (("a0",), ("a1",), ("a2",), ("a3",)))
     b = TableResult(("b0", "b1", "b2", "b3"), (("b1",), ("b0",), ("b2",), ("b3",)))
@@ -374,6 +386,26 @@ def test_first_seat_counts_within_one_after_every_round(n, k, rounds, seed, leav
     sizes mixed (13 at 4: 4+3+3+3) and players withdrawing between rounds. Always achievable: a
     round hands out one first seat per table, whatever its size, and the pairing composes the
     tables so that each holds a player due one (``swiss.first_seat_claims``)."""
+    _first_seats_within_one(n, k, rounds, seed, leave, duplicate=False)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    n=st.integers(9, 60),
+    k=st.sampled_from([3, 4, 5]),
+    rounds=st.integers(2, 7),
+    seed=st.integers(0, 10**6),
+    leave=st.lists(st.integers(0, 59), max_size=6),
+)
+def test_duplicate_rounds_keep_first_seat_counts_within_one(n, k, rounds, seed, leave):
+    """Rule DUPLICATE-FIRST-SEATS: every round duplicate, its seats rotated across the tables of
+    one deal (``scoring.duplicate_seating``) as ``rounds.next_round`` does (round 1 whole, later
+    rounds all but the first seat the pairing gave): first seats still within one after every
+    round, withdrawals and mixed sizes included."""
+    _first_seats_within_one(n, k, rounds, seed, leave, duplicate=True)
+
+
+def _first_seats_within_one(n, k, rounds, seed, leave, duplicate):
     rng = random.Random(seed)
     players = [f"p{i:03d}" for i in range(n)]
     ratings = {p: rng.random() for p in players}
@@ -390,6 +422,8 @@ def test_first_seat_counts_within_one_after_every_round(n, k, rounds, seed, leav
         met, seats = history(past)
         withdrawn = set(players) - set(active)
         tables = swiss_round(ranked, scores, k, 3, met, seats, withdrawn=withdrawn)
+        if duplicate:
+            tables = duplicate_seating(tables, keep_first=r > 0)
         assert sorted(p for t in tables for p in t) == sorted(active)
         past.append(tables)
         results.append([TableResult(tuple(t), tuple((p,) for p in rng.sample(t, len(t)))) for t in tables])

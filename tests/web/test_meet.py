@@ -57,6 +57,14 @@ def _play_to_the_end(live, game_id: str, pages: dict[int, object]) -> dict[str, 
             time.sleep(0.05)
 
 
+def _clear_of_the_header(page, toast) -> None:
+    """A toast leaves the site header's links visible: its box does not overlap the header's."""
+    header, box = page.locator("header.top").bounding_box(), toast.bounding_box()
+    assert header is not None and box is not None
+    apart = box["y"] >= header["y"] + header["height"] or box["y"] + box["height"] <= header["y"]
+    assert apart, (header, box)
+
+
 def test_a_challenge_from_a_profile_accepted_from_the_notice_is_played_whole_with_chat_and_a_rematch(
     live, browser
 ):
@@ -76,11 +84,18 @@ def test_a_challenge_from_a_profile_accepted_from_the_notice_is_played_whole_wit
         screenshot(page, "meet-challenge-dialog-desktop")
         dialog.get_by_role("button", name="Send challenge").click()
         page.locator(".meet-item").wait_for()  # the outgoing challenge, with its Cancel
+        sent = page.locator("#toasts .toast", has_text="Challenge sent")
+        sent.wait_for(timeout=10_000)
+        _clear_of_the_header(page, sent)
+        screenshot(page, "meet-sent-desktop")
 
         other.goto(f"{live.url}/")
         accept = other.locator(".meet-item button.accept")
         accept.wait_for()
         assert ann["handle"] in other.locator(".meet-item").first.inner_text()
+        notice = other.locator("#toasts .toast", has_text="challenges you")
+        notice.wait_for(timeout=10_000)
+        _clear_of_the_header(other, notice)
         screenshot(other, "meet-incoming-phone")
         accept.click()
         other.wait_for_url("**/play/*", timeout=60_000)

@@ -66,7 +66,7 @@ export async function createTournamentForm() {
     h("div", { class: "check" }, startManual, h("label", { for: "t-start-manual" }, "When I press Start on its page (entrants join until then)")),
     h("div", { class: "check" }, startTimed, h("label", { for: "t-start-timed" }, "By itself at a time")),
     startAtBox,
-    h("p", { class: "muted" }, "If too few have entered by then, it stays open and you start it yourself."));
+    h("p", { class: "muted" }, "If too few have entered by then, it stays open and starts as soon as enough have (or you start it yourself)."));
   for (const radio of [startManual, startTimed]) {
     radio.addEventListener("change", () => {
       startAt.disabled = !startTimed.checked;
