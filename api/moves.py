@@ -106,7 +106,9 @@ def answer_move(
         )
     minimal = prefers_minimal(prefer)
     try:
-        outcome = svc.submit_command(
+        # The command part itself: GameService.submit_command only passes the call on (one call
+        # fewer on every move).
+        outcome = svc.commands.submit_command(
             game_id, token, body["command"], expected, idempotency_key, minimal=minimal, account=account
         )
     except VersionConflict as conflict:

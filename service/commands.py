@@ -74,6 +74,16 @@ class MoveInFlight:
     leaving: bool  # the seat is handed to the bot by this change (its account deleted)
 
 
+_EVOLVERS: dict[str, tuple[Game[Any], Callable[..., Any] | None]] = {}  # name -> (game, its hook)
+
+
+def decide_and_evolve_of(game: Game[Any]) -> Callable[..., Any] | None:
+    if (found := _EVOLVERS.get(game.name)) is None or found[0] is not game:  # once per game object
+        hooks = decide_hooks(game)
+        found = _EVOLVERS[game.name] = (game, None if hooks is None else hooks.decide_and_evolve)
+    return found[1]
+
+
 class GameCommands:
     def __init__(
         self,
@@ -300,8 +310,7 @@ class GameCommands:
         )
         game = get_game(entry.cached.name)
         # The engine's decide evolves its events anyway: take the state it reached (games.base.DecideHooks).
-        evolving = decide_hooks(game) if decide is None else None
-        decide_and_evolve = evolving.decide_and_evolve if evolving is not None else None
+        decide_and_evolve = decide_and_evolve_of(game) if decide is None else None
         whole_answer = not minimal or bool(idem_field)
         move = MoveInFlight(
             seat=seat,
@@ -354,10 +363,12 @@ class GameCommands:
             if idem_field and cached.status == "finished":
                 raise errors.RetryAfterFinish(cached.version) from None
             raise errors.RuleRefusal(err) from None
-        kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
-        if handover is not None:
-            events = [*events, handover]
-            state = game.evolve(state, handover)
+        kinds, bots, clock = cached.seat_kinds, cached.bots, None  # an untimed move asks nothing more
+        if cached.clock is not None or move.leaving:
+            kinds, bots, clock, handover = next_clock(game, cached, state, seat, move.timed_out, move.leaving)
+            if handover is not None:
+                events = [*events, handover]
+                state = game.evolve(state, handover)
         version = cached.version + len(events)
         stamp = now_iso()
         meta = meta_fields(game, state, stamp)

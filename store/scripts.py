@@ -245,9 +245,6 @@ class ScriptCall:
     PRELUDE: ClassVar[str] = ""
     KEYS: ClassVar[tuple[str, ...]]
     _ARGS: ClassVar[tuple[str, ...] | None] = None
-    _GETTERS: ClassVar[tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]] | None] = (
-        None
-    )
     rest: Sequence[Any]
 
     @classmethod
@@ -260,26 +257,46 @@ class ScriptCall:
             cls._ARGS = names
         return names
 
-    @classmethod
-    def _getters(cls) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], tuple[Any, ...]]]:
-        """The named keys' and the fixed arguments' readers, built once per class: every move's
-        append runs through :meth:`keys` and :meth:`args`."""
-        found = cls.__dict__.get("_GETTERS")
-        if found is None:
-            found = (_reader(cls.KEYS), _reader(cls.arg_names()))
-            cls._GETTERS = found
-        return found
+    # The readers of a call's KEYS and fixed ARGV, as tuples. Every move's append runs through
+    # :meth:`keys` and :meth:`args`: the first call of each class builds its readers and puts them on
+    # the class, so later calls find them as plain attributes (no lookup function in between).
+    @staticmethod
+    def _read_keys(call: ScriptCall) -> tuple[Any, ...]:
+        return _install_readers(type(call))[0](call)
+
+    @staticmethod
+    def _read_args(call: ScriptCall) -> tuple[Any, ...]:
+        return _install_readers(type(call))[1](call)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass builds its own readers (never its parent's, installed on the parent).
+        super().__init_subclass__(**kwargs)
+        cls._read_keys = ScriptCall.__dict__["_read_keys"]  # type: ignore[method-assign]
+        cls._read_args = ScriptCall.__dict__["_read_args"]  # type: ignore[method-assign]
 
     def keys(self) -> list[str]:
-        named = self._getters()[0](self)
-        more = getattr(self, "rest_keys", None)
-        return [*named] if more is None else [*named, *more]
+        return [*self._read_keys(self)]
 
     def args(self) -> list[Any]:
-        return [*self._getters()[1](self), *self.rest]
+        return [*self._read_args(self), *self.rest]
 
 
-def _reader(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+Reader = Callable[[Any], tuple[Any, ...]]
+
+
+def _install_readers(cls: type[ScriptCall]) -> tuple[Reader, Reader]:
+    named = _reader(cls.KEYS)
+    if "rest_keys" in {f.name for f in fields(cls)}:  # type: ignore[arg-type]
+        keys: Reader = lambda call: (*named(call), *call.rest_keys)  # noqa: E731
+    else:
+        keys = named
+    found = (keys, _reader(cls.arg_names()))
+    cls._read_keys = staticmethod(found[0])  # type: ignore[method-assign,assignment]
+    cls._read_args = staticmethod(found[1])  # type: ignore[method-assign,assignment]
+    return found
+
+
+def _reader(names: tuple[str, ...]) -> Reader:
     """The attributes ``names`` of an object, as a tuple (``attrgetter`` answers one name bare)."""
     if len(names) == 1:
         one = attrgetter(names[0])

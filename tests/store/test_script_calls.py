@@ -7,8 +7,9 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -111,3 +112,27 @@ def test_a_part_is_built_once_per_connection(redis_client):
     if hasattr(redis_client, "connection_pool"):  # a cluster client has a pool per node instead
         other = GameStore(redis_client.__class__(connection_pool=redis_client.connection_pool))
         assert parts.outbox(other) is not parts.outbox(store)
+
+
+def test_a_calls_readers_are_its_own_not_its_parents():
+    """A call reads its own KEYS and ARGV, even when a parent call's readers (put on the parent's
+    class at its first call) were built first."""
+
+    @dataclass(frozen=True, slots=True)
+    class Parent(scripts.ScriptCall):
+        SCRIPT: ClassVar[str] = "return KEYS[1] .. ARGV[1]"
+        KEYS: ClassVar[tuple[str, ...]] = ("first",)
+        first: str
+        one: str
+        rest: Any = ()
+
+    @dataclass(frozen=True, slots=True)
+    class Child(Parent):
+        KEYS: ClassVar[tuple[str, ...]] = ("first", "second")
+        second: str = "k2"
+        two: str = "a2"
+
+    assert Parent(first="k1", one="a1").keys() == ["k1"]
+    assert Parent(first="k1", one="a1", rest=("r",)).args() == ["a1", "r"]
+    assert Child(first="k1", one="a1").keys() == ["k1", "k2"]
+    assert Child(first="k1", one="a1").args() == ["a1", "a2"]
