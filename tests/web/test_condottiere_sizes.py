@@ -14,12 +14,8 @@ from tests.web.conftest import open_play_page, screenshot
 from tests.web.test_table import SETTLED, TURN_OR_OVER, WRONG_WORDS, cd_click, summary_status, synced_board
 
 
-@pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, size):
-    """Every decision from the first to the last at one size: the playable cards, and only those,
-    can be clicked, the regions offered are the legal ones; the game ends with its end panel and
-    the page never scrolls sideways; no sentence on the page, at any step of the whole game, says
-    "You is", "You plays", "You wins" or "1 regions"."""
+def _one_game(live, context_for, size: str, clicks: dict[str, int]) -> None:
+    """One game from its first decision to its end panel, every decision clicked and checked."""
     created = requests.post(
         f"{live.url}/v1/games",
         json={"game": "condottiere", "config": {"players": 3}, "bots": {"1": "heuristic", "2": "random"}},
@@ -29,8 +25,8 @@ def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, siz
     game_id = created.json()["id"]
     claim = requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": "Ann"}, timeout=10).json()
     page, errors = open_play_page(context_for(size), live.url, game_id, claim)
-    clicks: dict[str, int] = {}
     offered_regions = False
+    regions_before = clicks.get("region", 0)
     for step in range(600):
         page.wait_for_function(TURN_OR_OVER)
         page.wait_for_function(SETTLED)
@@ -51,11 +47,25 @@ def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, siz
         pytest.fail("the game does not end")
     assert summary_status(live, game_id) == "finished"
     page.wait_for_selector(".end-panel:not([hidden])")
-    assert clicks.get("card", 0) >= 5, clicks
-    assert clicks.get("region", 0) >= 1 or not offered_regions, clicks
+    assert clicks.get("region", 0) > regions_before or not offered_regions, clicks
     text = page.locator("#app").inner_text()
     assert not WRONG_WORDS.search(text), WRONG_WORDS.search(text)
     assert "You" in page.locator("ol.log").inner_text()  # the viewer's own sentences are in the log
     screenshot(page, f"play-condottiere-whole-finished-{size}")
     assert_no_sideways_scroll(page, f"play-condottiere-whole-finished-{size}")
     assert not errors, errors
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, size):
+    """Every decision from the first to the last at one size: the playable cards, and only those,
+    can be clicked, the regions offered are the legal ones; the game ends with its end panel and
+    the page never scrolls sideways; no sentence on the page, at any step of the whole game, says
+    "You is", "You plays", "You wins" or "1 regions". The bots now and then win a game in a few
+    battles, so a short game is followed by another (three at most) until five cards were clicked."""
+    clicks: dict[str, int] = {}
+    for _ in range(3):
+        _one_game(live, context_for, size, clicks)
+        if clicks.get("card", 0) >= 5:
+            break
+    assert clicks.get("card", 0) >= 5, clicks
