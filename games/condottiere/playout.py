@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 from games.condottiere.board import MERCENARY
+from games.condottiere.queries import season
 from games.condottiere.state import State
 from games.condottiere.steps import STEP_BATTLE, STEP_HAND_DISCARD, STEP_KEEP_CARDS
 from games.condottiere.views import legal_moves
@@ -57,18 +58,7 @@ def _line_strength(line: tuple[str, ...], winter: bool, spring_top: int) -> int:
 
 def _battle(state: State, seat: int, moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     lines = state.lines
-    winter = spring = False
-    top = 0
-    for line in lines:
-        for card in line:
-            if card == "winter":
-                winter = True
-            elif card == "spring":
-                spring = True
-            else:
-                value = MERCENARY.get(card)
-                if value is not None and value > top:
-                    top = value
+    winter, spring, top = season(lines)
     spring_top = top if spring else -1
     mine = _line_strength(lines[seat], winter, spring_top)
     best = 0

@@ -53,8 +53,8 @@ def card_strength(card: str, *, winter: bool, spring: bool, drummer: bool, highe
     return 0
 
 
-def strengths(lines: Sequence[Sequence[str]]) -> list[int]:
-    """STR-1, STR-2, STR-3 over the given battle lines (every card in them counts)."""
+def season(lines: Sequence[Sequence[str]]) -> tuple[bool, bool, int]:
+    """What every line's strength depends on (STR-2, STR-3): winter, spring, the highest mercenary."""
     winter = spring = False
     highest_mercenary = 0
     for line in lines:
@@ -67,6 +67,12 @@ def strengths(lines: Sequence[Sequence[str]]) -> list[int]:
                 value = MERCENARY.get(card)
                 if value is not None and value > highest_mercenary:
                     highest_mercenary = value
+    return winter, spring, highest_mercenary
+
+
+def strengths(lines: Sequence[Sequence[str]]) -> list[int]:
+    """STR-1, STR-2, STR-3 over the given battle lines (every card in them counts)."""
+    winter, spring, highest_mercenary = season(lines)
     totals = []
     for line in lines:
         total = 0
