@@ -25,6 +25,15 @@ def _game(live, game: str, config: dict, bots: dict) -> tuple[str, dict]:
     return game_id, claim
 
 
+def _rules_read_from_the_start(page) -> None:
+    """The rules dialog opens at its start, its title in view, not scrolled down to its Close
+    button (the rules are taller than a phone's screen)."""
+    dialog = page.locator("dialog.rules-panel")
+    assert dialog.evaluate("(d) => d.scrollTop") == 0
+    box, title = dialog.bounding_box(), dialog.locator("h2").bounding_box()
+    assert box and title and title["y"] >= box["y"], (box, title)
+
+
 def _goal(page) -> str:
     page.wait_for_selector("section.goal:not([hidden])")
     return page.locator("section.goal").inner_text()
@@ -54,6 +63,7 @@ def test_vic_1_vic_2_how_to_win_is_on_the_condottiere_table_at_both_sizes(live, 
     page.get_by_role("button", name="Rules").click()
     dialog = page.locator("dialog.rules-panel")
     assert dialog.is_visible()
+    _rules_read_from_the_start(page)
     assert "Bishop" in dialog.inner_text() and "keeps up to 2" in dialog.inner_text()
     screenshot(page, "help-condottiere-rules-desktop")
     page.get_by_role("button", name="Close").click()
@@ -67,6 +77,8 @@ def test_vic_1_vic_2_how_to_win_is_on_the_condottiere_table_at_both_sizes(live, 
     phone.get_by_role("button", name="Rules").click()
     box = phone.locator("dialog.rules-panel").bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert phone.locator("dialog.rules-panel").evaluate("(d) => d.scrollHeight > d.clientHeight")
+    _rules_read_from_the_start(phone)
     screenshot(phone, "help-condottiere-rules-phone")
     assert not errors, errors
 
@@ -84,6 +96,7 @@ def test_rio_round_1_the_table_says_the_year_of_20_and_where_vp_come_from(live, 
         assert "best reading of the rulebook" not in page.locator("#app").inner_text()
         page.get_by_role("button", name="Rules").click()
         assert "Where VP come from" in page.locator("dialog.rules-panel").inner_text()
+        _rules_read_from_the_start(page)
         screenshot(page, f"help-rio-rules-{size}")
         page.get_by_role("button", name="Close").click()
         screenshot(page, f"help-rio-table-{size}")
