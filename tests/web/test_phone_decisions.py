@@ -83,6 +83,11 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
                 page, f"phone-decision-condottiere-{phase}", ".your-turn", CONDOTTIERE_NEEDS[phase]
             )
             seen.add(phase)
+            if phase in ("hand_discard", "keep_cards"):
+                # END-6, END-7: the next battle's region is chosen, its lines empty, and nobody has
+                # passed in it yet: the battle that ended leaves no "passed" on anyone.
+                assert not page.locator("table.cd-lines .badge", has_text="passed").count()
+                assert page.locator(".battle-where").inner_text().startswith(("Next", "No battle"))
         if {"place_token", "battle"} <= seen and len(seen) >= 3:
             break
         cd_click(page)
