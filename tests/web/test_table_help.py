@@ -6,6 +6,8 @@ Rule IDs: shared/rules/condottiere.md, shared/rules/rio-de-la-plata.md."""
 
 from __future__ import annotations
 
+import re
+
 import requests
 
 from tests.web.conftest import open_play_page, screenshot
@@ -188,8 +190,6 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
                 page.locator(".moves fieldset button:not(.secondary)").first.click()
         page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
     assert seen_result, "a battle ended and its result was shown"
-    import re
-
     text = page.locator("#app").inner_text()
     assert not re.search(BAD_WORDS, text), re.search(BAD_WORDS, text)
     assert not errors, errors
@@ -279,3 +279,21 @@ def test_bis_2_the_pope_is_placed_on_the_map_or_from_a_grid_of_names(live, conte
         timeout=30_000,
     )
     assert not errors, errors
+
+
+def test_a_guest_who_leaves_the_name_empty_plays_under_a_generated_name_never_you(live, context_for):
+    """ "Play against the computer" with the name left empty seats the guest under a generated name
+    ("Swift Heron"): a player stored as "You" would read as the viewer at every other table, in the
+    lobby and in the archive."""
+    page = context_for("phone").new_page()
+    page.goto(live.url + "/")
+    page.wait_for_selector("#new-game")
+    page.get_by_label("Your name (takes the first free seat)").fill("")
+    page.get_by_role("button", name="Play against the computer").click()
+    page.wait_for_url("**/play/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    seats = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()["seats"]
+    name = seats[0]["name"]
+    assert re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+", name) and name.lower() != "you", name
+    page.wait_for_selector("ul.players li")
+    assert f"{name} · you" in page.locator("ul.players").inner_text()
