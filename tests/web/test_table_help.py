@@ -12,7 +12,9 @@ from tests.web.conftest import open_play_page, screenshot
 
 TURN = "() => document.querySelector('.your-turn')"
 # Whole words: "11 cards" (dealt 10, plus 1 for a region held) is right and must not read as "1 cards".
-BAD_WORDS = r"\bYou is\b|\bYou plays\b|\bYou wins\b|\bYou has\b|\b1 regions\b|\b1 cards\b|\broads is\b|\bwalls is\b"
+BAD_WORDS = (
+    r"\bYou is\b|\bYou plays\b|\bYou wins\b|\bYou has\b|\b1 regions\b|\b1 cards\b|\broads is\b|\bwalls is\b"
+)
 
 
 def _game(live, game: str, config: dict, bots: dict) -> tuple[str, dict]:
