@@ -145,7 +145,7 @@ async function explorer(gameName, module, params, filters) {
     query.set("situation", situation);
     const { data: body } = await api(`/v1/stats/${gameName}/explorer?${query}`);
     out.replaceChildren(
-      h("p", { class: "muted" }, `${body.decisions} decisions in the games matching the filters.`),
+      h("p", { class: "muted" }, `${body.decisions} decisions in ${[...filters.keys()].length ? "the games matching the filters" : "the archive"}.`),
       ...(body.contexts.length ? body.contexts.map((c) => movesOf(c, module)) : [h("p", {}, "No game matches: nothing to show.")]));
   };
   select.addEventListener("change", () => {
