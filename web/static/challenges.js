@@ -3,7 +3,9 @@
 // the leaderboard). Signed-in browsers only; everything goes through /v1 (challenges, seeks).
 //
 // Why polling rather than /v1/me/stream: an account may hold 8 streams at once and a person opens
-// many tabs; a GET of /v1/challenges every few seconds costs one small read and no lease. A seek is
+// many tabs; a GET of /v1/challenges every few seconds costs one small read and no lease. (EventSource
+// cannot send the account's token either: a stream would be read with fetch, one lease per tab, or
+// shared between tabs by one of them, which no page does yet.) A seek is
 // kept alive (POST /v1/seeks/{id}/keep) while this page shows it.
 
 import { account, accountApi, describe, h, pageData, toast } from "/web/static/app.js";
