@@ -250,7 +250,9 @@ def test_a_challenge_with_a_clock_and_chosen_seats_from_the_lobby_is_declined_wi
         ).json()["incoming"][0]
         assert made["seat_order"] == "given" and made["rated"] is False
         assert made["clock"]["move_seconds"] == 60
-        assert [(s["seat"], s["kind"], s["name"] if s["kind"] == "account" else s["bot"]) for s in made["seats"]] == [
+        assert [
+            (s["seat"], s["kind"], s["name"] if s["kind"] == "account" else s["bot"]) for s in made["seats"]
+        ] == [
             (0, "account", bob["handle"]),
             (1, "bot", "random"),
             (2, "account", ann["handle"]),
