@@ -50,3 +50,21 @@ def test_an_open_game_comes_and_goes_by_the_stream_without_polling(live, context
     assert len(reads) == 1, reads  # the first read only: every change came by the stream
     assert len(streams) == 1, streams
     assert errors == []
+
+
+def test_a_refused_stream_falls_back_to_a_slow_poll(live, context_for):
+    """The lobby stream answered 503 (EventSource gives up): the open list is read at once, then
+    every 30 s of the page's clock, and a new game shows at the next round."""
+    page = context_for("desktop").new_page()
+    page.route("**/v1/lobby/stream", lambda route: route.fulfill(status=503, body="down"))
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if "/v1/games?status=open" in r.url else None)
+    first = _open_game(live)
+    page.clock.install()
+    page.goto(f"{live.url}/")
+    page.locator(f"[data-list='open'] li[data-game='{first}']").wait_for()
+    second = _open_game(live)
+    with page.expect_request(lambda r: "/v1/games?status=open" in r.url):
+        page.clock.run_for(30_000)
+    page.locator(f"[data-list='open'] li[data-game='{second}']").wait_for()
+    assert len(reads) == 2, reads

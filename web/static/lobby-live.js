@@ -61,6 +61,7 @@ export function followOpenGames({ onChange, onStarted }) {
     source.addEventListener("error", () => {
       // CONNECTING: EventSource retries by itself (and resumes). CLOSED: it gave up.
       if (source.readyState === EventSource.CLOSED && !fallback) {
+        readAll().catch(() => {});
         fallback = setInterval(() => { readAll().catch(() => {}); if (source.readyState === EventSource.CLOSED) connect(); }, FALLBACK_MS);
       }
     });
