@@ -1,7 +1,8 @@
 """Phone first: at 390x844, for every decision type met in a game of each, the prompt, what the
 decision is made on (the map's regions, the hand and the battle lines, Rio's city cells) and what it
 depends on (Rio's own stock) fit one screen: from the prompt's top to the last of them is at most
-the viewport's height, and a screenshot of that screen is written for a person to look at.
+the viewport's height, and a screenshot of that screen is written for a person to look at (and one
+of the same decision at 1280x800, `desktop-decision-*`).
 Decision types: Condottiere place_token (BAT-1), battle (BAT-3), hand_discard (END-7, RL-12),
 keep_cards (RND-2); Rio phase A placements (RIO-PLACE-1) and phase B actions (RIO-ACT-2), with the
 question a cell asks. Rule IDs: shared/rules/condottiere.md, shared/rules/rio-de-la-plata.md."""
@@ -37,6 +38,19 @@ def assert_one_screen(page, name: str, prompt: str, needed: list[str]) -> None:
     page.evaluate(f"window.scrollTo(0, {max(0, top - 8)})")
     path = screenshot_viewport(page, name)
     assert path.exists()
+    photograph_at_desktop_size(page, name.replace("phone-", "desktop-", 1), prompt)
+
+
+def photograph_at_desktop_size(page, name: str, prompt: str) -> None:
+    """The same decision, in the same page, at 1280x800 (a second game per size would double the
+    test's time): the window is widened, the prompt brought into view as a player scrolls to it,
+    photographed, and the phone's size given back before the game goes on."""
+    page.set_viewport_size(SIZES["desktop"])
+    page.evaluate("window.scrollTo(0, 0)")
+    page.locator(prompt).first.scroll_into_view_if_needed()
+    assert page.locator(prompt).first.is_visible(), f"{name}: the prompt is not shown at desktop size"
+    assert screenshot_viewport(page, name).exists()
+    page.set_viewport_size(SIZES["phone"])
 
 
 def screenshot_viewport(page, name: str):

@@ -117,7 +117,7 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
     desk_context, page, errors = new_page(browser, "desktop")
     page.goto(live.url + "/")
     page.get_by_label("Your name (takes the first free seat)").fill("Ann")
-    check_page(page, "lobby-desktop")
+    check_page(page, "lobby-name-typed-desktop")
     # One click: you against the computer; a double click still makes one game.
     before = len(requests.get(f"{live.url}/v1/games?status=active&limit=100", timeout=10).json()["games"])
     page.get_by_role("button", name="Play against the computer").dblclick()
