@@ -7,7 +7,7 @@
 import { h } from "/web/static/app.js";
 import { clickable, svgEl as s, unclickable } from "/web/static/dom.js";
 import { FIRST_YEAR, YEARS, goalSentence, rulesSections } from "./rules.js";
-import { cellText, describeMove, edgeWords, group, undoLabel, words } from "./words.js";
+import { battleHint, cellText, describeMove, edgeWords, group, undoLabel, words } from "./words.js";
 
 export { describeMove };
 
@@ -521,8 +521,10 @@ export function turnHint(view) {
   // Name what there is to do: a highlighted thing may be a screen away (a character, on a phone).
   const moves = [...targetsOf(view.legal_moves || []).values()].flat();
   const todo = moves.map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
-  if (!todo.length) return "Your turn: choose below.";
   const where = todo.length === 1 ? "Click it on the board (highlighted) or in the list below." : "Click one on the board (highlighted) or in the list below.";
+  // A battle's decisions say what is decided, whatever is clickable (a defender's only move may be "Pass").
+  if (view.step === "battle" && view.battle) return `Your turn: ${battleHint(view, view.legal_moves || [], todo.length ? where : "").replace(/^./, (c) => c.toLowerCase())}`.trim();
+  if (!todo.length) return "Your turn: choose below.";
   // Many places for one kind of thing (a road section may go on any of 290 edges) are one task
   // said once, not a list of its first places.
   const kinds = new Set(moves.map((m) => m.type));
