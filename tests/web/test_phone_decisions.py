@@ -26,14 +26,35 @@ BOXES = """(selectors) => selectors.flatMap((sel) => [...document.querySelectorA
   .map((r) => [r.top + scrollY, r.bottom + scrollY, r.left, r.right])"""
 
 
+# The things the prompt asks to click, in page coordinates: the board's highlighted things and the
+# moves' buttons, but not the moves open whatever the decision (purchases, a trade offer, the end
+# of the turn, an undo), unless nothing else is offered.
+TO_CLICK = r"""() => {
+  // (a folded list's buttons have boxes in Chromium, but nobody sees them)
+  const shown = (el) => el.getClientRects().length && !el.closest("details:not([open])");
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.top + scrollY, r.bottom + scrollY]; };
+  const free = /^(Buy 1 |Write a trade offer|End your turn|Undo)/;
+  const buttons = [...document.querySelectorAll(".moves button")].filter(shown);
+  const board = [...document.querySelectorAll(".pickable, svg .rio-target, svg .rio-target-edge")].filter(shown);
+  const decision = [...board, ...buttons.filter((b) => !free.test(b.textContent.trim()))];
+  return (decision.length ? decision : buttons).map((el) => [...box(el), el.outerHTML.slice(0, 80)]);
+}"""
+
+
 def assert_one_screen(page, name: str, prompt: str, needed: list[str]) -> None:
     """The prompt and every element of `needed` lie within one screen's height, side by side in
-    the page's width; the page is scrolled to that screen and photographed."""
+    the page's width, and so does at least one of the things the prompt asks to click; the page is
+    scrolled to that screen and photographed."""
     boxes = page.evaluate(BOXES, [prompt, *needed])
     assert len(boxes) > 1, f"{name}: nothing to decide on was found ({needed})"
     top = min(b[0] for b in boxes)
     bottom = max(b[1] for b in boxes)
     assert bottom - top <= HEIGHT, f"{name}: the decision spans {bottom - top:.0f} px of a {HEIGHT} px screen"
+    things = page.evaluate(TO_CLICK)
+    assert things, f"{name}: nothing to click"
+    assert any(b[0] >= top - 1 and b[1] <= top + HEIGHT + 1 for b in things), (
+        f"{name}: nothing to click within the screen that starts at the prompt ({top:.0f} px): {things[:5]}"
+    )
     assert all(b[2] >= -1 and b[3] <= SIZES["phone"]["width"] + 1 for b in boxes), f"{name}: cut at the side"
     page.evaluate(f"window.scrollTo(0, {max(0, top - 8)})")
     path = screenshot_viewport(page, name)

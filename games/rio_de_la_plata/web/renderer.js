@@ -504,6 +504,9 @@ export function placementsLeft(view) {
   return Math.max(0, Math.min(PER_TURN - (p.placed || 0), p.supply ?? 0));
 }
 
+// Phase B's actions on the characters and the action spaces (RIO-ACT-2), drawn far from the moves.
+const AWAY = new Set(["claim", "craft", "load", "launch", "collect"]);
+
 // Decisions that choose a place for one thing, said as one task when they have many places.
 const PLACES = {
   place_section: "place a section", place_tile: "put the tile on a site", place_attacker: "place an attacker",
@@ -521,7 +524,10 @@ export function turnHint(view) {
   // Name what there is to do: a highlighted thing may be a screen away (a character, on a phone).
   const moves = [...targetsOf(view.legal_moves || []).values()].flat();
   const todo = moves.map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
-  const where = todo.length === 1 ? "Click it on the board (highlighted) or in the list below." : "Click one on the board (highlighted) or in the list below.";
+  const away = moves.every((m) => AWAY.has(m.type)); // offered as buttons under the prompt
+  const where = away
+    ? (todo.length === 1 ? "Click it below (it is highlighted on the board too)." : "Click one below (they are highlighted on the board too).")
+    : todo.length === 1 ? "Click it on the board (highlighted) or in the list below." : "Click one on the board (highlighted) or in the list below.";
   // A battle's decisions say what is decided, whatever is clickable (a defender's only move may be "Pass").
   if (view.step === "battle" && view.battle) return `Your turn: ${battleHint(view, view.legal_moves || [], todo.length ? where : "").replace(/^./, (c) => c.toLowerCase())}`.trim();
   if (!todo.length) return "Your turn: choose below.";
@@ -594,7 +600,9 @@ export function choices(moves, ctx) {
   const groups = new Map();
   const view = ctx && ctx.lastView;
   const targets = targetsOf(moves);
-  const onBoard = new Set([...targets.values()].flat());
+  // Phase B's actions on characters and spaces are drawn a screen or more below the moves on a
+  // phone: they are buttons beside the prompt too, not only folded into the list.
+  const onBoard = new Set([...targets.values()].flat().filter((move) => !AWAY.has(move.type)));
   const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), onBoard: onBoard.has(move) });
   for (const move of moves) {
     const grouped = group(move);
