@@ -49,6 +49,8 @@ def assert_one_screen(page, name: str, prompt: str, needed: list[str]) -> None:
     assert len(boxes) > 1, f"{name}: nothing to decide on was found ({needed})"
     top = min(b[0] for b in boxes)
     bottom = max(b[1] for b in boxes)
+    if bottom - top > HEIGHT:
+        screenshot(page, f"failure-{name}")  # the whole page, to see what spreads the decision
     assert bottom - top <= HEIGHT, f"{name}: the decision spans {bottom - top:.0f} px of a {HEIGHT} px screen"
     things = page.evaluate(TO_CLICK)
     assert things, f"{name}: nothing to click"
@@ -119,6 +121,15 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
             assert_one_screen(
                 page, f"phone-decision-condottiere-{phase}", ".your-turn", CONDOTTIERE_NEEDS[phase]
             )
+            # A badge beside a name never reads as part of it ("random bot 2♞"), even where a
+            # phone's narrow column drops the badges' margin.
+            before = page.eval_on_selector_all(
+                "table.cd-lines tbody th",
+                "ths => ths.filter((th) => th.querySelector('.badge'))"
+                ".map((th) => (th.querySelector('.badge').previousSibling || {}).textContent || '')",
+            )
+            assert before, "a seat has a badge (to play, ♞)"
+            assert not [t for t in before if not t[-1:].isspace()], before
             seen.add(phase)
             if phase in ("hand_discard", "keep_cards"):
                 # END-6, END-7: the next battle's region is chosen, its lines empty, and nobody has
@@ -174,6 +185,9 @@ def test_rio_place_1_rio_act_2_every_rio_decision_fits_a_phone_screen(live, cont
         # (0, 1) and (1, 1); ...; and 287 more"), and "click it" only when there is one thing.
         hint = page.locator(".your-turn").inner_text()
         assert not re.search(r"and \d{2,} more", hint), hint
+        # The folded list counts the moves in it (a section's 290 edges), never "The 1 board move".
+        for summary in page.locator("details.move-list summary").all_inner_texts():
+            assert not re.search(r"\b1 board move", summary), summary
         if kind not in seen:
             needed = (
                 [".decision-info", "svg.rio-city .rio-target"]

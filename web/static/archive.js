@@ -67,7 +67,7 @@ async function main() {
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Search")));
   const body = h("tbody");
   const table = h("table", { class: "results" }, h("caption", { class: "visually-hidden" }, "Finished games, newest first"),
-    h("thead", {}, h("tr", {}, ["Finished", "Players", "Winner", "Outcome", "Setup", ""].map((t) => h("th", { scope: "col" }, t)))), body);
+    h("thead", {}, h("tr", {}, ["Finished", "Players", "Winner", "Outcome", "Setup", ""].map((t) => h("th", { scope: "col", class: t ? null : "replay-col" }, t)))), body);
   const more = h("button", { type: "button", hidden: true }, "More games");
   const count = h("p", { class: "muted", "aria-live": "polite" });
   setApp(form, h("section", { "aria-label": "Results" }, count,
@@ -90,12 +90,13 @@ async function main() {
       const seats = { seats: game.players.map((name, seat) => ({ seat, name })) };
       const player = (seat) => (game.players[seat] ? seatName(seats, seat) : "—");
       body.append(h("tr", { dataset: { game: game.id } },
-        h("td", {}, when(game.finished)),
+        // On a phone the replay's link sits under the date: a last column there is cut to "R".
+        h("td", {}, when(game.finished), h("a", { class: "replay-inline", href: `/replay/${game.id}` }, "Replay")),
         h("td", {}, game.players.map((_, seat) => player(seat)).join(", ")),
         h("td", {}, game.winners.filter((seat) => game.players[seat]).map(player).join(", ") || "—"),
         h("td", {}, outcomeWords(game.outcome) || "—"),
         h("td", {}, `${title(game.game)}${game.ruleset ? ` (${RULESET_WORDS.get(game.ruleset) || words(game.ruleset)})` : ""} · ${game.player_count} players${game.options.length ? ` · ${game.options.map((o) => OPTION_WORDS.get(o) || words(o)).join(", ")}` : ""}`),
-        h("td", {}, h("a", { href: `/replay/${game.id}` }, "Replay"))));
+        h("td", { class: "replay-col" }, h("a", { href: `/replay/${game.id}` }, "Replay"))));
     }
     shown += data.games.length;
     cursor = data.next_cursor;
