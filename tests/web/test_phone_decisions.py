@@ -35,7 +35,8 @@ TO_CLICK = r"""() => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.top + scrollY, r.bottom + scrollY]; };
   const free = /^(Buy 1 |Write a trade offer|End your turn|Undo)/;
   const buttons = [...document.querySelectorAll(".moves button")].filter(shown);
-  const board = [...document.querySelectorAll(".pickable, svg .rio-target, svg .rio-target-edge")].filter(shown);
+  const highlighted = ".pickable, svg .rio-target, svg .rio-target-edge";
+  const board = [...document.querySelectorAll(highlighted)].filter(shown);
   const decision = [...board, ...buttons.filter((b) => !free.test(b.textContent.trim()))];
   return (decision.length ? decision : buttons).map((el) => [...box(el), el.outerHTML.slice(0, 80)]);
 }"""

@@ -224,9 +224,11 @@ def test_end_1_the_archive_filters_by_outcomes_in_words(live, context_for):
 # taken as 40 px): a select cuts off its chosen text without a word.
 SELECT_FITS = """(select) => {
   const probe = document.createElement("span");
-  probe.style.cssText = `position:absolute;visibility:hidden;white-space:nowrap;font:${getComputedStyle(select).font}`;
+  probe.style.cssText = "position:absolute;visibility:hidden;white-space:nowrap";
+  probe.style.font = getComputedStyle(select).font;
   document.body.append(probe);
-  const widest = Math.max(...[...select.options].map((o) => { probe.textContent = o.text; return probe.offsetWidth; }));
+  const width = (o) => { probe.textContent = o.text; return probe.offsetWidth; };
+  const widest = Math.max(...[...select.options].map(width));
   probe.remove();
   return [widest + 40, select.clientWidth];
 }"""

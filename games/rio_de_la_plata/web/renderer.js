@@ -602,7 +602,9 @@ export function choices(moves, ctx) {
   const targets = targetsOf(moves);
   // Phase B's actions on characters and spaces are drawn a screen or more below the moves on a
   // phone: they are buttons beside the prompt too, not only folded into the list.
-  const onBoard = new Set([...targets.values()].flat().filter((move) => !AWAY.has(move.type)));
+  // (Several collections are one button already, "Collect from the mine, the forest": each alone stays folded.)
+  const several = moves.filter((m) => m.type === "collect").length > 1;
+  const onBoard = new Set([...targets.values()].flat().filter((move) => !AWAY.has(move.type) || (several && move.type === "collect")));
   const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), onBoard: onBoard.has(move) });
   for (const move of moves) {
     const grouped = group(move);
