@@ -322,3 +322,49 @@ def test_an_elimination_page_ranks_by_the_round_reached(live, browser):
             assert errors == []
         finally:
             context.close()
+
+
+def test_a_rio_tournament_page_does_not_call_seat_1_the_first_player(live, browser):
+    """Rio de la Plata draws its turn order (RIO-SETUP-4), so the tournament does not fix its first
+    seat (``first_seat_starts`` false) and the account at seat 1 of its table reads no "first
+    player"; at a Condottiere table, whose game starts with seat 1 (SET-2), that account does."""
+    for game, first in (("rio_de_la_plata", False), ("condottiere", True)):
+        org, *others = [new_account(live, "seat") for _ in range(3)]
+        made = requests.post(
+            f"{live.url}/v1/tournaments",
+            json={"game": game, "table_size": 3, "rounds": 1, "title": f"Seats {game}"},
+            headers={"Authorization": f"Bearer {org['token']}"},
+            timeout=30,
+        )
+        assert made.status_code == 201, made.text
+        tid = made.json()["id"]
+        for who in (org, *others):
+            joined = requests.post(
+                f"{live.url}/v1/tournaments/{tid}/join",
+                json={},
+                headers={"Authorization": f"Bearer {who['token']}"},
+                timeout=30,
+            )
+            assert joined.status_code == 200, joined.text
+        started = requests.post(
+            f"{live.url}/v1/tournaments/{tid}/start",
+            headers={"Authorization": f"Bearer {org['token']}"},
+            timeout=30,
+        )
+        assert started.status_code == 200, started.text
+        assert started.json()["first_seat_starts"] is first
+        seat_0 = started.json()["rounds"][0]["tables"][0]["players"][0]
+        names = {e["account"]: e["name"] for e in started.json()["entrants"]}
+        (at_seat_0,) = [u for u in (org, *others) if u["handle"] == names[seat_0]]
+        context, page, errors = signed_in(browser, live, at_seat_0, "desktop")
+        try:
+            page.goto(f"{live.url}/tournaments/{tid}")
+            box = page.locator(".your-table-box")
+            box.get_by_role("link", name="Your table: play").wait_for()
+            text = box.inner_text()
+            assert "Round 1, table 1, seat 1" in text
+            assert ("first player" in text) is first, text
+            assert ("first player" in page.locator("#app").inner_text()) is first
+            assert errors == []
+        finally:
+            context.close()

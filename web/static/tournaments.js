@@ -100,7 +100,7 @@ function yourTable(t, mine) {
   const found = myTable(t, mine);
   if (!found) return null;
   const { round, index, table, seat } = found;
-  const where = `Round ${round}, table ${index + 1}, seat ${seat + 1}${seat === 0 ? " (first player)" : ""}`;
+  const where = `Round ${round}, table ${index + 1}, seat ${seat + 1}${seat === 0 && t.first_seat_starts ? " (first player)" : ""}`;
   let action;
   if (table.placing) action = table.game ? h("a", { class: "button", href: `/replay/${encodeURIComponent(table.game)}` }, "Replay your game") : h("span", { class: "muted" }, "finished");
   else if (table.game) action = h("a", { class: "button primary your-table", href: `/play/${encodeURIComponent(table.game)}` }, "Your table: play");
