@@ -3,6 +3,12 @@
 // that costs a penalty, a decision with one answer given by the page, and sending a move.
 import { api, h, showError } from "/web/static/app.js";
 
+// The folded list's summary, counting moves, not controls: one control may ask which of 290 edges.
+function foldedWords(folded) {
+  const n = folded.reduce((sum, choice) => sum + (choice.options ? choice.options.length : 1), 0);
+  return n === 1 ? "The board's one move, as a button" : `The ${n} board moves as a list`;
+}
+
 // `table`: the page's state (web/static/play.js: gameId, token, version, finished, lastView);
 // `update()` reads the game again; `onDecided(version)`: the player made a decision at `version`.
 export function movesInput({ table, game, ctx, controls, movesBox, update, onDecided }) {
@@ -55,7 +61,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
         : h("p", { class: "free-moves muted" }, "Waiting for the others… Meanwhile you may:");
       const list = folded.length
         ? h("details", { class: "move-list", open: movesBox.querySelector("details.move-list[open]") ? true : null },
-          h("summary", {}, `The ${folded.length} board move${folded.length === 1 ? "" : "s"} as a list`), folded.map(button))
+          h("summary", {}, foldedWords(folded)), folded.map(button))
         : null;
       movesBox.replaceChildren(heading, ...direct.map(button), ...(list ? [list] : []));
     });

@@ -42,6 +42,10 @@ export const configFields = [
 ];
 export const seatCountKey = "players";
 
+// A seat's badges after its name: a space first (a phone's narrow column drops the badges' left
+// margin, and a badge must never read as part of the name: "random bot 2♞"), none between them.
+const badges = (list) => (list.some(Boolean) ? [" ", ...list.filter(Boolean)] : []);
+
 export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -195,9 +199,9 @@ export function render(view, ctx) {
     const turn = view.turn === p.seat || (view.awaiting || []).includes(p.seat);
     return h("tr", { class: turn ? "turn" : null, dataset: { seat: String(p.seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})` }),
-        name(p.seat), turn ? h("span", { class: "badge" }, "to play") : null,
-        p.passed && battle && fighting ? h("span", { class: "badge muted" }, "passed") : null,
-        view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null),
+        name(p.seat), badges([turn ? h("span", { class: "badge" }, "to play") : null,
+          p.passed && battle && fighting ? h("span", { class: "badge muted" }, "passed") : null,
+          view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null])),
       h("td", { class: "cd-str" }, p.true_strength !== undefined && p.true_strength !== p.strength
         ? `${p.strength} (${p.true_strength})` : String(p.strength)),
       h("td", {}, h("ul", { class: "cards", "aria-label": `${name(p.seat)}'s battle line` },
