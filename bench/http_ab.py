@@ -97,15 +97,21 @@ def run(root: Path, extra: list[str]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog="after --: arguments for http_bench.py"
+    )
     parser.add_argument("before", type=Path, nargs="?", help="checkout A")
     parser.add_argument("after", type=Path, nargs="?", help="checkout B")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--one", action="store_true", help="one counted run of checkout A alone")
-    parser.add_argument("extra", nargs="*", help="after --: arguments for http_bench.py")
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # What follows "--" is http_bench.py's, split off here (argparse would not give it to a list
+    # after optional positionals).
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: len(argv) - len(extra) - ("--" in argv)])
+    args.extra = extra
     if args.one and args.before is not None:
-        return one(args.before.resolve(), [str(a) for a in (args.after, *args.extra) if a is not None])
+        return one(args.before.resolve(), args.extra)
     if args.before is None or args.after is None:
         parser.error("give two checkouts (or --one and one)")
     sides = {"A": args.before.resolve(), "B": args.after.resolve()}
