@@ -70,6 +70,27 @@ def test_the_challenged_is_told_on_its_stream_accepts_and_both_are_seated(app, c
     assert client.get("/v1/challenges", headers=bearer(bob)).get_json()["incoming"] == []
 
 
+def test_an_account_turned_bot_is_challenged_and_accepts_with_its_own_token(app, client):
+    """A bot account (upgraded, so labelled a bot) hears the challenge on its stream, as a bot
+    program listening there would, and its acceptance seats it in the started game."""
+    ann, robo = session(client, "Ann"), session(client, "Robo")
+    upgraded = client.post("/v1/me/upgrade-to-bot", headers=bearer(robo))
+    assert upgraded.status_code == 200 and upgraded.get_json()["bot"] is True
+    stream = client.get("/v1/me/stream", headers=bearer(robo), buffered=False)
+    assert next(messages(stream))[0] == "open_games"
+    assert [b["handle"] for b in client.get("/v1/bots/online").get_json()["bots"]] == ["Robo"]
+    made = challenge(client, ann, invite=["Robo"])
+    assert first_of(stream, "challenge")["id"] == made["id"]
+    accepted = client.post(f"/v1/challenges/{made['id']}/accept", json={}, headers=bearer(robo))
+    assert accepted.status_code == 200 and accepted.get_json()["started"] is True, accepted.get_json()
+    assert first_of(stream, "game_started")["game_id"] == made["id"]
+    stream.close()
+    view = client.get(f"/v1/games/{made['id']}/view", headers=bearer(robo))
+    assert view.status_code == 200 and view.get_json()["seat"] in (0, 1)
+    summary = client.get(f"/v1/games/{made['id']}").get_json()
+    assert summary["status"] == "active" and sorted(s["name"] for s in summary["seats"]) == ["Ann", "Robo"]
+
+
 def test_a_decline_with_its_reason_reaches_the_challenger(app, client):
     ann, bob = session(client, "Ann"), session(client, "Bob")
     stream = client.get("/v1/me/stream", headers=bearer(ann), buffered=False)

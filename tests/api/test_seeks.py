@@ -87,6 +87,20 @@ def test_a_seeker_far_outside_every_range_is_paired_once_the_bound_has_passed(
     assert running(client, far) == [game_id]
 
 
+def test_a_human_who_refuses_bots_is_never_seated_with_a_bot_account(app, client, matcher):
+    """``bots: false`` holds past the bound too: the bot account waits while the humans are paired."""
+    ann, bob, robo = session(client, "Ann"), session(client, "Bob"), session(client, "Robo", bot=True)
+    seek(client, ann, bots=False)
+    seek(client, robo)
+    past_the_bound = int(time.time() * 1000) + int((ANY_AFTER + 0.5) * 1000)
+    assert matcher.match(now=past_the_bound)["games"] == 0
+    seek(client, bob, bots=False)
+    assert matcher.match(now=past_the_bound)["games"] == 1
+    (game_id,) = running(client, ann)
+    assert running(client, bob) == [game_id] and running(client, robo) == []
+    assert len(client.get("/v1/seeks").get_json()["seeks"]) == 1  # Robo's, still waiting
+
+
 def test_close_ratings_are_preferred(app, client, redis_client, matcher):
     names = ["A", "B", "C", "D"]
     tokens = {n: session(client, n) for n in names}
