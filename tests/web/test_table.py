@@ -88,10 +88,12 @@ def cd_click(page, attempts: int = 20) -> str:
         cards = page.locator(".hand .cd-card.pickable")
         mine = page.locator("table.cd-lines tbody tr.turn ul.cards li")
         buttons = page.locator(".moves > button")
+        # (RND-2's cards to keep are tapped to choose them, not to move: its first button moves.)
+        keeping = page.locator(".table[data-phase=keep_cards]").count()
         if region.count():
             region.first.click()
             clicked = "region"
-        elif cards.count() and (mine.count() < 3 or not buttons.count()):
+        elif cards.count() and not keeping and (mine.count() < 3 or not buttons.count()):
             cards.first.click()
             clicked = "card"
         elif buttons.count():

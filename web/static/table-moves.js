@@ -17,6 +17,10 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
   let pendingKey = null; // the control of the move being sent (disabled meanwhile, so maybe unfocused)
   let autoAnswered = -1;
   const drawAgain = () => { ctx.question = null; redraw = true; update(); };
+  // The moves last drawn: a game redraws them with no new read (ctx.redrawMoves) when a choice made
+  // on its board changes what the buttons say (Condottiere's cards to keep).
+  let lastDrawn = null;
+  ctx.redrawMoves = () => { if (lastDrawn && !movesBox.querySelector("fieldset")) drawMoves(...lastDrawn, { onBoard: true }); };
 
   // Focus stays on the control the player used: a redraw gives it back to the button of the same
   // label (or the first one on a new turn).
@@ -38,8 +42,10 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     return Boolean(again);
   }
 
-  function drawMoves(moves, mine) {
+  // `onBoard`: drawn again for a click on the board, where the keyboard stays.
+  function drawMoves(moves, mine, { onBoard = false } = {}) {
     ctx.question = null;
+    lastDrawn = [moves, mine];
     keepFocus(() => {
       if (!mine && !moves.length) {
         movesBox.replaceChildren(h("p", { class: "muted" }, table.finished ? "The game is over." : "Waiting for the others…"));
@@ -49,8 +55,11 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
         type: "button",
         // Taking a decision back (a game's `undo` choice) looks apart from the moves forward.
         class: choice.undo ? "undo secondary" : null,
+        // A choice with no move yet (`disabled`: the board has still to be clicked) does nothing.
+        // It is aria-disabled, not disabled: a disabled button means a move being sent.
+        "aria-disabled": choice.disabled ? "true" : null,
         dataset: { key: choice.undo ? `undo:${choice.label}` : choice.label },
-        onclick: (event) => (choice.options ? ask(choice) : choose(choice, event.currentTarget)),
+        onclick: (event) => (choice.disabled ? null : choice.options ? ask(choice) : choose(choice, event.currentTarget)),
       }, choice.label);
       const all = game.choices(moves, ctx);
       // What can be clicked on the board is listed too, folded: the board is the first way.
@@ -67,7 +76,7 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     });
     // A new turn brings the keyboard to the moves, not onto one of them: Enter must never pass
     // (or make any move) by accident; Tab reaches the first move.
-    if (mine && movesBox.querySelector("button") && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
+    if (mine && !onBoard && movesBox.querySelector("button") && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
       movesBox.focus({ preventScroll: true });
     }
   }
