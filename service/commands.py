@@ -159,6 +159,10 @@ class GameCommands:
                 seat = self.repository.seat_of_account(cached, account)
             else:
                 seat = self.repository.seat_for_token(cached, token, PLAY)
+            if cached.status == "active" and cached.seat_kinds.get(seat) == "bot":
+                # Handed to the bot (a no-show's timeouts, a tournament withdrawal, a deleted
+                # account): the bot plays it to the end, its old token moves it no more.
+                raise errors.SeatHandedToBot()
             return seat, cached.seat_hashes[seat]
 
         return resolve

@@ -45,6 +45,7 @@ from store.scripts import _WRITE_EVENTS, ScriptCall, bind
 
 ALL = "tournaments:all"
 ACTION = "tournament"  # the follow-up action, in the tournament's outbox and in a table game's
+WITHDRAWAL = "w"  # its value recorded by a running tournament's withdrawal (WITHDRAW)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,10 @@ return 'joined'
 # KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON (withdrawn), the timed
 # start's minimum ('0': none), then the follow-ups (as JOIN's: a withdrawal can leave a field that
 # splits into tables where it did not). Open or between rounds; 'withdrawn' or 'withdrawn_start'.
+# A running tournament's withdrawal records, with the entrant, the tournament's follow-up (the
+# follow-ups given, due now): it hands the entrant's seat at a running table to the bot
+# (service.tournament.runner), so a withdrawal is never left with its seat still played by hand.
+# 'withdrawn_running'; 'changed' when the caller read it open (a timed start's follow-ups given).
 WITHDRAW = (
     _WRITE_EVENTS
     + r"""
@@ -153,9 +158,14 @@ if not status then return 'not_found' end
 if status == 'finished' then return 'finished' end
 local had = redis.call('HGET', KEYS[2], ARGV[1])
 if not had or string.find(had, '"withdrawn":true', 1, true) then return 'not_entered' end
+local minimum = tonumber(ARGV[3])
+if status == 'running' and minimum > 0 then return 'changed' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'version', 1)
-local minimum = tonumber(ARGV[3])
+if status == 'running' then
+  record_followups(KEYS[3], KEYS[4], 4)
+  return 'withdrawn_running'
+end
 if status == 'open' and minimum > 0 then
   local active = 0
   for _, v in ipairs(redis.call('HVALS', KEYS[2])) do
@@ -432,11 +442,15 @@ class TournamentStore:
     ) -> str:
         k = tournament_keys(tournament_id)
         minimum, more = self._start_args(tournament_id, start)
+        if start is None:  # recorded only if it runs: the follow-up that hands its seat to the bot
+            more = self._followups(tournament_id, WITHDRAWAL)
         call = WithdrawCall(
             k.record, k.entrants, k.outbox, k.due, account, orjson.dumps(dict(entrant)), minimum, more
         )
         outcome = self._run(call)
         self._start_hint(tournament_id, start, outcome)
+        if outcome == "withdrawn_running":
+            self._hint(tournament_id)
         return outcome
 
     def record_round(
