@@ -159,10 +159,6 @@ class GameCommands:
                 seat = self.repository.seat_of_account(cached, account)
             else:
                 seat = self.repository.seat_for_token(cached, token, PLAY)
-            if cached.status == "active" and cached.seat_kinds.get(seat) == "bot":
-                # Handed to the bot (a no-show's timeouts, a tournament withdrawal, a deleted
-                # account): the bot plays it to the end, its old token moves it no more.
-                raise errors.SeatHandedToBot()
             return seat, cached.seat_hashes[seat]
 
         return resolve
@@ -339,6 +335,16 @@ class GameCommands:
         idem_field, fingerprint, game = move.idem_field, move.fingerprint, move.game
         decide, decide_and_evolve = move.decide, move.decide_and_evolve
         cached = entry.cached
+        if token_hash and cached.status == "active" and cached.seat_kinds.get(seat) == "bot":
+            # Handed to the bot (a no-show's timeouts, a tournament withdrawal, a deleted account):
+            # the bot plays it to the end, and the seat's token (or account) moves it no more. Only
+            # a fresh copy says so; a move applied before, retried with its key, is still answered.
+            if not entry.fresh:
+                return DecideAgain(self.repository.reload(game_id))
+            replayed = self._replay(game_id, idem_field, fingerprint)
+            if replayed:
+                return replayed
+            raise errors.SeatHandedToBot()
         if expected is not None and expected != cached.version:
             if not entry.fresh:
                 return DecideAgain(self.repository.reload(game_id))
