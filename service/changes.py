@@ -78,6 +78,14 @@ def next_clock(
     return kinds, bots, clock, handover_event(seat, level)
 
 
+def handed_over(cached: CachedGame, seat: int, token_hash: str) -> bool:
+    """Whether a move sent with a token finds its seat handed to the bot for good (a no-show's
+    timeouts, a tournament withdrawal, a deleted account): the bot plays it to the end, and the
+    seat's token (or its account's) moves it no more (422 ``SEAT_HANDED_TO_BOT``). Trusted callers
+    (bot turns, timeouts, a handover) send no token hash."""
+    return bool(token_hash) and cached.status == "active" and cached.seat_kinds.get(seat) == "bot"
+
+
 def handed_to_bot(
     kinds: dict[int, str], bots: dict[int, str], seat: int, level: str = clocks.TIMEOUT_BOT_LEVEL
 ) -> tuple[dict[int, str], dict[int, str]]:

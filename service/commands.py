@@ -29,7 +29,7 @@ from games.base import (
 )
 from service import clocks, errors
 from service.cache import CachedGame
-from service.changes import MoveOutcome, meta_fields, next_clock, snapshot_of, turn_moved
+from service.changes import MoveOutcome, handed_over, meta_fields, next_clock, snapshot_of, turn_moved
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
 from service.identity import PLAY
@@ -335,16 +335,6 @@ class GameCommands:
         idem_field, fingerprint, game = move.idem_field, move.fingerprint, move.game
         decide, decide_and_evolve = move.decide, move.decide_and_evolve
         cached = entry.cached
-        if token_hash and cached.status == "active" and cached.seat_kinds.get(seat) == "bot":
-            # Handed to the bot (a no-show's timeouts, a tournament withdrawal, a deleted account):
-            # the bot plays it to the end, and the seat's token (or account) moves it no more. Only
-            # a fresh copy says so; a move applied before, retried with its key, is still answered.
-            if not entry.fresh:
-                return DecideAgain(self.repository.reload(game_id))
-            replayed = self._replay(game_id, idem_field, fingerprint)
-            if replayed:
-                return replayed
-            raise errors.SeatHandedToBot()
         if expected is not None and expected != cached.version:
             if not entry.fresh:
                 return DecideAgain(self.repository.reload(game_id))
@@ -355,6 +345,8 @@ class GameCommands:
                 raise errors.RetryAfterFinish(cached.version)
             raise errors.VersionConflict(cached.version)
         try:
+            if handed_over(cached, seat, token_hash):  # refused as the rules refuse (stale, key's retry)
+                raise GameError("SEAT_HANDED_TO_BOT", "That seat was handed to the bot for good.")
             if decide_and_evolve is not None:
                 events, state = decide_and_evolve(cached.state, seat, dict(command))
             elif decide is not None:

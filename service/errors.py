@@ -138,10 +138,6 @@ class GameStarted(ServiceError):
     status, code, title = 409, "GAME_STARTED", "The game has started: its seats can no longer be left"
 
 
-class SeatHandedToBot(ServiceError):
-    status, code, title = 409, "SEAT_HANDED_TO_BOT", "That seat was handed to the bot for good"
-
-
 class NotYourSeat(ServiceError):
     status, code, title = 403, "NOT_YOUR_SEAT", "The token does not hold that seat"
 

@@ -7,11 +7,12 @@ All of it is the follow-up action ``tournament`` (``service.followups``), in two
   round (value ``r<n>``), by the one that writes a round's last result (``d<n>``) and by the one that
   finishes the tournament (``f``), by the creation of one with a start time (``s``, due then:
   ``service.tournament.schedule`` starts it), and by a withdrawal while it runs (``w``). Its
-  handler, :func:`advance`, brings the tournament forward from whatever state it finds: it creates every table game of the current round (each under an id
-  derived from the tournament, round and table, created only if absent: ``store.bound_games``),
-  hands a withdrawn entrant's seat at a running table to the bot (as a no-show's clock does), tells
-  each entrant its table, and when every table has its result pairs the next round (recorded once:
-  a round is recorded only as the next one) or finishes the tournament (once), then goes on;
+  handler, :func:`advance`, brings the tournament forward from whatever state it finds: it
+  creates every table game of the current round (each under an id derived from the tournament,
+  round and table, created only if absent: ``store.bound_games``), hands a withdrawn entrant's
+  seat at a running table to the bot (as a no-show's clock does), tells each entrant its table,
+  and when every table has its result pairs the next round (recorded once: a round is recorded
+  only as the next one) or finishes the tournament (once), then goes on;
 - a table game's, recorded by the move that ends it (``service.commands``). Its handler,
   :func:`record_table`, writes the table's placing (once: the first result stands) and, when that
   completes the round, runs the tournament's follow-up at once.

@@ -272,7 +272,7 @@ class TournamentService:
 
     @staticmethod
     def _refused(outcome: str) -> None:
-        if outcome in ("joined", "joined_start", "withdrawn", "withdrawn_start", "withdrawn_running", "recorded"):
+        if outcome in ("joined", "joined_start", "recorded") or outcome.startswith("withdrawn"):
             return
         raise {
             "not_found": TournamentNotFound,

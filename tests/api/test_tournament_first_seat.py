@@ -15,7 +15,6 @@ import random
 
 import pytest
 
-from service import bot_turns
 from tests import app_fixtures
 from tests.api.playing import play_to_the_end
 from tests.api.test_accounts import FAST_HASH, bearer, session
