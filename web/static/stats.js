@@ -43,7 +43,9 @@ function counterCharts(counters, module, skip = []) {
     const entries = Array.isArray(raw) ? raw.map((r) => [r.key, r.count]) : Object.entries(raw || {});
     if (!entries.length || entries.some(([, v]) => typeof v !== "number")) continue;
     entries.sort((x, y) => y[1] - x[1]);
-    const label = name === "cards_played" ? (k) => module.cardName(k) : words;
+    // A counter's keys in the game's own words where its module names them (a card's code as its
+    // name), else the key in words.
+    const label = (k) => module.counterKeyName?.(name, k) || (name === "cards_played" ? module.cardName(k) : words(k));
     parts.push(bars(words(name).replace(/^./, (c) => c.toUpperCase()), entries.slice(0, 12).map(([k, v]) => ({ label: label(k), value: v }))));
   }
   return parts;
