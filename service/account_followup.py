@@ -85,8 +85,9 @@ def tell_bound_accounts(service: StoreHolder, game_id: str, now: GameNow) -> boo
             "won": bool(result and seat in (result.get("winners") or [])),
             "finished_ms": now.finished_ms,
         }
-        store.record_game(account_id, game_id, told)
-        webhook_events.fan_out(hooks, account_id)  # The feed's new entries become deliveries
+        _, fed = store.record_game(account_id, game_id, told, hooks.fan_out_keys(account_id))
+        if fed:  # The feed's new entries become deliveries (none without a subscription: no trip)
+            webhook_events.fan_out(hooks, account_id)
         if status == "finished" and (result or {}).get("rated") is not False:
             # as the archive: aborted games stay out
             store.index_archived(account_id, game_id, now.finished_ms)
