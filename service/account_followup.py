@@ -19,6 +19,7 @@ from service import webhook_events
 from store import parts, timestamps
 
 if TYPE_CHECKING:
+    from service.cache import CachedGame
     from service.ports import StoreHolder
 
 
@@ -36,6 +37,21 @@ class GameNow:
     result: Mapping[str, Any] | None = None
     clock: Mapping[str, Any] | None = None
     finished_ms: int = 0
+
+    @classmethod
+    def of_change(cls, game: CachedGame, meta: Mapping[str, Any]) -> GameNow:
+        """As a change wrote it: ``game`` the game after it, ``meta`` the fields it wrote
+        (``service.changes.meta_fields``), unencoded."""
+        return cls(
+            name=game.name,
+            seat_accounts=game.seat_accounts,
+            status=meta["status"],
+            awaiting=meta["awaiting"],
+            version=game.version,
+            result=meta.get("result"),
+            clock=game.clock,
+            finished_ms=timestamps.to_ms(meta["finished"]) if meta.get("finished") else 0,
+        )
 
     @classmethod
     def of_meta(cls, meta: Mapping[str, Any]) -> GameNow:

@@ -28,7 +28,6 @@ from games.base import (
     seat_hooks,
 )
 from service import clocks, errors
-from service.account_followup import GameNow
 from service.cache import CachedGame
 from service.changes import MoveOutcome, meta_fields, next_clock, snapshot_of, turn_moved
 from service.faults import fault_point
@@ -38,7 +37,7 @@ from service.live import LiveHub
 from service.queries import GameView
 from service.repository import Entry, GameRepository, hash_token, new_token, now_iso
 from service.signals import events_appended
-from store import SNAPSHOT_INTERVAL, timestamps
+from store import SNAPSHOT_INTERVAL
 
 log = logging.getLogger(__name__)
 
@@ -428,20 +427,8 @@ class GameCommands:
             self.cache.put(new)
             fault_point("after_commit")
             self.live.deliver_local(game_id, cached.version, events)
-            if followups:
-                written = None
-                if "accounts" in followups:
-                    written = GameNow(
-                        name=cached.name,
-                        seat_accounts=cached.seat_accounts,
-                        status=new.status,
-                        awaiting=meta["awaiting"],
-                        version=version,
-                        result=meta.get("result"),
-                        clock=clock,
-                        finished_ms=timestamps.to_ms(stamp) if "finished" in meta else 0,
-                    )
-                self.followups.run(game_id, followups, written)
+            if followups:  # with what was written: the accounts are told it, not read it back
+                self.followups.run(game_id, followups, new, meta)
             self.schedule_clock(new)
             self.notify(new, events)
             view_json = None

@@ -55,6 +55,7 @@ from games.base import Game
 from service.account_followup import GameNow, accounts_followup, tell_bound_accounts
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
+from service.cache import CachedGame
 from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
 from service.facts import facts_followup
@@ -114,7 +115,11 @@ class FollowUps:
         self.handlers = dict(handlers)
 
     def run(
-        self, game_id: str, recorded: Mapping[str, Any] | None = None, written: GameNow | None = None
+        self,
+        game_id: str,
+        recorded: Mapping[str, Any] | None = None,
+        changed: CachedGame | None = None,
+        fields: Mapping[str, Any] | None = None,
     ) -> RunReport:
         """Carry out the pending actions of ``game_id``; never raises (the change is committed).
 
@@ -122,9 +127,11 @@ class FollowUps:
         are run, without reading the outbox back (anything older in it is a sweeper's). The done
         actions are acknowledged together at the end, in one round trip: a process that dies
         before leaves them all to a sweeper, which runs them again (they are idempotent).
-        ``written``: what that change wrote of the game (a move's), which ``accounts`` then tells
-        the accounts without reading the game's metadata back (a round trip, and the decoding of
-        the whole hash, on every move of a game with a bound seat)."""
+        ``changed`` and ``fields``: the game after that change (a move's) and the metadata fields
+        it wrote, which ``accounts`` then tells the accounts without reading the game's metadata
+        back (a round trip, and the decoding of the whole hash, on every move of a game with a
+        bound seat that told it)."""
+        written = GameNow.of_change(changed, fields) if changed is not None and fields is not None else None
         report = RunReport()
         if recorded is not None:
             pending = {action: str(value) for action, value in recorded.items()}

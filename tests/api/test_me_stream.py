@@ -242,9 +242,9 @@ def test_a_move_tells_the_accounts_only_when_a_bound_seats_turn_comes_or_goes(ap
     ]
     recorded = []
     original = svc.followups.run
-    svc.followups.run = lambda game_id, actions=None, written=None: (
+    svc.followups.run = lambda game_id, actions=None, *written: (
         recorded.append(dict(actions or {})),
-        original(game_id, actions, written),
+        original(game_id, actions, *written),
     )[1]
     rng = random.Random(1)
     kinds = {"told": 0, "quiet": 0}
