@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from api import contract, cors_adapter, problems, ratelimit, smorest_adapter
 from api.common import refuse_tokens_outside_header
+from schemas import stream_messages
 from schemas.archive import ExchangeDocumentSchema, ImportedSchema, ObservationSchema
 from schemas.challenges import ChallengeEventSchema
 from schemas.games import CreateGameRequest, StreamEndSchema, ViewStreamEndSchema
@@ -315,6 +316,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.spec.components.schema(name, schema=schema)
     api.spec.components.schema("AccountStreamEvent", component=ACCOUNT_STREAM_EVENT)
     api.spec.components.schema("AccountStreamMessage", component=ACCOUNT_STREAM_MESSAGE)
+    for name, component in stream_messages.components().items():
+        api.spec.components.schema(name, component=component)
     problems.register(app)
     ratelimit.install(app)
     app.before_request(refuse_tokens_outside_header)

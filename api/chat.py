@@ -23,6 +23,7 @@ from schemas.chat import (
     MuteRequest,
     PostChatRequest,
 )
+from schemas.stream_messages import CHAT_EVENTS
 from service.chat import ChatService
 
 blp = Blueprint("chat", __name__, url_prefix="/v1/games", description="Chat at a game")
@@ -72,7 +73,7 @@ class RoomStream(MethodView):
         security=[],
         responses={
             200: sse_content(
-                {"chat": "ChatMessage"},
+                CHAT_EVENTS,
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
                 _ENTRY_ID.pattern,
             )

@@ -12,11 +12,12 @@ from api.common import Blueprint, feed_resume_point
 from api.sse import sse_content
 from api.transport import transport
 from schemas.common import STREAM_ID_PATTERN
+from schemas.stream_messages import LOBBY_EVENTS
 from service.lobby import LobbyService
 
 blp = Blueprint("lobby", __name__, url_prefix="/v1/lobby", description="The live lobby")
 
-LOBBY_EVENTS = (
+LOBBY_STREAM = (
     "text/event-stream: first `event: lobby` (LobbySnapshot: open games, open challenges, seeks; no id), "
     "then `event: game` (LobbyGameEvent), `challenge` (LobbyChallengeEvent) and `seek` (LobbySeekEvent), "
     "each with an `id:` to resume from (`Last-Event-ID`)"
@@ -30,17 +31,12 @@ def lobby() -> LobbyService:
 
 @blp.route("/stream")
 class LobbyStream(MethodView):
-    @blp.response(200, description=LOBBY_EVENTS, content_type="text/event-stream")
+    @blp.response(200, description=LOBBY_STREAM, content_type="text/event-stream")
     @blp.problems(422, 429)
     @blp.doc(
         responses={
             200: sse_content(
-                {
-                    "lobby": "LobbySnapshot",
-                    "game": "LobbyGameEvent",
-                    "challenge": "LobbyChallengeEvent",
-                    "seek": "LobbySeekEvent",
-                },
+                LOBBY_EVENTS,
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
                 STREAM_ID_PATTERN,
             )

@@ -58,18 +58,29 @@ def _game_name(query: dict[str, Any]) -> str:
 
 def _filters(others: tuple[str, ...] = ("game",)) -> Filters | None:
     """The request's filters (service.filters), None when it gives none; a refused one is a 422
-    with the filter's stable code. An account handle nobody has matches no game."""
+    with the filter's stable code. Their ``account`` is the handle asked for: :func:`_resolved`
+    gives the filters a query reads."""
     raw = request.args.to_dict(flat=False)
     if not set(raw) - set(others):
         return None
     try:
-        filters = parse(raw, others)
+        return parse(raw, others)
     except FilterProblem as problem:
         raise ProblemError(422, problem.code, "Invalid filter", problem.message) from None
-    if filters.account is not None:
-        account_id = current_app.extensions["account_service"].account_id_of(filters.account)
-        filters = Filters(**{**filters.__dict__, "account": account_id or ""})
-    return filters
+
+
+def _resolved(filters: Filters) -> Filters:
+    """``filters`` with the account's handle replaced by its id, as the store keeps seats; an
+    account handle nobody has matches no game."""
+    if filters.account is None:
+        return filters
+    account_id = current_app.extensions["account_service"].account_id_of(filters.account)
+    return Filters(**{**filters.__dict__, "account": account_id or ""})
+
+
+def _asked(body: dict[str, Any], filters: Filters) -> dict[str, Any]:
+    """An answer echoing the filters as the request gave them (the handle, not the account's id)."""
+    return {**body, "filters": filters.shown()}
 
 
 def _answer(body: dict[str, Any]) -> Response:
@@ -93,7 +104,7 @@ class GlobalStats(MethodView):
         name = _game_name(query)
         filters = _filters()
         if filters is not None:
-            return _answer(stats().facts.global_stats(name, filters))
+            return _answer(_asked(stats().facts.global_stats(name, _resolved(filters)), filters))
         return _result_or_accepted(stats().global_stats(name))
 
 
@@ -128,7 +139,7 @@ class PlayerStats(MethodView):
         game = _game_name(query)
         filters = _filters()
         if filters is not None:
-            row = stats().facts.player_stats(game, name, filters)
+            row = stats().facts.player_stats(game, name, _resolved(filters))
             if row is None:
                 row = {
                     "name": name,
@@ -143,7 +154,7 @@ class PlayerStats(MethodView):
                     "counters": {},
                     "favourites": {},
                 }
-            return _answer(row)
+            return _answer(_asked(row, filters))
         return _result_or_accepted(stats().player_stats(name, game))
 
 
@@ -230,10 +241,10 @@ class Explorer(MethodView):
             }
             return _answer(body)
         try:
-            body = stats().facts.explorer(name, query["situation"], query.get("context"), filters)
+            body = stats().facts.explorer(name, query["situation"], query.get("context"), _resolved(filters))
         except FilterProblem as problem:
             raise ProblemError(422, problem.code, "Invalid filter", problem.message) from None
-        return _answer({**body, "situations": declared})
+        return _answer({**_asked(body, filters), "situations": declared})
 
 
 TABLE = {
@@ -294,7 +305,7 @@ class ObservationsDownload(MethodView):
         gzipped NDJSON (as the observation export job's), for any number of games: the games are
         found in the analytical store and each is sent as soon as it is folded."""
         name = _path_game(game)
-        filters = _filters(("limit",)) or parse({})
+        filters = _resolved(_filters(("limit",)) or parse({}))
         chunks = stats().observations(name, filters, query.get("limit"))
         response = Response(stream_with_context(chunks), mimetype="application/gzip")
         response.headers["Content-Disposition"] = f'attachment; filename="{name}-observations.ndjson.gz"'

@@ -220,7 +220,7 @@ def summary(label: str, times: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--templates", type=int, nargs=2, default=(300, 40), metavar=("CONDOTTIERE", "RIO"))
     parser.add_argument("--runs", type=int, default=15)

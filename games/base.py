@@ -32,8 +32,8 @@ Conventions shared by all games:
 
 Longer than 500 lines because it is the whole contract between the platform and a game, read in
 one place by whoever writes a game: the ``Game`` protocol, each optional hook's protocol (archive,
-seats, chance, decisions, web, text, contract, revisions, configuration) beside the platform's
-helper that calls it or applies its default (``archive_labels``, ``encode_state``,
+seats, chance, decisions, web, text, contract, revisions, configuration, first seat) beside the
+platform's helper that calls it or applies its default (``archive_labels``, ``encode_state``,
 ``configure_recorded``, ``public_config``, the hooks' typed accessors...), and the names of the
 facts every game's log shares; it holds no game's logic.
 """
@@ -552,6 +552,26 @@ class ConfigHooks(Protocol):
         :func:`secret_config_keys`."""
 
 
+@runtime_checkable
+class FirstSeatHooks(Protocol):
+    """The optional hook of events that balance who moves first (a Swiss tournament's pairing gives
+    each table's first seat to the player due it): the configuration under which a given seat makes
+    the game's first move. A game without it leaves its first player to its rules (drawn at random,
+    say), and the platform does not call any seat the first player."""
+
+    def first_seat_config(self, config: Mapping[str, Any], seat: int) -> dict[str, Any] | None:
+        """``config`` (a raw configuration, as ``configure`` takes it, with its ``players``)
+        changed so that ``seat`` starts; None when ``config`` already names who starts (the
+        organiser's choice stands)."""
+
+
+def first_seat_config(game: Game[Any], config: Mapping[str, Any], seat: int) -> dict[str, Any] | None:
+    """``config`` made to start with ``seat`` (:meth:`FirstSeatHooks.first_seat_config`); None when
+    ``game`` does not declare the hook or ``config`` already fixes its first player."""
+    hooks = first_seat_hooks(game)
+    return hooks.first_seat_config(config, seat) if hooks is not None else None
+
+
 def secret_config_keys(game: Game[Any]) -> tuple[str, ...]:
     """The configuration keys ``game`` keeps secret while it runs (:class:`ConfigHooks`)."""
     hooks = config_hooks(game)
@@ -638,6 +658,7 @@ HOOK_PROTOCOLS: tuple[type, ...] = (
     ContractHooks,
     RevisionHooks,
     ConfigHooks,
+    FirstSeatHooks,
     SearchHooks,
 )
 
@@ -744,6 +765,11 @@ def config_hooks(game: Game[Any]) -> ConfigHooks | None:
 def outcome_hooks(game: Game[Any]) -> OutcomeHooks | None:
     """``game``'s :class:`OutcomeHooks`, when it declares them."""
     return cast(OutcomeHooks, game) if _declares(game, OutcomeHooks) else None
+
+
+def first_seat_hooks(game: Game[Any]) -> FirstSeatHooks | None:
+    """``game``'s :class:`FirstSeatHooks`, when it declares them."""
+    return cast(FirstSeatHooks, game) if _declares(game, FirstSeatHooks) else None
 
 
 def search_hooks(game: Game[Any]) -> SearchHooks | None:

@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 
 from bots import all_levels
 from schemas.common import BodyInteger, DisplayName, StrictSchema
-from schemas.games import BOT_SEAT_PATTERN, ClockControlSchema, TimeControlSchema
+from schemas.games import BOT_SEAT_PATTERN, ClockControlSchema, GameConfig, TimeControlSchema
 
 DECLINE_REASONS = (
     "generic",
@@ -105,7 +105,8 @@ class ChallengeSchema(ma.Schema):
     id = fields.String(required=True, metadata={"description": "Also the id of the game it becomes"})
     game = fields.String(required=True)
     title = fields.String(required=True)
-    config = fields.Dict(required=True, metadata={"description": "The public configuration (no seed)"})
+    # The game's own configuration schema (the contract's <Game>Config), as a game summary's.
+    config = GameConfig(required=True, metadata={"description": "The public configuration (no seed)"})
     clock = fields.Nested(ClockControlSchema, required=True, allow_none=True)
     rated = fields.Boolean(required=True)
     seat_count = fields.Integer(required=True)

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from schemas.common import DisplayName, StrictSchema
-from schemas.games import ClockControlSchema, TimeControlSchema
+from schemas.games import ClockControlSchema, GameConfig, TimeControlSchema
 
 
 class CreateSeekRequest(StrictSchema):
@@ -35,7 +35,7 @@ class SeekSchema(ma.Schema):
     id = fields.String(required=True)
     handle = fields.String(required=True, allow_none=True)
     game = fields.String(required=True)
-    config = fields.Dict(required=True)
+    config = GameConfig(required=True, metadata={"description": "The public configuration (no seed)"})
     clock = fields.Nested(ClockControlSchema, required=True, allow_none=True)
     rated = fields.Boolean(required=True)
     seats = fields.Integer(required=True, metadata={"description": "Players at the table"})

@@ -113,6 +113,14 @@ class TournamentSchema(ma.Schema):
     entrants = fields.List(fields.Nested(EntrantSchema), required=True)
     rounds = fields.List(fields.Nested(TournamentRoundSchema), required=True)
     standings = fields.List(fields.Nested(StandingSchema), required=True)
+    first_seat_starts = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether seat 0 of every table makes its game's first move (the game lets a "
+            "configuration say who starts and the organiser's does not): else the game's own rules "
+            "decide who starts, and seat 0 is only the seat the pairing balances"
+        },
+    )
     code = fields.String(metadata={"description": "The join code, shown to the organiser once"})
 
 

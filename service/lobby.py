@@ -4,8 +4,8 @@
 id), then each change of the lobby's Redis stream (``store.lobby``) as ``event: game``,
 ``challenge`` or ``seek`` with ``{change: added|changed|gone, id, data}`` and the entry's id, which
 ``Last-Event-ID`` resumes after. A client resuming from an id the stream no longer keeps (it keeps
-about 2,000 changes) gets ``event: lobby`` again, as a fresh one does. Open games' "changed" (a
-seat claimed) is not announced: a game is added when created open and gone when it starts.
+about 2,000 changes) gets ``event: lobby`` again, as a fresh one does. An open game is added when
+created, changed when a seat is claimed or left (its free seats), and gone when it starts.
 """
 
 from __future__ import annotations

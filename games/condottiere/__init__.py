@@ -20,6 +20,7 @@ from games.base import (
     DecideHooks,
     DecisionHooks,
     ExplorerHooks,
+    FirstSeatHooks,
     Game,
     LogError,
     OutcomeHooks,
@@ -55,6 +56,7 @@ RATED_DECISIONS = 5
 class Condottiere(
     RevisionHooks,
     ConfigHooks,
+    FirstSeatHooks,
     DecideHooks,
     SnapshotHooks,
     SeatHooks,
@@ -81,6 +83,14 @@ class Condottiere(
 
     def configure(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return _configure(raw)
+
+    # -- games.base.FirstSeatHooks ----------------------------------------------------------------
+    def first_seat_config(self, config: Mapping[str, Any], seat: int) -> dict[str, Any] | None:
+        """SET-2: a configuration that names ``first_condottiere`` starts with that seat (nothing is
+        drawn); one that already names it keeps it."""
+        if config.get("first_condottiere") is not None:
+            return None
+        return {**config, "first_condottiere": seat}
 
     # -- games.base.RevisionHooks ----------------------------------------------------------------
     def configure_recorded(self, config: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games import get_game
+from games.base import first_seat_config
 from replays.ratings import left_seats, ranks_of
 from service import bound_tables, webhook_events
 from service.faults import fault_point
@@ -141,7 +142,10 @@ def start_table(service: GameAccess, found: StoredTournament, number: int, index
     # A duplicate round's tables share its one seed (its commitment is in every table's game).
     round_ = found.rounds[number]
     seed = round_["seed"] if "seed" in round_ else new_seed()
-    config = game.configure({**settings["config"], "players": len(players), "seed": seed})
+    raw = {**settings["config"], "players": len(players), "seed": seed}
+    # The pairing gave seat 0 to the player due the first seat: the game starts with it where the
+    # game lets a configuration say who starts (else its rules decide, and no page says otherwise).
+    config = game.configure(first_seat_config(game, raw, 0) or raw)
     more: dict[str, Any] = {"tournament": found.id, "tournament_round": number, "tournament_table": index}
     if round_.get("commitment"):
         more["round_commitment"] = round_["commitment"]

@@ -14,7 +14,7 @@ import orjson
 
 from bots import levels as bot_levels
 from games import get_game
-from games.base import GameError
+from games.base import GameError, first_seat_config
 from service import clocks, errors
 from service.account_tokens import Identity
 from service.faults import fault_point
@@ -77,6 +77,18 @@ def allowed_sizes(game_name: str, config: Mapping[str, Any]) -> list[int]:
             continue
         sizes.append(k)
     return sizes
+
+
+def first_seat_starts(settings: Mapping[str, Any]) -> bool:
+    """Whether seat 0 of this tournament's tables makes its game's first move: the game lets a
+    configuration say who starts and the organiser's configuration does not already say it (else
+    the pairing still balances seat 0, but it is only a seat)."""
+    try:
+        game = get_game(str(settings["game"]))
+    except Exception:  # noqa: BLE001 - a game no longer installed starts nobody
+        return False
+    raw = {**settings["config"], "players": settings["table_size"]}
+    return first_seat_config(game, raw, 0) is not None
 
 
 def _require_play(identity: Identity) -> None:
@@ -389,4 +401,5 @@ class TournamentService:
                 for n, r in sorted(found.rounds.items())
             ],
             "standings": rounds.standings_view(found),
+            "first_seat_starts": first_seat_starts(settings),
         }

@@ -309,3 +309,35 @@ def test_an_elimination_runs_to_its_final_table(app, client, svc):
     for key in {(s["round"], s["place"]) for s in table}:
         scores = [s["score"] for s in table if (s["round"], s["place"]) == key]
         assert scores == sorted(scores, reverse=True)
+
+
+def test_an_elimination_with_duplicate_rounds_deals_each_rounds_tables_one_seed(app, client, svc, tmp_path):
+    """Duplicate is an option of either format: in an elimination every round's tables share that
+    round's one commitment (round 1's three tables, then the final's own), and ``verify-fair``
+    checks the whole tournament from its export."""
+    org = session(client, "Org")
+    tid = _bots_only(
+        client, org, {"table_size": 3, "format": "elimination", "advance": 1, "duplicate": True}, 9
+    )
+    for _ in range(2):
+        view = _tournament(client, tid)
+        for table in view["rounds"][-1]["tables"]:
+            bot_turns.play_bot_turns(svc, table["game"])
+    view = _tournament(client, tid)
+    assert view["status"] == "finished" and [len(r["tables"]) for r in view["rounds"]] == [3, 1]
+    for number, r in enumerate(view["rounds"], start=1):
+        games = [t["game"] for t in r["tables"]]
+        assert [json.loads(svc.store.meta(g)["round_commitment"]) for g in games] == [r["commitment"]] * len(
+            games
+        )
+        seeds = {
+            client.get(f"/v1/games/{g}/events").get_json()["events"][0]["event"]["config"]["seed"]
+            for g in games
+        }
+        assert len(seeds) == 1 and fairness.opens(r["commitment"], seeds.pop(), round_key(tid, number))
+    assert view["rounds"][0]["commitment"] != view["rounds"][1]["commitment"]
+    path = tmp_path / "tournament.ndjson"
+    path.write_bytes(client.get(f"/v1/tournaments/{tid}/export").get_data())
+    out = io.StringIO()
+    assert cli_main(["verify-fair", str(path)], out=out) == 0, out.getvalue()
+    assert "Duplicate round 1 (3 tables): fair" in out.getvalue()

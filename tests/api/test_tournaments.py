@@ -3,9 +3,12 @@ stable codes, nothing changed."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from tests import app_fixtures
+from tests.api.playing import play_to_the_end
 from tests.api.test_accounts import FAST_HASH, bearer, session
 
 
@@ -70,3 +73,68 @@ def test_me_names_the_account_id_a_tournament_lists(app, client):
     joined = client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(org)).get_json()
     assert joined["organiser"] == me["account"]
     assert [e["account"] for e in joined["entrants"]] == [me["account"]]
+
+
+def test_a_tournament_that_admits_no_bots_refuses_a_bot_account_and_a_server_bot(app, client):
+    """``bots: false``: a bot account's join and the organiser's server bot are each 403
+    NOT_ADMITTED, and the tournament is as it was; a person still enters."""
+    org, robo, ann = session(client, "Org"), session(client, "Robo", bot=True), session(client, "Ann")
+    made = client.post(
+        "/v1/tournaments",
+        json={"game": "condottiere", "table_size": 3, "bots": False},
+        headers=bearer(org),
+    )
+    assert made.status_code == 201, made.get_json()
+    tid = made.get_json()["id"]
+    assert made.get_json()["settings"]["bots"] is False
+    before = client.get(f"/v1/tournaments/{tid}").get_json()
+    _problem(client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(robo)), 403, "NOT_ADMITTED")
+    _problem(
+        client.post(f"/v1/tournaments/{tid}/bots", json={"level": "random"}, headers=bearer(org)),
+        403,
+        "NOT_ADMITTED",
+    )
+    assert client.get(f"/v1/tournaments/{tid}").get_json() == before
+    assert client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(ann)).status_code == 200
+
+
+def _finished_tournament(client, svc, org: str, rated: bool, handles: list[str]) -> tuple[str, dict]:
+    """A one-round tournament of three accounts at one table, played to its end."""
+    tid = client.post(
+        "/v1/tournaments",
+        json={"game": "condottiere", "table_size": 3, "rounds": 1, "rated": rated},
+        headers=bearer(org),
+    ).get_json()["id"]
+    tokens = {h: session(client, h) for h in handles}
+    for token in tokens.values():
+        assert client.post(f"/v1/tournaments/{tid}/join", json={}, headers=bearer(token)).status_code == 200
+    (table,) = client.post(f"/v1/tournaments/{tid}/start", headers=bearer(org)).get_json()["rounds"][0][
+        "tables"
+    ]
+    play_to_the_end(client, svc, table["game"], tokens, random.Random(int(rated)))
+    view = client.get(f"/v1/tournaments/{tid}").get_json()
+    assert view["status"] == "finished"
+    return tid, table
+
+
+def test_a_rated_tournament_rates_its_games_an_unrated_one_does_not_and_a_finished_one_admits_nobody(
+    app, client, svc
+):
+    """``rated`` reaches every table's game: a rated tournament's players are on the game's rating
+    list after their game, an unrated one's are not. Joining a finished tournament is 409
+    TOURNAMENT_NOT_OPEN, nothing changed."""
+    org = session(client, "Org")
+    rated_tid, rated_table = _finished_tournament(client, svc, org, True, ["Ann", "Bob", "Cid"])
+    casual_tid, casual_table = _finished_tournament(client, svc, org, False, ["Dee", "Eve", "Fay"])
+    assert svc.store.meta(rated_table["game"])["rated"] == "true"
+    assert svc.store.meta(casual_table["game"])["rated"] == "false"
+    leaders = {r["player"] for r in client.get("/v1/ratings/condottiere").get_json()["leaders"]}
+    assert {"Ann", "Bob", "Cid"} <= leaders
+    assert not {"Dee", "Eve", "Fay"} & leaders
+    before = client.get(f"/v1/tournaments/{rated_tid}").get_json()
+    _problem(
+        client.post(f"/v1/tournaments/{rated_tid}/join", json={}, headers=bearer(session(client, "Late"))),
+        409,
+        "TOURNAMENT_NOT_OPEN",
+    )
+    assert client.get(f"/v1/tournaments/{rated_tid}").get_json() == before

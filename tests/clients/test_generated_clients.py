@@ -29,6 +29,9 @@ TYPESCRIPT = HERE / "typescript"
 NODE_BIN = TYPESCRIPT / "node_modules" / ".bin"
 PACKAGE = "game_client"
 GAMES = [("condottiere", 3), ("rio_de_la_plata", 5)]
+# Each client's scripts: a whole game (with the account's stream), and the lobby's and a chat room's streams.
+PYTHON_SCRIPTS = ("play_python.py", "streams_python.py")
+TYPESCRIPT_SCRIPTS = ("play.ts", "streams.ts")
 # Loaded 2-core machines: generating, type-checking and compiling take 10-40 s each there.
 STEP_TIMEOUT = 600
 
@@ -79,7 +82,8 @@ def python_client(tmp_path_factory) -> Path:
         ],
         cwd=where,
     )
-    shutil.copy(HERE / "play_python.py", where / "play_python.py")
+    for script in PYTHON_SCRIPTS:
+        shutil.copy(HERE / script, where / script)
     run(
         [
             sys.executable,
@@ -92,7 +96,7 @@ def python_client(tmp_path_factory) -> Path:
             "--config-file",
             os.devnull,
             PACKAGE,
-            "play_python.py",
+            *PYTHON_SCRIPTS,
         ],
         cwd=where,
     )
@@ -104,7 +108,7 @@ def typescript_client(tmp_path_factory) -> Path:
     """The generated types and the play script, compiled with tsc --strict to JavaScript."""
     assert (NODE_BIN / "tsc").exists(), "the TypeScript tools are missing: run ./run test (npm ci)"
     where = tmp_path_factory.mktemp("typescript_client")
-    for name in ("play.ts", "tsconfig.json", "package.json"):
+    for name in (*TYPESCRIPT_SCRIPTS, "tsconfig.json", "package.json"):
         shutil.copy(TYPESCRIPT / name, where / name)
     (where / "node_modules").symlink_to(TYPESCRIPT / "node_modules")
     run([str(NODE_BIN / "openapi-typescript"), str(ROOT / "openapi.yaml"), "-o", "schema.d.ts"], cwd=where)
@@ -134,18 +138,36 @@ def test_the_generated_typescript_client_plays_a_whole_game(typescript_client, s
     played(done)
 
 
+def streamed(done: subprocess.CompletedProcess[str]) -> dict:
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    # The lobby opened with its snapshot and announced the game and the challenge (each decoded
+    # into the generated message its event names); the challenge's configuration is the game's.
+    assert outcome["lobby"][0] == "lobby" and {"game", "challenge"} <= set(outcome["lobby"][1:])
+    assert outcome["challenge_config"] == "CondottiereConfig"
+    assert outcome["chat"][-1].startswith("good luck")
+    return outcome
+
+
+def test_the_generated_python_client_reads_the_lobby_and_a_chat_room(python_client, server_url):
+    streamed(run([sys.executable, "streams_python.py", server_url, "7"], cwd=python_client))
+
+
+def test_the_generated_typescript_client_reads_the_lobby_and_a_chat_room(typescript_client, server_url):
+    streamed(run(["node", "build/streams.js", server_url, "8"], cwd=typescript_client))
+
+
 def test_the_play_scripts_neither_cast_nor_silence_the_checker():
     """The compile steps above prove the scripts type-check; this proves they do so honestly: no
     TypeScript ``as``/``any``/``@ts-`` comment, no Python ``cast``, ``Any`` or ``type: ignore``."""
-    typescript = "\n".join(
-        line
-        for line in (TYPESCRIPT / "play.ts").read_text().splitlines()
-        if not line.lstrip().startswith("//")
-    )
-    assert not re.search(r"\bas\s+[A-Za-z{(\[]|\bany\b|@ts-", typescript)
-    code = "\n".join(
-        line
-        for line in (HERE / "play_python.py").read_text().splitlines()
-        if not line.lstrip().startswith("#")
-    ).split('"""', 2)[-1]  # after the module docstring
-    assert not re.search(r"\bcast\(|\bAny\b|type:\s*ignore", code)
+    for script in TYPESCRIPT_SCRIPTS:
+        typescript = "\n".join(
+            line
+            for line in (TYPESCRIPT / script).read_text().splitlines()
+            if not line.lstrip().startswith("//")
+        )
+        assert not re.search(r"\bas\s+[A-Za-z{(\[]|\bany\b|@ts-", typescript), script
+    for script in PYTHON_SCRIPTS:
+        code = "\n".join(
+            line for line in (HERE / script).read_text().splitlines() if not line.lstrip().startswith("#")
+        ).split('"""', 2)[-1]  # after the module docstring
+        assert not re.search(r"\bcast\(|\bAny\b|type:\s*ignore", code), script

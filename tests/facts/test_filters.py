@@ -4,6 +4,7 @@ with stable codes; a filter matching nothing answers an empty result."""
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 
 import pytest
@@ -125,36 +126,52 @@ def _games(queries, **query) -> int:
     return queries.global_stats("condottiere", parse(raw))["games"]
 
 
-@pytest.mark.parametrize(
-    "query, expected",
-    [
-        ({}, 5),
-        ({"player": ["ANN"]}, 3),  # case-insensitive
-        ({"player": ["Ann", "Bob"]}, 2),  # all of them
-        ({"account": "b1"}, 3),
-        ({"ruleset": "classic"}, 1),
-        ({"option": ["capturing"]}, 2),
-        ({"option": ["capturing", "bigger_kingdoms"]}, 1),
-        ({"players": 3}, 1),
-        ({"winner": "bob"}, 0),
-        ({"winner": "Cid"}, 1),
-        ({"outcome": "adjacent"}, 3),
-        ({"finished_from": "2026-02-01"}, 3),
-        ({"finished_to": "2026-01-20"}, 2),  # a bare date: its whole day
-        ({"finished_from": "2026-01-06", "finished_to": "2026-02-03"}, 2),
-        ({"prearranged": "true"}, 1),
-        ({"prearranged": "false"}, 4),
-        ({"rating_min": 10}, 3),  # every seat rated, none below: g1, g3, g4 (g2 has an unrated seat)
-        ({"rating_max": 16}, 2),  # g1, g4 (g5's bot is at 22)
-        ({"rating_min": 14, "rating_max": 16}, 1),
-        ({"table": "humans"}, 3),
-        ({"table": "bots"}, 1),
-        ({"table": "mixed"}, 1),
-        ({"table": "bots", "player": ["Ann"]}, 0),  # matching nothing: an empty answer
-    ],
-)
+# Each filter (and some combinations) and how many of GAMES it matches.
+CASES = [
+    ({}, 5),
+    ({"player": ["ANN"]}, 3),  # case-insensitive
+    ({"player": ["Ann", "Bob"]}, 2),  # all of them
+    ({"account": "b1"}, 3),
+    ({"ruleset": "classic"}, 1),
+    ({"option": ["capturing"]}, 2),
+    ({"option": ["capturing", "bigger_kingdoms"]}, 1),
+    ({"players": 3}, 1),
+    ({"winner": "bob"}, 0),
+    ({"winner": "Cid"}, 1),
+    ({"outcome": "adjacent"}, 3),
+    ({"finished_from": "2026-02-01"}, 3),
+    ({"finished_to": "2026-01-20"}, 2),  # a bare date: its whole day
+    ({"finished_from": "2026-01-06", "finished_to": "2026-02-03"}, 2),
+    ({"prearranged": "true"}, 1),
+    ({"prearranged": "false"}, 4),
+    ({"rating_min": 10}, 3),  # every seat rated, none below: g1, g3, g4 (g2 has an unrated seat)
+    ({"rating_max": 16}, 2),  # g1, g4 (g5's bot is at 22)
+    ({"rating_min": 14, "rating_max": 16}, 1),
+    ({"table": "humans"}, 3),
+    ({"table": "bots"}, 1),
+    ({"table": "mixed"}, 1),
+    ({"table": "bots", "player": ["Ann"]}, 0),  # matching nothing: an empty answer
+]
+
+
+@pytest.mark.parametrize("query, expected", CASES)
 def test_every_filter_changes_the_answer_as_it_should(queries, query, expected):
     assert _games(queries, **query) == expected
+
+
+@pytest.mark.parametrize("query", [query for query, _ in CASES if "player" not in query])
+def test_a_players_figures_and_the_search_read_every_filter_as_the_figures_do(queries, query):
+    """One player's figures and the archive's search with a ``player`` read the serving copy's
+    seats rows, which carry their game's filter columns (store.fact_copy), not the games: every
+    filter must match there the games it matches in the global figures (GAMES has no name twice
+    in a game, so a player's seats are its games)."""
+    raw = {k: v if isinstance(v, list) else [str(v)] for k, v in query.items()}
+    for name in ("Ann", "bob", "Cid", "Dee", "heuristic", "random"):
+        expected = _games(queries, **raw, player=[name])
+        figures = queries.player_stats("condottiere", name, parse(raw))
+        assert (figures["games"] if figures else 0) == expected, name
+        found = queries.search("condottiere", parse({**raw, "player": [name]}), None, 100)
+        assert len(found) == expected, name
 
 
 def test_filtered_figures_follow_the_filter(queries):
@@ -190,3 +207,40 @@ def test_an_undeclared_situation_is_refused(queries):
     with pytest.raises(FilterProblem) as refused:
         queries.explorer("condottiere", "no_such_situation", None, parse({}))
     assert refused.value.code == "UNKNOWN_SITUATION"
+
+
+def test_a_cached_answer_lasts_until_a_game_of_its_own_engine_enters(tmp_path, monkeypatch):
+    """Answers are cached keyed by their engine's stamp (service.fact_queries): a new Rio game
+    leaves a cached Condottiere answer in use, a new Condottiere game makes it be counted again."""
+    import service.fact_queries as fact_queries
+
+    facts = FactStore(tmp_path)
+    _append(facts)
+    queries = FactQueries(lambda: facts)
+    computed = []
+    original = fact_queries._global
+
+    def counting(*args, **kwargs):
+        computed.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(fact_queries, "_global", counting)
+    humans = parse({"table": ["humans"]})
+    assert queries.global_stats("condottiere", humans)["games"] == 3
+    assert queries.global_stats("condottiere", humans)["games"] == 3
+    assert computed == ["condottiere"]  # the second from the cache
+
+    seat = ("r1", 0, "Eve", "eve", None, False, None, None, 1, True)
+    rio = ("r1", datetime(2026, 3, 2), None, [], 1, ["Eve"], [0], ["Eve"], "score", False, False, 0, 1,
+           None, None, 100, 0, 20)  # fmt: skip
+    facts.append("rio_de_la_plata", "2026-03", "r1", {"games": [rio], "seats": [seat], "decisions": []})
+    assert queries.global_stats("rio_de_la_plata", humans)["games"] == 1
+    assert queries.global_stats("condottiere", humans)["games"] == 3
+    assert computed == ["condottiere", "rio_de_la_plata"]  # Condottiere's still from the cache
+
+    first = GAMES[0]
+    one_more = [("g9", "2026-03-05", *first[2:])]
+    monkeypatch.setattr(sys.modules[__name__], "GAMES", one_more)
+    _append(facts)
+    assert queries.global_stats("condottiere", humans)["games"] == 4
+    assert computed == ["condottiere", "rio_de_la_plata", "condottiere"]

@@ -16,6 +16,8 @@ from store.fact_rollups import ROLLUPS
 from store.facts import TABLES, FactStore
 from tests.facts.played import play_games
 
+NAMES = ["Ann", "Bob", "Cid"]
+
 
 def _count(facts: FactStore, sql: str) -> int:
     con = facts.connect()
@@ -82,17 +84,49 @@ def test_the_export_opens_in_duckdb_and_pandas_with_the_documented_schema(svc, f
     pytest.importorskip("pyarrow")
     play_games(svc, "condottiere", 2, seed=5)
     facts = fact_store()
+    documented = _documented_schema()
+    assert set(documented) == set(TABLES)
     for table, columns in TABLES.items():
         target = tmp_path / f"{table}.parquet"
         facts.export(table, "condottiere", None, target)
         names = [name for name, _ in columns] + ["game", "month"]
         described = duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{target}')").fetchall()
         assert [row[0] for row in described] == names
+        # The schema docs/statistics.md gives a user: each column, in order, with DuckDB's type
+        assert [(row[0], row[1]) for row in described] == documented[table] + [
+            ("game", "VARCHAR"),
+            ("month", "VARCHAR"),
+        ]
         frame = pandas.read_parquet(target)
         assert list(frame.columns) == names
         assert set(frame["game"]) == {"condottiere"}
     assert len(pandas.read_parquet(tmp_path / "games.parquet")) == 2
     assert len(pandas.read_parquet(tmp_path / "seats.parquet")) == 4
+
+
+def _documented_schema() -> dict[str, list[tuple[str, str]]]:
+    """docs/statistics.md's "Schema": for each table (a paragraph opening with its name in
+    backticks and a colon), its columns and types in the order given (a row may name two
+    columns: `` `placement`, `won` | INTEGER, BOOLEAN``; ``TIMESTAMP (ms, UTC)`` is a TIMESTAMP)."""
+    import re
+    from pathlib import Path
+
+    text = Path(__file__).resolve().parents[2].joinpath("docs", "statistics.md").read_text()
+    schema = text.split("### Schema", 1)[1].split("\n### ", 1)[0]
+    tables: dict[str, list[tuple[str, str]]] = {}
+    current = None
+    for line in schema.splitlines():
+        opening = re.match(r"^`(\w+)`: ", line)
+        if opening:
+            current = tables.setdefault(opening.group(1), [])
+        elif current is not None and line.startswith("| `"):
+            names_cell, types_cell = (cell.strip() for cell in line.strip("|").split("|")[:2])
+            names = re.findall(r"`(\w+)`", names_cell)
+            types = [t.strip() for t in re.sub(r"\s*\(.*?\)", "", types_cell).split(",")]
+            if len(types) == 1:
+                types *= len(names)
+            current.extend(zip(names, types, strict=True))
+    return tables
 
 
 def test_files_a_finished_compaction_replaced_are_never_read_twice(tmp_path):
@@ -157,3 +191,39 @@ def test_a_game_written_again_after_a_compaction_is_kept_once_by_the_next(tmp_pa
     facts.compact()
     assert _count(facts, "SELECT count(*) FROM games") == 2
     assert _count(facts, "SELECT count(DISTINCT game_id) FROM games") == 2
+
+
+def test_the_operators_rebuild_gives_both_games_facts_byte_for_byte(
+    redis_client, redis_server, tmp_path, monkeypatch
+):
+    """``python -m worker.facts rebuild`` (the operator's command, not only its function) over an
+    archive of both engines across two months: the same bytes as the appends the archive made and
+    a compaction, Rio's undone decisions and Condottiere's included."""
+    import random
+
+    import orjson
+
+    from tests.random_play import import_played, play_out
+    from worker import facts as command
+
+    monkeypatch.setenv("FACTS_DIR", str(tmp_path / "incremental"))
+    for i, (name, players) in enumerate([("condottiere", 3), ("rio_de_la_plata", 3), ("condottiere", 2)]):
+        engine = get_game(name)
+        events, state = play_out(
+            engine, engine.configure({"players": players, "seed": 40 + i}), random.Random(i)
+        )
+        import_played(
+            redis_client, engine, events, state, game_id=f"rb{i:03d}", players=NAMES[:players],
+            now=f"2026-0{1 + i % 2}-1{i}T10:00:00+00:00",
+        )  # fmt: skip
+    incremental = fact_store()
+    assert incremental.compact() > 0
+    out = tmp_path / "out.json"
+    with out.open("w") as sink:
+        monkeypatch.setattr("sys.stdout", sink)
+        assert command.main(["rebuild", "--url", redis_server.url, "--dir", str(tmp_path / "rebuilt")]) == 0
+    assert orjson.loads(out.read_text())["games"] == 3
+    left, right = _tree(incremental.root), _tree(tmp_path / "rebuilt")
+    assert any(key.startswith("decisions/game=rio_de_la_plata/") for key in left)
+    assert set(left) == set(right)
+    assert left == right

@@ -106,6 +106,8 @@ def test_the_engines_declare_the_hooks_the_platform_relies_on():
         for protocol in (base.ArchiveHooks, base.WebHooks, base.TextHooks, base.ContractHooks):
             assert protocol_members(protocol) <= declared_hooks(game), protocol.__name__
     assert protocol_members(base.SeatHooks) <= declared_hooks(condottiere)
+    # SET-2: a configuration names the first Condottiere; Rio draws its turn order (RIO-SETUP-4)
+    assert base.first_seat_hooks(condottiere) is not None and base.first_seat_hooks(rio) is None
     assert declared_hooks(TOY) == frozenset()
 
 

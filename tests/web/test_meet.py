@@ -10,7 +10,7 @@ import time
 import requests
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.conftest import new_account, screenshot, signed_in
+from tests.web.conftest import SIZES, new_account, screenshot, signed_in
 from tests.web.test_table import SETTLED, TURN_OR_OVER, cd_click
 
 
@@ -192,6 +192,90 @@ def test_play_now_pairs_two_browsers_at_one_table(live, browser):
         for p in (page, other):
             p.locator("#moves-title").wait_for()
             assert p.evaluate(f"localStorage.getItem('seat:{game_id}')") is None
+        assert errors == [] and other_errors == []
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_challenge_with_a_clock_and_chosen_seats_from_the_lobby_is_declined_with_a_reason(live, browser):
+    """Bob waits at an open game in the lobby; Ann, signed in, finds a "Challenge" button beside his
+    name there and challenges him to a casual 3-player game with a minute per decision, choosing the
+    seats (Bob first, a random bot second, herself third). Bob (390x844) sees it on the lobby,
+    declines it "Too fast for me", and Ann's page says so in those words."""
+    ann, bob = new_account(live, "ann"), new_account(live, "bob")
+    waiting = requests.post(
+        f"{live.url}/v1/games", json={"game": "condottiere", "config": {"players": 3}}, timeout=30
+    ).json()["id"]
+    seated = requests.post(
+        f"{live.url}/v1/games/{waiting}/seats",
+        json={},
+        headers={"Authorization": f"Bearer {bob['token']}"},
+        timeout=30,
+    )
+    assert seated.status_code == 201, seated.text
+    first, page, errors = signed_in(browser, live, ann, "desktop")
+    second, other, other_errors = signed_in(browser, live, bob, "phone")
+    try:
+        page.goto(f"{live.url}/")
+        row = page.locator(f"[data-list='open'] li[data-game='{waiting}']")
+        row.locator(".challenge-button").wait_for()
+        screenshot(page, "lobby-challenge-button-desktop")
+        page.set_viewport_size(SIZES["phone"])
+        screenshot(page, "lobby-challenge-button-phone")
+        page.set_viewport_size(SIZES["desktop"])
+        row.locator(".challenge-button").click()
+        dialog = page.locator("dialog.meet-dialog")
+        assert dialog.locator("h2").text_content() == f"Challenge {bob['handle']}"
+        dialog.locator("#challenge-game").select_option("condottiere")
+        dialog.locator("#challenge-players").fill("3")
+        dialog.locator("#challenge-order").select_option("given")
+        dialog.locator("#challenge-seat-0").select_option("them")
+        dialog.locator("#challenge-seat-1").select_option("bot:random")
+        dialog.locator("#challenge-seat-2").select_option("me")
+        dialog.locator("#challenge-rated").uncheck()
+        dialog.locator("details.challenge-clock summary").click()
+        dialog.locator("#challenge-clock-move_seconds").fill("60")
+        screenshot(page, "meet-challenge-options-desktop")
+        dialog.get_by_role("button", name="Send challenge").click()
+        dialog.wait_for(state="detached")
+        page.locator(".meet-item", has_text=f"You challenge {bob['handle']}").wait_for()
+
+        other.goto(f"{live.url}/")
+        incoming = other.locator(".meet-item", has_text=f"{ann['handle']} challenges you")
+        incoming.wait_for()
+        assert "casual" in incoming.inner_text() and "60 s a move" in incoming.inner_text()
+        made = requests.get(
+            f"{live.url}/v1/challenges", headers={"Authorization": f"Bearer {bob['token']}"}, timeout=30
+        ).json()["incoming"][0]
+        assert made["seat_order"] == "given" and made["rated"] is False
+        assert made["clock"]["move_seconds"] == 60
+        assert [
+            (s["seat"], s["kind"], s["name"] if s["kind"] == "account" else s["bot"]) for s in made["seats"]
+        ] == [
+            (0, "account", bob["handle"]),
+            (1, "bot", "random"),
+            (2, "account", ann["handle"]),
+        ]
+        incoming.get_by_label("Reason to decline").select_option("tooFast")
+        screenshot(other, "meet-decline-reason-phone")
+        incoming.get_by_role("button", name="Decline").click()
+        incoming.wait_for(state="detached")
+        page.locator("#toasts .toast", has_text="declined: too fast for me").wait_for()
+        gone = requests.get(f"{live.url}/v1/challenges/{made['id']}", timeout=30).json()
+        assert gone["status"] == "declined" and gone["reason"] == "tooFast"
+
+        # The dialog on a phone: Bob challenges Ann back from her profile, every option open.
+        other.goto(f"{live.url}/ratings/players/{ann['handle']}")
+        other.locator("#challenge-profile").click()
+        phone_dialog = other.locator("dialog.meet-dialog")
+        phone_dialog.locator("#challenge-players").fill("4")
+        phone_dialog.locator("#challenge-order").select_option("given")
+        phone_dialog.locator("details.challenge-clock summary").click()
+        screenshot(other, "meet-challenge-options-phone")
+        phone_dialog.get_by_role("button", name="Send challenge").click()
+        phone_dialog.wait_for(state="detached")  # sent: the defaults seat both people, bots the rest
+        other.locator(".meet-item", has_text=f"You challenge {ann['handle']}").wait_for()
         assert errors == [] and other_errors == []
     finally:
         first.close()

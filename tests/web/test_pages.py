@@ -274,6 +274,11 @@ def test_statistics_pages_draw_their_charts(played, live, context_for, size):
     page.goto(f"{live.url}/stats")
     page.wait_for_selector("svg.chart", timeout=30_000)
     assert page.get_by_role("heading", name="Win rate by seat").count() == 1
+    # No filter: the explorer counts the archive's decisions, not "the games matching the filters"
+    page.wait_for_function(
+        "() => / decisions in the archive\\.$/"
+        ".test(document.querySelector('.explorer-moves p')?.textContent || '')"
+    )
     screenshot(page, f"stats-{size}")
     page.goto(f"{live.url}/stats/players/Ann")
     page.wait_for_selector("svg.chart", timeout=30_000)

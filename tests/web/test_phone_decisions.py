@@ -8,6 +8,8 @@ question a cell asks. Rule IDs: shared/rules/condottiere.md, shared/rules/rio-de
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import requests
 
@@ -83,6 +85,11 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
                 page, f"phone-decision-condottiere-{phase}", ".your-turn", CONDOTTIERE_NEEDS[phase]
             )
             seen.add(phase)
+            if phase in ("hand_discard", "keep_cards"):
+                # END-6, END-7: the next battle's region is chosen, its lines empty, and nobody has
+                # passed in it yet: the battle that ended leaves no "passed" on anyone.
+                assert not page.locator("table.cd-lines .badge", has_text="passed").count()
+                assert page.locator(".battle-where").inner_text().startswith(("Next", "No battle"))
         if {"place_token", "battle"} <= seen and len(seen) >= 3:
             break
         cd_click(page)
@@ -128,6 +135,10 @@ def test_rio_place_1_rio_act_2_every_rio_decision_fits_a_phone_screen(live, cont
         ).json()["view"]
         step = view["step"]
         kind = f"{step}-city" if page.locator("svg.rio-city .rio-target").count() else step
+        # The prompt names the task in a sentence: never a list of dozens of places ("Road between
+        # (0, 1) and (1, 1); ...; and 287 more"), and "click it" only when there is one thing.
+        hint = page.locator(".your-turn").inner_text()
+        assert not re.search(r"and \d{2,} more", hint), hint
         if kind not in seen:
             needed = (
                 [".decision-info", "svg.rio-city .rio-target"]

@@ -206,3 +206,43 @@ def test_the_table_and_the_lobby_show_each_seat_s_rating_and_chance_to_win(live,
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_leaderboard_s_challenge_button_sends_a_challenge(live, browser, rated, size):
+    """Signed in as Bob: a "Challenge" button beside every account on the leaderboard but his own
+    (none beside the server bot, which takes no challenges); Ann's opens the dialog, and sending it
+    leaves Ann a challenge from Bob."""
+    bob = _session(live, "Bob")
+    context, page, errors = new_page(browser, size)
+    try:
+        context.add_init_script(f"localStorage.setItem('account', {json.dumps(json.dumps(bob))})")
+        page.goto(f"{live.url}/ratings?game=condottiere")
+        page.wait_for_selector("table.leaderboard tbody tr .challenge-button")
+        rows = page.locator("table.leaderboard tbody tr")
+        with_button = {
+            rows.nth(i).locator("a").first.inner_text(): rows.nth(i).locator(".challenge-button").count()
+            for i in range(rows.count())
+        }
+        assert with_button == {"Ann": 1, "Bob": 0, "Cid": 1, "random bot": 0}, with_button
+        check_page(page, f"ratings-leaderboard-challenge-{size}")
+        page.locator("table.leaderboard tr", has_text="Ann").locator(".challenge-button").click()
+        dialog = page.locator("dialog.meet-dialog")
+        assert dialog.locator("h2").text_content() == "Challenge Ann"
+        dialog.get_by_role("button", name="Send challenge").click()
+        dialog.wait_for(state="detached")
+        ann = _session(live, "Ann")
+        mine = requests.get(
+            f"{live.url}/v1/challenges", headers={"Authorization": f"Bearer {ann['token']}"}, timeout=10
+        ).json()
+        (made,) = [c for c in mine["incoming"] if c["challenger"] == "Bob"]
+        assert made["rated"] is True and made["seat_count"] == 2
+        cancelled = requests.post(
+            f"{live.url}/v1/challenges/{made['id']}/cancel",
+            headers={"Authorization": f"Bearer {bob['token']}"},
+            timeout=10,
+        )
+        assert cancelled.status_code == 200, cancelled.text
+        assert not errors, errors
+    finally:
+        context.close()

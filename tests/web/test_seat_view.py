@@ -5,6 +5,7 @@ seat did not know (the other hands, the deck's order). Screenshots at both sizes
 from __future__ import annotations
 
 import random
+import re
 
 import requests
 
@@ -60,6 +61,8 @@ def test_the_replay_page_shows_a_finished_game_as_a_seat_saw_it(live, context_fo
     page.wait_for_selector(".not-known li")
     listed = page.locator(".not-known").text_content()
     assert "deck" in listed  # the draws to come
+    # Sentences ("Ann's hand: 4, 10, Winter"), never the state's paths or JSON.
+    assert not DEVELOPER_OUTPUT.search(page.locator("#app").inner_text()), listed
     screenshot(page, "replay-see-as-desktop")
     page.set_viewport_size(SIZES["phone"])
     screenshot(page, "replay-see-as-phone")
@@ -67,3 +70,36 @@ def test_the_replay_page_shows_a_finished_game_as_a_seat_saw_it(live, context_fo
     page.wait_for_function("() => document.querySelectorAll('[data-hand] .cd-card').length === 0")
     assert page.locator(".not-known li").count() == 0 and page.locator("#not-known").is_disabled()
     assert not errors, errors
+
+
+# What a reader must never see on a replay: a blank drawn as a word, or the data it was read from.
+DEVELOPER_OUTPUT = re.compile(r"\bnull\b|\bundefined\b|\{\"|\":|\bconfig\.|\bplayers\.\d|\[\"")
+
+
+def test_a_running_rio_games_replay_shows_no_null_and_no_raw_json_at_both_sizes(live, context_for):
+    """A running game's replay has no "See" selector (a seat's view would show what a player still
+    holds): nothing stands in its place, not a literal null; the page's words are sentences, never
+    the view's JSON; on a phone no help about arrow keys."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={
+            "game": "rio_de_la_plata",
+            "config": {"players": 3, "seed": 5},
+            "bots": {"1": "random", "2": "random"},
+        },
+        timeout=10,
+    ).json()
+    requests.post(f"{live.url}/v1/games/{created['id']}/seats", json={"name": "Ann"}, timeout=10)
+    errors: list[str] = []
+    for size in ("desktop", "phone"):
+        page = context_for(size).new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{live.url}/replay/{created['id']}")
+        page.wait_for_selector("#app[data-version] svg.rio-city")
+        text = page.locator("#app").inner_text()
+        assert not DEVELOPER_OUTPUT.search(text), DEVELOPER_OUTPUT.search(text)
+        assert page.locator("#see-as").count() == 0
+        if size == "phone":
+            assert not page.get_by_text("Arrow keys").is_visible()
+        screenshot(page, f"replay-running-rio-{size}")
+        assert not errors, errors

@@ -71,6 +71,10 @@ def test_the_statistics_page_filters_and_explores(archive, context_for, size):
     page.wait_for_function(
         "() => /^3 decisions/.test(document.querySelector('.explorer-moves p')?.textContent || '')"
     )
+    # The API's contexts count seats from 0, the page from 1: in the three two-player games the
+    # region was chosen from seat index 1, the win-rate chart's "Seat 2", and is shown so.
+    assert page.locator(".explorer-context h3").all_text_contents() == ["Seat 2"]
+    assert "Seat 2" in page.locator("section[aria-label='Win rate by seat']").text_content()
     first = page.locator("li.move").first
     assert "won" in first.locator(".move-figures").text_content()
     assert "placement" in first.locator(".move-figures").text_content()

@@ -423,6 +423,12 @@ def test_every_page_at_both_sizes_is_accessible_fits_and_is_photographed(live, b
             page.goto(live.url + path)
             page.wait_for_selector(ready, state="attached", timeout=60_000)
             page.wait_for_selector("#app:not([aria-busy])", state="attached")
+            if name == "archive":
+                # Three seats named "random bot" are told apart, as at the table and in the replay.
+                row = page.locator(f'tr[data-game="{rio}"] td')
+                assert row.nth(1).inner_text() == "random bot 1, random bot 2, random bot 3"
+                assert row.nth(2).inner_text().startswith("random bot ")
+                assert "game(s)" not in page.locator("#app").inner_text()
             if name.startswith("stats-unknown"):
                 assert "No archived game" in page.locator("#app").text_content()
             if name == "stats-player":

@@ -6,6 +6,8 @@ Rule IDs: shared/rules/condottiere.md, shared/rules/rio-de-la-plata.md."""
 
 from __future__ import annotations
 
+import re
+
 import requests
 
 from tests.web.conftest import open_play_page, screenshot
@@ -25,6 +27,15 @@ def _game(live, game: str, config: dict, bots: dict) -> tuple[str, dict]:
     game_id = created.json()["id"]
     claim = requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": "Ann"}, timeout=10).json()
     return game_id, claim
+
+
+def _rules_read_from_the_start(page) -> None:
+    """The rules dialog opens at its start, its title in view, not scrolled down to its Close
+    button (the rules are taller than a phone's screen)."""
+    dialog = page.locator("dialog.rules-panel")
+    assert dialog.evaluate("(d) => d.scrollTop") == 0
+    box, title = dialog.bounding_box(), dialog.locator("h2").bounding_box()
+    assert box and title and title["y"] >= box["y"], (box, title)
 
 
 def _goal(page) -> str:
@@ -56,6 +67,7 @@ def test_vic_1_vic_2_how_to_win_is_on_the_condottiere_table_at_both_sizes(live, 
     page.get_by_role("button", name="Rules").click()
     dialog = page.locator("dialog.rules-panel")
     assert dialog.is_visible()
+    _rules_read_from_the_start(page)
     assert "Bishop" in dialog.inner_text() and "keeps up to 2" in dialog.inner_text()
     screenshot(page, "help-condottiere-rules-desktop")
     page.get_by_role("button", name="Close").click()
@@ -69,6 +81,8 @@ def test_vic_1_vic_2_how_to_win_is_on_the_condottiere_table_at_both_sizes(live, 
     phone.get_by_role("button", name="Rules").click()
     box = phone.locator("dialog.rules-panel").bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert phone.locator("dialog.rules-panel").evaluate("(d) => d.scrollHeight > d.clientHeight")
+    _rules_read_from_the_start(phone)
     screenshot(phone, "help-condottiere-rules-phone")
     assert not errors, errors
 
@@ -86,6 +100,7 @@ def test_rio_round_1_the_table_says_the_year_of_20_and_where_vp_come_from(live, 
         assert "best reading of the rulebook" not in page.locator("#app").inner_text()
         page.get_by_role("button", name="Rules").click()
         assert "Where VP come from" in page.locator("dialog.rules-panel").inner_text()
+        _rules_read_from_the_start(page)
         screenshot(page, f"help-rio-rules-{size}")
         page.get_by_role("button", name="Close").click()
         screenshot(page, f"help-rio-table-{size}")
@@ -151,7 +166,10 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
                 headers={"Authorization": f"Bearer {claim['token']}"},
                 timeout=10,
             ).json()["view"]
-            passed = sum(1 for p in view["players"] if p["passed"]) if view["battle"] else 0
+            # Between battles (hand discards, a round's end) the next battle's region is known but
+            # nobody has passed in it yet.
+            fighting = view["battle"] and view["phase"] not in ("hand_discard", "keep_cards")
+            passed = sum(1 for p in view["players"] if p["passed"]) if fighting else 0
             badges = page.locator("table.cd-lines .badge", has_text="passed").count()
             assert badges == passed < len(view["players"]), (badges, passed)
             assert page.locator("section.recent:not([hidden])").count()
@@ -172,8 +190,6 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
                 page.locator(".moves fieldset button:not(.secondary)").first.click()
         page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
     assert seen_result, "a battle ended and its result was shown"
-    import re
-
     text = page.locator("#app").inner_text()
     assert not re.search(BAD_WORDS, text), re.search(BAD_WORDS, text)
     assert not errors, errors
@@ -263,3 +279,21 @@ def test_bis_2_the_pope_is_placed_on_the_map_or_from_a_grid_of_names(live, conte
         timeout=30_000,
     )
     assert not errors, errors
+
+
+def test_a_guest_who_leaves_the_name_empty_plays_under_a_generated_name_never_you(live, context_for):
+    """ "Play against the computer" with the name left empty seats the guest under a generated name
+    ("Swift Heron"): a player stored as "You" would read as the viewer at every other table, in the
+    lobby and in the archive."""
+    page = context_for("phone").new_page()
+    page.goto(live.url + "/")
+    page.wait_for_selector("#new-game")
+    page.get_by_label("Your name (takes the first free seat)").fill("")
+    page.get_by_role("button", name="Play against the computer").click()
+    page.wait_for_url("**/play/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    seats = requests.get(f"{live.url}/v1/games/{game_id}", timeout=10).json()["seats"]
+    name = seats[0]["name"]
+    assert re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+", name) and name.lower() != "you", name
+    page.wait_for_selector("ul.players li")
+    assert f"{name} · you" in page.locator("ul.players").inner_text()

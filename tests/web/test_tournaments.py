@@ -76,12 +76,15 @@ def test_create_join_start_play_a_round_and_see_the_standings(live, browser, siz
         page.get_by_label("Rounds", exact=True).fill("2")
         page.get_by_label("Who may enter").select_option("anyone")
         assert page.get_by_label("Bot accounts may enter").is_checked()
+        assert not page.get_by_label("Rated: the tables").is_checked()  # as the API's default
+        assert not page.get_by_label("Duplicate rounds").is_checked()
         check_page(page, f"tournament-create-{size}")
         page.get_by_role("button", name="Create tournament").click()
         page.wait_for_url(re.compile(r".*/tournaments/[0-9a-f]{16}$"))
         tid = page.url.rsplit("/", 1)[1]
         # the page names itself once its tournament is read (a bounded wait, not a first read)
         page.locator("h1", has_text=f"Friday Swiss {size}").wait_for()
+        assert page.locator(".terms-line").inner_text() == "Unrated games."
 
         # Ann enters with the button, Bob and Cid through the API, a server bot from the page
         page.get_by_role("button", name="Join").click()
@@ -195,6 +198,12 @@ def test_the_form_gives_a_clock_a_start_time_and_invitations_by_name(live, brows
         page.get_by_label("Players invited").fill(f"{guest['handle']}, nobody{size}x")
         page.get_by_label("Seconds per decision").fill("120")
         page.get_by_label("Timeouts before a bot takes the seat").fill("2")
+        page.get_by_label("Rated: the tables").check()
+        page.get_by_label("Duplicate rounds").check()
+        page.get_by_label("Format").select_option("elimination")
+        assert not page.get_by_label("Late entry").is_visible()  # a Swiss's option only
+        page.get_by_label("Format").select_option("swiss")
+        page.get_by_label("Late entry").check()
         assert page.get_by_label("Start time").is_disabled()
         page.get_by_label("By itself at a time").check()
         assert page.get_by_label("Start time").input_value()  # a suggestion, in the future
@@ -221,7 +230,12 @@ def test_the_form_gives_a_clock_a_start_time_and_invitations_by_name(live, brows
             f"{live.url}/v1/me", headers={"Authorization": f"Bearer {guest['token']}"}, timeout=30
         ).json()["account"]
         assert settings["accounts"] == [guest_id] and settings["starts_at"].endswith("Z")
+        assert settings["rated"] and settings["duplicate"] and settings["late_entry"]
         page.locator(".start-line", has_text="Starts by itself").wait_for()
+        assert page.locator(".terms-line").inner_text() == (
+            "Rated games; duplicate rounds: every table of a round is dealt the same cards;"
+            " late entry between rounds."
+        )
         assert page.locator(".clock-line").inner_text().startswith("Clock: 120 s a decision")
         # the organiser is not on the list: no Join button, a word why
         assert page.get_by_role("button", name="Join").count() == 0
@@ -305,6 +319,52 @@ def test_an_elimination_page_ranks_by_the_round_reached(live, browser):
             entrants = {e["account"]: e["name"] for e in view["entrants"]}
             assert names == [entrants[s["account"]] for s in view["standings"]]
             check_page(page, f"tournament-elimination-{size}")
+            assert errors == []
+        finally:
+            context.close()
+
+
+def test_a_rio_tournament_page_does_not_call_seat_1_the_first_player(live, browser):
+    """Rio de la Plata draws its turn order (RIO-SETUP-4), so the tournament does not fix its first
+    seat (``first_seat_starts`` false) and the account at seat 1 of its table reads no "first
+    player"; at a Condottiere table, whose game starts with seat 1 (SET-2), that account does."""
+    for game, first in (("rio_de_la_plata", False), ("condottiere", True)):
+        org, *others = [new_account(live, "seat") for _ in range(3)]
+        made = requests.post(
+            f"{live.url}/v1/tournaments",
+            json={"game": game, "table_size": 3, "rounds": 1, "title": f"Seats {game}"},
+            headers={"Authorization": f"Bearer {org['token']}"},
+            timeout=30,
+        )
+        assert made.status_code == 201, made.text
+        tid = made.json()["id"]
+        for who in (org, *others):
+            joined = requests.post(
+                f"{live.url}/v1/tournaments/{tid}/join",
+                json={},
+                headers={"Authorization": f"Bearer {who['token']}"},
+                timeout=30,
+            )
+            assert joined.status_code == 200, joined.text
+        started = requests.post(
+            f"{live.url}/v1/tournaments/{tid}/start",
+            headers={"Authorization": f"Bearer {org['token']}"},
+            timeout=30,
+        )
+        assert started.status_code == 200, started.text
+        assert started.json()["first_seat_starts"] is first
+        seat_0 = started.json()["rounds"][0]["tables"][0]["players"][0]
+        names = {e["account"]: e["name"] for e in started.json()["entrants"]}
+        (at_seat_0,) = [u for u in (org, *others) if u["handle"] == names[seat_0]]
+        context, page, errors = signed_in(browser, live, at_seat_0, "desktop")
+        try:
+            page.goto(f"{live.url}/tournaments/{tid}")
+            box = page.locator(".your-table-box")
+            box.get_by_role("link", name="Your table: play").wait_for()
+            text = box.inner_text()
+            assert "Round 1, table 1, seat 1" in text
+            assert ("first player" in text) is first, text
+            assert ("first player" in page.locator("#app").inner_text()) is first
             assert errors == []
         finally:
             context.close()

@@ -1,5 +1,5 @@
 // The archive (/archive): every filter of GET /v1/archive, newest first, cursor pagination.
-import { api, h, pageData, setApp, showError, when } from "/web/static/app.js";
+import { api, h, pageData, seatName, setApp, showError, when } from "/web/static/app.js";
 import { gameTitle, words } from "/web/static/dom.js";
 
 // Every game's outcome codes in words (the games name them: games.base.OutcomeHooks), one list.
@@ -64,10 +64,13 @@ async function main() {
     const { data } = await api(`/v1/archive?${params}`);
     if (!append) { body.replaceChildren(); shown = 0; }
     for (const game of data.games) {
+      // Seats of one name (three "heuristic bot"s) are told apart as at the table: "heuristic bot 2".
+      const seats = { seats: game.players.map((name, seat) => ({ seat, name })) };
+      const player = (seat) => (game.players[seat] ? seatName(seats, seat) : "—");
       body.append(h("tr", { dataset: { game: game.id } },
         h("td", {}, when(game.finished)),
-        h("td", {}, game.players.map((p) => p || "—").join(", ")),
-        h("td", {}, game.winner_names.join(", ") || "—"),
+        h("td", {}, game.players.map((_, seat) => player(seat)).join(", ")),
+        h("td", {}, game.winners.filter((seat) => game.players[seat]).map(player).join(", ") || "—"),
         h("td", {}, outcomeWords(game.outcome) || "—"),
         h("td", {}, `${title(game.game)}${game.ruleset ? ` (${game.ruleset})` : ""} · ${game.player_count} players${game.options.length ? ` · ${game.options.map(words).join(", ")}` : ""}`),
         h("td", {}, h("a", { href: `/replay/${game.id}` }, "Replay"))));
@@ -75,7 +78,7 @@ async function main() {
     shown += data.games.length;
     cursor = data.next_cursor;
     more.hidden = !cursor;
-    count.textContent = `${shown} game(s) shown${cursor ? ", more available" : ""}.`;
+    count.textContent = `${shown} game${shown === 1 ? "" : "s"} shown${cursor ? ", more available" : ""}.`;
   }
   form.addEventListener("submit", (event) => {
     event.preventDefault();

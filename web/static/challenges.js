@@ -3,11 +3,15 @@
 // the leaderboard). Signed-in browsers only; everything goes through /v1 (challenges, seeks).
 //
 // Why polling rather than /v1/me/stream: an account may hold 8 streams at once and a person opens
-// many tabs; a GET of /v1/challenges every few seconds costs one small read and no lease. A seek is
+// many tabs; a GET of /v1/challenges every few seconds costs one small read and no lease. (EventSource
+// cannot send the account's token either: a stream would be read with fetch, one lease per tab, or
+// shared between tabs by one of them, which no page does yet.) A seek is
 // kept alive (POST /v1/seeks/{id}/keep) while this page shows it.
 
-import { account, accountApi, describe, h, loadGame, pageData, toast } from "/web/static/app.js";
+import { account, accountApi, describe, h, pageData, toast } from "/web/static/app.js";
 import { gameTitle } from "/web/static/dom.js";
+import { challengeDialog, seatSpec } from "/web/static/challenge-dialog.js";
+import { REASONS, reasonWords } from "/web/static/decline-reasons.js";
 
 const POLL_MS = 4000;
 const KEEP_MS = 20000;
@@ -45,15 +49,26 @@ function challengeLine(challenge, incoming) {
   const actions = incoming
     ? [
         h("button", { type: "button", class: "accept", onclick: () => answer(challenge, "accept") }, "Accept"),
-        h("button", { type: "button", class: "decline", onclick: () => answer(challenge, "decline") }, "Decline"),
+        h("span", { class: "decline-with" }, reasonSelect(challenge),
+          h("button", { type: "button", class: "decline", onclick: () => answer(challenge, "decline", reasons.get(challenge.id)) }, "Decline")),
       ]
     : [h("button", { type: "button", onclick: () => answer(challenge, "cancel") }, "Cancel")];
   return h("li", { class: "meet-item", "data-challenge": challenge.id }, h("span", {}, text), h("span", { class: "meet-actions" }, ...actions));
 }
 
-async function answer(challenge, what) {
+// The reason a decline gives (Lichess's codes, in plain words), kept per challenge across redraws.
+const reasons = new Map();
+function reasonSelect(challenge) {
+  const select = h("select", { class: "decline-reason", "aria-label": "Reason to decline", onchange: () => reasons.set(challenge.id, select.value) },
+    ...REASONS.map(([code, words]) => h("option", { value: code }, words)));
+  select.value = reasons.get(challenge.id) || "generic";
+  return select;
+}
+
+async function answer(challenge, what, reason) {
   try {
-    const { data } = await accountApi(`/v1/challenges/${encodeURIComponent(challenge.id)}/${what}`, { method: "POST", body: {} });
+    const body = what === "decline" ? { reason: reason || "generic" } : {};
+    const { data } = await accountApi(`/v1/challenges/${encodeURIComponent(challenge.id)}/${what}`, { method: "POST", body });
     if (what === "accept" && data.started) {
       await enterGame(data.game_id);
       return;
@@ -66,6 +81,7 @@ async function answer(challenge, what) {
 }
 
 let known = new Set();
+let lastDrawn = null;
 const watching = new Set();
 
 async function refresh() {
@@ -84,7 +100,7 @@ async function refresh() {
     try {
       const { data } = await accountApi(`/v1/challenges/${encodeURIComponent(id)}`);
       if (data.status === "started") { await enterGame(data.game_id); return; }
-      if (data.status === "declined") toast(`Your challenge was declined (${data.reason}).`, { kind: "info" });
+      if (data.status === "declined") toast(`Your challenge was declined: ${reasonWords(data.reason)}.`, { kind: "info" });
       if (data.status === "expired") toast("Your challenge expired.", { kind: "info" });
     } catch { /* gone: nothing to say */ }
   }
@@ -92,6 +108,10 @@ async function refresh() {
   const fresh = mine.incoming.filter((c) => !known.has(c.id));
   known = new Set(mine.incoming.map((c) => c.id));
   if (fresh.length) toast(`${fresh[0].challenger} challenges you to ${fresh[0].title}.`, { kind: "info" });
+  // Redrawn only when the list changed: a redraw would close a reason list being chosen from.
+  const drawn = JSON.stringify([[...known], [...outgoing], (currentSeek() || {}).id]);
+  if (drawn === lastDrawn) return;
+  lastDrawn = drawn;
   const items = [...mine.incoming.map((c) => challengeLine(c, true)), ...mine.outgoing.map((c) => challengeLine(c, false))];
   const seeking = seekLine();
   if (seeking) items.push(seeking);
@@ -154,62 +174,7 @@ async function followSeek(keep = false) {
 
 // -- Challenge a player --------------------------------------------------------------------------
 
-// The game's seat count, when its page module names the key (``seatCountKey``): two people, the
-// other seats filled by the game's first bot level, so a challenge to one player fits any size.
-async function seatSpec(name) {
-  try {
-    const { module } = await loadGame(name);
-    return (module.configFields || []).find((spec) => spec.key === module.seatCountKey) || null;
-  } catch {
-    return null;
-  }
-}
-
-function challengeForm(handle) {
-  const select = h("select", { name: "game", "aria-label": "Game" }, ...games.map((g) => h("option", { value: g.name }, g.title)));
-  const rated = h("input", { type: "checkbox", name: "rated", checked: true });
-  const players = h("input", { type: "number", name: "players", "aria-label": "Players", value: "2", min: "2" });
-  const playersField = h("label", { hidden: true }, "Players ", players, " (seats beyond two: bots)");
-  let spec = null;
-  const chosen = async () => {
-    spec = await seatSpec(select.value);
-    playersField.hidden = !spec;
-    if (spec) { players.min = String(spec.min || 2); players.max = String(spec.max || 6); players.value = String(Math.max(2, spec.min || 2)); }
-  };
-  select.addEventListener("change", chosen);
-  chosen();
-  const dialog = h("dialog", { class: "meet-dialog", "aria-label": `Challenge ${handle}` });
-  const send = async (event) => {
-    event.preventDefault();
-    const body = { game: select.value, invite: [handle], rated: rated.checked, config: {} };
-    if (spec) {
-      const count = Number(players.value);
-      body.config[spec.key] = count;
-      const level = (games.find((g) => g.name === select.value) || { bots: [] }).bots[0];
-      body.bots = Object.fromEntries(Array.from({ length: count - 2 }, (_, i) => [String(2 + i), level]));
-    }
-    try {
-      const { data } = await accountApi("/v1/challenges", { method: "POST", body });
-      watching.add(data.id);
-      toast(`Challenge sent to ${handle}.`, { kind: "info" });
-      dialog.close();
-      dialog.remove();
-      refresh();
-    } catch (error) {
-      toast(describe(error));
-    }
-  };
-  dialog.append(h("form", { onsubmit: send },
-    h("h2", {}, `Challenge ${handle}`),
-    h("label", {}, "Game ", select),
-    playersField,
-    h("label", {}, rated, " Rated"),
-    h("p", { class: "meet-actions" },
-      h("button", { type: "submit" }, "Send challenge"),
-      h("button", { type: "button", onclick: () => { dialog.close(); dialog.remove(); } }, "Cancel"))));
-  document.body.append(dialog);
-  dialog.showModal();
-}
+const challengeForm = (handle) => challengeDialog(handle, (made) => { watching.add(made.id); refresh(); });
 
 function addChallengeButtons(root = document) {
   const me = account.get();

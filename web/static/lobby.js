@@ -1,11 +1,12 @@
 // The lobby (/): play against the computer in one click, create a game with every option the API
-// accepts, join a seat, find games to watch or replay (the lists refresh themselves).
+// accepts, join a seat, find games to watch or replay (open games live: lobby-live.js).
 import { account, api, guestName, h, loadGame, pageData, seatName, seats, setApp, showError, when } from "/web/static/app.js";
 import { gameTitle } from "/web/static/dom.js";
 import { claimAndPlay, joinForm } from "/web/static/join.js";
 import { openGameLine } from "/web/static/rating-bits.js";
 import { idleness } from "/web/static/idle.js";
 import { CLOCK_FIELDS } from "/web/static/clock-fields.js";
+import { followOpenGames } from "/web/static/lobby-live.js";
 
 const games = pageData.games;
 
@@ -180,33 +181,59 @@ function listSection(key, title, rows, makeAction) {
     rows.length ? h("ul", { class: "games" }, rows.map((g) => gameRow(g, makeAction(g)))) : h("p", { class: "muted" }, "None."));
 }
 
-async function lists() {
-  const [open, active, finished] = await Promise.all(["open", "active", "finished"].map(fetchList));
+// A game this browser holds a seat of is played, not watched (joined here, or resumed).
+const watch = (g) => (seats.get(g.id)
+  ? h("a", { href: `/play/${g.id}`, class: "button primary" }, "Play")
+  : h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch"));
+
+// Running and finished games are on no stream: read on load, when an open game goes (it may have
+// started) and every RUNNING_MS (games finish, and idleness comes with time).
+const RUNNING_MS = 30000;
+
+async function runningLists() {
+  const [active, finished] = await Promise.all(["active", "finished"].map(fetchList));
   // Idle: left by its players, by the game's own clock (web/static/idle.js says the rule).
   const now = Date.now();
   for (const g of active) g.idle = idleness(g, now);
   const idle = (g) => g.idle !== null;
-  // A game this browser holds a seat of is played, not watched (joined here, or resumed).
-  const watch = (g) => (seats.get(g.id)
-    ? h("a", { href: `/play/${g.id}`, class: "button primary" }, "Play")
-    : h("a", { href: `/watch/${g.id}`, class: "button" }, "Watch"));
   return [
-    listSection("open", "Open games: join a seat", open, joinForm),
     listSection("active", "Running games: watch", active.filter((g) => !idle(g)), watch),
     listSection("finished", "Recently finished", finished.slice(0, 10), (g) => h("a", { href: `/replay/${g.id}`, class: "button" }, "Replay")),
     listSection("idle", "Idle: nobody is moving them", active.filter(idle), watch),
   ];
 }
 
+// A section whose content is redrawn unless the person is typing in it (a name in a Join form):
+// then once they leave it.
+function redrawable(initial) {
+  const slot = h("div", { class: "list-slot" }, initial);
+  let pending = null;
+  slot.addEventListener("focusout", () => setTimeout(() => {
+    if (pending && !slot.contains(document.activeElement)) { slot.replaceChildren(...pending); pending = null; }
+  }));
+  return {
+    slot,
+    draw(children) {
+      if (slot.contains(document.activeElement)) pending = children;
+      else { pending = null; slot.replaceChildren(...children); }
+    },
+  };
+}
+
 async function main() {
-  const [form, sections] = await Promise.all([createForm(), lists()]);
-  const side = h("div", { class: "lists" }, sections);
-  setApp(h("div", { class: "lobby" }, form, side));
-  // Live lists: refreshed every few seconds, except while the person is typing a name in one.
-  setInterval(async () => {
-    if (document.hidden || side.contains(document.activeElement)) return;
-    try { side.replaceChildren(...await lists()); } catch { /* the next round tries again */ }
-  }, 5000);
+  const openSlot = redrawable(h("p", { class: "muted" }, "Loading the open games…"));
+  const [form, running] = await Promise.all([createForm(), runningLists()]);
+  const runningSlot = redrawable(running);
+  setApp(h("div", { class: "lobby" }, form, h("div", { class: "lists" }, openSlot.slot, runningSlot.slot)));
+  const refreshRunning = async () => {
+    if (document.hidden) return;
+    try { runningSlot.draw(await runningLists()); } catch { /* the next round tries again */ }
+  };
+  followOpenGames({
+    onChange: (open) => openSlot.draw([listSection("open", "Open games: join a seat", open, joinForm)]),
+    onStarted: refreshRunning,
+  });
+  setInterval(refreshRunning, RUNNING_MS);
 }
 
 main().catch(showError);

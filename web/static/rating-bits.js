@@ -76,7 +76,10 @@ export function openGameLine(game, handle) {
     if (!data) return;
     const rated = data.seats.filter((s) => s.rating);
     const parts = [];
-    if (rated.length) parts.push(h("span", {}, `Ratings: ${rated.map((s) => `${playerName(s.player)} ${ordinal(s.rating)}`).join(", ")}`));
+    // An account's rating links to its page, and so gets a "Challenge" button (challenges.js).
+    const entry = (s) => (s.player.startsWith("bot:") ? `${playerName(s.player)} ${ordinal(s.rating)}`
+      : h("a", { href: ratingUrl(s.player, game.game), class: "rated-player" }, `${s.player} ${ordinal(s.rating)}`));
+    if (rated.length) parts.push(h("span", {}, "Ratings: ", ...rated.flatMap((s, i) => (i ? [", ", entry(s)] : [entry(s)]))));
     if (data.predict_win && data.joining_seat !== undefined) {
       const who = (s) => (s.seat === data.joining_seat ? "you" : playerName(s.player));
       parts.push(h("span", { class: "if-you-join" }, `If you join: ${data.seats.map((s) => `${who(s)} ${chance(data.predict_win[s.seat])}`).join(", ")}`));

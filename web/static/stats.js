@@ -106,12 +106,20 @@ function filterForm(params, gameName, active) {
 
 const placement = (value) => (value === null || value === undefined ? "—" : value.toFixed(2));
 
+// A context as people read it: the API's seats count from 0 ("seat 1"), the page's from 1 (the
+// win-rate chart's "Seat 2"), so a seat context is shown as the charts name that seat.
+function contextName(context) {
+  if (!context) return "Every context";
+  const seat = /^seat (\d+)$/.exec(context);
+  return seat ? `Seat ${Number(seat[1]) + 1}` : words(context).replace(/^./, (c) => c.toUpperCase());
+}
+
 // One context's moves as bars (the share of the choices there), each with its count, win rate,
 // mean placement and example games opening in the replay viewer.
 function movesOf(context, module) {
   const name = (move) => (module.cardName && module.cardName(move) !== undefined ? module.cardName(move) : words(move));
-  return h("section", { class: "explorer-context", "aria-label": context.context || "Every context" },
-    h("h3", {}, context.context ? words(context.context).replace(/^./, (c) => c.toUpperCase()) : "Every context"),
+  return h("section", { class: "explorer-context", "aria-label": contextName(context.context) },
+    h("h3", {}, contextName(context.context)),
     h("ol", { class: "moves" }, context.moves.map((move) => h("li", { class: "move", dataset: { move: move.move } },
       h("span", { class: "move-name" }, name(move.move)),
       h("span", { class: "move-bar", "aria-hidden": "true" },
@@ -137,7 +145,7 @@ async function explorer(gameName, module, params, filters) {
     query.set("situation", situation);
     const { data: body } = await api(`/v1/stats/${gameName}/explorer?${query}`);
     out.replaceChildren(
-      h("p", { class: "muted" }, `${body.decisions} decisions in the games matching the filters.`),
+      h("p", { class: "muted" }, `${body.decisions} decisions in ${[...filters.keys()].length ? "the games matching the filters" : "the archive"}.`),
       ...(body.contexts.length ? body.contexts.map((c) => movesOf(c, module)) : [h("p", {}, "No game matches: nothing to show.")]));
   };
   select.addEventListener("change", () => {

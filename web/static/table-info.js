@@ -59,7 +59,10 @@ export function goalBox(game) {
     dialog.replaceChildren(h("h2", { id: "rules-title" }, `${game.title}: the rules`),
       ...sections.flatMap(([heading, lines]) => [h("h3", {}, heading), h("ul", {}, lines.map((line) => h("li", {}, line)))]), close);
     dialog.showModal();
-    close.focus();
+    // The rules are read from their start: focusing Close (the last thing in a dialog taller than
+    // a phone's screen) would scroll it to the end.
+    close.focus({ preventScroll: true });
+    dialog.scrollTop = 0;
   };
   const button = h("button", { type: "button", class: "rules-open", "aria-haspopup": "dialog", onclick: open }, "Rules");
   const box = h("section", { class: "goal", "aria-labelledby": "goal-title", hidden: true },

@@ -50,9 +50,13 @@ export async function createTournamentForm() {
   const roundsBox = input("t-rounds", "Rounds", { name: "rounds", type: "number", min: 1, max: 30, value: 3, inputmode: "numeric" });
   const advanceBox = input("t-advance", "Players who go on from each table", { name: "advance", type: "number", min: 1, max: 5, value: 2, inputmode: "numeric" });
   advanceBox.hidden = true;
+  // Late entry is the Swiss's only (an elimination's field is fixed by its first round).
+  const lateBox = h("div", { class: "check" }, h("input", { id: "t-late", name: "late_entry", type: "checkbox" }),
+    h("label", { for: "t-late" }, "Late entry: accounts may join between rounds (no points for the rounds before)"));
   format.addEventListener("change", () => {
     roundsBox.hidden = format.value !== "swiss";
     advanceBox.hidden = format.value !== "elimination";
+    lateBox.hidden = format.value !== "swiss";
   });
   const clockBox = clockFieldset("t-clock", "Time control (every table)");
   // The start: the organiser's button, or a time in this browser's time zone (sent in UTC).
@@ -94,6 +98,11 @@ export async function createTournamentForm() {
     input("t-capacity", "Most entrants (0: no limit)", { name: "capacity", type: "number", min: 0, value: 0, inputmode: "numeric" }),
     h("div", { class: "check" }, h("input", { id: "t-bots", name: "bots", type: "checkbox", checked: true }),
       h("label", { for: "t-bots" }, "Bot accounts may enter")),
+    lateBox,
+    h("div", { class: "check" }, h("input", { id: "t-rated", name: "rated", type: "checkbox" }),
+      h("label", { for: "t-rated" }, "Rated: the tables' games count for the players' ratings")),
+    h("div", { class: "check" }, h("input", { id: "t-duplicate", name: "duplicate", type: "checkbox" }),
+      h("label", { for: "t-duplicate" }, "Duplicate rounds: every table of a round is dealt the same cards, seats rotated")),
     startBox,
     clockBox,
     h("p", { class: "muted" }, "Tables are as full as the size allows; when the entrants do not divide, some tables get one player fewer (13 at tables of 4: 4+3+3+3)."),
@@ -134,8 +143,13 @@ export async function createTournamentForm() {
       entry: entry.value,
       capacity: Number(form.querySelector("#t-capacity").value) || 0,
       bots: form.querySelector("#t-bots").checked,
+      rated: form.querySelector("#t-rated").checked,
+      duplicate: form.querySelector("#t-duplicate").checked,
     };
-    if (format.value === "swiss") body.rounds = Number(form.querySelector("#t-rounds").value);
+    if (format.value === "swiss") {
+      body.rounds = Number(form.querySelector("#t-rounds").value);
+      body.late_entry = form.querySelector("#t-late").checked;
+    }
     else body.advance = Number(form.querySelector("#t-advance").value);
     if (entry.value === "list") body.accounts = invited.value.split(/[\s,]+/).filter(Boolean);
     const clock = readClock(clockBox);

@@ -43,6 +43,14 @@ function clockLine(clock) {
   return `Clock: ${parts.join(", ")}`;
 }
 
+// What the games count for and how they are dealt: rated or not, duplicate rounds, late entry.
+function termsLine(s) {
+  const parts = [s.rated ? "Rated games" : "Unrated games"];
+  if (s.duplicate) parts.push("duplicate rounds: every table of a round is dealt the same cards");
+  if (s.late_entry) parts.push("late entry between rounds");
+  return parts.join("; ");
+}
+
 // When it starts: by itself at its start time (shown in the reader's time zone), or by its organiser.
 function startLine(t) {
   if (t.status !== "open") return null;
@@ -92,7 +100,7 @@ function yourTable(t, mine) {
   const found = myTable(t, mine);
   if (!found) return null;
   const { round, index, table, seat } = found;
-  const where = `Round ${round}, table ${index + 1}, seat ${seat + 1}${seat === 0 ? " (first player)" : ""}`;
+  const where = `Round ${round}, table ${index + 1}, seat ${seat + 1}${seat === 0 && t.first_seat_starts ? " (first player)" : ""}`;
   let action;
   if (table.placing) action = table.game ? h("a", { class: "button", href: `/replay/${encodeURIComponent(table.game)}` }, "Replay your game") : h("span", { class: "muted" }, "finished");
   else if (table.game) action = h("a", { class: "button primary your-table", href: `/play/${encodeURIComponent(table.game)}` }, "Your table: play");
@@ -215,6 +223,7 @@ function drawOne(t, mine, refresh) {
     h("p", {}, summaryLine(t)),
     startLine(t) ? h("p", { class: "start-line" }, `${startLine(t)}.`) : null,
     h("p", { class: "clock-line" }, `${clockLine(t.settings.clock)}.`),
+    h("p", { class: "terms-line" }, `${termsLine(t.settings)}.`),
     h("p", { class: "muted" }, `Entry: ${ENTRY[t.settings.entry] || t.settings.entry}; bot accounts ${t.settings.bots ? "welcome" : "not admitted"}. Organised by ${names.get(t.organiser) || (t.organiser === mine ? "you" : "its organiser")}.`),
     code && mine === t.organiser ? h("p", {}, "Join code: ", h("strong", { class: "join-code" }, code)) : null,
     h("div", { class: "actions" }, actions(t, mine, refresh)));

@@ -181,8 +181,11 @@ export function render(view, ctx) {
     view && view.pope ? `The Pope stands in ${view.pope}` : null,
   ].filter(Boolean).join(" · ");
 
+  // Between the choice of the next region and its first card (the hand discards, a round's end)
+  // the battle is to come, and the passes of the one that ended no longer mean anything.
+  const fighting = !(view && (view.phase === "hand_discard" || view.phase === "keep_cards"));
   lines.querySelector(".battle-where").textContent = battle
-    ? (battle.final ? "The final battle." : `Now: the battle for ${battle.region}.`)
+    ? (battle.final ? `${fighting ? "The" : "Next: the"} final battle.` : `${fighting ? "Now" : "Next"}: the battle for ${battle.region}.`)
     : "No battle under way.";
   // The last battle's result stays until the next one ends.
   const last = lines.querySelector(".last-battle");
@@ -193,7 +196,7 @@ export function render(view, ctx) {
     return h("tr", { class: turn ? "turn" : null, dataset: { seat: String(p.seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})` }),
         name(p.seat), turn ? h("span", { class: "badge" }, "to play") : null,
-        p.passed && battle ? h("span", { class: "badge muted" }, "passed") : null,
+        p.passed && battle && fighting ? h("span", { class: "badge muted" }, "passed") : null,
         view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null),
       h("td", { class: "cd-str" }, p.true_strength !== undefined && p.true_strength !== p.strength
         ? `${p.strength} (${p.true_strength})` : String(p.strength)),

@@ -504,6 +504,12 @@ export function placementsLeft(view) {
   return Math.max(0, Math.min(PER_TURN - (p.placed || 0), p.supply ?? 0));
 }
 
+// Decisions that choose a place for one thing, said as one task when they have many places.
+const PLACES = {
+  place_section: "place a section", place_tile: "put the tile on a site", place_attacker: "place an attacker",
+  remove_attacker: "remove an attacker", defend: "put a defender on a cell",
+};
+
 export function turnHint(view) {
   if (!view) return "Your turn.";
   if (view.step === "A") {
@@ -513,10 +519,21 @@ export function turnHint(view) {
     return `Your turn: ${left} of ${PER_TURN} placements left. Click a highlighted cell, track space or character to place a person.`;
   }
   // Name what there is to do: a highlighted thing may be a screen away (a character, on a phone).
-  const todo = [...targetsOf(view.legal_moves || []).values()].flat().map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
+  const moves = [...targetsOf(view.legal_moves || []).values()].flat();
+  const todo = moves.map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
   if (!todo.length) return "Your turn: choose below.";
+  const where = todo.length === 1 ? "Click it on the board (highlighted) or in the list below." : "Click one on the board (highlighted) or in the list below.";
+  // Many places for one kind of thing (a road section may go on any of 290 edges) are one task
+  // said once, not a list of its first places.
+  const kinds = new Set(moves.map((m) => m.type));
+  const [type] = kinds;
+  if (todo.length > 3 && kinds.size === 1 && PLACES[type]) {
+    const kind = todo[0].split(" ")[0].toLowerCase(); // "Road", "Wall" or "Section" (words.js)
+    const task = type === "place_section" ? (kind === "section" ? "place a section" : `place a ${kind} section`) : PLACES[type];
+    return `Your turn: ${task} (${todo.length} places). ${where}`;
+  }
   const shown = todo.slice(0, 3).join("; ") + (todo.length > 3 ? `; and ${todo.length - 3} more` : "");
-  return `Your turn: ${shown}. Click it on the board (highlighted) or in the list below.`;
+  return `Your turn: ${shown}. ${where}`;
 }
 
 // What a move brings or costs, said beside it before it is made (the building's price and VP,
