@@ -43,7 +43,7 @@ from schemas.archive import (
     ReplaySchema,
 )
 from schemas.jobs import JobSchema
-from service.filters import FilterProblem, Filters, moment_ms, parse
+from service.filters import FilterProblem, Filters, moment_ms, parse, resolve
 from service.ids import is_game_id
 from store.archive import FILTER_FIELDS, BadCursor
 from store.game_logs import GameLog
@@ -140,9 +140,9 @@ class ArchiveSearch(MethodView):
             if account_id is None:  # no such account: no game of it
                 return json_response({"games": [], "next_cursor": None}, 200, {"Cache-Control": "no-cache"})
             filters.setdefault("account", []).append(account_id)
-            checked = Filters(**{**checked.__dict__, "account": account_id})
         if checked.rating_min is not None or checked.rating_max is not None or checked.table is not None:
-            return _search_facts(query, checked)
+            accounts = current_app.extensions["account_service"]
+            return _search_facts(query, resolve(checked, accounts.account_id_of))
         try:
             page = archive().search(
                 filters=filters,

@@ -34,7 +34,7 @@ from schemas.stats import (
     StatsQuery,
 )
 from service.fact_queries import situations_of
-from service.filters import FilterProblem, Filters, parse
+from service.filters import FilterProblem, Filters, parse, resolve
 from store.facts import TABLES
 
 blp = Blueprint("stats", __name__, url_prefix="/v1", description="Statistics over finished games")
@@ -70,12 +70,9 @@ def _filters(others: tuple[str, ...] = ("game",)) -> Filters | None:
 
 
 def _resolved(filters: Filters) -> Filters:
-    """``filters`` with the account's handle replaced by its id, as the store keeps seats; an
-    account handle nobody has matches no game."""
-    if filters.account is None:
-        return filters
-    account_id = current_app.extensions["account_service"].account_id_of(filters.account)
-    return Filters(**{**filters.__dict__, "account": account_id or ""})
+    """``filters`` as the store reads them (service.filters.resolve): handles replaced by the
+    accounts' ids, as the store keeps seats."""
+    return resolve(filters, current_app.extensions["account_service"].account_id_of)
 
 
 def _asked(body: dict[str, Any], filters: Filters) -> dict[str, Any]:

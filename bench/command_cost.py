@@ -19,6 +19,7 @@ counts, their usec and the bytes per move say what the code does per move, whate
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,7 +40,7 @@ import redis  # noqa: E402
 WARM_UP_GAMES = 2
 
 _WRAPPER = """
-import cProfile, gc, json, re, signal, sys, time, types
+import cProfile, gc, json, os, re, signal, sys, time, types
 exec(compile(open({conf!r}).read(), {conf!r}, "exec"))
 
 _profile = cProfile.Profile(time.process_time)
@@ -90,9 +92,66 @@ def worker_exit(server, worker):
         name = label(entry.code)
         calls, tottime = found.get(name, (0, 0.0))
         found[name] = (calls + entry.callcount, tottime + entry.inlinetime)
-    with open({out!r}, "w") as f:
+    with open({out!r} + "." + str(os.getpid()), "w") as f:  # one file a worker
         json.dump({{"functions": found, "deliveries": _deliveries}}, f)
 """
+
+
+class Started(list):
+    """The gunicorn processes started under the wrapper (``http_bench.Server``'s arbiter)."""
+
+    def workers(self) -> list[int]:
+        return [pid for process in self for pid in http_bench.children_of(process.pid)]
+
+
+@contextlib.contextmanager
+def under_wrapper(root: Path, out: Path, profile: bool = False) -> Iterator[Started]:
+    """While inside, ``http_bench`` starts ``root``'s gunicorn (its code on PYTHONPATH) with
+    ``_WRAPPER`` as its configuration: each worker counts deliveries (and profiles with ``profile``)
+    while toggled on by SIGUSR2, and writes them at its exit to ``out``.PID (``read_counts``)."""
+    conf = out.parent / "gunicorn.conf.py"
+    conf.write_text(_WRAPPER.format(conf=str(root / "gunicorn.conf.py"), out=str(out), profile=profile))
+    popen, started = subprocess.Popen, Started()
+
+    def with_wrapper(args, **kwargs):
+        if str(root / "gunicorn.conf.py") not in args:  # not gunicorn (py-spy, say)
+            return popen(args, **kwargs)
+        args = [str(conf) if a == str(root / "gunicorn.conf.py") else a for a in args]
+        kwargs["env"] = {**kwargs["env"], "PYTHONPATH": str(root)}
+        process = popen(args, **kwargs)
+        started.append(process)
+        return process
+
+    class Subprocess:  # http_bench's view of subprocess: gunicorn on root's code, under the wrapper
+        def __getattr__(self, name: str):
+            return with_wrapper if name == "Popen" else getattr(subprocess, name)
+
+    root_before = http_bench.ROOT
+    http_bench.ROOT = root
+    http_bench.subprocess = Subprocess()  # type: ignore[assignment]
+    try:
+        yield started
+    finally:
+        http_bench.subprocess = subprocess
+        http_bench.ROOT = root_before
+
+
+def read_counts(out: Path, workers: list[int], timeout: float = 30) -> dict:
+    """The counts the wrapper's ``workers`` wrote at their exit, summed over the workers."""
+    files = [out.parent / f"{out.name}.{pid}" for pid in workers]
+    deadline = time.monotonic() + timeout
+    while not all(f.exists() for f in files) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)  # written by then
+    total: dict = {"functions": {}, "deliveries": {}}
+    for f in files:
+        kept = json.loads(f.read_text())
+        for name, (calls, tottime) in kept["functions"].items():
+            before = total["functions"].get(name, (0, 0.0))
+            total["functions"][name] = (before[0] + calls, before[1] + tottime)
+        for key, n in kept["deliveries"].items():
+            total["deliveries"][key] = total["deliveries"].get(key, 0) + n
+    return total
 
 
 def redis_cpu(client: redis.Redis) -> float:
@@ -101,27 +160,9 @@ def redis_cpu(client: redis.Redis) -> float:
 
 
 def measure(root: Path, games: int, seed: int, profile: bool) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix="command-cost-"))
-    out, conf = tmp / "profile.json", tmp / "gunicorn.conf.py"
-    conf.write_text(_WRAPPER.format(conf=str(root / "gunicorn.conf.py"), out=str(out), profile=profile))
-    popen = subprocess.Popen
-
-    def with_wrapper(args, **kwargs):
-        if True:  # the wrapper counts deliveries always, profiles with --profile
-            args = [str(conf) if a == str(root / "gunicorn.conf.py") else a for a in args]
-        kwargs["env"] = {**kwargs["env"], "PYTHONPATH": str(root)}
-        return popen(args, **kwargs)
-
-    class Subprocess:  # http_bench's view of subprocess: gunicorn on root's code, maybe profiled
-        def __getattr__(self, name: str):
-            return with_wrapper if name == "Popen" else getattr(subprocess, name)
-
-    http_bench.ROOT = root
-    http_bench.subprocess = Subprocess()  # type: ignore[assignment]
-    try:
+    out = Path(tempfile.mkdtemp(prefix="command-cost-")) / "profile.json"
+    with under_wrapper(root, out, profile):
         server = http_bench.Server(web_workers=1, fsync="everysec").start()
-    finally:
-        http_bench.subprocess = subprocess
     worker = http_bench.children_of(server.process.pid)[0]
     client = redis.Redis.from_url(server.redis.url)
 
@@ -156,11 +197,7 @@ def measure(root: Path, games: int, seed: int, profile: bool) -> dict:
     finally:
         client.close()
         server.stop()
-    deadline = time.monotonic() + 30
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.5)  # written by then
-    kept = json.loads(out.read_text())
+    kept = read_counts(out, [worker])
     functions = {name.replace(str(root) + "/", ""): v for name, v in kept["functions"].items()}
     return {
         "checkout": str(root),

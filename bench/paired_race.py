@@ -12,14 +12,15 @@ difference of the shares over several runs: the intercept is the code's (bench/R
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 import random
 import signal
-import subprocess
+import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,6 +30,59 @@ import http_bench  # noqa: E402
 import redis  # noqa: E402
 
 WARM_UP_GAMES = 2
+# Student's t at 97.5% by degrees of freedom (a fit over a few runs has few).
+T975 = {
+    1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+    11: 2.20, 12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09, 20: 2.09,
+    25: 2.06, 30: 2.04,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Fit:
+    """B/A = at_equal + per_share * (B's share - A's share), by least squares over runs."""
+
+    at_equal: float
+    at_equal_se: float
+    per_share: float  # B/A per unit of share difference (per 0.01: a hundredth of it)
+    per_share_se: float
+    residual_sd: float
+    runs: int
+
+    def interval(self) -> tuple[float, float]:
+        """The 95% interval of ``at_equal`` (Student's t with runs - 2 degrees of freedom)."""
+        df = self.runs - 2
+        t = T975.get(df) or T975[max(k for k in T975 if k <= df)]
+        return self.at_equal - t * self.at_equal_se, self.at_equal + t * self.at_equal_se
+
+    def __str__(self) -> str:
+        low, high = self.interval()
+        return (
+            f"at equal shares B/A {self.at_equal:.3f} +- {self.at_equal_se:.3f} (standard error; 95% "
+            f"{low:.3f}-{high:.3f}), per 0.01 of share B-A {self.per_share / 100:+.4f} "
+            f"+- {self.per_share_se / 100:.4f}, residual sd {self.residual_sd:.3f}, {self.runs} runs"
+        )
+
+
+def fit_at_equal_shares(ratios: list[float], share_differences: list[float]) -> Fit:
+    """The fit this script's runs are read by (bench/README.md): each run's B/A against the
+    difference of its two sides' reader-first shares; the intercept is B/A at equal shares."""
+    n = len(ratios)
+    if n < 3:
+        raise ValueError("a fit of two parameters needs three runs or more")
+    slope, intercept = statistics.linear_regression(share_differences, ratios)
+    mean_x = statistics.fmean(share_differences)
+    sxx = sum((x - mean_x) ** 2 for x in share_differences)
+    residuals = [y - intercept - slope * x for x, y in zip(share_differences, ratios, strict=True)]
+    sd = math.sqrt(sum(r * r for r in residuals) / (n - 2))
+    return Fit(
+        at_equal=intercept,
+        at_equal_se=sd * math.sqrt(1 / n + mean_x**2 / sxx),
+        per_share=slope,
+        per_share_se=sd / math.sqrt(sxx),
+        residual_sd=sd,
+        runs=n,
+    )
 
 
 class Side:
@@ -36,30 +90,9 @@ class Side:
 
     def __init__(self, label: str, root: Path):
         self.label, self.root = label, root
-        tmp = Path(tempfile.mkdtemp(prefix="paired-race-"))
-        self.out, conf = tmp / "deliveries.json", tmp / "gunicorn.conf.py"
-        conf.write_text(
-            command_cost._WRAPPER.format(
-                conf=str(root / "gunicorn.conf.py"), out=str(self.out), profile=False
-            )
-        )
-        popen = subprocess.Popen
-
-        def with_wrapper(args, **kwargs):
-            args = [str(conf) if a == str(root / "gunicorn.conf.py") else a for a in args]
-            kwargs["env"] = {**kwargs["env"], "PYTHONPATH": str(root)}
-            return popen(args, **kwargs)
-
-        class Subprocess:
-            def __getattr__(self, name: str):
-                return with_wrapper if name == "Popen" else getattr(subprocess, name)
-
-        http_bench.ROOT = root
-        http_bench.subprocess = Subprocess()  # type: ignore[assignment]
-        try:
+        self.out = Path(tempfile.mkdtemp(prefix="paired-race-")) / "deliveries.json"
+        with command_cost.under_wrapper(root, self.out):
             self.server = http_bench.Server(web_workers=1, fsync="everysec").start()
-        finally:
-            http_bench.subprocess = subprocess
         self.worker = http_bench.children_of(self.server.process.pid)[0]
         self.redis = redis.Redis.from_url(self.server.redis.url)
         self.web = self.redis_cpu = 0.0
@@ -112,9 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         for side in sides:
             side.redis.close()
             side.server.stop()  # the wrapper writes its counts at the worker's exit
-    time.sleep(1)
     for side, xread in zip(sides, xreads, strict=True):
-        first = json.loads(side.out.read_text())["deliveries"].get("_run fresh", 0) / side.moves
+        counts = command_cost.read_counts(side.out, [side.worker])
+        first = counts["deliveries"].get("_run fresh", 0) / side.moves
         print(
             f"{side.label} ({side.root}): {side.moves} moves; per move: web worker "
             f"{side.web / side.moves * 1e6:.1f} us, Redis {side.redis_cpu / side.moves * 1e6:.1f} us, "

@@ -13,8 +13,8 @@ store's ``games`` table (``store.facts``), with parameters, never with the value
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,6 +66,10 @@ class Filters:
     rating_max: float | None = None
     table: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # The ``player`` names that are account handles, folded, with their account ids (the API
+    # resolves them): such a name finds that account's seats only, never a same-named seat that
+    # is not the account's (an anonymous one, or one from before the handle was taken).
+    holders: Mapping[str, str] = field(default_factory=dict)
 
     def key(self) -> tuple[Any, ...]:
         """A hashable form (the cache's key)."""
@@ -83,6 +87,7 @@ class Filters:
             self.rating_min,
             self.rating_max,
             self.table,
+            tuple(sorted(self.holders.items())),
         )
 
     def shown(self) -> dict[str, Any]:
@@ -197,14 +202,32 @@ def parse(query: Mapping[str, Sequence[str]], others: Sequence[str] = ()) -> Fil
     )
 
 
+def resolve(filters: Filters, account_id_of: Callable[[str], str | None]) -> Filters:
+    """``filters`` as a query reads them: ``account``'s handle replaced by its id (a handle nobody
+    has matches no game) and the ``player`` names that are handles tied to their accounts, the
+    same meaning in the archive's search and in every statistic."""
+    account = filters.account
+    if account is not None:
+        account = account_id_of(account) or ""
+    holders = {
+        name.casefold(): owner for name in filters.player if (owner := account_id_of(name)) is not None
+    }
+    return replace(filters, account=account, holders=holders)
+
+
 def where(filters: Filters, alias: str = "g") -> tuple[str, list[Any]]:
     """SQL conditions over the ``games`` rows (``alias``) matching ``filters``, and their
     parameters. Names match case-insensitively, as the archive's do."""
     sql: list[str] = []
     params: list[Any] = []
     for name in filters.player:
-        sql.append(f"{alias}.game_id IN (SELECT game_id FROM seats WHERE name_folded = ?)")
-        params.append(name.casefold())
+        holder = filters.holders.get(name.casefold())
+        if holder is not None:
+            sql.append(f"{alias}.game_id IN (SELECT game_id FROM seats WHERE account = ?)")
+            params.append(holder)
+        else:
+            sql.append(f"{alias}.game_id IN (SELECT game_id FROM seats WHERE name_folded = ?)")
+            params.append(name.casefold())
     if filters.account is not None:
         sql.append(f"{alias}.game_id IN (SELECT game_id FROM seats WHERE account = ?)")
         params.append(filters.account)

@@ -115,3 +115,28 @@ def test_the_archive_takes_the_same_grammar(client, played):
     assert backwards.get_json()["code"] == "DATE_RANGE_BACKWARDS"
     bad = client.get("/v1/archive?table=humans&cursor=nonsense")
     assert bad.get_json()["code"] == "INVALID_CURSOR"
+
+
+def test_a_handle_as_player_means_that_accounts_seats_in_the_search_and_the_statistics(client, svc, played):
+    """A ``player`` name that is an account's handle finds that account's seats only, whichever
+    path answers: the archive's own search, its search under the analytical store's filters
+    (``table``), and the filtered statistics. The anonymous seats named Ann of ``played`` came
+    before the handle was taken."""
+    from tests.api.test_accounts import sign_up
+
+    assert sign_up(client, "Ann", "correct horse").status_code == 201
+    account = client.application.extensions["account_service"].account_id_of("Ann")
+    # Another anonymous Ann after the handle was taken (the service does not refuse the name; the
+    # API does), then the account's own seat.
+    [other] = play_games(svc, "condottiere", 1, seed=12, names=lambda i: ["Ann", "Cy"])
+    [game_id] = play_games(
+        svc, "condottiere", 1, seed=13, names=lambda i: ["Ann", "Cy"], accounts=lambda i: [account, None]
+    )
+    assert [g["id"] for g in client.get("/v1/archive?player=Ann").get_json()["games"]] == [game_id]
+    humans = client.get("/v1/archive?player=Ann&table=humans").get_json()["games"]
+    assert [g["id"] for g in humans] == [game_id]
+    body = client.get("/v1/stats/global?game=condottiere&player=Ann").get_json()
+    assert body["games"] == 1 and body["filters"] == {"player": ["Ann"]}, body
+    # A name no account holds still finds every seat of that name.
+    assert client.get("/v1/stats/global?game=condottiere&player=Cy").get_json()["games"] == 2
+    assert other in {g["id"] for g in client.get("/v1/archive?player=Cy&table=humans").get_json()["games"]}

@@ -59,7 +59,7 @@ def deep_health(port: int) -> bool:
         return False
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(480)  # start, then seven recoveries of up to RECOVERY_BOUND_SECONDS each
 def test_every_child_killed_is_restarted_and_the_api_answers_again(tmp_path):
     process, port, log = start_service(tmp_path)
     times: dict[str, float] = {}
@@ -83,7 +83,8 @@ def test_every_child_killed_is_restarted_and_the_api_answers_again(tmp_path):
             times[role] = time.monotonic() - killed_at
             # The service is whole again: a game can be created (Redis written) through the API. After
             # the gunicorn master is killed, its orphaned workers may still hold the port and answer
-            # one last request (or drop it) before they notice and exit: retry within the bound.
+            # one last request, drop it or take it and never answer, before they notice and exit; on
+            # a loaded machine the first answer can also be slow: retry within the bound.
             while True:
                 try:
                     created = requests.post(
@@ -92,7 +93,7 @@ def test_every_child_killed_is_restarted_and_the_api_answers_again(tmp_path):
                         timeout=10,
                     )
                     break
-                except requests.ConnectionError:
+                except (requests.ConnectionError, requests.Timeout):
                     if time.monotonic() - killed_at > RECOVERY_BOUND_SECONDS:
                         raise
                     time.sleep(0.2)

@@ -261,11 +261,11 @@ def test_the_archive_finds_the_game_and_pages_with_the_cursor(played, live, cont
     page.get_by_label("Players (comma-separated: games with all of them)").fill("Nobody-Here")
     page.get_by_role("button", name="Search").click()
     page.wait_for_function("() => document.querySelectorAll('table.results tbody tr').length === 0")
-    screenshot(page, "archive-desktop")
+    screenshot(page, "archive-no-match-desktop")
     page.set_viewport_size(SIZES["phone"])
     page.goto(f"{live.url}/archive")
     page.wait_for_selector(f'tr[data-game="{played["id"]}"]')
-    screenshot(page, "archive-phone")
+    screenshot(page, "archive-one-game-phone")
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -286,4 +286,4 @@ def test_statistics_pages_draw_their_charts(played, live, context_for, size):
     screenshot(page, f"stats-player-{size}")
     page.goto(f"{live.url}/")
     page.wait_for_selector("form.create")
-    screenshot(page, f"lobby-{size}")
+    screenshot(page, f"lobby-after-games-{size}")

@@ -1,7 +1,8 @@
 """Phone first: at 390x844, for every decision type met in a game of each, the prompt, what the
 decision is made on (the map's regions, the hand and the battle lines, Rio's city cells) and what it
 depends on (Rio's own stock) fit one screen: from the prompt's top to the last of them is at most
-the viewport's height, and a screenshot of that screen is written for a person to look at.
+the viewport's height, and a screenshot of that screen is written for a person to look at (and one
+of the same decision at 1280x800, `desktop-decision-*`).
 Decision types: Condottiere place_token (BAT-1), battle (BAT-3), hand_discard (END-7, RL-12),
 keep_cards (RND-2); Rio phase A placements (RIO-PLACE-1) and phase B actions (RIO-ACT-2), with the
 question a cell asks. Rule IDs: shared/rules/condottiere.md, shared/rules/rio-de-la-plata.md."""
@@ -25,18 +26,55 @@ BOXES = """(selectors) => selectors.flatMap((sel) => [...document.querySelectorA
   .map((r) => [r.top + scrollY, r.bottom + scrollY, r.left, r.right])"""
 
 
+# The things the prompt asks to click, in page coordinates: the board's highlighted things and the
+# moves' buttons, but not the moves open whatever the decision (purchases, a trade offer, the end
+# of the turn, an undo), unless nothing else is offered.
+TO_CLICK = r"""() => {
+  // (a folded list's buttons have boxes in Chromium, but nobody sees them)
+  const shown = (el) => el.getClientRects().length && !el.closest("details:not([open])");
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.top + scrollY, r.bottom + scrollY]; };
+  const free = /^(Buy 1 |Write a trade offer|End your turn|Undo)/;
+  const buttons = [...document.querySelectorAll(".moves button")].filter(shown);
+  const highlighted = ".pickable, svg .rio-target, svg .rio-target-edge";
+  const board = [...document.querySelectorAll(highlighted)].filter(shown);
+  const decision = [...board, ...buttons.filter((b) => !free.test(b.textContent.trim()))];
+  return (decision.length ? decision : buttons).map((el) => [...box(el), el.outerHTML.slice(0, 80)]);
+}"""
+
+
 def assert_one_screen(page, name: str, prompt: str, needed: list[str]) -> None:
     """The prompt and every element of `needed` lie within one screen's height, side by side in
-    the page's width; the page is scrolled to that screen and photographed."""
+    the page's width, and so does at least one of the things the prompt asks to click; the page is
+    scrolled to that screen and photographed."""
     boxes = page.evaluate(BOXES, [prompt, *needed])
     assert len(boxes) > 1, f"{name}: nothing to decide on was found ({needed})"
     top = min(b[0] for b in boxes)
     bottom = max(b[1] for b in boxes)
+    if bottom - top > HEIGHT:
+        screenshot(page, f"failure-{name}")  # the whole page, to see what spreads the decision
     assert bottom - top <= HEIGHT, f"{name}: the decision spans {bottom - top:.0f} px of a {HEIGHT} px screen"
+    things = page.evaluate(TO_CLICK)
+    assert things, f"{name}: nothing to click"
+    assert any(b[0] >= top - 1 and b[1] <= top + HEIGHT + 1 for b in things), (
+        f"{name}: nothing to click within the screen that starts at the prompt ({top:.0f} px): {things[:5]}"
+    )
     assert all(b[2] >= -1 and b[3] <= SIZES["phone"]["width"] + 1 for b in boxes), f"{name}: cut at the side"
     page.evaluate(f"window.scrollTo(0, {max(0, top - 8)})")
     path = screenshot_viewport(page, name)
     assert path.exists()
+    photograph_at_desktop_size(page, name.replace("phone-", "desktop-", 1), prompt)
+
+
+def photograph_at_desktop_size(page, name: str, prompt: str) -> None:
+    """The same decision, in the same page, at 1280x800 (a second game per size would double the
+    test's time): the window is widened, the prompt brought into view as a player scrolls to it,
+    photographed, and the phone's size given back before the game goes on."""
+    page.set_viewport_size(SIZES["desktop"])
+    page.evaluate("window.scrollTo(0, 0)")
+    page.locator(prompt).first.scroll_into_view_if_needed()
+    assert page.locator(prompt).first.is_visible(), f"{name}: the prompt is not shown at desktop size"
+    assert screenshot_viewport(page, name).exists()
+    page.set_viewport_size(SIZES["phone"])
 
 
 def screenshot_viewport(page, name: str):
@@ -84,6 +122,15 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
             assert_one_screen(
                 page, f"phone-decision-condottiere-{phase}", ".your-turn", CONDOTTIERE_NEEDS[phase]
             )
+            # A badge beside a name never reads as part of it ("random bot 2♞"), even where a
+            # phone's narrow column drops the badges' margin.
+            before = page.eval_on_selector_all(
+                "table.cd-lines tbody th",
+                "ths => ths.filter((th) => th.querySelector('.badge'))"
+                ".map((th) => (th.querySelector('.badge').previousSibling || {}).textContent || '')",
+            )
+            assert before, "a seat has a badge (to play, ♞)"
+            assert not [t for t in before if not t[-1:].isspace()], before
             seen.add(phase)
             if phase in ("hand_discard", "keep_cards"):
                 # END-6, END-7: the next battle's region is chosen, its lines empty, and nobody has
@@ -139,6 +186,9 @@ def test_rio_place_1_rio_act_2_every_rio_decision_fits_a_phone_screen(live, cont
         # (0, 1) and (1, 1); ...; and 287 more"), and "click it" only when there is one thing.
         hint = page.locator(".your-turn").inner_text()
         assert not re.search(r"and \d{2,} more", hint), hint
+        # The folded list counts the moves in it (a section's 290 edges), never "The 1 board move".
+        for summary in page.locator("details.move-list summary").all_inner_texts():
+            assert not re.search(r"\b1 board move", summary), summary
         if kind not in seen:
             needed = (
                 [".decision-info", "svg.rio-city .rio-target"]

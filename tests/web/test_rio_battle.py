@@ -203,3 +203,80 @@ def test_rio_battle_22_a_cell_under_a_group_that_can_be_picked_still_takes_its_c
     )
     screenshot(page, f"play-rio-group-on-a-target-cell-{size}")
     assert not errors, errors
+
+
+# (the battle written into the view, the moves offered, the seat's supply, what the prompt says)
+BATTLE_PROMPTS = [
+    (
+        {"stage": "defend", "free_left": 2},
+        [{"type": "defend", "cell": [8, 3]}, {"type": "pass"}],
+        3,
+        "Your turn: defend the city against the Charrúas: put a defender on cell (8, 3) (you have 2 free"
+        " defenders left), or pass when you have put all you want.",
+    ),
+    (
+        {"stage": "defend", "free_left": 2},
+        [{"type": "pass"}],
+        0,
+        "Your turn: defend the city against the Charrúas: you have nobody left in your supply to defend"
+        " with, so pass.",
+    ),
+    (
+        {"stage": "move", "round": 2},
+        [{"type": "pass"}],
+        3,
+        "Your turn: battle round 2 against the Charrúas: none of your groups can move now, so pass to end"
+        " your part of this battle round.",
+    ),
+    (
+        {"stage": "withdraw"},
+        [{"type": "pass"}],
+        3,
+        "Your turn: the fighting against the Charrúas is over and you have no people in the city to take"
+        " back: pass.",
+    ),
+]
+
+
+def test_rio_rl_69_rl_70_a_battle_prompt_says_what_is_decided(live, context_for):
+    """RIO-RL-69, RIO-RL-70: each battle decision is said in a sentence to the player (what the
+    stage asks, why "Pass" may be all there is), with a cell named as elsewhere ("cell (8, 3)"),
+    never "choose below" over a lone Pass button nor a bare "Defender on (8, 3)". The views are
+    the game's real one with a battle stage written in on its way to the page."""
+    created = requests.post(
+        f"{live.url}/v1/games",
+        json={"game": "rio_de_la_plata", "config": {"players": 3, "seed": SEED_WITH_A_1581_BATTLE}},
+        timeout=10,
+    )
+    game_id = created.json()["id"]
+    claims = [
+        requests.post(f"{live.url}/v1/games/{game_id}/seats", json={"name": name}, timeout=10).json()
+        for name in ("Ann", "Bea", "Cid")
+    ]
+    ann = claims[0]
+    page, errors = open_play_page(context_for("phone"), live.url, game_id, ann)
+    page.locator("svg.rio-city rect[data-cell]").first.wait_for()
+    shown = {}
+
+    def with_the_battle(route) -> None:
+        headers = {k: v for k, v in route.request.headers.items() if k.lower() != "if-none-match"}
+        body = route.fetch(headers=headers).json()
+        body["view"].update(
+            step="battle",
+            battle={"enemy": "Charrúas", "attacker": 1, "groups": {}, **shown["battle"]},
+            legal_moves=shown["moves"],
+            awaiting=[ann["seat"]],
+        )
+        body["view"]["p"][ann["seat"]]["supply"] = shown["supply"]
+        route.fulfill(json=body)
+
+    page.route("**/v1/games/*/view", with_the_battle)
+    for battle, moves, supply, said in BATTLE_PROMPTS:
+        shown.update(battle=battle, moves=moves, supply=supply)
+        page.reload()
+        prompt = page.locator(".your-turn")
+        prompt.wait_for()
+        assert prompt.inner_text().startswith(said), prompt.inner_text()
+        if battle["stage"] == "defend" and supply:
+            screenshot(page, "play-rio-battle-defend-prompt-phone")
+    assert not errors, errors

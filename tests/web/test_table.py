@@ -88,10 +88,12 @@ def cd_click(page, attempts: int = 20) -> str:
         cards = page.locator(".hand .cd-card.pickable")
         mine = page.locator("table.cd-lines tbody tr.turn ul.cards li")
         buttons = page.locator(".moves > button")
+        # (RND-2's cards to keep are tapped to choose them, not to move: its first button moves.)
+        keeping = page.locator(".table[data-phase=keep_cards]").count()
         if region.count():
             region.first.click()
             clicked = "region"
-        elif cards.count() and (mine.count() < 3 or not buttons.count()):
+        elif cards.count() and not keeping and (mine.count() < 3 or not buttons.count()):
             cards.first.click()
             clicked = "card"
         elif buttons.count():
@@ -117,7 +119,7 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
     desk_context, page, errors = new_page(browser, "desktop")
     page.goto(live.url + "/")
     page.get_by_label("Your name (takes the first free seat)").fill("Ann")
-    check_page(page, "lobby-desktop")
+    check_page(page, "lobby-name-typed-desktop")
     # One click: you against the computer; a double click still makes one game.
     before = len(requests.get(f"{live.url}/v1/games?status=active&limit=100", timeout=10).json()["games"])
     page.get_by_role("button", name="Play against the computer").dblclick()
@@ -429,6 +431,10 @@ def test_every_page_at_both_sizes_is_accessible_fits_and_is_photographed(live, b
                 assert row.nth(1).inner_text() == "random bot 1, random bot 2, random bot 3"
                 assert row.nth(2).inner_text().startswith("random bot ")
                 assert "game(s)" not in page.locator("#app").inner_text()
+                # The replay's link is whole and on the screen at both sizes (a phone cut it to "R").
+                link = page.locator(f'tr[data-game="{rio}"]').get_by_role("link", name="Replay", exact=True)
+                box, frame = link.bounding_box(), page.locator("div.scroll").bounding_box()
+                assert box and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1, (box, frame)
             if name.startswith("stats-unknown"):
                 assert "No archived game" in page.locator("#app").text_content()
             if name == "stats-player":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import requests
 
 from tests.web.conftest import open_play_page, screenshot
@@ -142,13 +143,14 @@ def test_second_person_sentences_have_the_verb_of_you(live, context_for):
     assert got == [expected for _, expected in cases]
 
 
-def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_passed(live, context_for):
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_passed(live, context_for, size):
     """END-1, END-2: after a battle ends, the battle lines say who won which region with what
     strength until the next battle ends, "What just happened" keeps the battle's sentences, and no
     seat is still marked "passed" in the next decision; a hand discard with keep as its only answer
     is answered by the page (RL-12). The page's words never say "You is", "You plays", "1 regions"."""
     game_id, claim = _game(live, "condottiere", {"players": 3, "seed": 3}, {"1": "random", "2": "random"})
-    page, errors = open_play_page(context_for("phone"), live.url, game_id, claim)
+    page, errors = open_play_page(context_for(size), live.url, game_id, claim)
     seen_result = False
     for _ in range(60):
         page.wait_for_function(
@@ -173,7 +175,8 @@ def test_end_1_a_battle_s_result_stays_on_the_table_and_no_seat_still_shows_pass
             badges = page.locator("table.cd-lines .badge", has_text="passed").count()
             assert badges == passed < len(view["players"]), (badges, passed)
             assert page.locator("section.recent:not([hidden])").count()
-            screenshot(page, "help-condottiere-battle-result-phone")
+            assert page.locator(".last-battle").is_visible()
+            screenshot(page, f"help-condottiere-battle-result-{size}")
             break
         if (
             page.locator(".moves > button", has_text="Keep my hand").count()

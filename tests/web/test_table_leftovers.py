@@ -218,3 +218,47 @@ def test_end_1_the_archive_filters_by_outcomes_in_words(live, context_for):
         page.get_by_role("button", name="Search").click()
         page.wait_for_url("**/archive?*outcome=adjacent*")
         screenshot(page, f"archive-outcome-filter-{size}")
+
+
+# The widest option of a select, drawn in the select's font, fits inside it (its arrow and padding
+# taken as 40 px): a select cuts off its chosen text without a word.
+SELECT_FITS = """(select) => {
+  const probe = document.createElement("span");
+  probe.style.cssText = "position:absolute;visibility:hidden;white-space:nowrap";
+  probe.style.font = getComputedStyle(select).font;
+  document.body.append(probe);
+  const width = (o) => { probe.textContent = o.text; return probe.offsetWidth; };
+  const widest = Math.max(...[...select.options].map(width));
+  probe.remove();
+  return [widest + 40, select.clientWidth];
+}"""
+
+
+def test_the_archive_filters_by_rulesets_and_options_in_the_games_words(live, context_for):
+    """The archive's Ruleset and Options filters offer the games' own words (the create form's
+    labels: "2006 edition", "Bigger kingdoms"), never codes such as bigger_kingdoms, and send the
+    codes: the page's address and the API's filters keep them. "How it ended" shows its words
+    whole at 1280 px."""
+    for size in ("desktop", "phone"):
+        page = context_for(size).new_page()
+        page.goto(live.url + "/archive")
+        ruleset = page.locator("select#filter-ruleset")
+        ruleset.wait_for()
+        labels = ruleset.locator("option").all_inner_texts()
+        assert "2006 edition" in labels and "Classic" in labels, labels
+        options = page.locator("#filter-option label").all_inner_texts()
+        assert "Bigger kingdoms" in [o.strip() for o in options], options
+        assert not [text for text in labels + options if "_" in text], (labels, options)
+        if size == "desktop":
+            widest, width = page.locator("select#filter-outcome").evaluate(SELECT_FITS)
+            assert widest <= width, f"'How it ended' cuts off its words: {widest} px in {width} px"
+        ruleset.select_option(label="Classic")
+        page.get_by_label("Bigger kingdoms").check()
+        page.get_by_label("Capturing").check()
+        page.get_by_role("button", name="Search").click()
+        page.wait_for_url("**/archive?*ruleset=classic*")
+        assert "option=capturing" in page.url and "option=bigger_kingdoms" in page.url, page.url
+        page.reload()
+        page.locator("select#filter-ruleset").wait_for()
+        assert page.get_by_label("Bigger kingdoms").is_checked(), "the address's options are checked again"
+        screenshot(page, f"archive-ruleset-option-filters-{size}")

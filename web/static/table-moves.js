@@ -3,6 +3,12 @@
 // that costs a penalty, a decision with one answer given by the page, and sending a move.
 import { api, h, showError } from "/web/static/app.js";
 
+// The folded list's summary, counting moves, not controls: one control may ask which of 290 edges.
+function foldedWords(folded) {
+  const n = folded.reduce((sum, choice) => sum + (choice.options ? choice.options.length : 1), 0);
+  return n === 1 ? "The board's one move, as a button" : `The ${n} board moves as a list`;
+}
+
 // `table`: the page's state (web/static/play.js: gameId, token, version, finished, lastView);
 // `update()` reads the game again; `onDecided(version)`: the player made a decision at `version`.
 export function movesInput({ table, game, ctx, controls, movesBox, update, onDecided }) {
@@ -11,6 +17,10 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
   let pendingKey = null; // the control of the move being sent (disabled meanwhile, so maybe unfocused)
   let autoAnswered = -1;
   const drawAgain = () => { ctx.question = null; redraw = true; update(); };
+  // The moves last drawn: a game redraws them with no new read (ctx.redrawMoves) when a choice made
+  // on its board changes what the buttons say (Condottiere's cards to keep).
+  let lastDrawn = null;
+  ctx.redrawMoves = () => { if (lastDrawn && !movesBox.querySelector("fieldset")) drawMoves(...lastDrawn, { onBoard: true }); };
 
   // Focus stays on the control the player used: a redraw gives it back to the button of the same
   // label (or the first one on a new turn).
@@ -32,8 +42,10 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
     return Boolean(again);
   }
 
-  function drawMoves(moves, mine) {
+  // `onBoard`: drawn again for a click on the board, where the keyboard stays.
+  function drawMoves(moves, mine, { onBoard = false } = {}) {
     ctx.question = null;
+    lastDrawn = [moves, mine];
     keepFocus(() => {
       if (!mine && !moves.length) {
         movesBox.replaceChildren(h("p", { class: "muted" }, table.finished ? "The game is over." : "Waiting for the others…"));
@@ -43,8 +55,11 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
         type: "button",
         // Taking a decision back (a game's `undo` choice) looks apart from the moves forward.
         class: choice.undo ? "undo secondary" : null,
+        // A choice with no move yet (`disabled`: the board has still to be clicked) does nothing.
+        // It is aria-disabled, not disabled: a disabled button means a move being sent.
+        "aria-disabled": choice.disabled ? "true" : null,
         dataset: { key: choice.undo ? `undo:${choice.label}` : choice.label },
-        onclick: (event) => (choice.options ? ask(choice) : choose(choice, event.currentTarget)),
+        onclick: (event) => (choice.disabled ? null : choice.options ? ask(choice) : choose(choice, event.currentTarget)),
       }, choice.label);
       const all = game.choices(moves, ctx);
       // What can be clicked on the board is listed too, folded: the board is the first way.
@@ -55,13 +70,13 @@ export function movesInput({ table, game, ctx, controls, movesBox, update, onDec
         : h("p", { class: "free-moves muted" }, "Waiting for the others… Meanwhile you may:");
       const list = folded.length
         ? h("details", { class: "move-list", open: movesBox.querySelector("details.move-list[open]") ? true : null },
-          h("summary", {}, `The ${folded.length} board move${folded.length === 1 ? "" : "s"} as a list`), folded.map(button))
+          h("summary", {}, foldedWords(folded)), folded.map(button))
         : null;
       movesBox.replaceChildren(heading, ...direct.map(button), ...(list ? [list] : []));
     });
     // A new turn brings the keyboard to the moves, not onto one of them: Enter must never pass
     // (or make any move) by accident; Tab reaches the first move.
-    if (mine && movesBox.querySelector("button") && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
+    if (mine && !onBoard && movesBox.querySelector("button") && !movesBox.contains(document.activeElement) && !document.activeElement.closest("svg, .board")) {
       movesBox.focus({ preventScroll: true });
     }
   }

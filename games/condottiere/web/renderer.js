@@ -42,6 +42,10 @@ export const configFields = [
 ];
 export const seatCountKey = "players";
 
+// A seat's badges after its name: a space first (a phone's narrow column drops the badges' left
+// margin, and a badge must never read as part of the name: "random bot 2♞"), none between them.
+const badges = (list) => (list.some(Boolean) ? [" ", ...list.filter(Boolean)] : []);
+
 export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -195,9 +199,9 @@ export function render(view, ctx) {
     const turn = view.turn === p.seat || (view.awaiting || []).includes(p.seat);
     return h("tr", { class: turn ? "turn" : null, dataset: { seat: String(p.seat) } },
       h("th", { scope: "row" }, h("span", { class: "chip", style: `background:var(--seat-${p.seat % 6})` }),
-        name(p.seat), turn ? h("span", { class: "badge" }, "to play") : null,
-        p.passed && battle && fighting ? h("span", { class: "badge muted" }, "passed") : null,
-        view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null),
+        name(p.seat), badges([turn ? h("span", { class: "badge" }, "to play") : null,
+          p.passed && battle && fighting ? h("span", { class: "badge muted" }, "passed") : null,
+          view.condottiere === p.seat ? h("span", { class: "badge", title: "holds the Condottiere token" }, "♞") : null])),
       h("td", { class: "cd-str" }, p.true_strength !== undefined && p.true_strength !== p.strength
         ? `${p.strength} (${p.true_strength})` : String(p.strength)),
       h("td", {}, h("ul", { class: "cards", "aria-label": `${name(p.seat)}'s battle line` },
@@ -261,8 +265,59 @@ function bindBoard(view, ctx) {
     if (move) clickable(circle, `Battle in ${move.region}`, (el) => ctx.choose({ label: `Battle in ${move.region}`, move }, el));
     else unclickable(circle);
   }
-  hand.querySelector(".hand-hint").textContent = playable ? "Click a card to play it." : regions.size ? "Click a region on the map for the next battle." : "";
+  const keeping = bindKeep(moves, ctx);
+  hand.querySelector(".hand-hint").textContent = keeping ? "Tap up to 2 cards to keep them (a third tap replaces the first chosen)."
+    : playable ? "Click a card to play it." : regions.size ? "Click a region on the map for the next battle." : "";
   if (ctx.question) onQuestion(ctx.question.choice, ctx, ctx.question.answer); // still open
+}
+
+// RND-2: the one player still holding cards at a round's end keeps up to 2. The legal moves are
+// every such subset (56 for a hand of 10), too many buttons for one screen: the cards are tapped in
+// the hand instead (a third tap replaces the first chosen), and the moves are "Keep nothing" and
+// "Keep" the chosen ones. The choice lives in ctx.parts.keep, as positions in the hand (a hand may
+// hold two cards of one code), and is forgotten when the hand changes.
+function keepChoice(ctx, hand) {
+  const parts = ctx.parts || {};
+  const key = JSON.stringify(hand || []);
+  if (!parts.keep || parts.keep.key !== key) parts.keep = { key, chosen: [] };
+  return parts.keep;
+}
+
+function bindKeep(moves, ctx) {
+  if (!moves.length || !moves.every((m) => m.type === "keep_cards")) {
+    if (ctx.parts) ctx.parts.keep = null;
+    return false;
+  }
+  const cards = [...ctx.parts.hand.querySelectorAll("[data-card]")];
+  const keep = keepChoice(ctx, cards.map((el) => el.dataset.card));
+  const show = () => {
+    for (const [i, el] of cards.entries()) el.setAttribute("aria-pressed", String(keep.chosen.includes(i)));
+  };
+  for (const [i, el] of cards.entries()) {
+    clickable(el, `Keep ${cardName(el.dataset.card)}: ${cardText(el.dataset.card)}`, () => {
+      // A chosen card tapped again is put back; a third card replaces the first chosen.
+      if (keep.chosen.includes(i)) keep.chosen = keep.chosen.filter((j) => j !== i);
+      else keep.chosen = [...keep.chosen, i].slice(-2);
+      show();
+      if (ctx.redrawMoves) ctx.redrawMoves();
+    });
+  }
+  show();
+  return true;
+}
+
+// The two moves of RND-2's choice: keeping nothing, and keeping the chosen cards (the legal move
+// whose cards are the same multiset; none while nothing is chosen).
+function keepChoices(moves, ctx) {
+  const none = moves.find((m) => m.cards.length === 0);
+  const hand = ctx && ctx.parts && ctx.parts.keep ? JSON.parse(ctx.parts.keep.key) : [];
+  const chosen = ctx && ctx.parts && ctx.parts.keep ? ctx.parts.keep.chosen.map((i) => hand[i]) : [];
+  const same = (cards) => [...cards].sort().join() === [...chosen].sort().join();
+  const move = chosen.length ? moves.find((m) => m.cards.length === chosen.length && same(m.cards)) : null;
+  return [
+    ...(none ? [{ label: playLabel(none), move: none }] : []),
+    move ? { label: playLabel(move), move } : { label: "Keep the cards you tap", disabled: true },
+  ];
 }
 
 // The end of the game: who won, and each player's regions.
@@ -283,7 +338,7 @@ export function turnHint(view) {
   if (!view) return "Your turn.";
   if (view.phase === "place_token") return "Your turn: click a region on the map (or a button) for the next battle.";
   if (view.phase === "battle") return "Your turn: click a card in your hand to play it, or pass.";
-  if (view.phase === "keep_cards") return "The round ends and only you still hold cards: keep up to 2 of them; the rest are discarded.";
+  if (view.phase === "keep_cards") return "The round ends and only you still hold cards: tap up to 2 of them to keep; the rest are discarded.";
   if (view.phase === "hand_discard") return "Your hand has no mercenary: you may discard it all and be dealt anew later, or keep it.";
   return "Your turn.";
 }
@@ -318,7 +373,8 @@ function playLabel(move) {
 // The Bishop asks where the Pope goes, the Scarecrow what to take back: one control per card,
 // and a second question with the variants.
 // `onBoard`: also made by clicking the card in the hand or the region on the map.
-export function choices(moves) {
+export function choices(moves, ctx) {
+  if (moves.length > 1 && moves.every((m) => m.type === "keep_cards")) return keepChoices(moves, ctx);
   const out = [];
   const byCard = new Map();
   for (const move of moves) {

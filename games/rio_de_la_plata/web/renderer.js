@@ -7,7 +7,7 @@
 import { h } from "/web/static/app.js";
 import { clickable, svgEl as s, unclickable } from "/web/static/dom.js";
 import { FIRST_YEAR, YEARS, goalSentence, rulesSections } from "./rules.js";
-import { cellText, describeMove, edgeWords, group, undoLabel, words } from "./words.js";
+import { battleHint, cellText, describeMove, edgeWords, group, undoLabel, words } from "./words.js";
 
 export { describeMove };
 
@@ -504,6 +504,9 @@ export function placementsLeft(view) {
   return Math.max(0, Math.min(PER_TURN - (p.placed || 0), p.supply ?? 0));
 }
 
+// Phase B's actions on the characters and the action spaces (RIO-ACT-2), drawn far from the moves.
+const AWAY = new Set(["claim", "craft", "load", "launch", "collect"]);
+
 // Decisions that choose a place for one thing, said as one task when they have many places.
 const PLACES = {
   place_section: "place a section", place_tile: "put the tile on a site", place_attacker: "place an attacker",
@@ -521,8 +524,13 @@ export function turnHint(view) {
   // Name what there is to do: a highlighted thing may be a screen away (a character, on a phone).
   const moves = [...targetsOf(view.legal_moves || []).values()].flat();
   const todo = moves.map((m) => describeMove(m, { names: (seat) => `player ${seat + 1}`, lastView: view }));
+  const away = moves.every((m) => AWAY.has(m.type)); // offered as buttons under the prompt
+  const where = away
+    ? (todo.length === 1 ? "Click it below (it is highlighted on the board too)." : "Click one below (they are highlighted on the board too).")
+    : todo.length === 1 ? "Click it on the board (highlighted) or in the list below." : "Click one on the board (highlighted) or in the list below.";
+  // A battle's decisions say what is decided, whatever is clickable (a defender's only move may be "Pass").
+  if (view.step === "battle" && view.battle) return `Your turn: ${battleHint(view, view.legal_moves || [], todo.length ? where : "").replace(/^./, (c) => c.toLowerCase())}`.trim();
   if (!todo.length) return "Your turn: choose below.";
-  const where = todo.length === 1 ? "Click it on the board (highlighted) or in the list below." : "Click one on the board (highlighted) or in the list below.";
   // Many places for one kind of thing (a road section may go on any of 290 edges) are one task
   // said once, not a list of its first places.
   const kinds = new Set(moves.map((m) => m.type));
@@ -592,7 +600,11 @@ export function choices(moves, ctx) {
   const groups = new Map();
   const view = ctx && ctx.lastView;
   const targets = targetsOf(moves);
-  const onBoard = new Set([...targets.values()].flat());
+  // Phase B's actions on characters and spaces are drawn a screen or more below the moves on a
+  // phone: they are buttons beside the prompt too, not only folded into the list.
+  // (Several collections are one button already, "Collect from the mine, the forest": each alone stays folded.)
+  const several = moves.filter((m) => m.type === "collect").length > 1;
+  const onBoard = new Set([...targets.values()].flat().filter((move) => !AWAY.has(move.type) || (several && move.type === "collect")));
   const option = (move) => ({ label: describeMove(move, ctx), move, warning: warningFor(move, view), note: noteFor(move, view), onBoard: onBoard.has(move) });
   for (const move of moves) {
     const grouped = group(move);

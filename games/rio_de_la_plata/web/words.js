@@ -46,10 +46,10 @@ export function describeMove(move, ctx) {
     case "place_tile": return `Put the tile on ${cellText(move.cell)}`;
     case "place_section": return `${sectionKind(ctx)} ${edgeWords(move.edge)}`;
     case "choose_resource": return `Take 1 ${move.good}`;
-    case "place_attacker": return `Attacker ${edgeWords(move.edge)}`;
+    case "place_attacker": return `Place an attacker ${edgeWords(move.edge)}`;
     case "fire": return `Fire at ${move.k} attacker${move.k === 1 ? "" : "s"}`;
     case "remove_attacker": return `Remove the attacker ${edgeWords(move.edge)}`;
-    case "defend": return `Defender on ${cellText(move.cell)}`;
+    case "defend": return `Put a defender on cell ${cellText(move.cell)}`;
     case "split": return `Take ${move.size} off the stack ${edgeWords(move.edge)}`;
     case "move": return `Move group ${move.group} to ${cellText(move.to)}`;
     case "withdraw": return `Withdraw ${move.count} from ${cellText(move.cell)}`;
@@ -67,6 +67,50 @@ export function describeMove(move, ctx) {
     case "offer_decline": return "Decline the trade offer";
     case "undo": return "Undo your last placement or build";
     default: return JSON.stringify(move);
+  }
+}
+
+// What a battle decision is, said to the player who makes it (RIO-RL-69, RIO-RL-70): the stage,
+// what the moves offered allow, and what "Pass" ends; the cell or edge named when there is one.
+// `moves`: the seat's legal moves; `where`: how to click them ("Click it on the board ...").
+export function battleHint(view, moves, where) {
+  const battle = view.battle;
+  const enemy = `the ${battle.enemy}`;
+  const of = (type) => moves.filter((m) => m.type === type);
+  const one = (list, many) => (list.length === 1 ? describeMove(list[0]).replace(/^./, (c) => c.toLowerCase()) : many);
+  const me = (view.p || [])[view.seat] || {};
+  switch (battle.stage) {
+    case "place": {
+      const left = battle.to_place ? ` (${battle.to_place} still to place)` : "";
+      return `You lead the attack of ${enemy}: ${one(of("place_attacker"), `place an attacker on one of ${of("place_attacker").length} edges of the city`)}${left}. ${where}`;
+    }
+    case "cannon": return `Your cannons fire at ${enemy}'s attackers: choose at how many you fire (the dice decide the hits).`;
+    case "cannon_remove": return `Your cannons hit: ${one(of("remove_attacker"), "remove an attacker from an edge of the city")}${battle.hits ? ` (${battle.hits} to remove)` : ""}. ${where}`;
+    case "defend": {
+      const cells = of("defend");
+      if (cells.length) {
+        const price = battle.free_left ? `you have ${battle.free_left} free defender${battle.free_left === 1 ? "" : "s"} left` : "a defender now is recruited for silver";
+        return `Defend the city against ${enemy}: ${one(cells, `put a defender on one of ${cells.length} cells`)} (${price}), or pass when you have put all you want. ${where}`;
+      }
+      const why = !me.supply ? "you have nobody left in your supply to defend with" : battle.free_left ? "there is no cell where you may put a defender" : "you have too little silver to recruit a defender";
+      return `Defend the city against ${enemy}: ${why}, so pass.`;
+    }
+    case "split": return `You lead the attack of ${enemy}: split the attackers' stacks into groups (choose a stack and how many to take off it). ${where}`;
+    case "withdraw":
+      return of("withdraw").length
+        ? `The fighting against ${enemy} is over: take people of yours back from the city into your supply, or pass to leave them where they are. ${where}`
+        : `The fighting against ${enemy} is over and you have no people in the city to take back: pass.`;
+    case "move": {
+      if (of("consent").length) return "A move would put people of yours into another group (or sacrifice one of your groups): agree or refuse.";
+      if (of("choose_across").length) return "Your groups regroup two and two: choose which person of the pair goes across.";
+      if (of("choose_commander").length) return "The new group holds people of several players: choose who commands it.";
+      if (of("sacrifice").length) return `Your bonus move: choose a group to sacrifice (${one(of("sacrifice"), `${of("sacrifice").length} can be`)}). ${where}`;
+      if (of("bonus_step").length) return `Your bonus move: ${one(of("bonus_step"), `move group ${of("bonus_step")[0].group} one extra cell`)}. ${where}`;
+      const round = battle.round ? `Battle round ${battle.round}` : "The battle round";
+      if (!of("move").length && !of("bonus").length) return `${round} against ${enemy}: none of your groups can move now, so pass to end your part of this battle round.`;
+      return `${round} against ${enemy}: move one of your groups (or start a bonus move), or pass to end your part of this battle round. ${where}`;
+    }
+    default: return `The battle against ${enemy}: choose below.`;
   }
 }
 
