@@ -429,8 +429,8 @@ class GameCommands:
             self.cache.put(new)
             fault_point("after_commit")
             self.live.deliver_local(game_id, cached.version, events)
-            if followups:
-                self.followups.run(game_id, followups)
+            if followups:  # with what was written: the accounts are told it, not read it back
+                self.followups.run(game_id, followups, new, meta)
             self.schedule_clock(new)
             self.notify(new, events)
             view_json = None

@@ -52,9 +52,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.base import Game
-from service.account_followup import accounts_followup
+from service.account_followup import GameNow, accounts_followup, tell_bound_accounts
 from service.aggregates import enter_archive
 from service.bot_turns import bot_followup
+from service.cache import CachedGame
 from service.challenge_followup import challenge_followup
 from service.compaction import Compaction
 from service.facts import facts_followup
@@ -113,13 +114,24 @@ class FollowUps:
         self.outbox = parts.outbox(service.store)
         self.handlers = dict(handlers)
 
-    def run(self, game_id: str, recorded: Mapping[str, Any] | None = None) -> RunReport:
+    def run(
+        self,
+        game_id: str,
+        recorded: Mapping[str, Any] | None = None,
+        changed: CachedGame | None = None,
+        fields: Mapping[str, Any] | None = None,
+    ) -> RunReport:
         """Carry out the pending actions of ``game_id``; never raises (the change is committed).
 
         ``recorded``: the actions (and values) the caller's change has just recorded; only those
         are run, without reading the outbox back (anything older in it is a sweeper's). The done
         actions are acknowledged together at the end, in one round trip: a process that dies
-        before leaves them all to a sweeper, which runs them again (they are idempotent)."""
+        before leaves them all to a sweeper, which runs them again (they are idempotent).
+        ``changed`` and ``fields``: the game after that change (a move's) and the metadata fields
+        it wrote, which ``accounts`` then tells the accounts without reading the game's metadata
+        back (a round trip, and the decoding of the whole hash, on every move of a game with a
+        bound seat that told it)."""
+        written = GameNow.of_change(changed, fields) if changed is not None and fields is not None else None
         report = RunReport()
         if recorded is not None:
             pending = {action: str(value) for action, value in recorded.items()}
@@ -137,7 +149,11 @@ class FollowUps:
                 report.left += 1
                 continue
             try:
-                if not handler(self.service, game_id, value):
+                if written is not None and handler is tell_accounts:
+                    ok = tell_bound_accounts(self.service, game_id, written)
+                else:
+                    ok = handler(self.service, game_id, value)
+                if not ok:
                     report.left += 1
                     continue
             except Exception:  # noqa: BLE001 - the action stays pending: a later run retries it

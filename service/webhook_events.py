@@ -3,7 +3,9 @@
 Where deliveries come from: the account's feed (``store.accounts``), which the ``accounts``
 follow-up writes in the game's outbox step. After the feed, the same follow-up calls
 :func:`fan_out`, one script in the account's slot that turns the feed's entries after the
-subscriptions' cursor into deliveries and moves the cursor (``store.webhooks``). The follow-up is
+subscriptions' cursor into deliveries and moves the cursor (``store.webhooks``); it skips the call
+when the feed's own step saw no subscription (or no cursor), where the fan-out would return at
+once having changed nothing. The follow-up is
 acknowledged only after both, so a process killed in between leaves it to the janitor, whose run
 finds the feed already written and the entries still after the cursor: each event becomes one
 delivery, once. A finished job's notice (:func:`job_finished`) and a game's start or end for its

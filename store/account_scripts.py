@@ -59,14 +59,22 @@ end
 return 1
 """
 
-# KEYS: games, finished, stats, feed, record. ARGV: 1 game id, 2 JSON of the game as it is now
+# KEYS: games, finished, stats, feed, record, and the account's webhook subscriptions and fan-out
+# cursor (``store.webhooks``: subs, cursor). ARGV: 1 game id, 2 JSON of the game as it is now
 # for this account {seat, game, status, turn, version, deadline, result, won, finished_ms},
 # 3 feed length. Compares it with what the account was last told (the ``games`` entry) and
 # appends to the feed only what changed: game_started, your_turn, game_finished. Idempotent (an
 # older or equal version changes nothing), so the follow-up that calls it may run twice.
+# Returns {fed, the new entries' ids...}: fed is 1 when the fan-out has something to feed (a
+# subscription and a cursor, the fan-out's own test), 0 when it would return at once; read in
+# this step, whether or not anything was appended (a re-run after a crash still fans out).
 _RECORD_GAME = r"""
 if redis.call('EXISTS', KEYS[5]) == 0 then
-  return {}
+  return {0}
+end
+local fed = 0
+if redis.call('HLEN', KEYS[6]) > 0 and redis.call('EXISTS', KEYS[7]) == 1 then
+  fed = 1
 end
 local now = cjson.decode(ARGV[2])
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
@@ -74,14 +82,14 @@ local before = nil
 if raw then
   before = cjson.decode(raw)
   if tonumber(before.version) > tonumber(now.version) then
-    return {}
+    return {fed}
   end
   if tonumber(before.version) == tonumber(now.version) and before.status == now.status then
-    return {}
+    return {fed}
   end
 end
 local was = before and before.status or 'none'
-local ids = {}
+local ids = {fed}
 local function emit(kind, body)
   local id = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 't', kind, 'd', cjson.encode(body))
   ids[#ids + 1] = id
@@ -178,12 +186,14 @@ class RecordGameCall(ScriptCall):
     """:data:`_RECORD_GAME`: a game of the account recorded, its feed told of the change."""
 
     SCRIPT: ClassVar[str] = _RECORD_GAME
-    KEYS: ClassVar[tuple[str, ...]] = ("games", "finished", "stats", "feed", "record")
+    KEYS: ClassVar[tuple[str, ...]] = ("games", "finished", "stats", "feed", "record", "subs", "cursor")
     games: str
     finished: str
     stats: str
     feed: str
     record: str
+    subs: str
+    cursor: str
     game_id: str
     now_json: bytes
     feed_length: int

@@ -239,21 +239,27 @@ class AccountStore:
             self._note_uses(lua.NoteUsesCall(keys.tokens, keys.used, pairs))
 
     # -- the account's games and feed ---------------------------------------------------------
-    def record_game(self, account_id: str, game_id: str, now: Mapping[str, Any]) -> list[str]:
+    def record_game(
+        self, account_id: str, game_id: str, now: Mapping[str, Any], webhooks: tuple[str, str]
+    ) -> tuple[list[str], bool]:
+        """Tell the account ``now`` of its game (the feed's new entries' ids), and whether its
+        webhooks' fan-out has anything to feed (``webhooks``: the keys of its subscriptions and
+        cursor, ``WebhookStore.fan_out_keys``), read in the same step."""
         keys = account_keys(account_id)
-        ids = self._record_game(
+        fed, *ids = self._record_game(
             lua.RecordGameCall(
                 keys.games,
                 keys.finished,
                 keys.stats,
                 keys.feed,
                 keys.record,
+                *webhooks,
                 game_id,
                 orjson.dumps(dict(now)),
                 FEED_LENGTH,
             )
         )
-        return [_text(i) for i in ids or []]
+        return [_text(i) for i in ids], bool(int(fed))
 
     def games(self, account_id: str) -> dict[str, dict[str, Any]]:
         raw = self.redis.hgetall(account_keys(account_id).games)

@@ -181,6 +181,14 @@ class WebhookStore:
         ]
 
     # -- deliveries -------------------------------------------------------------------------
+    @staticmethod
+    def fan_out_keys(account_id: str) -> tuple[str, str]:
+        """The keys :meth:`fan_out` first looks at (subscriptions, cursor): with no subscription or
+        no cursor it returns at once, having changed nothing (``AccountStore.record_game`` reads
+        them in its step, so that a game's follow-up skips the fan-out's round trip then)."""
+        keys = hook_keys(account_id)
+        return keys.subs, keys.cursor
+
     def fan_out(self, account_id: str, now_ms: int) -> int:
         """Turn the account's new feed entries into deliveries (idempotent); hint the delivery
         loop when any were made. Returns how many."""

@@ -11,6 +11,7 @@ import pytest
 
 from tests import app_fixtures
 from tests.api.test_accounts import FAST_HASH, bearer, personal_token, session, toy_game
+from tests.redis_metrics import count_round_trips
 
 DEADLINE_SECONDS = 60  # the bound on every wait below (never a sleep that orders anything)
 
@@ -241,9 +242,9 @@ def test_a_move_tells_the_accounts_only_when_a_bound_seats_turn_comes_or_goes(ap
     ]
     recorded = []
     original = svc.followups.run
-    svc.followups.run = lambda game_id, actions=None: (
+    svc.followups.run = lambda game_id, actions=None, *written: (
         recorded.append(dict(actions or {})),
-        original(game_id, actions),
+        original(game_id, actions, *written),
     )[1]
     rng = random.Random(1)
     kinds = {"told": 0, "quiet": 0}
@@ -272,3 +273,59 @@ def test_a_move_tells_the_accounts_only_when_a_bound_seats_turn_comes_or_goes(ap
     assert kinds["told"] and kinds["quiet"]
     feed = [f[b"t"].decode() for _, f in redis_client.xrange(account_keys(token[4:].split(".")[0]).feed)]
     assert feed.count("your_turn") == became_awaited
+
+
+def test_a_moves_accounts_follow_up_tells_what_the_metadata_says_without_reading_it(
+    app, client, redis_client
+):
+    """A move of a game with bound seats tells the accounts from the fields it has just written
+    (``FollowUps.run``'s ``written``), not from the game's metadata read back: no HGETALL on the
+    path of a move that does not end the game. What it tells is what the janitor's run, which reads
+    the metadata, tells: the account's entry of the game is the same one, turn, version, deadline
+    (a timed game), result and finish included, after every move that told it, to the end."""
+    import random
+
+    from service.account_followup import accounts_followup
+    from store.accounts import account_keys
+
+    svc = app.extensions["game_service"]
+    tokens = [session(client, handle) for handle in ("Metaann", "Metabob")]
+    accounts = [t.split("_", 1)[1].split(".")[0] for t in tokens]
+    created = client.post(
+        "/v1/games",
+        json={"game": "condottiere", "config": {"players": 2, "seed": 3}, "clock": {"move_seconds": 3600}},
+    )
+    game = created.get_json()["id"]
+    for seat, token in enumerate(tokens):
+        claimed = client.post(f"/v1/games/{game}/seats", json={"seat": seat}, headers=bearer(token))
+        assert claimed.status_code == 201, claimed.get_json()
+    rng = random.Random(3)
+    seen: list[dict] = []
+    for _ in range(400):
+        summary = client.get(f"/v1/games/{game}").get_json()
+        if summary["status"] != "active":
+            break
+        seat = summary["awaiting"][0]
+        legal = client.get(f"/v1/games/{game}/view", headers=bearer(tokens[seat])).get_json()["view"][
+            "legal_moves"
+        ]
+        with count_round_trips(redis_client) as trips:
+            moved = client.post(
+                f"/v1/games/{game}/moves", json={"command": rng.choice(legal)}, headers=bearer(tokens[seat])
+            )
+        assert moved.status_code == 200, moved.get_json()
+        version = moved.get_json()["version"]
+        entries = [json.loads(redis_client.hget(account_keys(a).games, game)) for a in accounts]
+        if entries[0]["status"] == "active":  # the finishing move's other follow-ups read it (index...)
+            assert "HGETALL" not in trips.names, trips.commands
+        if all(e["version"] < version for e in entries):
+            continue  # no bound seat's turn came or went: the accounts were not told (as before)
+        for account in accounts:
+            redis_client.hdel(account_keys(account).games, game)  # as if never told: the janitor's run
+        accounts_followup(svc, game, "0")
+        again = [json.loads(redis_client.hget(account_keys(a).games, game)) for a in accounts]
+        assert again == entries
+        seen += entries
+    assert client.get(f"/v1/games/{game}").get_json()["status"] == "finished"
+    assert all(e["status"] == "finished" and e["finished_ms"] > 0 for e in entries)
+    assert any(e["deadline"] for e in seen) and any(e["turn"] for e in seen)

@@ -6,6 +6,7 @@ runs)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -279,6 +280,9 @@ def test_statistics_pages_draw_their_charts(played, live, context_for, size):
         "() => / decisions in the archive\\.$/"
         ".test(document.querySelector('.explorer-moves p')?.textContent || '')"
     )
+    # Cards are named as at the table in every chart keyed by card, never by their codes ("m10").
+    labels = page.eval_on_selector_all("svg.chart text", "ts => ts.map((t) => t.textContent)")
+    assert not [t for t in labels if re.fullmatch(r"[a-z]\d+", t)], labels
     screenshot(page, f"stats-{size}")
     page.goto(f"{live.url}/stats/players/Ann")
     page.wait_for_selector("svg.chart", timeout=30_000)

@@ -33,6 +33,13 @@ def archive(redis_server, tmp_path_factory):
             players=["Ann", "Bob", "Cid"][:players], now=f"2026-0{1 + i % 2}-1{i}T10:00:00+00:00",
         )  # fmt: skip
         ids.append(f"01web{i:015d}")
+    # One Rio de la Plata game: its explorer's moves are keys only its own web module can name.
+    rio = get_game("rio_de_la_plata")
+    events, state = play_out(rio, rio.configure({"players": 3, "seed": 5}), random.Random(0))
+    import_played(
+        redis_server.client(), rio, events, state, game_id="01webrio00000000000",
+        players=["Ann", "Bob", "Cid"], now="2026-01-20T10:00:00+00:00",
+    )  # fmt: skip
     server = LiveServer(redis_server.url, worker=False)
     yield server, ids
     server.stop()
@@ -55,6 +62,18 @@ def test_the_statistics_page_filters_and_explores(archive, context_for, size):
     except Exception:
         raise AssertionError(f"{errors} {page.locator('#app').inner_text()}") from None
     figures = page.locator("dl.figures").first.text_content()
+    # The first-seat figure is the seat that moved first, not "Seat 1" of the chart beside it.
+    assert "The player who moved first won" in figures and "First seat" not in figures
+    # The explorer's way in near the top, shown on a phone only; the explorer's situation is a
+    # short option, its sentence a paragraph that wraps.
+    jump = page.locator(".explore-jump a", has_text="Explore decisions")
+    assert jump.is_visible() == (size == "phone")
+    assert page.locator("#explorer").count() == 1 and jump.get_attribute("href") == "#explorer"
+    chosen = page.locator("#explorer-situation option:checked").text_content()
+    assert len(chosen) < 30, chosen
+    assert page.locator("#explorer-question").text_content().endswith(".")
+    select_box, viewport = page.locator("#explorer-situation").bounding_box(), page.viewport_size
+    assert select_box["x"] + select_box["width"] <= viewport["width"]
     assert "matching the filters" in page.locator("section h2").first.text_content()
     assert "Games2" in figures.replace(" ", "").replace("\n", "")  # the two three-player games
     assert page.locator("details.stats-filters").get_attribute("open") is not None
@@ -79,13 +98,26 @@ def test_the_statistics_page_filters_and_explores(archive, context_for, size):
     assert "won" in first.locator(".move-figures").text_content()
     assert "placement" in first.locator(".move-figures").text_content()
     assert first.locator(".move-fill").get_attribute("style").startswith("width:")
+    assert "The region the condottiere chooses" in page.locator("#explorer-question").text_content()
     screenshot(page, f"stats-explorer-{size}")
+    # Each example link names its own game (its id's tail), not "game 1" under every move.
+    labels = page.locator(".move-examples a").all_text_contents()
+    hrefs = page.locator(".move-examples a").evaluate_all("links => links.map((a) => a.getAttribute('href'))")
+    assert len(set(labels)) == len(set(hrefs)) > 1, labels
+    assert all(label.endswith(href[-6:]) for label, href in zip(labels, hrefs, strict=True)), labels
     # An example opens the game in the replay viewer.
     link = first.locator(".move-examples a").first
     href = link.get_attribute("href")
     assert href.startswith("/replay/") and href.rsplit("/", 1)[1] in ids
     link.click()
     page.wait_for_url(f"**{href}")
+    # Rio de la Plata's placements in words its web module gives, not the keys "major", "cell"...
+    page.goto(f"{live.url}/stats?game=rio_de_la_plata&players=3&situation=first_year_placement")
+    page.wait_for_selector("li.move", timeout=30_000)
+    names = page.locator(".move-name").all_text_contents()
+    assert names and not {"major", "cell", "character"} & set(names), names
+    assert {"A city cell", "A major building"} & set(names), names
+    screenshot(page, f"stats-explorer-rio-{size}")
     # A filter matching nothing: an empty answer, not an error.
     page.goto(f"{live.url}/stats?game=condottiere&players=4")
     page.wait_for_selector("text=No game matches", timeout=30_000)

@@ -496,3 +496,31 @@ def test_the_deny_list_refuses_metadata_and_broadcast_targets_over_http(
         assert refused.status_code == 422, refused.get_json()
         assert refused.get_json()["code"] == "WEBHOOK_URL_REFUSED"
         assert client.get("/v1/me/webhooks", headers=bearer(token)).get_json()["webhooks"] == []
+
+
+def test_the_fan_out_is_skipped_only_while_the_account_has_no_subscription(
+    app, client, receiver, monkeypatch
+):
+    """A game's accounts follow-up calls the fan-out only when the feed's own step saw a
+    subscription and its cursor (``AccountStore.record_game``): an account without webhooks costs no
+    fan-out round trip per move that tells it. One that subscribes mid-game gets what its feed says
+    after that, once."""
+    calls: list[str] = []
+    original = WebhookStore.fan_out
+
+    def counted(self, account_id, now_ms):
+        calls.append(account_id)
+        return original(self, account_id, now_ms)
+
+    monkeypatch.setattr(WebhookStore, "fan_out", counted)
+    token = session(client)
+    game, ann, bob = one_card_game(client, token)  # game_started and your_turn in the feed
+    assert calls == []
+    subscribe(client, token, receiver.url)
+    play_out(client, game, ann["token"], bob["token"])
+    assert calls and set(calls) == {_account(client, token)}  # the moves that told it, the finish too
+    sender = deliverer(app)
+    drain(sender, receiver, 1)
+    for _ in range(3):
+        sender.run_once(rehint_every=0)
+    assert [json.loads(r["body"])["type"] for r in receiver.received] == ["game_finished"]

@@ -43,7 +43,9 @@ function counterCharts(counters, module, skip = []) {
     const entries = Array.isArray(raw) ? raw.map((r) => [r.key, r.count]) : Object.entries(raw || {});
     if (!entries.length || entries.some(([, v]) => typeof v !== "number")) continue;
     entries.sort((x, y) => y[1] - x[1]);
-    const label = name === "cards_played" ? (k) => module.cardName(k) : words;
+    // A counter's keys in the game's own words where its module names them (a card's code as its
+    // name), else the key in words.
+    const label = (k) => module.counterKeyName?.(name, k) || (name === "cards_played" ? module.cardName(k) : words(k));
     parts.push(bars(words(name).replace(/^./, (c) => c.toUpperCase()), entries.slice(0, 12).map(([k, v]) => ({ label: label(k), value: v }))));
   }
   return parts;
@@ -114,10 +116,17 @@ function contextName(context) {
   return seat ? `Seat ${Number(seat[1]) + 1}` : words(context).replace(/^./, (c) => c.toUpperCase());
 }
 
+// An example game's link text: the answer carries only ids, and "game 1" under every move read as
+// one game, so each shows its id's tail (the random part of a ULID: distinct, and findable).
+const exampleLabel = (id) => `game …${String(id).slice(-6)}`;
+
 // One context's moves as bars (the share of the choices there), each with its count, win rate,
 // mean placement and example games opening in the replay viewer.
-function movesOf(context, module) {
-  const name = (move) => (module.cardName && module.cardName(move) !== undefined ? module.cardName(move) : words(move));
+// A game's module may name the explorer's moves (explorerMoveName(situation, move)): only the game
+// knows its terms; else its cardName, else the key in words.
+function movesOf(context, module, situation) {
+  const name = (move) => (module.explorerMoveName && module.explorerMoveName(situation, move)) ||
+    (module.cardName && module.cardName(move) !== undefined ? module.cardName(move) : words(move));
   return h("section", { class: "explorer-context", "aria-label": contextName(context.context) },
     h("h3", {}, contextName(context.context)),
     h("ol", { class: "moves" }, context.moves.map((move) => h("li", { class: "move", dataset: { move: move.move } },
@@ -126,8 +135,8 @@ function movesOf(context, module) {
         h("span", { class: "move-fill", style: `width: ${Math.max(1, Math.round(move.share * 100))}%` })),
       h("span", { class: "move-figures" },
         `${move.count} (${pct(move.share)}) · won ${pct(move.win_rate)} · placement ${placement(move.mean_placement)}`),
-      h("span", { class: "move-examples" }, move.examples.map((id, i) =>
-        h("a", { href: `/replay/${encodeURIComponent(id)}`, title: `Example game ${id}` }, `game ${i + 1}`)))))));
+      h("span", { class: "move-examples" }, move.examples.map((id) =>
+        h("a", { href: `/replay/${encodeURIComponent(id)}`, title: `Example game ${id}` }, exampleLabel(id))))))));
 }
 
 async function explorer(gameName, module, params, filters) {
@@ -136,17 +145,22 @@ async function explorer(gameName, module, params, filters) {
   if (!situations.length) return h("section", { "aria-label": "Explorer" }, h("h2", {}, "Decision explorer"),
     h("p", { class: "muted" }, `${module.title || gameName} declares no situations to explore.`));
   const chosen = situations.some(([key]) => key === params.get("situation")) ? params.get("situation") : situations[0][0];
-  const select = h("select", { id: "explorer-situation", name: "situation" }, situations.map(([key, text]) =>
-    h("option", { value: key, selected: key === chosen ? true : null }, text)));
+  // The options are short (the key in words): a select shows its text on one line, and at 390 px a
+  // whole sentence was cut off; the chosen situation's sentence is the paragraph under it.
+  const sentence = Object.fromEntries(situations);
+  const select = h("select", { id: "explorer-situation", name: "situation", "aria-describedby": "explorer-question" },
+    situations.map(([key]) => h("option", { value: key, selected: key === chosen ? true : null }, words(key).replace(/^./, (c) => c.toUpperCase()))));
+  const question = h("p", { id: "explorer-question", class: "explorer-question" }, sentence[chosen]);
   const out = h("div", { class: "explorer-moves", "aria-live": "polite" });
   const draw = async (situation) => {
+    question.textContent = sentence[situation];
     out.replaceChildren(h("p", { class: "muted", role: "status" }, "Counting…"));
     const query = new URLSearchParams(filters);
     query.set("situation", situation);
     const { data: body } = await api(`/v1/stats/${gameName}/explorer?${query}`);
     out.replaceChildren(
       h("p", { class: "muted" }, `${body.decisions} decisions in ${[...filters.keys()].length ? "the games matching the filters" : "the archive"}.`),
-      ...(body.contexts.length ? body.contexts.map((c) => movesOf(c, module)) : [h("p", {}, "No game matches: nothing to show.")]));
+      ...(body.contexts.length ? body.contexts.map((c) => movesOf(c, module, situation)) : [h("p", {}, "No game matches: nothing to show.")]));
   };
   select.addEventListener("change", () => {
     params.set("situation", select.value);
@@ -154,8 +168,8 @@ async function explorer(gameName, module, params, filters) {
     draw(select.value).catch(showError);
   });
   await draw(chosen);
-  return h("section", { class: "explorer", "aria-label": "Decision explorer" }, h("h2", {}, "Decision explorer"),
-    h("div", { class: "field stacked" }, h("label", { for: "explorer-situation" }, "Situation"), select), out);
+  return h("section", { id: "explorer", class: "explorer", "aria-label": "Decision explorer" }, h("h2", {}, "Decision explorer"),
+    h("div", { class: "field stacked" }, h("label", { for: "explorer-situation" }, "Situation"), select), question, out);
 }
 
 async function main() {
@@ -209,7 +223,7 @@ async function main() {
   const outcomeRows = Object.entries(data.outcomes || {}).map(([k, v]) => ({ label: words(k), value: v }));
   const contested = Object.fromEntries(((data.counters || {}).contested_regions || []).map((r) => [r.key, r.count]));
   const parts = [
-    figures(filtered ? "The games matching the filters" : "The archive", [["Games", data.games], ["First seat's win rate", pct(first.win_rate)],
+    figures(filtered ? "The games matching the filters" : "The archive", [["Games", data.games], ["The player who moved first won", pct(first.win_rate)],
       ["Expected without advantage", pct(first.expected_win_rate)]]),
     bars("Win rate by seat", seatRows, pct),
     bars(`Game length (${module.chapterName || "chapters"})`, lengthRows),
@@ -217,7 +231,9 @@ async function main() {
   ];
   if (Object.keys(contested).length) parts.push(await heat("Most contested regions", contested, gameName));
   parts.push(...counterCharts(data.counters, module, ["contested_regions"]));
-  setApp(search, form, h("div", { class: "charts" }, parts), explored);
+  // On a phone the explorer is screens below the charts: a way straight to it (hidden when wide).
+  const jump = h("p", { class: "explore-jump" }, h("a", { href: "#explorer" }, "Explore decisions ↓"));
+  setApp(search, form, jump, h("div", { class: "charts" }, parts), explored);
 }
 
 main().catch(showError);

@@ -47,6 +47,9 @@ export const seatCountKey = "players";
 const badges = (list) => (list.some(Boolean) ? [" ", ...list.filter(Boolean)] : []);
 
 export const cardName = (card) => (card ? CARD_NAMES[card] || card : "?");
+// The statistics' counters whose keys are cards (games/condottiere/stats.py), named as the table names them.
+const CARD_COUNTERS = new Set(["cards_played", "battles_with_card", "battles_won_with_card"]);
+export const counterKeyName = (counter, key) => (CARD_COUNTERS.has(counter) ? cardName(key) : null);
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 // The map's borders, read from the drawing itself (each border line joins two region circles), so

@@ -30,6 +30,14 @@ export const configFields = [
 ];
 export const seatCountKey = "players";
 export const cardName = (item) => words(item);
+// The decision explorer's moves (explorer.py): a first-year placement is named by its space kind,
+// which alone ("major", "cell") is a key, not a word a player uses.
+const PLACE_SPACES = {
+  cell: "A city cell", major: "A major building", character: "A character", mine: "The mine",
+  forest: "The forest", field: "The field", craftsmen: "The craftsmen", dock: "The dock", order: "The turn-order track",
+};
+export const explorerMoveName = (situation, move) =>
+  (situation === "first_year_placement" ? PLACE_SPACES[move] : undefined) || words(move).replace(/^./, (c) => c.toUpperCase());
 const yearOf = (year) => `Year ${year}, ${year - FIRST_YEAR + 1} of ${YEARS}`;
 
 // Where VP came from, in the words a player uses (the view's vp_by keys).
