@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from games.base import ABORTED, SEAT_HANDED_TO_BOT, Game, encode_state
+from games.base import ABORTED, SEAT_HANDED_TO_BOT, Game, GameError, encode_state
 from service import clocks
 from service.cache import CachedGame
 from service.repository import now_ms
@@ -78,12 +78,14 @@ def next_clock(
     return kinds, bots, clock, handover_event(seat, level)
 
 
-def handed_over(cached: CachedGame, seat: int, token_hash: str) -> bool:
-    """Whether a move sent with a token finds its seat handed to the bot for good (a no-show's
-    timeouts, a tournament withdrawal, a deleted account): the bot plays it to the end, and the
-    seat's token (or its account's) moves it no more (422 ``SEAT_HANDED_TO_BOT``). Trusted callers
-    (bot turns, timeouts, a handover) send no token hash."""
-    return bool(token_hash) and cached.status == "active" and cached.seat_kinds.get(seat) == "bot"
+def refuse_handed_over(cached: CachedGame, seat: int, token_hash: str) -> None:
+    """Refuse, as the rules refuse (``GameError``: a stale copy is read again, a key's retry still
+    replays), a move sent with a token for a seat handed to the bot for good (a no-show's timeouts,
+    a tournament withdrawal, a deleted account): the bot plays it to the end, and the seat's token
+    (or its account's) moves it no more. Trusted callers (bot turns, timeouts, a handover) send no
+    token hash."""
+    if token_hash and cached.status == "active" and cached.seat_kinds.get(seat) == "bot":
+        raise GameError("SEAT_HANDED_TO_BOT", "That seat was handed to the bot for good.")
 
 
 def handed_to_bot(

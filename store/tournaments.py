@@ -143,13 +143,10 @@ return 'joined'
 """
 )
 
-# KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON (withdrawn), the timed
-# start's minimum ('0': none), then the follow-ups (as JOIN's: a withdrawal can leave a field that
-# splits into tables where it did not). Open or between rounds; 'withdrawn' or 'withdrawn_start'.
-# A running tournament's withdrawal records, with the entrant, the tournament's follow-up (the
-# follow-ups given, due now): it hands the entrant's seat at a running table to the bot
-# (service.tournament.runner), so a withdrawal is never left with its seat still played by hand.
-# 'withdrawn_running'; 'changed' when the caller read it open (a timed start's follow-ups given).
+# KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON (withdrawn), the timed start's
+# minimum ('0': none), then the follow-ups: open, the start's (as JOIN's: a withdrawal can leave a
+# field that splits into tables where it did not), 'withdrawn' or 'withdrawn_start'; running, the one
+# handing its seat at a running table to the bot (runner), 'withdrawn_running' ('changed': read open).
 WITHDRAW = (
     _WRITE_EVENTS
     + r"""
@@ -162,10 +159,7 @@ local minimum = tonumber(ARGV[3])
 if status == 'running' and minimum > 0 then return 'changed' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'version', 1)
-if status == 'running' then
-  record_followups(KEYS[3], KEYS[4], 4)
-  return 'withdrawn_running'
-end
+if status == 'running' then record_followups(KEYS[3], KEYS[4], 4) return 'withdrawn_running' end
 if status == 'open' and minimum > 0 then
   local active = 0
   for _, v in ipairs(redis.call('HVALS', KEYS[2])) do

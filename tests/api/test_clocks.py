@@ -132,7 +132,7 @@ def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_se
         headers={"Authorization": f"Bearer {tokens[1]}"},
         json={"command": {"type": "pass"}},
     )
-    assert refused.status_code == 409 and refused.get_json()["code"] == "SEAT_HANDED_TO_BOT"
+    assert refused.status_code == 422 and refused.get_json()["code"] == "SEAT_HANDED_TO_BOT"
     assert client.get(f"/v1/games/{game_id}").get_json()["version"] == summary["version"]
 
 

@@ -127,7 +127,7 @@ def test_withdrawing_mid_round_hands_the_seat_to_the_bot_refuses_its_moves_and_p
         json={"command": (moves.get("legal_moves") or [{"type": "pass"}])[0]},
         headers=bearer(tokens["P0"]),
     )
-    assert moved.status_code == 409, moved.get_json()
+    assert moved.status_code == 422, moved.get_json()
     assert moved.get_json()["code"] == "SEAT_HANDED_TO_BOT"
     assert client.get(f"/v1/games/{game_id}").get_json()["version"] == version
 
