@@ -197,6 +197,10 @@ def test_the_table_and_the_lobby_show_each_seat_s_rating_and_chance_to_win(live,
         said = line.inner_text()
         bob_row = joining["seats"][0]
         assert f"Bob {bob_row['rating']['ordinal']:.1f}" in said
+        # Provisional is said in words on the lobby's line, never as a bare "?".
+        assert "?" not in said.split("If you join")[0], said
+        provisional = any(s["rating"]["provisional"] for s in joining["seats"] if s["rating"])
+        assert ("(provisional)" in said) == provisional, said
         expected = ", ".join(
             f"{['Bob', 'random bot', 'you'][s]} {round(p * 100)}%"
             for s, p in enumerate(joining["predict_win"])

@@ -132,6 +132,11 @@ def test_second_person_sentences_have_the_verb_of_you(live, context_for):
         ("Seat 0 keeps 2 cards and discards 3.", "You keep 2 cards and discard 3."),
         ("Seat 0 adds 1 stone to what he gives.", "You add 1 stone to what you give."),
         ("Seat 10 plays.", "Seat 10 plays."),
+        (
+            "Seats 0, 1, 2 say whether to discard a hand without mercenaries.",
+            "You, Seat 1 and Seat 2 say whether to discard a hand without mercenaries.",
+        ),
+        ("Seats 1, 2 say whether to discard.", "Seats 1, 2 say whether to discard."),
     ]
     got = page.evaluate(
         """async (cases) => {

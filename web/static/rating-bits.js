@@ -77,8 +77,10 @@ export function openGameLine(game, handle) {
     const rated = data.seats.filter((s) => s.rating);
     const parts = [];
     // An account's rating links to its page, and so gets a "Challenge" button (challenges.js).
-    const entry = (s) => (s.player.startsWith("bot:") ? `${playerName(s.player)} ${ordinal(s.rating)}`
-      : h("a", { href: ratingUrl(s.player, game.game), class: "rated-player" }, `${s.player} ${ordinal(s.rating)}`));
+    // A line of prose, so "provisional" in words (the tables' "?" has its key beside them).
+    const said = (r) => `${r.ordinal.toFixed(1)}${r.provisional ? " (provisional)" : ""}`;
+    const entry = (s) => (s.player.startsWith("bot:") ? `${playerName(s.player)} ${said(s.rating)}`
+      : h("a", { href: ratingUrl(s.player, game.game), class: "rated-player" }, `${s.player} ${said(s.rating)}`));
     if (rated.length) parts.push(h("span", {}, "Ratings: ", ...rated.flatMap((s, i) => (i ? [", ", entry(s)] : [entry(s)]))));
     if (data.predict_win && data.joining_seat !== undefined) {
       const who = (s) => (s.seat === data.joining_seat ? "you" : playerName(s.player));

@@ -25,7 +25,14 @@ export function secondPerson(text, seat) {
   if (!Number.isInteger(seat)) return text;
   const start = (offset, whole) => offset === 0 || /[.!?]\s*$/.test(whole.slice(0, offset));
   const cap = (word, offset, whole) => (start(offset, whole) ? word[0].toUpperCase() + word.slice(1) : word);
-  let out = text.replace(new RegExp(`\\b[Ss]eat ${seat}('s)?(?: ([a-z]+))?\\b`, "g"), (_match, own, next, offset, whole) => {
+  // A list of seats that holds the viewer ("Seats 0, 1, 2 say ...") names "you" first, the others after.
+  let out = text.replace(/\b[Ss]eats (\d+(?:, \d+)*)\b/g, (match, list, offset, whole) => {
+    const seats = list.split(", ").map(Number);
+    if (!seats.includes(seat)) return match;
+    const parts = [cap("you", offset, whole), ...seats.filter((other) => other !== seat).map((other) => `Seat ${other}`)];
+    return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : parts[0];
+  });
+  out = out.replace(new RegExp(`\\b[Ss]eat ${seat}('s)?(?: ([a-z]+))?\\b`, "g"), (_match, own, next, offset, whole) => {
     if (own) return `${cap("your", offset, whole)}${next ? ` ${next}` : ""}`;
     const verb = next && conjugate(next);
     if (verb) return `${cap("you", offset, whole)} ${verb}`;
