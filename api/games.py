@@ -230,7 +230,9 @@ class Moves(MethodView):
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Submit a move for the token's seat. Answers the new version, the events it caused
         (redacted for that seat) and the seat's new view; with `Prefer: return=minimal`, only the
-        game id and the new version (the seat's view stream brings the view).
+        game id and the new version (the seat's view stream brings the view). A seat handed to the
+        bot for good (too many timeouts, a tournament withdrawal) is moved by its token no more: 422
+        `SEAT_HANDED_TO_BOT`, nothing changed.
 
         A 503 (`STORE_UNAVAILABLE`, with `Retry-After`) does not say the move was refused: the
         store may have applied it before the connection failed. Send moves with an

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from games.base import ABORTED, SEAT_HANDED_TO_BOT, Game, encode_state
+from games.base import ABORTED, SEAT_HANDED_TO_BOT, Game, GameError, encode_state
 from service import clocks
 from service.cache import CachedGame
 from service.repository import now_ms
@@ -76,6 +76,16 @@ def next_clock(
     humans = [s for s in humans if s != seat]
     clock = clocks.advance(cached.clock, now, awaiting, humans, timed_out=late)
     return kinds, bots, clock, handover_event(seat, level)
+
+
+def refuse_handed_over(cached: CachedGame, seat: int, token_hash: str) -> None:
+    """Refuse, as the rules refuse (``GameError``: a stale copy is read again, a key's retry still
+    replays), a move sent with a token for a seat handed to the bot for good (a no-show's timeouts,
+    a tournament withdrawal, a deleted account): the bot plays it to the end, and the seat's token
+    (or its account's) moves it no more. Trusted callers (bot turns, timeouts, a handover) send no
+    token hash."""
+    if token_hash and cached.status == "active" and cached.seat_kinds.get(seat) == "bot":
+        raise GameError("SEAT_HANDED_TO_BOT", "That seat was handed to the bot for good.")
 
 
 def handed_to_bot(

@@ -19,17 +19,10 @@ from typing import Any, TypeVar
 import orjson
 
 from games import get_game
-from games.base import (
-    SEAT_TOKEN_ROTATED,
-    Game,
-    GameError,
-    decide_hooks,
-    fold,
-    seat_hooks,
-)
+from games.base import SEAT_TOKEN_ROTATED, Game, GameError, decide_hooks, fold, seat_hooks
 from service import clocks, errors
 from service.cache import CachedGame
-from service.changes import MoveOutcome, meta_fields, next_clock, snapshot_of, turn_moved
+from service.changes import MoveOutcome, meta_fields, next_clock, refuse_handed_over, snapshot_of, turn_moved
 from service.faults import fault_point
 from service.followups import FollowUps, actions_for
 from service.identity import PLAY
@@ -345,6 +338,7 @@ class GameCommands:
                 raise errors.RetryAfterFinish(cached.version)
             raise errors.VersionConflict(cached.version)
         try:
+            refuse_handed_over(cached, seat, token_hash)
             if decide_and_evolve is not None:
                 events, state = decide_and_evolve(cached.state, seat, dict(command))
             elif decide is not None:

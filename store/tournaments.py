@@ -45,6 +45,7 @@ from store.scripts import _WRITE_EVENTS, ScriptCall, bind
 
 ALL = "tournaments:all"
 ACTION = "tournament"  # the follow-up action, in the tournament's outbox and in a table game's
+WITHDRAWAL = "w"  # its value recorded by a running tournament's withdrawal (WITHDRAW)
 
 
 @dataclass(frozen=True)
@@ -142,9 +143,10 @@ return 'joined'
 """
 )
 
-# KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON (withdrawn), the timed
-# start's minimum ('0': none), then the follow-ups (as JOIN's: a withdrawal can leave a field that
-# splits into tables where it did not). Open or between rounds; 'withdrawn' or 'withdrawn_start'.
+# KEYS: record, entrants, outbox, due set; ARGV: account, entrant JSON (withdrawn), the timed start's
+# minimum ('0': none), then the follow-ups: open, the start's (as JOIN's: a withdrawal can leave a
+# field that splits into tables where it did not), 'withdrawn' or 'withdrawn_start'; running, the one
+# handing its seat at a running table to the bot (runner), 'withdrawn_running' ('changed': read open).
 WITHDRAW = (
     _WRITE_EVENTS
     + r"""
@@ -153,9 +155,11 @@ if not status then return 'not_found' end
 if status == 'finished' then return 'finished' end
 local had = redis.call('HGET', KEYS[2], ARGV[1])
 if not had or string.find(had, '"withdrawn":true', 1, true) then return 'not_entered' end
+local minimum = tonumber(ARGV[3])
+if status == 'running' and minimum > 0 then return 'changed' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'version', 1)
-local minimum = tonumber(ARGV[3])
+if status == 'running' then record_followups(KEYS[3], KEYS[4], 4) return 'withdrawn_running' end
 if status == 'open' and minimum > 0 then
   local active = 0
   for _, v in ipairs(redis.call('HVALS', KEYS[2])) do
@@ -432,11 +436,15 @@ class TournamentStore:
     ) -> str:
         k = tournament_keys(tournament_id)
         minimum, more = self._start_args(tournament_id, start)
+        if start is None:  # recorded only if it runs: the follow-up that hands its seat to the bot
+            more = self._followups(tournament_id, WITHDRAWAL)
         call = WithdrawCall(
             k.record, k.entrants, k.outbox, k.due, account, orjson.dumps(dict(entrant)), minimum, more
         )
         outcome = self._run(call)
         self._start_hint(tournament_id, start, outcome)
+        if outcome == "withdrawn_running":
+            self._hint(tournament_id)
         return outcome
 
     def record_round(

@@ -5,12 +5,14 @@ All of it is the follow-up action ``tournament`` (``service.followups``), in two
 
 - the tournament's own (``store.tournaments.outbox_id``), recorded by the script that records a
   round (value ``r<n>``), by the one that writes a round's last result (``d<n>``) and by the one that
-  finishes the tournament (``f``), and by the creation of one with a start time (``s``, due then:
-  ``service.tournament.schedule`` starts it). Its handler, :func:`advance`, brings the tournament forward from
-  whatever state it finds: it creates every table game of the current round (each under an id
-  derived from the tournament, round and table, created only if absent: ``store.bound_games``), tells
-  each entrant its table, and when every table has its result pairs the next round (recorded once:
-  a round is recorded only as the next one) or finishes the tournament (once), then goes on;
+  finishes the tournament (``f``), by the creation of one with a start time (``s``, due then:
+  ``service.tournament.schedule`` starts it), and by a withdrawal while it runs (``w``). Its
+  handler, :func:`advance`, brings the tournament forward from whatever state it finds: it
+  creates every table game of the current round (each under an id derived from the tournament,
+  round and table, created only if absent: ``store.bound_games``), hands a withdrawn entrant's
+  seat at a running table to the bot (as a no-show's clock does), tells each entrant its table,
+  and when every table has its result pairs the next round (recorded once: a round is recorded
+  only as the next one) or finishes the tournament (once), then goes on;
 - a table game's, recorded by the move that ends it (``service.commands``). Its handler,
   :func:`record_table`, writes the table's placing (once: the first result stands) and, when that
   completes the round, runs the tournament's follow-up at once.
@@ -118,12 +120,26 @@ def advance(service: GameAccess, tournament_id: str) -> bool:
         for index in range(len(tables)):
             start_table(service, found, current, index)
             fault_point("between_tournament_tables")
+        hand_over_withdrawn(service, found, current)
         tell_round(service, found, current)
         if not all(t.get("placing") for t in tables):
             return True
         next_step(tournaments, found)
         fault_point("after_tournament_pairing")
     return False
+
+
+def hand_over_withdrawn(service: GameAccess, found: StoredTournament, number: int) -> None:
+    """Every withdrawn entrant's seat at a running table of round ``number`` handed to the bot for
+    good, as a no-show's clock hands it (``seat_handed_to_bot``): the others finish the game, the
+    seat places last (:func:`placing_of`), and its token no longer moves it. Idempotent: a seat
+    already handed over, or a game over, is left as it is."""
+    for index, table in enumerate(found.rounds[number]["tables"]):
+        if table.get("placing"):
+            continue
+        for seat, entrant_id in enumerate(table["players"]):
+            if found.entrants.get(entrant_id, {}).get("withdrawn"):
+                service.leave_to_bot(table_game_id(found.id, number, index), seat)
 
 
 def seat_of(entrant_id: str, entrant: Mapping[str, Any]) -> dict[str, Any]:

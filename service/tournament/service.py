@@ -24,7 +24,7 @@ from service.tournament import rounds, schedule
 from service.tournament.errors import TableSizeNotAllowed
 from service.tournament.rounds import settings_of
 from store import parts
-from store.tournaments import ACTION, StoredTournament, TimedStart, outbox_id
+from store.tournaments import ACTION, WITHDRAWAL, StoredTournament, TimedStart, outbox_id
 
 ENTRY = ("anyone", "list", "code")
 FORMATS = ("swiss", "elimination")
@@ -263,11 +263,16 @@ class TournamentService:
         outcome = self.store.withdraw(tournament_id, identity.account_id, {**had, "withdrawn": True}, start)
         self._refused(outcome)
         self._start_if_due(tournament_id, outcome, start, self._settings(found))
+        if outcome == "withdrawn_running":
+            # Its seat at a running table goes to the bot now, as a no-show's (runner.advance);
+            # killed before, the janitor's sweep runs the follow-up recorded with the withdrawal.
+            fault_point("after_tournament_withdrawal")  # tests/faults: withdrawn, seat not handed over
+            self._run_followup(tournament_id, WITHDRAWAL)
         return self.view(tournament_id)
 
     @staticmethod
     def _refused(outcome: str) -> None:
-        if outcome in ("joined", "joined_start", "withdrawn", "withdrawn_start", "recorded"):
+        if outcome in ("joined", "joined_start", "recorded") or outcome.startswith("withdrawn"):
             return
         raise {
             "not_found": TournamentNotFound,

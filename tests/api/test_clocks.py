@@ -115,7 +115,7 @@ def test_rl_x19_a_seat_past_its_deadline_times_out_with_the_default_move(client,
 
 
 def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_server, queue_client):
-    game_id, _ = _timed_game(client, timeouts_to_bot=1)
+    game_id, tokens = _timed_game(client, timeouts_to_bot=1)
     deadline = client.get(f"/v1/games/{game_id}").get_json()["clock"]["seats"][1]["deadline_ms"]
     enforce_due(svc, now_ms=deadline)
     log = _log(redis_server, game_id)
@@ -126,6 +126,14 @@ def test_too_many_timeouts_hand_the_seat_to_the_random_bot(client, svc, redis_se
     assert GAME.verify_log(log) is None
     if 1 in summary["awaiting"]:  # the bot is due: its turn was enqueued like any bot seat's
         assert Queue("bots", connection=queue_client).count >= 1
+    # The seat's token moves it no more: a stable refusal, nothing changed.
+    refused = client.post(
+        f"/v1/games/{game_id}/moves",
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+        json={"command": {"type": "pass"}},
+    )
+    assert refused.status_code == 422 and refused.get_json()["code"] == "SEAT_HANDED_TO_BOT"
+    assert client.get(f"/v1/games/{game_id}").get_json()["version"] == summary["version"]
 
 
 def test_rl_x19_a_time_control_may_hand_a_timed_out_seat_to_the_expert(client, svc, redis_server):

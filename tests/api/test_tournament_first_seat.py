@@ -5,8 +5,9 @@ A Swiss balances seat 0 over the rounds; where the game lets a configuration say
 tournament says so (``first_seat_starts``). Where the game draws its first player by rule (Rio de
 la Plata's turn order, RIO-SETUP-4) seat 0 is only a seat, and the tournament says that too.
 
-Withdrawing stops future pairings only: the game the entrant is seated at goes on, its seat's moves
-are accepted (else its clock plays for it), and the next round does not pair it."""
+Withdrawing mid-round hands the entrant's seat at its running table to the bot at once, as a
+no-show's clock does: its token's moves are refused, the entrant places last at that table, and the
+next round does not pair it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import random
 
 import pytest
 
-from service import bot_turns
 from tests import app_fixtures
 from tests.api.playing import play_to_the_end
 from tests.api.test_accounts import FAST_HASH, bearer, session
@@ -94,10 +94,13 @@ def test_rio_setup_4_a_rio_tournament_does_not_fix_its_first_seat(app, client, s
     assert any(e["type"] == "order_drawn" for e in _log(client, table["game"]))
 
 
-def test_withdrawing_mid_round_the_running_game_still_accepts_that_seats_move(app, client, svc):
-    """Withdrawal stops future pairings only: the withdrawn entrant's seat in the round being
-    played still moves (its game goes on, else its clock plays for it), and the next round does
-    not pair it."""
+def test_withdrawing_mid_round_hands_the_seat_to_the_bot_refuses_its_moves_and_places_it_last(
+    app, client, svc
+):
+    """A withdrawal while the entrant's table plays hands its seat to the bot at once (as a
+    no-show's clock does): a move with the account's token is refused with a stable code and
+    changes nothing, the seat plays as a bot, the entrant places last there, and round 2 does not
+    pair it."""
     rng = random.Random(11)
     org = session(client, "Org")
     tid = _create(client, org, {"game": "condottiere", "table_size": 3, "rounds": 2}, bots=3)
@@ -109,41 +112,29 @@ def test_withdrawing_mid_round_the_running_game_still_accepts_that_seats_move(ap
     leaver = ids["P0"]
     (table,) = [t for t in view["rounds"][0]["tables"] if leaver in t["players"]]
     game_id, leaver_seat = table["game"], table["players"].index(leaver)
+    moves = client.get(f"/v1/games/{game_id}/view", headers=bearer(tokens["P0"])).get_json()["view"]
     withdrawn = client.post(f"/v1/tournaments/{tid}/withdraw", headers=bearer(tokens["P0"]))
     assert withdrawn.status_code == 200, withdrawn.get_json()
 
-    others = {name: token for name, token in tokens.items() if name != "P0"}
-    for _ in range(500):  # the others (and the bots) move until the leaver's seat is awaited
-        summary = client.get(f"/v1/games/{game_id}").get_json()
-        assert summary["status"] == "active"
-        if leaver_seat in summary["awaiting"]:
-            break
-        seats = {s["seat"]: s for s in summary["seats"]}
-        ours = [s for s in summary["awaiting"] if seats[s].get("name") in others]
-        if ours:
-            token = others[seats[ours[0]]["name"]]
-            moves = client.get(f"/v1/games/{game_id}/view", headers=bearer(token)).get_json()["view"]
-            client.post(
-                f"/v1/games/{game_id}/moves",
-                json={"command": rng.choice(moves["legal_moves"])},
-                headers=bearer(token),
-            )
-        else:
-            bot_turns.play_bot_turns(svc, game_id)
-    else:
-        raise AssertionError("the leaver's seat was never awaited")
+    summary = client.get(f"/v1/games/{game_id}").get_json()
+    assert summary["status"] == "active"
+    assert {s["seat"]: s for s in summary["seats"]}[leaver_seat]["kind"] == "bot"
+    events = _log(client, game_id)
+    assert [e["seat"] for e in events if e["type"] == "seat_handed_to_bot"] == [leaver_seat]
     version = summary["version"]
-    moves = client.get(f"/v1/games/{game_id}/view", headers=bearer(tokens["P0"])).get_json()["view"]
     moved = client.post(
         f"/v1/games/{game_id}/moves",
-        json={"command": moves["legal_moves"][0]},
+        json={"command": (moves.get("legal_moves") or [{"type": "pass"}])[0]},
         headers=bearer(tokens["P0"]),
     )
-    assert moved.status_code == 200, moved.get_json()
-    assert client.get(f"/v1/games/{game_id}").get_json()["version"] > version
+    assert moved.status_code == 422, moved.get_json()
+    assert moved.get_json()["code"] == "SEAT_HANDED_TO_BOT"
+    assert client.get(f"/v1/games/{game_id}").get_json()["version"] == version
 
     for t in view["rounds"][0]["tables"]:
         play_to_the_end(client, svc, t["game"], tokens, rng)
     view = _view(client, tid)
+    (done,) = [t for t in view["rounds"][0]["tables"] if leaver in t["players"]]
+    assert done["placing"][-1] == [leaver]  # last, whatever its bot did
     assert view["round"] == 2
     assert leaver not in {p for t in view["rounds"][1]["tables"] for p in t["players"]}

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from service import bot_turns, composition
+from store import parts
 from store.outbox import Outbox
 from store.tournaments import outbox_id
 from tests.api.test_accounts import FAST_HASH
@@ -210,3 +211,38 @@ def test_a_join_killed_after_recording_the_late_start_starts_it_once(service, re
     assert len(view["rounds"]) == 1 and sorted(view["rounds"][0]["tables"][0]["players"]) == sorted(
         e["account"] for e in view["entrants"]
     )
+
+
+def test_a_withdrawal_killed_before_the_handover_hands_the_seat_over_once(service, redis_server):
+    """A withdrawal from a running tournament records, with the entrant, the follow-up that hands
+    its seat at its running table to the bot; killed before running it
+    (``after_tournament_withdrawal``), the janitor hands the seat over, once."""
+    settings = composition.Settings(redis_url=redis_server.url, password_parameters=FAST_HASH)
+    services = composition.build(settings, store=service.store)
+    accounts, tournaments = services.accounts, services.tournaments
+    accounts.create_account("Org", "correct horse")
+    org = accounts.identify(accounts.sign_in("Org", "correct horse")["token"])
+    accounts.create_account("Leaver", "correct horse")
+    leaver = accounts.sign_in("Leaver", "correct horse")["token"]
+    tid = tournaments.create(org, {"game": "condottiere", "table_size": 3, "rounds": 1})["id"]
+    tournaments.add_bot(tid, org, "random")
+    tournaments.add_bot(tid, org, "random")
+    tournaments.join(tid, accounts.identify(leaver), "Leaver")
+    view = tournaments.start(tid, org)
+    (table,) = view["rounds"][0]["tables"]
+    game_id = table["game"]
+    seat = table["players"].index(accounts.identify(leaver).account_id)
+    killed = kill_actor(redis_server.url, "after_tournament_withdrawal", "withdraw", tid, leaver)
+    assert killed.returncode == -9, killed.stderr.decode()[-2000:]
+    outbox = Outbox(service.store.redis)
+    assert outbox.pending(outbox_id(tid))["tournament"] == "w"
+    assert service.store.meta(game_id)[f"kind:{seat}"] == "human"  # withdrawn, not handed over yet
+
+    def handed_over() -> bool:
+        return not outbox.pending(outbox_id(tid)) and service.store.meta(game_id)[f"kind:{seat}"] == "bot"
+
+    recover(janitor_for(service), handed_over)
+    found = parts.load_log(service.store, game_id)
+    assert found is not None
+    events = [e for e in found.events if e.get("type") == "seat_handed_to_bot"]
+    assert [e["seat"] for e in events] == [seat]

@@ -9,6 +9,9 @@ python -m tests.faults.tournament_actor <redis url> start <tournament id> <organ
 python -m tests.faults.tournament_actor <redis url> join <tournament id> <account's token>
     an account's join: past an open tournament's start time, with enough entrants, it records the
     start with the entrant and runs it in this process
+python -m tests.faults.tournament_actor <redis url> withdraw <tournament id> <account's token>
+    an account's withdrawal from a running tournament: recorded with the follow-up that hands its
+    seat at its running table to the bot, which it runs in this process
 python -m tests.faults.tournament_actor <redis url> sweep
     one sweep of the follow-ups due (as the janitor's tick makes): a tournament's start time's
     follow-up records round 1 and starts its tables in this process
@@ -39,6 +42,10 @@ def main(url: str, action: str, *args: str) -> None:
         print(
             services.tournaments.join(tournament_id, services.accounts.identify(token), "Joiner"), flush=True
         )
+    elif action == "withdraw":
+        tournament_id, token = args
+        services = composition.build(settings)
+        print(services.tournaments.withdraw(tournament_id, services.accounts.identify(token)), flush=True)
     elif action == "sweep":
         print(composition.build(settings).games.followups.sweep(30_000), flush=True)
     else:
