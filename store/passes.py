@@ -31,7 +31,12 @@ local now = tonumber(ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local code = string.sub(KEYS[1], #ARGV[5] + 1)
-redis.call('ZADD', KEYS[2], now + ttl * 1000, code)
+-- Scores are expiries and order the links by age: a link put in the same millisecond as the newest
+-- one expires a millisecond after it, so "the oldest" is never a tie broken by the codes' letters.
+local expiry = now + ttl * 1000
+local newest = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+if newest[2] and tonumber(newest[2]) >= expiry then expiry = tonumber(newest[2]) + 1 end
+redis.call('ZADD', KEYS[2], expiry, code)
 local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
 if extra > 0 then
   local oldest = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
