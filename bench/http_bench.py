@@ -5,7 +5,7 @@ on the same server with the same client concurrency, in one run.
     ./run bench --clients 16 --seconds 15 --players 4
 
 Unless ``--url`` is given it starts its own server: an embedded redis-server (the launcher's, with
-the production settings: AOF on, ``appendfsync everysec``) in a temporary directory on a free
+AOF on, ``appendfsync always`` unless ``--fsync`` says otherwise) in a temporary directory on a free
 port (never 6379) and gunicorn with ``gunicorn.conf.py`` (gevent workers) on a free port.
 
 Phases, each bounded in time: warm-up; health (every client thread loops ``GET /v1/health``); then
@@ -833,9 +833,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--fsync",
-        default="everysec",
+        default="always",
         choices=("always", "everysec", "no"),
-        help="AOF policy of the bench's Redis",
+        help="AOF policy of the bench's Redis (the launcher's default: always; figures before "
+        "2026-12-07 are everysec's)",
     )
     parser.add_argument("--url", help="benchmark this running server instead of starting one")
     parser.add_argument(

@@ -48,9 +48,7 @@ def _run(args: argparse.Namespace) -> int:
 
         data_dir = args.data_dir or Path(os.environ.get("DATA_DIR") or PROJECT_ROOT / "var") / "redis"
         port = args.port or (int(os.environ["REDIS_PORT"]) if os.environ.get("REDIS_PORT") else None)
-        server = EmbeddedRedis(
-            data_dir, port=port, appendfsync=os.environ.get("REDIS_APPENDFSYNC", "everysec")
-        )
+        server = EmbeddedRedis(data_dir, port=port, appendfsync=os.environ.get("REDIS_APPENDFSYNC", "always"))
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         with server:
             print(f"REDIS_URL={server.url}  (data in {server.data_dir}; Ctrl-C stops it)", flush=True)

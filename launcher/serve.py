@@ -5,8 +5,8 @@ Environment (see docs/operations.md, "Configuration"):
 ``REDIS_URL`` use this Redis and start none (when it names a cluster, the embedded Redis still
 starts, for RQ's queues, unless ``RQ_REDIS_URL`` names a plain Redis for them); ``DATA_DIR`` where
 the embedded Redis keeps its data (default ``./var``; the server lives in ``$DATA_DIR/redis``);
-``REDIS_PORT`` its port (default: a free one); ``REDIS_APPENDFSYNC`` ``everysec`` (default) or
-``always``; ``RQ_WORKERS`` and ``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and
+``REDIS_PORT`` its port (default: a free one); ``REDIS_APPENDFSYNC`` ``always`` (default) or
+``everysec``; ``RQ_WORKERS`` and ``BOT_WORKERS`` how many processes of the Procfile's ``worker`` and
 ``bots`` (default 1 each);
 ``PORT``, ``HOST`` and ``WEB_CONCURRENCY`` go to gunicorn.
 
@@ -159,7 +159,7 @@ def serve(procfile: Path = PROJECT_ROOT / "Procfile") -> int:
             embedded = EmbeddedRedis(
                 data_dir,
                 port=port,
-                appendfsync=os.environ.get("REDIS_APPENDFSYNC", "everysec"),
+                appendfsync=os.environ.get("REDIS_APPENDFSYNC", "always"),
             )
             redis_command = embedded.prepare()
             if redis_url:
