@@ -43,4 +43,8 @@ class ExpertBot:
         moves = game.legal_moves(state, seat)
         if len(moves) == 1:
             return dict(moves[0])
-        return dict(search(game, state, seat, rng, self.budget).best)
+        candidates = game.expert_candidates(state, seat, moves)  # type: ignore[attr-defined]
+        if len(candidates) == 1:
+            return dict(candidates[0])
+        narrowed = None if len(candidates) == len(moves) else candidates
+        return dict(search(game, state, seat, rng, self.budget, candidates=narrowed).best)

@@ -120,6 +120,7 @@ def search(
     only: Command | None = None,
     track: Command | None = None,
     track_visits: int = 0,
+    candidates: list[Command] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Search ``seat``'s decision in ``state``. Samples are drawn from ``seat``'s information set
@@ -129,7 +130,8 @@ def search(
     value is wanted beside the best one's (the move played, as the analysis asks): once the budget
     is spent, further iterations go through it, in the same tree, until it has ``track_visits``
     visits, so one search answers what two would (the result's ``values`` are the root's before
-    those extra iterations)."""
+    those extra iterations). ``candidates``: the moves the root searches between (a subset of the seat's
+    legal moves, ``SearchHooks.expert_candidates``); None: every legal move."""
     determinize = game.determinize  # type: ignore[attr-defined]
     estimate = game.estimate  # type: ignore[attr-defined]
     advance = game.advance  # type: ignore[attr-defined]
@@ -144,6 +146,7 @@ def search(
     rollout_moves = budget.rollout_moves
     randrange = rng.randrange
     sqrt, log = math.sqrt, math.log
+    allowed = None if candidates is None else {bytes((seat,)) + move_key(move) for move in candidates}
 
     def iterate(forced: Command | None) -> None:
         sample = determinize(state, sampler, rng)
@@ -159,6 +162,8 @@ def search(
             moves = legal_moves(sample, actor)
             if node is root and forced is not None:
                 moves = [forced]
+            elif node is root and allowed is not None and actor == seat:
+                moves = [move for move in moves if bytes((actor,)) + move_key(move) in allowed] or moves
             untried = []
             best_child = None
             best_score = -1.0

@@ -629,6 +629,12 @@ class SearchHooks(Protocol):
         playout policy of a search, ``bots.search.Budget.playout``); a game without a cheap
         policy answers its ``playout_move``."""
 
+    def expert_candidates(self, state: Any, seat: int, moves: list[Command]) -> list[Command]:
+        """The moves among ``moves`` (``seat``'s legal moves, at least one) the expert bot searches
+        between, in the game's order of preference: a game whose decisions offer dozens of moves and
+        that has a cheap judge of them keeps the few worth a search's budget; one that has not
+        answers ``moves``. The analysis ignores it: it judges every legal move."""
+
     # The default budget of a finished game's analysis per decision, (iterations, playout moves,
     # playout policy: "guided" or "uniform", as ``bots.search.Budget.playout``): the game's cost
     # per move decides it (``replays.analysis.default_budget``). The policy is the analysis' own: a

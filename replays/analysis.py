@@ -51,7 +51,7 @@ from bots.search import Budget, move_key, search
 from games.base import Event, Game, decision_hooks, fold, search_hooks, text_hooks
 
 # Bump when what is computed changes: a stored analysis of another version is redone.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 5
 # Shares of the fair chance 1/n: inaccuracy, mistake, blunder (see the module docstring).
 THRESHOLDS = (("blunder", 0.6), ("mistake", 0.4), ("inaccuracy", 0.2))
 # One or two searches per judged decision (see the module docstring); bench/analysis_speed.py times

@@ -215,6 +215,7 @@ class Condottiere(
     advance = staticmethod(_search.advance)
     playout_move = staticmethod(_search.playout_move)
     guided_move = staticmethod(_playout.guided_move)
+    expert_candidates = staticmethod(_playout.expert_candidates)
     analysis_budget = (100, 30, "guided")
     chance_only = False
 

@@ -113,3 +113,8 @@ def guided_move(state: State, seat: int, rng: random.Random) -> dict[str, Any]:
         strength = 10 * hand.count("heroine") + hand.count("courtesan")
         return {"type": "discard_hand", "discard": strength < 8}
     return moves[rng.randrange(len(moves))]
+
+
+def expert_candidates(state: State, seat: int, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every legal move: a Condottiere decision offers a dozen at most, few enough to search all."""
+    return moves

@@ -182,6 +182,7 @@ class RioDeLaPlata(
     advance = staticmethod(_search.advance)
     playout_move = staticmethod(_search.playout_move)
     guided_move = staticmethod(_playout.guided_move)
+    expert_candidates = staticmethod(_playout.expert_candidates)
     # The analysis keeps uniform playouts: the heuristic-scored ones made a game's analysis 1.9x
     # dearer (bench/README.md), over its 180 CPU s target; the expert bot, which spends one
     # decision's budget at a time, plays the guided ones.

@@ -12,7 +12,8 @@ uniform draw over them spends most of a playout on purchases and offers nobody w
 cost of listing them (about a third of the move listing).
 
 ``estimate`` is the value of a state a search stops at before the end: each seat's chance to win
-from its VP and the worth of its stock (RIO-END-7's tie-breaks are stocks), as a softmax whose
+from its VP, the worth of its stock (RIO-END-7's tie-breaks are stocks), what it will score when
+the grids its people hold fill and its place in the next round's order, as a softmax whose
 temperature shrinks as the game goes on. A cheap prior; the playouts do the rest.
 """
 
@@ -26,11 +27,14 @@ from games.rio_de_la_plata.decide import command_events, decision_moves, legal_m
 from games.rio_de_la_plata.events import OVER
 from games.rio_de_la_plata.evolve import apply, evolve
 from games.rio_de_la_plata.state import State
-from games.rio_de_la_plata.steps import next_automatic
+from games.rio_de_la_plata.steps import final_scoring, next_automatic, next_order
 
 _SEED_BITS = 53
 # What a unit of stock is worth in VP at the end of a game (a rough exchange rate).
-_STOCK_VP = {"silver": 0.25, "stone": 0.35, "wood": 0.35, "luxury": 0.6}
+_GOODS_VP = {"stone": 0.35, "wood": 0.35, "luxury": 0.6}
+# What placing first rather than last in the next round is worth in VP (the estimate's turn-order
+# term): about what the first to place takes from the road grid's free spaces in a round.
+_FIRST_VP = 4.0
 
 
 def determinize(state: State, seat: int | None, rng: random.Random) -> State:
@@ -43,6 +47,11 @@ def determinize(state: State, seat: int | None, rng: random.Random) -> State:
     return sample
 
 
+def claimable(player: dict[str, Any], character: dict[str, Any]) -> bool:
+    """RIO-CHAR-3: ``player`` can pay for ``character`` and has the VP it requires."""
+    return bool(player["silver"] >= character["cost"] and player["vp"] >= character["min_vp"])
+
+
 def estimate(state: State) -> list[float]:
     """Each seat's chance to win a game stopped at ``state`` (summing to 1)."""
     players = state["p"]
@@ -50,8 +59,41 @@ def estimate(state: State) -> list[float]:
     if state["step"] == OVER:
         won = state["result"]["winners"]
         return [1.0 / len(won) if i in won else 0.0 for i in range(n)] if won else [1.0 / n] * n
-    scores = [p["vp"] + sum(p.get(item, 0) * worth for item, worth in _STOCK_VP.items()) for p in players]
-    temperature = 2.0 + 4.0 / max(1, state.get("year", 1))
+    final = final_scoring(state)
+    scores = [
+        p["vp"] + sum(f.values()) + sum(p.get(item, 0) * worth for item, worth in _GOODS_VP.items())
+        for p, f in zip(players, final, strict=True)
+    ]
+    characters = state.board.characters
+    for name, seat in state["spots"].items():
+        # A person on a character the seat can pay for (RIO-CHAR-3) is the character's end VP less
+        # its price in end-of-game money, a phase before the claim: without it, a playout cut
+        # before the claim sees the person and never the character.
+        character = characters[name]
+        if seat is not None and claimable(players[seat], character):
+            scores[seat] += character.get("end_vp", 0) - character["cost"] / state.board.silver_per_vp
+    board = state.board
+    # People on a major building's grid score its spaces' VP when the grid fills (RIO-MAJOR-4,
+    # RIO-MAJOR-6), which a playout cut a few moves later rarely sees.
+    for name, major in board.majors.items():
+        record = state["major"][name]
+        if not record["done"]:
+            for grid, occupants in zip(major.grids, record["grids"], strict=True):
+                for (vp, _), occupant in zip(grid.spaces, occupants, strict=False):
+                    if occupant is not None:
+                        scores[occupant] += vp
+    # Placing first next round is worth VP (RIO-PLACE-1: the first to place takes the major
+    # buildings' best spaces, the free road grid's among them), and the next round's order is known
+    # from the turn-order track (RIO-ORDER-2); a playout never reaches the next placement. Only the
+    # next round's: every round's order can be bought again on the track.
+    left = board.last_year - (state["year"] or board.first_year) + 1
+    if n > 1 and left > 1:
+        for position, seat in enumerate(next_order(state)):
+            scores[seat] += _FIRST_VP * (n - 1 - position) / (n - 1)
+    # The spread of what is still to come shrinks as the rounds run out (a random walk's, with the
+    # square root of the rounds left); a flat temperature of 2 VP made every chance 0 or 1 from the
+    # first rounds on, and a search whose every move is worth 0 cannot choose.
+    temperature = 2.0 + 5.0 * math.sqrt(max(0, left))
     top = max(scores)
     weights = [math.exp((score - top) / temperature) for score in scores]
     total = sum(weights)
