@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -11,8 +10,7 @@ import orjson
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from api.common import Blueprint, bearer_token, json_response
-from api.problems import ProblemError
+from api.common import Blueprint, bearer_token, feed_resume_point, json_response
 from api.sse import sse_content
 from api.transport import transport
 from schemas.chat import (
@@ -23,13 +21,13 @@ from schemas.chat import (
     MuteRequest,
     PostChatRequest,
 )
+from schemas.common import STREAM_ID_PATTERN
 from schemas.stream_messages import CHAT_EVENTS
 from service.chat import ChatService
 
 blp = Blueprint("chat", __name__, url_prefix="/v1/games", description="Chat at a game")
 
 ROOM = "<any(players, spectators):room>"
-_ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {"accountToken": []}]
 
 
@@ -75,7 +73,7 @@ class RoomStream(MethodView):
             200: sse_content(
                 CHAT_EVENTS,
                 "Server-Sent Events; `retry:` and `: heartbeat` lines besides",
-                _ENTRY_ID.pattern,
+                STREAM_ID_PATTERN,
             )
         },
     )
@@ -83,11 +81,7 @@ class RoomStream(MethodView):
         """A room's new messages as they come (Server-Sent Events); `Last-Event-ID` resumes."""
         token = bearer_token()
         svc = chat()
-        after = (request.headers.get("Last-Event-ID") or "").strip() or None
-        if after is not None and not _ENTRY_ID.match(after):
-            raise ProblemError(
-                422, "VALIDATION_ERROR", "Invalid request", "Last-Event-ID must be a message id."
-            )
+        after = feed_resume_point("Not a message id.")
         svc.read(game_id, token, room, "9999999999999-0")  # may this reader read the room? (reads nothing)
         heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
         environ, edge = request.environ, transport()

@@ -27,7 +27,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.common import BIDI_CONTROLS
+from schemas.common import BIDI_CONTROLS, stream_id_ok
 from service import errors
 from service.accounts import AccountService
 from service.games import GameService
@@ -112,6 +112,10 @@ class ChatService:
     def read(self, game_id: str, token: str | None, room: str, after: str | None) -> list[dict[str, Any]]:
         speaker = self.speaker(game_id, token)
         self._may_read(speaker, room)
+        if after is not None and not stream_id_ok(after):
+            # The schema admits any 20 digits a part; an id past every id a stream can hold has
+            # nothing after it (and Redis would refuse to read from it).
+            return []
         muted = self.store.muted(game_id, speaker.seat) if speaker.seat is not None else set()
         return [
             {"id": entry_id, **message}

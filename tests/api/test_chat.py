@@ -128,8 +128,30 @@ def test_a_room_streams_its_messages(app, client, table):
 
 
 @pytest.mark.parametrize("after", ["18446744073709551616-0", "18446744073709551615-18446744073709551615"])
-def test_an_out_of_range_message_id_is_refused_before_redis_reads(app, client, table, after):
-    """A stream id whose part passes the digits pattern but not Redis's 64 bits answered 500."""
-    refused = client.get(f"/v1/games/{table.id}/chat/spectators", query_string={"after": after})
-    assert refused.status_code == 422, refused.get_data(as_text=True)
-    assert refused.get_json()["code"] == "VALIDATION_ERROR"
+def test_a_message_id_past_every_stream_id_reads_an_empty_page_not_a_500(app, client, table, after):
+    """A stream id whose parts match the schema's digits but pass Redis's 64 bits: nothing can follow
+    it, so the page is empty (Redis refused to read from it, a 500, and a 422 refused what the
+    published schema allows); a bad id is still a 422."""
+    say(client, table, 0, "before the far id")
+    room = f"/v1/games/{table.id}/chat/players"
+    page = client.get(room, query_string={"after": after}, headers=table.auth(1))
+    assert page.status_code == 200, page.get_data(as_text=True)
+    assert page.get_json() == {"messages": []}
+    assert len(client.get(room, headers=table.auth(1)).get_json()["messages"]) == 1
+    refused = client.get(f"/v1/games/{table.id}/chat/spectators", query_string={"after": "12-x"})
+    assert refused.status_code == 422 and refused.get_json()["code"] == "VALIDATION_ERROR"
+
+
+@pytest.mark.parametrize("last", ["18446744073709551616-0", "1-x"])
+def test_a_rooms_stream_refuses_a_last_event_id_no_message_can_have(app, client, table, last):
+    """The stream resumes after Last-Event-ID: an id no message can have (a part over 64 bits, or no
+    id at all) is a 422 before the stream opens, not a stream Redis drops at its first read."""
+    refused = client.get(
+        f"/v1/games/{table.id}/chat/players/stream",
+        headers={**table.auth(1), "Last-Event-ID": last},
+        buffered=False,  # an opened stream never ends: read only its status
+    )
+    status = refused.status_code
+    refused.close()
+    assert status == 422
+    assert b"VALIDATION_ERROR" in b"".join(refused.response)
