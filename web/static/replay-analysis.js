@@ -49,8 +49,28 @@ export function analysisPanel({ gameId, summary, last, go, moveList }) {
       const label = `Event ${row.version + 1}: ${name(row.seat)}'s ${row.judgement}: ${row.played_text}; best was ${row.best_text}`;
       mark.append(svgEl("title", {}, label));
       clickable(mark, label, () => go(row.version + 1));
+      mark.onclick = null; // a pointer is served by the graph's own handler below
       svg.append(mark);
     }
+    // Marks of moves a few events apart overlap (on a phone a long game puts several in a
+    // finger's width), and the one drawn last would take every click. A click goes to the mark
+    // nearest the pointer instead, so each stays reachable where it is drawn; keys reach each
+    // mark through its own focus.
+    svg.addEventListener("click", (event) => {
+      const matrix = svg.getScreenCTM();
+      if (!matrix) return;
+      const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse());
+      let nearest = null;
+      let best = Infinity;
+      for (const mark of svg.querySelectorAll("circle.mark")) {
+        const d = Math.hypot(Number(mark.getAttribute("cx")) - at.x, Number(mark.getAttribute("cy")) - at.y);
+        if (d < best) [nearest, best] = [mark, d];
+      }
+      if (nearest && best <= Number(nearest.getAttribute("r")) + 6) {
+        event.preventDefault();
+        go(Number(nearest.dataset.event));
+      }
+    });
     cursor = svgEl("line", { y1: PAD.top, y2: H - PAD.bottom, class: "cursor" });
     svg.append(cursor);
     return svg;
