@@ -68,11 +68,22 @@ def _open_stream(base: str, game_id: str) -> socket.socket:
     sock.sendall(
         f"GET /v1/games/{game_id}/stream HTTP/1.1\r\nHost: t\r\nAccept: text/event-stream\r\n\r\n".encode()
     )
+    # Wait for the answer's head (peeked, so the caller still reads all of it): until a worker
+    # answers, the one that accepted the connection may be about to hand it over, and on a loaded
+    # machine it can hold it alone for a while before it even peeks at the request.
+    deadline = time.monotonic() + 30
+    head = b""
+    while b"\r\n\r\n" not in head:
+        assert time.monotonic() < deadline, f"no answer to the stream of {game_id}: {head!r}"
+        seen = len(head)
+        head = sock.recv(65536, socket.MSG_PEEK)
+        if len(head) == seen:
+            time.sleep(0.05)  # a peek returns at once while anything is queued: poll for more
     return sock
 
 
 def _holder(workers: list[psutil.Process], sock: socket.socket) -> int:
-    """The pid of the worker holding the server's end of ``sock``."""
+    """The pid of the worker holding the server's end of ``sock`` (one that has answered already)."""
     port = sock.getsockname()[1]
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -67,7 +67,10 @@ def test_a_killed_rematch_acceptance_leaves_one_new_game_never_an_orphan_nor_two
     assert Outbox(service.store.redis).pending(game_id)  # the creation, left for the janitor
 
     def done() -> bool:
-        return bool(_games(service) - before) and not Outbox(service.store.redis).pending(game_id)
+        # The finished game's creation, then the new game's own follow-ups: the killed process
+        # recorded those a moment after the acceptance, so their grace period can end a sweep later.
+        made, outbox = _games(service) - before, Outbox(service.store.redis)
+        return bool(made) and not outbox.pending(game_id) and not any(outbox.pending(g) for g in made)
 
     recover(janitor_for(service), done)
     (new_id,) = _games(service) - before  # one game, not two

@@ -33,7 +33,13 @@ def _one_game(live, context_for, size: str, clicks: dict[str, int]) -> None:
         if "Game over" in page.locator(".status").text_content():
             break
         view, drawn, pickable = synced_board(live, page, game_id)
-        assert drawn == {m["card"] for m in view["legal_moves"] if m["type"] == "play"}
+        moves = view["legal_moves"]
+        if moves and all(m["type"] == "keep_cards" for m in moves):
+            # RND-2 (the seat alone still holds cards at the round's end): every card of the hand
+            # is tapped to choose the ones to keep.
+            assert drawn == set(view["hand"])
+        else:
+            assert drawn == {m["card"] for m in moves if m["type"] == "play"}
         regions = {m["region"] for m in view["legal_moves"] if m["type"] == "place_token"}
         assert pickable == regions
         offered_regions = offered_regions or bool(regions)
@@ -62,7 +68,9 @@ def test_condottiere_a_whole_game_by_clicking_at_one_size(live, context_for, siz
     can be clicked, the regions offered are the legal ones; the game ends with its end panel and
     the page never scrolls sideways; no sentence on the page, at any step of the whole game, says
     "You is", "You plays", "You wins" or "1 regions". The bots now and then win a game in a few
-    battles, so a short game is followed by another (three at most) until five cards were clicked."""
+    battles, so a short game is followed by another (three at most) until five cards were clicked.
+    RND-2: when the seat alone holds cards at a round's end, its whole hand is offered to choose
+    the cards it keeps."""
     clicks: dict[str, int] = {}
     for _ in range(3):
         _one_game(live, context_for, size, clicks)

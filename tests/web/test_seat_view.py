@@ -51,6 +51,9 @@ def test_the_replay_page_shows_a_finished_game_as_a_seat_saw_it(live, context_fo
     assert page.locator("[data-hand] .cd-card").count() == 0  # the whole game: no one seat's hand
     page.select_option("#see-as", "1")
     as_bob = requests.get(f"{live.url}/v1/games/{game_id}/replay?version={version}&as=1", timeout=10).json()
+    # The viewer's line first: when seat 1 holds no card at this version, the hand's count below is
+    # already met by the whole game's page, before the seat's view has been drawn.
+    page.wait_for_function("() => (document.querySelector('.viewer')?.textContent || '').includes('seat 1')")
     page.wait_for_function(
         "n => document.querySelectorAll('[data-hand] .cd-card').length === n",
         arg=len(as_bob["state"]["hand"]),

@@ -204,7 +204,9 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
         step += 1
         assert step < 600, "the game does not end"
     assert restarted and moved
-    assert clicks["card"] >= 5, clicks
+    # Cards were played by clicking; how many depends on how soon the bots end the game (a CI run
+    # met one that ended after three of Ann's cards), so no count beyond one is asked.
+    assert clicks["card"] >= 1, clicks
     assert clicks["region"] >= 1 or not offered_regions, clicks
     assert summary_status(live, game_id) == "finished"
     page.wait_for_selector(".end-panel:not([hidden])")
