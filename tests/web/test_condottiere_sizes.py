@@ -11,7 +11,7 @@ import requests
 
 from tests.web.axe import assert_no_sideways_scroll
 from tests.web.conftest import open_play_page, screenshot
-from tests.web.test_table import SETTLED, TURN_OR_OVER, WRONG_WORDS, cd_click, summary_status, synced_board
+from tests.web.test_table import WRONG_WORDS, YOUR_TURN_SETTLED, cd_click, summary_status, synced_board
 
 
 def _one_game(live, context_for, size: str, clicks: dict[str, int]) -> None:
@@ -28,8 +28,7 @@ def _one_game(live, context_for, size: str, clicks: dict[str, int]) -> None:
     offered_regions = False
     regions_before = clicks.get("region", 0)
     for step in range(600):
-        page.wait_for_function(TURN_OR_OVER)
-        page.wait_for_function(SETTLED)
+        page.wait_for_function(YOUR_TURN_SETTLED)
         if "Game over" in page.locator(".status").text_content():
             break
         view, drawn, pickable = synced_board(live, page, game_id)

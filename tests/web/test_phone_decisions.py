@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from tests.web.conftest import SIZES, open_play_page, screenshot
-from tests.web.test_table import SETTLED, TURN_OR_OVER, cd_click, rio_click
+from tests.web.test_table import YOUR_TURN_SETTLED, cd_click, rio_click
 
 HEIGHT = SIZES["phone"]["height"]
 
@@ -112,8 +112,7 @@ def test_bat_1_bat_3_every_condottiere_decision_fits_a_phone_screen(live, contex
     page, errors = open_play_page(context_for("phone"), live.url, game_id, claim)
     seen: set[str] = set()
     for _ in range(400):
-        page.wait_for_function(TURN_OR_OVER)
-        page.wait_for_function(SETTLED)
+        page.wait_for_function(YOUR_TURN_SETTLED)
         if "Game over" in page.locator(".status").text_content():
             break
         phase = page.locator(".table").get_attribute("data-phase")
@@ -168,13 +167,12 @@ def test_rio_place_1_rio_act_2_every_rio_decision_fits_a_phone_screen(live, cont
     seen: set[str] = set()
     for _ in range(60):
         try:
-            page.wait_for_function(TURN_OR_OVER, timeout=30_000)
+            page.wait_for_function(YOUR_TURN_SETTLED, timeout=30_000)
         except Exception as error:
             screenshot(page, "failure-phone-rio")
             raise AssertionError(
                 page.locator(".status").text_content() + " / " + page.locator(".moves").inner_text()
             ) from error
-        page.wait_for_function(SETTLED)
         view = requests.get(
             f"{live.url}/v1/games/{game_id}/view",
             headers={"Authorization": f"Bearer {claim['token']}"},

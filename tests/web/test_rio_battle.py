@@ -20,8 +20,7 @@ from tests.web.conftest import SCREENSHOTS, open_play_page, screenshot
 from tests.web.test_table import (
     BOARD_TARGETS_TAKE_THEIR_CLICKS,
     RIO_KINDS,
-    SETTLED,
-    TURN_OR_OVER,
+    YOUR_TURN_SETTLED,
     rio_click,
     view_of,
 )
@@ -101,8 +100,7 @@ def test_rio_battle_reached_and_fought_by_clicking_the_board(live, context_for, 
     photographed = False
     turn = 0
     while True:
-        page.wait_for_function(TURN_OR_OVER)
-        page.wait_for_function(SETTLED)
+        page.wait_for_function(YOUR_TURN_SETTLED)
         view = view_of(live, game_id)["view"]
         battle = view.get("battle")
         if view["year"] >= 1582 or view.get("result"):

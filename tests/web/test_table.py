@@ -32,6 +32,11 @@ SETTLED = (
     "() => !document.querySelector('.controls button:disabled')"
     " && document.body.dataset.connection !== 'reconnecting'"
 )
+# Both at one instant: right after a click the turn just played is still drawn while its move is
+# on its way (its controls disabled); read one after the other, the first could pass on that
+# drawing and the second once the page has drawn the next version, where it may be another
+# seat's turn (a whole-game test then stopped the server on a turn that was not the player's).
+YOUR_TURN_SETTLED = f"() => Boolean(({TURN_OR_OVER})()) && ({SETTLED})()"
 
 
 def check_page(page, name: str) -> None:
@@ -139,8 +144,7 @@ def test_condottiere_a_whole_game_by_clicking_with_an_outage_and_a_device_link(l
     step = 0
     offered_regions = False
     while True:
-        page.wait_for_function(TURN_OR_OVER)
-        page.wait_for_function(SETTLED)
+        page.wait_for_function(YOUR_TURN_SETTLED)
         if "Game over" in page.locator(".status").text_content():
             break
         if step == 0:
@@ -348,8 +352,7 @@ def test_rio_two_full_years_by_clicking_the_board(live, browser):
     turn = 0
     phone = False
     while True:
-        page.wait_for_function(TURN_OR_OVER)
-        page.wait_for_function(SETTLED)
+        page.wait_for_function(YOUR_TURN_SETTLED)
         view = view_of(live, game_id)["view"]
         if view["year"] >= 1582 or view.get("result"):
             break
