@@ -250,3 +250,43 @@ def test_the_leaderboard_s_challenge_button_sends_a_challenge(live, browser, rat
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_a_challenge_sent_before_the_games_fields_have_loaded_waits_for_them(live, browser, rated):
+    """The dialog's player count comes from the game's page module, loaded when the dialog opens; a
+    "Send challenge" clicked before it has arrived (a slow network, a loaded machine) waits for it
+    and makes the challenge, instead of sending the game without its player count (refused)."""
+    bob = _session(live, "Bob")
+    context, page, errors = new_page(browser, "desktop")
+    held: list = []
+    try:
+        context.add_init_script(f"localStorage.setItem('account', {json.dumps(json.dumps(bob))})")
+        page.route("**/web/games/condottiere/board.svg", lambda route: held.append(route))
+        page.goto(f"{live.url}/ratings?game=condottiere")
+        page.locator("table.leaderboard tr", has_text="Ann").locator(".challenge-button").click()
+        dialog = page.locator("dialog.meet-dialog")
+        dialog.get_by_role("button", name="Send challenge").click()
+        for _ in range(200):  # the held request reaches the handler while the test talks to the page
+            if held:
+                break
+            page.evaluate("() => 0")
+        assert held, "the game's module was requested when the dialog opened"
+        assert not dialog.locator(".inline-error:not([hidden])").count()
+        for route in held:
+            route.continue_()
+        dialog.wait_for(state="detached")
+        ann = _session(live, "Ann")
+        mine = requests.get(
+            f"{live.url}/v1/challenges", headers={"Authorization": f"Bearer {ann['token']}"}, timeout=10
+        ).json()
+        (made,) = [c for c in mine["incoming"] if c["challenger"] == "Bob"]
+        assert made["seat_count"] == 2
+        cancelled = requests.post(
+            f"{live.url}/v1/challenges/{made['id']}/cancel",
+            headers={"Authorization": f"Bearer {bob['token']}"},
+            timeout=10,
+        )
+        assert cancelled.status_code == 200, cancelled.text
+        assert not errors, errors
+    finally:
+        context.close()

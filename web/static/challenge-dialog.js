@@ -85,14 +85,17 @@ export function challengeDialog(handle, sent) {
     level.replaceChildren(...levelsOf(select.value).map((l) => h("option", { value: l }, `${l} bot`)));
     redraw();
   };
-  select.addEventListener("change", chosen);
+  // The game's fields come from its page module, loaded on demand: a send before they are known
+  // would ask for a game without its player count (refused), so it waits for them.
+  let ready = chosen();
+  select.addEventListener("change", () => { ready = chosen(); });
   for (const input of [players, order]) { input.addEventListener("change", redraw); input.addEventListener("input", redraw); }
-  chosen();
   const dialog = h("dialog", { class: "meet-dialog", "aria-labelledby": "challenge-title" });
   const close = () => { dialog.close(); dialog.remove(); };
   const send = async (event) => {
     event.preventDefault();
     try {
+      await ready;
       const holders = order.value === "given" ? picker.read() : Array.from({ length: count() });
       const body = { game: select.value, rated: rated.checked, config: {}, ...seating(order.value, holders, handle, me, level.value) };
       if (spec) body.config[spec.key] = count();
