@@ -212,6 +212,23 @@ def test_the_table_and_the_lobby_show_each_seat_s_rating_and_chance_to_win(live,
         context.close()
 
 
+def _bobs_challenge_to_ann_cancelled(live, bob: dict) -> dict:
+    """The one challenge from Bob that Ann's account sees, cancelled by Bob (the next test starts
+    with none), as it was made."""
+    ann = _session(live, "Ann")
+    mine = requests.get(
+        f"{live.url}/v1/challenges", headers={"Authorization": f"Bearer {ann['token']}"}, timeout=10
+    ).json()
+    (made,) = [c for c in mine["incoming"] if c["challenger"] == "Bob"]
+    cancelled = requests.post(
+        f"{live.url}/v1/challenges/{made['id']}/cancel",
+        headers={"Authorization": f"Bearer {bob['token']}"},
+        timeout=10,
+    )
+    assert cancelled.status_code == 200, cancelled.text
+    return made
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_the_leaderboard_s_challenge_button_sends_a_challenge(live, browser, rated, size):
     """Signed in as Bob: a "Challenge" button beside every account on the leaderboard but his own
@@ -235,18 +252,8 @@ def test_the_leaderboard_s_challenge_button_sends_a_challenge(live, browser, rat
         assert dialog.locator("h2").text_content() == "Challenge Ann"
         dialog.get_by_role("button", name="Send challenge").click()
         dialog.wait_for(state="detached")
-        ann = _session(live, "Ann")
-        mine = requests.get(
-            f"{live.url}/v1/challenges", headers={"Authorization": f"Bearer {ann['token']}"}, timeout=10
-        ).json()
-        (made,) = [c for c in mine["incoming"] if c["challenger"] == "Bob"]
+        made = _bobs_challenge_to_ann_cancelled(live, bob)
         assert made["rated"] is True and made["seat_count"] == 2
-        cancelled = requests.post(
-            f"{live.url}/v1/challenges/{made['id']}/cancel",
-            headers={"Authorization": f"Bearer {bob['token']}"},
-            timeout=10,
-        )
-        assert cancelled.status_code == 200, cancelled.text
         assert not errors, errors
     finally:
         context.close()
@@ -275,18 +282,7 @@ def test_a_challenge_sent_before_the_games_fields_have_loaded_waits_for_them(liv
         for route in held:
             route.continue_()
         dialog.wait_for(state="detached")
-        ann = _session(live, "Ann")
-        mine = requests.get(
-            f"{live.url}/v1/challenges", headers={"Authorization": f"Bearer {ann['token']}"}, timeout=10
-        ).json()
-        (made,) = [c for c in mine["incoming"] if c["challenger"] == "Bob"]
-        assert made["seat_count"] == 2
-        cancelled = requests.post(
-            f"{live.url}/v1/challenges/{made['id']}/cancel",
-            headers={"Authorization": f"Bearer {bob['token']}"},
-            timeout=10,
-        )
-        assert cancelled.status_code == 200, cancelled.text
+        assert _bobs_challenge_to_ann_cancelled(live, bob)["seat_count"] == 2
         assert not errors, errors
     finally:
         context.close()
