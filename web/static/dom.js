@@ -4,13 +4,14 @@
 const SVG = "http://www.w3.org/2000/svg";
 
 // Makes an element (HTML or SVG: a card, a region, a cell) a control: click, Enter or Space runs
-// `action(el)`; `label` is what a screen reader says.
-export function clickable(el, label, action) {
+// `action(el)`; `label` is what a screen reader says. `pointer: false` leaves clicks to a container
+// that routes them (overlapping marks on a graph: the nearest to the pointer takes the click).
+export function clickable(el, label, action, { pointer = true } = {}) {
   el.classList.add("pickable");
   el.setAttribute("tabindex", "0");
   el.setAttribute("role", "button");
   el.setAttribute("aria-label", label);
-  el.onclick = (event) => { event.preventDefault(); action(el); };
+  el.onclick = pointer ? (event) => { event.preventDefault(); action(el); } : null;
   el.onkeydown = (event) => {
     if (event.key === "Enter" || event.key === " ") { event.preventDefault(); action(el); }
   };

@@ -48,8 +48,7 @@ export function analysisPanel({ gameId, summary, last, go, moveList }) {
         class: `mark ${row.judgement}`, style: `stroke: var(--seat-${row.seat % 6})`, "data-event": String(row.version + 1) });
       const label = `Event ${row.version + 1}: ${name(row.seat)}'s ${row.judgement}: ${row.played_text}; best was ${row.best_text}`;
       mark.append(svgEl("title", {}, label));
-      clickable(mark, label, () => go(row.version + 1));
-      mark.onclick = null; // a pointer is served by the graph's own handler below
+      clickable(mark, label, () => go(row.version + 1), { pointer: false }); // the graph's handler below
       svg.append(mark);
     }
     // Marks of moves a few events apart overlap (on a phone a long game puts several in a
