@@ -64,15 +64,15 @@ def estimate(state: State) -> list[float]:
         p["vp"] + sum(f.values()) + sum(p.get(item, 0) * worth for item, worth in _GOODS_VP.items())
         for p, f in zip(players, final, strict=True)
     ]
-    characters = state.board.characters
+    board = state.board
+    characters = board.characters
     for name, seat in state["spots"].items():
         # A person on a character the seat can pay for (RIO-CHAR-3) is the character's end VP less
         # its price in end-of-game money, a phase before the claim: without it, a playout cut
         # before the claim sees the person and never the character.
         character = characters[name]
         if seat is not None and claimable(players[seat], character):
-            scores[seat] += character.get("end_vp", 0) - character["cost"] / state.board.silver_per_vp
-    board = state.board
+            scores[seat] += character.get("end_vp", 0) - character["cost"] / board.silver_per_vp
     # People on a major building's grid score its spaces' VP when the grid fills (RIO-MAJOR-4,
     # RIO-MAJOR-6), which a playout cut a few moves later rarely sees.
     for name, major in board.majors.items():
